@@ -1,0 +1,95 @@
+// Package cli implements the opforge command line; it is a package so the
+// tests and mage targets drive exactly what users run.
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/load"
+)
+
+const usage = `usage:
+  opforge validate [--format text|json] [PATH ...]    check op definitions (default: opdefs)
+  opforge convert [--to yaml|xml] [-o OUT] FILE      convert between YAML and QNN XML
+  opforge fmt [-w] [--check] FILE ...                canonical YAML, comments kept
+`
+
+// Main runs one command and returns the process exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "validate", "check":
+		return validateCmd(args[1:], stdout, stderr)
+	case "convert":
+		return convertCmd(args[1:], stdout, stderr)
+	case "fmt":
+		return fmtCmd(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "opforge: unknown command %q\n%s", args[0], usage)
+	return 2
+}
+
+// report prints diagnostics and returns the exit status they imply.
+func report(l *diag.List, format string, stdout, stderr io.Writer) int {
+	if format == "json" {
+		_ = l.WriteJSON(stdout)
+	} else {
+		_ = l.WriteText(stderr)
+	}
+	if l.HasErrors() {
+		return 1
+	}
+	return 0
+}
+
+func validateCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "diagnostic format: text or json")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(stderr, "opforge validate: --format must be text or json\n")
+		return 2
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{"opdefs"}
+	}
+	var l diag.List
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			l.Errorf(diag.Pos{File: p}, "read", "cannot read: %v", err)
+			continue
+		}
+		if st.IsDir() {
+			fs, err := load.Files(p)
+			if err != nil {
+				l.Errorf(diag.Pos{File: p}, "read", "cannot list: %v", err)
+			}
+			files = append(files, fs...)
+		} else {
+			files = append(files, p)
+		}
+	}
+	pkgs := load.Paths(files, &l)
+	code := report(&l, *format, stdout, stderr)
+	if *format == "text" {
+		e, w := l.Counts()
+		fmt.Fprintf(stderr, "opforge: %d file(s), %s: %d error(s), %d warning(s)\n", len(files), load.Describe(pkgs), e, w)
+	}
+	return code
+}

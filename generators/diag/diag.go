@@ -1,0 +1,213 @@
+// Package diag collects compiler-style diagnostics: every problem in every
+// file, positioned at the offending YAML node or XML element, sorted and
+// de-duplicated, printed as `path:line:col: severity: message [code]`.
+//
+// Loaders, validators and targets never stop at the first problem: they add
+// to a *List and carry on, so a user sees everything in one run.
+package diag
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Pos is a position in a source file. Line and Col are 1-based; zero means
+// "unknown" and is printed as the file alone.
+type Pos struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	Col  int    `json:"col,omitempty"`
+}
+
+func (p Pos) String() string {
+	switch {
+	case p.Line > 0 && p.Col > 0:
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	case p.Line > 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	default:
+		return p.File
+	}
+}
+
+// IsZero reports whether p carries no position at all.
+func (p Pos) IsZero() bool { return p == Pos{} }
+
+// Severity orders diagnostics; errors stop generation, warnings do not.
+type Severity int
+
+const (
+	Error Severity = iota
+	Warning
+)
+
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// MarshalJSON writes the severity as its name.
+func (s Severity) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// Diagnostic is one problem. Code is a stable kebab-case rule name that
+// tests and tools can match on; Target is set when only one generation
+// target cares (e.g. "htp"), and is printed as a message prefix.
+type Diagnostic struct {
+	Pos      Pos      `json:"pos"`
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Target   string   `json:"target,omitempty"`
+	Message  string   `json:"message"`
+}
+
+func (d Diagnostic) String() string {
+	msg := d.Message
+	if d.Target != "" {
+		msg = d.Target + ": " + msg
+	}
+	return fmt.Sprintf("%s: %s: %s [%s]", d.Pos, d.Severity, msg, d.Code)
+}
+
+// List accumulates diagnostics. The zero value is ready to use. It is not
+// safe for concurrent use; parallel stages keep one List each and Merge.
+type List struct {
+	items []Diagnostic
+}
+
+// Errorf records an error.
+func (l *List) Errorf(pos Pos, code, format string, args ...any) {
+	l.Add(Diagnostic{Pos: pos, Severity: Error, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// Warnf records a warning.
+func (l *List) Warnf(pos Pos, code, format string, args ...any) {
+	l.Add(Diagnostic{Pos: pos, Severity: Warning, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// Add records d as is.
+func (l *List) Add(d Diagnostic) { l.items = append(l.items, d) }
+
+// Merge appends every diagnostic of other.
+func (l *List) Merge(other *List) {
+	if other != nil {
+		l.items = append(l.items, other.items...)
+	}
+}
+
+// ForTarget returns a view that stamps every diagnostic with target.
+func (l *List) ForTarget(target string) *TargetList { return &TargetList{list: l, target: target} }
+
+// HasErrors reports whether any error was recorded.
+func (l *List) HasErrors() bool {
+	for _, d := range l.items {
+		if d.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// Len is the number of recorded diagnostics, duplicates included.
+func (l *List) Len() int { return len(l.items) }
+
+// Sorted returns the diagnostics ordered by file, line, column, severity,
+// code and message, with exact duplicates removed. Loaders that reach the
+// same node twice (an alias, a shared type list) thus report it once.
+func (l *List) Sorted() []Diagnostic {
+	out := make([]Diagnostic, len(l.items))
+	copy(out, l.items)
+	sort.SliceStable(out, func(i, j int) bool { return less(out[i], out[j]) })
+	w := 0
+	for i, d := range out {
+		if i > 0 && d == out[w-1] {
+			continue
+		}
+		out[w] = d
+		w++
+	}
+	return out[:w]
+}
+
+func less(a, b Diagnostic) bool {
+	if a.Pos.File != b.Pos.File {
+		return a.Pos.File < b.Pos.File
+	}
+	if a.Pos.Line != b.Pos.Line {
+		return a.Pos.Line < b.Pos.Line
+	}
+	if a.Pos.Col != b.Pos.Col {
+		return a.Pos.Col < b.Pos.Col
+	}
+	if a.Severity != b.Severity {
+		return a.Severity < b.Severity
+	}
+	if a.Target != b.Target {
+		return a.Target < b.Target
+	}
+	if a.Code != b.Code {
+		return a.Code < b.Code
+	}
+	return a.Message < b.Message
+}
+
+// Counts returns the number of errors and warnings after de-duplication.
+func (l *List) Counts() (errors, warnings int) {
+	for _, d := range l.Sorted() {
+		if d.Severity == Error {
+			errors++
+		} else {
+			warnings++
+		}
+	}
+	return errors, warnings
+}
+
+// WriteText prints one line per diagnostic.
+func (l *List) WriteText(w io.Writer) error {
+	var sb strings.Builder
+	for _, d := range l.Sorted() {
+		sb.WriteString(d.String())
+		sb.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+// WriteJSON prints the diagnostics as one JSON array (never null).
+func (l *List) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(l.Sorted())
+}
+
+// TargetList is a List view whose diagnostics belong to one target.
+type TargetList struct {
+	list   *List
+	target string
+}
+
+// Errorf records an error for the view's target.
+func (t *TargetList) Errorf(pos Pos, code, format string, args ...any) {
+	t.list.Add(Diagnostic{Pos: pos, Severity: Error, Code: code, Target: t.target, Message: fmt.Sprintf(format, args...)})
+}
+
+// Warnf records a warning for the view's target.
+func (t *TargetList) Warnf(pos Pos, code, format string, args ...any) {
+	t.list.Add(Diagnostic{Pos: pos, Severity: Warning, Code: code, Target: t.target, Message: fmt.Sprintf(format, args...)})
+}
+
+// HasErrorsSince reports whether an error was recorded after the list had
+// mark entries (a value of Len taken earlier).
+func (l *List) HasErrorsSince(mark int) bool {
+	for _, d := range l.items[min(mark, len(l.items)):] {
+		if d.Severity == Error {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,173 @@
+package ir
+
+import "sort"
+
+// DType is opforge's own dtype vocabulary. Every target maps it through
+// the table below; a dtype a target cannot take is that target's
+// diagnostic, never a silent cast.
+type DType string
+
+const (
+	Bool     DType = "bool"
+	Int8     DType = "int8"
+	Int16    DType = "int16"
+	Int32    DType = "int32"
+	Int64    DType = "int64"
+	Uint8    DType = "uint8"
+	Uint16   DType = "uint16"
+	Uint32   DType = "uint32"
+	Uint64   DType = "uint64"
+	Float16  DType = "float16"
+	BFloat16 DType = "bfloat16"
+	Float32  DType = "float32"
+	Float64  DType = "float64"
+	Float8E4 DType = "float8_e4m3"
+	// Quantized (fixed point) activations: QNN's SFIXED_POINT_n / UFIXED_POINT_n.
+	QInt4   DType = "qint4"
+	QInt8   DType = "qint8"
+	QInt16  DType = "qint16"
+	QInt32  DType = "qint32"
+	QUint4  DType = "quint4"
+	QUint8  DType = "quint8"
+	QUint16 DType = "quint16"
+	QUint32 DType = "quint32"
+	String  DType = "string"
+	// BackendSpecific is QNN's BACKEND_SPECIFIC: the concrete dtype comes
+	// from a supplemental definition for each backend.
+	BackendSpecific DType = "backend_specific"
+)
+
+// DTypeKind groups dtypes by how values of them behave.
+type DTypeKind int
+
+const (
+	KindBool DTypeKind = iota
+	KindInt
+	KindUint
+	KindFloat
+	KindQuant
+	KindString
+	KindOpaque
+)
+
+// DTypeInfo holds the per-target spellings of one dtype. An empty spelling
+// means the target has no such dtype.
+type DTypeInfo struct {
+	Name DType
+	Kind DTypeKind
+	Bits int
+	// QNN is the Qnn_DataType_t enumerator without its QNN_DATATYPE_ prefix.
+	QNN string
+	// TRT is the nvinfer1::DataType enumerator (tensors).
+	TRT string
+	// TRTField is the nvinfer1::PluginFieldType enumerator (attributes).
+	TRTField string
+	// Compass is the Compass IR dtype string.
+	Compass string
+	// Torch is the torch dtype attribute name.
+	Torch string
+	// C is the C/C++ element type used in kernels and attribute storage.
+	C string
+}
+
+var dtypeTable = []DTypeInfo{
+	{Bool, KindBool, 8, "BOOL_8", "kBOOL", "kINT8", "bool", "bool", "bool"},
+	{Int8, KindInt, 8, "INT_8", "kINT8", "kINT8", "int8", "int8", "int8_t"},
+	{Int16, KindInt, 16, "INT_16", "", "kINT16", "int16", "int16", "int16_t"},
+	{Int32, KindInt, 32, "INT_32", "kINT32", "kINT32", "int32", "int32", "int32_t"},
+	{Int64, KindInt, 64, "INT_64", "kINT64", "kINT64", "int64", "int64", "int64_t"},
+	{Uint8, KindUint, 8, "UINT_8", "kUINT8", "", "uint8", "uint8", "uint8_t"},
+	{Uint16, KindUint, 16, "UINT_16", "", "", "uint16", "uint16", "uint16_t"},
+	{Uint32, KindUint, 32, "UINT_32", "", "", "uint32", "uint32", "uint32_t"},
+	{Uint64, KindUint, 64, "UINT_64", "", "", "uint64", "uint64", "uint64_t"},
+	{Float16, KindFloat, 16, "FLOAT_16", "kHALF", "kFLOAT16", "float16", "float16", "__half"},
+	{BFloat16, KindFloat, 16, "", "kBF16", "kBF16", "bfloat16", "bfloat16", "__nv_bfloat16"},
+	{Float32, KindFloat, 32, "FLOAT_32", "kFLOAT", "kFLOAT32", "float32", "float32", "float"},
+	{Float64, KindFloat, 64, "FLOAT_64", "", "kFLOAT64", "float64", "float64", "double"},
+	{Float8E4, KindFloat, 8, "", "kFP8", "kFP8", "float8_e4m3fn", "float8_e4m3fn", "__nv_fp8_e4m3"},
+	{QInt4, KindQuant, 4, "SFIXED_POINT_4", "", "", "", "", "int8_t"},
+	{QInt8, KindQuant, 8, "SFIXED_POINT_8", "kINT8", "", "int8", "int8", "int8_t"},
+	{QInt16, KindQuant, 16, "SFIXED_POINT_16", "", "", "int16", "int16", "int16_t"},
+	{QInt32, KindQuant, 32, "SFIXED_POINT_32", "", "", "int32", "int32", "int32_t"},
+	{QUint4, KindQuant, 4, "UFIXED_POINT_4", "", "", "", "", "uint8_t"},
+	{QUint8, KindQuant, 8, "UFIXED_POINT_8", "", "", "uint8", "uint8", "uint8_t"},
+	{QUint16, KindQuant, 16, "UFIXED_POINT_16", "", "", "uint16", "uint16", "uint16_t"},
+	{QUint32, KindQuant, 32, "UFIXED_POINT_32", "", "", "uint32", "uint32", "uint32_t"},
+	{String, KindString, 8, "STRING", "", "kCHAR", "", "", "char"},
+	{BackendSpecific, KindOpaque, 0, "BACKEND_SPECIFIC", "", "", "", "", ""},
+}
+
+var dtypeByName = func() map[DType]*DTypeInfo {
+	m := make(map[DType]*DTypeInfo, len(dtypeTable))
+	for i := range dtypeTable {
+		m[dtypeTable[i].Name] = &dtypeTable[i]
+	}
+	return m
+}()
+
+var dtypeByQNN = func() map[string]DType {
+	m := make(map[string]DType, len(dtypeTable))
+	for _, d := range dtypeTable {
+		if d.QNN != "" {
+			m[d.QNN] = d.Name
+		}
+	}
+	return m
+}()
+
+// Info returns the table row of d, or nil for an unknown dtype.
+func (d DType) Info() *DTypeInfo { return dtypeByName[d] }
+
+// Valid reports whether d is in the vocabulary.
+func (d DType) Valid() bool { return dtypeByName[d] != nil }
+
+// Kind of the dtype; unknown dtypes are opaque.
+func (d DType) Kind() DTypeKind {
+	if i := d.Info(); i != nil {
+		return i.Kind
+	}
+	return KindOpaque
+}
+
+// IsInteger reports plain (non-quantized) integers, the dtypes shape values
+// and integer params use.
+func (d DType) IsInteger() bool { k := d.Kind(); return k == KindInt || k == KindUint }
+
+// IsFloat reports floating-point dtypes.
+func (d DType) IsFloat() bool { return d.Kind() == KindFloat }
+
+// DTypeNames lists the vocabulary, sorted, for messages and the schema.
+func DTypeNames() []string {
+	names := make([]string, 0, len(dtypeTable))
+	for _, d := range dtypeTable {
+		names = append(names, string(d.Name))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// DTypeFromQNN maps a Qnn_DataType_t name, with or without its
+// QNN_DATATYPE_ prefix, to the vocabulary.
+func DTypeFromQNN(name string) (DType, bool) {
+	if len(name) > len(qnnPrefix) && name[:len(qnnPrefix)] == qnnPrefix {
+		name = name[len(qnnPrefix):]
+	}
+	d, ok := dtypeByQNN[name]
+	return d, ok
+}
+
+const qnnPrefix = "QNN_DATATYPE_"
+
+// QNNName is the full Qnn_DataType_t spelling (BACKEND_SPECIFIC unprefixed),
+// or "" when QNN has no such dtype.
+func (d DType) QNNName() string {
+	i := d.Info()
+	switch {
+	case i == nil || i.QNN == "":
+		return ""
+	case d == BackendSpecific:
+		return i.QNN
+	default:
+		return qnnPrefix + i.QNN
+	}
+}

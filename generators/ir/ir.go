@@ -1,0 +1,383 @@
+// Package ir is the one normalized model of op definitions that both source
+// formats (opforge YAML, QNN op-package XML) load into and every target
+// reads. It uses ordered slices only, so iteration order — and therefore
+// generated output — is the order of the source.
+package ir
+
+import (
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/shapeexpr"
+)
+
+// Format names the source format of a package.
+type Format string
+
+const (
+	FormatYAML   Format = "yaml"
+	FormatQNNXML Format = "qnn-xml"
+)
+
+// Where remembers the position of each field of an object, so diagnostics
+// can point at the offending key rather than the object as a whole.
+type Where map[string]diag.Pos
+
+// At returns the position of field, or fallback when it was not recorded.
+func (w Where) At(field string, fallback diag.Pos) diag.Pos {
+	if p, ok := w[field]; ok {
+		return p
+	}
+	return fallback
+}
+
+// Package is one op package: the unit every target generates.
+type Package struct {
+	Name      string
+	Domain    string
+	Version   string
+	Namespace string
+	// Source is the path of the definition file; Format its format.
+	Source string
+	Format Format
+	Ops    []*Op
+	HTP    HTPPackage
+	TRT    TRTPackage
+	Pos    diag.Pos
+	Where  Where
+}
+
+// HTPPackage holds package-wide QNN/HTP options.
+type HTPPackage struct {
+	// InterfaceStyle is "current" (SDK >= 2.10 registration through
+	// INIT_PKG_CORE_INIT_FUNC) or "legacy" (ops registered in <Pkg>Init).
+	InterfaceStyle string
+	// Supplementals are the XML SupplementalOpDefLists, one per backend.
+	Supplementals []*Supplemental
+}
+
+// TRTPackage holds package-wide TensorRT options.
+type TRTPackage struct {
+	// Legacy selects IPluginV2DynamicExt instead of IPluginV3.
+	Legacy bool
+	// StaticRegistration adds REGISTER_TENSORRT_PLUGIN for every creator.
+	StaticRegistration bool
+}
+
+// Supplemental is a QNN SupplementalOpDefList: backend-specific refinements.
+type Supplemental struct {
+	Backend      string
+	Runtime      string
+	SupportedOps []string
+	Ops          []*SupplementalOp
+	Pos          diag.Pos
+}
+
+// SupplementalOp refines one op for a backend.
+type SupplementalOp struct {
+	Name    string
+	Inputs  []*SupplementalTensor
+	Outputs []*SupplementalTensor
+	Params  []*SupplementalTensor
+	Pos     diag.Pos
+}
+
+// SupplementalTensor restates dtypes/layouts of one tensor or param.
+type SupplementalTensor struct {
+	Name                 string
+	Constraints          []Constraint
+	DTypes               []DType
+	Layouts              []Layout
+	ShapeText            string
+	OnlyDefaultSupported *bool
+	// QuantParams keeps QNN QuantParam elements verbatim (2024 schema);
+	// opforge does not interpret them but round-trips them.
+	QuantParams []QuantParam
+	Pos         diag.Pos
+}
+
+// QuantParam is a QNN QuantParam element, kept field by field.
+type QuantParam struct {
+	Encodings []string
+	Axes      []string
+	Fields    []KeyValue // Symmetric, Scale, Offset, Min, Max, IsMathInvariant in document order
+}
+
+// KeyValue is one simple element of a kept-verbatim structure.
+type KeyValue struct{ Key, Value string }
+
+// Reference is a QNN Reference element.
+type Reference struct {
+	Source string
+	URL    string
+	Text   string
+}
+
+// Op is one operator.
+type Op struct {
+	Name        string
+	Description string
+	References  []Reference
+	TypeVars    []*TypeVar
+	Inputs      []*Tensor
+	Outputs     []*Tensor
+	Params      []*Param
+	// DataDependent are output sizes known only at run time, with bounds.
+	DataDependent []*SizeSymbol
+	Targets       Targets
+	// UseDefaultTranslation is QNN's UseDefaultTranslation (nil: absent).
+	UseDefaultTranslation *bool
+	Pos                   diag.Pos
+	Where                 Where
+}
+
+// TypeVar is a type variable: every tensor typed with it has the same dtype,
+// chosen from Allowed.
+type TypeVar struct {
+	Name    string
+	Allowed []DType
+	Pos     diag.Pos
+}
+
+// TypeRef is a tensor's type: a type variable, or a list of dtypes each of
+// which the tensor may have independently of the other tensors (QNN's
+// repeated Datatype elements).
+type TypeRef struct {
+	Var    string
+	DTypes []DType
+}
+
+// RankAny marks a tensor whose rank is not fixed (QNN ND).
+const RankAny = -1
+
+// Layout names a tensor memory layout.
+type Layout string
+
+const (
+	LayoutNone            Layout = ""
+	LayoutNCHW            Layout = "NCHW"
+	LayoutNHWC            Layout = "NHWC"
+	LayoutNCDHW           Layout = "NCDHW"
+	LayoutNDHWC           Layout = "NDHWC"
+	LayoutNontrivial      Layout = "nontrivial"
+	LayoutUndefined       Layout = "undefined"
+	LayoutBackendSpecific Layout = "backend_specific"
+)
+
+// Layouts lists the layout vocabulary.
+var Layouts = []Layout{LayoutNCHW, LayoutNHWC, LayoutNCDHW, LayoutNDHWC, LayoutNontrivial, LayoutUndefined, LayoutBackendSpecific}
+
+// Constraint is a QNN Constraint element.
+type Constraint struct {
+	ID   int
+	Type string
+	Text string
+	Pos  diag.Pos
+}
+
+// Tensor is an input or output.
+type Tensor struct {
+	// Name is the name as written; it travels as a string (QNN configs,
+	// ONNX, messages). Ident is the safe identifier used in code.
+	Name        string
+	Ident       string
+	Description string
+	Type        TypeRef
+	// Rank is the number of dims, RankAny, or 0 for a 0-D tensor.
+	Rank int
+	// Scalar marks QNN's SCALAR rank (as opposed to 0D).
+	Scalar bool
+	// Shape has one entry per dim when the shape is known, else nil.
+	Shape     []*Dim
+	Layout    Layout
+	ShapeText string
+	Optional  bool
+	Variadic  bool
+	Static    bool
+	// ShapeTensor marks an integer input whose values are sizes
+	// (referenced as name[i] in output shapes).
+	ShapeTensor bool
+	// DynamicShapeText is QNN's DynamicShape/Text (2024 schema).
+	DynamicShapeText string
+	// Default is QNN's tensor Default text; outputs may not have one.
+	Default     *Literal
+	Constraints []Constraint
+	Pos         diag.Pos
+	Where       Where
+}
+
+// Dim is one dimension: an expression and where it was written.
+type Dim struct {
+	Expr *shapeexpr.Expr
+	Pos  diag.Pos
+}
+
+// ParamKind classifies params the way targets need them.
+type ParamKind string
+
+const (
+	ParamScalar ParamKind = "scalar"
+	ParamArray  ParamKind = "array"
+	ParamString ParamKind = "string"
+	ParamBool   ParamKind = "bool"
+	ParamEnum   ParamKind = "enum"
+	// ParamTensor is a constant tensor param of rank >= 2 (or QNN ND).
+	ParamTensor ParamKind = "tensor"
+)
+
+// Param is an op attribute.
+type Param struct {
+	Name        string
+	Ident       string
+	Description string
+	Kind        ParamKind
+	// DTypes are the element dtypes the param may have; the first is its
+	// primary dtype. Enum params keep their storage dtype here.
+	DTypes []DType
+	// Length of an array param: > 0 fixed, 0 variable.
+	Length int
+	// Rank of a tensor param (RankAny allowed).
+	Rank int
+	// ZeroD marks a scalar declared as a 0-D tensor (QNN 0D, not SCALAR).
+	ZeroD bool
+	// Values of an enum param, in index order.
+	Values    []string
+	Default   *Literal
+	Mandatory bool
+	Min, Max  *float64
+	ShapeText string
+	Layout    Layout
+	// Constraints are QNN Constraint elements.
+	Constraints []Constraint
+	Pos         diag.Pos
+	Where       Where
+}
+
+// SizeSymbol is a data-dependent output size: its value is known only after
+// the kernel ran; Upper bounds it, Opt is the optimizer's guess.
+type SizeSymbol struct {
+	Name  string
+	Opt   *shapeexpr.Expr
+	Upper *shapeexpr.Expr
+	Pos   diag.Pos
+	Where Where
+}
+
+// LiteralKind is the syntactic kind of a default value.
+type LiteralKind int
+
+const (
+	LitInt LiteralKind = iota
+	LitFloat
+	LitBool
+	LitString
+	LitList
+)
+
+// Literal is a default value as written, kept exactly (Text) so regenerated
+// configs do not reformat "1.0" as "1".
+type Literal struct {
+	Kind LiteralKind
+	Text string
+	List []*Literal
+	Pos  diag.Pos
+}
+
+// Targets says which targets an op generates for, with their options.
+// A nil pointer means the op does not generate for that target.
+type Targets struct {
+	HTP  *HTPOp
+	TRT  *TRTOp
+	AIPU *AIPUOp
+}
+
+// HTPOp holds per-op QNN/HTP options.
+type HTPOp struct {
+	// Backends are QNN's SupportedBackend values (HTP, CPU, LPAI, ...).
+	Backends []string
+	Pos      diag.Pos
+}
+
+// TRTOp holds per-op TensorRT options.
+type TRTOp struct {
+	// Formats are TensorFormat names without the k prefix (LINEAR, CHW32...).
+	Formats []string
+	// Aliases maps an output to the input it writes in place.
+	Aliases []Alias
+	// Workspace is the scratch size in bytes as an expression (nil: none).
+	Workspace *shapeexpr.Expr
+	// QDP options; nil disables the Python plugin.
+	QDP *QDPOp
+	Pos diag.Pos
+}
+
+// Alias ties an output to an input buffer.
+type Alias struct {
+	Output string
+	Input  string
+	Pos    diag.Pos
+}
+
+// QDPOp holds options for the Python quickly-deployable plugin.
+type QDPOp struct {
+	// Impl is "aot" (Triton, ahead of time) or "jit" (@trtp.impl).
+	Impl string
+}
+
+// AIPUOp holds per-op Compass options.
+type AIPUOp struct {
+	// FrameworkOp is the source framework's op type the Parser matches.
+	FrameworkOp string
+	// LayerType is the Compass IR layer_type; defaults to the op name.
+	LayerType string
+	// Targets are Compass targets (X2_1204, ...); empty means all known.
+	Targets []string
+	// OverrideBuiltin makes the OPT plugin replace a built-in of the same name.
+	OverrideBuiltin bool
+	Pos             diag.Pos
+}
+
+// Tensors returns inputs then outputs, the order QNN and TensorRT index them.
+func (o *Op) Tensors() []*Tensor {
+	out := make([]*Tensor, 0, len(o.Inputs)+len(o.Outputs))
+	return append(append(out, o.Inputs...), o.Outputs...)
+}
+
+// TypeVar returns the op's type variable called name, or nil.
+func (o *Op) TypeVar(name string) *TypeVar {
+	for _, tv := range o.TypeVars {
+		if tv.Name == name {
+			return tv
+		}
+	}
+	return nil
+}
+
+// Param returns the op's param called name, or nil.
+func (o *Op) Param(name string) *Param {
+	for _, p := range o.Params {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Input returns the op's input called name, or nil.
+func (o *Op) Input(name string) *Tensor {
+	for _, t := range o.Inputs {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// AllowedDTypes resolves a tensor's type to the dtypes it may take.
+func (o *Op) AllowedDTypes(t *Tensor) []DType {
+	if t.Type.Var != "" {
+		if tv := o.TypeVar(t.Type.Var); tv != nil {
+			return tv.Allowed
+		}
+		return nil
+	}
+	return t.Type.DTypes
+}

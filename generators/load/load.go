@@ -1,0 +1,179 @@
+// Package load finds op definition files, reads them within safe limits,
+// parses them by format, and runs the semantic and per-target checks: the
+// whole front end up to a validated IR.
+package load
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/qnnxml"
+	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/validate"
+	"github.com/opforge/opforge/generators/yamldef"
+)
+
+// MaxFileSize bounds one op definition file. The largest real QNN config
+// is a few kilobytes; a bigger file is a mistake, not a definition.
+const MaxFileSize = 4 << 20
+
+// Pattern selects op definition files below the opdefs root.
+const Pattern = "**/*.{yaml,yml,xml}"
+
+// Files returns the op definition files below root, sorted.
+func Files(root string) ([]string, error) {
+	matches, err := doublestar.Glob(os.DirFS(root), Pattern, doublestar.WithFilesOnly())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(matches))
+	for i, m := range matches {
+		out[i] = filepath.Join(root, filepath.FromSlash(m))
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// ReadFile reads path within MaxFileSize and refuses binary data, so a
+// stray 50 MB file or a compiled object costs no parsing time.
+func ReadFile(path string, l *diag.List) ([]byte, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		l.Errorf(diag.Pos{File: path}, "read", "cannot read: %v", unwrapPath(err))
+		return nil, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		l.Errorf(diag.Pos{File: path}, "read", "cannot read: %v", unwrapPath(err))
+		return nil, false
+	}
+	if len(data) > MaxFileSize {
+		l.Errorf(diag.Pos{File: path}, "file-too-large", "file is larger than %d MiB; op definition files are small text files", MaxFileSize>>20)
+		return nil, false
+	}
+	return data, CheckText(path, data, l)
+}
+
+// CheckText refuses NUL bytes and invalid UTF-8 with the position of the
+// first bad byte.
+func CheckText(path string, data []byte, l *diag.List) bool {
+	bad := bytes.IndexByte(data, 0)
+	if bad < 0 && !utf8.Valid(data) {
+		for i := 0; i < len(data); {
+			r, n := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && n <= 1 {
+				bad = i
+				break
+			}
+			i += n
+		}
+	}
+	if bad < 0 {
+		return true
+	}
+	line := 1 + bytes.Count(data[:bad], []byte{'\n'})
+	col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:bad], '\n')+1:bad])
+	l.Errorf(diag.Pos{File: path, Line: line, Col: col}, "not-text", "file is not UTF-8 text (byte 0x%02x at offset %d); is it a binary file?", data[bad], bad)
+	return false
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Parse reads bytes of the given file name by its extension, without the
+// semantic checks.
+func Parse(path string, data []byte, l *diag.List) *ir.Package {
+	if !CheckText(path, data, l) {
+		return nil
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml":
+		return yamldef.Load(path, data, l)
+	case ".xml":
+		return qnnxml.Load(path, data, l)
+	}
+	l.Errorf(diag.Pos{File: path}, "file-type", "unknown op definition format %q; use .yaml or .xml", filepath.Ext(path))
+	return nil
+}
+
+// Check runs the shared semantic checks and every target's checks.
+func Check(pkg *ir.Package, l *diag.List) {
+	validate.Package(pkg, l)
+	for _, t := range targets.All() {
+		t.Check(pkg, l.ForTarget(t.Name()))
+	}
+}
+
+// File loads and checks one file.
+func File(path string, l *diag.List) *ir.Package {
+	data, ok := ReadFile(path, l)
+	if !ok {
+		return nil
+	}
+	pkg := Parse(path, data, l)
+	if pkg != nil {
+		Check(pkg, l)
+	}
+	return pkg
+}
+
+// Tree loads and checks every op definition below root. Packages are
+// returned sorted by name; a package name defined twice is an error.
+func Tree(root string, l *diag.List) []*ir.Package {
+	files, err := Files(root)
+	if err != nil {
+		l.Errorf(diag.Pos{File: root}, "read", "cannot list op definitions: %v", err)
+		return nil
+	}
+	if len(files) == 0 {
+		l.Warnf(diag.Pos{File: root}, "no-opdefs", "no op definitions (%s) found", Pattern)
+	}
+	return Paths(files, l)
+}
+
+// Paths loads and checks the given files.
+func Paths(files []string, l *diag.List) []*ir.Package {
+	var pkgs []*ir.Package
+	byName := map[string]*ir.Package{}
+	for _, f := range files {
+		pkg := File(f, l)
+		if pkg == nil {
+			continue
+		}
+		if first, dup := byName[pkg.Name]; dup {
+			l.Errorf(pkg.Where.At("name", pkg.Pos), "duplicate-package", "package %s is also defined in %s; each package lives in one file", pkg.Name, first.Source)
+			continue
+		}
+		byName[pkg.Name] = pkg
+		pkgs = append(pkgs, pkg)
+	}
+	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].Name < pkgs[j].Name })
+	return pkgs
+}
+
+// Describe summarises packages for a one-line report.
+func Describe(pkgs []*ir.Package) string {
+	ops := 0
+	for _, p := range pkgs {
+		ops += len(p.Ops)
+	}
+	return fmt.Sprintf("%d package(s), %d op(s)", len(pkgs), ops)
+}

@@ -1,0 +1,110 @@
+// Package names decides which names are safe to emit as identifiers in every
+// generated language (C++, CUDA, Python, OpenCL) and maps the names real
+// configs use but that are not identifiers (QNN's "in[0]") to safe ones.
+//
+// The mapping is a pure function of the name, so the same tensor gets the
+// same identifier in every file and every run.
+package names
+
+import (
+	"regexp"
+	"strings"
+)
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// IsIdent reports whether s is an ASCII identifier in all emitted languages.
+func IsIdent(s string) bool { return identRE.MatchString(s) }
+
+// Reserved says why s may not be used as an identifier, or "" when it may.
+// It covers keywords of C++ (and CUDA's additions), Python and OpenCL C,
+// and the identifiers C++ reserves for the implementation.
+func Reserved(s string) string {
+	switch {
+	case cppKeywords[s]:
+		return "a C++ keyword"
+	case cudaNames[s]:
+		return "a CUDA keyword or built-in"
+	case pythonKeywords[s]:
+		return "a Python keyword"
+	case openCLNames[s]:
+		return "an OpenCL C keyword or type"
+	case strings.HasPrefix(s, "__"):
+		return "reserved in C++ (starts with two underscores)"
+	case len(s) > 1 && s[0] == '_' && s[1] >= 'A' && s[1] <= 'Z':
+		return "reserved in C++ (underscore followed by an upper-case letter)"
+	case strings.Contains(s, "__"):
+		return "reserved in C++ (contains a double underscore)"
+	}
+	return ""
+}
+
+// Ident maps name to a safe identifier: runs of characters outside
+// [A-Za-z0-9_] become one underscore, trailing underscores go, a leading
+// digit gets a "t" prefix, and a reserved word gets a trailing underscore.
+// Identifiers that are already safe are returned unchanged.
+func Ident(name string) string {
+	if IsIdent(name) && Reserved(name) == "" {
+		return name
+	}
+	var sb strings.Builder
+	pendingSep := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		ok := c == '_' || c >= '0' && c <= '9' || (c|0x20) >= 'a' && (c|0x20) <= 'z'
+		if !ok {
+			pendingSep = sb.Len() > 0
+			continue
+		}
+		if pendingSep {
+			sb.WriteByte('_')
+			pendingSep = false
+		}
+		sb.WriteByte(c)
+	}
+	s := strings.TrimRight(sb.String(), "_")
+	// Collapse double underscores, which C++ reserves.
+	for strings.Contains(s, "__") {
+		s = strings.ReplaceAll(s, "__", "_")
+	}
+	s = strings.TrimLeft(s, "_")
+	if s == "" {
+		s = "t"
+	}
+	if s[0] >= '0' && s[0] <= '9' {
+		s = "t" + s
+	}
+	if Reserved(s) != "" {
+		s += "_"
+	}
+	return s
+}
+
+func set(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+var cppKeywords = set(`alignas alignof and and_eq asm auto bitand bitor bool break case catch char
+char8_t char16_t char32_t class compl concept const consteval constexpr constinit const_cast continue
+co_await co_return co_yield decltype default delete do double dynamic_cast else enum explicit export
+extern false float for friend goto if inline int long mutable namespace new noexcept not not_eq nullptr
+operator or or_eq private protected public register reinterpret_cast requires return short signed
+sizeof static static_assert static_cast struct switch template this thread_local throw true try typedef
+typeid typename union unsigned using virtual void volatile wchar_t while xor xor_eq
+final override import module
+NULL assert errno std main`)
+
+var cudaNames = set(`threadIdx blockIdx blockDim gridDim warpSize dim3 half half2 nv_bfloat16
+cudaStream_t stream workspace inputDesc outputDesc inputs outputs`)
+
+var pythonKeywords = set(`False None True and as assert async await break class continue def del elif
+else except finally for from global if import in is lambda nonlocal not or pass raise return try while
+with yield self`)
+
+var openCLNames = set(`kernel __kernel global __global local __local constant __constant private
+__private read_only write_only read_write image2d_t image3d_t sampler_t event_t
+uchar ushort uint ulong half2 half4 float2 float4 int2 int4 char2 char4`)

@@ -1,0 +1,369 @@
+// Package qnnxml reads and writes Qualcomm QNN op-package XML configs (the
+// input of qnn-op-package-generator). Real configs load unchanged; element
+// order, required attributes and the schema's enumerations are enforced
+// with positioned diagnostics before anything is built.
+package qnnxml
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/beevik/etree"
+
+	"github.com/opforge/opforge/generators/diag"
+)
+
+// maxDepth bounds element nesting; real configs nest 6 deep.
+const maxDepth = 64
+
+// maxElements bounds the element count; real configs hold a few hundred.
+const maxElements = 200_000
+
+// document is a parsed config: the etree document plus the position of
+// every element, found by a second pass with encoding/xml (etree keeps no
+// positions). Both passes see start elements in the same document order.
+type document struct {
+	file string
+	doc  *etree.Document
+	pos  map[*etree.Element]diag.Pos
+}
+
+func (d *document) at(e *etree.Element) diag.Pos {
+	if p, ok := d.pos[e]; ok {
+		return p
+	}
+	return diag.Pos{File: d.file}
+}
+
+// parse reads data into a positioned document, or reports why it cannot.
+func parse(file string, data []byte, l *diag.List) *document {
+	if i := bytes.Index(data, []byte("<!DOCTYPE")); i >= 0 {
+		line, col := lineCol(data, i)
+		l.Errorf(diag.Pos{File: file, Line: line, Col: col}, "xml-doctype", "DOCTYPE declarations are not allowed in QNN configs (they can define entities); remove it")
+		return nil
+	}
+	starts, ok := scanStarts(file, data, l)
+	if !ok {
+		return nil
+	}
+	doc := etree.NewDocument()
+	doc.ReadSettings.CharsetReader = charsetReader
+	if err := doc.ReadFromBytes(data); err != nil {
+		l.Errorf(diag.Pos{File: file, Line: 1, Col: 1}, "xml-syntax", "invalid XML: %v", err)
+		return nil
+	}
+	d := &document{file: file, doc: doc, pos: make(map[*etree.Element]diag.Pos, len(starts))}
+	i := 0
+	var walk func(e *etree.Element)
+	walk = func(e *etree.Element) {
+		if i < len(starts) {
+			d.pos[e] = starts[i]
+		}
+		i++
+		for _, c := range e.ChildElements() {
+			walk(c)
+		}
+	}
+	if root := doc.Root(); root != nil {
+		walk(root)
+	}
+	return d
+}
+
+// charsetReader accepts only UTF-8 (and its ASCII subset); a config that
+// declares another encoding is refused rather than mis-read.
+func charsetReader(label string, input io.Reader) (io.Reader, error) {
+	switch strings.ToLower(label) {
+	case "utf-8", "utf8", "us-ascii", "ascii":
+		return input, nil
+	}
+	return nil, fmt.Errorf("encoding %q is not supported; save the file as UTF-8", label)
+}
+
+// scanStarts records the position of every start element and turns XML
+// syntax errors into positioned diagnostics. It also enforces the depth and
+// element-count limits before etree builds a tree.
+func scanStarts(file string, data []byte, l *diag.List) ([]diag.Pos, bool) {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.Strict = true
+	dec.CharsetReader = charsetReader
+	var starts []diag.Pos
+	depth := 0
+	for {
+		off := dec.InputOffset()
+		tok, err := dec.RawToken()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			var se *xml.SyntaxError
+			line, col := lineCol(data, int(dec.InputOffset()))
+			if errors.As(err, &se) {
+				line, col = se.Line, 0
+			}
+			l.Errorf(diag.Pos{File: file, Line: line, Col: col}, "xml-syntax", "invalid XML: %s", strings.TrimPrefix(err.Error(), "XML syntax error on line "+strconv.Itoa(line)+": "))
+			return nil, false
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			depth++
+			if depth > maxDepth {
+				line, col := lineCol(data, int(off))
+				l.Errorf(diag.Pos{File: file, Line: line, Col: col}, "xml-too-deep", "elements nest more than %d levels deep", maxDepth)
+				return nil, false
+			}
+			if len(starts) >= maxElements {
+				line, col := lineCol(data, int(off))
+				l.Errorf(diag.Pos{File: file, Line: line, Col: col}, "xml-too-large", "more than %d elements; a QNN config never needs that many", maxElements)
+				return nil, false
+			}
+			line, col := lineCol(data, int(off))
+			starts = append(starts, diag.Pos{File: file, Line: line, Col: col})
+		case xml.EndElement:
+			depth--
+		case xml.Directive:
+			line, col := lineCol(data, int(off))
+			l.Errorf(diag.Pos{File: file, Line: line, Col: col}, "xml-doctype", "XML directives (DOCTYPE, ENTITY) are not allowed in QNN configs")
+			return nil, false
+		}
+	}
+	if len(starts) == 0 {
+		l.Errorf(diag.Pos{File: file, Line: 1, Col: 1}, "xml-empty", "no XML element found; a QNN config starts with <OpDefCollection>")
+		return nil, false
+	}
+	return starts, true
+}
+
+// lineCol converts a byte offset to a 1-based line and a 1-based column
+// counted in characters.
+func lineCol(data []byte, off int) (int, int) {
+	if off > len(data) {
+		off = len(data)
+	}
+	line := 1 + bytes.Count(data[:off], []byte{'\n'})
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return line, 1 + utf8.RuneCount(data[start:off])
+}
+
+// checker validates the element tree against the content models.
+type checker struct {
+	d *document
+	l *diag.List
+}
+
+func (c *checker) check(e *etree.Element, modelName string) {
+	m := models[modelName]
+	c.checkAttrs(e, m)
+	c.checkText(e, m)
+	kids := e.ChildElements()
+	if len(m.children) == 0 {
+		for _, k := range kids {
+			c.l.Errorf(c.d.at(k), "xml-unexpected-element", "<%s> cannot contain elements; found <%s>", e.Tag, k.Tag)
+		}
+		return
+	}
+	if m.anyOrder {
+		for _, k := range kids {
+			if p := findParticle(m.children, k.Tag); p != nil {
+				c.check(k, p.model)
+			} else {
+				c.l.Errorf(c.d.at(k), "xml-unexpected-element", "unexpected <%s> in <%s>; expected %s", k.Tag, e.Tag, expectedList(m.children))
+			}
+		}
+		return
+	}
+	i, count := 0, 0
+	for _, k := range kids {
+		j := indexFrom(m.children, i, k.Tag)
+		if j < 0 {
+			if findParticle(m.children, k.Tag) != nil {
+				c.l.Errorf(c.d.at(k), "xml-element-order", "<%s> is out of order in <%s>; the order is %s", k.Tag, e.Tag, orderList(m.children))
+			} else {
+				c.l.Errorf(c.d.at(k), "xml-unexpected-element", "unexpected <%s> in <%s>; expected %s", k.Tag, e.Tag, expectedList(m.children[min(i, len(m.children)-1):]))
+			}
+			continue
+		}
+		if j == i {
+			p := m.children[i]
+			if p.max >= 0 && count >= p.max {
+				c.l.Errorf(c.d.at(k), "xml-too-many", "<%s> may contain at most %d <%s>", e.Tag, p.max, k.Tag)
+				continue
+			}
+			count++
+			c.check(k, p.model)
+			continue
+		}
+		for s := i; s < j; s++ {
+			if n := countIf(s == i, count); n < m.children[s].min {
+				c.l.Errorf(c.d.at(k), "xml-missing-element", "<%s> is missing <%s> before <%s>", e.Tag, m.children[s].name, k.Tag)
+			}
+		}
+		i, count = j, 1
+		c.check(k, m.children[j].model)
+	}
+	for s := i; s < len(m.children); s++ {
+		if n := countIf(s == i, count); n < m.children[s].min {
+			c.l.Errorf(c.d.at(e), "xml-missing-element", "<%s> is missing the required <%s>", e.Tag, m.children[s].name)
+		}
+	}
+}
+
+func countIf(current bool, count int) int {
+	if current {
+		return count
+	}
+	return 0
+}
+
+func indexFrom(ps []particle, from int, tag string) int {
+	for j := from; j < len(ps); j++ {
+		if ps[j].name == tag {
+			return j
+		}
+	}
+	return -1
+}
+
+func findParticle(ps []particle, tag string) *particle {
+	for i := range ps {
+		if ps[i].name == tag {
+			return &ps[i]
+		}
+	}
+	return nil
+}
+
+func expectedList(ps []particle) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, "<"+p.name+">")
+	}
+	return strings.Join(names, ", ")
+}
+
+func orderList(ps []particle) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.name)
+	}
+	return strings.Join(names, " > ")
+}
+
+func (c *checker) checkAttrs(e *etree.Element, m *model) {
+	for _, a := range m.attrs {
+		v := e.SelectAttr(a.name)
+		if v == nil {
+			if a.required {
+				c.l.Errorf(c.d.at(e), "xml-missing-attribute", "<%s> needs the attribute %s", e.Tag, a.name)
+			}
+			continue
+		}
+		switch {
+		case a.kind == textInt:
+			if _, err := strconv.Atoi(strings.TrimSpace(v.Value)); err != nil {
+				c.l.Errorf(c.d.at(e), "xml-attribute-value", "attribute %s of <%s> must be an integer, found %q", a.name, e.Tag, v.Value)
+			}
+		case a.kind == textEnum && !contains(constraintTypes, v.Value):
+			c.l.Errorf(c.d.at(e), "xml-attribute-value", "attribute %s of <%s> must be one of %s, found %q", a.name, e.Tag, strings.Join(constraintTypes, ", "), v.Value)
+		}
+	}
+	for _, a := range e.Attr {
+		if a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns") || a.Space == "xsi" {
+			continue
+		}
+		known := false
+		for _, ma := range m.attrs {
+			known = known || ma.name == a.Key
+		}
+		if !known {
+			c.l.Errorf(c.d.at(e), "xml-unknown-attribute", "<%s> has no attribute %s", e.Tag, a.Key)
+		}
+	}
+}
+
+func (c *checker) checkText(e *etree.Element, m *model) {
+	text := strings.TrimSpace(directText(e))
+	switch m.text {
+	case textNone:
+		if text != "" {
+			c.l.Errorf(c.d.at(e), "xml-unexpected-text", "<%s> holds elements only; found text %q", e.Tag, clip(text))
+		}
+	case textBool:
+		switch text {
+		case "true", "false":
+		case "1", "0":
+			c.l.Warnf(c.d.at(e), "qnn-bool-literal", "<%s>%s</%s>: the QNN generator counts only the literal `true` as true; write true or false", e.Tag, text, e.Tag)
+		default:
+			c.l.Errorf(c.d.at(e), "xml-value", "<%s> must be true or false, found %q", e.Tag, clip(text))
+		}
+	case textInt:
+		if _, err := strconv.ParseInt(text, 10, 64); err != nil {
+			c.l.Errorf(c.d.at(e), "xml-value", "<%s> must be an integer, found %q", e.Tag, clip(text))
+		}
+	case textFloat:
+		if _, err := strconv.ParseFloat(text, 64); err != nil {
+			c.l.Errorf(c.d.at(e), "xml-value", "<%s> must be a number, found %q", e.Tag, clip(text))
+		}
+	case textEnum:
+		if contains(m.enum, text) {
+			return
+		}
+		if e.Tag == "Datatype" && contains(nativeDatatypes, text) {
+			c.l.Errorf(c.d.at(e), "qnn-native-datatype", "QNN op definitions do not support native datatypes; write QNN_DATATYPE_%s", text)
+			return
+		}
+		c.l.Errorf(c.d.at(e), "xml-enum", "<%s> must be one of %s; found %q%s", e.Tag, strings.Join(m.enum, ", "), clip(text), enumHint(e.Tag, text))
+	}
+}
+
+func enumHint(tag, text string) string {
+	switch {
+	case tag == "Rank" && text != "" && !strings.HasSuffix(text, "D"):
+		return fmt.Sprintf(" (write %sD)", text)
+	case tag == "Layout" && (text == "NCHW" || text == "NCDHW"):
+		return "; QNN has no channels-first layout: use NHWC/NDHWC or UNDEFINED"
+	}
+	return ""
+}
+
+func directText(e *etree.Element) string {
+	var sb strings.Builder
+	for _, t := range e.Child {
+		if cd, ok := t.(*etree.CharData); ok {
+			sb.WriteString(cd.Data)
+		}
+	}
+	return sb.String()
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,239 @@
+// Package shapeexpr parses the dimension expressions of op definitions:
+//
+//	expr    = term { ("+" | "-") term }
+//	term    = unary { ("*" | "//") unary }
+//	unary   = "-" unary | primary
+//	primary = INT | NAME | NAME "[" INT "]" | FUNC "(" expr { "," expr } ")" | "(" expr ")"
+//	FUNC    = floor_div | ceil_div | min | max
+//
+// The operations are exactly the ones every target can express: TensorRT's
+// IExprBuilder (kSUM, kSUB, kPROD, kFLOOR_DIV, kCEIL_DIV, kMIN, kMAX), QDP
+// shape expressions, and plain integer arithmetic in Python and C++. NAME is
+// a dimension symbol bound by an input shape, an integer param, a
+// data-dependent size, or (with an index) an element of an array param or
+// of a shape-tensor input's values.
+package shapeexpr
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Kind of an expression node.
+type Kind int
+
+const (
+	Const Kind = iota // Value
+	Sym               // Name
+	Index             // Name[Index]
+	Add
+	Sub
+	Mul
+	FloorDiv
+	CeilDiv
+	Min
+	Max
+	Neg
+)
+
+// Expr is an expression tree. Col is the 1-based column in the source text,
+// so diagnostics can point inside a long expression.
+type Expr struct {
+	Kind  Kind
+	Value int64
+	Name  string
+	Index int
+	Args  []*Expr
+	Col   int
+}
+
+var funcs = map[string]Kind{"floor_div": FloorDiv, "ceil_div": CeilDiv, "min": Min, "max": Max}
+
+var funcNames = map[Kind]string{FloorDiv: "floor_div", CeilDiv: "ceil_div", Min: "min", Max: "max"}
+
+// MaxLen bounds the text of one expression; longer ones are rejected before
+// parsing so hostile input cannot make the recursive parser dig deep.
+const MaxLen = 1024
+
+// Error is a parse error at a column of the expression text.
+type Error struct {
+	Col int
+	Msg string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("column %d: %s", e.Col, e.Msg) }
+
+// Parse parses one expression.
+func Parse(src string) (*Expr, error) {
+	if len(src) > MaxLen {
+		return nil, &Error{1, fmt.Sprintf("expression is %d bytes long; the limit is %d", len(src), MaxLen)}
+	}
+	p := &parser{src: src}
+	p.next()
+	e := p.expr(0)
+	if p.err == nil && p.tok.kind != tEOF {
+		p.fail(p.tok.col, "unexpected %s after the end of the expression", p.tok)
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	return e, nil
+}
+
+// Symbols returns the names the expression refers to, in first-use order.
+func (e *Expr) Symbols() []*Expr {
+	var out []*Expr
+	var walk func(*Expr)
+	walk = func(x *Expr) {
+		if x.Kind == Sym || x.Kind == Index {
+			out = append(out, x)
+		}
+		for _, a := range x.Args {
+			walk(a)
+		}
+	}
+	walk(e)
+	return out
+}
+
+// IsConst reports whether e is a plain integer.
+func (e *Expr) IsConst() bool { return e.Kind == Const }
+
+// IsSymbol reports whether e is a bare name.
+func (e *Expr) IsSymbol() bool { return e.Kind == Sym }
+
+// String renders the canonical text, fully parenthesised only where needed.
+func (e *Expr) String() string {
+	var sb strings.Builder
+	e.write(&sb, 0)
+	return sb.String()
+}
+
+func prec(k Kind) int {
+	switch k {
+	case Add, Sub:
+		return 1
+	case Mul, FloorDiv:
+		return 2
+	case Neg:
+		return 3
+	}
+	return 4
+}
+
+func (e *Expr) write(sb *strings.Builder, outer int) {
+	switch e.Kind {
+	case Const:
+		sb.WriteString(strconv.FormatInt(e.Value, 10))
+	case Sym:
+		sb.WriteString(e.Name)
+	case Index:
+		fmt.Fprintf(sb, "%s[%d]", e.Name, e.Index)
+	case Neg:
+		sb.WriteByte('-')
+		e.Args[0].write(sb, prec(Neg))
+	case Add, Sub, Mul, FloorDiv:
+		p := prec(e.Kind)
+		if p < outer {
+			sb.WriteByte('(')
+		}
+		e.Args[0].write(sb, p)
+		sb.WriteString(map[Kind]string{Add: " + ", Sub: " - ", Mul: " * ", FloorDiv: " // "}[e.Kind])
+		// Right operands of - and // bind tighter: a - (b - c).
+		e.Args[1].write(sb, p+1)
+		if p < outer {
+			sb.WriteByte(')')
+		}
+	default:
+		sb.WriteString(funcNames[e.Kind])
+		sb.WriteByte('(')
+		for i, a := range e.Args {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			a.write(sb, 0)
+		}
+		sb.WriteByte(')')
+	}
+}
+
+// Env supplies values for Eval.
+type Env interface {
+	Symbol(name string) (int64, bool)
+	Element(name string, index int) (int64, bool)
+}
+
+// Eval computes e. Division by zero and unknown names are errors.
+func (e *Expr) Eval(env Env) (int64, error) {
+	switch e.Kind {
+	case Const:
+		return e.Value, nil
+	case Sym:
+		if v, ok := env.Symbol(e.Name); ok {
+			return v, nil
+		}
+		return 0, fmt.Errorf("no value for %q", e.Name)
+	case Index:
+		if v, ok := env.Element(e.Name, e.Index); ok {
+			return v, nil
+		}
+		return 0, fmt.Errorf("no value for %s[%d]", e.Name, e.Index)
+	}
+	vals := make([]int64, len(e.Args))
+	for i, a := range e.Args {
+		v, err := a.Eval(env)
+		if err != nil {
+			return 0, err
+		}
+		vals[i] = v
+	}
+	switch e.Kind {
+	case Neg:
+		return -vals[0], nil
+	case Add:
+		return vals[0] + vals[1], nil
+	case Sub:
+		return vals[0] - vals[1], nil
+	case Mul:
+		return vals[0] * vals[1], nil
+	case FloorDiv, CeilDiv:
+		if vals[1] == 0 {
+			return 0, fmt.Errorf("division by zero in %s", e)
+		}
+		q := vals[0] / vals[1]
+		r := vals[0] % vals[1]
+		if e.Kind == FloorDiv && r != 0 && (r < 0) != (vals[1] < 0) {
+			q--
+		}
+		if e.Kind == CeilDiv && r != 0 && (r < 0) == (vals[1] < 0) {
+			q++
+		}
+		return q, nil
+	case Min, Max:
+		best := vals[0]
+		for _, v := range vals[1:] {
+			if (e.Kind == Min && v < best) || (e.Kind == Max && v > best) {
+				best = v
+			}
+		}
+		return best, nil
+	}
+	return 0, fmt.Errorf("unknown expression kind %d", e.Kind)
+}
+
+// MapEnv is an Env over plain maps, for tests and tools.
+type MapEnv struct {
+	Symbols  map[string]int64
+	Elements map[string][]int64
+}
+
+func (m MapEnv) Symbol(name string) (int64, bool) { v, ok := m.Symbols[name]; return v, ok }
+
+func (m MapEnv) Element(name string, i int) (int64, bool) {
+	vs, ok := m.Elements[name]
+	if !ok || i < 0 || i >= len(vs) {
+		return 0, false
+	}
+	return vs[i], true
+}

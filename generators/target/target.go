@@ -1,0 +1,19 @@
+// Package target defines the one small interface every generation target
+// implements. Targets never import each other: adding one touches only its
+// own package and the registry in generators/targets.
+package target
+
+import (
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+)
+
+// Target is a code generation target (htp, trt, aipu, ...).
+type Target interface {
+	// Name is the short name used in opdefs (targets.<name>), diagnostics
+	// and the out/<name>/ directory.
+	Name() string
+	// Check reports what only this target cares about — dtypes it cannot
+	// take, features it lacks — for the ops that generate for it.
+	Check(pkg *ir.Package, d *diag.TargetList)
+}

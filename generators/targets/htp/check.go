@@ -1,0 +1,123 @@
+// Package htp is the Qualcomm QNN HTP op-package target.
+package htp
+
+import (
+	"strings"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+)
+
+// Target generates QNN HTP op packages.
+type Target struct{}
+
+// Name implements target.Target.
+func (Target) Name() string { return "htp" }
+
+// htpBackends are the QNN backends whose op packages this target emits.
+var htpBackends = map[string]bool{"HTP": true, "HTP_FP16": true, "HTPMCP": true}
+
+// knownBackends are the backend names QNN tools accept in SupportedBackend.
+var knownBackends = map[string]bool{"HTP": true, "HTPMCP": true, "HTP_FP16": true, "CPU": true, "DSP": true, "GPU": true, "LPAI": true, "AIC": true}
+
+// scalarDefaultDTypes are the dtypes an HTP package can hold a scalar
+// default for (the Qnn_Scalar_t fields the generated statics fill).
+var scalarDefaultDTypes = map[ir.DType]bool{ir.Float32: true, ir.Uint32: true, ir.Int32: true, ir.Uint16: true, ir.Int16: true, ir.Int8: true, ir.Uint8: true, ir.Bool: true}
+
+// Ops returns the ops of pkg this target generates: those with an htp
+// section that name an HTP backend.
+func Ops(pkg *ir.Package) []*ir.Op {
+	var out []*ir.Op
+	for _, op := range pkg.Ops {
+		if op.Targets.HTP != nil && hasHTPBackend(op.Targets.HTP) {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+func hasHTPBackend(h *ir.HTPOp) bool {
+	for _, b := range h.Backends {
+		if htpBackends[b] {
+			return true
+		}
+	}
+	return false
+}
+
+// Check implements target.Target.
+func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
+	for _, op := range pkg.Ops {
+		h := op.Targets.HTP
+		if h == nil {
+			continue
+		}
+		for _, b := range h.Backends {
+			if !knownBackends[b] {
+				d.Warnf(h.Pos, "qnn-backend", "op %s names unknown QNN backend %q; known: AIC, CPU, DSP, GPU, HTP, HTPMCP, HTP_FP16, LPAI", op.Name, b)
+			}
+		}
+		if !hasHTPBackend(h) {
+			d.Warnf(h.Pos, "htp-no-backend", "op %s supports backends %s but no HTP backend; the htp target skips it", op.Name, strings.Join(h.Backends, ", "))
+			continue
+		}
+		checkOp(op, d)
+	}
+}
+
+func checkOp(op *ir.Op, d *diag.TargetList) {
+	if len(op.Inputs) == 0 {
+		d.Errorf(op.Pos, "htp-no-input", "op %s has no inputs; QNN op definitions need at least one", op.Name)
+	}
+	for _, t := range op.Tensors() {
+		pos := t.Where.At("type", t.Where.At("datatype", t.Pos))
+		for _, dt := range op.AllowedDTypes(t) {
+			checkDType(d, pos, dt, "tensor "+t.Name)
+		}
+		if t.Variadic {
+			d.Errorf(t.Where.At("variadic", t.Where.At("repeated", t.Pos)), "htp-variadic", "variadic %q of op %s: HTP op packages cannot be generated for variadic operations", t.Name, op.Name)
+		}
+		checkLayout(d, t.Where.At("layout", t.Pos), t.Layout, t.Name)
+		if t.Rank > 5 {
+			d.Errorf(t.Where.At("shape", t.Pos), "htp-rank", "%q of op %s has rank %d; QNN ranks go up to 5D (or ND)", t.Name, op.Name, t.Rank)
+		}
+	}
+	for _, p := range op.Params {
+		pos := p.Where.At("type", p.Where.At("datatype", p.Pos))
+		for _, dt := range p.DTypes {
+			checkDType(d, pos, dt, "param "+p.Name)
+		}
+		checkLayout(d, p.Where.At("layout", p.Pos), p.Layout, p.Name)
+		if p.Default != nil && isScalarDefault(p) && len(p.DTypes) > 0 && !scalarDefaultDTypes[p.DTypes[0]] {
+			d.Errorf(p.Where.At("default", p.Pos), "htp-default-dtype", "param %q has a scalar default of dtype %s; HTP packages hold scalar defaults only for float32, uint32, int32, uint16, int16, int8, uint8 and bool", p.Name, p.DTypes[0])
+		}
+		if p.Kind == ir.ParamTensor && p.Rank > 5 {
+			d.Errorf(p.Pos, "htp-rank", "param %q has rank %d; QNN ranks go up to 5D (or ND)", p.Name, p.Rank)
+		}
+	}
+}
+
+// isScalarDefault reports params whose default becomes a Qnn_Scalar_t.
+func isScalarDefault(p *ir.Param) bool {
+	switch p.Kind {
+	case ir.ParamScalar, ir.ParamBool, ir.ParamEnum:
+		return true
+	}
+	return false
+}
+
+func checkDType(d *diag.TargetList, pos diag.Pos, dt ir.DType, what string) {
+	info := dt.Info()
+	if info == nil {
+		return
+	}
+	if info.QNN == "" || dt == ir.Float64 {
+		d.Errorf(pos, "htp-dtype", "%s: dtype %s has no QNN datatype", what, dt)
+	}
+}
+
+func checkLayout(d *diag.TargetList, pos diag.Pos, l ir.Layout, name string) {
+	if l == ir.LayoutNCHW || l == ir.LayoutNCDHW {
+		d.Errorf(pos, "htp-layout", "%q has layout %s; QNN has no channels-first layout (use NHWC/NDHWC or undefined)", name, l)
+	}
+}

@@ -1,0 +1,182 @@
+package validate
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+)
+
+func (v *validator) param(op *ir.Op, p *ir.Param) {
+	pos := p.Where.At("default", p.Pos)
+	if !p.Mandatory && p.Default == nil {
+		v.l.Errorf(p.Where.At("mandatory", p.Pos), "param-optional-no-default", "param %q is optional but has no default; give it a default or make it mandatory", p.Name)
+	}
+	v.constraintIDs(p.Constraints, "param "+quote(p.Name))
+	if p.ZeroD && p.Layout != ir.LayoutNone {
+		v.l.Errorf(p.Where.At("layout", p.Pos), "scalar-layout", "param %q is 0-D but has layout %s; a 0-D tensor has no layout", p.Name, p.Layout)
+	}
+	switch p.Kind {
+	case ir.ParamEnum:
+		v.enumParam(p)
+	case ir.ParamBool:
+		if len(p.DTypes) > 1 {
+			v.l.Errorf(p.Where.At("type", p.Pos), "bool-param-dtype", "bool param %q may have only the bool dtype (QNN BOOL_8), found %d dtypes", p.Name, len(p.DTypes))
+		}
+	}
+	if p.Min != nil || p.Max != nil {
+		if p.Kind != ir.ParamScalar && p.Kind != ir.ParamArray {
+			v.l.Errorf(p.Where.At("min", p.Where.At("max", p.Pos)), "range-kind", "min/max apply to numeric params; param %q is %s", p.Name, p.Kind)
+		}
+		if p.Min != nil && p.Max != nil && *p.Min > *p.Max {
+			v.l.Errorf(p.Where.At("min", p.Pos), "range-order", "param %q has min %g greater than max %g", p.Name, *p.Min, *p.Max)
+		}
+	}
+	if p.Default != nil {
+		v.defaultValue(p, p.Default, pos)
+	}
+}
+
+func (v *validator) enumParam(p *ir.Param) {
+	seen := map[string]bool{}
+	for _, val := range p.Values {
+		if seen[val] {
+			v.l.Errorf(p.Where.At("values", p.Pos), "duplicate-enum-value", "enum param %q lists %q twice", p.Name, val)
+		}
+		seen[val] = true
+	}
+	for _, d := range p.DTypes {
+		if !d.IsInteger() && d != ir.Bool {
+			v.l.Errorf(p.Where.At("storage", p.Where.At("datatype", p.Pos)), "enum-param-dtype", "enum param %q is passed as %s; enum values are integer indices, so use an integer dtype", p.Name, d)
+		}
+		if d == ir.Bool && len(p.Values) != 2 {
+			v.l.Errorf(p.Where.At("values", p.Pos), "enum-param-dtype", "enum param %q with a bool dtype needs exactly 2 values, found %d", p.Name, len(p.Values))
+		}
+	}
+}
+
+// defaultValue checks a default against the param's kind, dtype, length,
+// enum values and range.
+func (v *validator) defaultValue(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
+	switch p.Kind {
+	case ir.ParamEnum:
+		if lit.Kind == ir.LitInt {
+			v.l.Errorf(pos, "enum-default", "default of enum param %q is index %s, which is out of range for %d values", p.Name, lit.Text, len(p.Values))
+			return
+		}
+		for _, val := range p.Values {
+			if val == lit.Text {
+				return
+			}
+		}
+		v.l.Errorf(pos, "enum-default", "default %q of enum param %q is not one of its values (%s)", lit.Text, p.Name, strings.Join(p.Values, ", "))
+	case ir.ParamBool:
+		if lit.Kind != ir.LitBool {
+			v.l.Errorf(pos, "default-type", "default of bool param %q must be true or false, found %q", p.Name, literalText(lit))
+		}
+	case ir.ParamString:
+		if lit.Kind != ir.LitString {
+			v.l.Errorf(pos, "default-type", "default of string param %q must be a string, found %s", p.Name, literalText(lit))
+		}
+	case ir.ParamScalar:
+		if lit.Kind == ir.LitList {
+			v.l.Errorf(pos, "default-type", "default of scalar param %q must be a single value, found a list", p.Name)
+			return
+		}
+		v.number(p, lit, pos)
+	case ir.ParamArray, ir.ParamTensor:
+		if lit.Kind != ir.LitList {
+			v.l.Errorf(pos, "default-type", "default of %s param %q must be a list, found %q", p.Kind, p.Name, literalText(lit))
+			return
+		}
+		if p.Kind == ir.ParamArray && p.Length > 0 && len(lit.List) != p.Length {
+			v.l.Errorf(pos, "default-length", "default of param %q has %d elements; its type fixes %d", p.Name, len(lit.List), p.Length)
+		}
+		for _, el := range lit.List {
+			if el.Kind == ir.LitList {
+				if p.Kind == ir.ParamArray {
+					v.l.Errorf(el.Pos, "default-type", "default of array param %q must be a flat list", p.Name)
+				}
+				continue
+			}
+			v.number(p, el, el.Pos)
+		}
+	}
+}
+
+func literalText(lit *ir.Literal) string {
+	if lit.Kind == ir.LitList {
+		return "a list"
+	}
+	return lit.Text
+}
+
+// number checks one numeric default element against the primary dtype's
+// value range and the param's min/max.
+func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
+	if len(p.DTypes) == 0 {
+		return
+	}
+	d := p.DTypes[0]
+	var val float64
+	switch {
+	case d.IsInteger() || d.Kind() == ir.KindQuant:
+		if lit.Kind != ir.LitInt {
+			v.l.Errorf(pos, "default-type", "default %q of param %q is not an integer, but its dtype is %s", literalText(lit), p.Name, d)
+			return
+		}
+		i, err := strconv.ParseInt(lit.Text, 0, 64)
+		if err != nil && !d.IsInteger() {
+			return
+		}
+		lo, hi := intRange(d)
+		if err != nil || float64(i) < lo || float64(i) > hi {
+			v.l.Errorf(pos, "default-range", "default %s of param %q does not fit %s", lit.Text, p.Name, d)
+			return
+		}
+		val = float64(i)
+	case d.IsFloat():
+		if lit.Kind != ir.LitInt && lit.Kind != ir.LitFloat {
+			v.l.Errorf(pos, "default-type", "default %q of param %q is not a number, but its dtype is %s", literalText(lit), p.Name, d)
+			return
+		}
+		f, err := strconv.ParseFloat(lit.Text, 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			v.l.Errorf(pos, "default-range", "default %s of param %q is not a finite number", lit.Text, p.Name)
+			return
+		}
+		val = f
+	case d == ir.Bool:
+		if lit.Kind != ir.LitBool {
+			v.l.Errorf(pos, "default-type", "default %q of param %q must be true or false", literalText(lit), p.Name)
+		}
+		return
+	default:
+		return
+	}
+	if p.Min != nil && val < *p.Min || p.Max != nil && val > *p.Max {
+		v.l.Errorf(pos, "default-range", "default %s of param %q is outside its range %s", lit.Text, p.Name, rangeText(p))
+	}
+}
+
+func rangeText(p *ir.Param) string {
+	lo, hi := "-inf", "+inf"
+	if p.Min != nil {
+		lo = strconv.FormatFloat(*p.Min, 'g', -1, 64)
+	}
+	if p.Max != nil {
+		hi = strconv.FormatFloat(*p.Max, 'g', -1, 64)
+	}
+	return "[" + lo + ", " + hi + "]"
+}
+
+func intRange(d ir.DType) (float64, float64) {
+	info := d.Info()
+	bits := info.Bits
+	if info.Kind == ir.KindUint || strings.HasPrefix(string(d), "quint") {
+		return 0, math.Pow(2, float64(bits)) - 1
+	}
+	return -math.Pow(2, float64(bits-1)), math.Pow(2, float64(bits-1)) - 1
+}

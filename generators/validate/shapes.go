@@ -1,0 +1,152 @@
+package validate
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/shapeexpr"
+)
+
+// shapeChecker resolves every name used in a dimension expression. Input
+// shapes bind symbols (a bare name as an input dim); output shapes, size
+// bounds and workspace sizes may then use those symbols, integer params,
+// elements of integer array params and shape-tensor values, and (outputs
+// only) data-dependent sizes.
+type shapeChecker struct {
+	l       *diag.List
+	op      *ir.Op
+	symbols map[string]bool
+	sizes   map[string]bool
+}
+
+func newShapeChecker(l *diag.List, op *ir.Op) *shapeChecker {
+	return &shapeChecker{l: l, op: op, symbols: map[string]bool{}, sizes: map[string]bool{}}
+}
+
+func (c *shapeChecker) check() {
+	for _, t := range c.op.Inputs {
+		for _, d := range t.Shape {
+			switch {
+			case d.Expr.IsSymbol():
+				if c.op.Param(d.Expr.Name) != nil || c.op.Input(d.Expr.Name) != nil {
+					c.l.Errorf(d.Pos, "shape-symbol-clash", "input %q uses %q as a dim symbol, but that is also a param or input name", t.Name, d.Expr.Name)
+				}
+				c.symbols[d.Expr.Name] = true
+			case d.Expr.IsConst():
+			default:
+				c.l.Errorf(d.Pos, "input-dim-expr", "input %q dim %q: input dims are a number or a symbol; compute derived sizes in output shapes", t.Name, d.Expr.String())
+			}
+		}
+	}
+	for _, s := range c.op.DataDependent {
+		if c.symbols[s.Name] || c.op.Param(s.Name) != nil {
+			c.l.Errorf(s.Pos, "shape-symbol-clash", "data-dependent size %q has the name of an input dim symbol or param", s.Name)
+		}
+		c.expr(s.Upper, s.Where.At("upper", s.Pos), "upper bound of "+s.Name, false)
+		if s.Opt != nil {
+			c.expr(s.Opt, s.Where.At("opt", s.Pos), "opt value of "+s.Name, false)
+		}
+	}
+	for _, s := range c.op.DataDependent {
+		c.sizes[s.Name] = true
+	}
+	used := map[string]bool{}
+	for _, t := range c.op.Outputs {
+		for _, d := range t.Shape {
+			c.expr(d.Expr, d.Pos, "output "+quote(t.Name), true)
+			for _, s := range d.Expr.Symbols() {
+				used[s.Name] = true
+			}
+		}
+	}
+	for _, s := range c.op.DataDependent {
+		if !used[s.Name] {
+			c.l.Warnf(s.Pos, "unused-size", "data-dependent size %q is not used by any output shape", s.Name)
+		}
+	}
+	if trt := c.op.Targets.TRT; trt != nil && trt.Workspace != nil {
+		c.expr(trt.Workspace, trt.Pos, "TensorRT workspace size", false)
+	}
+}
+
+func (c *shapeChecker) expr(e *shapeexpr.Expr, pos diag.Pos, where string, allowSizes bool) {
+	for _, s := range e.Symbols() {
+		p := pos
+		if e.Col > 0 && s.Col > 1 && pos.Col > 0 {
+			p.Col = pos.Col + s.Col - 1
+		}
+		c.symbol(s, p, where, allowSizes)
+	}
+}
+
+func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, allowSizes bool) {
+	name := s.Name
+	if s.Kind == shapeexpr.Sym {
+		if c.symbols[name] {
+			return
+		}
+		if c.sizes[name] {
+			if !allowSizes {
+				c.l.Errorf(pos, "size-in-bound", "%s uses data-dependent size %q; bounds must be computable before the kernel runs", where, name)
+			}
+			return
+		}
+	}
+	if p := c.op.Param(name); p != nil {
+		c.paramUse(s, p, pos, where)
+		return
+	}
+	if in := c.op.Input(name); in != nil && s.Kind == shapeexpr.Index {
+		if !in.ShapeTensor {
+			c.l.Errorf(pos, "not-shape-tensor", "%s reads the values of input %q, which is not marked shape_tensor: true", where, name)
+		}
+		return
+	}
+	c.l.Errorf(pos, "unknown-symbol", "%s uses unknown symbol %q; %s", where, describeRef(s), c.available())
+}
+
+func describeRef(s *shapeexpr.Expr) string {
+	if s.Kind == shapeexpr.Index {
+		return s.Name + "[" + strconv.Itoa(s.Index) + "]"
+	}
+	return s.Name
+}
+
+func (c *shapeChecker) paramUse(s *shapeexpr.Expr, p *ir.Param, pos diag.Pos, where string) {
+	intDType := len(p.DTypes) > 0 && p.DTypes[0].IsInteger()
+	switch {
+	case p.Kind == ir.ParamScalar && s.Kind == shapeexpr.Index:
+		c.l.Errorf(pos, "not-indexable", "%s indexes param %q, which is a scalar", where, p.Name)
+	case p.Kind == ir.ParamArray && s.Kind == shapeexpr.Sym:
+		c.l.Errorf(pos, "array-needs-index", "%s uses array param %q as a whole; pick an element such as %s[0]", where, p.Name, p.Name)
+	case (p.Kind == ir.ParamScalar || p.Kind == ir.ParamArray) && !intDType:
+		c.l.Errorf(pos, "non-integer-dim", "%s uses param %q of dtype %s; dims need an integer param", where, p.Name, p.DTypes[0])
+	case p.Kind != ir.ParamScalar && p.Kind != ir.ParamArray:
+		c.l.Errorf(pos, "non-integer-dim", "%s uses %s param %q; dims need an integer param", where, p.Kind, p.Name)
+	case p.Kind == ir.ParamArray && p.Length > 0 && s.Index >= p.Length:
+		c.l.Errorf(pos, "index-out-of-range", "%s reads %s[%d], but %q has %d elements", where, p.Name, s.Index, p.Name, p.Length)
+	}
+}
+
+func (c *shapeChecker) available() string {
+	var avail []string
+	for s := range c.symbols {
+		avail = append(avail, s)
+	}
+	for s := range c.sizes {
+		avail = append(avail, s)
+	}
+	for _, p := range c.op.Params {
+		if p.Kind == ir.ParamScalar || p.Kind == ir.ParamArray {
+			avail = append(avail, p.Name)
+		}
+	}
+	sort.Strings(avail)
+	if len(avail) == 0 {
+		return "no symbols are bound: give the inputs symbolic shapes such as [N, C]"
+	}
+	return "known: " + strings.Join(avail, ", ")
+}

@@ -1,0 +1,278 @@
+// Package validate checks the meaning of an op package, whatever format it
+// was written in: the QNN op-definition rules, identifier safety, type
+// variables and shape expressions. Per-target capability checks live with
+// each target (generators/targets/...).
+package validate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/names"
+)
+
+// Package checks pkg and records every problem in l.
+func Package(pkg *ir.Package, l *diag.List) {
+	v := &validator{pkg: pkg, l: l}
+	v.identifier("package", pkg.Name, pkg.Where.At("name", pkg.Pos))
+	if strings.TrimSpace(pkg.Version) == "" {
+		l.Errorf(pkg.Where.At("version", pkg.Pos), "package-version", "package %s has an empty version", pkg.Name)
+	}
+	seen := newNameSet(l, "op")
+	for _, op := range pkg.Ops {
+		pos := op.Where.At("name", op.Pos)
+		v.identifier("op", op.Name, pos)
+		seen.add(op.Name, op.Name, pos)
+		v.op(op)
+	}
+	v.supplementals()
+}
+
+type validator struct {
+	pkg *ir.Package
+	l   *diag.List
+}
+
+// identifier checks a name that becomes a C++/Python/OpenCL identifier as
+// is (package and op names: class, file and symbol names derive from it).
+func (v *validator) identifier(what, name string, pos diag.Pos) {
+	if !names.IsIdent(name) {
+		v.l.Errorf(pos, "invalid-identifier", "%s name %q is not an identifier (letters, digits and _; not starting with a digit)", what, name)
+		return
+	}
+	if why := names.Reserved(name); why != "" {
+		v.l.Errorf(pos, "reserved-identifier", "%s name %q is %s; rename it", what, name, why)
+	}
+}
+
+// nameSet finds duplicates three ways: the same name, two names that map
+// to the same identifier (in[0] and in_0), and names equal after
+// upper-casing (generated constants and case-insensitive file systems).
+type nameSet struct {
+	l      *diag.List
+	what   string
+	exact  map[string]diag.Pos
+	ident  map[string]string
+	folded map[string]string
+}
+
+func newNameSet(l *diag.List, what string) *nameSet {
+	return &nameSet{l: l, what: what, exact: map[string]diag.Pos{}, ident: map[string]string{}, folded: map[string]string{}}
+}
+
+func (s *nameSet) add(name, ident string, pos diag.Pos) {
+	if first, dup := s.exact[name]; dup {
+		s.l.Errorf(pos, "duplicate-name", "duplicate %s name %q (first defined at %s)", s.what, name, lineOf(first))
+		return
+	}
+	s.exact[name] = pos
+	if other, dup := s.ident[ident]; dup {
+		s.l.Errorf(pos, "identifier-collision", "%s names %q and %q both become the identifier %q in generated code; rename one", s.what, other, name, ident)
+		return
+	}
+	s.ident[ident] = name
+	up := strings.ToUpper(ident)
+	if other, dup := s.folded[up]; dup {
+		s.l.Errorf(pos, "case-collision", "%s names %q and %q differ only in case; generated constants and file names would collide", s.what, other, name)
+		return
+	}
+	s.folded[up] = name
+}
+
+func lineOf(p diag.Pos) string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("line %d", p.Line)
+}
+
+func (v *validator) op(op *ir.Op) {
+	names := newNameSet(v.l, "tensor/param")
+	for _, t := range op.Inputs {
+		names.add(t.Name, t.Ident, t.Where.At("name", t.Pos))
+	}
+	for _, t := range op.Outputs {
+		names.add(t.Name, t.Ident, t.Where.At("name", t.Pos))
+	}
+	for _, p := range op.Params {
+		names.add(p.Name, p.Ident, p.Where.At("name", p.Pos))
+	}
+	v.typeVars(op)
+	for i, t := range op.Inputs {
+		v.tensor(op, t, true, i == len(op.Inputs)-1)
+	}
+	for i, t := range op.Outputs {
+		v.tensor(op, t, false, i == len(op.Outputs)-1)
+	}
+	for _, p := range op.Params {
+		v.param(op, p)
+	}
+	newShapeChecker(v.l, op).check()
+}
+
+func (v *validator) typeVars(op *ir.Op) {
+	used := map[string]bool{}
+	for _, t := range op.Tensors() {
+		if t.Type.Var == "" {
+			v.dtypeList(t.Type.DTypes, t.Where.At("type", t.Pos), "tensor "+quote(t.Name))
+			continue
+		}
+		used[t.Type.Var] = true
+		if op.TypeVar(t.Type.Var) == nil {
+			declared := make([]string, 0, len(op.TypeVars))
+			for _, tv := range op.TypeVars {
+				declared = append(declared, tv.Name)
+			}
+			hint := "no type variables are declared (add `types: {" + t.Type.Var + ": [float32, ...]}`)"
+			if len(declared) > 0 {
+				hint = "declared type variables: " + strings.Join(declared, ", ")
+			}
+			v.l.Errorf(t.Where.At("type", t.Pos), "unknown-type", "tensor %q has type %q, which is neither a dtype nor a type variable of op %s; %s", t.Name, t.Type.Var, op.Name, hint)
+		}
+	}
+	for _, tv := range op.TypeVars {
+		if ir.DType(tv.Name).Valid() {
+			v.l.Errorf(tv.Pos, "typevar-shadows-dtype", "type variable %q has the name of a dtype; use a name such as T", tv.Name)
+		}
+		if !used[tv.Name] {
+			v.l.Warnf(tv.Pos, "unused-typevar", "type variable %q is not used by any tensor of op %s", tv.Name, op.Name)
+		}
+		v.dtypeList(tv.Allowed, tv.Pos, "type variable "+quote(tv.Name))
+	}
+}
+
+func (v *validator) dtypeList(list []ir.DType, pos diag.Pos, what string) {
+	seen := map[ir.DType]bool{}
+	for _, d := range list {
+		if seen[d] {
+			v.l.Warnf(pos, "duplicate-dtype", "%s lists dtype %s twice", what, d)
+		}
+		seen[d] = true
+	}
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+func (v *validator) tensor(op *ir.Op, t *ir.Tensor, input, last bool) {
+	kind := "output"
+	if input {
+		kind = "input"
+	}
+	if !input && t.Default != nil {
+		v.l.Errorf(t.Where.At("default", t.Pos), "output-default", "output %q has a default; outputs cannot have one", t.Name)
+	}
+	if t.Rank == 0 && !t.Scalar && t.Layout != ir.LayoutNone {
+		v.l.Errorf(t.Where.At("layout", t.Pos), "scalar-layout", "%s %q is 0-D but has layout %s; a 0-D tensor has no layout", kind, t.Name, t.Layout)
+	}
+	if want := layoutRank(t.Layout); want > 0 && t.Rank != ir.RankAny && t.Rank != want {
+		v.l.Errorf(t.Where.At("layout", t.Pos), "layout-rank", "%s %q has layout %s, which needs rank %d, but its rank is %d", kind, t.Name, t.Layout, want, t.Rank)
+	}
+	if t.Variadic && !last {
+		v.l.Errorf(t.Where.At("variadic", t.Pos), "variadic-position", "variadic %s %q must be the last %s", kind, t.Name, kind)
+	}
+	if t.ShapeTensor {
+		for _, d := range op.AllowedDTypes(t) {
+			if d != ir.Int32 && d != ir.Int64 {
+				v.l.Errorf(t.Where.At("type", t.Pos), "shape-tensor-type", "shape tensor %q must be int32 or int64, not %s", t.Name, d)
+				break
+			}
+		}
+		if t.Rank != 1 && t.Rank != ir.RankAny {
+			v.l.Errorf(t.Where.At("shape", t.Pos), "shape-tensor-type", "shape tensor %q must be 1-D (its values are sizes), not rank %d", t.Name, t.Rank)
+		}
+	}
+	v.constraintIDs(t.Constraints, kind+" "+quote(t.Name))
+}
+
+func layoutRank(l ir.Layout) int {
+	switch l {
+	case ir.LayoutNCHW, ir.LayoutNHWC:
+		return 4
+	case ir.LayoutNCDHW, ir.LayoutNDHWC:
+		return 5
+	}
+	return 0
+}
+
+func (v *validator) constraintIDs(cs []ir.Constraint, what string) {
+	seen := map[int]bool{}
+	for _, c := range cs {
+		if seen[c.ID] {
+			v.l.Errorf(c.Pos, "duplicate-constraint-id", "%s has two constraints with id %d", what, c.ID)
+		}
+		seen[c.ID] = true
+	}
+}
+
+func (v *validator) supplementals() {
+	ops := map[string]*ir.Op{}
+	for _, op := range v.pkg.Ops {
+		ops[op.Name] = op
+	}
+	resolved := map[string]bool{} // backend/op/tensor
+	for _, s := range v.pkg.HTP.Supplementals {
+		for _, name := range s.SupportedOps {
+			if ops[name] == nil {
+				v.l.Errorf(s.Pos, "unknown-op", "SupplementalOpDefList for %s lists unknown op %q in SupportedOps", s.Backend, name)
+			}
+		}
+		for _, so := range s.Ops {
+			op := ops[so.Name]
+			if op == nil {
+				v.l.Errorf(so.Pos, "unknown-op", "supplemental definition for %s refers to unknown op %q", s.Backend, so.Name)
+				continue
+			}
+			check := func(list []*ir.SupplementalTensor, exists func(string) bool, kind string) {
+				for _, st := range list {
+					if !exists(st.Name) {
+						v.l.Errorf(st.Pos, "unknown-tensor", "supplemental definition of op %s for %s names unknown %s %q", op.Name, s.Backend, kind, st.Name)
+					}
+					if len(st.DTypes) > 0 {
+						resolved[s.Backend+"/"+op.Name+"/"+st.Name+"/dtype"] = true
+					}
+					if len(st.Layouts) > 0 {
+						resolved[s.Backend+"/"+op.Name+"/"+st.Name+"/layout"] = true
+					}
+				}
+			}
+			check(so.Inputs, func(n string) bool { return op.Input(n) != nil }, "input")
+			check(so.Outputs, func(n string) bool { return output(op, n) != nil }, "output")
+			check(so.Params, func(n string) bool { return op.Param(n) != nil }, "param")
+		}
+	}
+	for _, op := range v.pkg.Ops {
+		if op.Targets.HTP == nil {
+			continue
+		}
+		for _, backend := range op.Targets.HTP.Backends {
+			for _, t := range op.Tensors() {
+				v.backendSpecific(resolved, backend, op, t.Name, op.AllowedDTypes(t), t.Layout, t.Where.At("datatype", t.Pos))
+			}
+			for _, p := range op.Params {
+				v.backendSpecific(resolved, backend, op, p.Name, p.DTypes, p.Layout, p.Where.At("datatype", p.Pos))
+			}
+		}
+	}
+}
+
+func (v *validator) backendSpecific(resolved map[string]bool, backend string, op *ir.Op, name string, dts []ir.DType, layout ir.Layout, pos diag.Pos) {
+	for _, d := range dts {
+		if d == ir.BackendSpecific && !resolved[backend+"/"+op.Name+"/"+name+"/dtype"] {
+			v.l.Errorf(pos, "backend-specific-unresolved", "%q of op %s has a BACKEND_SPECIFIC datatype but no supplemental definition for backend %s gives it one", name, op.Name, backend)
+		}
+	}
+	if layout == ir.LayoutBackendSpecific && !resolved[backend+"/"+op.Name+"/"+name+"/layout"] {
+		v.l.Errorf(pos, "backend-specific-unresolved", "%q of op %s has a BACKEND_SPECIFIC layout but no supplemental definition for backend %s gives it one", name, op.Name, backend)
+	}
+}
+
+func output(op *ir.Op, name string) *ir.Tensor {
+	for _, t := range op.Outputs {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}

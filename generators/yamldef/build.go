@@ -1,0 +1,546 @@
+package yamldef
+
+import (
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/shapeexpr"
+)
+
+// builder turns a schema-valid document into the IR. The schema already
+// guaranteed the shapes of values, so the builder only resolves meaning
+// (dtypes, expressions, param kinds) and records positions.
+type builder struct {
+	file string
+	l    *diag.List
+}
+
+func (b *builder) pos(n *yaml.Node) diag.Pos {
+	if n == nil {
+		return diag.Pos{File: b.file}
+	}
+	return diag.Pos{File: b.file, Line: n.Line, Col: n.Column}
+}
+
+// object is a mapping node with its members looked up by key.
+type object struct {
+	node   *yaml.Node
+	keys   []string
+	values map[string]*yaml.Node
+}
+
+func resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < maxDepth; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func asObject(n *yaml.Node) object {
+	n = resolve(n)
+	o := object{node: n, values: map[string]*yaml.Node{}}
+	if n == nil || n.Kind != yaml.MappingNode {
+		return o
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := resolve(n.Content[i])
+		if _, dup := o.values[k.Value]; dup {
+			continue
+		}
+		o.keys = append(o.keys, k.Value)
+		o.values[k.Value] = resolve(n.Content[i+1])
+	}
+	return o
+}
+
+func (o object) get(key string) *yaml.Node { return o.values[key] }
+
+func (o object) str(key string) string {
+	if n := o.values[key]; n != nil && n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	return ""
+}
+
+func (o object) boolean(key string) bool { return o.str(key) == "true" }
+
+func (o object) optBool(key string) *bool {
+	if n := o.values[key]; n != nil {
+		v := n.Value == "true"
+		return &v
+	}
+	return nil
+}
+
+func (o object) items(key string) []*yaml.Node {
+	n := o.values[key]
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := make([]*yaml.Node, len(n.Content))
+	for i, c := range n.Content {
+		out[i] = resolve(c)
+	}
+	return out
+}
+
+func (o object) strings(key string) []string {
+	var out []string
+	for _, n := range o.items(key) {
+		out = append(out, n.Value)
+	}
+	return out
+}
+
+func (b *builder) where(o object) ir.Where {
+	w := ir.Where{}
+	for _, k := range o.keys {
+		w[k] = b.pos(o.values[k])
+	}
+	return w
+}
+
+func (b *builder) pkg(root *yaml.Node) *ir.Package {
+	doc := asObject(root)
+	p := asObject(doc.get("package"))
+	pkg := &ir.Package{
+		Name:      p.str("name"),
+		Domain:    p.str("domain"),
+		Version:   p.str("version"),
+		Namespace: p.str("namespace"),
+		Source:    b.file,
+		Format:    ir.FormatYAML,
+		Pos:       b.pos(p.node),
+		Where:     b.where(p),
+	}
+	if pkg.Namespace == "" {
+		pkg.Namespace = pkg.Domain
+	}
+	targets := asObject(doc.get("targets"))
+	htp := asObject(targets.get("htp"))
+	pkg.HTP.InterfaceStyle = htp.str("interface_style")
+	if pkg.HTP.InterfaceStyle == "" {
+		pkg.HTP.InterfaceStyle = "current"
+	}
+	for _, s := range htp.items("supplemental") {
+		pkg.HTP.Supplementals = append(pkg.HTP.Supplementals, b.supplemental(asObject(s)))
+	}
+	trt := asObject(targets.get("trt"))
+	pkg.TRT.Legacy = trt.boolean("legacy")
+	pkg.TRT.StaticRegistration = trt.boolean("static_registration")
+	for _, n := range doc.items("ops") {
+		pkg.Ops = append(pkg.Ops, b.op(asObject(n)))
+	}
+	return pkg
+}
+
+func (b *builder) supplemental(o object) *ir.Supplemental {
+	s := &ir.Supplemental{Backend: o.str("backend"), Runtime: o.str("runtime"), SupportedOps: o.strings("supported_ops"), Pos: b.pos(o.node)}
+	for _, n := range o.items("ops") {
+		so := asObject(n)
+		op := &ir.SupplementalOp{Name: so.str("name"), Pos: b.pos(n)}
+		op.Inputs = b.supplementalTensors(so.items("inputs"))
+		op.Outputs = b.supplementalTensors(so.items("outputs"))
+		op.Params = b.supplementalTensors(so.items("params"))
+		s.Ops = append(s.Ops, op)
+	}
+	return s
+}
+
+func (b *builder) supplementalTensors(ns []*yaml.Node) []*ir.SupplementalTensor {
+	var out []*ir.SupplementalTensor
+	for _, n := range ns {
+		o := asObject(n)
+		t := &ir.SupplementalTensor{Name: o.str("name"), ShapeText: o.str("shape_text"), OnlyDefaultSupported: o.optBool("only_default_supported"), Pos: b.pos(n)}
+		for _, d := range o.items("type") {
+			t.DTypes = append(t.DTypes, b.dtype(d))
+		}
+		for _, ly := range o.strings("layouts") {
+			t.Layouts = append(t.Layouts, ir.Layout(ly))
+		}
+		t.Constraints = b.constraints(o.items("constraints"))
+		for _, qn := range o.items("quant_params") {
+			q := asObject(qn)
+			qp := ir.QuantParam{Encodings: q.strings("encodings")}
+			for _, a := range q.items("axes") {
+				qp.Axes = append(qp.Axes, a.Value)
+			}
+			for _, f := range quantFields {
+				if v := q.get(f.yaml); v != nil {
+					qp.Fields = append(qp.Fields, ir.KeyValue{Key: f.xml, Value: v.Value})
+				}
+			}
+			t.QuantParams = append(t.QuantParams, qp)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// quantFields maps QuantParam children between the formats, in XML order.
+var quantFields = []struct{ yaml, xml string }{
+	{"symmetric", "Symmetric"}, {"scale", "Scale"}, {"offset", "Offset"},
+	{"min", "Min"}, {"max", "Max"}, {"is_math_invariant", "IsMathInvariant"},
+}
+
+func (b *builder) constraints(ns []*yaml.Node) []ir.Constraint {
+	var out []ir.Constraint
+	for _, n := range ns {
+		o := asObject(n)
+		id, _ := strconv.Atoi(o.str("id"))
+		out = append(out, ir.Constraint{ID: id, Type: o.str("type"), Text: o.str("text"), Pos: b.pos(n)})
+	}
+	return out
+}
+
+func (b *builder) op(o object) *ir.Op {
+	op := &ir.Op{
+		Name:        o.str("name"),
+		Description: o.str("description"),
+		Pos:         b.pos(o.node),
+		Where:       b.where(o),
+	}
+	op.UseDefaultTranslation = o.optBool("use_default_translation")
+	for _, n := range o.items("references") {
+		r := asObject(n)
+		op.References = append(op.References, ir.Reference{Source: r.str("source"), URL: r.str("url"), Text: r.str("text")})
+	}
+	types := asObject(o.get("types"))
+	for _, name := range types.keys {
+		n := types.get(name)
+		tv := &ir.TypeVar{Name: name, Pos: b.keyPos(types.node, name)}
+		for _, d := range n.Content {
+			tv.Allowed = append(tv.Allowed, b.dtype(resolve(d)))
+		}
+		op.TypeVars = append(op.TypeVars, tv)
+	}
+	for _, n := range o.items("inputs") {
+		op.Inputs = append(op.Inputs, b.tensor(asObject(n)))
+	}
+	for _, n := range o.items("outputs") {
+		op.Outputs = append(op.Outputs, b.tensor(asObject(n)))
+	}
+	for _, n := range o.items("params") {
+		op.Params = append(op.Params, b.param(asObject(n)))
+	}
+	dd := asObject(o.get("data_dependent"))
+	for _, name := range dd.keys {
+		so := asObject(dd.get(name))
+		s := &ir.SizeSymbol{Name: name, Pos: b.keyPos(dd.node, name), Where: b.where(so)}
+		s.Upper = b.expr(so.get("upper"))
+		if so.get("opt") != nil {
+			s.Opt = b.expr(so.get("opt"))
+		}
+		op.DataDependent = append(op.DataDependent, s)
+	}
+	b.targets(op, o.get("targets"))
+	return op
+}
+
+func (b *builder) keyPos(mapping *yaml.Node, key string) diag.Pos {
+	if mapping != nil {
+		for i := 0; i+1 < len(mapping.Content); i += 2 {
+			if mapping.Content[i].Value == key {
+				return b.pos(mapping.Content[i])
+			}
+		}
+	}
+	return b.pos(mapping)
+}
+
+func (b *builder) targets(op *ir.Op, n *yaml.Node) {
+	if n == nil {
+		// No targets section: the op generates for every target.
+		op.Targets = ir.Targets{
+			HTP:  &ir.HTPOp{Backends: []string{"HTP"}, Pos: op.Pos},
+			TRT:  &ir.TRTOp{Formats: []string{"LINEAR"}, QDP: &ir.QDPOp{Impl: "aot"}, Pos: op.Pos},
+			AIPU: &ir.AIPUOp{FrameworkOp: op.Name, LayerType: op.Name, Pos: op.Pos},
+		}
+		return
+	}
+	t := asObject(n)
+	if h := t.get("htp"); h != nil {
+		ho := asObject(h)
+		op.Targets.HTP = &ir.HTPOp{Backends: ho.strings("backends"), Pos: b.pos(h)}
+		if len(op.Targets.HTP.Backends) == 0 {
+			op.Targets.HTP.Backends = []string{"HTP"}
+		}
+	}
+	if tr := t.get("trt"); tr != nil {
+		to := asObject(tr)
+		trt := &ir.TRTOp{Pos: b.pos(tr), QDP: &ir.QDPOp{Impl: "aot"}}
+		for _, f := range to.strings("formats") {
+			trt.Formats = append(trt.Formats, strings.ToUpper(f))
+		}
+		if len(trt.Formats) == 0 {
+			trt.Formats = []string{"LINEAR"}
+		}
+		al := asObject(to.get("aliases"))
+		for _, out := range al.keys {
+			trt.Aliases = append(trt.Aliases, ir.Alias{Output: out, Input: al.str(out), Pos: b.keyPos(al.node, out)})
+		}
+		if w := to.get("workspace"); w != nil {
+			trt.Workspace = b.expr(w)
+		}
+		if q := to.get("qdp"); q != nil {
+			switch {
+			case q.Kind == yaml.ScalarNode && q.Value == "false":
+				trt.QDP = nil
+			case q.Kind == yaml.MappingNode:
+				if impl := asObject(q).str("impl"); impl != "" {
+					trt.QDP.Impl = impl
+				}
+			}
+		}
+		op.Targets.TRT = trt
+	}
+	if a := t.get("aipu"); a != nil {
+		ao := asObject(a)
+		aipu := &ir.AIPUOp{
+			FrameworkOp:     ao.str("framework_op"),
+			LayerType:       ao.str("layer_type"),
+			Targets:         ao.strings("targets"),
+			OverrideBuiltin: ao.boolean("override_builtin"),
+			Pos:             b.pos(a),
+		}
+		if aipu.FrameworkOp == "" {
+			aipu.FrameworkOp = op.Name
+		}
+		if aipu.LayerType == "" {
+			aipu.LayerType = op.Name
+		}
+		op.Targets.AIPU = aipu
+	}
+}
+
+func (b *builder) dtype(n *yaml.Node) ir.DType {
+	d := ir.DType(n.Value)
+	if !d.Valid() {
+		b.l.Errorf(b.pos(n), "unknown-dtype", "unknown dtype %q; known dtypes: %s", n.Value, strings.Join(ir.DTypeNames(), ", "))
+	}
+	return d
+}
+
+func (b *builder) tensor(o object) *ir.Tensor {
+	t := &ir.Tensor{
+		Name:             o.str("name"),
+		Description:      o.str("description"),
+		Layout:           ir.Layout(o.str("layout")),
+		ShapeText:        o.str("shape_text"),
+		DynamicShapeText: o.str("dynamic_shape_text"),
+		Optional:         o.boolean("optional"),
+		Variadic:         o.boolean("variadic"),
+		Static:           o.boolean("static"),
+		ShapeTensor:      o.boolean("shape_tensor"),
+		Pos:              b.pos(o.node),
+		Where:            b.where(o),
+	}
+	t.Ident = names.Ident(t.Name)
+	if n := o.get("type"); n != nil {
+		if n.Kind == yaml.SequenceNode {
+			for _, d := range n.Content {
+				t.Type.DTypes = append(t.Type.DTypes, b.dtype(resolve(d)))
+			}
+		} else if ir.DType(n.Value).Valid() {
+			t.Type.DTypes = []ir.DType{ir.DType(n.Value)}
+		} else {
+			// A type variable; the validator reports it if undeclared.
+			t.Type.Var = n.Value
+		}
+	}
+	if n := o.get("default"); n != nil {
+		t.Default = b.literal(n)
+	}
+	t.Constraints = b.constraints(o.items("constraints"))
+	t.Rank = ir.RankAny
+	if shape := o.get("shape"); shape != nil {
+		for _, d := range shape.Content {
+			d = resolve(d)
+			t.Shape = append(t.Shape, &ir.Dim{Expr: b.expr(d), Pos: b.pos(d)})
+		}
+		t.Rank = len(t.Shape)
+	}
+	if rn := o.get("rank"); rn != nil {
+		rank, scalar := b.rank(rn)
+		if t.Shape != nil && rank != len(t.Shape) {
+			b.l.Errorf(b.pos(rn), "rank-mismatch", "rank %s does not match the %d dims of shape", rn.Value, len(t.Shape))
+		}
+		t.Rank, t.Scalar = rank, scalar
+	}
+	return t
+}
+
+func (b *builder) rank(n *yaml.Node) (rank int, scalar bool) {
+	switch n.Value {
+	case "any":
+		return ir.RankAny, false
+	case "scalar":
+		return 0, true
+	}
+	r, _ := strconv.Atoi(n.Value)
+	return r, false
+}
+
+// expr parses a dim node: an integer or an expression string. Parse errors
+// point at the column inside the string.
+func (b *builder) expr(n *yaml.Node) *shapeexpr.Expr {
+	if n.ShortTag() == "!!int" {
+		v, _ := strconv.ParseInt(n.Value, 0, 64)
+		return &shapeexpr.Expr{Kind: shapeexpr.Const, Value: v, Col: 1}
+	}
+	e, err := shapeexpr.Parse(n.Value)
+	if err != nil {
+		p := b.pos(n)
+		if pe, ok := err.(*shapeexpr.Error); ok {
+			if n.Style == 0 || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+				p.Col += pe.Col - 1
+				if n.Style != 0 {
+					p.Col++
+				}
+			}
+			b.l.Errorf(p, "shape-syntax", "invalid dimension expression %q: %s", n.Value, pe.Msg)
+		} else {
+			b.l.Errorf(p, "shape-syntax", "invalid dimension expression %q: %v", n.Value, err)
+		}
+		return &shapeexpr.Expr{Kind: shapeexpr.Const, Col: 1}
+	}
+	return e
+}
+
+func (b *builder) literal(n *yaml.Node) *ir.Literal {
+	n = resolve(n)
+	lit := &ir.Literal{Text: n.Value, Pos: b.pos(n)}
+	switch {
+	case n.Kind == yaml.SequenceNode:
+		lit.Kind = ir.LitList
+		lit.Text = ""
+		for _, c := range n.Content {
+			lit.List = append(lit.List, b.literal(c))
+		}
+	case n.ShortTag() == "!!int":
+		lit.Kind = ir.LitInt
+	case n.ShortTag() == "!!float":
+		lit.Kind = ir.LitFloat
+	case n.ShortTag() == "!!bool":
+		lit.Kind = ir.LitBool
+		lit.Text = strconv.FormatBool(n.Value == "true" || n.Value == "True" || n.Value == "TRUE")
+	default:
+		lit.Kind = ir.LitString
+	}
+	return lit
+}
+
+func (b *builder) param(o object) *ir.Param {
+	p := &ir.Param{
+		Name:        o.str("name"),
+		Description: o.str("description"),
+		Values:      o.strings("values"),
+		ShapeText:   o.str("shape_text"),
+		Layout:      ir.Layout(o.str("layout")),
+		Pos:         b.pos(o.node),
+		Where:       b.where(o),
+	}
+	p.Ident = names.Ident(p.Name)
+	p.Constraints = b.constraints(o.items("constraints"))
+	if n := o.get("default"); n != nil {
+		p.Default = b.literal(n)
+	}
+	p.Mandatory = p.Default == nil
+	if m := o.optBool("mandatory"); m != nil {
+		p.Mandatory = *m
+	}
+	for _, key := range []string{"min", "max"} {
+		if n := o.get(key); n != nil {
+			v, _ := strconv.ParseFloat(n.Value, 64)
+			if key == "min" {
+				p.Min = &v
+			} else {
+				p.Max = &v
+			}
+		}
+	}
+	b.paramType(p, o)
+	return p
+}
+
+// paramType resolves the type spelling(s) of a param into its kind,
+// element dtypes and array length.
+func (b *builder) paramType(p *ir.Param, o object) {
+	tn := o.get("type")
+	var spellings []*yaml.Node
+	if tn.Kind == yaml.SequenceNode {
+		for _, c := range tn.Content {
+			spellings = append(spellings, resolve(c))
+		}
+	} else {
+		spellings = []*yaml.Node{tn}
+	}
+	p.Rank = 0
+	first := true
+	for _, s := range spellings {
+		kind, dt, length := ir.ParamScalar, ir.DType(""), 0
+		text := s.Value
+		switch {
+		case text == "bool":
+			kind, dt = ir.ParamBool, ir.Bool
+		case text == "string":
+			kind, dt = ir.ParamString, ir.String
+		case text == "enum":
+			kind = ir.ParamEnum
+		case strings.HasSuffix(text, "]"):
+			i := strings.IndexByte(text, '[')
+			kind, dt = ir.ParamArray, ir.DType(text[:i])
+			if n := text[i+1 : len(text)-1]; n != "" {
+				length, _ = strconv.Atoi(n)
+				if length <= 0 || length > 1<<16 {
+					b.l.Errorf(b.pos(s), "param-array-length", "array length in %q must be between 1 and 65536 (use %s[] for a variable length)", text, text[:i])
+					length = 0
+				}
+			}
+		default:
+			dt = ir.DType(text)
+		}
+		if dt != "" && !dt.Valid() {
+			b.l.Errorf(b.pos(s), "unknown-dtype", "unknown dtype %q in param type %q; known dtypes: %s", string(dt), text, strings.Join(ir.DTypeNames(), ", "))
+		}
+		if first {
+			p.Kind, p.Length = kind, length
+			first = false
+		} else if kind != p.Kind || length != p.Length {
+			b.l.Errorf(b.pos(s), "param-type-mix", "param %q lists type %q, which is not the same kind of value as %q; alternatives may differ only in dtype", p.Name, text, spellings[0].Value)
+		}
+		if dt != "" {
+			p.DTypes = append(p.DTypes, dt)
+		}
+	}
+	if p.Kind == ir.ParamEnum {
+		for _, d := range o.items("storage") {
+			p.DTypes = append(p.DTypes, b.dtype(d))
+		}
+		if len(p.DTypes) == 0 {
+			p.DTypes = []ir.DType{ir.Uint32}
+		}
+	} else if s := o.get("storage"); s != nil {
+		b.l.Errorf(b.pos(s), "param-storage", "storage applies to enum params only; param %q has type %s", p.Name, p.Kind)
+	}
+	if rn := o.get("rank"); rn != nil {
+		rank, scalar := b.rank(rn)
+		switch {
+		case p.Kind != ir.ParamScalar:
+			b.l.Errorf(b.pos(rn), "param-rank", "rank applies to tensor params (a dtype with rank 2 or more, or any); param %q is %s", p.Name, p.Kind)
+		case scalar:
+			// explicit SCALAR: the default.
+		case rank == 0:
+			p.ZeroD = true
+		case rank == 1:
+			b.l.Errorf(b.pos(rn), "param-rank", "a rank-1 param is an array: write type %q instead of rank 1", string(p.DTypes[0])+"[]")
+		default:
+			p.Kind, p.Rank = ir.ParamTensor, rank
+		}
+	}
+}

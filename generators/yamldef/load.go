@@ -1,0 +1,95 @@
+// Package yamldef reads and writes opforge's YAML OpDef format (version 1).
+//
+// Reading keeps positions: the document is parsed into yaml.Node, checked
+// against schemas/opdef.schema.json with every error placed at its node,
+// and only a structurally valid document is turned into the IR.
+package yamldef
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+)
+
+// Load parses one YAML OpDef file. It returns nil when the file is not
+// structurally valid; every problem found is in l.
+func Load(file string, data []byte, l *diag.List) *ir.Package {
+	doc, ok := Parse(file, data, l)
+	if !ok {
+		return nil
+	}
+	t := &tree{file: file, l: l, nodes: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
+	before := l.Len()
+	v := t.convert(doc, "", 0)
+	if t.fatal || l.HasErrorsSince(before) {
+		return nil
+	}
+	if !t.validateStructure(v) {
+		return nil
+	}
+	b := &builder{file: file, l: l}
+	return b.pkg(doc.Content[0])
+}
+
+// Parse decodes data into one yaml.Node document, turning parser errors and
+// panics into positioned diagnostics.
+func Parse(file string, data []byte, l *diag.List) (doc *yaml.Node, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.Errorf(diag.Pos{File: file}, "yaml-syntax", "YAML parser failed: %v", r)
+			doc, ok = nil, false
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var n yaml.Node
+	if err := dec.Decode(&n); err != nil {
+		if errors.Is(err, io.EOF) {
+			l.Errorf(diag.Pos{File: file, Line: 1, Col: 1}, "yaml-empty", "file is empty; an op definition starts with `version: 1`")
+			return nil, false
+		}
+		l.Add(yamlError(file, err))
+		return nil, false
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		l.Errorf(diag.Pos{File: file, Line: extra.Line, Col: extra.Column}, "yaml-multi-document", "a file holds one op package; found a second YAML document")
+		return nil, false
+	} else if !errors.Is(err, io.EOF) {
+		l.Add(yamlError(file, err))
+		return nil, false
+	}
+	if len(n.Content) == 0 || n.Content[0].Kind != yaml.MappingNode {
+		p := diag.Pos{File: file, Line: 1, Col: 1}
+		if len(n.Content) > 0 {
+			p = diag.Pos{File: file, Line: n.Content[0].Line, Col: n.Content[0].Column}
+		}
+		l.Errorf(p, "yaml-not-mapping", "an op definition file must be a mapping with version, package and ops")
+		return nil, false
+	}
+	return &n, true
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+func yamlError(file string, err error) diag.Diagnostic {
+	d := diag.Diagnostic{Pos: diag.Pos{File: file}, Severity: diag.Error, Code: "yaml-syntax", Message: err.Error()}
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		if n, e := strconv.Atoi(m[1]); e == nil {
+			d.Pos.Line = n
+		}
+		d.Message = m[2]
+	}
+	if d.Pos.Line == 0 {
+		d.Pos.Line = 1
+	}
+	d.Message = fmt.Sprintf("invalid YAML: %s", d.Message)
+	return d
+}

@@ -1,0 +1,218 @@
+package yamldef
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/text/message"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/schemas"
+)
+
+var (
+	schemaOnce sync.Once
+	schema     *jsonschema.Schema
+	schemaErr  error
+)
+
+// opdefSchema compiles the embedded schema once. It is the single source of
+// the structural rules; the Go code below only turns its errors into
+// positioned diagnostics.
+func opdefSchema() (*jsonschema.Schema, error) {
+	schemaOnce.Do(func() {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.OpDefJSON))
+		if err != nil {
+			schemaErr = err
+			return
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource(schemas.OpDefURL, doc); err != nil {
+			schemaErr = err
+			return
+		}
+		schema, schemaErr = c.Compile(schemas.OpDefURL)
+	})
+	return schema, schemaErr
+}
+
+var printer = message.NewPrinter(message.MatchLanguage("en"))
+
+// validateStructure checks v against the schema and reports every leaf
+// error at its node. It returns false when anything failed.
+func (t *tree) validateStructure(v any) bool {
+	sch, err := opdefSchema()
+	if err != nil {
+		t.l.Errorf(diag.Pos{File: t.file}, "internal", "opdef schema does not compile: %v", err)
+		return false
+	}
+	err = sch.Validate(v)
+	if err == nil {
+		return true
+	}
+	var verr *jsonschema.ValidationError
+	if !errors.As(err, &verr) {
+		t.l.Errorf(diag.Pos{File: t.file}, "schema", "%v", err)
+		return false
+	}
+	t.report(verr)
+	return false
+}
+
+// report walks the error tree. For oneOf/anyOf it drops the branches that
+// failed only on the value's type — "want integer" is noise when the user
+// clearly wrote a string — and reports what is left.
+func (t *tree) report(e *jsonschema.ValidationError) {
+	if len(e.Causes) == 0 {
+		t.leaf(e)
+		return
+	}
+	switch e.ErrorKind.(type) {
+	case *kind.OneOf, *kind.AnyOf:
+		var kept []*jsonschema.ValidationError
+		var types []string
+		for _, c := range e.Causes {
+			if tk, ok := c.ErrorKind.(*kind.Type); ok && len(c.Causes) == 0 {
+				types = append(types, tk.Want...)
+				continue
+			}
+			kept = append(kept, c)
+		}
+		if len(kept) == 0 {
+			ptr := pointer(e.InstanceLocation)
+			n := t.nodeAt(ptr)
+			sort.Strings(types)
+			t.l.Errorf(t.posOf(n), "schema", "%s: expected %s", fieldName(e.InstanceLocation), strings.Join(dedupe(types), " or "))
+			return
+		}
+		for _, c := range kept {
+			t.report(c)
+		}
+		return
+	}
+	for _, c := range e.Causes {
+		t.report(c)
+	}
+}
+
+func (t *tree) leaf(e *jsonschema.ValidationError) {
+	ptr := pointer(e.InstanceLocation)
+	n := t.nodeAt(ptr)
+	where := fieldName(e.InstanceLocation)
+	switch k := e.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		for _, p := range k.Properties {
+			key := t.keys[ptr+"/"+escapePointer(p)]
+			t.l.Errorf(t.posOf(key), "schema-unknown-field", "unknown field %q in %s%s", p, where, suggest(p, knownFields(ptr)))
+		}
+		return
+	case *kind.FalseSchema:
+		key := t.keys[ptr]
+		t.l.Errorf(t.posOf(key), "schema-unknown-field", "unknown field %q%s", lastToken(e.InstanceLocation), suggest(lastToken(e.InstanceLocation), knownFields(parentPointer(ptr))))
+		return
+	case *kind.Required:
+		for _, m := range k.Missing {
+			t.l.Errorf(t.posOf(n), "schema-missing-field", "%s is missing the required field %q", where, m)
+		}
+		return
+	case *kind.Type:
+		t.l.Errorf(t.posOf(n), "schema-type", "%s: expected %s, found %s", where, strings.Join(k.Want, " or "), describeNode(t, ptr))
+		return
+	case *kind.Pattern:
+		t.l.Errorf(t.posOf(n), "schema-pattern", "%s: %q is not allowed here (must match %s)", where, k.Got, k.Want)
+		return
+	}
+	t.l.Errorf(t.posOf(n), "schema", "%s: %s", where, e.ErrorKind.LocalizedString(printer))
+}
+
+func (t *tree) posOf(n *yaml.Node) diag.Pos {
+	if n == nil {
+		return diag.Pos{File: t.file}
+	}
+	return t.pos(n)
+}
+
+func describeNode(t *tree, ptr string) string {
+	n := t.nodes[ptr]
+	switch {
+	case n == nil:
+		return "nothing"
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	}
+	return describe(t.scalar(n))
+}
+
+func pointer(loc []string) string {
+	var sb strings.Builder
+	for _, s := range loc {
+		sb.WriteByte('/')
+		sb.WriteString(escapePointer(s))
+	}
+	return sb.String()
+}
+
+func parentPointer(ptr string) string {
+	if i := strings.LastIndexByte(ptr, '/'); i >= 0 {
+		return ptr[:i]
+	}
+	return ""
+}
+
+func lastToken(loc []string) string {
+	if len(loc) == 0 {
+		return ""
+	}
+	return loc[len(loc)-1]
+}
+
+// fieldName renders an instance location the way a user reads the file:
+// ops[0].inputs[1].shape.
+func fieldName(loc []string) string {
+	if len(loc) == 0 {
+		return "the document"
+	}
+	var sb strings.Builder
+	for _, s := range loc {
+		if isIndex(s) {
+			fmt.Fprintf(&sb, "[%s]", s)
+			continue
+		}
+		if sb.Len() > 0 {
+			sb.WriteByte('.')
+		}
+		sb.WriteString(s)
+	}
+	return sb.String()
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func dedupe(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}

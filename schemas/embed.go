@@ -1,0 +1,15 @@
+// Package schemas embeds the published schemas: opdef.schema.json (the YAML
+// OpDef format, also what editors use through the yaml-language-server
+// modeline), qnn-opdef.xsd (QNN op-package XML, for editors) and the
+// toolchain descriptor schema.
+package schemas
+
+import _ "embed"
+
+// OpDefJSON is the JSON Schema (2020-12) of the YAML OpDef format.
+//
+//go:embed opdef.schema.json
+var OpDefJSON []byte
+
+// OpDefURL is the $id of OpDefJSON.
+const OpDefURL = "https://opforge.dev/schemas/opdef.schema.json"
