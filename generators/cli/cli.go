@@ -56,14 +56,14 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "diagnostic format: text or json")
-	if err := fs.Parse(args); err != nil {
+	paths, err := parse(fs, args)
+	if err != nil {
 		return 2
 	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(stderr, "opforge validate: --format must be text or json\n")
 		return 2
 	}
-	paths := fs.Args()
 	if len(paths) == 0 {
 		paths = []string{"opdefs"}
 	}
@@ -92,4 +92,21 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "opforge: %d file(s), %s: %d error(s), %d warning(s)\n", len(files), load.Describe(pkgs), e, w)
 	}
 	return code
+}
+
+// parse parses flags wherever they appear among the arguments, so
+// `opforge convert in.xml -o out.yaml` works as users type it.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
 }

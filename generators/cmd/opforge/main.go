@@ -16,4 +16,3 @@ import (
 func main() {
 	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }
-

@@ -1,0 +1,123 @@
+package load
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/opforge/opforge/generators/diag"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const casesDir = "../../testdata/diagnostics"
+
+// TestDiagnostics runs every case directory under testdata/diagnostics:
+// all its op definition files are loaded together and the diagnostics,
+// with paths relative to the case, must equal expected.txt.
+func TestDiagnostics(t *testing.T) {
+	cases, err := os.ReadDir(casesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if !c.IsDir() {
+			continue
+		}
+		dir := filepath.Join(casesDir, c.Name())
+		t.Run(c.Name(), func(t *testing.T) {
+			files, err := Files(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(files) == 0 {
+				t.Fatal("case has no input files")
+			}
+			var l diag.List
+			Paths(files, &l)
+			var buf bytes.Buffer
+			if err := l.WriteText(&buf); err != nil {
+				t.Fatal(err)
+			}
+			got := strings.ReplaceAll(buf.String(), filepath.ToSlash(dir)+"/", "")
+			golden := filepath.Join(dir, "expected.txt")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("diagnostics differ from %s (go test -update refreshes it)\n--- got\n%s--- want\n%s", golden, got, want)
+			}
+		})
+	}
+}
+
+// codeRE finds the diagnostic codes the sources can emit.
+var codeRE = regexp.MustCompile(`(?:Errorf|Warnf)\([^"]*?, "([a-z][a-z0-9-]+)"`)
+
+// noCaseNeeded are codes that no input file can trigger deterministically
+// (I/O failures, internal errors) or that a golden case cannot hold.
+var noCaseNeeded = map[string]bool{
+	"internal": true, "read": true, "write": true, "convert": true, "yaml-format": true,
+	"file-type":      true,                        // the loader is only handed .yaml/.yml/.xml by Files
+	"no-opdefs":      true,                        // a case directory always has files
+	"yaml-too-large": true,                        // covered by TestAliasBomb (a golden file would be huge)
+	"xml-too-large":  true,                        // covered by TestLimits
+	"file-too-large": true,                        // covered by TestLimits
+	"schema":         true,                        // generic fallback for schema keywords without a dedicated code
+	"qnn-xml-lossy":  true, "qnn-xml-dtype": true, // writer diagnostics: covered by convert tests
+}
+
+// TestEveryRuleHasAGoldenCase fails when a diagnostic code appears in the
+// sources but in no expected.txt, so new rules come with a case.
+func TestEveryRuleHasAGoldenCase(t *testing.T) {
+	emitted := map[string]string{}
+	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range codeRE.FindAllSubmatch(src, -1) {
+			emitted[string(m[1])] = path
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string]bool{}
+	goldens, _ := filepath.Glob(filepath.Join(casesDir, "*", "expected.txt"))
+	codeInLine := regexp.MustCompile(`\[([a-z0-9-]+)\]$`)
+	for _, g := range goldens {
+		data, _ := os.ReadFile(g)
+		for _, line := range strings.Split(string(data), "\n") {
+			if m := codeInLine.FindStringSubmatch(line); m != nil {
+				covered[m[1]] = true
+			}
+		}
+	}
+	var missing []string
+	for code, file := range emitted {
+		if !covered[code] && !noCaseNeeded[code] {
+			missing = append(missing, code+" ("+file+")")
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("%d diagnostic codes have no golden case under testdata/diagnostics:\n  %s", len(missing), strings.Join(missing, "\n  "))
+	}
+}

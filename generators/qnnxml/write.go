@@ -1,0 +1,310 @@
+package qnnxml
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+)
+
+// Write renders pkg as a canonical QNN op-package config (element order of
+// the schema, four-space indentation). What QNN XML cannot say — type
+// variables, symbolic shapes, ranges, non-HTP targets — is reported as a
+// warning naming the fact, and written in the closest form QNN has.
+func Write(pkg *ir.Package, l *diag.List) ([]byte, error) {
+	w := &writer{pkg: pkg, l: l}
+	doc := etree.NewDocument()
+	doc.CreateProcInst("xml", `version="1.0" encoding="UTF-8"`)
+	root := doc.CreateElement("OpDefCollection")
+	root.CreateAttr("PackageName", pkg.Name)
+	root.CreateAttr("Domain", pkg.Domain)
+	root.CreateAttr("Version", pkg.Version)
+	list := root.CreateElement("OpDefList")
+	for _, op := range pkg.Ops {
+		w.op(list.CreateElement("OpDef"), op)
+	}
+	for _, s := range pkg.HTP.Supplementals {
+		w.supplemental(root.CreateElement("SupplementalOpDefList"), s)
+	}
+	doc.Indent(4)
+	out, err := doc.WriteToBytes()
+	if err == nil && (len(out) == 0 || out[len(out)-1] != '\n') {
+		out = append(out, '\n')
+	}
+	return out, err
+}
+
+type writer struct {
+	pkg *ir.Package
+	l   *diag.List
+}
+
+func (w *writer) lost(pos diag.Pos, format string, args ...any) {
+	w.l.Warnf(pos, "qnn-xml-lossy", format, args...)
+}
+
+func leaf(parent *etree.Element, tag, text string) *etree.Element {
+	e := parent.CreateElement(tag)
+	e.SetText(text)
+	return e
+}
+
+func describe(parent *etree.Element, text string, required bool) {
+	if text == "" && !required {
+		return
+	}
+	d := parent.CreateElement("Description")
+	leaf(d, "Content", text)
+}
+
+func (w *writer) op(e *etree.Element, op *ir.Op) {
+	leaf(e, "Name", op.Name)
+	describe(e, op.Description, true)
+	for _, r := range op.References {
+		re := leaf(e, "Reference", r.Text)
+		if r.Source != "" {
+			re.CreateAttr("Source", r.Source)
+		}
+		if r.URL != "" {
+			re.CreateAttr("Url", r.URL)
+		}
+	}
+	if len(op.TypeVars) > 0 {
+		w.lost(op.Pos, "op %s: QNN XML has no type variables; each tensor lists the allowed dtypes independently", op.Name)
+	}
+	if len(op.DataDependent) > 0 {
+		w.lost(op.Pos, "op %s: QNN XML cannot state data-dependent output sizes; they are dropped", op.Name)
+	}
+	if op.Targets.TRT != nil || op.Targets.AIPU != nil {
+		w.lost(op.Pos, "op %s: QNN XML describes QNN backends only; the trt and aipu target settings are dropped", op.Name)
+	}
+	for _, t := range op.Inputs {
+		w.tensor(e.CreateElement("Input"), op, t, true)
+	}
+	for _, t := range op.Outputs {
+		w.tensor(e.CreateElement("Output"), op, t, false)
+	}
+	for _, p := range op.Params {
+		w.param(e.CreateElement("Parameter"), p)
+	}
+	if op.UseDefaultTranslation != nil {
+		leaf(e, "UseDefaultTranslation", strconv.FormatBool(*op.UseDefaultTranslation))
+	}
+	backends := []string{"HTP"}
+	if op.Targets.HTP != nil && len(op.Targets.HTP.Backends) > 0 {
+		backends = op.Targets.HTP.Backends
+	}
+	for _, b := range backends {
+		leaf(e, "SupportedBackend", b)
+	}
+}
+
+func (w *writer) constraints(e *etree.Element, cs []ir.Constraint) {
+	for _, c := range cs {
+		ce := leaf(e, "Constraint", c.Text)
+		ce.CreateAttr("id", strconv.Itoa(c.ID))
+		ce.CreateAttr("Type", c.Type)
+	}
+}
+
+func (w *writer) datatypes(e *etree.Element, pos diag.Pos, what string, ds []ir.DType) {
+	for _, d := range ds {
+		name := d.QNNName()
+		if name == "" {
+			w.l.Errorf(pos, "qnn-xml-dtype", "%s: dtype %s has no QNN datatype, so it cannot be written to QNN XML", what, d)
+			continue
+		}
+		leaf(e, "Datatype", name)
+	}
+}
+
+func rankText(rank int, scalar bool) string {
+	switch {
+	case scalar:
+		return "SCALAR"
+	case rank == ir.RankAny || rank > 5:
+		return "ND"
+	}
+	return strconv.Itoa(rank) + "D"
+}
+
+var layoutToQNN = map[ir.Layout]string{
+	ir.LayoutNHWC: "NHWC", ir.LayoutNDHWC: "NDHWC", ir.LayoutNontrivial: "NONTRIVIAL",
+	ir.LayoutUndefined: "UNDEFINED", ir.LayoutBackendSpecific: "BACKEND_SPECIFIC",
+}
+
+func (w *writer) layout(shape *etree.Element, l ir.Layout, pos diag.Pos, name string) {
+	if l == ir.LayoutNone {
+		return
+	}
+	q, ok := layoutToQNN[l]
+	if !ok {
+		w.lost(pos, "%q: QNN XML has no %s layout; written as UNDEFINED", name, l)
+		q = "UNDEFINED"
+	}
+	leaf(shape, "Layout", q)
+}
+
+func (w *writer) tensor(e *etree.Element, op *ir.Op, t *ir.Tensor, input bool) {
+	leaf(e, "Name", t.Name)
+	describe(e, t.Description, false)
+	w.constraints(e, t.Constraints)
+	leaf(e, "Mandatory", strconv.FormatBool(!t.Optional))
+	w.datatypes(e, t.Pos, "tensor "+strconv.Quote(t.Name), op.AllowedDTypes(t))
+	shape := e.CreateElement("Shape")
+	leaf(shape, "Rank", rankText(t.Rank, t.Scalar))
+	w.layout(shape, t.Layout, t.Where.At("layout", t.Pos), t.Name)
+	text := t.ShapeText
+	if t.Shape != nil {
+		dims := make([]string, len(t.Shape))
+		for i, d := range t.Shape {
+			dims[i] = d.Expr.String()
+		}
+		if text == "" {
+			text = "[" + strings.Join(dims, ", ") + "]"
+		}
+		w.lost(t.Where.At("shape", t.Pos), "%q: QNN XML has no symbolic shapes; the shape is kept as Rank and Text only", t.Name)
+	}
+	if t.Rank > 5 {
+		w.lost(t.Pos, "%q: QNN ranks go up to 5D; rank %d written as ND", t.Name, t.Rank)
+	}
+	if text != "" {
+		leaf(shape, "Text", text)
+	}
+	if t.Default != nil {
+		leaf(e, "Default", literalText(t.Default, nil))
+	}
+	if t.Variadic {
+		leaf(e, "Repeated", "true")
+	}
+	if t.DynamicShapeText != "" {
+		ds := e.CreateElement("DynamicShape")
+		leaf(ds, "Text", t.DynamicShapeText)
+	}
+	if input && t.Static {
+		leaf(e, "IsStaticTensor", "true")
+	}
+	if t.ShapeTensor {
+		w.lost(t.Pos, "%q: QNN XML cannot mark a shape tensor; the flag is dropped", t.Name)
+	}
+}
+
+// literalText renders a default the way QNN configs write them; enum
+// defaults become indices.
+func literalText(l *ir.Literal, values []string) string {
+	switch l.Kind {
+	case ir.LitList:
+		parts := make([]string, len(l.List))
+		for i, e := range l.List {
+			parts[i] = literalText(e, nil)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case ir.LitString:
+		for i, v := range values {
+			if v == l.Text {
+				return strconv.Itoa(i)
+			}
+		}
+	}
+	return l.Text
+}
+
+func (w *writer) param(e *etree.Element, p *ir.Param) {
+	leaf(e, "Name", p.Name)
+	describe(e, p.Description, false)
+	w.constraints(e, p.Constraints)
+	leaf(e, "Mandatory", strconv.FormatBool(p.Mandatory))
+	w.datatypes(e, p.Pos, "param "+strconv.Quote(p.Name), p.DTypes)
+	shape := e.CreateElement("Shape")
+	rank, scalar := 0, true
+	switch {
+	case p.ZeroD:
+		scalar = false
+	case p.Kind == ir.ParamArray:
+		rank, scalar = 1, false
+	case p.Kind == ir.ParamTensor:
+		rank, scalar = p.Rank, false
+	}
+	leaf(shape, "Rank", rankText(rank, scalar))
+	w.layout(shape, p.Layout, p.Where.At("layout", p.Pos), p.Name)
+	text := p.ShapeText
+	if p.Kind == ir.ParamArray && p.Length > 0 {
+		w.lost(p.Where.At("type", p.Pos), "param %q: QNN XML cannot fix an array length (%d); it is kept in Shape/Text", p.Name, p.Length)
+		if text == "" {
+			text = "length " + strconv.Itoa(p.Length)
+		}
+	}
+	if text != "" {
+		leaf(shape, "Text", text)
+	}
+	if p.Min != nil || p.Max != nil {
+		w.lost(p.Where.At("min", p.Where.At("max", p.Pos)), "param %q: QNN XML has no value range; min/max are dropped", p.Name)
+	}
+	if p.Default != nil {
+		leaf(e, "Default", literalText(p.Default, p.Values))
+	}
+	if p.Kind == ir.ParamEnum {
+		en := e.CreateElement("Enumeration")
+		for _, v := range p.Values {
+			leaf(en, "Enum", v)
+		}
+	}
+}
+
+func (w *writer) supplemental(e *etree.Element, s *ir.Supplemental) {
+	e.CreateAttr("Backend", s.Backend)
+	if s.Runtime != "" {
+		e.CreateAttr("Runtime", s.Runtime)
+	}
+	if len(s.SupportedOps) > 0 {
+		so := e.CreateElement("SupportedOps")
+		for _, n := range s.SupportedOps {
+			leaf(so, "OpName", n)
+		}
+	}
+	for _, op := range s.Ops {
+		oe := e.CreateElement("SupplementalOpDef")
+		leaf(oe, "Name", op.Name)
+		for _, part := range []struct {
+			tag  string
+			list []*ir.SupplementalTensor
+		}{{"Input", op.Inputs}, {"Output", op.Outputs}, {"Parameter", op.Params}} {
+			for _, st := range part.list {
+				w.supplementalTensor(oe.CreateElement(part.tag), st)
+			}
+		}
+	}
+}
+
+func (w *writer) supplementalTensor(e *etree.Element, st *ir.SupplementalTensor) {
+	leaf(e, "Name", st.Name)
+	w.constraints(e, st.Constraints)
+	w.datatypes(e, st.Pos, "supplemental "+strconv.Quote(st.Name), st.DTypes)
+	for _, q := range st.QuantParams {
+		qe := e.CreateElement("QuantParam")
+		for _, enc := range q.Encodings {
+			leaf(qe, "Encoding", enc)
+		}
+		for _, a := range q.Axes {
+			leaf(qe, "Axis", a)
+		}
+		for _, f := range q.Fields {
+			leaf(qe, f.Key, f.Value)
+		}
+	}
+	if len(st.Layouts) > 0 || st.ShapeText != "" {
+		sh := e.CreateElement("Shape")
+		for _, l := range st.Layouts {
+			leaf(sh, "Layout", layoutToQNN[l])
+		}
+		if st.ShapeText != "" {
+			leaf(sh, "Text", st.ShapeText)
+		}
+	}
+	if st.OnlyDefaultSupported != nil {
+		leaf(e, "OnlyDefaultSupported", strconv.FormatBool(*st.OnlyDefaultSupported))
+	}
+}

@@ -1,0 +1,540 @@
+package yamldef
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/opforge/opforge/generators/ir"
+)
+
+// Modeline points editors at the schema; schemaPath is relative to the
+// file written (opdefs/<pkg>/<file>.yaml by convention).
+func Modeline(schemaPath string) string {
+	return "# yaml-language-server: $schema=" + schemaPath + "\n"
+}
+
+// DefaultSchemaPath is the schema path seen from opdefs/<pkg>/.
+const DefaultSchemaPath = "../../schemas/opdef.schema.json"
+
+// Write renders pkg as a canonical YAML OpDef document. Everything the IR
+// holds is written, so XML -> YAML -> XML keeps the meaning.
+func Write(pkg *ir.Package, schemaPath string) ([]byte, error) {
+	root := mapping(false)
+	add(root, "version", intNode(1))
+	p := mapping(false)
+	add(p, "name", str(pkg.Name))
+	add(p, "domain", str(pkg.Domain))
+	add(p, "version", str(pkg.Version))
+	if pkg.Namespace != "" && pkg.Namespace != pkg.Domain {
+		add(p, "namespace", str(pkg.Namespace))
+	}
+	add(root, "package", p)
+	if t := packageTargets(pkg); t != nil {
+		add(root, "targets", t)
+	}
+	ops := seq(false)
+	for _, op := range pkg.Ops {
+		ops.Content = append(ops.Content, opNode(op))
+	}
+	add(root, "ops", ops)
+	return encode(root, schemaPath)
+}
+
+func encode(root *yaml.Node, schemaPath string) ([]byte, error) {
+	var buf bytes.Buffer
+	if schemaPath != "" {
+		buf.WriteString(Modeline(schemaPath))
+	}
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func mapping(flow bool) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	if flow {
+		n.Style = yaml.FlowStyle
+	}
+	return n
+}
+
+func seq(flow bool) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	if flow {
+		n.Style = yaml.FlowStyle
+	}
+	return n
+}
+
+func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+
+func intNode(i int) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(i)}
+}
+
+func boolNode(b bool) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(b)}
+}
+
+func add(m *yaml.Node, key string, v *yaml.Node) { m.Content = append(m.Content, str(key), v) }
+
+func strs(flow bool, values ...string) *yaml.Node {
+	s := seq(flow)
+	for _, v := range values {
+		s.Content = append(s.Content, str(v))
+	}
+	return s
+}
+
+func dtypeList(ds []ir.DType) *yaml.Node {
+	s := seq(true)
+	for _, d := range ds {
+		s.Content = append(s.Content, str(string(d)))
+	}
+	return s
+}
+
+func packageTargets(pkg *ir.Package) *yaml.Node {
+	t := mapping(false)
+	htp := mapping(false)
+	if pkg.HTP.InterfaceStyle != "" && pkg.HTP.InterfaceStyle != "current" {
+		add(htp, "interface_style", str(pkg.HTP.InterfaceStyle))
+	}
+	if len(pkg.HTP.Supplementals) > 0 {
+		list := seq(false)
+		for _, s := range pkg.HTP.Supplementals {
+			list.Content = append(list.Content, supplementalNode(s))
+		}
+		add(htp, "supplemental", list)
+	}
+	if len(htp.Content) > 0 {
+		add(t, "htp", htp)
+	}
+	trt := mapping(false)
+	if pkg.TRT.Legacy {
+		add(trt, "legacy", boolNode(true))
+	}
+	if pkg.TRT.StaticRegistration {
+		add(trt, "static_registration", boolNode(true))
+	}
+	if len(trt.Content) > 0 {
+		add(t, "trt", trt)
+	}
+	if len(t.Content) == 0 {
+		return nil
+	}
+	return t
+}
+
+func supplementalNode(s *ir.Supplemental) *yaml.Node {
+	m := mapping(false)
+	add(m, "backend", str(s.Backend))
+	if s.Runtime != "" {
+		add(m, "runtime", str(s.Runtime))
+	}
+	if len(s.SupportedOps) > 0 {
+		add(m, "supported_ops", strs(true, s.SupportedOps...))
+	}
+	ops := seq(false)
+	for _, op := range s.Ops {
+		om := mapping(false)
+		add(om, "name", str(op.Name))
+		for _, part := range []struct {
+			key  string
+			list []*ir.SupplementalTensor
+		}{{"inputs", op.Inputs}, {"outputs", op.Outputs}, {"params", op.Params}} {
+			if len(part.list) == 0 {
+				continue
+			}
+			ts := seq(false)
+			for _, st := range part.list {
+				ts.Content = append(ts.Content, supplementalTensorNode(st))
+			}
+			add(om, part.key, ts)
+		}
+		ops.Content = append(ops.Content, om)
+	}
+	add(m, "ops", ops)
+	return m
+}
+
+func supplementalTensorNode(st *ir.SupplementalTensor) *yaml.Node {
+	m := mapping(false)
+	add(m, "name", str(st.Name))
+	if len(st.DTypes) > 0 {
+		add(m, "type", dtypeList(st.DTypes))
+	}
+	if len(st.Layouts) > 0 {
+		ls := seq(true)
+		for _, l := range st.Layouts {
+			ls.Content = append(ls.Content, str(string(l)))
+		}
+		add(m, "layouts", ls)
+	}
+	if st.ShapeText != "" {
+		add(m, "shape_text", str(st.ShapeText))
+	}
+	if st.OnlyDefaultSupported != nil {
+		add(m, "only_default_supported", boolNode(*st.OnlyDefaultSupported))
+	}
+	addConstraints(m, st.Constraints)
+	if len(st.QuantParams) > 0 {
+		qs := seq(false)
+		for _, q := range st.QuantParams {
+			qm := mapping(false)
+			add(qm, "encodings", strs(true, q.Encodings...))
+			if len(q.Axes) > 0 {
+				as := seq(true)
+				for _, a := range q.Axes {
+					as.Content = append(as.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: a})
+				}
+				add(qm, "axes", as)
+			}
+			for _, f := range q.Fields {
+				for _, qf := range quantFields {
+					if qf.xml == f.Key {
+						add(qm, qf.yaml, &yaml.Node{Kind: yaml.ScalarNode, Value: f.Value})
+					}
+				}
+			}
+			qs.Content = append(qs.Content, qm)
+		}
+		add(m, "quant_params", qs)
+	}
+	return m
+}
+
+func addConstraints(m *yaml.Node, cs []ir.Constraint) {
+	if len(cs) == 0 {
+		return
+	}
+	list := seq(false)
+	for _, c := range cs {
+		cm := mapping(true)
+		add(cm, "id", intNode(c.ID))
+		add(cm, "type", str(c.Type))
+		add(cm, "text", str(c.Text))
+		list.Content = append(list.Content, cm)
+	}
+	add(m, "constraints", list)
+}
+
+func opNode(op *ir.Op) *yaml.Node {
+	m := mapping(false)
+	add(m, "name", str(op.Name))
+	if op.Description != "" {
+		add(m, "description", text(op.Description))
+	}
+	if len(op.References) > 0 {
+		rs := seq(false)
+		for _, r := range op.References {
+			rm := mapping(false)
+			for _, kv := range [][2]string{{"source", r.Source}, {"url", r.URL}, {"text", r.Text}} {
+				if kv[1] != "" {
+					add(rm, kv[0], str(kv[1]))
+				}
+			}
+			rs.Content = append(rs.Content, rm)
+		}
+		add(m, "references", rs)
+	}
+	if len(op.TypeVars) > 0 {
+		tm := mapping(false)
+		for _, tv := range op.TypeVars {
+			add(tm, tv.Name, dtypeList(tv.Allowed))
+		}
+		add(m, "types", tm)
+	}
+	for _, part := range []struct {
+		key  string
+		list []*ir.Tensor
+	}{{"inputs", op.Inputs}, {"outputs", op.Outputs}} {
+		if len(part.list) == 0 {
+			continue
+		}
+		ts := seq(false)
+		for _, t := range part.list {
+			ts.Content = append(ts.Content, tensorNode(t))
+		}
+		add(m, part.key, ts)
+	}
+	if len(op.Params) > 0 {
+		ps := seq(false)
+		for _, p := range op.Params {
+			ps.Content = append(ps.Content, paramNode(p))
+		}
+		add(m, "params", ps)
+	}
+	if len(op.DataDependent) > 0 {
+		dm := mapping(false)
+		for _, s := range op.DataDependent {
+			sm := mapping(true)
+			add(sm, "upper", exprNode(s.Upper.String()))
+			if s.Opt != nil {
+				add(sm, "opt", exprNode(s.Opt.String()))
+			}
+			add(dm, s.Name, sm)
+		}
+		add(m, "data_dependent", dm)
+	}
+	if op.UseDefaultTranslation != nil {
+		add(m, "use_default_translation", boolNode(*op.UseDefaultTranslation))
+	}
+	add(m, "targets", opTargets(op))
+	return m
+}
+
+// text writes multi-line strings as literal blocks.
+func text(s string) *yaml.Node {
+	n := str(s)
+	if strings.Contains(s, "\n") {
+		n.Style = yaml.LiteralStyle
+	}
+	return n
+}
+
+func exprNode(s string) *yaml.Node {
+	if _, err := strconv.Atoi(s); err == nil {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: s}
+	}
+	return str(s)
+}
+
+func rankNode(rank int, scalar bool) *yaml.Node {
+	switch {
+	case scalar:
+		return str("scalar")
+	case rank == ir.RankAny:
+		return str("any")
+	}
+	return intNode(rank)
+}
+
+func tensorNode(t *ir.Tensor) *yaml.Node {
+	m := mapping(true)
+	add(m, "name", str(t.Name))
+	if t.Type.Var != "" {
+		add(m, "type", str(t.Type.Var))
+	} else if len(t.Type.DTypes) == 1 {
+		add(m, "type", str(string(t.Type.DTypes[0])))
+	} else {
+		add(m, "type", dtypeList(t.Type.DTypes))
+	}
+	if t.Shape != nil {
+		s := seq(true)
+		for _, d := range t.Shape {
+			s.Content = append(s.Content, exprNode(d.Expr.String()))
+		}
+		add(m, "shape", s)
+	} else if t.Rank != ir.RankAny || t.Scalar {
+		add(m, "rank", rankNode(t.Rank, t.Scalar))
+	}
+	if t.Layout != "" {
+		add(m, "layout", str(string(t.Layout)))
+	}
+	for _, f := range []struct {
+		key string
+		on  bool
+	}{{"optional", t.Optional}, {"variadic", t.Variadic}, {"static", t.Static}, {"shape_tensor", t.ShapeTensor}} {
+		if f.on {
+			add(m, f.key, boolNode(true))
+		}
+	}
+	if t.Default != nil {
+		add(m, "default", literalNode(t.Default))
+	}
+	if t.Description != "" {
+		add(m, "description", text(t.Description))
+	}
+	if t.ShapeText != "" {
+		add(m, "shape_text", str(t.ShapeText))
+	}
+	if t.DynamicShapeText != "" {
+		add(m, "dynamic_shape_text", str(t.DynamicShapeText))
+	}
+	addConstraints(m, t.Constraints)
+	blockIfLong(m)
+	return m
+}
+
+// blockIfLong keeps short tensors and params on one line and writes long
+// ones, or ones with nested lists of mappings, as blocks.
+func blockIfLong(m *yaml.Node) {
+	size := 0
+	for _, c := range m.Content {
+		size += len(c.Value) + 4
+		if c.Kind == yaml.SequenceNode {
+			if c.Style != yaml.FlowStyle {
+				m.Style = 0
+				return
+			}
+			for _, e := range c.Content {
+				size += len(e.Value) + 2
+			}
+		}
+		if c.Style == yaml.LiteralStyle {
+			m.Style = 0
+			return
+		}
+	}
+	if size > 100 {
+		m.Style = 0
+	}
+}
+
+func literalNode(l *ir.Literal) *yaml.Node {
+	switch l.Kind {
+	case ir.LitList:
+		s := seq(true)
+		for _, e := range l.List {
+			s.Content = append(s.Content, literalNode(e))
+		}
+		return s
+	case ir.LitInt:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: l.Text}
+	case ir.LitFloat:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: l.Text}
+	case ir.LitBool:
+		return boolNode(l.Text == "true")
+	}
+	return str(l.Text)
+}
+
+func paramTypeText(p *ir.Param, d ir.DType) string {
+	switch p.Kind {
+	case ir.ParamBool:
+		return "bool"
+	case ir.ParamString:
+		return "string"
+	case ir.ParamEnum:
+		return "enum"
+	case ir.ParamArray:
+		if p.Length > 0 {
+			return string(d) + "[" + strconv.Itoa(p.Length) + "]"
+		}
+		return string(d) + "[]"
+	}
+	return string(d)
+}
+
+func paramNode(p *ir.Param) *yaml.Node {
+	m := mapping(true)
+	add(m, "name", str(p.Name))
+	switch {
+	case p.Kind == ir.ParamEnum || (p.Kind == ir.ParamBool && len(p.DTypes) <= 1) || (p.Kind == ir.ParamString && len(p.DTypes) <= 1):
+		add(m, "type", str(paramTypeText(p, "")))
+	case len(p.DTypes) == 1:
+		add(m, "type", str(paramTypeText(p, p.DTypes[0])))
+	default:
+		s := seq(true)
+		for _, d := range p.DTypes {
+			s.Content = append(s.Content, str(paramTypeText(p, d)))
+		}
+		add(m, "type", s)
+	}
+	if p.Kind == ir.ParamEnum {
+		add(m, "values", strs(true, p.Values...))
+		if !(len(p.DTypes) == 1 && p.DTypes[0] == ir.Uint32) {
+			add(m, "storage", dtypeList(p.DTypes))
+		}
+	}
+	if p.Kind == ir.ParamTensor {
+		add(m, "rank", rankNode(p.Rank, false))
+	} else if p.ZeroD {
+		add(m, "rank", intNode(0))
+	}
+	if p.Default != nil {
+		add(m, "default", literalNode(p.Default))
+	}
+	// mandatory is written only when it differs from what default implies.
+	if p.Mandatory != (p.Default == nil) {
+		add(m, "mandatory", boolNode(p.Mandatory))
+	}
+	if p.Min != nil {
+		add(m, "min", &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(*p.Min, 'g', -1, 64)})
+	}
+	if p.Max != nil {
+		add(m, "max", &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(*p.Max, 'g', -1, 64)})
+	}
+	if p.Layout != "" {
+		add(m, "layout", str(string(p.Layout)))
+	}
+	if p.Description != "" {
+		add(m, "description", text(p.Description))
+	}
+	if p.ShapeText != "" {
+		add(m, "shape_text", str(p.ShapeText))
+	}
+	addConstraints(m, p.Constraints)
+	blockIfLong(m)
+	return m
+}
+
+func opTargets(op *ir.Op) *yaml.Node {
+	m := mapping(false)
+	if h := op.Targets.HTP; h != nil {
+		hm := mapping(true)
+		if !(len(h.Backends) == 1 && h.Backends[0] == "HTP") {
+			add(hm, "backends", strs(true, h.Backends...))
+		}
+		add(m, "htp", hm)
+	}
+	if t := op.Targets.TRT; t != nil {
+		tm := mapping(false)
+		if !(len(t.Formats) == 1 && t.Formats[0] == "LINEAR") {
+			fs := seq(true)
+			for _, f := range t.Formats {
+				fs.Content = append(fs.Content, str(strings.ToLower(f)))
+			}
+			add(tm, "formats", fs)
+		}
+		if len(t.Aliases) > 0 {
+			am := mapping(true)
+			for _, a := range t.Aliases {
+				add(am, a.Output, str(a.Input))
+			}
+			add(tm, "aliases", am)
+		}
+		if t.Workspace != nil {
+			add(tm, "workspace", exprNode(t.Workspace.String()))
+		}
+		switch {
+		case t.QDP == nil:
+			add(tm, "qdp", boolNode(false))
+		case t.QDP.Impl != "aot":
+			qm := mapping(true)
+			add(qm, "impl", str(t.QDP.Impl))
+			add(tm, "qdp", qm)
+		}
+		if len(tm.Content) == 0 {
+			tm.Style = yaml.FlowStyle
+		}
+		add(m, "trt", tm)
+	}
+	if a := op.Targets.AIPU; a != nil {
+		am := mapping(true)
+		if a.FrameworkOp != op.Name {
+			add(am, "framework_op", str(a.FrameworkOp))
+		}
+		if a.LayerType != op.Name {
+			add(am, "layer_type", str(a.LayerType))
+		}
+		if len(a.Targets) > 0 {
+			add(am, "targets", strs(true, a.Targets...))
+		}
+		if a.OverrideBuiltin {
+			add(am, "override_builtin", boolNode(true))
+		}
+		add(m, "aipu", am)
+	}
+	return m
+}
