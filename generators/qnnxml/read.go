@@ -95,6 +95,8 @@ func scanStarts(file string, data []byte, l *diag.List) ([]diag.Pos, bool) {
 	dec.Strict = true
 	dec.CharsetReader = charsetReader
 	var starts []diag.Pos
+	lines := newLineIndex(data)
+	lineCol := func(_ []byte, off int) (int, int) { return lines.at(off) }
 	depth := 0
 	for {
 		off := dec.InputOffset()
@@ -144,12 +146,41 @@ func scanStarts(file string, data []byte, l *diag.List) ([]diag.Pos, bool) {
 // lineCol converts a byte offset to a 1-based line and a 1-based column
 // counted in characters.
 func lineCol(data []byte, off int) (int, int) {
-	if off > len(data) {
-		off = len(data)
+	return newLineIndex(data).at(off)
+}
+
+// lineIndex maps offsets to positions in O(log n), so positioning every
+// element of a large file stays linear overall.
+type lineIndex struct {
+	data   []byte
+	starts []int
+	// last position computed: offsets are visited in increasing order, so
+	// columns on one long line are counted incrementally.
+	lastOff, lastLine, lastCol int
+}
+
+func newLineIndex(data []byte) *lineIndex {
+	starts := []int{0}
+	for i, b := range data {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
 	}
-	line := 1 + bytes.Count(data[:off], []byte{'\n'})
-	start := bytes.LastIndexByte(data[:off], '\n') + 1
-	return line, 1 + utf8.RuneCount(data[start:off])
+	return &lineIndex{data: data, starts: starts}
+}
+
+func (x *lineIndex) at(off int) (int, int) {
+	off = max(0, min(off, len(x.data)))
+	line := sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off })
+	start := x.starts[line-1]
+	var col int
+	if line == x.lastLine && off >= x.lastOff {
+		col = x.lastCol + utf8.RuneCount(x.data[x.lastOff:off])
+	} else {
+		col = 1 + utf8.RuneCount(x.data[start:off])
+	}
+	x.lastOff, x.lastLine, x.lastCol = off, line, col
+	return line, col
 }
 
 // checker validates the element tree against the content models.
@@ -357,13 +388,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -1,0 +1,125 @@
+package load
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/qnnxml"
+	"github.com/opforge/opforge/generators/yamldef"
+)
+
+const fixturesDir = "../../../shared/fixtures/qnn"
+
+func fixtures(t *testing.T) []string {
+	t.Helper()
+	files, err := Files(fixturesDir)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no QNN fixtures under %s: %v", fixturesDir, err)
+	}
+	return files
+}
+
+func mustLoad(t *testing.T, name string, data []byte) *ir.Package {
+	t.Helper()
+	var l diag.List
+	pkg := Parse(name, data, &l)
+	if pkg != nil {
+		Check(pkg, &l)
+	}
+	if pkg == nil || l.HasErrors() {
+		var buf bytes.Buffer
+		_ = l.WriteText(&buf)
+		t.Fatalf("%s does not load:\n%s", name, buf.String())
+	}
+	return pkg
+}
+
+// TestFixturesLoad: every real QNN config loads unchanged, without errors.
+func TestFixturesLoad(t *testing.T) {
+	for _, f := range fixtures(t) {
+		var l diag.List
+		pkg := File(f, &l)
+		if pkg == nil || l.HasErrors() {
+			var buf bytes.Buffer
+			_ = l.WriteText(&buf)
+			t.Errorf("%s: %s", f, buf.String())
+		}
+	}
+}
+
+// TestRoundTripXMLYAMLXML: XML -> YAML -> XML keeps the meaning of every
+// fixture. Meaning is compared through the canonical YAML rendering, which
+// writes every field of the IR, and through the canonical XML.
+func TestRoundTripXMLYAMLXML(t *testing.T) {
+	for _, f := range fixtures(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := mustLoad(t, "in.xml", data)
+			y, err := yamldef.Write(first, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			second := mustLoad(t, "mid.yaml", y)
+			var l diag.List
+			x, err := qnnxml.Write(second, &l)
+			if err != nil || l.HasErrors() {
+				t.Fatalf("writing XML: %v %v", err, l.Sorted())
+			}
+			if l.Len() != 0 {
+				t.Errorf("XML-sourced package lost facts on the way back: %v", l.Sorted())
+			}
+			third := mustLoad(t, "out.xml", x)
+			y3, _ := yamldef.Write(third, "")
+			if !bytes.Equal(y, y3) {
+				t.Errorf("meaning changed:\n--- after XML->YAML\n%s\n--- after XML->YAML->XML\n%s", y, y3)
+			}
+			var l1 diag.List
+			x1, _ := qnnxml.Write(first, &l1)
+			if !bytes.Equal(x1, x) {
+				t.Errorf("canonical XML differs after the round trip:\n%s\n---\n%s", x1, x)
+			}
+		})
+	}
+}
+
+// TestYAMLToXMLNamesLostFacts: converting a YAML package that uses what
+// QNN XML cannot say warns about each such fact.
+func TestYAMLToXMLNamesLostFacts(t *testing.T) {
+	data, err := os.ReadFile("../../opdefs/vision/vision_ops.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := mustLoad(t, "vision_ops.yaml", data)
+	var l diag.List
+	if _, err := qnnxml.Write(pkg, &l); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	_ = l.WriteText(&buf)
+	for _, want := range []string{"no type variables", "symbolic shapes", "data-dependent", "value range", "array length"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("no warning mentions %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+// TestYAMLRoundTrip: YAML -> IR -> YAML is a fixed point after one pass.
+func TestYAMLRoundTrip(t *testing.T) {
+	data, err := os.ReadFile("../../opdefs/vision/vision_ops.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	y1, _ := yamldef.Write(mustLoad(t, "a.yaml", data), "")
+	y2, _ := yamldef.Write(mustLoad(t, "b.yaml", y1), "")
+	if !bytes.Equal(y1, y2) {
+		t.Errorf("YAML writer is not stable:\n%s\n---\n%s", y1, y2)
+	}
+}

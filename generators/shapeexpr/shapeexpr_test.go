@@ -1,0 +1,88 @@
+package shapeexpr
+
+import "testing"
+
+func TestParseAndEval(t *testing.T) {
+	env := MapEnv{Symbols: map[string]int64{"N": 7, "H": 10, "k": 3}, Elements: map[string][]int64{"pads": {1, 2}}}
+	cases := []struct {
+		src, canon string
+		want       int64
+	}{
+		{"N", "N", 7},
+		{"4", "4", 4},
+		{"N*2+1", "N * 2 + 1", 15},
+		{"(H + pads[0] + pads[1]) // 4", "(H + pads[0] + pads[1]) // 4", 3},
+		{"floor_div(-7, 2)", "-7 // 2", -4},
+		{"ceil_div(H, 3)", "ceil_div(H, 3)", 4},
+		{"ceil_div(-7, 2)", "ceil_div(-7, 2)", -3},
+		{"min(k, N, H)", "min(k, N, H)", 3},
+		{"max(k, N)", "max(k, N)", 7},
+		{"N - (H - k)", "N - (H - k)", 0},
+		{"-N * 2", "-N * 2", -14},
+		{"N // 2 * 2", "N // 2 * 2", 6},
+	}
+	for _, c := range cases {
+		e, err := Parse(c.src)
+		if err != nil {
+			t.Errorf("%q: %v", c.src, err)
+			continue
+		}
+		if got := e.String(); got != c.canon {
+			t.Errorf("%q: canonical %q, want %q", c.src, got, c.canon)
+		}
+		v, err := e.Eval(env)
+		if err != nil || v != c.want {
+			t.Errorf("%q = %d, %v; want %d", c.src, v, err, c.want)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		src string
+		col int
+	}{
+		{"", 1},
+		{"N +", 4},
+		{"N $ 2", 3},
+		{"min(N)", 1},
+		{"floor_div(N, 2, 3)", 1},
+		{"x[y]", 3},
+		{"(N", 3},
+		{"N N", 3},
+		{"99999999999999999999", 1},
+	}
+	for _, c := range cases {
+		_, err := Parse(c.src)
+		pe, ok := err.(*Error)
+		if !ok {
+			t.Errorf("%q: error %v, want a parse error", c.src, err)
+			continue
+		}
+		if pe.Col != c.col {
+			t.Errorf("%q: error at column %d (%s), want %d", c.src, pe.Col, pe.Msg, c.col)
+		}
+	}
+}
+
+// FuzzParse: parsing never panics, and canonical text parses back to the
+// same canonical text.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"N", "floor_div((H + pads[0]) * 2, 8) * 8", "min(a, b, c) - -1", "x[3]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		e, err := Parse(src)
+		if err != nil {
+			return
+		}
+		canon := e.String()
+		e2, err := Parse(canon)
+		if err != nil {
+			t.Fatalf("canonical %q of %q does not parse: %v", canon, src, err)
+		}
+		if e2.String() != canon {
+			t.Fatalf("canonical form not stable: %q -> %q", canon, e2.String())
+		}
+	})
+}
