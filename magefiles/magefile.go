@@ -21,11 +21,22 @@ import (
 // Default target when none is named.
 var Default = Check
 
-// Check validates every op definition under opdefs/ and prints all
-// diagnostics as path:line:col. It fails on any error.
+// Check validates every op definition under opdefs/ (all diagnostics, as
+// path:line:col) and fails when the checked-in out/ tree differs from what
+// they generate: changed, missing or extra files.
 func Check() error {
-	if code := cli.Main([]string{"validate", "opdefs"}, os.Stdout, os.Stderr); code != 0 {
-		return fmt.Errorf("opdefs have errors")
+	if code := cli.Main([]string{"check"}, os.Stdout, os.Stderr); code != 0 {
+		return fmt.Errorf("check failed")
+	}
+	return nil
+}
+
+// Gen regenerates out/ from opdefs/: only changed files are written, user
+// code between opforge:begin/end markers is kept, and nothing is written
+// when any error was found.
+func Gen() error {
+	if code := cli.Main([]string{"gen"}, os.Stdout, os.Stderr); code != 0 {
+		return fmt.Errorf("gen failed")
 	}
 	return nil
 }

@@ -11,5 +11,10 @@ import _ "embed"
 //go:embed opdef.schema.json
 var OpDefJSON []byte
 
+// QNNOpDefXSD is the XML Schema of QNN op-package configs, for editors.
+//
+//go:embed qnn-opdef.xsd
+var QNNOpDefXSD []byte
+
 // OpDefURL is the $id of OpDefJSON.
 const OpDefURL = "https://opforge.dev/schemas/opdef.schema.json"

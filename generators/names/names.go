@@ -108,3 +108,26 @@ with yield self`)
 var openCLNames = set(`kernel __kernel global __global local __local constant __constant private
 __private read_only write_only read_write image2d_t image3d_t sampler_t event_t
 uchar ushort uint ulong half2 half4 float2 float4 int2 int4 char2 char4`)
+
+// Snake converts CamelCase to snake_case: "RoiAlignLite" -> "roi_align_lite",
+// "TopKLast" -> "top_k_last"; existing underscores are kept.
+func Snake(s string) string {
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		upper := c >= 'A' && c <= 'Z'
+		if upper && i > 0 && s[i-1] != '_' {
+			prevLower := s[i-1] >= 'a' && s[i-1] <= 'z' || s[i-1] >= '0' && s[i-1] <= '9'
+			nextLower := i+1 < len(s) && s[i+1] >= 'a' && s[i+1] <= 'z'
+			prevUpper := s[i-1] >= 'A' && s[i-1] <= 'Z'
+			if prevLower || (prevUpper && nextLower) {
+				sb.WriteByte('_')
+			}
+		}
+		if upper {
+			c += 'a' - 'A'
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}

@@ -44,11 +44,6 @@ func (d *document) at(e *etree.Element) diag.Pos {
 
 // parse reads data into a positioned document, or reports why it cannot.
 func parse(file string, data []byte, l *diag.List) *document {
-	if i := bytes.Index(data, []byte("<!DOCTYPE")); i >= 0 {
-		line, col := lineCol(data, i)
-		l.Errorf(diag.Pos{File: file, Line: line, Col: col}, "xml-doctype", "DOCTYPE declarations are not allowed in QNN configs (they can define entities); remove it")
-		return nil
-	}
 	starts, ok := scanStarts(file, data, l)
 	if !ok {
 		return nil
@@ -100,7 +95,9 @@ func scanStarts(file string, data []byte, l *diag.List) ([]diag.Pos, bool) {
 	depth := 0
 	for {
 		off := dec.InputOffset()
-		tok, err := dec.RawToken()
+		// Token, unlike RawToken, checks that end tags match and that
+		// the document does not end inside an element.
+		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -132,7 +129,7 @@ func scanStarts(file string, data []byte, l *diag.List) ([]diag.Pos, bool) {
 			depth--
 		case xml.Directive:
 			line, col := lineCol(data, int(off))
-			l.Errorf(diag.Pos{File: file, Line: line, Col: col}, "xml-doctype", "XML directives (DOCTYPE, ENTITY) are not allowed in QNN configs")
+			l.Errorf(diag.Pos{File: file, Line: line, Col: col}, "xml-doctype", "XML directives such as DOCTYPE are not allowed in QNN configs (they can define entities); remove it")
 			return nil, false
 		}
 	}
@@ -141,12 +138,6 @@ func scanStarts(file string, data []byte, l *diag.List) ([]diag.Pos, bool) {
 		return nil, false
 	}
 	return starts, true
-}
-
-// lineCol converts a byte offset to a 1-based line and a 1-based column
-// counted in characters.
-func lineCol(data []byte, off int) (int, int) {
-	return newLineIndex(data).at(off)
 }
 
 // lineIndex maps offsets to positions in O(log n), so positioning every

@@ -1,6 +1,7 @@
 package qnnxml
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,10 @@ func Write(pkg *ir.Package, l *diag.List) ([]byte, error) {
 		w.op(list.CreateElement("OpDef"), op)
 	}
 	for _, s := range pkg.HTP.Supplementals {
+		if len(s.Ops) == 0 {
+			w.lost(s.Pos, "supplemental definitions for %s name no op; a QNN SupplementalOpDefList needs at least one SupplementalOpDef, so the list is dropped", s.Backend)
+			continue
+		}
 		w.supplemental(root.CreateElement("SupplementalOpDefList"), s)
 	}
 	doc.Indent(4)
@@ -289,16 +294,16 @@ func (w *writer) supplementalTensor(e *etree.Element, st *ir.SupplementalTensor)
 			leaf(qe, "Encoding", enc)
 		}
 		for _, a := range q.Axes {
-			leaf(qe, "Axis", a)
+			leaf(qe, "Axis", quantValue("Axis", a))
 		}
 		for _, f := range q.Fields {
-			leaf(qe, f.Key, f.Value)
+			leaf(qe, f.Key, quantValue(f.Key, f.Value))
 		}
 	}
 	if len(st.Layouts) > 0 || st.ShapeText != "" {
 		sh := e.CreateElement("Shape")
 		for _, l := range st.Layouts {
-			leaf(sh, "Layout", layoutToQNN[l])
+			w.layout(sh, l, st.Pos, st.Name)
 		}
 		if st.ShapeText != "" {
 			leaf(sh, "Text", st.ShapeText)
@@ -307,4 +312,43 @@ func (w *writer) supplementalTensor(e *etree.Element, st *ir.SupplementalTensor)
 	if st.OnlyDefaultSupported != nil {
 		leaf(e, "OnlyDefaultSupported", strconv.FormatBool(*st.OnlyDefaultSupported))
 	}
+}
+
+// quantValue writes a QuantParam value in its XML form (true/false,
+// decimal numbers): values from YAML keep their YAML spelling in the IR,
+// such as True, 0x10 or 1_000, which QNN XML does not read.
+func quantValue(key, v string) string {
+	switch key {
+	case "Symmetric", "IsMathInvariant":
+		if b, err := strconv.ParseBool(v); err == nil {
+			return strconv.FormatBool(b)
+		}
+	case "Axis", "Min", "Max":
+		return decimalText(v)
+	case "Scale", "Offset":
+		if xmlNumber.MatchString(v) {
+			return v
+		}
+		if n, err := strconv.ParseInt(v, 0, 64); err == nil {
+			return strconv.FormatInt(n, 10)
+		}
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
+	return v
+}
+
+// xmlNumber is the decimal form of an XML Schema float.
+var xmlNumber = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+// decimalText rewrites a YAML integer (0x10, 0o17, 1_000) in decimal.
+func decimalText(v string) string {
+	if _, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return v
+	}
+	if n, err := strconv.ParseInt(v, 0, 64); err == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	return v
 }

@@ -5,6 +5,7 @@ package target
 
 import (
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 )
 
@@ -16,4 +17,8 @@ type Target interface {
 	// Check reports what only this target cares about — dtypes it cannot
 	// take, features it lacks — for the ops that generate for it.
 	Check(pkg *ir.Package, d *diag.TargetList)
+	// Generate returns the package's files, paths relative to
+	// out/<name>/, without headers (the pipeline adds them). It is called
+	// only for packages that passed every check.
+	Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set
 }

@@ -8,7 +8,17 @@ import (
 	"github.com/opforge/opforge/generators/targets/trt"
 )
 
-// All returns every target, in a fixed order.
+// All returns every target for checking, in a fixed order.
 func All() []target.Target {
 	return []target.Target{htp.Target{}, trt.Target{}, aipu.Target{}}
+}
+
+// ForGeneration returns every target ready to generate, with the toolchain
+// descriptors read from toolchainDir (toolchains/).
+func ForGeneration(toolchainDir string) ([]target.Target, error) {
+	h, err := htp.New(toolchainDir)
+	if err != nil {
+		return nil, err
+	}
+	return []target.Target{h, trt.Target{}, aipu.Target{}}, nil
 }

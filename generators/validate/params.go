@@ -23,7 +23,7 @@ func (v *validator) param(op *ir.Op, p *ir.Param) {
 		v.enumParam(p)
 	case ir.ParamBool:
 		if len(p.DTypes) > 1 {
-			v.l.Errorf(p.Where.At("type", p.Pos), "bool-param-dtype", "bool param %q may have only the bool dtype (QNN BOOL_8), found %d dtypes", p.Name, len(p.DTypes))
+			v.l.Errorf(p.Where.At("type", p.Where.At("datatype", p.Pos)), "bool-param-dtype", "bool param %q may have only the bool dtype (QNN BOOL_8), found %d dtypes", p.Name, len(p.DTypes))
 		}
 	}
 	if p.Min != nil || p.Max != nil {
@@ -63,6 +63,10 @@ func (v *validator) defaultValue(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 	switch p.Kind {
 	case ir.ParamEnum:
 		if lit.Kind == ir.LitInt {
+			if i, err := strconv.Atoi(lit.Text); err == nil && i >= 0 && i < len(p.Values) {
+				v.l.Errorf(pos, "enum-default", "default of enum param %q is index %s; write the value itself (%s)", p.Name, lit.Text, p.Values[i])
+				return
+			}
 			v.l.Errorf(pos, "enum-default", "default of enum param %q is index %s, which is out of range for %d values", p.Name, lit.Text, len(p.Values))
 			return
 		}

@@ -41,6 +41,11 @@ func (c *shapeChecker) check() {
 			}
 		}
 	}
+	// Sizes are known before the bounds are checked, so a bound that uses
+	// one is reported as such (size-in-bound), not as an unknown symbol.
+	for _, s := range c.op.DataDependent {
+		c.sizes[s.Name] = true
+	}
 	for _, s := range c.op.DataDependent {
 		if c.symbols[s.Name] || c.op.Param(s.Name) != nil {
 			c.l.Errorf(s.Pos, "shape-symbol-clash", "data-dependent size %q has the name of an input dim symbol or param", s.Name)
@@ -49,9 +54,6 @@ func (c *shapeChecker) check() {
 		if s.Opt != nil {
 			c.expr(s.Opt, s.Where.At("opt", s.Pos), "opt value of "+s.Name, false)
 		}
-	}
-	for _, s := range c.op.DataDependent {
-		c.sizes[s.Name] = true
 	}
 	used := map[string]bool{}
 	for _, t := range c.op.Outputs {
@@ -68,7 +70,7 @@ func (c *shapeChecker) check() {
 		}
 	}
 	if trt := c.op.Targets.TRT; trt != nil && trt.Workspace != nil {
-		c.expr(trt.Workspace, trt.Pos, "TensorRT workspace size", false)
+		c.expr(trt.Workspace, c.op.Where.At("trt.workspace", trt.Pos), "TensorRT workspace size", false)
 	}
 }
 
@@ -105,7 +107,7 @@ func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, all
 		}
 		return
 	}
-	c.l.Errorf(pos, "unknown-symbol", "%s uses unknown symbol %q; %s", where, describeRef(s), c.available())
+	c.l.Errorf(pos, "unknown-symbol", "%s uses unknown symbol %q; %s", where, describeRef(s), c.available(allowSizes))
 }
 
 func describeRef(s *shapeexpr.Expr) string {
@@ -131,13 +133,15 @@ func (c *shapeChecker) paramUse(s *shapeexpr.Expr, p *ir.Param, pos diag.Pos, wh
 	}
 }
 
-func (c *shapeChecker) available() string {
+func (c *shapeChecker) available(allowSizes bool) string {
 	var avail []string
 	for s := range c.symbols {
 		avail = append(avail, s)
 	}
 	for s := range c.sizes {
-		avail = append(avail, s)
+		if allowSizes {
+			avail = append(avail, s)
+		}
 	}
 	for _, p := range c.op.Params {
 		if p.Kind == ir.ParamScalar || p.Kind == ir.ParamArray {

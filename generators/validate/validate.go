@@ -116,7 +116,7 @@ func (v *validator) typeVars(op *ir.Op) {
 	used := map[string]bool{}
 	for _, t := range op.Tensors() {
 		if t.Type.Var == "" {
-			v.dtypeList(t.Type.DTypes, t.Where.At("type", t.Pos), "tensor "+quote(t.Name))
+			v.dtypeList(t.Type.DTypes, t.Where.At("type", t.Where.At("datatype", t.Pos)), "tensor "+quote(t.Name))
 			continue
 		}
 		used[t.Type.Var] = true
@@ -134,9 +134,10 @@ func (v *validator) typeVars(op *ir.Op) {
 	}
 	for _, tv := range op.TypeVars {
 		if ir.DType(tv.Name).Valid() {
+			// Tensors typed with this name get the dtype, so the variable
+			// is necessarily unused; this error says why.
 			v.l.Errorf(tv.Pos, "typevar-shadows-dtype", "type variable %q has the name of a dtype; use a name such as T", tv.Name)
-		}
-		if !used[tv.Name] {
+		} else if !used[tv.Name] {
 			v.l.Warnf(tv.Pos, "unused-typevar", "type variable %q is not used by any tensor of op %s", tv.Name, op.Name)
 		}
 		v.dtypeList(tv.Allowed, tv.Pos, "type variable "+quote(tv.Name))
@@ -165,8 +166,7 @@ func (v *validator) tensor(op *ir.Op, t *ir.Tensor, input, last bool) {
 	}
 	if t.Rank == 0 && !t.Scalar && t.Layout != ir.LayoutNone {
 		v.l.Errorf(t.Where.At("layout", t.Pos), "scalar-layout", "%s %q is 0-D but has layout %s; a 0-D tensor has no layout", kind, t.Name, t.Layout)
-	}
-	if want := layoutRank(t.Layout); want > 0 && t.Rank != ir.RankAny && t.Rank != want {
+	} else if want := layoutRank(t.Layout); want > 0 && t.Rank != ir.RankAny && t.Rank != want {
 		v.l.Errorf(t.Where.At("layout", t.Pos), "layout-rank", "%s %q has layout %s, which needs rank %d, but its rank is %d", kind, t.Name, t.Layout, want, t.Rank)
 	}
 	if t.Variadic && !last {
@@ -248,23 +248,23 @@ func (v *validator) supplementals() {
 		}
 		for _, backend := range op.Targets.HTP.Backends {
 			for _, t := range op.Tensors() {
-				v.backendSpecific(resolved, backend, op, t.Name, op.AllowedDTypes(t), t.Layout, t.Where.At("datatype", t.Pos))
+				v.backendSpecific(resolved, backend, op, t.Name, op.AllowedDTypes(t), t.Layout, t.Where.At("type", t.Where.At("datatype", t.Pos)), t.Where.At("layout", t.Pos))
 			}
 			for _, p := range op.Params {
-				v.backendSpecific(resolved, backend, op, p.Name, p.DTypes, p.Layout, p.Where.At("datatype", p.Pos))
+				v.backendSpecific(resolved, backend, op, p.Name, p.DTypes, p.Layout, p.Where.At("type", p.Where.At("datatype", p.Pos)), p.Where.At("layout", p.Pos))
 			}
 		}
 	}
 }
 
-func (v *validator) backendSpecific(resolved map[string]bool, backend string, op *ir.Op, name string, dts []ir.DType, layout ir.Layout, pos diag.Pos) {
+func (v *validator) backendSpecific(resolved map[string]bool, backend string, op *ir.Op, name string, dts []ir.DType, layout ir.Layout, pos, layoutPos diag.Pos) {
 	for _, d := range dts {
 		if d == ir.BackendSpecific && !resolved[backend+"/"+op.Name+"/"+name+"/dtype"] {
 			v.l.Errorf(pos, "backend-specific-unresolved", "%q of op %s has a BACKEND_SPECIFIC datatype but no supplemental definition for backend %s gives it one", name, op.Name, backend)
 		}
 	}
 	if layout == ir.LayoutBackendSpecific && !resolved[backend+"/"+op.Name+"/"+name+"/layout"] {
-		v.l.Errorf(pos, "backend-specific-unresolved", "%q of op %s has a BACKEND_SPECIFIC layout but no supplemental definition for backend %s gives it one", name, op.Name, backend)
+		v.l.Errorf(layoutPos, "backend-specific-unresolved", "%q of op %s has a BACKEND_SPECIFIC layout but no supplemental definition for backend %s gives it one", name, op.Name, backend)
 	}
 }
 

@@ -67,14 +67,31 @@ func (o object) str(key string) string {
 	return ""
 }
 
-func (o object) boolean(key string) bool { return o.str(key) == "true" }
+// boolean and optBool decode through yaml.v3, so every YAML spelling of a
+// boolean the schema accepted (true, True, TRUE) reads the same.
+func (o object) boolean(key string) bool {
+	v := o.optBool(key)
+	return v != nil && *v
+}
 
 func (o object) optBool(key string) *bool {
 	if n := o.values[key]; n != nil {
-		v := n.Value == "true"
+		var v bool
+		if err := n.Decode(&v); err != nil {
+			return nil
+		}
 		return &v
 	}
 	return nil
+}
+
+// integer decodes an integer scalar in any YAML 1.2 spelling (0x1, 1_000).
+func (o object) integer(key string) int {
+	var v int
+	if n := o.values[key]; n != nil {
+		_ = n.Decode(&v)
+	}
+	return v
 }
 
 func (o object) items(key string) []*yaml.Node {
@@ -192,8 +209,7 @@ func (b *builder) constraints(ns []*yaml.Node) []ir.Constraint {
 	var out []ir.Constraint
 	for _, n := range ns {
 		o := asObject(n)
-		id, _ := strconv.Atoi(o.str("id"))
-		out = append(out, ir.Constraint{ID: id, Type: o.str("type"), Text: o.str("text"), Pos: b.pos(n)})
+		out = append(out, ir.Constraint{ID: o.integer("id"), Type: o.str("type"), Text: o.str("text"), Pos: b.pos(n)})
 	}
 	return out
 }
@@ -233,8 +249,10 @@ func (b *builder) op(o object) *ir.Op {
 		so := asObject(dd.get(name))
 		s := &ir.SizeSymbol{Name: name, Pos: b.keyPos(dd.node, name), Where: b.where(so)}
 		s.Upper = b.expr(so.get("upper"))
+		s.Where["upper"] = b.exprPos(so.get("upper"))
 		if so.get("opt") != nil {
 			s.Opt = b.expr(so.get("opt"))
+			s.Where["opt"] = b.exprPos(so.get("opt"))
 		}
 		op.DataDependent = append(op.DataDependent, s)
 	}
@@ -286,6 +304,7 @@ func (b *builder) targets(op *ir.Op, n *yaml.Node) {
 		}
 		if w := to.get("workspace"); w != nil {
 			trt.Workspace = b.expr(w)
+			op.Where["trt.workspace"] = b.exprPos(w)
 		}
 		if q := to.get("qdp"); q != nil {
 			switch {
@@ -361,7 +380,7 @@ func (b *builder) tensor(o object) *ir.Tensor {
 	if shape := o.get("shape"); shape != nil {
 		for _, d := range shape.Content {
 			d = resolve(d)
-			t.Shape = append(t.Shape, &ir.Dim{Expr: b.expr(d), Pos: b.pos(d)})
+			t.Shape = append(t.Shape, &ir.Dim{Expr: b.expr(d), Pos: b.exprPos(d)})
 		}
 		t.Rank = len(t.Shape)
 	}
@@ -384,6 +403,16 @@ func (b *builder) rank(n *yaml.Node) (rank int, scalar bool) {
 	}
 	r, _ := strconv.Atoi(n.Value)
 	return r, false
+}
+
+// exprPos is where the text of a dim node starts: inside the quotes of a
+// quoted scalar, so that a symbol's column in the expression can be added.
+func (b *builder) exprPos(n *yaml.Node) diag.Pos {
+	p := b.pos(n)
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		p.Col++
+	}
+	return p
 }
 
 // expr parses a dim node: an integer or an expression string. Parse errors
@@ -456,7 +485,8 @@ func (b *builder) param(o object) *ir.Param {
 	}
 	for _, key := range []string{"min", "max"} {
 		if n := o.get(key); n != nil {
-			v, _ := strconv.ParseFloat(n.Value, 64)
+			var v float64
+			_ = n.Decode(&v) // the schema guaranteed a number; Decode reads every YAML spelling
 			if key == "min" {
 				p.Min = &v
 			} else {

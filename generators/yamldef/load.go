@@ -52,7 +52,7 @@ func Parse(file string, data []byte, l *diag.List) (doc *yaml.Node, ok bool) {
 	var n yaml.Node
 	if err := dec.Decode(&n); err != nil {
 		if errors.Is(err, io.EOF) {
-			l.Errorf(diag.Pos{File: file, Line: 1, Col: 1}, "yaml-empty", "file is empty; an op definition starts with `version: 1`")
+			l.Errorf(diag.Pos{File: file, Line: 1, Col: 1}, "yaml-empty", "file is empty or holds only comments; an op definition starts with `version: 1`")
 			return nil, false
 		}
 		l.Add(yamlError(file, err))
@@ -79,11 +79,25 @@ func Parse(file string, data []byte, l *diag.List) (doc *yaml.Node, ok bool) {
 
 var yamlLineRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 
+// yamlParserProblems are the yaml.v3 parser (not scanner) errors. yaml.v3
+// reports their line 0-based (it adds 1 for scanner errors only).
+var yamlParserProblems = map[string]bool{
+	"did not find expected <stream-start>": true, "did not find expected <document start>": true,
+	"did not find expected node content": true, "did not find expected key": true,
+	"did not find expected '-' indicator": true, "did not find expected ',' or ']'": true,
+	"did not find expected ',' or '}'": true, "found undefined tag handle": true,
+	"found duplicate %TAG directive": true, "found duplicate %YAML directive": true,
+	"found incompatible YAML document": true,
+}
+
 func yamlError(file string, err error) diag.Diagnostic {
 	d := diag.Diagnostic{Pos: diag.Pos{File: file}, Severity: diag.Error, Code: "yaml-syntax", Message: err.Error()}
 	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
 		if n, e := strconv.Atoi(m[1]); e == nil {
 			d.Pos.Line = n
+			if yamlParserProblems[m[2]] {
+				d.Pos.Line++
+			}
 		}
 		d.Message = m[2]
 	}

@@ -114,8 +114,16 @@ func (t *tree) leaf(e *jsonschema.ValidationError) {
 		}
 		return
 	case *kind.FalseSchema:
+		// unevaluatedProperties: false also rejects known fields when the
+		// $ref that declares them failed; that failure is reported itself.
+		name, known := lastToken(e.InstanceLocation), knownFields(parentPointer(ptr))
+		for _, k := range known {
+			if k == name {
+				return
+			}
+		}
 		key := t.keys[ptr]
-		t.l.Errorf(t.posOf(key), "schema-unknown-field", "unknown field %q%s", lastToken(e.InstanceLocation), suggest(lastToken(e.InstanceLocation), knownFields(parentPointer(ptr))))
+		t.l.Errorf(t.posOf(key), "schema-unknown-field", "unknown field %q%s", name, suggest(name, known))
 		return
 	case *kind.Required:
 		for _, m := range k.Missing {

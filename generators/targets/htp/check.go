@@ -88,11 +88,11 @@ func checkOp(op *ir.Op, d *diag.TargetList) {
 			checkDType(d, pos, dt, "param "+p.Name)
 		}
 		checkLayout(d, p.Where.At("layout", p.Pos), p.Layout, p.Name)
-		if p.Default != nil && isScalarDefault(p) && len(p.DTypes) > 0 && !scalarDefaultDTypes[p.DTypes[0]] {
+		if p.Default != nil && isScalarDefault(p) && len(p.DTypes) > 0 && p.DTypes[0].Valid() && !scalarDefaultDTypes[p.DTypes[0]] {
 			d.Errorf(p.Where.At("default", p.Pos), "htp-default-dtype", "param %q has a scalar default of dtype %s; HTP packages hold scalar defaults only for float32, uint32, int32, uint16, int16, int8, uint8 and bool", p.Name, p.DTypes[0])
 		}
 		if p.Kind == ir.ParamTensor && p.Rank > 5 {
-			d.Errorf(p.Pos, "htp-rank", "param %q has rank %d; QNN ranks go up to 5D (or ND)", p.Name, p.Rank)
+			d.Errorf(p.Where.At("rank", p.Pos), "htp-rank", "param %q has rank %d; QNN ranks go up to 5D (or ND)", p.Name, p.Rank)
 		}
 	}
 }

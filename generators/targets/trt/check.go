@@ -2,6 +2,7 @@
 package trt
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -60,7 +61,7 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 			d.Errorf(pkg.Where.At("namespace", pkg.Where.At("domain", pkg.Pos)), "qdp-namespace", "namespace %q is reserved for Python plugins (reserved: \"\", trt, tensorrt, std); set package.namespace", pkg.Namespace)
 		}
 		if strings.Contains(pkg.Namespace, ".") {
-			d.Errorf(pkg.Where.At("namespace", pkg.Pos), "qdp-namespace", "namespace %q contains '.', which Python plugin ids cannot", pkg.Namespace)
+			d.Errorf(pkg.Where.At("namespace", pkg.Where.At("domain", pkg.Pos)), "qdp-namespace", "namespace %q contains '.', which Python plugin ids cannot; set package.namespace (it defaults to the domain)", pkg.Namespace)
 		}
 	}
 }
@@ -132,7 +133,11 @@ func checkQDP(op *ir.Op, d *diag.TargetList) {
 		}
 		switch p.Kind {
 		case ir.ParamTensor:
-			d.Errorf(p.Pos, "qdp-attr-type", "param %q of op %s is a rank-%d tensor; Python plugin attributes are scalars, strings or 1-D arrays", p.Name, op.Name, p.Rank)
+			what := fmt.Sprintf("a rank-%d tensor", p.Rank)
+			if p.Rank == ir.RankAny {
+				what = "a tensor of any rank"
+			}
+			d.Errorf(p.Where.At("rank", p.Pos), "qdp-attr-type", "param %q of op %s is %s; Python plugin attributes are scalars, strings or 1-D arrays", p.Name, op.Name, what)
 		case ir.ParamArray:
 			if len(p.DTypes) > 0 && !qdpArrayDTypes[p.DTypes[0]] {
 				d.Errorf(p.Where.At("type", p.Pos), "qdp-attr-type", "param %q of op %s is an array of %s; Python plugin arrays hold int8, int16, int32, int64, float16, float32, float64 or bool", p.Name, op.Name, p.DTypes[0])

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/gen"
+	"github.com/opforge/opforge/generators/writer"
+)
+
+func genFlags(name string, stderr io.Writer) (*flag.FlagSet, *gen.Options) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := gen.DefaultOptions
+	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory")
+	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors directory")
+	fs.StringVar(&o.Out, "out", o.Out, "output directory for generated skeletons")
+	return fs, &o
+}
+
+// genCmd regenerates out/: nothing is written when any error was found.
+func genCmd(args []string, stdout, stderr io.Writer) int {
+	fs, o := genFlags("gen", stderr)
+	if rest, err := parse(fs, args); err != nil || len(rest) > 0 {
+		return 2
+	}
+	start := time.Now()
+	var l diag.List
+	plan := gen.Plan(*o, &l)
+	if plan == nil || l.HasErrors() {
+		report(&l, "text", stdout, stderr)
+		fmt.Fprintf(stderr, "opforge gen: nothing written (%d error(s))\n", errorsIn(&l))
+		return 1
+	}
+	st, err := writer.Apply(plan)
+	report(&l, "text", stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "opforge gen: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "opforge gen: %d files in %s: %d written (%d bytes), %d unchanged, %d removed in %s\n",
+		plan.Files.Len(), o.Out, st.Written, st.BytesWritten, st.Unchanged, st.Removed, time.Since(start).Round(time.Millisecond))
+	return 0
+}
+
+// checkCmd validates every op definition and fails when out/ differs from
+// what they generate.
+func checkCmd(args []string, stdout, stderr io.Writer) int {
+	fs, o := genFlags("check", stderr)
+	format := fs.String("format", "text", "diagnostic format: text or json")
+	if rest, err := parse(fs, args); err != nil || len(rest) > 0 {
+		return 2
+	}
+	var l diag.List
+	plan := gen.Plan(*o, &l)
+	if plan != nil && !l.HasErrors() {
+		writer.Diff(plan, &l)
+	}
+	code := report(&l, *format, stdout, stderr)
+	if *format == "text" {
+		e, w := l.Counts()
+		files := 0
+		if plan != nil {
+			files = plan.Files.Len()
+		}
+		fmt.Fprintf(stderr, "opforge check: %s and %d generated files in %s: %d error(s), %d warning(s)\n", o.OpDefs, files, o.Out, e, w)
+	}
+	return code
+}
+
+func errorsIn(l *diag.List) int {
+	e, _ := l.Counts()
+	return e
+}

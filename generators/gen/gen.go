@@ -1,0 +1,88 @@
+// Package gen is the generation pipeline: checked IR -> every target's
+// file set (in memory) -> headers -> the writer's plan for out/.
+package gen
+
+import (
+	"path/filepath"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/fileset"
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/load"
+	"github.com/opforge/opforge/generators/target"
+	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/writer"
+)
+
+// Files generates every target's files for pkgs, keyed by paths relative to
+// the output root (<target>/<...>), headers included.
+func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
+	if ts == nil {
+		ts = targets.All()
+	}
+	all := fileset.New()
+	for _, t := range ts {
+		for _, pkg := range pkgs {
+			set := t.Generate(pkg, l.ForTarget(t.Name()))
+			if set == nil {
+				continue
+			}
+			for _, f := range set.Files() {
+				header := fileset.GeneratedHeader(f.Source)
+				if f.Owned {
+					header = fileset.OwnedHeader(f.Source)
+				}
+				f.Data = fileset.WithHeader(f.Path, f.Data, header)
+			}
+			if err := all.Merge(t.Name(), set); err != nil {
+				l.Errorf(diag.Pos{File: pkg.Source}, "internal", "%s: %v", t.Name(), err)
+			}
+		}
+	}
+	return all
+}
+
+// Options locate the inputs and the output of generation.
+type Options struct {
+	OpDefs     string // opdefs/
+	Toolchains string // toolchains/
+	Out        string // out/
+}
+
+// DefaultOptions are the repository layout.
+var DefaultOptions = Options{OpDefs: "opdefs", Toolchains: "toolchains", Out: "out"}
+
+// Plan loads and checks every op definition, generates every target and
+// merges with the tree under o.Out. The plan must not be applied when l
+// has errors; it is nil when loading failed.
+func Plan(o Options, l *diag.List) *writer.Plan {
+	pkgs := load.Tree(o.OpDefs, l)
+	if l.HasErrors() {
+		return nil
+	}
+	// Headers name the definition relative to the repository root, not to
+	// the working directory, so every machine generates the same bytes.
+	for _, pkg := range pkgs {
+		pkg.Source = SourceName(o.OpDefs, pkg.Source)
+	}
+	ts, err := targets.ForGeneration(o.Toolchains)
+	if err != nil {
+		l.Errorf(diag.Pos{File: o.Toolchains}, "toolchain", "%v", err)
+		return nil
+	}
+	files := Files(pkgs, ts, l)
+	if l.HasErrors() {
+		return nil
+	}
+	return writer.Prepare(filepath.Clean(o.Out), files, l)
+}
+
+// SourceName is how a definition file is named in headers: its path below
+// the parent of the opdefs directory ("opdefs/vision/vision_ops.yaml").
+func SourceName(opdefs, path string) string {
+	rel, err := filepath.Rel(filepath.Dir(filepath.Clean(opdefs)), path)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(rel)
+}

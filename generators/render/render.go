@@ -1,0 +1,98 @@
+// Package render executes the embedded templates of a target with a
+// hermetic function map: sprig without its random, date, environment and
+// crypto functions, so the same input renders the same bytes on any
+// machine. Missing map keys are errors, never "<no value>".
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"text/template"
+
+	"github.com/Masterminds/sprig/v3"
+)
+
+// nonHermetic are sprig functions whose output depends on time, chance,
+// the environment or secrets.
+var nonHermetic = []string{
+	"now", "date", "dateInZone", "date_in_zone", "dateModify", "date_modify", "mustDateModify", "must_date_modify",
+	"ago", "duration", "durationRound", "htmlDate", "htmlDateInZone", "toDate", "mustToDate", "unixEpoch",
+	"env", "expandenv", "getHostByName",
+	"randAlpha", "randAlphaNum", "randAscii", "randNumeric", "randBytes", "randInt", "uuidv4", "shuffle",
+	"genPrivateKey", "derivePassword", "buildCustomCert", "genCA", "genCAWithKey", "genSelfSignedCert",
+	"genSelfSignedCertWithKey", "genSignedCert", "genSignedCertWithKey", "encryptAES", "decryptAES", "bcrypt", "htpasswd",
+}
+
+// FuncMap returns the hermetic function map plus extra.
+func FuncMap(extra template.FuncMap) template.FuncMap {
+	m := sprig.TxtFuncMap()
+	for _, name := range nonHermetic {
+		delete(m, name)
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
+}
+
+// Set is the parsed templates of one target.
+type Set struct {
+	t *template.Template
+}
+
+// Load parses every *.tmpl under dir in fsys. Templates are named by
+// their file name without the directory ("op.cpp.tmpl").
+func Load(fsys fs.FS, dir string, extra template.FuncMap) (*Set, error) {
+	root := template.New(dir).Funcs(FuncMap(extra)).Option("missingkey=error")
+	matches, err := fs.Glob(fsys, path.Join(dir, "*.tmpl"))
+	if err != nil {
+		return nil, err
+	}
+	if len(matches) == 0 {
+		return nil, fmt.Errorf("no templates in %s", dir)
+	}
+	for _, m := range matches {
+		src, err := fs.ReadFile(fsys, m)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := root.New(path.Base(m)).Parse(string(src)); err != nil {
+			return nil, err
+		}
+	}
+	return &Set{t: root}, nil
+}
+
+// Execute renders the named template.
+func (s *Set) Execute(name string, data any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := s.t.ExecuteTemplate(&buf, name, data); err != nil {
+		return nil, err
+	}
+	return normalize(buf.Bytes()), nil
+}
+
+// normalize trims trailing spaces and collapses runs of blank lines that
+// template control blocks leave behind, and ends the file with a newline.
+func normalize(b []byte) []byte {
+	lines := strings.Split(string(b), "\n")
+	out := make([]string, 0, len(lines))
+	blank := 0
+	for _, ln := range lines {
+		ln = strings.TrimRight(ln, " \t")
+		if ln == "" {
+			blank++
+			if blank > 1 {
+				continue
+			}
+		} else {
+			blank = 0
+		}
+		out = append(out, ln)
+	}
+	s := strings.TrimLeft(strings.Join(out, "\n"), "\n")
+	return []byte(strings.TrimRight(s, "\n") + "\n")
+}

@@ -1,0 +1,305 @@
+package htp
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/shapeexpr"
+)
+
+// torchNamespace is the torch.library namespace of a package.
+func torchNamespace(pkg *ir.Package) string { return names.Snake(pkg.Name) }
+
+// torchModel is the ExecuTorch module of one package.
+type torchModel struct {
+	Package   string
+	Namespace string
+	Provider  string
+	Ops       []*torchOp
+}
+
+type torchOp struct {
+	QNNName   string
+	Name      string // torch op name (snake case)
+	Schema    string // functional schema, without the name
+	OutSchema string // .out variant schema, without the name
+	Args      string // Python parameter list of the functional op
+	CallArgs  string // the same names, for calling it
+	OutArgs   string // keyword-only output parameters of the .out variant
+	Outputs   []string
+	// Fake is the body of the fake (meta) implementation, one line each.
+	Fake   []string
+	Region string // user region key of the eager reference implementation
+}
+
+var torchScalar = map[ir.DTypeKind]string{ir.KindInt: "int", ir.KindUint: "int", ir.KindFloat: "float", ir.KindBool: "bool"}
+
+// torchDType maps the vocabulary to torch dtypes; quantized dtypes travel
+// as their integer storage, the way ExecuTorch's quantized graphs hold them.
+func torchDType(d ir.DType) string {
+	switch d.Kind() {
+	case ir.KindQuant:
+		switch {
+		case strings.HasPrefix(string(d), "quint"):
+			return "torch.uint8"
+		case d == ir.QInt16:
+			return "torch.int16"
+		case d == ir.QInt32:
+			return "torch.int32"
+		}
+		return "torch.int8"
+	}
+	if t := d.Info().Torch; t != "" {
+		return "torch." + t
+	}
+	return "torch.float32"
+}
+
+func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.TargetList) *torchModel {
+	m := &torchModel{Package: pkg.Name, Namespace: pm.TorchNamespace, Provider: pm.Provider}
+	for _, op := range ops {
+		m.Ops = append(m.Ops, newTorchOp(op, d))
+	}
+	return m
+}
+
+func newTorchOp(op *ir.Op, d *diag.TargetList) *torchOp {
+	t := &torchOp{QNNName: op.Name, Name: names.Snake(op.Name), Region: "reference:" + op.Name}
+	var schemaArgs, pyArgs, callArgs []string
+	for _, in := range op.Inputs {
+		typ := "Tensor"
+		if in.Optional {
+			typ = "Tensor?"
+		}
+		schemaArgs = append(schemaArgs, typ+" "+in.Ident)
+		py := in.Ident
+		if in.Optional {
+			py += "=None"
+		}
+		pyArgs = append(pyArgs, py)
+		callArgs = append(callArgs, in.Ident)
+	}
+	for _, p := range op.Params {
+		typ, def := torchParam(p)
+		arg := typ + " " + p.Ident
+		py := p.Ident
+		if def != "" {
+			arg += "=" + def
+			py += "=" + pythonDefault(p)
+		}
+		schemaArgs = append(schemaArgs, arg)
+		pyArgs = append(pyArgs, py)
+		callArgs = append(callArgs, p.Ident)
+	}
+	var rets, outArgs, outRets []string
+	for i, o := range op.Outputs {
+		alias := string(rune('a' + i%26))
+		rets = append(rets, "Tensor")
+		outArgs = append(outArgs, "Tensor("+alias+"!) "+o.Ident)
+		outRets = append(outRets, "Tensor("+alias+"!)")
+		t.Outputs = append(t.Outputs, o.Ident)
+	}
+	ret := func(list []string) string {
+		if len(list) == 1 {
+			return list[0]
+		}
+		return "(" + strings.Join(list, ", ") + ")"
+	}
+	t.Schema = "(" + strings.Join(schemaArgs, ", ") + ") -> " + ret(rets)
+	t.OutSchema = "(" + strings.Join(append(append([]string{}, schemaArgs...), "*", strings.Join(outArgs, ", ")), ", ") + ") -> " + ret(outRets)
+	t.Args = strings.Join(pyArgs, ", ")
+	t.CallArgs = strings.Join(callArgs, ", ")
+	t.OutArgs = strings.Join(t.Outputs, ", ")
+	t.Fake = fakeBody(op, d)
+	return t
+}
+
+// torchParam returns a param's schema type and schema default.
+func torchParam(p *ir.Param) (typ, def string) {
+	elem := "int"
+	if len(p.DTypes) > 0 {
+		if s, ok := torchScalar[p.DTypes[0].Kind()]; ok {
+			elem = s
+		}
+	}
+	switch p.Kind {
+	case ir.ParamBool:
+		typ = "bool"
+	case ir.ParamString:
+		typ = "str"
+	case ir.ParamEnum:
+		typ = "int" // the value's index: ExecuTorch cannot pass strings
+	case ir.ParamArray:
+		typ = elem + "[]"
+		if p.Length > 0 {
+			typ = elem + "[" + strconv.Itoa(p.Length) + "]"
+		}
+	case ir.ParamTensor:
+		typ = "Tensor"
+	default:
+		typ = elem
+	}
+	if p.Default == nil || p.Kind == ir.ParamTensor {
+		return typ, ""
+	}
+	return typ, schemaLiteral(p, p.Default)
+}
+
+func enumIndex(p *ir.Param, v string) string {
+	for i, name := range p.Values {
+		if name == v {
+			return strconv.Itoa(i)
+		}
+	}
+	return "0"
+}
+
+// schemaLiteral writes a default in torch schema syntax.
+func schemaLiteral(p *ir.Param, l *ir.Literal) string {
+	switch {
+	case p.Kind == ir.ParamEnum:
+		return enumIndex(p, l.Text)
+	case l.Kind == ir.LitList:
+		parts := make([]string, len(l.List))
+		for i, e := range l.List {
+			parts[i] = schemaLiteral(p, e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case l.Kind == ir.LitBool:
+		return map[bool]string{true: "True", false: "False"}[l.Text == "true"]
+	case l.Kind == ir.LitString:
+		return strconv.Quote(l.Text)
+	case len(p.DTypes) > 0 && p.DTypes[0].IsFloat() && !strings.ContainsAny(l.Text, ".eE"):
+		return l.Text + ".0"
+	}
+	return l.Text
+}
+
+// pythonDefault is the same default as a Python expression.
+func pythonDefault(p *ir.Param) string {
+	s := schemaLiteral(p, p.Default)
+	if p.Kind == ir.ParamArray {
+		return "(" + strings.Trim(s, "[]") + map[bool]string{true: ",", false: ""}[len(p.Default.List) == 1] + ")"
+	}
+	return s
+}
+
+// fakeBody computes the fake (meta) implementation: bind the dim symbols
+// from the input shapes, evaluate every output shape expression, allocate.
+func fakeBody(op *ir.Op, d *diag.TargetList) []string {
+	var lines []string
+	bound := map[string]string{}
+	for _, in := range op.Inputs {
+		for i, dim := range in.Shape {
+			if dim.Expr.IsSymbol() && bound[dim.Expr.Name] == "" {
+				local := "_" + dim.Expr.Name
+				bound[dim.Expr.Name] = local
+				guard := ""
+				if in.Optional {
+					guard = " if " + in.Ident + " is not None else 0"
+				}
+				lines = append(lines, fmt.Sprintf("%s = %s.shape[%d]%s", local, in.Ident, i, guard))
+			}
+		}
+	}
+	if len(op.DataDependent) > 0 {
+		lines = append(lines, "ctx = torch.library.get_ctx()")
+	}
+	ref := func(e *shapeexpr.Expr) string {
+		if e.Kind == shapeexpr.Index {
+			if op.Input(e.Name) != nil {
+				return "ctx.new_dynamic_size()"
+			}
+			return fmt.Sprintf("%s[%d]", identOf(op, e.Name), e.Index)
+		}
+		if local, ok := bound[e.Name]; ok {
+			return local
+		}
+		return identOf(op, e.Name)
+	}
+	for _, s := range op.DataDependent {
+		local := "_" + s.Name
+		bound[s.Name] = local
+		lines = append(lines, fmt.Sprintf("%s = ctx.new_dynamic_size(max=%s)", local, s.Upper.Python(ref)))
+	}
+	first := ""
+	if len(op.Inputs) > 0 {
+		first = op.Inputs[0].Ident
+	}
+	var results []string
+	for _, o := range op.Outputs {
+		dtype := outputDType(op, o)
+		var shape string
+		switch {
+		case o.Shape != nil:
+			dims := make([]string, len(o.Shape))
+			for i, dim := range o.Shape {
+				dims[i] = dim.Expr.Python(ref)
+			}
+			shape = "(" + strings.Join(dims, ", ") + map[bool]string{true: ",", false: ""}[len(dims) == 1] + ")"
+		case first != "":
+			d.Warnf(o.Where.At("name", o.Pos), "executorch-assumed-shape", "output %q of op %s states no shape (QNN XML cannot), so its torch fake implementation assumes the shape of input %q; convert the op to YAML and give the output a shape if that is wrong", o.Name, op.Name, op.Inputs[0].Name)
+			shape = first + ".shape"
+		default:
+			shape = "()"
+		}
+		results = append(results, fmt.Sprintf("torch.empty(%s, dtype=%s, device=%s)", shape, dtype, deviceOf(first)))
+	}
+	if len(results) == 1 {
+		lines = append(lines, "return "+results[0])
+	} else {
+		lines = append(lines, "return ("+strings.Join(results, ", ")+")")
+	}
+	return lines
+}
+
+func deviceOf(first string) string {
+	if first == "" {
+		return "\"meta\""
+	}
+	return first + ".device"
+}
+
+func identOf(op *ir.Op, name string) string {
+	if p := op.Param(name); p != nil {
+		return p.Ident
+	}
+	if in := op.Input(name); in != nil {
+		return in.Ident
+	}
+	return name
+}
+
+// outputDType picks an output's dtype at trace time: a type variable takes
+// the dtype of the first input with the same variable; an output that may
+// have the first input's dtype takes it; otherwise its first allowed dtype.
+func outputDType(op *ir.Op, o *ir.Tensor) string {
+	if o.Type.Var != "" {
+		for _, in := range op.Inputs {
+			if in.Type.Var == o.Type.Var && !in.Optional {
+				return in.Ident + ".dtype"
+			}
+		}
+	}
+	allowed := op.AllowedDTypes(o)
+	if len(allowed) == 0 {
+		return "torch.float32"
+	}
+	if len(allowed) > 1 && len(op.Inputs) > 0 && !op.Inputs[0].Optional {
+		set := make([]string, 0, len(allowed))
+		seen := map[string]bool{}
+		for _, d := range allowed {
+			if t := torchDType(d); !seen[t] {
+				seen[t] = true
+				set = append(set, t)
+			}
+		}
+		first := op.Inputs[0].Ident
+		return fmt.Sprintf("(%s.dtype if %s.dtype in (%s,) else %s)", first, first, strings.Join(set, ", "), set[0])
+	}
+	return torchDType(allowed[0])
+}

@@ -1,0 +1,245 @@
+package htp
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/fileset"
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/qnnxml"
+	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/toolchain"
+	"github.com/opforge/opforge/templates"
+)
+
+// Generator is the HTP target with what generation needs besides the IR.
+type Generator struct {
+	Target
+	Toolchain *toolchain.HTP
+}
+
+// New loads the HTP toolchain descriptor from dir (toolchains/).
+func New(toolchainDir string) (*Generator, error) {
+	tc, err := toolchain.LoadHTP(toolchainDir)
+	if err != nil {
+		return nil, err
+	}
+	return &Generator{Toolchain: tc}, nil
+}
+
+// Generate implements target.Target without a toolchain: it emits nothing,
+// so the registry's check-only targets never write a Makefile with
+// made-up pins.
+func (Target) Generate(*ir.Package, *diag.TargetList) *fileset.Set { return nil }
+
+var tmpl = func() *render.Set {
+	s, err := render.Load(templates.FS, "htp", nil)
+	if err != nil {
+		panic(fmt.Sprintf("htp templates: %v", err)) // embedded: a build-time bug
+	}
+	return s
+}()
+
+// Generate emits the package tree qnn-op-package-generator would, plus the
+// ExecuTorch registration module: paths relative to out/htp/.
+func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
+	ops := Ops(pkg)
+	if len(ops) == 0 {
+		return nil
+	}
+	m := newPackageModel(pkg, ops, g.Toolchain)
+	set := fileset.New()
+	dir := pkg.Name
+	add := func(name, tmplName string, data any, owned bool) {
+		out, err := tmpl.Execute(tmplName, data)
+		if err != nil {
+			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", tmplName, err)
+			return
+		}
+		if err := set.Add(&fileset.File{Path: path.Join(dir, name), Data: out, Source: pkg.Source, Owned: owned}); err != nil {
+			d.Errorf(pkg.Pos, "internal", "%v", err)
+		}
+	}
+	add("Makefile", "Makefile.tmpl", m, false)
+	add("src/"+pkg.Name+"Interface.cpp", "interface.cpp.tmpl", m, false)
+	for _, op := range m.Ops {
+		add("src/ops/"+op.Name+".cpp", "op.cpp.tmpl", op, true)
+	}
+	add("executorch/"+m.TorchNamespace+".py", "executorch.py.tmpl", newTorchModel(pkg, ops, m, d), true)
+	add("README.md", "README.md.tmpl", m, false)
+	// The config is the canonical QNN XML of exactly the ops generated,
+	// also when the source was YAML: it is what qnn tools and ExecuTorch's
+	// builder read.
+	var xl diag.List
+	sub := *pkg
+	sub.Ops = ops
+	xml, err := qnnxml.Write(&sub, &xl)
+	if err != nil || xl.HasErrors() {
+		d.Errorf(pkg.Pos, "htp-config", "cannot write config/%s.xml: %v %v", pkg.Name, err, xl.Sorted())
+	} else {
+		_ = set.Add(&fileset.File{Path: path.Join(dir, "config", pkg.Name+".xml"), Data: xml, Source: pkg.Source})
+	}
+	return set
+}
+
+// packageModel is everything the package-level templates print; all
+// decisions are made here, in Go.
+type packageModel struct {
+	Name           string
+	Provider       string
+	Legacy         bool
+	Ops            []*opModel
+	Archs          []archModel
+	X86            archModel
+	DefaultArch    string
+	QNNInclude     string
+	QNNTargetLib   string
+	AndroidAPI     int
+	HostCXX        string
+	TorchNamespace string
+}
+
+type archModel struct {
+	Arch, Upper, SDK, Tools string
+}
+
+func newPackageModel(pkg *ir.Package, ops []*ir.Op, tc *toolchain.HTP) *packageModel {
+	m := &packageModel{
+		Name:           pkg.Name,
+		Provider:       pkg.Name + "InterfaceProvider",
+		Legacy:         pkg.HTP.InterfaceStyle == "legacy",
+		DefaultArch:    tc.Hexagon.DefaultArch,
+		QNNInclude:     tc.QNN.Include,
+		QNNTargetLib:   tc.QNN.TargetLib,
+		AndroidAPI:     tc.Android.API,
+		HostCXX:        tc.Host.CXX,
+		TorchNamespace: torchNamespace(pkg),
+		X86:            archModel{"x86", "X86", tc.Hexagon.X86.SDK, tc.Hexagon.X86.Tools},
+	}
+	for _, a := range tc.Hexagon.Archs {
+		m.Archs = append(m.Archs, archModel{a.Arch, strings.ToUpper(a.Arch), a.SDK, a.Tools})
+	}
+	for _, op := range ops {
+		m.Ops = append(m.Ops, newOpModel(pkg, op))
+	}
+	return m
+}
+
+// opModel is one src/ops/<Op>.cpp.
+type opModel struct {
+	Package    string
+	Name       string
+	Func       string // <op_lower>Impl
+	CostFunc   string
+	Defaults   []defaultModel
+	Signature  string // impl parameter list
+	ParamOrder string // DEF_PACKAGE_PARAM_ORDER arguments after the op name; "" when no params
+	NumInputs  int
+	NumOutputs int
+	NumParams  int
+}
+
+type defaultModel struct {
+	Static   string // sg_opDefault<Title>
+	Name     string // the param's name as a string
+	DataType string // QNN_DATATYPE_...
+	Field    string // Qnn_Scalar_t member
+	Value    string // C++ literal
+}
+
+// scalarField is the Qnn_Scalar_t member holding each dtype.
+var scalarField = map[ir.DType]string{
+	ir.Float32: "floatValue", ir.Uint32: "uint32Value", ir.Int32: "int32Value", ir.Uint16: "uint16Value",
+	ir.Int16: "int16Value", ir.Int8: "int8Value", ir.Uint8: "uint8Value", ir.Bool: "bool8Value",
+}
+
+func newOpModel(pkg *ir.Package, op *ir.Op) *opModel {
+	lower := strings.ToLower(op.Name)
+	m := &opModel{
+		Package:    pkg.Name,
+		Name:       op.Name,
+		Func:       lower + "Impl",
+		CostFunc:   lower + "CostFunc",
+		NumInputs:  len(op.Inputs),
+		NumOutputs: len(op.Outputs),
+		NumParams:  len(op.Params),
+	}
+	var args []string
+	for _, t := range op.Outputs {
+		args = append(args, "TensorType& "+t.Ident)
+	}
+	for _, t := range op.Inputs {
+		args = append(args, "const TensorType& "+t.Ident)
+	}
+	for _, p := range op.Params {
+		args = append(args, "const Tensor& "+p.Ident)
+	}
+	m.Signature = strings.Join(args, ", ")
+	var order []string
+	for _, p := range op.Params {
+		if dm, ok := scalarDefault(p); ok {
+			m.Defaults = append(m.Defaults, dm)
+			order = append(order, fmt.Sprintf("%q, false, &%s", p.Name, dm.Static))
+		} else {
+			order = append(order, fmt.Sprintf("%q, true, nullptr", p.Name))
+		}
+	}
+	m.ParamOrder = strings.Join(order, ", ")
+	return m
+}
+
+// scalarDefault builds the static default of a param whose default is one
+// scalar of a dtype Qnn_Scalar_t can hold.
+func scalarDefault(p *ir.Param) (defaultModel, bool) {
+	if p.Default == nil || !isScalarDefault(p) || len(p.DTypes) == 0 {
+		return defaultModel{}, false
+	}
+	dt := p.DTypes[0]
+	field, ok := scalarField[dt]
+	if !ok {
+		return defaultModel{}, false
+	}
+	value := p.Default.Text
+	switch {
+	case p.Kind == ir.ParamEnum:
+		for i, v := range p.Values {
+			if v == p.Default.Text {
+				value = fmt.Sprint(i)
+			}
+		}
+	case dt == ir.Bool:
+		value = map[bool]string{true: "1", false: "0"}[p.Default.Text == "true"]
+	case dt == ir.Float32:
+		value = floatLiteral(value)
+	}
+	return defaultModel{
+		Static:   "sg_opDefault" + title(p.Ident),
+		Name:     p.Name,
+		DataType: dt.QNNName(),
+		Field:    field,
+		Value:    value,
+	}, true
+}
+
+func floatLiteral(s string) string {
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return s + "f"
+}
+
+// title upper-cases the first letter of every underscore-separated word,
+// like Python's str.title() on identifiers: transpose_in0 -> Transpose_In0.
+func title(s string) string {
+	b := []byte(s)
+	start := true
+	for i, c := range b {
+		if start && c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+		start = !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
+	}
+	return string(b)
+}
