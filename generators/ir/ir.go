@@ -50,6 +50,8 @@ type HTPPackage struct {
 	// InterfaceStyle is "current" (SDK >= 2.10 registration through
 	// INIT_PKG_CORE_INIT_FUNC) or "legacy" (ops registered in <Pkg>Init).
 	InterfaceStyle string
+	// ExecuTorch enables the ExecuTorch registration module and its checks.
+	ExecuTorch bool
 	// Supplementals are the XML SupplementalOpDefLists, one per backend.
 	Supplementals []*Supplemental
 }

@@ -64,6 +64,7 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 	}
 	pkg.Namespace = pkg.Domain
 	pkg.HTP.InterfaceStyle = "current"
+	pkg.HTP.ExecuTorch = true
 	for _, field := range []string{"name", "domain", "version"} {
 		pkg.Where[field] = pkg.Pos
 	}

@@ -141,6 +141,10 @@ func (b *builder) pkg(root *yaml.Node) *ir.Package {
 	targets := asObject(doc.get("targets"))
 	htp := asObject(targets.get("htp"))
 	pkg.HTP.InterfaceStyle = htp.str("interface_style")
+	pkg.HTP.ExecuTorch = true
+	if v := htp.optBool("executorch"); v != nil {
+		pkg.HTP.ExecuTorch = *v
+	}
 	if pkg.HTP.InterfaceStyle == "" {
 		pkg.HTP.InterfaceStyle = "current"
 	}

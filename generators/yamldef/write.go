@@ -56,7 +56,41 @@ func encode(root *yaml.Node, schemaPath string) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return spaceSections(buf.Bytes()), nil
+}
+
+// spaceSections puts one blank line before every top-level key and every
+// op after the first, above the comments that belong to it, so canonical
+// files read like hand-written ones (yaml.v3 drops blank lines).
+func spaceSections(data []byte) []byte {
+	lines := strings.Split(string(data), "\n")
+	var out []string
+	seenTop, seenOp, inOps := false, false, false
+	for _, ln := range lines {
+		top := ln != "" && ln[0] != ' ' && ln[0] != '#' && ln[0] != '-'
+		op := inOps && strings.HasPrefix(ln, "  - ")
+		if top {
+			inOps = strings.HasPrefix(ln, "ops:")
+		}
+		if (top && seenTop && !strings.HasPrefix(ln, "package:")) || (op && seenOp) {
+			// move above the comment block that precedes this line
+			i := len(out)
+			prefix := "#"
+			if op {
+				prefix = "  #"
+			}
+			for i > 0 && strings.HasPrefix(out[i-1], prefix) {
+				i--
+			}
+			if i > 0 && out[i-1] != "" {
+				out = append(out[:i], append([]string{""}, out[i:]...)...)
+			}
+		}
+		seenTop = seenTop || top
+		seenOp = seenOp || op
+		out = append(out, ln)
+	}
+	return []byte(strings.Join(out, "\n"))
 }
 
 func mapping(flow bool) *yaml.Node {
@@ -108,6 +142,9 @@ func packageTargets(pkg *ir.Package) *yaml.Node {
 	htp := mapping(false)
 	if pkg.HTP.InterfaceStyle != "" && pkg.HTP.InterfaceStyle != "current" {
 		add(htp, "interface_style", str(pkg.HTP.InterfaceStyle))
+	}
+	if !pkg.HTP.ExecuTorch {
+		add(htp, "executorch", boolNode(false))
 	}
 	if len(pkg.HTP.Supplementals) > 0 {
 		list := seq(false)
@@ -254,19 +291,17 @@ func opNode(op *ir.Op) *yaml.Node {
 		}
 		add(m, "types", tm)
 	}
-	for _, part := range []struct {
-		key  string
-		list []*ir.Tensor
-	}{{"inputs", op.Inputs}, {"outputs", op.Outputs}} {
-		if len(part.list) == 0 {
-			continue
+	tensors := func(key string, list []*ir.Tensor) {
+		if len(list) == 0 {
+			return
 		}
 		ts := seq(false)
-		for _, t := range part.list {
+		for _, t := range list {
 			ts.Content = append(ts.Content, tensorNode(t))
 		}
-		add(m, part.key, ts)
+		add(m, key, ts)
 	}
+	tensors("inputs", op.Inputs)
 	if len(op.Params) > 0 {
 		ps := seq(false)
 		for _, p := range op.Params {
@@ -274,6 +309,7 @@ func opNode(op *ir.Op) *yaml.Node {
 		}
 		add(m, "params", ps)
 	}
+	tensors("outputs", op.Outputs)
 	if len(op.DataDependent) > 0 {
 		dm := mapping(false)
 		for _, s := range op.DataDependent {

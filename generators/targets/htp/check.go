@@ -62,6 +62,9 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 			continue
 		}
 		checkOp(op, d)
+		if pkg.HTP.ExecuTorch {
+			checkExecuTorch(op, d)
+		}
 	}
 }
 

@@ -67,7 +67,9 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	for _, op := range m.Ops {
 		add("src/ops/"+op.Name+".cpp", "op.cpp.tmpl", op, true)
 	}
-	add("executorch/"+m.TorchNamespace+".py", "executorch.py.tmpl", newTorchModel(pkg, ops, m, d), true)
+	if pkg.HTP.ExecuTorch {
+		add("executorch/"+m.TorchNamespace+".py", "executorch.py.tmpl", newTorchModel(pkg, ops, m, d), true)
+	}
 	add("README.md", "README.md.tmpl", m, false)
 	// The config is the canonical QNN XML of exactly the ops generated,
 	// also when the source was YAML: it is what qnn tools and ExecuTorch's

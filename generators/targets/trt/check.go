@@ -90,11 +90,13 @@ func checkOp(op *ir.Op, d *diag.TargetList) {
 		}
 	}
 	for _, p := range op.Params {
-		pos := p.Where.At("type", p.Pos)
-		for _, dt := range p.DTypes {
-			if info := dt.Info(); info != nil && info.TRTField == "" && p.Kind != ir.ParamEnum {
-				d.Errorf(pos, "trt-param-dtype", "param %q of op %s has dtype %s, which TensorRT plugin fields cannot carry (no PluginFieldType)", p.Name, op.Name, dt)
-			}
+		if p.Kind == ir.ParamEnum || len(p.DTypes) == 0 {
+			continue
+		}
+		// A param listing alternatives needs one TensorRT can carry; the
+		// plugin takes the first such.
+		if fieldDType(p) == "" {
+			d.Errorf(p.Where.At("type", p.Pos), "trt-param-dtype", "param %q of op %s has dtype %s, which TensorRT plugin fields cannot carry (no PluginFieldType)", p.Name, op.Name, p.DTypes[0])
 		}
 	}
 	if t.QDP != nil {
@@ -150,4 +152,14 @@ func checkQDP(op *ir.Op, d *diag.TargetList) {
 	if len(defaulted) > 0 {
 		d.Warnf(op.Where.At("params", op.Pos), "qdp-default", "op %s: Python plugin attributes take no defaults, so callers of its Python plugin must pass %s explicitly (the C++ plugin applies the defaults)", op.Name, strings.Join(defaulted, ", "))
 	}
+}
+
+// fieldDType is the first of a param's dtypes a PluginField can carry, or "".
+func fieldDType(p *ir.Param) ir.DType {
+	for _, dt := range p.DTypes {
+		if info := dt.Info(); info != nil && info.TRTField != "" {
+			return dt
+		}
+	}
+	return ""
 }

@@ -24,22 +24,22 @@ QNN_OP_TYPES = {
 
 _lib = Library(NAMESPACE, "DEF")
 
-_lib.define("top_k_last(Tensor x, int k, bool largest=True) -> (Tensor, Tensor)")
-_lib.define("top_k_last.out(Tensor x, int k, bool largest=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))")
+_lib.define("top_k_last(Tensor x, int k, int order=0) -> (Tensor, Tensor)")
+_lib.define("top_k_last.out(Tensor x, int k, int order=0, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))")
 
-def top_k_last_reference(x, k, largest=True):
+def top_k_last_reference(x, k, order=0):
     """Eager reference implementation of TopKLast (CPU); used outside delegation."""
     # opforge:begin reference:TopKLast
     raise NotImplementedError("vision_ops::top_k_last has no eager implementation yet; write it in reference:TopKLast")
     # opforge:end reference:TopKLast
 
-def _top_k_last_fake(x, k, largest=True):
+def _top_k_last_fake(x, k, order=0):
     _B = x.shape[0]
     _L = x.shape[1]
     return (torch.empty((_B, min(k, _L)), dtype=x.dtype, device=x.device), torch.empty((_B, min(k, _L)), dtype=torch.int32, device=x.device))
 
-def _top_k_last_out(x, k, largest=True, *, values, indices):
-    results = top_k_last_reference(x, k, largest)
+def _top_k_last_out(x, k, order=0, *, values, indices):
+    results = top_k_last_reference(x, k, order)
     for out, result in zip((values, indices,), results):
         out.resize_(result.shape)
         out.copy_(result)

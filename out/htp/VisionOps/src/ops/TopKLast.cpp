@@ -13,22 +13,22 @@
 
 BEGIN_PKG_OP_DEFINITION(PKG_TopKLast);
 
-// Default of param "largest", used when a graph omits it.
-static Qnn_Scalar_t sg_opDefaultLargestScalar = [] {
+// Default of param "order", used when a graph omits it.
+static Qnn_Scalar_t sg_opDefaultOrderScalar = [] {
   Qnn_Scalar_t scalar{};
-  scalar.dataType = QNN_DATATYPE_BOOL_8;
-  scalar.bool8Value = 1;
+  scalar.dataType = QNN_DATATYPE_UINT_32;
+  scalar.uint32Value = 0;
   return scalar;
 }();
-static Qnn_Param_t sg_opDefaultLargest = [] {
+static Qnn_Param_t sg_opDefaultOrder = [] {
   Qnn_Param_t param{};
   param.paramType = QNN_PARAMTYPE_SCALAR;
-  param.scalarParam = sg_opDefaultLargestScalar;
+  param.scalarParam = sg_opDefaultOrderScalar;
   return param;
 }();
 
 template <typename TensorType>
-GraphStatus topklastImpl(TensorType& values, TensorType& indices, const TensorType& x, const Tensor& k, const Tensor& largest);
+GraphStatus topklastImpl(TensorType& values, TensorType& indices, const TensorType& x, const Tensor& k, const Tensor& order);
 
 static float topklastCostFunc(const Op* op);
 
@@ -38,10 +38,10 @@ static float topklastCostFunc(const Op* op);
 DEF_PACKAGE_OP((topklastImpl<Tensor>), "TopKLast")
 
 // Params in the order the impl receives them; a graph's params with other names are dropped.
-DEF_PACKAGE_PARAM_ORDER("TopKLast", "k", true, nullptr, "largest", false, &sg_opDefaultLargest)
+DEF_PACKAGE_PARAM_ORDER("TopKLast", "k", true, nullptr, "order", false, &sg_opDefaultOrder)
 
 template <typename TensorType>
-GraphStatus topklastImpl(TensorType& values, TensorType& indices, const TensorType& x, const Tensor& k, const Tensor& largest)
+GraphStatus topklastImpl(TensorType& values, TensorType& indices, const TensorType& x, const Tensor& k, const Tensor& order)
 {
   // opforge:begin impl
   // Write the kernel here. Avoid heap allocation in this function.
