@@ -4,6 +4,7 @@ package gen
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
@@ -39,6 +40,10 @@ func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 			}
 		}
 	}
+	// out/.gitignore keeps build and import artifacts out of git, as the
+	// drift check keeps them out of its verdict.
+	ignore := strings.Join(writer.ArtifactPatterns, "\n") + "\n"
+	_ = all.Add(&fileset.File{Path: ".gitignore", Data: fileset.WithHeader(".gitignore", []byte(ignore), fileset.GeneratedHeader("opdefs"))})
 	return all
 }
 

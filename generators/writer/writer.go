@@ -271,11 +271,32 @@ func Diff(p *Plan, l *diag.List) {
 		}
 		r, _ := filepath.Rel(p.Root, full)
 		r = filepath.ToSlash(r)
-		if p.Files.Get(r) == nil {
+		if p.Files.Get(r) == nil && !IsArtifact(r) {
 			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "extra file: opdefs do not generate it; delete it (or regenerate with `go tool mage gen`, which removes files it generated earlier)")
 		}
 		return nil
 	})
+}
+
+// Artifacts are what building or importing a generated package leaves
+// beside its sources: they are not drift. ArtifactPatterns lists them in
+// .gitignore syntax for out/.gitignore.
+var ArtifactPatterns = []string{"build/", "__pycache__/", "*.pyc", "*.o", "*.d", "*.so"}
+
+// IsArtifact reports whether a path below the output root is a build or
+// import artifact.
+func IsArtifact(rel string) bool {
+	parts := strings.Split(rel, "/")
+	for _, dir := range parts[:len(parts)-1] {
+		if dir == "build" || dir == "__pycache__" {
+			return true
+		}
+	}
+	switch path.Ext(rel) {
+	case ".pyc", ".o", ".d", ".so":
+		return true
+	}
+	return false
 }
 
 func firstDiffLine(a, b []byte) int {

@@ -27,7 +27,7 @@ type torchOp struct {
 	Name      string // torch op name (snake case)
 	Schema    string // functional schema, without the name
 	OutSchema string // .out variant schema, without the name
-	Args      string // Python parameter list of the functional op
+	Args      string // Python parameter list of the functional op, schema order
 	CallArgs  string // the same names, for calling it
 	OutArgs   string // keyword-only output parameters of the .out variant
 	Outputs   []string
@@ -69,6 +69,12 @@ func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.Targ
 
 func newTorchOp(op *ir.Op, d *diag.TargetList) *torchOp {
 	t := &torchOp{QNNName: op.Name, Name: names.Snake(op.Name), Region: "reference:" + op.Name}
+	// torch schemas allow defaults only at the end, so params without a
+	// default come first; ExecuTorch passes params to QNN by name and the
+	// package's DEF_PACKAGE_PARAM_ORDER fixes the order the kernel sees, so
+	// the torch order does not matter to the package. Inputs keep their
+	// order (ExecuTorch passes them positionally); an optional input has no
+	// default and is passed as None explicitly.
 	var schemaArgs, pyArgs, callArgs []string
 	for _, in := range op.Inputs {
 		typ := "Tensor"
@@ -76,22 +82,28 @@ func newTorchOp(op *ir.Op, d *diag.TargetList) *torchOp {
 			typ = "Tensor?"
 		}
 		schemaArgs = append(schemaArgs, typ+" "+in.Ident)
-		py := in.Ident
-		if in.Optional {
-			py += "=None"
-		}
-		pyArgs = append(pyArgs, py)
+		pyArgs = append(pyArgs, in.Ident)
 		callArgs = append(callArgs, in.Ident)
 	}
+	var required, defaulted []*ir.Param
 	for _, p := range op.Params {
+		if _, def := torchParam(p); def == "" {
+			required = append(required, p)
+		} else {
+			defaulted = append(defaulted, p)
+		}
+	}
+	for _, p := range append(required, defaulted...) {
 		typ, def := torchParam(p)
 		arg := typ + " " + p.Ident
-		py := p.Ident
 		if def != "" {
 			arg += "=" + def
-			py += "=" + pythonDefault(p)
 		}
 		schemaArgs = append(schemaArgs, arg)
+		py := p.Ident
+		if def != "" {
+			py += "=" + pythonDefault(p)
+		}
 		pyArgs = append(pyArgs, py)
 		callArgs = append(callArgs, p.Ident)
 	}
@@ -111,6 +123,8 @@ func newTorchOp(op *ir.Op, d *diag.TargetList) *torchOp {
 	}
 	t.Schema = "(" + strings.Join(schemaArgs, ", ") + ") -> " + ret(rets)
 	t.OutSchema = "(" + strings.Join(append(append([]string{}, schemaArgs...), "*", strings.Join(outArgs, ", ")), ", ") + ") -> " + ret(outRets)
+	// torch hands Python kernels the arguments as the caller passed them, so
+	// the Python functions repeat the schema's defaults.
 	t.Args = strings.Join(pyArgs, ", ")
 	t.CallArgs = strings.Join(callArgs, ", ")
 	t.OutArgs = strings.Join(t.Outputs, ", ")
@@ -179,7 +193,7 @@ func schemaLiteral(p *ir.Param, l *ir.Literal) string {
 	return l.Text
 }
 
-// pythonDefault is the same default as a Python expression.
+// pythonDefault is a param's default as a Python expression.
 func pythonDefault(p *ir.Param) string {
 	s := schemaLiteral(p, p.Default)
 	if p.Kind == ir.ParamArray {

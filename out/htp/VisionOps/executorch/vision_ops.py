@@ -4,7 +4,9 @@
 Importing this module defines the torch operators torch.ops.vision_ops.*
 (functional and .out variants) with fake implementations, so models calling
 them can be exported with torch.export and lowered by ExecuTorch's Qualcomm
-backend. op_package_options() builds the QnnExecuTorchOpPackageOptions that
+backend. Argument order: the inputs, then params without a default, then
+params with one. ExecuTorch delegates a call only when every argument is
+passed positionally and none is None. op_package_options() builds the QnnExecuTorchOpPackageOptions that
 make the backend delegate those operators to this op package.
 """
 

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func run(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestValidateExitCodesAndJSON(t *testing.T) {
+	if code, _, errs := run("validate", "../../opdefs"); code != 0 {
+		t.Errorf("shipped opdefs: exit %d\n%s", code, errs)
+	}
+	bad := "../../testdata/diagnostics/unknown-symbol"
+	code, _, errs := run("validate", bad)
+	if code != 1 || !strings.Contains(errs, "[unknown-symbol]") {
+		t.Errorf("bad opdef: exit %d\n%s", code, errs)
+	}
+	code, out, _ := run("validate", "--format", "json", bad)
+	var diags []map[string]any
+	if err := json.Unmarshal([]byte(out), &diags); err != nil || code != 1 || len(diags) == 0 {
+		t.Errorf("json: exit %d, %v: %s", code, err, out)
+	}
+	if diags[0]["code"] != "unknown-symbol" || diags[0]["severity"] != "error" {
+		t.Errorf("json diagnostic: %v", diags[0])
+	}
+	if code, _, _ := run("validate", "--format", "yaml"); code != 2 {
+		t.Errorf("bad flag: exit %d, want 2", code)
+	}
+	if code, _, _ := run("frobnicate"); code != 2 {
+		t.Errorf("unknown command: exit %d, want 2", code)
+	}
+}
+
+func TestConvertWritesNothingOnError(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.yaml")
+	code, _, _ := run("convert", "../../testdata/diagnostics/xml-enum/ops.xml", "-o", out)
+	if code != 1 {
+		t.Errorf("exit %d", code)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("convert wrote %s despite errors", out)
+	}
+	code, _, errs := run("convert", "../../../shared/fixtures/qnn/onnxruntime/MyAddOpPackageHtp.xml", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, _ := os.ReadFile(out)
+	if !strings.HasPrefix(string(data), "# yaml-language-server: $schema=") || !strings.Contains(string(data), "'in[0]'") {
+		t.Errorf("converted YAML:\n%s", data)
+	}
+}
+
+func TestFmtCheck(t *testing.T) {
+	if code, out, errs := run("fmt", "--check", "../../opdefs/vision/vision_ops.yaml"); code != 0 {
+		t.Errorf("shipped opdef is not canonical: %s %s", out, errs)
+	}
+	messy := filepath.Join(t.TempDir(), "m.yaml")
+	src := "# top\nops:\n  - outputs: [{name: y, type: float32}]   # keep me\n    name: A\npackage: {version: 1, domain: d, name: P}\nversion: 1\n"
+	_ = os.WriteFile(messy, []byte(src), 0o644)
+	if code, _, _ := run("fmt", "--check", messy); code != 1 {
+		t.Errorf("--check on a messy file: exit %d, want 1", code)
+	}
+	if code, _, errs := run("fmt", "-w", messy); code != 0 {
+		t.Fatal(errs)
+	}
+	got, _ := os.ReadFile(messy)
+	for _, want := range []string{"# top", "# keep me", "version: 1\npackage:"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("formatted file lacks %q:\n%s", want, got)
+		}
+	}
+	if code, _, _ := run("fmt", "--check", messy); code != 0 {
+		t.Errorf("fmt is not idempotent:\n%s", got)
+	}
+}
+
+func TestCheckDetectsDrift(t *testing.T) {
+	root := t.TempDir()
+	outDir := filepath.Join(root, "out")
+	args := []string{"--opdefs", "../../opdefs", "--toolchains", "../../toolchains", "--out", outDir}
+	if code, _, errs := run(append([]string{"gen"}, args...)...); code != 0 {
+		t.Fatal(errs)
+	}
+	if code, _, errs := run(append([]string{"check"}, args...)...); code != 0 {
+		t.Fatalf("fresh tree: %s", errs)
+	}
+	_ = os.WriteFile(filepath.Join(outDir, "htp", "stray.txt"), []byte("x"), 0o644)
+	code, _, errs := run(append([]string{"check"}, args...)...)
+	if code != 1 || !strings.Contains(errs, "stray.txt") || !strings.Contains(errs, "[drift-extra]") {
+		t.Errorf("untracked file: exit %d\n%s", code, errs)
+	}
+}

@@ -1,0 +1,211 @@
+package gen
+
+import (
+	"bytes"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/writer"
+)
+
+var update = flag.Bool("update", false, "rewrite out/ and the golden trees under testdata/gen")
+
+const repo = "../.."
+
+func repoOptions() Options {
+	return Options{OpDefs: repo + "/opdefs", Toolchains: repo + "/toolchains", Out: repo + "/out"}
+}
+
+func mustPlan(t *testing.T, o Options) *writer.Plan {
+	t.Helper()
+	var l diag.List
+	p := Plan(o, &l)
+	if p == nil || l.HasErrors() {
+		var buf bytes.Buffer
+		_ = l.WriteText(&buf)
+		t.Fatalf("generation failed:\n%s", buf.String())
+	}
+	return p
+}
+
+// goldenTree compares (or with -update rewrites) a generated tree.
+func goldenTree(t *testing.T, o Options) {
+	t.Helper()
+	p := mustPlan(t, o)
+	if *update {
+		if _, err := writer.Apply(p); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	var l diag.List
+	writer.Diff(p, &l)
+	if l.HasErrors() {
+		var buf bytes.Buffer
+		_ = l.WriteText(&buf)
+		t.Errorf("%s differs from what %s generate (go test ./generators/gen -update refreshes it):\n%s", o.Out, o.OpDefs, buf.String())
+	}
+}
+
+// TestShippedOutIsCurrent is the golden test of the shipped packages: the
+// checked-in out/ must be exactly what opdefs/ generate.
+func TestShippedOutIsCurrent(t *testing.T) { goldenTree(t, repoOptions()) }
+
+// TestGoldenTrees generates each testdata/gen/<case>/opdefs into
+// testdata/gen/<case>/out.
+func TestGoldenTrees(t *testing.T) {
+	cases, _ := filepath.Glob("../../testdata/gen/*/opdefs")
+	if len(cases) == 0 {
+		t.Fatal("no golden cases")
+	}
+	for _, c := range cases {
+		dir := filepath.Dir(c)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			goldenTree(t, Options{OpDefs: c, Toolchains: repo + "/toolchains", Out: filepath.Join(dir, "out")})
+		})
+	}
+}
+
+// TestGoldenFixtures generates the real QNN configs of shared/fixtures
+// into testdata/gen/fixtures/out.
+func TestGoldenFixtures(t *testing.T) {
+	goldenTree(t, Options{OpDefs: repo + "/../shared/fixtures/qnn", Toolchains: repo + "/toolchains", Out: repo + "/testdata/gen/fixtures/out"})
+}
+
+// copyTree copies src into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func workspace(t *testing.T) Options {
+	t.Helper()
+	root := t.TempDir()
+	copyTree(t, repo+"/opdefs", filepath.Join(root, "opdefs"))
+	copyTree(t, repo+"/out", filepath.Join(root, "out"))
+	return Options{OpDefs: filepath.Join(root, "opdefs"), Toolchains: repo + "/toolchains", Out: filepath.Join(root, "out")}
+}
+
+func edit(t *testing.T, path, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s does not contain %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func regen(t *testing.T, o Options) *diag.List {
+	t.Helper()
+	var l diag.List
+	p := Plan(o, &l)
+	if p != nil && !l.HasErrors() {
+		if _, err := writer.Apply(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &l
+}
+
+// TestUserEditsSurviveOpdefChanges edits user regions in the C++ kernel
+// and the Python reference implementation, changes the op's signature in
+// the opdef, regenerates, and checks every edit is still there.
+func TestUserEditsSurviveOpdefChanges(t *testing.T) {
+	o := workspace(t)
+	cpp := filepath.Join(o.Out, "htp/VisionOps/src/ops/TopKLast.cpp")
+	py := filepath.Join(o.Out, "htp/VisionOps/executorch/vision_ops.py")
+	kernel := "  // my kernel\n  auto [b, l] = std::make_pair(x.dim(0), x.dim(1));\n  (void)b; (void)l;\n  return GraphStatus::Success;\n"
+	edit(t, cpp, "  // Write the kernel here. Avoid heap allocation in this function.\n  return GraphStatus::Success;\n", kernel)
+	edit(t, cpp, "  return 0.0f;\n", "  return 2.5f; // measured\n")
+	edit(t, cpp, "// opforge:begin includes\n", "// opforge:begin includes\n#include <utility>\n")
+	reference := "    return torch.topk(x, k, dim=-1, largest=(order == 0))\n"
+	edit(t, py, "    raise NotImplementedError(\"vision_ops::top_k_last has no eager implementation yet; write it in reference:TopKLast\")\n", reference)
+	// A new param changes the impl signature, the torch schema and the param order.
+	edit(t, filepath.Join(o.OpDefs, "vision/vision_ops.yaml"),
+		"      - {name: order, type: enum, values: [largest, smallest], default: largest}\n",
+		"      - {name: order, type: enum, values: [largest, smallest], default: largest}\n      - {name: sorted, type: enum, values: [no, yes], default: yes}\n")
+	if l := regen(t, o); l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	gotCpp, _ := os.ReadFile(cpp)
+	gotPy, _ := os.ReadFile(py)
+	for _, want := range []string{kernel, "return 2.5f; // measured", "#include <utility>", "const Tensor& sorted)", `"sorted", false, &sg_opDefaultSorted`} {
+		if !strings.Contains(string(gotCpp), want) {
+			t.Errorf("TopKLast.cpp lost %q:\n%s", want, gotCpp)
+		}
+	}
+	for _, want := range []string{reference, "int order=0, int sorted=1) -> (Tensor, Tensor)"} {
+		if !strings.Contains(string(gotPy), want) {
+			t.Errorf("vision_ops.py lacks %q", want)
+		}
+	}
+	// And the tree is now consistent: no drift.
+	var l diag.List
+	writer.Diff(mustPlan(t, o), &l)
+	if l.HasErrors() {
+		t.Errorf("drift after regeneration: %v", l.Sorted())
+	}
+}
+
+func snapshot(t *testing.T, root string) map[string]string {
+	m := map[string]string{}
+	_ = filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			b, _ := os.ReadFile(p)
+			m[p] = string(b) + "@" + info.ModTime().String()
+		}
+		return nil
+	})
+	return m
+}
+
+// TestErrorLeavesOutUntouched: with any error in any opdef, out/ stays
+// byte-identical (mtimes included), even though other opdefs changed.
+func TestErrorLeavesOutUntouched(t *testing.T) {
+	o := workspace(t)
+	edit(t, filepath.Join(o.OpDefs, "vision/vision_ops.yaml"), "default: 2, min: 1, max: 8}", "default: 3, min: 1, max: 8}")
+	broken := filepath.Join(o.OpDefs, "broken", "broken.yaml")
+	_ = os.MkdirAll(filepath.Dir(broken), 0o755)
+	_ = os.WriteFile(broken, []byte("version: 1\npackage: {name: Broken, domain: d, version: 1}\nops:\n  - name: Bad\n    outputs: [{name: y, type: T}]\n"), 0o644)
+	before := snapshot(t, o.Out)
+	l := regen(t, o)
+	if !l.HasErrors() {
+		t.Fatal("expected an error")
+	}
+	after := snapshot(t, o.Out)
+	if len(before) != len(after) {
+		t.Fatalf("file count changed %d -> %d", len(before), len(after))
+	}
+	for p, v := range before {
+		if after[p] != v {
+			t.Errorf("%s changed", p)
+		}
+	}
+}

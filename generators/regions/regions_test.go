@@ -1,0 +1,58 @@
+package regions
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		name, src string
+		line      int
+		msg       string
+	}{
+		{"unclosed", "a\n// opforge:begin impl\nx\n", 2, "never closed"},
+		{"stray end", "// opforge:end impl\n", 1, "without a matching"},
+		{"nested", "# opforge:begin a\n# opforge:begin b\n", 2, "do not nest"},
+		{"mismatched", "// opforge:begin a\n// opforge:end b\n", 2, "closes region a"},
+		{"duplicate", "// opforge:begin a\n// opforge:end a\n// opforge:begin a\n// opforge:end a\n", 3, "appears twice"},
+	}
+	for _, c := range cases {
+		_, err := Parse(c.src)
+		re, ok := err.(*Error)
+		if !ok || re.Line != c.line || !strings.Contains(re.Msg, c.msg) {
+			t.Errorf("%s: got %v, want line %d containing %q", c.name, err, c.line, c.msg)
+		}
+	}
+}
+
+func TestMergeKeepsBodiesByKey(t *testing.T) {
+	fresh := "void f(int a, int b) {\n  // opforge:begin impl\n  return;\n  // opforge:end impl\n}\n<!-- opforge:begin notes -->\n<!-- opforge:end notes -->\n# opforge:begin new\ndefault\n# opforge:end new\n"
+	old := "void f(int a) {\n  // opforge:begin impl\n  do_work(a);\n\n  return;\n  // opforge:end impl\n}\n<!-- opforge:begin notes -->\nmine\n<!-- opforge:end notes -->\n"
+	got, orphans, err := Merge(fresh, old, nil)
+	if err != nil || len(orphans) != 0 {
+		t.Fatal(err, orphans)
+	}
+	want := "void f(int a, int b) {\n  // opforge:begin impl\n  do_work(a);\n\n  return;\n  // opforge:end impl\n}\n<!-- opforge:begin notes -->\nmine\n<!-- opforge:end notes -->\n# opforge:begin new\ndefault\n# opforge:end new\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestMergeOrphans(t *testing.T) {
+	fresh := "// opforge:begin impl\n// opforge:end impl\n"
+	old := "// opforge:begin impl\n// opforge:end impl\n// opforge:begin gone\nuser code\n// opforge:end gone\n// opforge:begin pristine\ndefault\n// opforge:end pristine\n"
+	defaults := map[string]string{"gone": Hash("default\n"), "pristine": Hash("default  \n")}
+	_, orphans, err := Merge(fresh, old, defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(orphans) != 1 || orphans[0].Key != "gone" || orphans[0].Line != 3 {
+		t.Errorf("orphans = %+v, want only gone at line 3", orphans)
+	}
+	// Without recorded defaults every vanished region counts as user code.
+	_, orphans, _ = Merge(fresh, old, nil)
+	if len(orphans) != 2 {
+		t.Errorf("without defaults: %+v", orphans)
+	}
+}

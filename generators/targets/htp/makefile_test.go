@@ -1,0 +1,82 @@
+package htp_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMakefileDryRun runs the generated Makefile with make -n against a
+// fake SDK layout: every build target names the right compiler, flags and
+// outputs, and each missing SDK piece stops make with a message naming it.
+func TestMakefileDryRun(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	pkg := "../../../out/htp/VisionOps"
+	sdk := t.TempDir()
+	touch := func(p string) {
+		full := filepath.Join(sdk, p)
+		_ = os.MkdirAll(filepath.Dir(full), 0o755)
+		_ = os.WriteFile(full, nil, 0o755)
+	}
+	touch("qnn/include/QNN/QnnOpPackage.h")
+	touch("hexagon/hexagon-sdk-6.0.0/tools/HEXAGON_Tools/8.8.02/Tools/libnative/include/hexagon_protos.h")
+	touch("hexagon/hexagon-sdk-5.4.0/tools/HEXAGON_Tools/8.6.02/Tools/bin/hexagon-clang++")
+	touch("ndk/toolchains/llvm/prebuilt/linux-x86_64/bin/clang++")
+	env := []string{
+		"QNN_SDK_ROOT=" + filepath.Join(sdk, "qnn"),
+		"HEXAGON_SDK_ROOT=" + filepath.Join(sdk, "hexagon", "hexagon-sdk-6.0.0"),
+		"ANDROID_NDK_ROOT=" + filepath.Join(sdk, "ndk"),
+		"PATH=" + os.Getenv("PATH"),
+	}
+	run := func(env []string, goals ...string) (string, error) {
+		cmd := exec.Command("make", append([]string{"-n", "-C", pkg}, goals...)...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run(env, "htp_x86", "htp_v73", "htp_aarch64")
+	if err != nil {
+		t.Fatalf("make -n failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"clang++ -std=c++17",
+		"-DTHIS_PKG_NAME=VisionOps",
+		"-o build/x86_64-linux-clang/ops/TopKLast.o",
+		"libnative/lib -lnative",
+		"-o build/x86_64-linux-clang/libQnnVisionOps.so",
+		"hexagon-sdk-5.4.0/tools/HEXAGON_Tools/8.6.02/Tools/bin/hexagon-clang++",
+		"-mv73", "-DPREPARE_DISABLED", "-o build/hexagon-v73/libQnnVisionOps.so",
+		"--target=aarch64-none-linux-android21", "-lQnnHtp -lQnnHtpPrepare", "-o build/aarch64-android/libQnnVisionOps.so",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("make -n output lacks %q", want)
+		}
+	}
+	missing := []struct {
+		drop, goal, want string
+	}{
+		{"QNN_SDK_ROOT", "htp_x86", "set QNN_SDK_ROOT"},
+		{"HEXAGON_SDK_ROOT", "htp_x86", "Cannot find the Hexagon tools for the x86 build"},
+		{"HEXAGON_SDK_ROOT", "htp_v75", "Cannot find hexagon-clang++ for v75"},
+		{"ANDROID_NDK_ROOT", "htp_aarch64", "set ANDROID_NDK_ROOT"},
+	}
+	for _, m := range missing {
+		var e []string
+		for _, kv := range env {
+			if !strings.HasPrefix(kv, m.drop+"=") {
+				e = append(e, kv)
+			}
+		}
+		out, err := run(e, m.goal)
+		if err == nil || !strings.Contains(out, m.want) {
+			t.Errorf("make %s without %s: err=%v, output lacks %q:\n%s", m.goal, m.drop, err, m.want, out)
+		}
+	}
+	if out, err := run([]string{"PATH=" + os.Getenv("PATH")}, "clean"); err != nil {
+		t.Errorf("make clean needs no SDK, but failed: %v\n%s", err, out)
+	}
+}
