@@ -56,6 +56,29 @@ func goldenTree(t *testing.T, o Options) {
 // checked-in out/ must be exactly what opdefs/ generate.
 func TestShippedOutIsCurrent(t *testing.T) { goldenTree(t, repoOptions()) }
 
+// TestSameBytesAnywhere: generating from a copy of the opdefs at another
+// absolute path, into an empty directory, gives exactly the checked-in tree.
+func TestSameBytesAnywhere(t *testing.T) {
+	root := t.TempDir()
+	copyTree(t, repo+"/opdefs", filepath.Join(root, "defs", "opdefs"))
+	o := Options{OpDefs: filepath.Join(root, "defs", "opdefs"), Toolchains: repo + "/toolchains", Out: filepath.Join(root, "fresh")}
+	if l := regen(t, o); l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	var l diag.List
+	writer.Diff(mustPlan(t, Options{OpDefs: repo + "/opdefs", Toolchains: repo + "/toolchains", Out: o.Out}), &l)
+	if l.HasErrors() {
+		t.Errorf("a fresh generation elsewhere differs from the repository's: %v", l.Sorted())
+	}
+	for _, p := range mustPlan(t, repoOptions()).Files.Paths() {
+		a, _ := os.ReadFile(filepath.Join(repo, "out", p))
+		b, _ := os.ReadFile(filepath.Join(o.Out, p))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs", p)
+		}
+	}
+}
+
 // TestGoldenTrees generates each testdata/gen/<case>/opdefs into
 // testdata/gen/<case>/out.
 func TestGoldenTrees(t *testing.T) {
