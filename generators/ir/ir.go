@@ -383,3 +383,14 @@ func (o *Op) AllowedDTypes(t *Tensor) []DType {
 	}
 	return t.Type.DTypes
 }
+
+// OpsWhere returns the ops of pkg for which keep is true, in order.
+func (p *Package) OpsWhere(keep func(*Op) bool) []*Op {
+	var out []*Op
+	for _, op := range p.Ops {
+		if keep(op) {
+			out = append(out, op)
+		}
+	}
+	return out
+}

@@ -36,13 +36,7 @@ var retyped = regexp.MustCompile(`(?i)^([+-]?[0-9.]+([eE][+-]?[0-9]+)?|true|fals
 
 // Ops returns the ops of pkg this target generates.
 func Ops(pkg *ir.Package) []*ir.Op {
-	var out []*ir.Op
-	for _, op := range pkg.Ops {
-		if op.Targets.AIPU != nil {
-			out = append(out, op)
-		}
-	}
-	return out
+	return pkg.OpsWhere(func(op *ir.Op) bool { return op.Targets.AIPU != nil })
 }
 
 // Check implements target.Target.

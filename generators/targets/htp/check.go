@@ -27,13 +27,7 @@ var scalarDefaultDTypes = map[ir.DType]bool{ir.Float32: true, ir.Uint32: true, i
 // Ops returns the ops of pkg this target generates: those with an htp
 // section that name an HTP backend.
 func Ops(pkg *ir.Package) []*ir.Op {
-	var out []*ir.Op
-	for _, op := range pkg.Ops {
-		if op.Targets.HTP != nil && hasHTPBackend(op.Targets.HTP) {
-			out = append(out, op)
-		}
-	}
-	return out
+	return pkg.OpsWhere(func(op *ir.Op) bool { return op.Targets.HTP != nil && hasHTPBackend(op.Targets.HTP) })
 }
 
 func hasHTPBackend(h *ir.HTPOp) bool {

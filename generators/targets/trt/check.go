@@ -31,13 +31,7 @@ var (
 
 // Ops returns the ops of pkg this target generates.
 func Ops(pkg *ir.Package) []*ir.Op {
-	var out []*ir.Op
-	for _, op := range pkg.Ops {
-		if op.Targets.TRT != nil {
-			out = append(out, op)
-		}
-	}
-	return out
+	return pkg.OpsWhere(func(op *ir.Op) bool { return op.Targets.TRT != nil })
 }
 
 // Check implements target.Target.
