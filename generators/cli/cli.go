@@ -15,6 +15,8 @@ import (
 const usage = `usage:
   opforge gen [--opdefs DIR] [--toolchains DIR] [--out DIR]      regenerate out/ (writes nothing on error)
   opforge check [--format text|json] [--opdefs DIR] [--out DIR]  validate opdefs and fail when out/ is stale
+  opforge build htp|trt|aipu|all [--arch LIST] [--jobs N]        build out/ with the vendor toolchains into build/
+  opforge doctor                                                  where every SDK and tool is, or what is missing
   opforge validate [--format text|json] [PATH ...]    check op definitions (default: opdefs)
   opforge convert [--to yaml|xml] [-o OUT] FILE      convert between YAML and QNN XML
   opforge fmt [-w] [--check] FILE ...                canonical YAML, comments kept
@@ -33,6 +35,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return genCmd(args[1:], stdout, stderr)
 	case "check":
 		return checkCmd(args[1:], stdout, stderr)
+	case "build":
+		return buildCmd(args[1:], stdout, stderr)
+	case "doctor":
+		return doctorCmd(args[1:], stdout, stderr)
 	case "convert":
 		return convertCmd(args[1:], stdout, stderr)
 	case "fmt":

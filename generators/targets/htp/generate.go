@@ -17,7 +17,7 @@ import (
 // Generator is the HTP target with what generation needs besides the IR.
 type Generator struct {
 	Target
-	Toolchain *toolchain.HTP
+	Toolchain *toolchain.Descriptor
 }
 
 // New loads the HTP toolchain descriptor from dir (toolchains/).
@@ -101,26 +101,40 @@ type packageModel struct {
 	AndroidAPI     int
 	HostCXX        string
 	TorchNamespace string
+	// Flags from toolchains/htp.yaml, joined for the Makefile.
+	CommonFlags, X86Flags, AArch64Flags, HexagonFlags, LinkFlags string
 }
+
+// makeWords joins flags for a Makefile; flags never contain spaces.
+func makeWords(flags []string) string { return strings.Join(flags, " ") }
 
 type archModel struct {
 	Arch, Upper, SDK, Tools string
 }
 
-func newPackageModel(pkg *ir.Package, ops []*ir.Op, tc *toolchain.HTP) *packageModel {
+func newPackageModel(pkg *ir.Package, ops []*ir.Op, d *toolchain.Descriptor) *packageModel {
+	tc := d.HTP
 	m := &packageModel{
 		Name:           pkg.Name,
 		Provider:       pkg.Name + "InterfaceProvider",
 		Legacy:         pkg.HTP.InterfaceStyle == "legacy",
-		DefaultArch:    tc.Hexagon.DefaultArch,
-		QNNInclude:     tc.QNN.Include,
-		QNNTargetLib:   tc.QNN.TargetLib,
-		AndroidAPI:     tc.Android.API,
-		HostCXX:        tc.Host.CXX,
+		DefaultArch:    tc.DefaultArch,
+		QNNInclude:     tc.QNNInclude,
+		QNNTargetLib:   tc.QNNTargetLib,
+		AndroidAPI:     tc.AndroidAPI,
+		HostCXX:        "clang++",
 		TorchNamespace: torchNamespace(pkg),
-		X86:            archModel{"x86", "X86", tc.Hexagon.X86.SDK, tc.Hexagon.X86.Tools},
+		X86:            archModel{"x86", "X86", tc.X86.SDK, tc.X86.Tools},
+		CommonFlags:    makeWords(tc.Flags.Common),
+		X86Flags:       makeWords(tc.Flags.X86),
+		AArch64Flags:   makeWords(tc.Flags.AArch64),
+		HexagonFlags:   makeWords(tc.Flags.Hexagon),
+		LinkFlags:      makeWords(tc.Flags.Link),
 	}
-	for _, a := range tc.Hexagon.Archs {
+	if t := d.Tool("host_cxx"); t != nil && len(t.Names) > 0 {
+		m.HostCXX = t.Names[0]
+	}
+	for _, a := range tc.Archs {
 		m.Archs = append(m.Archs, archModel{a.Arch, strings.ToUpper(a.Arch), a.SDK, a.Tools})
 	}
 	for _, op := range ops {
