@@ -12,25 +12,17 @@ import (
 	"github.com/opforge/opforge/generators/toolchain"
 )
 
-// fakeCompiler stands in for hexagon-clang++, clang++ and the NDK clang++:
-// it logs its argv, "compiles" by copying the source, writes a depfile,
-// and fails like a compiler on a source containing #error.
-const fakeCompiler = `#!/bin/sh
-echo "$0 $*" >> "$FAKE_LOG"
-out=""; dep=""; src=""
-while [ $# -gt 0 ]; do
-  case "$1" in -o) out="$2"; shift;; -MF) dep="$2"; shift;; -c) src="$2"; shift;; esac
-  shift
-done
-if [ -n "$src" ]; then
-  if grep -q '#error' "$src"; then echo "$src:1:2: error: broken on purpose" >&2; exit 1; fi
-  cat "$src" > "$out"
-else
-  echo linked > "$out"
-fi
-[ -n "$dep" ] && echo "$out: $src" > "$dep"
-exit 0
-`
+// fakeCompiler stands in for hexagon-clang++, clang++ and the NDK clang++
+// (testdata/build/fake-compiler.sh): it logs its argv, "compiles" by
+// copying the source, writes a depfile, and fails like a compiler on a
+// source containing #error.
+var fakeCompiler = func() string {
+	data, err := os.ReadFile("../../testdata/build/fake-compiler.sh")
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}()
 
 type fakeSDK struct {
 	env  map[string]string

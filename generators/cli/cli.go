@@ -17,6 +17,7 @@ const usage = `usage:
   opforge check [--format text|json] [--opdefs DIR] [--out DIR]  validate opdefs and fail when out/ is stale
   opforge build htp|trt|aipu|all [--arch LIST] [--jobs N]        build out/ with the vendor toolchains into build/
   opforge doctor                                                  where every SDK and tool is, or what is missing
+  opforge bench                                                   time generation and no-op builds (10/100/1000 ops)
   opforge validate [--format text|json] [PATH ...]    check op definitions (default: opdefs)
   opforge convert [--to yaml|xml] [-o OUT] FILE      convert between YAML and QNN XML
   opforge fmt [-w] [--check] FILE ...                canonical YAML, comments kept
@@ -39,6 +40,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return buildCmd(args[1:], stdout, stderr)
 	case "doctor":
 		return doctorCmd(args[1:], stdout, stderr)
+	case "bench":
+		return benchCmd(args[1:], stdout, stderr)
 	case "convert":
 		return convertCmd(args[1:], stdout, stderr)
 	case "fmt":

