@@ -147,7 +147,7 @@ func (t *tree) leaf(e *jsonschema.ValidationError) {
 	switch k := e.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
 		for _, p := range k.Properties {
-			key := t.keys[ptr+"/"+escapePointer(p)]
+			key := t.keyAt(ptr + "/" + escapePointer(p))
 			t.l.Errorf(t.posOf(key), "schema-unknown-field", "unknown field %q in %s%s", p, where, suggest(p, knownFields(ptr)))
 		}
 		return
@@ -160,7 +160,7 @@ func (t *tree) leaf(e *jsonschema.ValidationError) {
 				return
 			}
 		}
-		key := t.keys[ptr]
+		key := t.keyAt(ptr)
 		t.l.Errorf(t.posOf(key), "schema-unknown-field", "unknown field %q%s", name, suggest(name, known))
 		return
 	case *kind.Required:
@@ -186,7 +186,7 @@ func (t *tree) posOf(n *yaml.Node) diag.Pos {
 }
 
 func describeNode(t *tree, ptr string) string {
-	n := t.nodes[ptr]
+	n := t.nodeAt(ptr)
 	switch {
 	case n == nil:
 		return "nothing"
