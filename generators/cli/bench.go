@@ -23,7 +23,13 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	work, err := os.MkdirTemp("", "opforge-bench-")
+	// Measure on the repository's file system, where users generate (the
+	// build directory), not on a scratch one that may be much slower.
+	if err := os.MkdirAll("build", 0o755); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	work, err := os.MkdirTemp("build", "bench-")
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -10,6 +10,7 @@ package main
 import (
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/opforge/opforge/generators/cli"
 )
@@ -20,6 +21,16 @@ func main() {
 	// MiB of peak memory. GOGC still wins when set.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
+	}
+	// OPFORGE_CPUPROFILE=file profiles one run (for mage bench work).
+	if path := os.Getenv("OPFORGE_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			_ = pprof.StartCPUProfile(f)
+			code := cli.Main(os.Args[1:], os.Stdout, os.Stderr)
+			pprof.StopCPUProfile()
+			f.Close()
+			os.Exit(code)
+		}
 	}
 	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }
