@@ -84,8 +84,13 @@ func defaultOpdef(model, pkg string) string {
 	return filepath.Join("opdefs", dir, dir+".yaml")
 }
 
-// onnxCommand checks `import onnx MODEL` / `rewrite onnx MODEL`.
-func onnxCommand(cmd string, pos []string, stderr io.Writer) (string, bool) {
+// parseOnnx parses the flags of `import onnx MODEL` / `rewrite onnx
+// MODEL` and returns MODEL.
+func parseOnnx(fs *flag.FlagSet, args []string, cmd string, stderr io.Writer) (string, bool) {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return "", false
+	}
 	if len(pos) != 2 || pos[0] != "onnx" {
 		fmt.Fprintf(stderr, "opforge %s: expected `opforge %s onnx MODEL` (onnx is the only model format)\n", cmd, cmd)
 		return "", false
@@ -118,11 +123,7 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	version := fs.String("package-version", "1.0.0", "package version, which is also the TensorRT plugin version")
 	var targets listFlag
 	fs.Var(&targets, "targets", "targets the ops generate for: trt, htp, aipu (default: trt, or the --unsupported-for target)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return 2
-	}
-	model, ok := onnxCommand("import", pos, stderr)
+	model, ok := parseOnnx(fs, args, "import", stderr)
 	if !ok {
 		return 2
 	}
@@ -173,7 +174,11 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	// The written opdef must load and validate like any other, for every
 	// target it names: check the bytes themselves.
 	if data != nil {
-		if pkg := load.Parse(*out, data, &l); pkg != nil {
+		name := *out
+		if name == "-" {
+			name = defaultOpdef(model, of.pkg)
+		}
+		if pkg := load.Parse(name, data, &l); pkg != nil {
 			load.Check(pkg, &l)
 		}
 	}
@@ -219,11 +224,7 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "rewritten model to write (required)")
 	opdef := fs.String("opdef", "", "the opdef the plugins are generated from (default: opdefs/<package>/<package>.yaml)")
 	copyExternal := fs.Bool("copy-external-data", false, "copy external data files next to the output when it is written to another directory")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return 2
-	}
-	model, ok := onnxCommand("rewrite", pos, stderr)
+	model, ok := parseOnnx(fs, args, "rewrite", stderr)
 	if !ok {
 		return 2
 	}
@@ -271,6 +272,7 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	var data []byte
 	if !l.HasErrors() {
+		var err error
 		if data, err = m.Rewrite(edits, opsets); err != nil {
 			l.Errorf(diag.Pos{File: model}, "internal", "cannot rewrite: %v", err)
 		}
@@ -288,20 +290,11 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "opforge rewrite onnx: wrote %s: %d node(s) call plugins of %s\n", *out, len(edits), pkg.Name)
 	for _, c := range res.Calls {
 		if e, ok := edits[c.Node]; ok {
-			id := plugin.TRT(pkg, opNamed(pkg, e.OpType))
+			id := plugin.TRT(pkg, pkg.Op(e.OpType))
 			fmt.Fprintf(stdout, "  %s -> %s::%s version %s\n", nodeLabel(c.Node), id.Namespace, id.Name, id.Version)
 		}
 	}
 	return code
-}
-
-func opNamed(pkg *ir.Package, name string) *ir.Op {
-	for _, op := range pkg.Ops {
-		if op.Name == name {
-			return op
-		}
-	}
-	return nil
 }
 
 // externalData makes sure the external data the model references is

@@ -38,8 +38,9 @@ var importCases = []struct {
 }{
 	{
 		// Symbolic dims become symbols, an exporter's expression dim
-		// ("2*R") an expression, an initializer a static input, and every
-		// attribute kind a param of the type TensorRT's parser sends.
+		// ("2*R") an expression, a 0-D output shape [], an initializer a
+		// static input, and every attribute kind a param of the type
+		// TensorRT's parser sends.
 		name: "symbolic",
 		model: onnxtest.Model{
 			Opsets: []onnxtest.Opset{{Domain: "", Version: 17}, {Domain: "vision.ops", Version: 1}},
@@ -47,7 +48,7 @@ var importCases = []struct {
 				Name: "g",
 				Nodes: []onnxtest.Node{{
 					Name: "roi", OpType: "RoiAlignLite", Domain: "vision.ops",
-					Inputs: []string{"x", "boxes", "anchors"}, Outputs: []string{"pooled", "keep", "up"},
+					Inputs: []string{"x", "boxes", "anchors"}, Outputs: []string{"pooled", "keep", "up", "total"},
 					Attrs: []onnxtest.Attr{
 						{Name: "sampling_ratio", Type: onnxtest.AttrInt, I: 2},
 						{Name: "spatial_scale", Type: onnxtest.AttrFloat, F: 0.25},
@@ -62,7 +63,7 @@ var importCases = []struct {
 				}},
 				Initializers: []onnxtest.Tensor{{Name: "anchors", Dims: []int64{9, 4}, DataType: onnxtest.Float, Raw: make([]byte, 144)}},
 				Inputs:       []T{f32("x", "N", "C", "H", "W"), f32("boxes", "R", 4)},
-				Outputs:      []T{f32("pooled", "R", "C", 7, 7), {Name: "keep", Elem: onnxtest.Int32, Dims: []any{"2*R"}}, f32("up", "N", "C", "H * 2", "W+1")},
+				Outputs:      []T{f32("pooled", "R", "C", 7, 7), {Name: "keep", Elem: onnxtest.Int32, Dims: []any{"2*R"}}, f32("up", "N", "C", "H * 2", "W+1"), f32("total")},
 			},
 		},
 		opts: Options{Selection: Selection{OpTypes: []string{"RoiAlignLite"}}, Package: "VisionImport"},

@@ -34,7 +34,7 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, allowStanda
 	needDomain := map[string]bool{}
 	for _, c := range calls {
 		n := c.Node
-		op := opNamed(pkg, c.Op.Name)
+		op := pkg.Op(c.Op.Name)
 		if op == nil {
 			var have []string
 			for _, o := range pkg.Ops {
@@ -89,15 +89,6 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, allowStanda
 	}
 	sort.Slice(opsets, func(i, j int) bool { return opsets[i].Domain < opsets[j].Domain })
 	return edits, opsets
-}
-
-func opNamed(pkg *ir.Package, name string) *ir.Op {
-	for _, op := range pkg.Ops {
-		if op.Name == name {
-			return op
-		}
-	}
-	return nil
 }
 
 func shapeInputs(op *ir.Op) []int64 {

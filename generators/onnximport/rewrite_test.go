@@ -62,7 +62,7 @@ func TestPlanRewritesIntoPluginCalls(t *testing.T) {
 		if n.OpType != w.op || w.op == "Relu" || w.op == "If" || w.op == "ReduceSum" || w.op == "EfficientNMS_TRT" {
 			continue
 		}
-		op := opNamed(res.Package, n.OpType)
+		op := res.Package.Op(n.OpType)
 		id := plugin.TRT(res.Package, op)
 		if ns, v := n.Attr("plugin_namespace"), n.Attr("plugin_version"); ns == nil || string(ns.S) != id.Namespace || v == nil || string(v.S) != id.Version || id.Version != "1.0.0" {
 			t.Errorf("%s: plugin attributes %+v %+v, want %+v", n, ns, v, id)
@@ -95,7 +95,7 @@ func TestPlanChecksHandEditedOpdefs(t *testing.T) {
 			op.Params = append(op.Params, &ir.Param{Name: "extra", Kind: ir.ParamScalar, DTypes: []ir.DType{ir.Int32}, Mandatory: true})
 		}, "onnx-rewrite-signature", `no attribute "extra"`, false},
 		{"input count", func(_ *ir.Package, op *ir.Op) { op.Inputs = op.Inputs[:2] }, "onnx-rewrite-signature", "the node has 3 inputs, the op takes 2", false},
-		{"output count", func(_ *ir.Package, op *ir.Op) { op.Outputs = op.Outputs[:1] }, "onnx-rewrite-signature", "the node has 3 outputs, the op 1", false},
+		{"output count", func(_ *ir.Package, op *ir.Op) { op.Outputs = op.Outputs[:1] }, "onnx-rewrite-signature", "the node has 4 outputs, the op 1", false},
 		{"dtype", func(_ *ir.Package, op *ir.Op) { op.Inputs[0].Type.DTypes = []ir.DType{ir.Float16} }, "onnx-rewrite-signature", `input 0 ("x") is float32; input "input0" of the op takes float16`, false},
 		{"no trt", func(_ *ir.Package, op *ir.Op) { op.Targets.TRT = nil }, "onnx-rewrite-op", "does not generate for trt", false},
 		{"op missing", func(pkg *ir.Package, _ *ir.Op) { pkg.Ops = []*ir.Op{{Name: "Other"}} }, "onnx-rewrite-op", "which x.yaml does not define (it has Other)", false},
