@@ -261,6 +261,11 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 			pkg = load.File(*opdef, &l)
 		}
 	}
+	if res == nil && !l.HasErrors() {
+		report(&l, "text", stdout, stderr)
+		fmt.Fprintln(stderr, "opforge rewrite onnx: no node to rewrite; nothing written")
+		return 0
+	}
 	if pkg == nil || l.HasErrors() {
 		code := report(&l, "text", stdout, stderr)
 		fmt.Fprintln(stderr, "opforge rewrite onnx: nothing written")

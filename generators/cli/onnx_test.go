@@ -170,3 +170,23 @@ func TestOnnxUsageAndBadModels(t *testing.T) {
 		}
 	}
 }
+
+func TestRewriteWithNothingToDo(t *testing.T) {
+	dir := t.TempDir()
+	m := roiModel()
+	m.Graph.Nodes = m.Graph.Nodes[:1]
+	m.Graph.Outputs = []onnxtest.Value{{Name: "r", Elem: onnxtest.Float, Dims: []any{"N", 4}}}
+	model := writeModel(t, dir, m)
+	out := filepath.Join(dir, "out.onnx")
+	code, _, errs := run("rewrite", "onnx", model, "--unsupported-for", "trt", "-o", out)
+	if code != 0 || !strings.Contains(errs, "no node to rewrite") {
+		t.Errorf("exit %d %s", code, errs)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("wrote a model with nothing rewritten")
+	}
+	code, _, errs = run("import", "onnx", model, "--unsupported-for", "trt", "-o", filepath.Join(dir, "x.yaml"))
+	if code != 0 || !strings.Contains(errs, "every node of the model is an op trt runs") {
+		t.Errorf("import: exit %d %s", code, errs)
+	}
+}

@@ -21,12 +21,17 @@ func ReadFile(path string) (*Model, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > MaxFileSize {
+	if st.Size() > MaxFileSize {
 		return nil, fmt.Errorf("%s is over 2 GiB, the protobuf limit: an ONNX model this large must keep its weights as external data", path)
+	}
+	// One allocation of the file's size: models are large.
+	data := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%s is empty", path)

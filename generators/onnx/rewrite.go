@@ -2,6 +2,8 @@ package onnx
 
 import (
 	"fmt"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // NodeEdit is what Rewrite changes in one node; everything else in the
@@ -75,12 +77,12 @@ func (m *Model) Rewrite(edits map[*Node]NodeEdit, addOpsets []OpsetID) ([]byte, 
 			lastOpset = i
 		}
 	}
-	out := make([]byte, 0, len(m.raw)+256)
+	out := &chunks{}
 	opsets := func() {
 		for _, o := range addOpsets {
 			msg := appendString(nil, opsetDomain, o.Domain)
 			msg = appendVarint(msg, opsetVersion, uint64(o.Version))
-			out = appendMessage(out, modelOpsetImport, msg)
+			out.add(appendMessage(nil, modelOpsetImport, msg))
 		}
 	}
 	for i, f := range fs {
@@ -89,9 +91,9 @@ func (m *Model) Rewrite(edits map[*Node]NodeEdit, addOpsets []OpsetID) ([]byte, 
 			if err != nil {
 				return nil, err
 			}
-			out = appendMessage(out, modelGraph, g)
+			out.message(modelGraph, g)
 		} else {
-			out = append(out, f.raw...)
+			out.add(f.raw)
 		}
 		if i == lastOpset {
 			opsets()
@@ -100,7 +102,38 @@ func (m *Model) Rewrite(edits map[*Node]NodeEdit, addOpsets []OpsetID) ([]byte, 
 	if lastOpset < 0 {
 		opsets()
 	}
-	return out, nil
+	return out.bytes(), nil
+}
+
+// chunks is a message being encoded as a list of byte slices, most of
+// them slices of the model read: a graph holding gigabytes of weights is
+// copied once, into the output, not once per level of nesting.
+type chunks struct {
+	parts [][]byte
+	n     int
+}
+
+func (c *chunks) add(b []byte) {
+	if len(b) > 0 {
+		c.parts = append(c.parts, b)
+		c.n += len(b)
+	}
+}
+
+// message adds a length-delimited field holding msg.
+func (c *chunks) message(num protowire.Number, msg *chunks) {
+	hdr := protowire.AppendTag(nil, num, protowire.BytesType)
+	c.add(protowire.AppendVarint(hdr, uint64(msg.n)))
+	c.parts = append(c.parts, msg.parts...)
+	c.n += msg.n
+}
+
+func (c *chunks) bytes() []byte {
+	out := make([]byte, 0, c.n)
+	for _, p := range c.parts {
+		out = append(out, p...)
+	}
+	return out
 }
 
 type rewriter struct {
@@ -112,23 +145,23 @@ type rewriter struct {
 
 // graph re-encodes a graph whose k-th node field is g.Nodes[k], as Read
 // decoded it.
-func (w *rewriter) graph(f field, g *Graph) ([]byte, error) {
+func (w *rewriter) graph(f field, g *Graph) (*chunks, error) {
 	fs, err := fields(f.b, f.payloadOff(), "graph")
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, len(f.b)+64)
+	out := &chunks{}
 	k := 0
 	for _, h := range fs {
 		if h.num != graphNode || !h.isBytes() {
-			out = append(out, h.raw...)
+			out.add(h.raw)
 			continue
 		}
 		n := g.Nodes[k]
 		k++
 		edit, edited := w.edits[n]
 		if !edited && !w.nodes[n] {
-			out = append(out, h.raw...)
+			out.add(h.raw)
 			continue
 		}
 		var e *NodeEdit
@@ -139,14 +172,14 @@ func (w *rewriter) graph(f field, g *Graph) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = appendMessage(out, graphNode, msg)
+		out.message(graphNode, msg)
 	}
 	return out, nil
 }
 
 // node re-encodes one node: applying e when it is not nil, and
 // re-encoding attributes whose subgraphs hold edits.
-func (w *rewriter) node(f field, n *Node, e *NodeEdit) ([]byte, error) {
+func (w *rewriter) node(f field, n *Node, e *NodeEdit) (*chunks, error) {
 	fs, err := fields(f.b, f.payloadOff(), "node")
 	if err != nil {
 		return nil, err
@@ -163,13 +196,13 @@ func (w *rewriter) node(f field, n *Node, e *NodeEdit) ([]byte, error) {
 			lastAttr = i
 		}
 	}
-	out := make([]byte, 0, len(f.b)+64)
+	out := &chunks{}
 	placed := map[string]bool{}
 	wroteOp, wroteDomain := false, false
 	rest := func() {
 		for _, a := range e.Attrs {
 			if !placed[a.Name] {
-				out = appendMessage(out, nodeAttribute, a.encode())
+				out.add(appendMessage(nil, nodeAttribute, a.encode()))
 				placed[a.Name] = true
 			}
 		}
@@ -180,12 +213,12 @@ func (w *rewriter) node(f field, n *Node, e *NodeEdit) ([]byte, error) {
 		case e != nil && h.num == nodeOpType && h.isBytes():
 			// protobuf keeps the last of repeated scalars; one is enough.
 			if !wroteOp {
-				out = appendString(out, nodeOpType, e.OpType)
+				out.add(appendString(nil, nodeOpType, e.OpType))
 				wroteOp = true
 			}
 		case e != nil && e.Domain != nil && h.num == nodeDomain && h.isBytes():
 			if !wroteDomain {
-				out = appendString(out, nodeDomain, *e.Domain)
+				out.add(appendString(nil, nodeDomain, *e.Domain))
 				wroteDomain = true
 			}
 		case h.num == nodeAttribute && h.isBytes():
@@ -193,7 +226,7 @@ func (w *rewriter) node(f field, n *Node, e *NodeEdit) ([]byte, error) {
 			k++
 			if j, replace := set[a.Name]; replace && e != nil {
 				if !placed[a.Name] {
-					out = appendMessage(out, nodeAttribute, e.Attrs[j].encode())
+					out.add(appendMessage(nil, nodeAttribute, e.Attrs[j].encode()))
 					placed[a.Name] = true
 				}
 			} else if w.holdsEdits(a) {
@@ -201,12 +234,12 @@ func (w *rewriter) node(f field, n *Node, e *NodeEdit) ([]byte, error) {
 				if err != nil {
 					return nil, err
 				}
-				out = appendMessage(out, nodeAttribute, msg)
+				out.message(nodeAttribute, msg)
 			} else {
-				out = append(out, h.raw...)
+				out.add(h.raw)
 			}
 		default:
-			out = append(out, h.raw...)
+			out.add(h.raw)
 		}
 		if e != nil && i == lastAttr {
 			rest()
@@ -217,10 +250,10 @@ func (w *rewriter) node(f field, n *Node, e *NodeEdit) ([]byte, error) {
 			rest()
 		}
 		if !wroteOp {
-			out = appendString(out, nodeOpType, e.OpType)
+			out.add(appendString(nil, nodeOpType, e.OpType))
 		}
 		if e.Domain != nil && !wroteDomain {
-			out = appendString(out, nodeDomain, *e.Domain)
+			out.add(appendString(nil, nodeDomain, *e.Domain))
 		}
 	}
 	return out, nil
@@ -236,12 +269,12 @@ func (w *rewriter) holdsEdits(a *Attribute) bool {
 }
 
 // attribute re-encodes an attribute whose subgraphs hold edits.
-func (w *rewriter) attribute(f field, a *Attribute) ([]byte, error) {
+func (w *rewriter) attribute(f field, a *Attribute) (*chunks, error) {
 	fs, err := fields(f.b, f.payloadOff(), "attribute")
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, len(f.b)+64)
+	out := &chunks{}
 	k := 0
 	for _, h := range fs {
 		var g *Graph
@@ -253,14 +286,14 @@ func (w *rewriter) attribute(f field, a *Attribute) ([]byte, error) {
 			k++
 		}
 		if g == nil || !w.graphs[g] {
-			out = append(out, h.raw...)
+			out.add(h.raw)
 			continue
 		}
 		msg, err := w.graph(h, g)
 		if err != nil {
 			return nil, err
 		}
-		out = appendMessage(out, h.num, msg)
+		out.message(h.num, msg)
 	}
 	return out, nil
 }

@@ -250,18 +250,24 @@ func (im *importer) derive(n *onnx.Node) *derived {
 	for len(inputs) > 0 && inputs[len(inputs)-1] == "" {
 		inputs = inputs[:len(inputs)-1]
 	}
-	for i := range inputs {
-		sh.taken[fmt.Sprintf("input%d", i)] = true
+	// Attribute names are fixed (they are the creator's field names);
+	// tensors are named by position, around them.
+	for _, a := range n.Attributes {
+		sh.taken[a.Name] = true
 	}
+	inNames := make([]string, len(inputs))
+	for i := range inputs {
+		inNames[i] = sh.unique(fmt.Sprintf("input%d", i))
+	}
+	outNames := make([]string, len(n.Outputs))
 	for i := range n.Outputs {
-		sh.taken[fmt.Sprintf("output%d", i)] = true
+		outNames[i] = sh.unique(fmt.Sprintf("output%d", i))
 	}
 	ok := true
 	for _, a := range n.Attributes {
 		if parserAttrs[a.Name] {
 			continue
 		}
-		sh.taken[a.Name] = true
 		p, why := paramFor(a)
 		if p == nil {
 			im.errorf(n, "onnx-attr-type", "attribute %q is %s, so it cannot become a plugin param; a node with graph attributes (If, Loop, Scan) cannot be a plugin", a.Name, why)
@@ -281,7 +287,7 @@ func (im *importer) derive(n *onnx.Node) *derived {
 		d.op.Params = append(d.op.Params, p)
 	}
 	for i, in := range inputs {
-		name := fmt.Sprintf("input%d", i)
+		name := inNames[i]
 		if in == "" {
 			im.errorf(n, "onnx-input-omitted", "input %d is omitted (an empty name) before later inputs; a plugin has a fixed list of inputs, so give it a value or import another node", i)
 			ok = false
@@ -305,7 +311,7 @@ func (im *importer) derive(n *onnx.Node) *derived {
 		return nil
 	}
 	for k, out := range n.Outputs {
-		name := fmt.Sprintf("output%d", k)
+		name := outNames[k]
 		if out == "" {
 			im.errorf(n, "onnx-input-omitted", "output %d is omitted (an empty name); a plugin produces every output it declares", k)
 			return nil

@@ -405,3 +405,29 @@ func TestSelect(t *testing.T) {
 		}
 	}
 }
+
+// TestTensorNamesAvoidAttributes: tensors are named by position, around
+// attribute names, which are fixed (they are the creator's field names).
+func TestTensorNamesAvoidAttributes(t *testing.T) {
+	model := onnxtest.Model{Graph: onnxtest.Graph{
+		Nodes:   []onnxtest.Node{{Name: "n", OpType: "Foo", Inputs: []string{"x"}, Outputs: []string{"y"}, Attrs: []onnxtest.Attr{{Name: "input0", Type: onnxtest.AttrInt, I: 1}, {Name: "N", Type: onnxtest.AttrInt, I: 1}}}},
+		Inputs:  []T{f32("x", "N")},
+		Outputs: []T{f32("y", "N")},
+	}}
+	res, data, diags := runImport(t, model, Options{Selection: Selection{Nodes: []string{"n"}}})
+	if res == nil {
+		t.Fatal(diags)
+	}
+	for _, want := range []string{"{name: input0_2, type: float32, shape: [N_2]}", "{name: input0, type: int32}", "{name: output0, type: float32, shape: [N_2]}"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("opdef lacks %s:\n%s", want, data)
+		}
+	}
+	var l diag.List
+	if pkg := load.Parse("x.yaml", data, &l); pkg != nil {
+		load.Check(pkg, &l)
+	}
+	if l.HasErrors() {
+		t.Error(l.Sorted())
+	}
+}
