@@ -87,7 +87,7 @@ var noCaseNeeded = map[string]bool{
 	// TestImportErrors, TestPlan) and generators/cli tests (onnx-read,
 	// onnx-external-data).
 	"onnx-read": true, "onnx-select": true, "onnx-untyped": true, "onnx-type": true,
-	"onnx-attr-type": true, "onnx-attr-trt": true, "onnx-input-omitted": true,
+	"onnx-attr-type": true, "onnx-attr-trt": true, "onnx-input-omitted": true, "onnx-node": true,
 	"onnx-output-type": true, "onnx-output-shape": true, "onnx-standard-name": true,
 	"onnx-function-name": true, "onnx-rewrite-op": true, "onnx-rewrite-signature": true,
 	"onnx-external-data": true,

@@ -204,7 +204,8 @@ func describe(g *group, path string) string {
 			list = append(list, label(x))
 		}
 	}
-	return fmt.Sprintf("Imported from ONNX %s in %s (nodes: %s).", what, filepath.Base(path), strings.Join(list, ", "))
+	// Names in a model are bytes; the opdef is UTF-8 text.
+	return strings.ToValidUTF8(fmt.Sprintf("Imported from ONNX %s in %s (nodes: %s).", what, filepath.Base(path), strings.Join(list, ", ")), "\uFFFD")
 }
 
 // label names a node briefly: its name, or its position when unnamed.
@@ -244,6 +245,14 @@ func (im *importer) errorf(n *onnx.Node, code, format string, args ...any) {
 // derive types and shapes the op node n would become; nil when it cannot
 // be imported (the reasons are in the list).
 func (im *importer) derive(n *onnx.Node) *derived {
+	switch {
+	case n.OpType == "":
+		im.errorf(n, "onnx-node", "the node has no op type; the model is invalid")
+		return nil
+	case len(n.Outputs) == 0:
+		im.errorf(n, "onnx-node", "the node has no outputs; a plugin must produce at least one")
+		return nil
+	}
 	d := &derived{op: &ir.Op{}}
 	sh := &shaper{sym: map[string]string{}, taken: map[string]bool{}}
 	inputs := n.Inputs

@@ -347,6 +347,7 @@ func TestImportErrors(t *testing.T) {
 		{"graph attribute", model(node(onnxtest.Attr{Name: "body", Type: onnxtest.AttrGraph, G: &onnxtest.Graph{}})), sel, "onnx-attr-type", `attribute "body" is a GRAPH attribute`},
 		{"bad dtype", model(node(), T{Name: "x", Elem: 14, Dims: []any{2}}), sel, "onnx-type", "COMPLEX64"},
 		{"omitted input", model(onnxtest.Node{Name: "n", OpType: "Foo", Inputs: []string{"", "x"}, Outputs: []string{"y"}}), sel, "onnx-input-omitted", "input 0 is omitted"},
+		{"no outputs", model(onnxtest.Node{Name: "n", OpType: "Foo", Inputs: []string{"x"}}), sel, "onnx-node", "no outputs"},
 		{"unknown node", model(node()), Options{Selection: Selection{Nodes: []string{"m", "n"}}}, "onnx-select", `no node named "m"`},
 		{"unknown op type", model(node()), Options{Selection: Selection{OpTypes: []string{"Bar"}}}, "onnx-select", `no node of op type "Bar"`},
 		{"unknown front end", model(node()), Options{Selection: Selection{UnsupportedFor: "cpu"}}, "onnx-select", "aipu, htp, trt"},
