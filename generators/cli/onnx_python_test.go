@@ -57,8 +57,8 @@ func TestRewrittenModelsPassOnnxChecker(t *testing.T) {
 		nodes       map[string]node
 	}{
 		{"symbolic dims, subgraph, standard op renamed", "symbolic.onnx", "symbolic.plugins.onnx",
-			[]string{"--unsupported-for", "trt", "--rename", "Unique=UniquePlugin"},
-			map[string]node{"roi": {"RoiAlignLite", "custom"}, "unique": {"UniquePlugin", "symbolic"}, "swish_then": {"Swish3", "custom"}, "swish_top": {"Swish3", "custom"}}},
+			[]string{"--unsupported-for", "trt", "--rename", "Unique=UniquePlugin,Bernoulli=BernoulliPlugin"},
+			map[string]node{"roi": {"RoiAlignLite", "custom"}, "unique": {"UniquePlugin", "symbolic"}, "swish_then": {"Swish3", "custom"}, "swish_top": {"Swish3", "custom"}, "bernoulli_else": {"BernoulliPlugin", "symbolic"}}},
 		{"external data, same directory", "external/model.onnx", "external/model.plugins.onnx",
 			[]string{"--unsupported-for", "trt"},
 			map[string]node{"bias_gelu": {"BiasGelu", "custom"}}},

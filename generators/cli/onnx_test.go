@@ -190,3 +190,34 @@ func TestRewriteWithNothingToDo(t *testing.T) {
 		t.Errorf("import: exit %d %s", code, errs)
 	}
 }
+
+// TestImportedOpdefsGenerate: an imported package generates with the
+// rest of an opdefs tree, for every target it names (on this branch the
+// trt and aipu targets generate no files yet; htp does).
+func TestImportedOpdefsGenerate(t *testing.T) {
+	dir := t.TempDir()
+	m := onnxtest.Model{
+		Opsets: []onnxtest.Opset{{Domain: "", Version: 17}, {Domain: "custom", Version: 1}},
+		Graph: onnxtest.Graph{
+			Name: "g",
+			Nodes: []onnxtest.Node{{Name: "s", OpType: "ChannelShift", Domain: "custom", Inputs: []string{"x"}, Outputs: []string{"y"},
+				Attrs: []onnxtest.Attr{{Name: "amount", Type: onnxtest.AttrInt, I: 3}, {Name: "scale", Type: onnxtest.AttrFloat, F: 0.5}}}},
+			Inputs:  []onnxtest.Value{{Name: "x", Elem: onnxtest.Float, Dims: []any{"N", "C", "H", "W"}}},
+			Outputs: []onnxtest.Value{{Name: "y", Elem: onnxtest.Float, Dims: []any{"N", "C", "H", "W"}}},
+		},
+	}
+	model := writeModel(t, dir, m)
+	opdefs := filepath.Join(dir, "opdefs")
+	if code, _, errs := run("import", "onnx", model, "--op-types", "ChannelShift", "--targets", "trt,htp,aipu", "--package", "Shift", "-o", filepath.Join(opdefs, "shift", "shift.yaml")); code != 0 {
+		t.Fatalf("import: %s", errs)
+	}
+	out := filepath.Join(dir, "out")
+	if code, stdout, errs := run("gen", "--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out); code != 0 {
+		t.Fatalf("gen: exit %d\n%s%s", code, stdout, errs)
+	}
+	for _, f := range []string{"htp/Shift/config/Shift.xml", "htp/Shift/src/ops/ChannelShift.cpp"} {
+		if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(f))); err != nil {
+			t.Errorf("not generated: %v", err)
+		}
+	}
+}

@@ -28,8 +28,9 @@ from onnx import numpy_helper
 
 def symbolic(path):
     # A custom op with every attribute kind over symbolic dims, a standard
-    # op TensorRT lacks with a data-dependent output, and a custom op in an
-    # If body reading an outer value.
+    # op TensorRT lacks with a data-dependent output, and in an If's
+    # bodies a custom op and a standard op TensorRT lacks, both reading an
+    # outer value.
     x = h.make_tensor_value_info("x", T.FLOAT, ["N", "C", "H", "W"])
     rois = h.make_tensor_value_info("rois", T.FLOAT, ["R", 5])
     cond = h.make_tensor_value_info("cond", T.BOOL, [])
@@ -42,7 +43,7 @@ def symbolic(path):
         [h.make_node("Swish3", ["x"], ["t"], name="swish_then", domain="custom", beta=1.5)],
         "then", [], [h.make_tensor_value_info("t", T.FLOAT, ["N", "C", "H", "W"])])
     else_body = h.make_graph(
-        [h.make_node("Identity", ["x"], ["e"], name="ident_else")],
+        [h.make_node("Bernoulli", ["x"], ["e"], name="bernoulli_else", seed=1.0)],
         "else", [], [h.make_tensor_value_info("e", T.FLOAT, ["N", "C", "H", "W"])])
     nodes = [
         h.make_node("RoiAlignLite", ["x", "rois", "scale"], ["pooled"], name="roi", domain="custom",
