@@ -2,9 +2,6 @@ package onnx_test
 
 import (
 	"bytes"
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,22 +16,9 @@ import (
 func FuzzRead(f *testing.F) {
 	f.Add(sample().Bytes())
 	f.Add(onnxtest.Model{Graph: onnxtest.Graph{Nodes: []onnxtest.Node{{OpType: "Foo", Inputs: []string{"x"}, Outputs: []string{"y"}}}}}.Bytes())
-	seeds, _ := filepath.Glob("../../testdata/onnx/*/*.onnx")
-	for _, s := range seeds {
-		if data, err := os.ReadFile(s); err == nil {
-			f.Add(data)
-		}
-	}
+	onnxtest.AddSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		done := make(chan struct{})
-		defer close(done)
-		go func() {
-			select {
-			case <-done:
-			case <-time.After(5 * time.Second):
-				panic(fmt.Sprintf("reading took over 5s: %q", data))
-			}
-		}()
+		defer onnxtest.Deadline(5*time.Second, data)()
 		m, err := onnx.Read(data)
 		if err != nil {
 			return

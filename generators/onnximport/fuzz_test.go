@@ -1,37 +1,22 @@
 package onnximport
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
+	"github.com/opforge/opforge/generators/onnx/onnxtest"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
 // FuzzImport: no model that reads makes the import or the rewrite plan
 // panic, and whatever imports writes an opdef that loads.
 func FuzzImport(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join(goldenDir, "*", "model.onnx"))
-	for _, s := range seeds {
-		if data, err := os.ReadFile(s); err == nil {
-			f.Add(data)
-		}
-	}
+	onnxtest.AddSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		done := make(chan struct{})
-		defer close(done)
-		go func() {
-			select {
-			case <-done:
-			case <-time.After(5 * time.Second):
-				panic(fmt.Sprintf("import took over 5s: %q", data))
-			}
-		}()
+		defer onnxtest.Deadline(5*time.Second, data)()
 		m, err := onnx.Read(data)
 		if err != nil {
 			return
