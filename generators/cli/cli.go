@@ -21,6 +21,14 @@ const usage = `usage:
   opforge validate [--format text|json] [PATH ...]    check op definitions (default: opdefs)
   opforge convert [--to yaml|xml] [-o OUT] FILE      convert between YAML and QNN XML
   opforge fmt [-w] [--check] FILE ...                canonical YAML, comments kept
+  opforge import onnx MODEL SELECT [--rename T=NAME] [-o OPDEF|-] [--force]
+                 [--package NAME] [--domain D] [--namespace NS] [--package-version V]
+                 [--targets trt,htp,aipu] [--allow-standard-names]
+                                                     opdefs for the selected nodes of an ONNX model
+  opforge rewrite onnx MODEL SELECT -o OUT [--rename T=NAME] [--opdef OPDEF]
+                 [--package NAME] [--allow-standard-names] [--copy-external-data]
+                                                     make the selected nodes call the TensorRT plugins
+    SELECT is any of --nodes N,... --op-types T,... --unsupported-for trt|htp|aipu
 `
 
 // Main runs one command and returns the process exit status.
@@ -46,6 +54,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return convertCmd(args[1:], stdout, stderr)
 	case "fmt":
 		return fmtCmd(args[1:], stdout, stderr)
+	case "import":
+		return importCmd(args[1:], stdout, stderr)
+	case "rewrite":
+		return rewriteCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
