@@ -111,11 +111,14 @@ func Test() error {
 	return Fuzz()
 }
 
-// fuzzTargets are the loaders' fuzz tests: package -> fuzz function.
+// fuzzTargets are the loaders' fuzz tests (opdef YAML and XML, shape
+// expressions, ONNX models): package -> fuzz function.
 var fuzzTargets = [][2]string{
 	{"./generators/yamldef", "FuzzLoadYAML"},
 	{"./generators/qnnxml", "FuzzLoadXML"},
 	{"./generators/shapeexpr", "FuzzParse"},
+	{"./generators/onnx", "FuzzRead"},
+	{"./generators/onnximport", "FuzzImport"},
 }
 
 // Fuzz runs each loader fuzz target for FUZZTIME (default 10s).
