@@ -134,9 +134,11 @@ def run_package(pkg):
             o.min, o.max, o.key_axis = -1.0, 1.0, None
         node.attrs["q_mode_activation"] = "per_tensor_symmetric_restricted_range"
         node.attrs["q_bits_activation"] = 8
+        node.attrs["q_mode_weight"] = "per_tensor_symmetric_restricted_range"
+        node.attrs["q_bits_weight"] = 8
         node.quantized = False
         QUANT_OP_DICT[optype](node)
-        for o in node.outputs:
+        for o in list(node.outputs) + [node.constants[c["key"]] for c in op["constants"]]:
             if None in (o.dtype, o.qbits, o.qmin, o.qmax, o.scale, o.zerop) or o.qinvariant is None:
                 fail(where, "quantize leaves %s with dtype %s qbits %s range [%s, %s]" % (o.name, o.dtype, o.qbits, o.qmin, o.qmax))
     print("%s: %d OPT plugins registered, %d ops checked (forward shapes, quantize), %d failure(s)" % (

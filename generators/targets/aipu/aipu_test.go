@@ -1,6 +1,7 @@
 package aipu_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -371,4 +372,39 @@ func TestCompassOptimizer(t *testing.T) {
 	}
 	out := runPython(t, python(t), []string{"COMPASS_OPTIMIZER_DIR=" + dir}, "check_aipu_opt.py", plans(t))
 	t.Log(out)
+}
+
+// TestCompassPipeline runs the Compass tools themselves: an ONNX model
+// with every op of a package through the Parser's main.py (the float IR
+// must hold each layer with its shapes, dtypes, params and constants),
+// then, with COMPASS_OPTIMIZER_DIR, that IR through optimizer_main.py.
+// It needs onnx and TensorFlow (which the Parser imports) in
+// OPFORGE_PYTHON, and for the Optimizer the packages its bundled plugins
+// import (cv2, scipy, editdistance); it skips with the reason otherwise.
+func TestCompassPipeline(t *testing.T) {
+	dir := os.Getenv("COMPASS_PARSER_DIR")
+	if dir == "" {
+		t.Skip("COMPASS_PARSER_DIR is not set (a checkout of github.com/Arm-China/Compass_Unified_Parser); the Compass tools are not run")
+	}
+	py := python(t)
+	data, err := json.Marshal(plans(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	planPath := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(planPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, _ := filepath.Abs("../../../testdata/python/check_aipu_pipeline.py")
+	cmd := exec.Command(py, script, planPath, t.TempDir())
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "COMPASS_PARSER_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 3 {
+		t.Skip(strings.TrimSpace(string(out)))
+	}
+	if err != nil {
+		t.Fatalf("check_aipu_pipeline.py: %v\n%s", err, out)
+	}
+	t.Log(string(out))
 }

@@ -246,7 +246,8 @@ func (m *opModel) parserDType(op *ir.Op, o *ir.Tensor, local map[string]string) 
 
 // optHelpers are the names the OPT plugin template uses.
 var optHelpers = []string{"torch", "self", "args", "OP_TYPE", "Dtype", "OpType", "register_optype", "op_register", "quant_register",
-	"dtype2range", "dtype2torch_type", "get_linear_quant_params_from_tensor", "out", "shape", "inp"}
+	"dtype2bits", "dtype2range", "dtype2torch_type", "get_linear_quant_params_from_tensor", "is_float", "linear_quantize_clip",
+	"out", "shape", "inp", "key", "c"}
 
 // opt builds the OPT plugin: the forward binds inputs, params and the
 // declared output shapes for the user's code; the defaults produce zeros
@@ -297,9 +298,35 @@ func (m *opModel) opt(op *ir.Op) {
 // quantDefault sets every output's quantization: an output typed like a
 // (non-static) input keeps that input's; an integer output is exact
 // (scale 1, zero point 0, invariant); a float output of its own is
-// quantized as an activation from its calibrated range.
+// quantized as an activation from its calibrated range. The Optimizer
+// also requires a dtype for every constant of the layer: float ones are
+// quantized as weights, integer ones stay exact (decided by the IR dtype:
+// the Optimizer clears the others between its passes).
 func quantDefault(op *ir.Op) []string {
-	var lines []string
+	var lines, keys []string
+	for _, in := range op.Inputs {
+		if in.Static {
+			keys = append(keys, pyString(in.Ident))
+		}
+	}
+	for _, p := range op.Params {
+		if p.Kind == ir.ParamTensor {
+			keys = append(keys, pyString(p.Ident))
+		}
+	}
+	if len(keys) > 0 {
+		lines = append(lines,
+			"for key in "+pyTuple(keys)+":  # the layer's constants",
+			"    c = self.constants[key]",
+			"    if is_float(c.ir_dtype):",
+			`        c.qbits = self.attrs["q_bits_weight"]`,
+			`        c.scale, c.zerop, c.qmin, c.qmax, c.dtype = get_linear_quant_params_from_tensor(c, self.attrs["q_mode_weight"], c.qbits, is_signed=True)`,
+			"        c.betensor = linear_quantize_clip(c.betensor, c.broadcast_scale, c.broadcast_zerop, c.qmin, c.qmax)",
+			"        c.qinvariant = False",
+			"    else:",
+			"        c.dtype, c.scale, c.zerop, c.qbits, c.qinvariant = c.ir_dtype, 1.0, 0, dtype2bits(c.ir_dtype), True",
+			"        c.qmin, c.qmax = dtype2range(c.dtype)")
+	}
 	for i, o := range op.Outputs {
 		lines = append(lines, fmt.Sprintf("out = self.outputs[%d]  # %s", i, o.Name))
 		if j, in := sameTypedInput(op, o); in != nil {

@@ -12,7 +12,14 @@ Run the Optimizer with this directory alone on AIPUPLUGIN_PATH.
 import torch
 
 from AIPUBuilder.Optimizer.framework import *
-from AIPUBuilder.Optimizer.utils import dtype2range, dtype2torch_type, get_linear_quant_params_from_tensor
+from AIPUBuilder.Optimizer.utils import (
+    dtype2bits,
+    dtype2range,
+    dtype2torch_type,
+    get_linear_quant_params_from_tensor,
+    is_float,
+    linear_quantize_clip,
+)
 
 # opforge:begin imports
 # opforge:end imports
@@ -39,7 +46,7 @@ def pad_crop_resize_forward(self, *args):
 
 @quant_register(OP_TYPE, "1.0")
 def pad_crop_resize_quantize(self, *args):
-    """Sets dtype, scale, zerop, qbits, qinvariant, qmin and qmax of every output."""
+    """Sets dtype, scale, zerop, qbits, qinvariant, qmin and qmax of every output and constant."""
     # opforge:begin quantize
     out = self.outputs[0]  # resized
     inp = self.inputs[0]  # image: the same type

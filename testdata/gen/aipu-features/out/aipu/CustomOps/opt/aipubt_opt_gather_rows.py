@@ -12,7 +12,14 @@ Run the Optimizer with this directory alone on AIPUPLUGIN_PATH.
 import torch
 
 from AIPUBuilder.Optimizer.framework import *
-from AIPUBuilder.Optimizer.utils import dtype2range, dtype2torch_type, get_linear_quant_params_from_tensor
+from AIPUBuilder.Optimizer.utils import (
+    dtype2bits,
+    dtype2range,
+    dtype2torch_type,
+    get_linear_quant_params_from_tensor,
+    is_float,
+    linear_quantize_clip,
+)
 
 # opforge:begin imports
 # opforge:end imports
@@ -42,8 +49,18 @@ def gather_rows_forward(self, *args):
 
 @quant_register(OP_TYPE, "1.0")
 def gather_rows_quantize(self, *args):
-    """Sets dtype, scale, zerop, qbits, qinvariant, qmin and qmax of every output."""
+    """Sets dtype, scale, zerop, qbits, qinvariant, qmin and qmax of every output and constant."""
     # opforge:begin quantize
+    for key in ("table", "weights"):  # the layer's constants
+        c = self.constants[key]
+        if is_float(c.ir_dtype):
+            c.qbits = self.attrs["q_bits_weight"]
+            c.scale, c.zerop, c.qmin, c.qmax, c.dtype = get_linear_quant_params_from_tensor(c, self.attrs["q_mode_weight"], c.qbits, is_signed=True)
+            c.betensor = linear_quantize_clip(c.betensor, c.broadcast_scale, c.broadcast_zerop, c.qmin, c.qmax)
+            c.qinvariant = False
+        else:
+            c.dtype, c.scale, c.zerop, c.qbits, c.qinvariant = c.ir_dtype, 1.0, 0, dtype2bits(c.ir_dtype), True
+            c.qmin, c.qmax = dtype2range(c.dtype)
     out = self.outputs[0]  # rows
     out.qbits = self.attrs["q_bits_activation"]
     out.scale, out.zerop, out.qmin, out.qmax, out.dtype = get_linear_quant_params_from_tensor(out, self.attrs["q_mode_activation"], out.qbits, is_signed=True)

@@ -20,6 +20,8 @@ def _attr(attrs, name, default):
     value = attrs.get(name, default)
     if value is _REQUIRED:
         raise ValueError("node attribute %r is required (it has no default)" % name)
+    if isinstance(value, dict) and "tensor" in value:
+        value = value["tensor"]  # the ONNX front end wraps TENSOR attributes
     if isinstance(value, bytes):
         value = value.decode("utf-8")
     return value
