@@ -15,19 +15,12 @@ scale, zero point, bits, invariance and range of every output.
 import ast
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True
 
-
-def ir_value(text):
-    """A param as the Parser's PluginOp.write_attrs writes it: lists without spaces, the rest with str()."""
-    value = ast.literal_eval(text)
-    if isinstance(value, list):
-        return str(value).replace(" ", "")
-    return str(value)
+from aipu_common import ir_value, per_package  # noqa: E402
 
 
 def shape_text(shape):
@@ -149,15 +142,7 @@ def run_package(pkg):
 def main():
     with open(sys.argv[1]) as f:
         plan = json.load(f)
-    if len(sys.argv) > 2:
-        sys.exit(run_package(plan[int(sys.argv[2])]))
-    status = 0
-    for i, pkg in enumerate(plan):
-        env = dict(os.environ, AIPUPLUGIN_PATH=os.path.join(pkg["dir"], "opt"))
-        r = subprocess.run([sys.executable, os.path.abspath(__file__), sys.argv[1], str(i)], env=env)
-        status = status or r.returncode
-    if status:
-        sys.exit("OPT plugin checks failed")
+    per_package(__file__, plan, run_package, "opt")
 
 
 if __name__ == "__main__":

@@ -14,10 +14,11 @@ removes them from the inputs.
 import ast
 import json
 import os
-import subprocess
 import sys
 
 sys.dont_write_bytecode = True
+
+from aipu_common import per_package  # noqa: E402
 
 
 def run_package(pkg):
@@ -90,15 +91,7 @@ def run_package(pkg):
 def main():
     with open(sys.argv[1]) as f:
         plan = json.load(f)
-    if len(sys.argv) > 2:
-        sys.exit(run_package(plan[int(sys.argv[2])]))
-    status = 0
-    for i, pkg in enumerate(plan):
-        env = dict(os.environ, AIPUPLUGIN_PATH=os.path.join(pkg["dir"], "parser"))
-        r = subprocess.run([sys.executable, os.path.abspath(__file__), sys.argv[1], str(i)], env=env)
-        status = status or r.returncode
-    if status:
-        sys.exit("Parser plugin checks failed")
+    per_package(__file__, plan, run_package, "parser")
 
 
 if __name__ == "__main__":

@@ -24,17 +24,12 @@ import sys
 sys.dont_write_bytecode = True
 SKIP = 3
 
+from aipu_common import ir_value  # noqa: E402
+
 
 def need(*modules):
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     return missing
-
-
-def ir_value(text):
-    value = ast.literal_eval(text)
-    if isinstance(value, list):
-        return str(value).replace(" ", "")
-    return str(value)
 
 
 def build_model(pkg, path):
