@@ -232,3 +232,48 @@ func TestErrorLeavesOutUntouched(t *testing.T) {
 		}
 	}
 }
+
+// TestAIPUUserEditsSurvive edits the user regions of an AIPU kernel and OPT
+// plugin, adds a param to the op, regenerates, and checks every edit is
+// still there while the kernel signature, the forward's bindings and the
+// GBuilder arguments follow the new param.
+func TestAIPUUserEditsSurvive(t *testing.T) {
+	o := workspace(t)
+	pkg := filepath.Join(o.Out, "aipu/VisionOps")
+	cl := filepath.Join(pkg, "kernels/top_k_last.cl")
+	opt := filepath.Join(pkg, "opt/aipubt_opt_top_k_last.py")
+	kernel := "  int b = get_global_id(0);\n  if (b < B) values[b * k] = x[b * L];\n"
+	edit(t, cl, "  // Write the kernel here.\n", kernel)
+	edit(t, cl, "// opforge:begin helpers\n", "// opforge:begin helpers\nstatic inline int twice(int v) { return 2 * v; }\n")
+	forward := "    out_values, out_indices = torch.topk(x, min(k, L), dim=-1, largest=(order == \"largest\"))\n" +
+		"    self.outputs[0].betensor, self.outputs[1].betensor = out_values, out_indices\n"
+	edit(t, opt, "    for out, shape in zip(self.outputs, (values_shape, indices_shape)):\n        out.betensor = torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)\n", forward)
+	edit(t, opt, "# opforge:begin imports\n", "# opforge:begin imports\nimport math\n")
+	edit(t, filepath.Join(o.OpDefs, "vision/vision_ops.yaml"),
+		"      - {name: order, type: enum, values: [largest, smallest], default: largest}\n",
+		"      - {name: order, type: enum, values: [largest, smallest], default: largest}\n      - {name: sorted, type: bool, default: true}\n")
+	if l := regen(t, o); l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	gotCl, _ := os.ReadFile(cl)
+	gotOpt, _ := os.ReadFile(opt)
+	gotBuilder, _ := os.ReadFile(filepath.Join(pkg, "builder/aipubt_builder_top_k_last.py"))
+	for _, want := range []string{kernel, "static inline int twice(int v)", "    uint order,\n    int sorted,\n    int B,"} {
+		if !strings.Contains(string(gotCl), want) {
+			t.Errorf("top_k_last.cl lacks %q:\n%s", want, gotCl)
+		}
+	}
+	for _, want := range []string{forward, "import math\n", `sorted = self.get_param("sorted", optional=True, default_value=True)`} {
+		if !strings.Contains(string(gotOpt), want) {
+			t.Errorf("aipubt_opt_top_k_last.py lacks %q:\n%s", want, gotOpt)
+		}
+	}
+	if !strings.Contains(string(gotBuilder), `ro.append(_raw("int32", _bool(params["sorted"])))  # sorted`) {
+		t.Errorf("the GBuilder plugin does not pass sorted:\n%s", gotBuilder)
+	}
+	var l diag.List
+	writer.Diff(mustPlan(t, o), &l)
+	if l.HasErrors() {
+		t.Errorf("drift after regeneration: %v", l.Sorted())
+	}
+}

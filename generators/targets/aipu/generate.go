@@ -1,11 +1,143 @@
 package aipu
 
 import (
+	"fmt"
+	"path"
+	"strings"
+
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/templates"
 )
 
-// Generate implements target.Target. The aipu target checks op definitions
-// today; it emits no files yet.
+// Generator is the AIPU target with what generation needs besides the IR.
+type Generator struct {
+	Target
+	// Targets are the Compass targets of ops that name none (until
+	// toolchains/aipu.yaml provides them, KnownTargets).
+	Targets []string
+}
+
+// New returns the generator with opforge's known Compass targets.
+func New() *Generator { return &Generator{Targets: KnownTargets} }
+
+// Generate implements target.Target without the generator's settings: it
+// emits nothing, like the registry's other check-only targets.
 func (Target) Generate(*ir.Package, *diag.TargetList) *fileset.Set { return nil }
+
+var tmpl = func() *render.Set {
+	s, err := render.Load(templates.FS, "aipu", nil)
+	if err != nil {
+		panic(fmt.Sprintf("aipu templates: %v", err)) // embedded: a build-time bug
+	}
+	return s
+}()
+
+// Directories of a package's tree under out/aipu/<Package>/. Each Compass
+// stage imports every aipubt_* module on AIPUPLUGIN_PATH, and a module whose
+// imports fail stops that stage, so each stage gets a directory of its own:
+// the Parser's plugins need AIPUBuilder.Parser, the Optimizer's torch and
+// AIPUBuilder.Optimizer, GBuilder's the closed AIPUBuilder.core.
+const (
+	ParserDir  = "parser"
+	OPTDir     = "opt"
+	BuilderDir = "builder"
+	KernelDir  = "kernels"
+)
+
+// packageModel is the package-level README and Makefile.
+type packageModel struct {
+	Name    string
+	Source  string
+	Ops     []*opModel
+	Objects []objectModel
+}
+
+// objectModel is one kernel object to compile.
+type objectModel struct {
+	Path    string // relative to the build directory: <mcpu>/<entry>.o
+	Source  string // relative to the package: kernels/<op>.cl
+	MCPU    string
+	Defines string
+}
+
+// Generate emits, per op, the three plugins and the kernel source, plus
+// the package README and Makefile: paths relative to out/aipu/.
+func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
+	ops := Ops(pkg)
+	if len(ops) == 0 {
+		return nil
+	}
+	m := &packageModel{Name: pkg.Name, Source: pkg.Source}
+	for _, op := range ops {
+		om := newOpModel(pkg, op, g.Targets)
+		m.Ops = append(m.Ops, om)
+		for _, b := range om.builds() {
+			m.Objects = append(m.Objects, objectModel{Path: b.Object, Source: KernelDir + "/" + om.KernelFile, MCPU: b.MCPU, Defines: strings.Join(b.Defines, " ")})
+		}
+	}
+	set := fileset.New()
+	add := func(name, tmplName string, data any, owned bool) {
+		out, err := tmpl.Execute(tmplName, data)
+		if err != nil {
+			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", tmplName, err)
+			return
+		}
+		if err := set.Add(&fileset.File{Path: path.Join(pkg.Name, name), Data: out, Source: pkg.Source, Owned: owned}); err != nil {
+			d.Errorf(pkg.Pos, "internal", "%v", err)
+		}
+	}
+	for _, om := range m.Ops {
+		add(ParserDir+"/aipubt_parser_"+om.Stem+".py", "parser.py.tmpl", om, false)
+		add(OPTDir+"/aipubt_opt_"+om.Stem+".py", "opt.py.tmpl", om, true)
+		add(BuilderDir+"/aipubt_builder_"+om.Stem+".py", "builder.py.tmpl", om, false)
+		add(KernelDir+"/"+om.KernelFile, "kernel.cl.tmpl", om, true)
+	}
+	add("Makefile", "Makefile.tmpl", m, false)
+	add("README.md", "README.md.tmpl", m, false)
+	return set
+}
+
+// KernelBuild is one object a package's kernels compile into:
+//
+//	aipuocc -c -target aipu -mcpu=<MCPU> <Defines> -o <build dir>/<Object> out/aipu/<Source>
+//
+// GBuilder finds it by Object below the directory aipurun/aipugb get with -L.
+type KernelBuild struct {
+	Source  string // relative to out/aipu/: <Package>/kernels/<op>.cl
+	Object  string // relative to the build directory: <mcpu>/<entry>.o
+	MCPU    string
+	Defines []string
+}
+
+// Kernels lists the objects of pkg's kernels, for builds (mage build:aipu)
+// that compile without the generated Makefile. targets stands for ops that
+// name none (nil: KnownTargets).
+func Kernels(pkg *ir.Package, targets []string) []KernelBuild {
+	if targets == nil {
+		targets = KnownTargets
+	}
+	var out []KernelBuild
+	for _, op := range Ops(pkg) {
+		out = append(out, newOpModel(pkg, op, targets).builds()...)
+	}
+	return out
+}
+
+// builds are the objects of an op's kernel: every variant for every -mcpu.
+func (m *opModel) builds() []KernelBuild {
+	var out []KernelBuild
+	for _, mc := range m.MCPUs {
+		for _, v := range m.Variants {
+			out = append(out, KernelBuild{
+				Source:  path.Join(m.Package, KernelDir, m.KernelFile),
+				Object:  mc + "/" + v.Entry + ".o",
+				MCPU:    mc,
+				Defines: v.Defines,
+			})
+		}
+	}
+	return out
+}

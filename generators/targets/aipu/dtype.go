@@ -1,0 +1,64 @@
+package aipu
+
+import "github.com/opforge/opforge/generators/ir"
+
+// spelling is how one dtype travels through the three Compass stages and
+// the kernel. Every field is empty where that stage cannot take the dtype.
+type spelling struct {
+	// OpenCL is the element type in the kernel (Compass OpenCL has no
+	// 64-bit types; bool tensors are bytes, bfloat16 travels as its bits).
+	OpenCL string
+	// NumPy is the numpy dtype expression of the Parser's arrays and of
+	// GBuilder's scalar encoding.
+	NumPy string
+	// OPT is the member of the Optimizer's Dtype enum.
+	OPT string
+}
+
+// spellings lists the dtypes AIPU kernels take: the Compass DSL scalar
+// types (no 64-bit, string or 4-bit types), quantized ones as their
+// integer storage.
+var spellings = map[ir.DType]spelling{
+	ir.Bool:     {"uchar", "np.bool_", "BOOL"},
+	ir.Int8:     {"char", "np.int8", "INT8"},
+	ir.Uint8:    {"uchar", "np.uint8", "UINT8"},
+	ir.Int16:    {"short", "np.int16", "INT16"},
+	ir.Uint16:   {"ushort", "np.uint16", "UINT16"},
+	ir.Int32:    {"int", "np.int32", "INT32"},
+	ir.Uint32:   {"uint", "np.uint32", "UINT32"},
+	ir.Float16:  {"half", "np.float16", "FP16"},
+	ir.Float32:  {"float", "np.float32", "FP32"},
+	ir.BFloat16: {"ushort", "ml_dtypes.bfloat16", "BFP16"},
+	ir.QInt8:    {"char", "np.int8", "INT8"},
+	ir.QUint8:   {"uchar", "np.uint8", "UINT8"},
+	ir.QInt16:   {"short", "np.int16", "INT16"},
+	ir.QUint16:  {"ushort", "np.uint16", "UINT16"},
+	ir.QInt32:   {"int", "np.int32", "INT32"},
+	ir.QUint32:  {"uint", "np.uint32", "UINT32"},
+}
+
+// scalarParamDTypes are the dtypes a kernel scalar argument can have:
+// OpenCL forbids bool kernel arguments (bools travel as int) and GBuilder
+// encodes scalars through numpy, which has no bfloat16.
+var scalarParamDTypes = map[ir.DType]bool{
+	ir.Int8: true, ir.Uint8: true, ir.Int16: true, ir.Uint16: true, ir.Int32: true, ir.Uint32: true,
+	ir.Float16: true, ir.Float32: true, ir.Bool: true,
+}
+
+// compassName is the Compass IR dtype string (quantized dtypes by their
+// storage: the IR says int8, the scale travels separately).
+func compassName(d ir.DType) string { return d.Info().Compass }
+
+// distinctCompass returns ds without dtypes whose Compass string repeats
+// an earlier one (qint8 and int8 are both int8 in the IR).
+func distinctCompass(ds []ir.DType) []ir.DType {
+	seen := map[string]bool{}
+	var out []ir.DType
+	for _, d := range ds {
+		if c := compassName(d); !seen[c] {
+			seen[c] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,149 @@
+package aipu
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/yamldef"
+)
+
+func TestBaseTarget(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"X2_1204", "X2_1204"},
+		{"X2_1204MP3", "X2_1204"},
+		{"X3P_1304MP4", "X3P_1304"},
+		{"X3S_1304MP", "X3S_1304MP"}, // no core count: not a multi-core suffix
+		{"MP3", "MP3"},
+		{"X9_MPX", "X9_MPX"},
+	} {
+		if got := baseTarget(c.in); got != c.want {
+			t.Errorf("baseTarget(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := strings.Join(mcpus([]string{"X2_1204", "X2_1204MP3", "X3P_1304"}), " "); got != "X2_1204 X3P_1304" {
+		t.Errorf("mcpus: %s", got)
+	}
+}
+
+func TestPythonLiterals(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"1", "1.0"}, {"1.5", "1.5"}, {"-0.25", "-0.25"}, {"1e3", "1000.0"}, {"1e30", "1e+30"},
+		{".inf", `float("inf")`}, {"-.Inf", `float("-inf")`}, {".nan", `float("nan")`},
+	} {
+		if got := pyNumber(c.in, true); got != c.want {
+			t.Errorf("float %q -> %s, want %s", c.in, got, c.want)
+		}
+	}
+	for _, c := range []struct{ in, want string }{{"7", "7"}, {"0x10", "16"}, {"0o17", "15"}, {"1_000", "1000"}, {"-3", "-3"}} {
+		if got := pyNumber(c.in, false); got != c.want {
+			t.Errorf("int %q -> %s, want %s", c.in, got, c.want)
+		}
+	}
+	lo, hi := 0.0, 2.5
+	if pyBound(&lo, false) != "0" || pyBound(&hi, true) != "2.5" || pyBound(nil, false) != "None" || pyBound(&hi, false) != "2.5" {
+		t.Error("pyBound")
+	}
+	if pyString("a\"b\n") != `"a\"b\n"` || pyTuple([]string{"1"}) != "(1,)" || pyTuple([]string{"1", "2"}) != "(1, 2)" {
+		t.Error("pyString/pyTuple")
+	}
+	if math.IsNaN(parseFloat("x")) {
+		t.Error("parseFloat of garbage should be 0, not NaN")
+	}
+}
+
+func TestScope(t *testing.T) {
+	s := newScope("np", "torch")
+	for _, c := range []struct{ in, want string }{{"x", "x"}, {"np", "np_"}, {"x", "x_"}, {"np", "np__"}, {"torch", "torch_"}} {
+		if got := s.claim(c.in); got != c.want {
+			t.Errorf("claim(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// loadOp builds the IR of a one-op opdef.
+func loadOp(t *testing.T, src string) (*ir.Package, *ir.Op) {
+	t.Helper()
+	var l diag.List
+	pkg := yamldef.Load("ops.yaml", []byte(src), &l)
+	if l.HasErrors() || pkg == nil {
+		t.Fatalf("%v", l.Sorted())
+	}
+	return pkg, pkg.Ops[0]
+}
+
+// TestKernelVariants: type variables and dtype lists with several Compass
+// dtypes are axes; their product is the variants, named by dtype; qint8
+// and int8 are one Compass dtype.
+func TestKernelVariants(t *testing.T) {
+	pkg, op := loadOp(t, `version: 1
+package: {name: P, domain: d, version: 1.0.0}
+ops:
+  - name: Mix
+    types: {T: [float32, float16], Q: [int8, qint8]}
+    inputs:
+      - {name: a, type: T, shape: [N]}
+      - {name: b, type: [int32, int16], shape: [N]}
+      - {name: c, type: Q, shape: [N]}
+    outputs:
+      - {name: y, type: T, shape: [N]}
+    targets: {aipu: {}}
+`)
+	k := newKernelModel(pkg, op)
+	var entries []string
+	for _, v := range k.Variants {
+		entries = append(entries, v.Entry)
+	}
+	want := "p_mix_float32_int32 p_mix_float32_int16 p_mix_float16_int32 p_mix_float16_int16"
+	if strings.Join(entries, " ") != want {
+		t.Errorf("variants %v, want %s", entries, want)
+	}
+	if got := strings.Join(k.Variants[3].Defines, " "); got != "-DOPFORGE_KERNEL=p_mix_float16_int16 -DOPFORGE_TYPE_T=half -DOPFORGE_TYPE_b=short" {
+		t.Errorf("defines %s", got)
+	}
+	if !k.FP16 || k.elemType(op.Inputs[2]) != "char" || k.elemType(op.Inputs[0]) != "T_t" {
+		t.Errorf("fp16 %v, c %s, a %s", k.FP16, k.elemType(op.Inputs[2]), k.elemType(op.Inputs[0]))
+	}
+}
+
+// TestNamesDoNotShadow: inputs named like the modules and helpers of the
+// generated Python, and params named like array element arguments, get
+// locals and kernel arguments of their own.
+func TestNamesDoNotShadow(t *testing.T) {
+	pkg, op := loadOp(t, `version: 1
+package: {name: P, domain: d, version: 1.0.0}
+ops:
+  - name: Clash
+    inputs:
+      - {name: np, type: float32, shape: [N]}
+      - {name: torch, type: float32, shape: [N]}
+    params:
+      - {name: w, type: "int32[2]", default: [1, 2]}
+      - {name: w_0, type: int32, default: 3}
+    outputs:
+      - {name: y, type: float32, shape: [N]}
+    targets: {aipu: {}}
+`)
+	m := newOpModel(pkg, op, KnownTargets)
+	if !strings.Contains(strings.Join(m.Infer, "\n"), "np_ = input_tensors[0]") {
+		t.Errorf("parser locals:\n%s", strings.Join(m.Infer, "\n"))
+	}
+	if !strings.Contains(strings.Join(m.Forward, "\n"), "torch_ = self.inputs[1].betensor") {
+		t.Errorf("forward locals:\n%s", strings.Join(m.Forward, "\n"))
+	}
+	args := strings.Join(m.KernelArgs, ", ")
+	if !strings.Contains(args, "int w_0_, int w_1, int w_0,") && !strings.Contains(args, "int w_0, int w_1, int w_0_") {
+		t.Errorf("kernel args: %s", args)
+	}
+	seen := map[string]bool{}
+	for _, a := range m.KernelArgs {
+		f := strings.Fields(a)
+		name := f[len(f)-1]
+		if seen[name] {
+			t.Errorf("kernel argument %s twice: %s", name, args)
+		}
+		seen[name] = true
+	}
+}
