@@ -20,6 +20,7 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Build, "build", o.Build, "artifact directory")
 	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors")
 	arch := fs.String("arch", "", "HTP variants to build, comma-separated (x86, aarch64, v68 ...; default all)")
+	opdefs := fs.String("opdefs", "opdefs", "op definitions (the AIPU build reads kernel variants from them)")
 	jobs := fs.Int("jobs", 0, "parallel units (default: the number of CPUs)")
 	rest, err := parse(fs, args)
 	if err != nil || len(rest) != 1 {
@@ -32,9 +33,12 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	failed := false
 	for _, t := range targets {
-		plan, err := planFor(o, t, *arch)
+		plan, err := planFor(o, t, *arch, *opdefs)
 		if err == nil {
 			_, err = plan.Run(context.Background(), stdout, *jobs)
+		}
+		if err == nil && t == "aipu" {
+			fmt.Fprintf(stdout, "aipu: plugin directories, one per stage:\n%s\n", buildplan.PluginPaths(o.Build))
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "opforge build %s: %v\n", t, err)
@@ -47,8 +51,10 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func planFor(o buildplan.Options, target, arch string) (*buildplan.Plan, error) {
+func planFor(o buildplan.Options, target, arch, opdefs string) (*buildplan.Plan, error) {
 	switch target {
+	case "aipu":
+		return buildplan.AIPU(o, opdefs)
 	case "htp":
 		var variants []string
 		if arch != "" {

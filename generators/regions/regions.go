@@ -127,7 +127,8 @@ type Orphan struct {
 
 // Merge puts the bodies of old's regions into fresh, matching by key.
 // oldDefaults are the default-body hashes recorded when old was generated
-// (nil when unknown); a region that vanished from the skeleton is an
+// (nil when unknown). A region whose body still equals its recorded default
+// takes fresh's default; a region that vanished from the skeleton is an
 // orphan unless its body still equals its recorded default.
 func Merge(fresh, old string, oldDefaults map[string]string) (string, []Orphan, error) {
 	freshRegions, err := Parse(fresh)
@@ -138,9 +139,14 @@ func Merge(fresh, old string, oldDefaults map[string]string) (string, []Orphan, 
 	if err != nil {
 		return "", nil, err
 	}
+	// A region still holding the default it was generated with is not user
+	// code: it takes the new skeleton's default, so template improvements
+	// reach regions nobody edited.
 	kept := map[string]string{}
 	for _, r := range oldRegions {
-		kept[r.Key] = r.Body
+		if !Pristine(r, oldDefaults) {
+			kept[r.Key] = r.Body
+		}
 	}
 	var orphans []Orphan
 	inFresh := map[string]bool{}

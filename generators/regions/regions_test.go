@@ -56,3 +56,17 @@ func TestMergeOrphans(t *testing.T) {
 		t.Errorf("without defaults: %+v", orphans)
 	}
 }
+
+func TestPristineRegionsTakeNewDefaults(t *testing.T) {
+	old := "// opforge:begin a\nold default\n// opforge:end a\n// opforge:begin b\nedited\n// opforge:end b\n"
+	fresh := "// opforge:begin a\nnew default\n// opforge:end a\n// opforge:begin b\nnew default\n// opforge:end b\n"
+	defaults := map[string]string{"a": Hash("old default\n"), "b": Hash("old default\n")}
+	got, _, err := Merge(fresh, old, defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "// opforge:begin a\nnew default\n// opforge:end a\n// opforge:begin b\nedited\n// opforge:end b\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
