@@ -97,6 +97,9 @@ const venvDir = ".venv"
 // ones skip with a reason unless their environment variables are set) and
 // runs each fuzz target briefly.
 func Test() error {
+	if err := ensureDebianPackages(); err != nil {
+		return err
+	}
 	python, err := ensureVenv()
 	if err != nil {
 		return err
@@ -133,6 +136,34 @@ func Fuzz() error {
 		}
 	}
 	return nil
+}
+
+// debianPackages are tools the tests run, by command: clang checks the
+// generated AIPU kernels as OpenCL, make dry-runs the generated Makefiles.
+var debianPackages = [][2]string{{"clang", "clang"}, {"make", "make"}, {"g++", "g++"}}
+
+// ensureDebianPackages installs the missing ones with apt-get when running
+// as root (CI and these machines); otherwise the tests that need them skip
+// and say why.
+func ensureDebianPackages() error {
+	var missing []string
+	for _, p := range debianPackages {
+		if _, err := exec.LookPath(p[0]); err != nil {
+			missing = append(missing, p[1])
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if os.Geteuid() != 0 {
+		fmt.Printf("not root, so not installing %v: the tests that need them will skip\n", missing)
+		return nil
+	}
+	env := append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+	if err := run(env, "apt-get", "update", "-q"); err != nil {
+		return err
+	}
+	return run(env, "apt-get", append([]string{"install", "-y", "-q", "--no-install-recommends"}, missing...)...)
 }
 
 func ensureVenv() (string, error) {
