@@ -15,6 +15,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/magefile/mage/mg"
+
 	"github.com/opforge/opforge/generators/cli"
 )
 
@@ -34,12 +36,58 @@ func Check() error {
 // Gen regenerates out/ from opdefs/: only changed files are written, user
 // code between opforge:begin/end markers is kept, and nothing is written
 // when any error was found.
-func Gen() error {
-	if code := cli.Main([]string{"gen"}, os.Stdout, os.Stderr); code != 0 {
-		return fmt.Errorf("gen failed")
+func Gen() error { return opforge("gen") }
+
+// opforge runs one opforge command in-process.
+func opforge(args ...string) error {
+	if code := cli.Main(args, os.Stdout, os.Stderr); code != 0 {
+		return fmt.Errorf("opforge %s failed", args[0])
 	}
 	return nil
 }
+
+// Build compiles the generated packages with the vendor toolchains into
+// build/: a preflight first names anything missing, then only changed
+// units rebuild, in parallel.
+type Build mg.Namespace
+
+// Htp builds every HTP op package for x86 (simulator), aarch64 and every
+// Hexagon arch; HTP_ARCH=v73 (or a comma list: x86,v75) builds just those.
+func (Build) Htp() error {
+	args := []string{"build", "htp"}
+	if a := os.Getenv("HTP_ARCH"); a != "" {
+		args = append(args, "--arch", a)
+	}
+	return opforge(args...)
+}
+
+// Trt builds every TensorRT plugin library: kernels with nvcc for the
+// configured GPU architectures, plugin sources, the shared library.
+func (Build) Trt() error { return opforge("build", "trt") }
+
+// Aipu compiles every AIPU kernel with aipuocc per Compass target and lays
+// out the plugin directories for AIPUPLUGIN_PATH.
+func (Build) Aipu() error { return opforge("build", "aipu") }
+
+// All builds every target.
+func (Build) All() error { return opforge("build", "all") }
+
+// Doctor prints, per target, where every SDK and tool was found or exactly
+// what is missing and how to provide it.
+func Doctor() error { return opforge("doctor") }
+
+// Bench times generation (cold, no-op, one op changed) and a no-op build
+// over synthetic packages of 10, 100 and 1,000 ops, beside the time cp -r
+// takes to copy the generated tree.
+func Bench() error {
+	if err := run(nil, "go", "build", "-o", "build/opforge", "./generators/cmd/opforge"); err != nil {
+		return err
+	}
+	return run(nil, "build/opforge", "bench")
+}
+
+// Clean removes the build directory (artifacts, caches, the test venv stays).
+func Clean() error { return os.RemoveAll("build") }
 
 // venvDir holds the Python test dependencies (git-ignored, reused across
 // runs; rebuilt only when testdata/requirements.txt changes).
@@ -63,11 +111,14 @@ func Test() error {
 	return Fuzz()
 }
 
-// fuzzTargets are the loaders' fuzz tests: package -> fuzz function.
+// fuzzTargets are the loaders' fuzz tests (opdef YAML and XML, shape
+// expressions, ONNX models): package -> fuzz function.
 var fuzzTargets = [][2]string{
 	{"./generators/yamldef", "FuzzLoadYAML"},
 	{"./generators/qnnxml", "FuzzLoadXML"},
 	{"./generators/shapeexpr", "FuzzParse"},
+	{"./generators/onnx", "FuzzRead"},
+	{"./generators/onnximport", "FuzzImport"},
 }
 
 // Fuzz runs each loader fuzz target for FUZZTIME (default 10s).

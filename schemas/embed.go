@@ -16,5 +16,13 @@ var OpDefJSON []byte
 //go:embed qnn-opdef.xsd
 var QNNOpDefXSD []byte
 
+// ToolchainJSON is the JSON Schema of toolchains/*.yaml.
+//
+//go:embed toolchain.schema.json
+var ToolchainJSON []byte
+
+// ToolchainURL is the $id of ToolchainJSON.
+const ToolchainURL = "https://opforge.dev/schemas/toolchain.schema.json"
+
 // OpDefURL is the $id of OpDefJSON.
 const OpDefURL = "https://opforge.dev/schemas/opdef.schema.json"

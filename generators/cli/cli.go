@@ -15,9 +15,20 @@ import (
 const usage = `usage:
   opforge gen [--opdefs DIR] [--toolchains DIR] [--out DIR]      regenerate out/ (writes nothing on error)
   opforge check [--format text|json] [--opdefs DIR] [--out DIR]  validate opdefs and fail when out/ is stale
+  opforge build htp|trt|aipu|all [--arch LIST] [--jobs N]        build out/ with the vendor toolchains into build/
+  opforge doctor                                                  where every SDK and tool is, or what is missing
+  opforge bench                                                   time generation and no-op builds (10/100/1000 ops)
   opforge validate [--format text|json] [PATH ...]    check op definitions (default: opdefs)
   opforge convert [--to yaml|xml] [-o OUT] FILE      convert between YAML and QNN XML
   opforge fmt [-w] [--check] FILE ...                canonical YAML, comments kept
+  opforge import onnx MODEL SELECT [--rename T=NAME] [-o OPDEF|-] [--force]
+                 [--package NAME] [--domain D] [--namespace NS] [--package-version V]
+                 [--targets trt,htp,aipu] [--allow-standard-names]
+                                                     opdefs for the selected nodes of an ONNX model
+  opforge rewrite onnx MODEL SELECT -o OUT [--rename T=NAME] [--opdef OPDEF]
+                 [--package NAME] [--allow-standard-names] [--copy-external-data]
+                                                     make the selected nodes call the TensorRT plugins
+    SELECT is any of --nodes N,... --op-types T,... --unsupported-for trt|htp|aipu
 `
 
 // Main runs one command and returns the process exit status.
@@ -33,10 +44,20 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return genCmd(args[1:], stdout, stderr)
 	case "check":
 		return checkCmd(args[1:], stdout, stderr)
+	case "build":
+		return buildCmd(args[1:], stdout, stderr)
+	case "doctor":
+		return doctorCmd(args[1:], stdout, stderr)
+	case "bench":
+		return benchCmd(args[1:], stdout, stderr)
 	case "convert":
 		return convertCmd(args[1:], stdout, stderr)
 	case "fmt":
 		return fmtCmd(args[1:], stdout, stderr)
+	case "import":
+		return importCmd(args[1:], stdout, stderr)
+	case "rewrite":
+		return rewriteCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -99,3 +99,26 @@ func TestCheckDetectsDrift(t *testing.T) {
 		t.Errorf("untracked file: exit %d\n%s", code, errs)
 	}
 }
+
+func TestGenNoOpCache(t *testing.T) {
+	root := t.TempDir()
+	outDir := filepath.Join(root, "out")
+	args := []string{"gen", "--opdefs", "../../opdefs", "--toolchains", "../../toolchains", "--out", outDir, "--cache", filepath.Join(root, "build", "cache.json")}
+	if code, _, errs := run(args...); code != 0 {
+		t.Fatal(errs)
+	}
+	_, out, _ := run(args...)
+	if !strings.Contains(out, "inputs unchanged since the last gen") || !strings.Contains(out, " 0 written") {
+		t.Errorf("second gen did not use the cache: %s", out)
+	}
+	// Deleting a generated file invalidates the cache: gen restores it.
+	victim := filepath.Join(outDir, "htp", "VisionOps", "Makefile")
+	_ = os.Remove(victim)
+	_, out, _ = run(args...)
+	if strings.Contains(out, "inputs unchanged") || !strings.Contains(out, " 1 written") {
+		t.Errorf("gen after a deletion: %s", out)
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Error("the deleted file was not restored")
+	}
+}

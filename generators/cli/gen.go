@@ -21,13 +21,26 @@ func genFlags(name string, stderr io.Writer) (*flag.FlagSet, *gen.Options) {
 	return fs, &o
 }
 
+// genCachePath is where gen remembers the tree it left (build dir, untracked).
+const genCachePath = "build/.opforge-gen-cache.json"
+
 // genCmd regenerates out/: nothing is written when any error was found.
 func genCmd(args []string, stdout, stderr io.Writer) int {
 	fs, o := genFlags("gen", stderr)
+	full := fs.Bool("full", false, "ignore the no-op cache and regenerate everything")
+	cachePath := fs.String("cache", genCachePath, "no-op cache file (in the build directory)")
 	if rest, err := parse(fs, args); err != nil || len(rest) > 0 {
 		return 2
 	}
 	start := time.Now()
+	cache, cacheErr := gen.OpenCache(*o, *cachePath)
+	if cacheErr == nil && !*full {
+		if n, fresh := cache.Fresh(); fresh {
+			fmt.Fprintf(stdout, "opforge gen: %d files in %s: 0 written (0 bytes), %d unchanged, 0 removed in %s (inputs unchanged since the last gen)\n",
+				n, o.Out, n, time.Since(start).Round(time.Millisecond))
+			return 0
+		}
+	}
 	var l diag.List
 	plan := gen.Plan(*o, &l)
 	if plan == nil || l.HasErrors() {
@@ -40,6 +53,9 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "opforge gen: %v\n", err)
 		return 1
+	}
+	if cacheErr == nil {
+		_ = cache.Store(plan) // a failed store only costs the next no-op its speed
 	}
 	fmt.Fprintf(stdout, "opforge gen: %d files in %s: %d written (%d bytes), %d unchanged, %d removed in %s\n",
 		plan.Files.Len(), o.Out, st.Written, st.BytesWritten, st.Unchanged, st.Removed, time.Since(start).Round(time.Millisecond))

@@ -10,6 +10,7 @@ import (
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
+	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/writer"
@@ -21,23 +22,40 @@ func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 	if ts == nil {
 		ts = targets.All()
 	}
-	all := fileset.New()
+	// Every (target, package) pair generates in parallel into its own set
+	// and diagnostics; merging in a fixed order keeps the output and the
+	// diagnostics deterministic.
+	type job struct {
+		t   target.Target
+		pkg *ir.Package
+		set *fileset.Set
+		l   diag.List
+	}
+	var jobs []*job
 	for _, t := range ts {
 		for _, pkg := range pkgs {
-			set := t.Generate(pkg, l.ForTarget(t.Name()))
-			if set == nil {
-				continue
+			jobs = append(jobs, &job{t: t, pkg: pkg})
+		}
+	}
+	render.Parallel(len(jobs), func(i int) {
+		j := jobs[i]
+		j.set = j.t.Generate(j.pkg, j.l.ForTarget(j.t.Name()))
+	})
+	all := fileset.New()
+	for _, j := range jobs {
+		l.Merge(&j.l)
+		if j.set == nil {
+			continue
+		}
+		for _, f := range j.set.Files() {
+			header := fileset.GeneratedHeader(f.Source)
+			if f.Owned {
+				header = fileset.OwnedHeader(f.Source)
 			}
-			for _, f := range set.Files() {
-				header := fileset.GeneratedHeader(f.Source)
-				if f.Owned {
-					header = fileset.OwnedHeader(f.Source)
-				}
-				f.Data = fileset.WithHeader(f.Path, f.Data, header)
-			}
-			if err := all.Merge(t.Name(), set); err != nil {
-				l.Errorf(diag.Pos{File: pkg.Source}, "internal", "%s: %v", t.Name(), err)
-			}
+			f.Data = fileset.WithHeader(f.Path, f.Data, header)
+		}
+		if err := all.Merge(j.t.Name(), j.set); err != nil {
+			l.Errorf(diag.Pos{File: j.pkg.Source}, "internal", "%s: %v", j.t.Name(), err)
 		}
 	}
 	// out/.gitignore keeps build and import artifacts out of git, as the

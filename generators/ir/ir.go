@@ -384,6 +384,16 @@ func (o *Op) AllowedDTypes(t *Tensor) []DType {
 	return t.Type.DTypes
 }
 
+// Op returns the package's op called name, or nil.
+func (p *Package) Op(name string) *Op {
+	for _, op := range p.Ops {
+		if op.Name == name {
+			return op
+		}
+	}
+	return nil
+}
+
 // OpsWhere returns the ops of pkg for which keep is true, in order.
 func (p *Package) OpsWhere(keep func(*Op) bool) []*Op {
 	var out []*Op

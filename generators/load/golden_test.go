@@ -82,6 +82,15 @@ var noCaseNeeded = map[string]bool{
 	"drift-changed": true, "drift-extra": true, "drift-missing": true, "manifest": true, "unsafe-path": true,
 	"user-code-stale": true, "user-region-markers": true, "user-region-orphan": true,
 	"htp-config": true, "toolchain": true, "executorch-assumed-shape": true,
+	// ONNX import and rewrite read models, not opdefs: covered by
+	// generators/onnximport tests (golden cases under testdata/onnx,
+	// TestImportErrors, TestPlan) and generators/cli tests (onnx-read,
+	// onnx-external-data).
+	"onnx-read": true, "onnx-select": true, "onnx-untyped": true, "onnx-type": true,
+	"onnx-attr-type": true, "onnx-attr-trt": true, "onnx-input-omitted": true, "onnx-node": true,
+	"onnx-output-type": true, "onnx-output-shape": true, "onnx-standard-name": true,
+	"onnx-function-name": true, "onnx-rewrite-op": true, "onnx-rewrite-signature": true,
+	"onnx-external-data": true,
 }
 
 // TestEveryRuleHasAGoldenCase fails when a diagnostic code appears in the

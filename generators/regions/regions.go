@@ -29,6 +29,15 @@ type Region struct {
 // markerRE matches a marker line in any comment syntax: //, #, <!-- -->.
 var markerRE = regexp.MustCompile(`^\s*(?://|#|<!--)\s*opforge:(begin|end)\s+([A-Za-z0-9_.:/-]+)\s*(?:-->)?\s*$`)
 
+// marker matches a marker line; the substring test first keeps the regexp
+// off the vast majority of lines.
+func marker(line string) []string {
+	if !strings.Contains(line, "opforge:") {
+		return nil
+	}
+	return markerRE.FindStringSubmatch(strings.TrimRight(line, "\r\n"))
+}
+
 // Error is a malformed region structure at a line.
 type Error struct {
 	Line int
@@ -48,7 +57,7 @@ func Parse(data string) ([]Region, error) {
 	var key string
 	var body strings.Builder
 	for i, ln := range lines {
-		m := markerRE.FindStringSubmatch(strings.TrimRight(ln, "\r\n"))
+		m := marker(ln)
 		if m == nil {
 			if open >= 0 {
 				body.WriteString(ln)
@@ -147,7 +156,7 @@ func Merge(fresh, old string, oldDefaults map[string]string) (string, []Orphan, 
 	lines := strings.SplitAfter(fresh, "\n")
 	inRegion := ""
 	for _, ln := range lines {
-		m := markerRE.FindStringSubmatch(strings.TrimRight(ln, "\r\n"))
+		m := marker(ln)
 		switch {
 		case m != nil && m[1] == "begin":
 			out.WriteString(ln)

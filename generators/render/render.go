@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"runtime"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
@@ -64,6 +66,28 @@ func Load(fsys fs.FS, dir string, extra template.FuncMap) (*Set, error) {
 		}
 	}
 	return &Set{t: root}, nil
+}
+
+// Parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines; templates are
+// safe to execute concurrently.
+func Parallel(n int, fn func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 // Execute renders the named template.

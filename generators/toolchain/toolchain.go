@@ -1,41 +1,82 @@
-// Package toolchain reads toolchains/*.yaml: per target, where each SDK and
-// tool is found and which versions are pinned.
+// Package toolchain reads toolchains/*.yaml — per target, where each SDK
+// and tool is found (environment variable, PATH, conventional install
+// paths), which versions are pinned, and the flags — and resolves them on
+// this machine for preflight checks, `mage doctor` and builds.
 package toolchain
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/opforge/opforge/schemas"
 )
 
 // Dir is the toolchain directory relative to the repository root.
 const Dir = "toolchains"
 
-// HTP is toolchains/htp.yaml.
-type HTP struct {
+// Descriptor is one toolchains/<target>.yaml.
+type Descriptor struct {
 	Version int    `yaml:"version"`
 	Target  string `yaml:"target"`
-	QNN     struct {
-		Env       string `yaml:"env"`
-		Include   string `yaml:"include"`
-		TargetLib string `yaml:"target_lib"`
-	} `yaml:"qnn"`
-	Hexagon struct {
-		Env         string       `yaml:"env"`
-		Archs       []HexagonPin `yaml:"archs"`
-		X86         HexagonPin   `yaml:"x86"`
-		DefaultArch string       `yaml:"default_arch"`
-	} `yaml:"hexagon"`
-	Android struct {
-		Env string `yaml:"env"`
-		API int    `yaml:"api"`
-	} `yaml:"android"`
-	Host struct {
-		CXX string `yaml:"cxx"`
-	} `yaml:"host"`
+	SDKs    []SDK  `yaml:"sdks"`
+	Tools   []Tool `yaml:"tools"`
+	HTP     *HTP   `yaml:"htp"`
+	TRT     *TRT   `yaml:"trt"`
+	AIPU    *AIPU  `yaml:"aipu"`
+	// Path is the file the descriptor was read from.
+	Path string `yaml:"-"`
+}
+
+// SDK is a directory found by an environment variable or a search.
+type SDK struct {
+	Name        string        `yaml:"name"`
+	Description string        `yaml:"description"`
+	Env         string        `yaml:"env"`
+	Search      []string      `yaml:"search"`
+	Probe       string        `yaml:"probe"`
+	Version     *VersionProbe `yaml:"version"`
+}
+
+// Tool is an executable found by an environment variable, PATH or a search.
+type Tool struct {
+	Name        string        `yaml:"name"`
+	Description string        `yaml:"description"`
+	Env         string        `yaml:"env"`
+	Names       []string      `yaml:"names"`
+	Search      []string      `yaml:"search"`
+	Version     *VersionProbe `yaml:"version"`
+}
+
+// VersionProbe says how to read a version and which is the lowest that works.
+type VersionProbe struct {
+	Args    []string `yaml:"args"`
+	File    string   `yaml:"file"`
+	Pattern string   `yaml:"pattern"`
+	Min     string   `yaml:"min"`
+}
+
+// HTP holds the Hexagon pins and flags.
+type HTP struct {
+	QNNInclude   string       `yaml:"qnn_include"`
+	QNNTargetLib string       `yaml:"qnn_target_lib"`
+	Archs        []HexagonPin `yaml:"archs"`
+	X86          HexagonPin   `yaml:"x86"`
+	DefaultArch  string       `yaml:"default_arch"`
+	AndroidAPI   int          `yaml:"android_api"`
+	Flags        struct {
+		Common  []string `yaml:"common"`
+		X86     []string `yaml:"x86"`
+		AArch64 []string `yaml:"aarch64"`
+		Hexagon []string `yaml:"hexagon"`
+		Link    []string `yaml:"link"`
+	} `yaml:"flags"`
 }
 
 // HexagonPin is the Hexagon SDK directory and tools version of one arch.
@@ -45,27 +86,136 @@ type HexagonPin struct {
 	Tools string `yaml:"tools"`
 }
 
-// LoadHTP reads the HTP descriptor from dir.
-func LoadHTP(dir string) (*HTP, error) {
-	var h HTP
-	if err := decode(filepath.Join(dir, "htp.yaml"), &h); err != nil {
-		return nil, err
-	}
-	if len(h.Hexagon.Archs) == 0 {
-		return nil, fmt.Errorf("%s: hexagon.archs is empty", filepath.Join(dir, "htp.yaml"))
-	}
-	return &h, nil
+// TRT holds the CUDA architectures and flags.
+type TRT struct {
+	CUDAArchs []string `yaml:"cuda_archs"`
+	Flags     struct {
+		NVCC []string `yaml:"nvcc"`
+		CXX  []string `yaml:"cxx"`
+		Link []string `yaml:"link"`
+	} `yaml:"flags"`
 }
 
-func decode(path string, v any) error {
+// AIPU holds the Compass targets and flags.
+type AIPU struct {
+	Targets        []AIPUTarget `yaml:"targets"`
+	DefaultTargets []string     `yaml:"default_targets"`
+	Flags          struct {
+		AIPUOCC []string `yaml:"aipuocc"`
+	} `yaml:"flags"`
+}
+
+// AIPUTarget maps a Compass target to the -mcpu aipuocc compiles for.
+type AIPUTarget struct {
+	Name string `yaml:"name"`
+	MCPU string `yaml:"mcpu"`
+}
+
+// Tool returns the tool called name, or nil.
+func (d *Descriptor) Tool(name string) *Tool {
+	for i := range d.Tools {
+		if d.Tools[i].Name == name {
+			return &d.Tools[i]
+		}
+	}
+	return nil
+}
+
+// SDK returns the SDK called name, or nil.
+func (d *Descriptor) SDK(name string) *SDK {
+	for i := range d.SDKs {
+		if d.SDKs[i].Name == name {
+			return &d.SDKs[i]
+		}
+	}
+	return nil
+}
+
+var (
+	schemaOnce sync.Once
+	schema     *jsonschema.Schema
+	schemaErr  error
+)
+
+func toolchainSchema() (*jsonschema.Schema, error) {
+	schemaOnce.Do(func() {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.ToolchainJSON))
+		if err != nil {
+			schemaErr = err
+			return
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource(schemas.ToolchainURL, doc); err != nil {
+			schemaErr = err
+			return
+		}
+		schema, schemaErr = c.Compile(schemas.ToolchainURL)
+	})
+	return schema, schemaErr
+}
+
+// Load reads and validates dir/<target>.yaml against the toolchain schema.
+func Load(dir, target string) (*Descriptor, error) {
+	path := filepath.Join(dir, target+".yaml")
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	var generic any
+	if err := yaml.Unmarshal(data, &generic); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	sch, err := toolchainSchema()
+	if err != nil {
+		return nil, fmt.Errorf("toolchain schema: %v", err)
+	}
+	if err := sch.Validate(jsonValues(generic)); err != nil {
+		var verr *jsonschema.ValidationError
+		if errors.As(err, &verr) {
+			return nil, fmt.Errorf("%s does not match schemas/toolchain.schema.json: %s", path, verr.Error())
+		}
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+	var d Descriptor
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	return nil
+	if d.Target != target {
+		return nil, fmt.Errorf("%s: target is %q, want %q", path, d.Target, target)
+	}
+	d.Path = path
+	return &d, nil
+}
+
+// jsonValues converts yaml.v3's generic values to the JSON data model the
+// validator expects (map[string]any, []any, int64, float64).
+func jsonValues(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = jsonValues(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = jsonValues(x)
+		}
+		return out
+	case int:
+		return int64(v)
+	}
+	return v
+}
+
+// LoadHTP reads the HTP descriptor.
+func LoadHTP(dir string) (*Descriptor, error) {
+	d, err := Load(dir, "htp")
+	if err == nil && d.HTP == nil {
+		err = fmt.Errorf("%s has no htp section", d.Path)
+	}
+	return d, err
 }

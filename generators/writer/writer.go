@@ -28,6 +28,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/regions"
+	"github.com/opforge/opforge/generators/render"
 )
 
 // ManifestName is the manifest's file name in the output root.
@@ -213,18 +214,25 @@ func checkPath(root, p string) error {
 }
 
 // Apply writes the plan. Call it only when Prepare reported no error.
+// Files are compared and written in parallel: the work is system calls.
 func Apply(p *Plan) (Stats, error) {
 	var st Stats
-	for _, f := range p.Files.Files() {
+	files := p.Files.Files()
+	changed := make([]bool, len(files))
+	errs := make([]error, len(files))
+	render.Parallel(len(files), func(i int) {
+		f := files[i]
 		mode := os.FileMode(0o644)
 		if f.Mode != 0 {
 			mode = os.FileMode(f.Mode)
 		}
-		changed, err := atomicfile.Write(filepath.Join(p.Root, filepath.FromSlash(f.Path)), f.Data, mode)
-		if err != nil {
-			return st, err
+		changed[i], errs[i] = atomicfile.Write(filepath.Join(p.Root, filepath.FromSlash(f.Path)), f.Data, mode)
+	})
+	for i, f := range files {
+		if errs[i] != nil {
+			return st, errs[i]
 		}
-		if changed {
+		if changed[i] {
 			st.Written++
 			st.BytesWritten += int64(len(f.Data))
 		} else {

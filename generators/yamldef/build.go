@@ -382,6 +382,8 @@ func (b *builder) tensor(o object) *ir.Tensor {
 	t.Constraints = b.constraints(o.items("constraints"))
 	t.Rank = ir.RankAny
 	if shape := o.get("shape"); shape != nil {
+		// shape: [] is a known 0-D shape, not an unknown one.
+		t.Shape = make([]*ir.Dim, 0, len(shape.Content))
 		for _, d := range shape.Content {
 			d = resolve(d)
 			t.Shape = append(t.Shape, &ir.Dim{Expr: b.expr(d), Pos: b.exprPos(d)})

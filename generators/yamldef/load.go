@@ -26,9 +26,9 @@ func Load(file string, data []byte, l *diag.List) *ir.Package {
 	if !ok {
 		return nil
 	}
-	t := &tree{file: file, l: l, nodes: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
+	t := &tree{file: file, l: l, doc: doc}
 	before := l.Len()
-	v := t.convert(doc, "", 0)
+	v := t.convert(doc, 0)
 	if t.fatal || l.HasErrorsSince(before) {
 		return nil
 	}

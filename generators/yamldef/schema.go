@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -14,12 +15,14 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/schemas"
 )
 
 var (
 	schemaOnce sync.Once
 	schema     *jsonschema.Schema
+	opSchema   *jsonschema.Schema
 	schemaErr  error
 )
 
@@ -38,7 +41,10 @@ func opdefSchema() (*jsonschema.Schema, error) {
 			schemaErr = err
 			return
 		}
-		schema, schemaErr = c.Compile(schemas.OpDefURL)
+		if schema, schemaErr = c.Compile(schemas.OpDefURL); schemaErr != nil {
+			return
+		}
+		opSchema, schemaErr = c.Compile(schemas.OpDefURL + "#/$defs/op")
 	})
 	return schema, schemaErr
 }
@@ -53,17 +59,49 @@ func (t *tree) validateStructure(v any) bool {
 		t.l.Errorf(diag.Pos{File: t.file}, "internal", "opdef schema does not compile: %v", err)
 		return false
 	}
-	err = sch.Validate(v)
-	if err == nil {
-		return true
+	// Large packages validate their ops in parallel against the op
+	// subschema; the document itself is checked with its first op only.
+	// Every error is reported in op order, so output stays deterministic.
+	doc, _ := v.(map[string]any)
+	ops, _ := doc["ops"].([]any)
+	errs := make([]error, len(ops)+1)
+	if len(ops) > 1 {
+		head := make(map[string]any, len(doc))
+		for k, x := range doc {
+			head[k] = x
+		}
+		head["ops"] = ops[:1]
+		errs[0] = sch.Validate(head)
+		render.Parallel(len(ops)-1, func(i int) { errs[i+2] = opSchema.Validate(ops[i+1]) })
+	} else {
+		errs[0] = sch.Validate(v)
 	}
-	var verr *jsonschema.ValidationError
-	if !errors.As(err, &verr) {
-		t.l.Errorf(diag.Pos{File: t.file}, "schema", "%v", err)
-		return false
+	ok := true
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		ok = false
+		var verr *jsonschema.ValidationError
+		if !errors.As(err, &verr) {
+			t.l.Errorf(diag.Pos{File: t.file}, "schema", "%v", err)
+			continue
+		}
+		if i >= 2 {
+			prefixLocations(verr, []string{"ops", strconv.Itoa(i - 1)})
+		}
+		t.report(verr)
 	}
-	t.report(verr)
-	return false
+	return ok
+}
+
+// prefixLocations makes the instance locations of an error tree produced
+// by a subschema absolute.
+func prefixLocations(e *jsonschema.ValidationError, prefix []string) {
+	e.InstanceLocation = append(append([]string{}, prefix...), e.InstanceLocation...)
+	for _, c := range e.Causes {
+		prefixLocations(c, prefix)
+	}
 }
 
 // report walks the error tree. For oneOf/anyOf it drops the branches that
@@ -109,7 +147,7 @@ func (t *tree) leaf(e *jsonschema.ValidationError) {
 	switch k := e.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
 		for _, p := range k.Properties {
-			key := t.keys[ptr+"/"+escapePointer(p)]
+			key := t.keyAt(ptr + "/" + escapePointer(p))
 			t.l.Errorf(t.posOf(key), "schema-unknown-field", "unknown field %q in %s%s", p, where, suggest(p, knownFields(ptr)))
 		}
 		return
@@ -122,7 +160,7 @@ func (t *tree) leaf(e *jsonschema.ValidationError) {
 				return
 			}
 		}
-		key := t.keys[ptr]
+		key := t.keyAt(ptr)
 		t.l.Errorf(t.posOf(key), "schema-unknown-field", "unknown field %q%s", name, suggest(name, known))
 		return
 	case *kind.Required:
@@ -148,7 +186,7 @@ func (t *tree) posOf(n *yaml.Node) diag.Pos {
 }
 
 func describeNode(t *tree, ptr string) string {
-	n := t.nodes[ptr]
+	n := t.nodeAt(ptr)
 	switch {
 	case n == nil:
 		return "nothing"

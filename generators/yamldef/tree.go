@@ -20,21 +20,20 @@ const (
 )
 
 // tree converts a yaml.Node document into plain values (map[string]any,
-// []any, string, int64, float64, bool, nil) for the JSON Schema validator,
-// remembering which node each JSON pointer came from so schema errors are
-// reported at the node's line and column.
+// []any, string, int64, float64, bool, nil) for the JSON Schema validator.
+// Schema errors name JSON pointers; lookup walks the document back to the
+// node, so the (rare) error path pays for positions, not every load.
 type tree struct {
 	file  string
 	l     *diag.List
-	nodes map[string]*yaml.Node // JSON pointer -> value node
-	keys  map[string]*yaml.Node // JSON pointer -> key node (object members)
+	doc   *yaml.Node
 	count int
 	fatal bool
 }
 
 func (t *tree) pos(n *yaml.Node) diag.Pos { return diag.Pos{File: t.file, Line: n.Line, Col: n.Column} }
 
-func (t *tree) convert(n *yaml.Node, ptr string, depth int) any {
+func (t *tree) convert(n *yaml.Node, depth int) any {
 	if t.fatal {
 		return nil
 	}
@@ -54,15 +53,14 @@ func (t *tree) convert(n *yaml.Node, ptr string, depth int) any {
 			t.l.Errorf(t.pos(n), "yaml-syntax", "alias *%s refers to no anchor", n.Value)
 			return nil
 		}
-		return t.convert(n.Alias, ptr, depth+1)
+		return t.convert(n.Alias, depth+1)
 	}
-	t.nodes[ptr] = n
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil
 		}
-		return t.convert(n.Content[0], ptr, depth)
+		return t.convert(n.Content[0], depth)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		first := map[string]*yaml.Node{}
@@ -84,15 +82,13 @@ func (t *tree) convert(n *yaml.Node, ptr string, depth int) any {
 				continue
 			}
 			first[k.Value] = k
-			child := ptr + "/" + escapePointer(k.Value)
-			t.keys[child] = k
-			m[k.Value] = t.convert(v, child, depth+1)
+			m[k.Value] = t.convert(v, depth+1)
 		}
 		return m
 	case yaml.SequenceNode:
 		s := make([]any, 0, len(n.Content))
-		for i, c := range n.Content {
-			s = append(s, t.convert(c, ptr+"/"+strconv.Itoa(i), depth+1))
+		for _, c := range n.Content {
+			s = append(s, t.convert(c, depth+1))
 		}
 		return s
 	case yaml.ScalarNode:
@@ -144,19 +140,60 @@ func escapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
-// nodeAt returns the node of a JSON pointer, walking up to the nearest
-// recorded ancestor.
-func (t *tree) nodeAt(ptr string) *yaml.Node {
-	for {
-		if n, ok := t.nodes[ptr]; ok {
-			return n
-		}
-		i := strings.LastIndexByte(ptr, '/')
-		if i < 0 {
-			return nil
-		}
-		ptr = ptr[:i]
+// lookup walks a JSON pointer from the document root and returns the key
+// node (for object members) and the value node of the deepest existing
+// step.
+func (t *tree) lookup(ptr string) (key, value *yaml.Node) {
+	n := t.doc
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
 	}
+	value = n
+	if ptr == "" {
+		return nil, value
+	}
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		n = resolve(n)
+		switch {
+		case n == nil:
+			return key, value
+		case n.Kind == yaml.MappingNode:
+			var next *yaml.Node
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if k := resolve(n.Content[i]); k != nil && k.Value == tok {
+					key, next = k, n.Content[i+1]
+					break
+				}
+			}
+			if next == nil {
+				return nil, value
+			}
+			n = next
+		case n.Kind == yaml.SequenceNode:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n.Content) {
+				return nil, value
+			}
+			key, n = nil, n.Content[i]
+		default:
+			return nil, value
+		}
+		value = resolve(n)
+	}
+	return key, value
+}
+
+// nodeAt returns the node of a JSON pointer, or its nearest ancestor.
+func (t *tree) nodeAt(ptr string) *yaml.Node {
+	_, v := t.lookup(ptr)
+	return v
+}
+
+// keyAt returns the key node of an object member's JSON pointer, or nil.
+func (t *tree) keyAt(ptr string) *yaml.Node {
+	k, _ := t.lookup(ptr)
+	return k
 }
 
 // describe names a JSON value's kind for messages.

@@ -17,7 +17,7 @@ import (
 // Generator is the HTP target with what generation needs besides the IR.
 type Generator struct {
 	Target
-	Toolchain *toolchain.HTP
+	Toolchain *toolchain.Descriptor
 }
 
 // New loads the HTP toolchain descriptor from dir (toolchains/).
@@ -52,25 +52,35 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	m := newPackageModel(pkg, ops, g.Toolchain)
 	set := fileset.New()
 	dir := pkg.Name
-	add := func(name, tmplName string, data any, owned bool) {
-		out, err := tmpl.Execute(tmplName, data)
-		if err != nil {
-			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", tmplName, err)
-			return
+	// Render every file in parallel, then add them in a fixed order.
+	type job struct {
+		name, tmpl string
+		data       any
+		owned      bool
+		out        []byte
+		err        error
+	}
+	jobs := []*job{
+		{name: "Makefile", tmpl: "Makefile.tmpl", data: m},
+		{name: "src/" + pkg.Name + "Interface.cpp", tmpl: "interface.cpp.tmpl", data: m},
+	}
+	for _, op := range m.Ops {
+		jobs = append(jobs, &job{name: "src/ops/" + op.Name + ".cpp", tmpl: "op.cpp.tmpl", data: op, owned: true})
+	}
+	if pkg.HTP.ExecuTorch {
+		jobs = append(jobs, &job{name: "executorch/" + m.TorchNamespace + ".py", tmpl: "executorch.py.tmpl", data: newTorchModel(pkg, ops, m, d), owned: true})
+	}
+	jobs = append(jobs, &job{name: "README.md", tmpl: "README.md.tmpl", data: m})
+	render.Parallel(len(jobs), func(i int) { jobs[i].out, jobs[i].err = tmpl.Execute(jobs[i].tmpl, jobs[i].data) })
+	for _, j := range jobs {
+		if j.err != nil {
+			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", j.tmpl, j.err)
+			continue
 		}
-		if err := set.Add(&fileset.File{Path: path.Join(dir, name), Data: out, Source: pkg.Source, Owned: owned}); err != nil {
+		if err := set.Add(&fileset.File{Path: path.Join(dir, j.name), Data: j.out, Source: pkg.Source, Owned: j.owned}); err != nil {
 			d.Errorf(pkg.Pos, "internal", "%v", err)
 		}
 	}
-	add("Makefile", "Makefile.tmpl", m, false)
-	add("src/"+pkg.Name+"Interface.cpp", "interface.cpp.tmpl", m, false)
-	for _, op := range m.Ops {
-		add("src/ops/"+op.Name+".cpp", "op.cpp.tmpl", op, true)
-	}
-	if pkg.HTP.ExecuTorch {
-		add("executorch/"+m.TorchNamespace+".py", "executorch.py.tmpl", newTorchModel(pkg, ops, m, d), true)
-	}
-	add("README.md", "README.md.tmpl", m, false)
 	// The config is the canonical QNN XML of exactly the ops generated,
 	// also when the source was YAML: it is what qnn tools and ExecuTorch's
 	// builder read.
@@ -101,26 +111,40 @@ type packageModel struct {
 	AndroidAPI     int
 	HostCXX        string
 	TorchNamespace string
+	// Flags from toolchains/htp.yaml, joined for the Makefile.
+	CommonFlags, X86Flags, AArch64Flags, HexagonFlags, LinkFlags string
 }
+
+// makeWords joins flags for a Makefile; flags never contain spaces.
+func makeWords(flags []string) string { return strings.Join(flags, " ") }
 
 type archModel struct {
 	Arch, Upper, SDK, Tools string
 }
 
-func newPackageModel(pkg *ir.Package, ops []*ir.Op, tc *toolchain.HTP) *packageModel {
+func newPackageModel(pkg *ir.Package, ops []*ir.Op, d *toolchain.Descriptor) *packageModel {
+	tc := d.HTP
 	m := &packageModel{
 		Name:           pkg.Name,
 		Provider:       pkg.Name + "InterfaceProvider",
 		Legacy:         pkg.HTP.InterfaceStyle == "legacy",
-		DefaultArch:    tc.Hexagon.DefaultArch,
-		QNNInclude:     tc.QNN.Include,
-		QNNTargetLib:   tc.QNN.TargetLib,
-		AndroidAPI:     tc.Android.API,
-		HostCXX:        tc.Host.CXX,
+		DefaultArch:    tc.DefaultArch,
+		QNNInclude:     tc.QNNInclude,
+		QNNTargetLib:   tc.QNNTargetLib,
+		AndroidAPI:     tc.AndroidAPI,
+		HostCXX:        "clang++",
 		TorchNamespace: torchNamespace(pkg),
-		X86:            archModel{"x86", "X86", tc.Hexagon.X86.SDK, tc.Hexagon.X86.Tools},
+		X86:            archModel{"x86", "X86", tc.X86.SDK, tc.X86.Tools},
+		CommonFlags:    makeWords(tc.Flags.Common),
+		X86Flags:       makeWords(tc.Flags.X86),
+		AArch64Flags:   makeWords(tc.Flags.AArch64),
+		HexagonFlags:   makeWords(tc.Flags.Hexagon),
+		LinkFlags:      makeWords(tc.Flags.Link),
 	}
-	for _, a := range tc.Hexagon.Archs {
+	if t := d.Tool("host_cxx"); t != nil && len(t.Names) > 0 {
+		m.HostCXX = t.Names[0]
+	}
+	for _, a := range tc.Archs {
 		m.Archs = append(m.Archs, archModel{a.Arch, strings.ToUpper(a.Arch), a.SDK, a.Tools})
 	}
 	for _, op := range ops {

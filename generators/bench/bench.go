@@ -1,0 +1,230 @@
+// Package bench measures generation and no-op builds over synthetic
+// packages of 10, 100 and 1,000 ops, each step in its own opforge process
+// so wall time and peak memory are the user's, beside the time `cp -r`
+// takes to copy the generated tree (the floor for writing it).
+package bench
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Step is one measured command.
+type Step struct {
+	Name         string
+	Ops          int
+	Targets      string
+	Wall         time.Duration
+	FilesWritten int
+	BytesWritten int64
+	PeakRSS      int64 // bytes
+	CopyFloor    time.Duration
+}
+
+// Options of a run.
+type Options struct {
+	Binary     string // the opforge executable
+	Toolchains string // toolchains/
+	Work       string // scratch directory
+	Sizes      []int
+	Out        io.Writer
+}
+
+// Synthesize writes a package of n ops for the given targets ("" = every
+// target): each op has a type variable, two inputs with symbolic shapes,
+// an int, a float and an array param, and one output with a computed shape.
+func Synthesize(path string, n int, targets string, variant int) error {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "version: 1\npackage: {name: Bench%d, domain: bench, version: 1.0.0, namespace: bench}\nops:\n", n)
+	for i := 0; i < n; i++ {
+		scale := "1.0"
+		if i == 0 && variant > 0 {
+			scale = strconv.Itoa(variant) + ".5"
+		}
+		fmt.Fprintf(&sb, `  - name: Op%04d
+    description: Synthetic op %d.
+    types: {T: [float32, float16]}
+    inputs:
+      - {name: x, type: T, shape: [N, C, H, W]}
+      - {name: y, type: T, shape: [N, C, H, W]}
+    params:
+      - {name: k, type: [int32, uint32], default: 2, min: 1}
+      - {name: scale, type: float32, default: %s}
+      - {name: pads, type: ["int32[2]", "uint32[2]"], default: [1, 1]}
+    outputs:
+      - {name: z, type: T, shape: [N, C, "H + pads[0] + pads[1]", "ceil_div(W, k)"]}
+`, i, i, scale)
+		if targets != "" {
+			fmt.Fprintf(&sb, "    targets: {%s: {}}\n", targets)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(sb.String()), 0o644)
+}
+
+var genLine = regexp.MustCompile(`(\d+) written \((\d+) bytes\)`)
+
+// gen runs `opforge gen` and measures it.
+func (o Options) gen(opdefs, out string) (Step, error) {
+	cmd := exec.Command(o.Binary, "gen", "--opdefs", opdefs, "--toolchains", o.Toolchains, "--out", out, "--cache", filepath.Join(filepath.Dir(out), "build", "gen-cache.json"))
+	start := time.Now()
+	output, err := cmd.CombinedOutput()
+	st := Step{Wall: time.Since(start)}
+	if err != nil {
+		return st, fmt.Errorf("opforge gen: %v\n%s", err, output)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		st.PeakRSS = int64(ru.Maxrss) * 1024 // Linux reports KiB
+	}
+	if m := genLine.FindStringSubmatch(string(output)); m != nil {
+		st.FilesWritten, _ = strconv.Atoi(m[1])
+		st.BytesWritten, _ = strconv.ParseInt(m[2], 10, 64)
+	}
+	return st, nil
+}
+
+// copyFloor times `cp -r` of a tree into a fresh directory.
+func copyFloor(tree, work string) (time.Duration, error) {
+	dst := filepath.Join(work, fmt.Sprintf("copy-%d", time.Now().UnixNano()))
+	start := time.Now()
+	out, err := exec.Command("cp", "-r", tree, dst).CombinedOutput()
+	d := time.Since(start)
+	if err != nil {
+		return d, fmt.Errorf("cp -r: %v %s", err, out)
+	}
+	return d, os.RemoveAll(dst)
+}
+
+// Run measures every size and target combination and prints a table.
+func Run(o Options) ([]Step, error) {
+	var steps []Step
+	combos := []string{"", "htp", "trt", "aipu"}
+	for _, n := range o.Sizes {
+		for _, targets := range combos {
+			if targets != "" && n != o.Sizes[len(o.Sizes)-1] {
+				continue // per-target runs only at the largest size
+			}
+			label := targets
+			if label == "" {
+				label = "all"
+			}
+			dir := filepath.Join(o.Work, fmt.Sprintf("n%d-%s", n, label))
+			opdefs := filepath.Join(dir, "opdefs")
+			out := filepath.Join(dir, "out")
+			defs := filepath.Join(opdefs, "bench", "bench.yaml")
+			if err := Synthesize(defs, n, targets, 0); err != nil {
+				return steps, err
+			}
+			cold, err := o.gen(opdefs, out)
+			if err != nil {
+				return steps, err
+			}
+			cold.Name, cold.Ops, cold.Targets = "cold generate", n, label
+			if cold.CopyFloor, err = copyFloor(out, dir); err != nil {
+				return steps, err
+			}
+			noop, err := o.gen(opdefs, out)
+			if err != nil {
+				return steps, err
+			}
+			noop.Name, noop.Ops, noop.Targets = "no-op generate", n, label
+			if err := Synthesize(defs, n, targets, 1); err != nil {
+				return steps, err
+			}
+			one, err := o.gen(opdefs, out)
+			if err != nil {
+				return steps, err
+			}
+			one.Name, one.Ops, one.Targets = "one op changed", n, label
+			steps = append(steps, cold, noop, one)
+			for _, s := range []Step{cold, noop, one} {
+				o.print(s)
+			}
+		}
+	}
+	return steps, nil
+}
+
+// Header is the table header Run prints.
+const Header = "| step | ops | targets | wall | files written | bytes written | peak RSS | cp -r of the tree |\n|---|---|---|---|---|---|---|---|\n"
+
+func (o Options) print(s Step) {
+	floor := ""
+	if s.CopyFloor > 0 {
+		floor = ms(s.CopyFloor)
+	}
+	fmt.Fprintf(o.Out, "| %s | %d | %s | %s | %d | %d | %.1f MiB | %s |\n", s.Name, s.Ops, s.Targets, ms(s.Wall), s.FilesWritten, s.BytesWritten, float64(s.PeakRSS)/(1<<20), floor)
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+// NoopBuild measures a no-op `opforge build htp` of an n-op package. The
+// package is first built for the x86 variant with a stand-in compiler
+// (testdata/build/fake-compiler.sh behind a fake SDK layout): a no-op
+// build starts no compiler, so what is measured is opforge's own work —
+// hashing inputs and checking the state — which is what the goal is about.
+func NoopBuild(o Options, n int, fakeCompiler string) (Step, error) {
+	dir := filepath.Join(o.Work, fmt.Sprintf("build-n%d", n))
+	opdefs := filepath.Join(dir, "opdefs")
+	out := filepath.Join(dir, "out")
+	if err := Synthesize(filepath.Join(opdefs, "bench", "bench.yaml"), n, "htp", 0); err != nil {
+		return Step{}, err
+	}
+	if _, err := o.gen(opdefs, out); err != nil {
+		return Step{}, err
+	}
+	script, err := os.ReadFile(fakeCompiler)
+	if err != nil {
+		return Step{}, err
+	}
+	sdk := filepath.Join(dir, "sdk")
+	for _, p := range []string{"qnn/include/QNN", "hexagon/hexagon-sdk-6.0.0/incs", "hexagon/hexagon-sdk-6.0.0/tools/HEXAGON_Tools/8.8.02/Tools/libnative/include"} {
+		if err := os.MkdirAll(filepath.Join(sdk, p), 0o755); err != nil {
+			return Step{}, err
+		}
+	}
+	_ = os.WriteFile(filepath.Join(sdk, "qnn/include/QNN/QnnOpPackage.h"), nil, 0o644)
+	cxx := filepath.Join(sdk, "clang++")
+	if err := os.WriteFile(cxx, script, 0o755); err != nil {
+		return Step{}, err
+	}
+	log := filepath.Join(dir, "compilers.log")
+	env := append(os.Environ(), "QNN_SDK_ROOT="+filepath.Join(sdk, "qnn"), "HEXAGON_SDK_ROOT="+filepath.Join(sdk, "hexagon/hexagon-sdk-6.0.0"), "X86_CXX="+cxx, "FAKE_LOG="+log)
+	run := func() (Step, error) {
+		cmd := exec.Command(o.Binary, "build", "htp", "--arch", "x86", "--out", out, "--build", filepath.Join(dir, "build"), "--toolchains", o.Toolchains)
+		cmd.Env = env
+		start := time.Now()
+		output, err := cmd.CombinedOutput()
+		st := Step{Name: "no-op build", Ops: n, Targets: "htp (x86)", Wall: time.Since(start)}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			st.PeakRSS = int64(ru.Maxrss) * 1024
+		}
+		if err != nil {
+			return st, fmt.Errorf("opforge build: %v\n%s", err, output)
+		}
+		return st, nil
+	}
+	if _, err := run(); err != nil { // cold build with the stand-in compiler
+		return Step{}, err
+	}
+	_ = os.Remove(log)
+	st, err := run()
+	if err != nil {
+		return st, err
+	}
+	if data, _ := os.ReadFile(log); len(strings.TrimSpace(string(data))) > 0 {
+		return st, fmt.Errorf("the no-op build started compilers:\n%s", data)
+	}
+	o.print(st)
+	return st, nil
+}

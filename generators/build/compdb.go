@@ -1,0 +1,63 @@
+package build
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/opforge/opforge/generators/atomicfile"
+)
+
+type compileCommand struct {
+	Directory string   `json:"directory"`
+	Arguments []string `json:"arguments"`
+	File      string   `json:"file"`
+	Output    string   `json:"output"`
+}
+
+// WriteCompileCommands writes compile_commands.json for clangd and other
+// tools: one entry per compile unit, with the real output path.
+func WriteCompileCommands(path string, units []*Unit) error {
+	var cmds []compileCommand
+	for _, u := range units {
+		if u.Source == "" {
+			continue
+		}
+		dir := u.Dir
+		if dir == "" {
+			dir = "."
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return err
+		}
+		args := []string{u.Tool}
+		for _, a := range u.Args {
+			if a == "-MF" || strings.Contains(a, DepArg) {
+				continue
+			}
+			args = append(args, strings.ReplaceAll(a, OutArg, u.Output))
+		}
+		cmds = append(cmds, compileCommand{Directory: abs, Arguments: dropDepFlags(args), File: u.Source, Output: u.Output})
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Output < cmds[j].Output })
+	data, err := json.MarshalIndent(cmds, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = atomicfile.Write(path, append(data, '\n'), 0o644)
+	return err
+}
+
+// dropDepFlags removes -MMD/-MD, which only serve the engine.
+func dropDepFlags(args []string) []string {
+	out := args[:0]
+	for _, a := range args {
+		if a == "-MMD" || a == "-MD" {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}

@@ -1,0 +1,289 @@
+// Package build runs compiler and linker invocations the way a build
+// engineer expects from ninja or Bazel: each unit runs the tool directly
+// (argv, no shell), units run in parallel up to the core count, a unit is
+// up to date when the hash of its tool, arguments and input contents
+// (headers found through its depfile included) matches the last successful
+// run — not mtimes, which git resets — and a failed unit shows the tool's
+// own diagnostics and leaves the previous good artifact in place.
+package build
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Placeholders in Unit.Args replaced by temporary paths at run time, so a
+// tool never writes the real artifact directly.
+const (
+	OutArg = "{out}"
+	DepArg = "{dep}"
+)
+
+// Unit is one tool invocation producing one artifact.
+type Unit struct {
+	// ID names the unit in progress lines and errors.
+	ID string
+	// Tool is the executable; Args its arguments, with OutArg (and DepArg
+	// when the tool writes a make-style depfile) where the paths go.
+	Tool string
+	Args []string
+	// Inputs are the files whose contents decide the output (the source,
+	// or the objects of a link). Headers come from the depfile.
+	Inputs []string
+	// Output is the artifact path.
+	Output string
+	// After lists IDs of units that must succeed first.
+	After []string
+	// Dir is the working directory (default: the current one).
+	Dir string
+	// Source is the main source file, for compile_commands.json; empty for
+	// links.
+	Source string
+}
+
+// Result of one Run.
+type Result struct {
+	Built, UpToDate, Failed, Skipped int
+	Elapsed                          time.Duration
+	// Processes counts tool processes started (0 for a no-op build).
+	Processes int
+}
+
+// Engine runs units, remembering successful runs in a state file.
+type Engine struct {
+	// StateFile holds the keys of successful runs and the stat cache.
+	StateFile string
+	// Jobs is the parallelism; 0 means the number of CPUs.
+	Jobs int
+	// Log receives one progress line per unit run and the failures.
+	Log io.Writer
+	// Label prefixes the summary line.
+	Label string
+}
+
+// Run brings every unit up to date. It returns an error naming the failed
+// units; their tools' output has been written to Log.
+func (e *Engine) Run(ctx context.Context, units []*Unit) (Result, error) {
+	start := time.Now()
+	st := loadState(e.StateFile)
+	if err := checkGraph(units); err != nil {
+		return Result{}, err
+	}
+	jobs := e.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	r := &runner{e: e, st: st, done: map[string]chan struct{}{}, ok: map[string]bool{}, sem: make(chan struct{}, jobs), total: len(units)}
+	for _, u := range units {
+		r.done[u.ID] = make(chan struct{})
+	}
+	var wg sync.WaitGroup
+	for _, u := range units {
+		wg.Add(1)
+		go func(u *Unit) {
+			defer wg.Done()
+			defer close(r.done[u.ID])
+			r.run(ctx, u)
+		}(u)
+	}
+	wg.Wait()
+	r.res.Elapsed = time.Since(start)
+	if err := st.save(e.StateFile); err != nil {
+		return r.res, err
+	}
+	label := e.Label
+	if label != "" {
+		label += ": "
+	}
+	e.logf("%s%d units: %d built, %d up to date, %d failed, %d skipped in %s\n", label, len(units), r.res.Built, r.res.UpToDate, r.res.Failed, r.res.Skipped, r.res.Elapsed.Round(time.Millisecond))
+	if len(r.failed) > 0 {
+		sort.Strings(r.failed)
+		return r.res, fmt.Errorf("%d failed: %s", len(r.failed), strings.Join(r.failed, ", "))
+	}
+	return r.res, nil
+}
+
+func (e *Engine) logf(format string, args ...any) {
+	if e.Log != nil {
+		fmt.Fprintf(e.Log, format, args...)
+	}
+}
+
+func checkGraph(units []*Unit) error {
+	ids := map[string]bool{}
+	outs := map[string]string{}
+	for _, u := range units {
+		if ids[u.ID] {
+			return fmt.Errorf("two build units named %s", u.ID)
+		}
+		ids[u.ID] = true
+		if other, dup := outs[u.Output]; dup {
+			return fmt.Errorf("units %s and %s both produce %s", other, u.ID, u.Output)
+		}
+		outs[u.Output] = u.ID
+	}
+	for _, u := range units {
+		for _, a := range u.After {
+			if !ids[a] {
+				return fmt.Errorf("unit %s waits for unknown unit %s", u.ID, a)
+			}
+		}
+	}
+	return nil
+}
+
+type runner struct {
+	e      *Engine
+	st     *state
+	done   map[string]chan struct{}
+	mu     sync.Mutex
+	ok     map[string]bool
+	failed []string
+	res    Result
+	sem    chan struct{}
+	seq    int
+	total  int
+}
+
+func (r *runner) run(ctx context.Context, u *Unit) {
+	for _, a := range u.After {
+		<-r.done[a]
+	}
+	r.mu.Lock()
+	for _, a := range u.After {
+		if !r.ok[a] {
+			r.res.Skipped++
+			r.mu.Unlock()
+			return
+		}
+	}
+	r.mu.Unlock()
+	key, err := r.st.key(u)
+	if err == nil && r.st.upToDate(u, key) {
+		r.finish(u, true, func() { r.res.UpToDate++ })
+		return
+	}
+	r.sem <- struct{}{}
+	defer func() { <-r.sem }()
+	t0 := time.Now()
+	out, deps, runErr := r.exec(ctx, u)
+	elapsed := time.Since(t0)
+	r.mu.Lock()
+	r.res.Processes++
+	r.seq++
+	seq := r.seq
+	r.mu.Unlock()
+	if runErr != nil {
+		r.e.logf("[%d/%d] FAILED %s (%s)\n%s\n%s", seq, r.total, u.ID, elapsed.Round(time.Millisecond), commandLine(u), out)
+		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+			r.e.logf("\n")
+		}
+		r.finish(u, false, func() { r.res.Failed++; r.failed = append(r.failed, u.ID) })
+		return
+	}
+	r.e.logf("[%d/%d] %s (%s)\n", seq, r.total, u.ID, elapsed.Round(time.Millisecond))
+	if len(bytes.TrimSpace(out)) > 0 {
+		r.e.logf("%s", out) // warnings of a successful run
+	}
+	r.st.record(u, deps)
+	r.finish(u, true, func() { r.res.Built++ })
+}
+
+func (r *runner) finish(u *Unit, ok bool, count func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ok[u.ID] = ok
+	count()
+}
+
+// exec runs the tool writing to temporary paths beside the output, then
+// renames the artifact into place: a failure never clobbers the previous
+// good artifact.
+func (r *runner) exec(ctx context.Context, u *Unit) ([]byte, []string, error) {
+	if err := os.MkdirAll(filepath.Dir(u.Output), 0o755); err != nil {
+		return []byte(err.Error()), nil, err
+	}
+	tmpOut := u.Output + ".tmp"
+	tmpDep := u.Output + ".d.tmp"
+	args := make([]string, len(u.Args))
+	for i, a := range u.Args {
+		a = strings.ReplaceAll(a, OutArg, tmpOut)
+		args[i] = strings.ReplaceAll(a, DepArg, tmpDep)
+	}
+	defer os.Remove(tmpDep)
+	cmd := exec.CommandContext(ctx, u.Tool, args...)
+	cmd.Dir = u.Dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		os.Remove(tmpOut)
+		if errors.Is(err, exec.ErrNotFound) || os.IsNotExist(err) {
+			return append(out, []byte(err.Error())...), nil, err
+		}
+		return out, nil, err
+	}
+	if _, statErr := os.Stat(tmpOut); statErr != nil {
+		return append(out, []byte("the tool reported success but wrote no output")...), nil, statErr
+	}
+	var deps []string
+	if data, err := os.ReadFile(tmpDep); err == nil {
+		deps = parseDepfile(data, u.Dir)
+	}
+	if err := os.Rename(tmpOut, u.Output); err != nil {
+		return []byte(err.Error()), nil, err
+	}
+	return out, deps, nil
+}
+
+func commandLine(u *Unit) string {
+	return "  " + u.Tool + " " + strings.Join(u.Args, " ")
+}
+
+// parseDepfile reads a make-style depfile (target: dep dep \ ...) and
+// returns the dependencies, made absolute against dir.
+func parseDepfile(data []byte, dir string) []string {
+	text := strings.ReplaceAll(string(data), "\\\n", " ")
+	var deps []string
+	for _, line := range strings.Split(text, "\n") {
+		i := strings.Index(line, ": ")
+		if i < 0 {
+			continue
+		}
+		// Escaped spaces are rare in SDK paths; split on plain spaces.
+		for _, d := range strings.Fields(line[i+2:]) {
+			if !filepath.IsAbs(d) && dir != "" {
+				d = filepath.Join(dir, d)
+			}
+			deps = append(deps, filepath.Clean(d))
+		}
+	}
+	sort.Strings(deps)
+	out := deps[:0]
+	for i, d := range deps {
+		if i == 0 || d != deps[i-1] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func hashBytes(parts ...[]byte) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write(p)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,190 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// project is a small C++ library built with the real g++, through a
+// wrapper that logs every compiler process the engine starts.
+type project struct {
+	dir, log, cxx string
+}
+
+func newProject(t *testing.T) *project {
+	t.Helper()
+	gxx, err := exec.LookPath("g++")
+	if err != nil {
+		t.Skip("g++ is not installed")
+	}
+	dir := t.TempDir()
+	p := &project{dir: dir, log: filepath.Join(dir, "compiler.log"), cxx: filepath.Join(dir, "cxx")}
+	wrapper := "#!/bin/sh\necho \"$@\" >> " + p.log + "\nexec " + gxx + " \"$@\"\n"
+	p.write(t, "cxx", wrapper)
+	_ = os.Chmod(p.cxx, 0o755)
+	p.write(t, "src/common.h", "inline int twice(int x) { return 2 * x; }\n")
+	p.write(t, "src/a.cpp", "#include \"common.h\"\nint a() { return twice(1); }\n")
+	p.write(t, "src/b.cpp", "#include \"common.h\"\nint b() { return twice(2); }\n")
+	p.write(t, "src/c.cpp", "int c() { return 3; }\n")
+	return p
+}
+
+func (p *project) write(t *testing.T, name, data string) {
+	t.Helper()
+	full := filepath.Join(p.dir, name)
+	_ = os.MkdirAll(filepath.Dir(full), 0o755)
+	if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (p *project) units() []*Unit {
+	var units []*Unit
+	var objs, ids []string
+	for _, s := range []string{"a", "b", "c"} {
+		obj := filepath.Join(p.dir, "build", s+".o")
+		src := filepath.Join(p.dir, "src", s+".cpp")
+		units = append(units, &Unit{
+			ID: "compile " + s, Tool: p.cxx, Source: src, Inputs: []string{src}, Output: obj,
+			Args: []string{"-std=c++17", "-fPIC", "-Wall", "-Werror", "-MMD", "-MF", DepArg, "-c", src, "-o", OutArg},
+		})
+		objs = append(objs, obj)
+		ids = append(ids, "compile "+s)
+	}
+	lib := filepath.Join(p.dir, "build", "libx.so")
+	units = append(units, &Unit{ID: "link libx.so", Tool: p.cxx, Inputs: objs, Output: lib, After: ids,
+		Args: append([]string{"-shared", "-o", OutArg}, objs...)})
+	return units
+}
+
+// processes returns and clears the compiler invocations logged so far.
+func (p *project) processes(t *testing.T) []string {
+	data, _ := os.ReadFile(p.log)
+	_ = os.Remove(p.log)
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (p *project) run(t *testing.T) (Result, string, error) {
+	var log bytes.Buffer
+	e := &Engine{StateFile: filepath.Join(p.dir, "build", ".state.json"), Log: &log, Jobs: 2}
+	r, err := e.Run(context.Background(), p.units())
+	return r, log.String(), err
+}
+
+func TestIncrementalBuild(t *testing.T) {
+	p := newProject(t)
+	r, log, err := p.run(t)
+	if err != nil || r.Built != 4 {
+		t.Fatalf("cold build: %+v %v\n%s", r, err, log)
+	}
+	if n := len(p.processes(t)); n != 4 {
+		t.Errorf("cold build started %d processes, want 4", n)
+	}
+	// No-op: zero compiler processes, even after git-style mtime resets.
+	future := time.Now().Add(time.Hour)
+	for _, f := range []string{"src/a.cpp", "src/common.h"} {
+		_ = os.Chtimes(filepath.Join(p.dir, f), future, future)
+	}
+	r, log, err = p.run(t)
+	if err != nil || r.Built != 0 || r.UpToDate != 4 || r.Processes != 0 {
+		t.Errorf("no-op build: %+v %v\n%s", r, err, log)
+	}
+	if got := p.processes(t); len(got) != 0 {
+		t.Errorf("no-op build started compilers: %v", got)
+	}
+	// One source changes: exactly its compile, then the link.
+	p.write(t, "src/c.cpp", "int c() { return 4; }\n")
+	r, log, err = p.run(t)
+	if err != nil || r.Built != 2 {
+		t.Errorf("one-file change: %+v %v\n%s", r, err, log)
+	}
+	got := p.processes(t)
+	if len(got) != 2 || !strings.Contains(got[0], "c.cpp") || !strings.Contains(got[1], "-shared") {
+		t.Errorf("one-file change ran %v", got)
+	}
+	// A header found through the depfile: a and b rebuild (and the link, as
+	// their code changed); c does not.
+	p.write(t, "src/common.h", "inline int twice(int x) { return 3 * x + 1; }\n")
+	r, _, err = p.run(t)
+	if got := p.processes(t); err != nil || r.Built != 3 {
+		t.Errorf("header change: %+v %v %v", r, err, got)
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "build", "a.o.d.tmp")); !os.IsNotExist(err) {
+		t.Error("temporary depfile left behind")
+	}
+}
+
+func TestFailedCompileKeepsLastGoodLibrary(t *testing.T) {
+	p := newProject(t)
+	if _, _, err := p.run(t); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(p.dir, "build", "libx.so")
+	good, _ := os.ReadFile(lib)
+	p.write(t, "src/b.cpp", "int b() { return undefined_thing; }\n")
+	r, log, err := p.run(t)
+	if err == nil || r.Failed != 1 || r.Skipped != 1 {
+		t.Fatalf("broken source: %+v %v", r, err)
+	}
+	if !strings.Contains(log, "undefined_thing") || !strings.Contains(log, "FAILED compile b") || !strings.Contains(log, "b.cpp:1") {
+		t.Errorf("the compiler's own diagnostics are not shown:\n%s", log)
+	}
+	now, _ := os.ReadFile(lib)
+	if !bytes.Equal(good, now) {
+		t.Error("the last good library was replaced")
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "build", "b.o")); err != nil {
+		t.Error("the last good object was removed")
+	}
+	// Fixing the source rebuilds it and the link.
+	p.write(t, "src/b.cpp", "int b() { return 5; }\n")
+	p.processes(t)
+	if r, _, err := p.run(t); err != nil || r.Built != 2 {
+		t.Errorf("after the fix: %+v %v", r, err)
+	}
+}
+
+func TestCompileCommands(t *testing.T) {
+	p := newProject(t)
+	path := filepath.Join(p.dir, "build", "compile_commands.json")
+	if err := WriteCompileCommands(path, p.units()); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	s := string(data)
+	if strings.Count(s, `"file"`) != 3 || strings.Contains(s, OutArg) || strings.Contains(s, DepArg) || strings.Contains(s, "-MMD") {
+		t.Errorf("compile_commands.json:\n%s", s)
+	}
+}
+
+func TestGraphErrors(t *testing.T) {
+	e := &Engine{StateFile: filepath.Join(t.TempDir(), "s.json")}
+	_, err := e.Run(context.Background(), []*Unit{{ID: "a", Output: "x"}, {ID: "b", Output: "x"}})
+	if err == nil || !strings.Contains(err.Error(), "both produce") {
+		t.Errorf("duplicate output: %v", err)
+	}
+	_, err = e.Run(context.Background(), []*Unit{{ID: "a", Output: "x", After: []string{"nope"}}})
+	if err == nil || !strings.Contains(err.Error(), "unknown unit") {
+		t.Errorf("unknown dependency: %v", err)
+	}
+}
+
+func TestParseDepfile(t *testing.T) {
+	got := parseDepfile([]byte("out.o: src/a.cpp \\\n  /usr/include/x.h src/a.cpp\n"), "/proj")
+	want := []string{"/proj/src/a.cpp", "/usr/include/x.h"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("got %v", got)
+	}
+}

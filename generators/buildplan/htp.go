@@ -1,0 +1,195 @@
+package buildplan
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/toolchain"
+)
+
+// htpVariant is one build flavour of an HTP op package.
+type htpVariant struct {
+	name   string // x86, aarch64, v68 ...
+	dir    string // build/<...>/<dir>: the Makefile's output directory names
+	cxx    string
+	flags  []string
+	ldArgs []string
+}
+
+// HTPVariants lists the variant names in build order.
+func HTPVariants(d *toolchain.Descriptor) []string {
+	out := []string{"x86", "aarch64"}
+	for _, a := range d.HTP.Archs {
+		out = append(out, a.Arch)
+	}
+	return out
+}
+
+// HTP plans the builds of every package under out/htp for the requested
+// variants (nil: all). Missing SDK pieces are returned in the plan's
+// Missing list and no units are planned for the variants they block.
+func HTP(o Options, variants []string) (*Plan, error) {
+	d, err := toolchain.Load(o.Toolchains, "htp")
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Target: "htp", StateFile: filepath.Join(o.Build, "htp", ".opforge-build.json"), CompDB: filepath.Join(o.Build, "htp", "compile_commands.json")}
+	o.Env = withVersionCache(o, p)
+	if variants == nil {
+		variants = HTPVariants(d)
+	}
+	known := map[string]bool{}
+	for _, v := range HTPVariants(d) {
+		known[v] = true
+	}
+	for _, v := range variants {
+		if !known[v] {
+			return nil, fmt.Errorf("unknown HTP variant %q; known: %s", v, strings.Join(HTPVariants(d), ", "))
+		}
+	}
+	qnn := o.Env.ResolveSDK(*d.SDK("qnn"))
+	p.require(qnn)
+	var vs []htpVariant
+	for _, name := range variants {
+		if v, ok := htpVariantFor(o.Env, d, name, qnn, p); ok {
+			vs = append(vs, v)
+		}
+	}
+	if !qnn.OK() || len(p.Missing) > 0 {
+		return p, nil
+	}
+	inc := filepath.Join(qnn.Path, d.HTP.QNNInclude)
+	pkgs, _ := filepath.Glob(filepath.Join(o.Out, "htp", "*", "src"))
+	sort.Strings(pkgs)
+	for _, srcDir := range pkgs {
+		pkgDir := filepath.Dir(srcDir)
+		pkg := filepath.Base(pkgDir)
+		sources, _ := filepath.Glob(filepath.Join(srcDir, "*.cpp"))
+		ops, _ := filepath.Glob(filepath.Join(srcDir, "ops", "*.cpp"))
+		sources = append(sources, ops...)
+		for _, v := range vs {
+			outDir := filepath.Join(o.Build, "htp", pkg, v.dir)
+			var objs, ids []string
+			for _, src := range sources {
+				rel, _ := filepath.Rel(srcDir, src)
+				obj := filepath.Join(outDir, strings.TrimSuffix(rel, ".cpp")+".o")
+				args := append([]string{}, d.HTP.Flags.Common...)
+				args = append(args, "-I"+inc, "-I"+filepath.Join(inc, "HTP", "core"),
+					`-DQNN_API=__attribute__((visibility("default")))`,
+					`-D__QAIC_HEADER_EXPORT=__attribute__((visibility("default")))`,
+					"-DTHIS_PKG_NAME="+pkg)
+				args = append(args, v.flags...)
+				args = append(args, "-MMD", "-MF", build.DepArg, "-c", src, "-o", build.OutArg)
+				id := fmt.Sprintf("htp/%s/%s/%s", pkg, v.name, filepath.ToSlash(strings.TrimSuffix(rel, ".cpp")+".o"))
+				p.Units = append(p.Units, &build.Unit{ID: id, Tool: v.cxx, Args: args, Inputs: []string{src}, Output: obj, Source: src})
+				objs = append(objs, obj)
+				ids = append(ids, id)
+			}
+			lib := filepath.Join(outDir, "libQnn"+pkg+".so")
+			args := append(append([]string{}, v.flagsForLink(d)...), "-o", build.OutArg)
+			args = append(append(args, objs...), v.ldArgs...)
+			p.Units = append(p.Units, &build.Unit{ID: fmt.Sprintf("htp/%s/%s/libQnn%s.so", pkg, v.name, pkg), Tool: v.cxx, Args: args, Inputs: objs, Output: lib, After: ids})
+		}
+	}
+	return p, nil
+}
+
+func (v htpVariant) flagsForLink(d *toolchain.Descriptor) []string {
+	if strings.HasPrefix(v.name, "v") {
+		return append(append([]string{}, d.HTP.Flags.Link...), "-m"+v.name)
+	}
+	return d.HTP.Flags.Link
+}
+
+// htpVariantFor resolves the compiler and flags of one variant, recording
+// what is missing.
+func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn toolchain.Found, p *Plan) (htpVariant, bool) {
+	hexagon := env.ResolveSDK(*d.SDK("hexagon"))
+	base := ""
+	if hexagon.OK() {
+		base = filepath.Dir(filepath.Clean(hexagon.Path))
+	}
+	switch name {
+	case "x86":
+		cxx := env.ResolveTool(*d.Tool("host_cxx"))
+		p.require(cxx)
+		root, tools := pinDirs(env, base, "X86", d.HTP.X86)
+		native := filepath.Join(root, "tools", "HEXAGON_Tools", tools, "Tools", "libnative")
+		ok := p.requirePath("x86 HTP simulator library (libnative)", native, hexagon,
+			"HEXAGON_SDK_ROOT (or HEXAGON_SDK_ROOT_X86 and HEXAGON_TOOLS_VERSION_X86)", d.HTP.X86.SDK+" with Hexagon tools "+d.HTP.X86.Tools)
+		if !cxx.OK() || !ok {
+			return htpVariant{}, false
+		}
+		flags := append(append([]string{}, d.HTP.Flags.X86...), "-I"+filepath.Join(native, "include"))
+		return htpVariant{name: name, dir: "x86_64-linux-clang", cxx: cxx.Path, flags: flags,
+			ldArgs: []string{"-Wl,--whole-archive", "-L" + filepath.Join(native, "lib"), "-lnative", "-Wl,--no-whole-archive", "-lpthread"}}, true
+	case "aarch64":
+		ndk := env.ResolveSDK(*d.SDK("android_ndk"))
+		p.require(ndk)
+		if !ndk.OK() {
+			return htpVariant{}, false
+		}
+		tc := filepath.Join(ndk.Path, "toolchains", "llvm", "prebuilt", "linux-x86_64")
+		flags := append([]string{fmt.Sprintf("--target=aarch64-none-linux-android%d", d.HTP.AndroidAPI), "--sysroot=" + filepath.Join(tc, "sysroot"), "-static-libstdc++"}, d.HTP.Flags.AArch64...)
+		lib := ""
+		if qnn.OK() {
+			lib = filepath.Join(qnn.Path, d.HTP.QNNTargetLib)
+			if !p.requirePath("QNN aarch64 libraries", lib, qnn, "QNN_SDK_ROOT", "the QNN SDK's "+d.HTP.QNNTargetLib) {
+				return htpVariant{}, false
+			}
+		}
+		return htpVariant{name: name, dir: "aarch64-android", cxx: filepath.Join(tc, "bin", "clang++"), flags: flags,
+			ldArgs: []string{"-L" + lib, "-lQnnHtp", "-lQnnHtpPrepare"}}, true
+	}
+	for _, pin := range d.HTP.Archs {
+		if pin.Arch != name {
+			continue
+		}
+		up := strings.ToUpper(pin.Arch)
+		root, tools := pinDirs(env, base, up, pin)
+		cxx := filepath.Join(root, "tools", "HEXAGON_Tools", tools, "Tools", "bin", "hexagon-clang++")
+		if !p.requirePath("hexagon-clang++ for "+pin.Arch, cxx, hexagon,
+			fmt.Sprintf("HEXAGON_SDK_ROOT (or HEXAGON_SDK_ROOT_%s and HEXAGON_TOOLS_VERSION_%s)", up, up), pin.SDK+" with Hexagon tools "+pin.Tools) {
+			return htpVariant{}, false
+		}
+		flags := append(append([]string{}, d.HTP.Flags.Hexagon...), "-m"+pin.Arch,
+			"-I"+filepath.Join(root, "rtos", "qurt", "compute"+pin.Arch, "include", "qurt"),
+			"-I"+filepath.Join(root, "rtos", "qurt", "compute"+pin.Arch, "include", "posix"),
+			"-I"+filepath.Join(root, "incs"), "-I"+filepath.Join(root, "incs", "stddef"))
+		return htpVariant{name: name, dir: "hexagon-" + pin.Arch, cxx: cxx, flags: flags}, true
+	}
+	return htpVariant{}, false
+}
+
+// pinDirs gives the Hexagon SDK directory and tools version of a pin, with
+// the same per-arch variables the generated Makefile honours.
+func pinDirs(env toolchain.Env, base, up string, pin toolchain.HexagonPin) (string, string) {
+	root := env.Getenv("HEXAGON_SDK_ROOT_" + up)
+	if root == "" {
+		root = filepath.Join(base, pin.SDK)
+	}
+	tools := env.Getenv("HEXAGON_TOOLS_VERSION_" + up)
+	if tools == "" {
+		tools = pin.Tools
+	}
+	return root, tools
+}
+
+// requirePath records a missing file or directory derived from an SDK.
+func (p *Plan) requirePath(what, path string, from toolchain.Found, variables, want string) bool {
+	if from.OK() {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		p.Missing = append(p.Missing, toolchain.Found{Name: what, Kind: "file",
+			Problem: fmt.Sprintf("not found at %s; install %s there, or set %s", path, want, variables)})
+		return false
+	}
+	p.Missing = append(p.Missing, toolchain.Found{Name: what, Kind: "file",
+		Problem: fmt.Sprintf("the %s was not found: set %s (wanted: %s)", strings.SplitN(from.Description, " (", 2)[0], variables, want)})
+	return false
+}

@@ -1,0 +1,206 @@
+package buildplan
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/opforge/opforge/generators/toolchain"
+)
+
+// fakeCompiler stands in for hexagon-clang++, clang++ and the NDK clang++
+// (testdata/build/fake-compiler.sh): it logs its argv, "compiles" by
+// copying the source, writes a depfile, and fails like a compiler on a
+// source containing #error.
+var fakeCompiler = func() string {
+	data, err := os.ReadFile("../../testdata/build/fake-compiler.sh")
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}()
+
+type fakeSDK struct {
+	env  map[string]string
+	log  string
+	opts Options
+}
+
+func newFakeSDK(t *testing.T) *fakeSDK {
+	t.Helper()
+	root := t.TempDir()
+	f := &fakeSDK{env: map[string]string{}, log: filepath.Join(root, "compilers.log")}
+	exe := func(p string) {
+		full := filepath.Join(root, p)
+		_ = os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(fakeCompiler), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := func(p string) { _ = os.MkdirAll(filepath.Join(root, p), 0o755) }
+	dir("qnn/include/QNN")
+	_ = os.WriteFile(filepath.Join(root, "qnn/include/QNN/QnnOpPackage.h"), nil, 0o644)
+	dir("qnn/lib/aarch64-android")
+	dir("hexagon/hexagon-sdk-6.0.0/incs")
+	dir("hexagon/hexagon-sdk-6.0.0/tools/HEXAGON_Tools/8.8.02/Tools/libnative/include")
+	exe("hexagon/hexagon-sdk-5.4.0/tools/HEXAGON_Tools/8.6.02/Tools/bin/hexagon-clang++")
+	exe("host/clang++")
+	exe("ndk/toolchains/llvm/prebuilt/linux-x86_64/bin/clang++")
+	f.env["QNN_SDK_ROOT"] = filepath.Join(root, "qnn")
+	f.env["HEXAGON_SDK_ROOT"] = filepath.Join(root, "hexagon/hexagon-sdk-6.0.0")
+	f.env["ANDROID_NDK_ROOT"] = filepath.Join(root, "ndk")
+	f.env["X86_CXX"] = filepath.Join(root, "host/clang++")
+	t.Setenv("FAKE_LOG", f.log)
+	out := filepath.Join(root, "out")
+	copyDir(t, "../../out/htp", filepath.Join(out, "htp"))
+	f.opts = Options{Out: out, Build: filepath.Join(root, "build"), Toolchains: "../../toolchains", Env: toolchain.Env{
+		Getenv:   func(k string) string { return f.env[k] },
+		LookPath: func(string) (string, error) { return "", os.ErrNotExist },
+		Root:     root,
+	}}
+	return f
+}
+
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	_ = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, _ := os.ReadFile(p)
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+}
+
+func (f *fakeSDK) calls(t *testing.T) []string {
+	data, _ := os.ReadFile(f.log)
+	_ = os.Remove(f.log)
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (f *fakeSDK) build(t *testing.T, variants ...string) (string, error) {
+	t.Helper()
+	p, err := HTP(f.opts, variants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	_, err = p.Run(context.Background(), &log, 2)
+	return log.String(), err
+}
+
+func TestHTPBuildIsIncremental(t *testing.T) {
+	f := newFakeSDK(t)
+	log, err := f.build(t, "x86", "v73", "aarch64")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	cold := f.calls(t)
+	// 2 packages: VisionOps (interface + 3 ops) and ExampleOpPackage
+	// (interface + 1 op), 3 variants, plus one link per package and variant.
+	// The host compiler's version is asked once and then cached.
+	if len(cold) > 0 && strings.HasSuffix(cold[0], "--version") {
+		cold = cold[1:]
+	}
+	if want := (4+2)*3 + 2*3; len(cold) != want {
+		t.Errorf("cold build ran %d tools, want %d", len(cold), want)
+	}
+	joined := strings.Join(cold, "\n")
+	for _, want := range []string{"-mv73", "-DTHIS_PKG_NAME=VisionOps", "--target=aarch64-none-linux-android21", "-lnative", "-DPREPARE_DISABLED"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no invocation has %s", want)
+		}
+	}
+	for _, lib := range []string{"htp/VisionOps/x86_64-linux-clang/libQnnVisionOps.so", "htp/VisionOps/hexagon-v73/libQnnVisionOps.so", "htp/ExampleOpPackage/aarch64-android/libQnnExampleOpPackage.so"} {
+		if _, err := os.Stat(filepath.Join(f.opts.Build, lib)); err != nil {
+			t.Errorf("missing %s", lib)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.opts.Build, "htp", "compile_commands.json")); err != nil {
+		t.Error("no compile_commands.json")
+	}
+	// No-op: zero compiler processes.
+	if log, err := f.build(t, "x86", "v73", "aarch64"); err != nil || len(f.calls(t)) != 0 {
+		t.Errorf("no-op build ran compilers: %v\n%s", err, log)
+	}
+	// One op changes: its three compiles and its package's three links.
+	op := filepath.Join(f.opts.Out, "htp/VisionOps/src/ops/TopKLast.cpp")
+	data, _ := os.ReadFile(op)
+	_ = os.WriteFile(op, append(data, []byte("// tuned\n")...), 0o644)
+	if _, err := f.build(t, "x86", "v73", "aarch64"); err != nil {
+		t.Fatal(err)
+	}
+	calls := f.calls(t)
+	compiles, links := 0, 0
+	for _, c := range calls {
+		switch {
+		case strings.Contains(c, "TopKLast.cpp"):
+			compiles++
+		case strings.Contains(c, "libQnnVisionOps.so"):
+			links++
+		default:
+			t.Errorf("unrelated unit rebuilt: %s", c)
+		}
+	}
+	if compiles != 3 || links != 3 {
+		t.Errorf("one-op change: %d compiles, %d links; want 3 and 3", compiles, links)
+	}
+	// A broken source fails with the compiler's message; the last good
+	// library stays.
+	lib := filepath.Join(f.opts.Build, "htp/VisionOps/hexagon-v73/libQnnVisionOps.so")
+	before, _ := os.ReadFile(lib)
+	_ = os.WriteFile(op, append(data, []byte("#error nope\n")...), 0o644)
+	log, err = f.build(t, "v73")
+	if err == nil || !strings.Contains(log, "broken on purpose") {
+		t.Errorf("broken source: %v\n%s", err, log)
+	}
+	after, _ := os.ReadFile(lib)
+	if !bytes.Equal(before, after) {
+		t.Error("the last good library was replaced")
+	}
+}
+
+func TestHTPPreflightNamesWhatIsMissing(t *testing.T) {
+	f := newFakeSDK(t)
+	delete(f.env, "ANDROID_NDK_ROOT")
+	f.env["HEXAGON_TOOLS_VERSION_V73"] = "9.9.99"
+	p, err := HTP(f.opts, []string{"aarch64", "v73", "x86"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.Preflight()
+	if err == nil {
+		t.Fatal("preflight passed")
+	}
+	msg := err.Error()
+	for _, want := range []string{"set ANDROID_NDK_ROOT", "hexagon-clang++ for v73", "HEXAGON_Tools/9.9.99", "HEXAGON_TOOLS_VERSION_V73"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("preflight does not say %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "host_cxx") || strings.Contains(msg, "libnative") {
+		t.Errorf("x86 is available but reported missing:\n%s", msg)
+	}
+	for _, c := range f.calls(t) {
+		if !strings.HasSuffix(c, "--version") {
+			t.Errorf("a compile ran despite the failed preflight: %s", c)
+		}
+	}
+	if _, err := HTP(f.opts, []string{"v99"}); err == nil || !strings.Contains(err.Error(), "unknown HTP variant") {
+		t.Errorf("unknown variant: %v", err)
+	}
+}

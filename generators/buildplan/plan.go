@@ -1,0 +1,151 @@
+// Package buildplan turns the generated packages under out/ and the
+// toolchain descriptors into build units for the engine in generators/build,
+// after a preflight that names every missing SDK piece before anything is
+// compiled. Artifacts go to the build directory, never to out/.
+package buildplan
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/toolchain"
+)
+
+// Options locate the inputs and outputs of builds.
+type Options struct {
+	Out        string // generated skeletons (out/)
+	Build      string // artifacts (build/)
+	Toolchains string // descriptors (toolchains/)
+	Env        toolchain.Env
+}
+
+// DefaultOptions are the repository layout and the real environment.
+func DefaultOptions() Options {
+	return Options{Out: "out", Build: "build", Toolchains: toolchain.Dir, Env: toolchain.OSEnv()}
+}
+
+// Plan is what building one target would run.
+type Plan struct {
+	Target    string
+	Units     []*build.Unit
+	Missing   []toolchain.Found
+	StateFile string
+	CompDB    string
+	// Extra runs after the units succeed (e.g. laying out plugin dirs).
+	Extra func() error
+
+	versions *toolchain.VersionCache
+}
+
+// withVersionCache gives the environment a tool-version cache kept in the
+// build directory, saved when the plan runs.
+func withVersionCache(o Options, p *Plan) toolchain.Env {
+	if o.Env.Versions == nil {
+		o.Env.Versions = toolchain.OpenVersionCache(filepath.Join(o.Build, ".opforge-tool-versions.json"))
+	}
+	p.versions = o.Env.Versions
+	return o.Env
+}
+
+func (p *Plan) require(f toolchain.Found) {
+	if !f.OK() {
+		p.Missing = append(p.Missing, f)
+	}
+}
+
+// Preflight reports the missing pieces, one line each, or nil.
+func (p *Plan) Preflight() error {
+	if len(p.Missing) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	var lines []string
+	for _, m := range p.Missing {
+		line := fmt.Sprintf("  %s: %s", m.Name, m.Problem)
+		if !seen[line] {
+			seen[line] = true
+			lines = append(lines, line)
+		}
+	}
+	return fmt.Errorf("%s build cannot start, %d missing:\n%s", p.Target, len(lines), strings.Join(lines, "\n"))
+}
+
+// Run checks the preflight, writes compile_commands.json and runs the
+// units.
+func (p *Plan) Run(ctx context.Context, log io.Writer, jobs int) (build.Result, error) {
+	if err := p.Preflight(); err != nil {
+		return build.Result{}, err
+	}
+	if len(p.Units) == 0 {
+		fmt.Fprintf(log, "%s: nothing to build (no generated packages)\n", p.Target)
+		return build.Result{}, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p.StateFile), 0o755); err != nil {
+		return build.Result{}, err
+	}
+	if p.versions != nil {
+		if err := p.versions.Save(); err != nil {
+			return build.Result{}, err
+		}
+	}
+	if p.CompDB != "" {
+		if err := build.WriteCompileCommands(p.CompDB, p.Units); err != nil {
+			return build.Result{}, err
+		}
+	}
+	e := &build.Engine{StateFile: p.StateFile, Log: log, Jobs: jobs, Label: p.Target}
+	r, err := e.Run(ctx, p.Units)
+	if err == nil && p.Extra != nil {
+		err = p.Extra()
+	}
+	return r, err
+}
+
+// Doctor resolves every SDK and tool of every descriptor for `mage doctor`.
+func Doctor(o Options, w io.Writer) error {
+	problems := 0
+	for _, target := range []string{"htp", "trt", "aipu"} {
+		d, err := toolchain.Load(o.Toolchains, target)
+		if err != nil {
+			fmt.Fprintf(w, "%s: %v\n", target, err)
+			problems++
+			continue
+		}
+		fmt.Fprintf(w, "%s (%s)\n", target, d.Path)
+		for _, f := range o.Env.ResolveAll(d) {
+			problems += report(w, f)
+		}
+		if target == "htp" {
+			p, err := HTP(o, nil)
+			if err == nil {
+				for _, m := range p.Missing {
+					if m.Kind == "file" {
+						problems += report(w, m)
+					}
+				}
+			}
+		}
+	}
+	if problems > 0 {
+		fmt.Fprintf(w, "%d piece(s) missing or too old; builds that need them will stop before compiling and say the same.\n", problems)
+	}
+	return nil
+}
+
+func report(w io.Writer, f toolchain.Found) int {
+	if f.OK() {
+		v := ""
+		if f.Version != "" {
+			v = " " + f.Version
+		}
+		fmt.Fprintf(w, "  ok       %-28s %s%s (via %s)\n", f.Name, f.Path, v, f.Via)
+		return 0
+	}
+	fmt.Fprintf(w, "  missing  %-28s %s\n", f.Name, f.Problem)
+	return 1
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/opforge/opforge/generators/buildplan"
+)
+
+// buildCmd builds the generated packages of one target (or all) with the
+// vendor toolchains: preflight first, then incremental parallel builds.
+func buildCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := buildplan.DefaultOptions()
+	fs.StringVar(&o.Out, "out", o.Out, "generated skeletons")
+	fs.StringVar(&o.Build, "build", o.Build, "artifact directory")
+	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors")
+	arch := fs.String("arch", "", "HTP variants to build, comma-separated (x86, aarch64, v68 ...; default all)")
+	jobs := fs.Int("jobs", 0, "parallel units (default: the number of CPUs)")
+	rest, err := parse(fs, args)
+	if err != nil || len(rest) != 1 {
+		fmt.Fprintln(stderr, "usage: opforge build htp|trt|aipu|all [--arch LIST] [--jobs N]")
+		return 2
+	}
+	targets := []string{rest[0]}
+	if rest[0] == "all" {
+		targets = []string{"htp", "trt", "aipu"}
+	}
+	failed := false
+	for _, t := range targets {
+		plan, err := planFor(o, t, *arch)
+		if err == nil {
+			_, err = plan.Run(context.Background(), stdout, *jobs)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "opforge build %s: %v\n", t, err)
+			failed = true
+		}
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+func planFor(o buildplan.Options, target, arch string) (*buildplan.Plan, error) {
+	switch target {
+	case "htp":
+		var variants []string
+		if arch != "" {
+			variants = strings.Split(arch, ",")
+		}
+		return buildplan.HTP(o, variants)
+	}
+	return nil, fmt.Errorf("unknown build target %q (htp, trt, aipu, all)", target)
+}
+
+// doctorCmd prints, per target, where every SDK and tool was found or why not.
+func doctorCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := buildplan.DefaultOptions()
+	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors")
+	if rest, err := parse(fs, args); err != nil || len(rest) > 0 {
+		return 2
+	}
+	if err := buildplan.Doctor(o, stdout); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,141 @@
+package onnx
+
+import (
+	"fmt"
+	"math"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// field is one field of a message as it lies in the file: its number and
+// wire type, its exact bytes (tag included) so an untouched field is
+// re-emitted byte for byte, and its decoded value.
+type field struct {
+	num protowire.Number
+	typ protowire.Type
+	raw []byte // the whole field, tag included
+	v   uint64 // value of a varint, fixed32 or fixed64 field
+	b   []byte // payload of a length-delimited field
+	off int    // offset of the field's tag in the file
+}
+
+// FormatError says where and why the bytes are not a valid ONNX model.
+type FormatError struct {
+	// Offset is the byte offset in the file of the field at fault.
+	Offset int
+	// Path names the message, e.g. graph.node[3].attribute[1].
+	Path string
+	Msg  string
+}
+
+func (e *FormatError) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("byte %d: %s", e.Offset, e.Msg)
+	}
+	return fmt.Sprintf("%s, byte %d: %s", e.Path, e.Offset, e.Msg)
+}
+
+// maxDepth bounds message nesting (graphs inside attributes inside nodes,
+// TypeProto inside TypeProto): protobuf's own default recursion limit, and
+// far beyond any real model. It keeps hostile input from exhausting the
+// stack.
+const maxDepth = 100
+
+// fields splits one message into its fields. base is the message's offset
+// in the file and path its name, both for error messages. Unknown fields
+// and groups are kept like any other: the caller decides what to read.
+func fields(b []byte, base int, path string) ([]field, error) {
+	var out []field
+	for i := 0; i < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[i:])
+		if n < 0 {
+			return nil, &FormatError{base + i, path, "bad field tag: " + protowire.ParseError(n).Error()}
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[i+n:])
+		if m < 0 {
+			return nil, &FormatError{base + i, path, fmt.Sprintf("field %d: %v (truncated or corrupt file?)", num, protowire.ParseError(m))}
+		}
+		f := field{num: num, typ: typ, raw: b[i : i+n+m], off: base + i}
+		val := b[i+n : i+n+m]
+		switch typ {
+		case protowire.VarintType:
+			f.v, _ = protowire.ConsumeVarint(val)
+		case protowire.Fixed32Type:
+			v, _ := protowire.ConsumeFixed32(val)
+			f.v = uint64(v)
+		case protowire.Fixed64Type:
+			f.v, _ = protowire.ConsumeFixed64(val)
+		case protowire.BytesType:
+			f.b, _ = protowire.ConsumeBytes(val)
+		}
+		out = append(out, f)
+		i += n + m
+	}
+	return out, nil
+}
+
+// payloadOff is the file offset of a length-delimited field's payload.
+func (f field) payloadOff() int { return f.off + len(f.raw) - len(f.b) }
+
+// isBytes reports a length-delimited field: strings, bytes, messages and
+// packed repeated scalars. A known field number with another wire type is
+// an unknown field to protobuf, and is skipped the same way.
+func (f field) isBytes() bool  { return f.typ == protowire.BytesType }
+func (f field) isVarint() bool { return f.typ == protowire.VarintType }
+
+// int64s reads a repeated int64 field occurrence, packed or not.
+func (f field) int64s(path string) ([]int64, error) {
+	switch f.typ {
+	case protowire.VarintType:
+		return []int64{int64(f.v)}, nil
+	case protowire.BytesType:
+		var out []int64
+		for b := f.b; len(b) > 0; {
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return nil, &FormatError{f.payloadOff(), path, "bad packed integer list: " + protowire.ParseError(n).Error()}
+			}
+			out = append(out, int64(v))
+			b = b[n:]
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+// float32s reads a repeated float field occurrence, packed or not.
+func (f field) float32s(path string) ([]float32, error) {
+	switch f.typ {
+	case protowire.Fixed32Type:
+		return []float32{math.Float32frombits(uint32(f.v))}, nil
+	case protowire.BytesType:
+		if len(f.b)%4 != 0 {
+			return nil, &FormatError{f.payloadOff(), path, fmt.Sprintf("packed float list of %d bytes is not a multiple of 4", len(f.b))}
+		}
+		out := make([]float32, 0, len(f.b)/4)
+		for b := f.b; len(b) > 0; b = b[4:] {
+			v, _ := protowire.ConsumeFixed32(b)
+			out = append(out, math.Float32frombits(v))
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+// appendString appends a string field.
+func appendString(b []byte, num protowire.Number, s string) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendString(b, s)
+}
+
+// appendMessage appends a message field holding msg.
+func appendMessage(b []byte, num protowire.Number, msg []byte) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, msg)
+}
+
+// appendVarint appends a varint field.
+func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}

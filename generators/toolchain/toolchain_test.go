@@ -1,0 +1,103 @@
+package toolchain
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestShippedDescriptorsLoad(t *testing.T) {
+	for _, target := range []string{"htp", "trt", "aipu"} {
+		d, err := Load("../../toolchains", target)
+		if err != nil {
+			t.Errorf("%s: %v", target, err)
+			continue
+		}
+		if len(d.SDKs)+len(d.Tools) == 0 {
+			t.Errorf("%s names no SDK or tool", target)
+		}
+	}
+}
+
+func TestSchemaRejectsMistakes(t *testing.T) {
+	dir := t.TempDir()
+	_ = os.WriteFile(filepath.Join(dir, "trt.yaml"), []byte("version: 1\ntarget: trt\ntools:\n  - {name: nvcc, env: nvcc, nmes: [nvcc]}\n"), 0o644)
+	_, err := Load(dir, "trt")
+	if err == nil || !strings.Contains(err.Error(), "toolchain.schema.json") {
+		t.Errorf("a misspelt field and a lower-case variable passed: %v", err)
+	}
+}
+
+func fakeEnv(t *testing.T, vars map[string]string) (Env, string) {
+	root := t.TempDir()
+	return Env{Getenv: func(k string) string { return vars[k] }, LookPath: func(n string) (string, error) {
+		p := filepath.Join(root, "bin", n)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		return "", os.ErrNotExist
+	}, Root: root, Home: root}, root
+}
+
+func write(t *testing.T, path, data string, mode os.FileMode) {
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(data), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestResolveSDK(t *testing.T) {
+	env, root := fakeEnv(t, nil)
+	for _, v := range []string{"2.9.0", "2.36.1", "2.10.0"} {
+		write(t, filepath.Join(root, "sdks", "qairt-"+v, "include/QnnOpPackage.h"), "", 0o644)
+		write(t, filepath.Join(root, "sdks", "qairt-"+v, "version.h"), `#define V "v`+v+`"`, 0o644)
+	}
+	sdk := SDK{Name: "qnn", Env: "QNN_SDK_ROOT", Search: []string{"sdks/qairt-*"}, Probe: "include/QnnOpPackage.h",
+		Version: &VersionProbe{File: "version.h", Pattern: `"v([0-9.]+)"`, Min: "2.10.0"}}
+	f := env.ResolveSDK(sdk)
+	if !f.OK() || !strings.HasSuffix(f.Path, "qairt-2.36.1") || f.Version != "2.36.1" || f.Via != "search" {
+		t.Errorf("search should pick the newest: %+v", f)
+	}
+	env.Getenv = func(string) string { return filepath.Join(root, "sdks", "qairt-2.9.0") }
+	f = env.ResolveSDK(sdk)
+	if f.OK() || !strings.Contains(f.Problem, "2.10.0 or newer") {
+		t.Errorf("old SDK accepted: %+v", f)
+	}
+	env.Getenv = func(string) string { return root }
+	f = env.ResolveSDK(sdk)
+	if f.OK() || !strings.Contains(f.Problem, "$QNN_SDK_ROOT="+root+" has no include/QnnOpPackage.h") {
+		t.Errorf("wrong variable not named: %+v", f)
+	}
+}
+
+func TestResolveTool(t *testing.T) {
+	env, root := fakeEnv(t, nil)
+	write(t, filepath.Join(root, "bin", "nvcc"), "#!/bin/sh\necho 'Cuda compilation tools, release 12.8, V12.8.93'\n", 0o755)
+	tool := Tool{Name: "nvcc", Env: "NVCC", Names: []string{"nvcc"}, Version: &VersionProbe{Args: []string{"--version"}, Pattern: `release ([0-9.]+)`, Min: "12.0"}}
+	f := env.ResolveTool(tool)
+	if !f.OK() || f.Version != "12.8" || f.Via != "PATH" {
+		t.Errorf("PATH lookup: %+v", f)
+	}
+	tool.Version.Min = "13.0"
+	if f := env.ResolveTool(tool); f.OK() || !strings.Contains(f.Problem, "13.0 or newer") {
+		t.Errorf("too old accepted: %+v", f)
+	}
+	tool.Names = nil
+	tool.Search = []string{"nowhere/nvcc"}
+	if f := env.ResolveTool(tool); f.OK() || !strings.Contains(f.Problem, "set NVCC") || !strings.Contains(f.Problem, "nowhere/nvcc") {
+		t.Errorf("missing tool: %+v", f)
+	}
+	cache := OpenVersionCache(filepath.Join(root, "versions.json"))
+	env.Versions = cache
+	tool.Names, tool.Version.Min = []string{"nvcc"}, ""
+	if f := env.ResolveTool(tool); f.Version != "12.8" {
+		t.Errorf("cached version: %+v", f)
+	}
+	if err := cache.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if again := OpenVersionCache(filepath.Join(root, "versions.json")); len(again.entries) != 1 {
+		t.Errorf("cache not persisted: %v", again.entries)
+	}
+}
