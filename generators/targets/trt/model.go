@@ -7,6 +7,7 @@ import (
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -41,6 +42,7 @@ type requirement struct {
 type opModel struct {
 	Pkg         *packageModel
 	Name        string
+	PluginName  string // the name the plugin and its creator report (plugin.TRT)
 	Description string
 	Class       string // RoiAlignLitePlugin
 	Creator     string // RoiAlignLitePluginCreator
@@ -127,11 +129,14 @@ func trtType(d ir.DType) string { return "nvinfer1::DataType::" + d.Info().TRT }
 
 func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	snake := names.Snake(pkg.Name)
+	// Every op of a package has the package's plugin version and
+	// namespace; plugin.TRT is where `rewrite onnx` reads them too.
+	id := plugin.TRT(pkg, ops[0])
 	m := &packageModel{
 		Name:      pkg.Name,
 		Source:    pkg.Source,
-		Namespace: pkg.Namespace,
-		Version:   pkg.Version,
+		Namespace: id.Namespace,
+		Version:   id.Version,
 		CppNs:     snake + "_trt",
 		Macro:     strings.ToUpper(snake),
 		Snake:     snake,
@@ -146,6 +151,7 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	wide, fp8 := "", ""
 	for _, op := range ops {
 		om := newOpModel(m, op)
+		om.PluginName = plugin.TRT(pkg, op).Name
 		m.Ops = append(m.Ops, om)
 		m.Readme = append(m.Readme, newReadmeOp(m, op, om))
 		if om.Aliased {
