@@ -655,19 +655,19 @@ func cppInt(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string
 			}
 			return "static_cast<int64_t>(" + params + "." + p.Ident + ")"
 		},
-		Op: func(k shapeexpr.Kind, a, b string) string {
-			switch k {
-			case shapeexpr.FloorDiv:
-				return "floorDiv(" + a + ", " + b + ")"
-			case shapeexpr.CeilDiv:
-				return "ceilDiv(" + a + ", " + b + ")"
-			case shapeexpr.Min:
-				return "std::min(" + a + ", " + b + ")"
-			case shapeexpr.Max:
-				return "std::max(" + a + ", " + b + ")"
-			}
-			return "(" + a + map[shapeexpr.Kind]string{shapeexpr.Add: " + ", shapeexpr.Sub: " - ", shapeexpr.Mul: " * "}[k] + b + ")"
-		},
+		Op: opSyntax(map[shapeexpr.Kind]string{shapeexpr.FloorDiv: "floorDiv", shapeexpr.CeilDiv: "ceilDiv", shapeexpr.Min: "std::min", shapeexpr.Max: "std::max"}),
 	})
 	return s, ok
+}
+
+// opSyntax renders the operations calls names as function calls and the
+// others as parenthesised infix operators.
+func opSyntax(calls map[shapeexpr.Kind]string) func(shapeexpr.Kind, string, string) string {
+	infix := map[shapeexpr.Kind]string{shapeexpr.Add: " + ", shapeexpr.Sub: " - ", shapeexpr.Mul: " * ", shapeexpr.FloorDiv: " // "}
+	return func(k shapeexpr.Kind, a, b string) string {
+		if f, ok := calls[k]; ok {
+			return f + "(" + a + ", " + b + ")"
+		}
+		return "(" + a + infix[k] + b + ")"
+	}
 }

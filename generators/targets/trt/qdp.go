@@ -267,16 +267,6 @@ func (r *pyRefs) expr(e *shapeexpr.Expr, upper bool) string {
 			}
 			return "trtp.ShapeExpr(int(" + identOf(r.op, s.Name) + "))"
 		},
-		Op: func(k shapeexpr.Kind, a, b string) string {
-			switch k {
-			case shapeexpr.CeilDiv:
-				return "trtp.cdiv(" + a + ", " + b + ")"
-			case shapeexpr.Min:
-				return "trtp.min(" + a + ", " + b + ")"
-			case shapeexpr.Max:
-				return "trtp.max(" + a + ", " + b + ")"
-			}
-			return "(" + a + map[shapeexpr.Kind]string{shapeexpr.Add: " + ", shapeexpr.Sub: " - ", shapeexpr.Mul: " * ", shapeexpr.FloorDiv: " // "}[k] + b + ")"
-		},
+		Op: opSyntax(map[shapeexpr.Kind]string{shapeexpr.CeilDiv: "trtp.cdiv", shapeexpr.Min: "trtp.min", shapeexpr.Max: "trtp.max"}),
 	})
 }

@@ -527,6 +527,19 @@ bool logged(std::string const& what)
     return gFinder.logger.messages.find(what) != std::string::npos;
 }
 
+//! Checks what createPlugin made of a field set; true when it made a plugin, as it had to.
+bool verdict(FieldSet const& s, bool created, std::string const& label)
+{
+    if (!s.ok)
+    {
+        check(!created, label + ": createPlugin accepted invalid fields");
+        check(logged(s.message), label + ": the log lacks \"" + s.message + "\"; it holds: " + gFinder.logger.messages);
+        return false;
+    }
+    check(created, label + ": createPlugin failed: " + gFinder.logger.messages);
+    return created;
+}
+
 #if defined(OPFORGE_DRIVER_CUDA)
 size_t dataTypeSize(int32_t t)
 {
@@ -627,14 +640,7 @@ void checkV3(IPluginCreatorV3One* creator, Case& c, bool enqueue)
         gFinder.logger.messages.clear();
         std::unique_ptr<IPluginV3> p(creator->createPlugin(c.name.c_str(), s.collection(), s.runtime ? TensorRTPhase::kRUNTIME : TensorRTPhase::kBUILD));
         std::string const label = c.name + " fields " + s.label;
-        if (!s.ok)
-        {
-            check(p == nullptr, label + ": createPlugin accepted invalid fields");
-            check(logged(s.message), label + ": the log lacks \"" + s.message + "\"; it holds: " + gFinder.logger.messages);
-            continue;
-        }
-        check(p != nullptr, label + ": createPlugin failed: " + gFinder.logger.messages);
-        if (p == nullptr)
+        if (!verdict(s, p != nullptr, label))
             continue;
         std::string const fields = v3Fields(p.get());
         if (base == nullptr)
@@ -838,14 +844,7 @@ void checkV2(IPluginCreator* creator, Case& c, bool enqueue)
         {
             p.reset(static_cast<IPluginV2DynamicExt*>(creator->createPlugin(c.name.c_str(), s.collection())));
         }
-        if (!s.ok)
-        {
-            check(p == nullptr, label + ": accepted invalid fields");
-            check(logged(s.message), label + ": the log lacks \"" + s.message + "\"; it holds: " + gFinder.logger.messages);
-            continue;
-        }
-        check(p != nullptr, label + ": createPlugin failed: " + gFinder.logger.messages);
-        if (p == nullptr)
+        if (!verdict(s, p != nullptr, label))
             continue;
         if (base == nullptr)
         {
