@@ -21,16 +21,26 @@ namespace vision_ops_trt
 namespace
 {
 
-//! The creators, one per op, created on first use.
+//! The creators, one per op, created on first use; none if creating one threw, so no exception
+//! reaches TensorRT.
 nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
 {
-    static RoiAlignLitePluginCreator sRoiAlignLite;
-    static TopKLastPluginCreator sTopKLast;
-    static PadCropResizePluginCreator sPadCropResize;
-    static NonZeroCoordsPluginCreator sNonZeroCoords;
-    static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sRoiAlignLite, &sTopKLast, &sPadCropResize, &sNonZeroCoords};
-    nbCreators = 4;
-    return sCreators;
+    try
+    {
+        static RoiAlignLitePluginCreator sRoiAlignLite;
+        static TopKLastPluginCreator sTopKLast;
+        static PadCropResizePluginCreator sPadCropResize;
+        static NonZeroCoordsPluginCreator sNonZeroCoords;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sRoiAlignLite, &sTopKLast, &sPadCropResize, &sNonZeroCoords};
+        nbCreators = 4;
+        return sCreators;
+    }
+    catch (...)
+    {
+        logError("VisionOps: could not create the plugin creators");
+        nbCreators = 0;
+        return nullptr;
+    }
 }
 
 } // namespace

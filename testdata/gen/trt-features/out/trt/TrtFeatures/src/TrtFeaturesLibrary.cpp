@@ -24,16 +24,26 @@ namespace trt_features_trt
 namespace
 {
 
-//! The creators, one per op, created on first use.
+//! The creators, one per op, created on first use; none if creating one threw, so no exception
+//! reaches TensorRT.
 nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
 {
-    static ScaleInplacePluginCreator sScaleInplace;
-    static ReshapeToPluginCreator sReshapeTo;
-    static UniqueValuesPluginCreator sUniqueValues;
-    static AllParamsPluginCreator sAllParams;
-    static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaleInplace, &sReshapeTo, &sUniqueValues, &sAllParams};
-    nbCreators = 4;
-    return sCreators;
+    try
+    {
+        static ScaleInplacePluginCreator sScaleInplace;
+        static ReshapeToPluginCreator sReshapeTo;
+        static UniqueValuesPluginCreator sUniqueValues;
+        static AllParamsPluginCreator sAllParams;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaleInplace, &sReshapeTo, &sUniqueValues, &sAllParams};
+        nbCreators = 4;
+        return sCreators;
+    }
+    catch (...)
+    {
+        logError("TrtFeatures: could not create the plugin creators");
+        nbCreators = 0;
+        return nullptr;
+    }
 }
 
 } // namespace

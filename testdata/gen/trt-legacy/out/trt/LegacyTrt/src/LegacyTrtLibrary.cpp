@@ -27,14 +27,24 @@ using CreatorPointer = nvinfer1::IPluginCreator*;
 namespace
 {
 
-//! The creators, one per op, created on first use.
+//! The creators, one per op, created on first use; none if creating one threw, so no exception
+//! reaches TensorRT.
 CreatorPointer const* creators(int32_t& nbCreators) noexcept
 {
-    static ClampBlendPluginCreator sClampBlend;
-    static ArgMaxLastPluginCreator sArgMaxLast;
-    static CreatorPointer const sCreators[] = {&sClampBlend, &sArgMaxLast};
-    nbCreators = 2;
-    return sCreators;
+    try
+    {
+        static ClampBlendPluginCreator sClampBlend;
+        static ArgMaxLastPluginCreator sArgMaxLast;
+        static CreatorPointer const sCreators[] = {&sClampBlend, &sArgMaxLast};
+        nbCreators = 2;
+        return sCreators;
+    }
+    catch (...)
+    {
+        logError("LegacyTrt: could not create the plugin creators");
+        nbCreators = 0;
+        return nullptr;
+    }
 }
 
 } // namespace
