@@ -20,6 +20,8 @@ var (
 	CLike  = Syntax{Line: "//"}
 	Hash   = Syntax{Line: "#"}
 	Markup = Syntax{Open: "<!--", Close: "-->"}
+	// CBlock is for C block comments only: linker version scripts.
+	CBlock = Syntax{Open: "/*", Close: "*/"}
 )
 
 // SyntaxFor picks the comment syntax from a file name.
@@ -30,8 +32,10 @@ func SyntaxFor(name string) Syntax {
 		return Hash
 	}
 	switch path.Ext(base) {
-	case ".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp", ".cl", ".map":
+	case ".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp", ".cl":
 		return CLike
+	case ".map", ".ld", ".lds":
+		return CBlock
 	case ".py", ".yaml", ".yml", ".txt", ".cmake", ".sh", ".toml", ".cfg":
 		return Hash
 	case ".xml", ".md", ".html":

@@ -57,3 +57,35 @@ func (e *Expr) python(sb *strings.Builder, ref func(*Expr) string) {
 		sb.WriteByte(')')
 	}
 }
+
+// Syntax says how to render an expression through calls and operators, for
+// targets whose dimension arithmetic is an API (TensorRT's IExprBuilder,
+// QDP's ShapeExpr) or integer code with helper functions.
+type Syntax struct {
+	// Const renders an integer constant.
+	Const func(v int64) string
+	// Ref renders a symbol or element reference.
+	Ref func(e *Expr) string
+	// Op renders a binary operation: Add, Sub, Mul, FloorDiv, CeilDiv, Min
+	// or Max.
+	Op func(k Kind, a, b string) string
+}
+
+// Render renders e in s. Negation becomes 0 - x and min/max of more than
+// two arguments fold from the left, so s needs binary operations only
+// (IExprBuilder has no unary minus and its kMIN/kMAX take two operands).
+func (e *Expr) Render(s Syntax) string {
+	switch e.Kind {
+	case Const:
+		return s.Const(e.Value)
+	case Sym, Index:
+		return s.Ref(e)
+	case Neg:
+		return s.Op(Sub, s.Const(0), e.Args[0].Render(s))
+	}
+	acc := e.Args[0].Render(s)
+	for _, a := range e.Args[1:] {
+		acc = s.Op(e.Kind, acc, a.Render(s))
+	}
+	return acc
+}

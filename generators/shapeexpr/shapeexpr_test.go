@@ -1,6 +1,9 @@
 package shapeexpr
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 func TestParseAndEval(t *testing.T) {
 	env := MapEnv{Symbols: map[string]int64{"N": 7, "H": 10, "k": 3}, Elements: map[string][]int64{"pads": {1, 2}}}
@@ -85,4 +88,40 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("canonical form not stable: %q -> %q", canon, e2.String())
 		}
 	})
+}
+
+// TestRender renders through a call syntax like IExprBuilder's: only
+// binary operations, negation as 0 - x, n-ary min/max folded left.
+func TestRender(t *testing.T) {
+	name := map[Kind]string{Add: "sum", Sub: "sub", Mul: "prod", FloorDiv: "fdiv", CeilDiv: "cdiv", Min: "min", Max: "max"}
+	s := Syntax{
+		Const: func(v int64) string { return "c(" + strconv.FormatInt(v, 10) + ")" },
+		Ref:   func(e *Expr) string { return "$" + describe(e) },
+		Op:    func(k Kind, a, b string) string { return name[k] + "(" + a + ", " + b + ")" },
+	}
+	cases := []struct{ src, want string }{
+		{"N", "$N"},
+		{"7", "c(7)"},
+		{"N * 2 + pads[1]", "sum(prod($N, c(2)), $pads[1])"},
+		{"-N", "sub(c(0), $N)"},
+		{"min(a, b, c)", "min(min($a, $b), $c)"},
+		{"ceil_div(H, 4) - floor_div(W, 2)", "sub(cdiv($H, c(4)), fdiv($W, c(2)))"},
+		{"max(N // 2, 1)", "max(fdiv($N, c(2)), c(1))"},
+	}
+	for _, c := range cases {
+		e, err := Parse(c.src)
+		if err != nil {
+			t.Fatalf("%q: %v", c.src, err)
+		}
+		if got := e.Render(s); got != c.want {
+			t.Errorf("%q renders %q, want %q", c.src, got, c.want)
+		}
+	}
+}
+
+func describe(e *Expr) string {
+	if e.Kind == Index {
+		return e.Name + "[" + strconv.Itoa(e.Index) + "]"
+	}
+	return e.Name
 }

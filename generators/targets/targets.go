@@ -20,5 +20,5 @@ func ForGeneration(toolchainDir string) ([]target.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []target.Target{h, trt.Target{}, aipu.New()}, nil
+	return []target.Target{h, &trt.Generator{}, aipu.New()}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
 // Target generates TensorRT plugins.
@@ -29,6 +30,16 @@ var (
 	qdpArrayDTypes = map[ir.DType]bool{ir.Int8: true, ir.Int16: true, ir.Int32: true, ir.Int64: true, ir.Float16: true, ir.Float32: true, ir.Float64: true, ir.Bool: true}
 )
 
+// qdpVersion is the version of every Python plugin's creator.
+const qdpVersion = "1"
+
+// formatCombinationLimit is IPluginV3OneBuild::kDEFAULT_FORMAT_COMBINATION_LIMIT.
+const formatCombinationLimit = 100
+
+// onnxReservedAttrs are node attributes the ONNX parser's plugin importer
+// reads itself instead of forwarding them as plugin fields.
+var onnxReservedAttrs = map[string]bool{"plugin_version": true, "plugin_namespace": true, "tensorrt_plugin_shape_input_indices": true}
+
 // Ops returns the ops of pkg this target generates.
 func Ops(pkg *ir.Package) []*ir.Op {
 	return pkg.OpsWhere(func(op *ir.Op) bool { return op.Targets.TRT != nil })
@@ -47,8 +58,11 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 	}
 	anyQDP := false
 	for _, op := range ops {
-		checkOp(op, d)
+		checkOp(pkg, op, d)
 		anyQDP = anyQDP || op.Targets.TRT.QDP != nil
+	}
+	if anyQDP && pkg.Version == qdpVersion {
+		d.Warnf(pkg.Where.At("version", pkg.Pos), "trt-qdp-version", "package version %q is the version every Python plugin has, so the C++ plugins and the Python plugins of %s share name, namespace and version and cannot be registered together; give the package another version (e.g. 1.0.0) or set qdp: false", pkg.Version, pkg.Name)
 	}
 	if anyQDP {
 		if qdpReservedNamespaces[pkg.Namespace] {
@@ -60,28 +74,59 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 	}
 }
 
-func checkOp(op *ir.Op, d *diag.TargetList) {
+func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
 	t := op.Targets.TRT
 	for _, in := range op.Inputs {
 		checkTensor(op, in, d, false)
+		if in.Optional {
+			d.Errorf(in.Where.At("optional", in.Pos), "trt-optional-input", "optional input %q of op %s: TensorRT plugins take a fixed number of inputs; make it required or add an op without it", in.Name, op.Name)
+		}
+		if in.ShapeTensor && pkg.TRT.Legacy {
+			d.Errorf(in.Where.At("shape_tensor", in.Pos), "trt-legacy", "shape-tensor input %q of op %s: IPluginV2DynamicExt (targets.trt.legacy) has no shape inputs; they need IPluginV3 (TensorRT 10)", in.Name, op.Name)
+		}
+	}
+	if len(op.Inputs) == 0 {
+		for _, out := range op.Outputs {
+			if !hasDType(op.AllowedDTypes(out), ir.Float32) {
+				d.Errorf(out.Where.At("type", out.Pos), "trt-no-input-dtype", "output %q of op %s, which has no inputs, cannot be float32; TensorRT gives the outputs of a plugin without inputs kFLOAT", out.Name, op.Name)
+			}
+		}
+	}
+	sizes := map[string]bool{}
+	for _, s := range op.DataDependent {
+		sizes[s.Name] = true
+		if pkg.TRT.Legacy {
+			d.Errorf(s.Pos, "trt-legacy", "data-dependent size %s of op %s: IPluginV2DynamicExt (targets.trt.legacy) has no size tensors; they need IPluginV3 (TensorRT 10)", s.Name, op.Name)
+		}
 	}
 	for _, out := range op.Outputs {
 		checkTensor(op, out, d, true)
 		if out.Shape == nil {
 			d.Errorf(out.Where.At("name", out.Pos), "trt-output-shape", "output %q of op %s has no shape; TensorRT plugins must compute output shapes, so give it one (e.g. shape: [N, C])", out.Name, op.Name)
 		}
-	}
-	for _, a := range t.Aliases {
-		var out, in *ir.Tensor
-		for _, o := range op.Outputs {
-			if o.Name == a.Output {
-				out = o
+		for _, dim := range out.Shape {
+			if dim.Expr.IsSymbol() {
+				continue
+			}
+			for _, s := range dim.Expr.Symbols() {
+				if s.Kind == shapeexpr.Sym && sizes[s.Name] {
+					d.Errorf(dim.Pos, "trt-size-expr", "output %q of op %s computes dim %q from data-dependent size %s; TensorRT takes a size tensor only as a whole dim (declare another size for %q)", out.Name, op.Name, dim.Expr.String(), s.Name, dim.Expr.String())
+					break
+				}
 			}
 		}
-		in = op.Input(a.Input)
-		if out == nil || in == nil {
-			d.Errorf(a.Pos, "trt-alias", "alias %s -> %s of op %s names an unknown output or input", a.Output, a.Input, op.Name)
+	}
+	checkAliases(pkg, op, d)
+	if t.Workspace != nil {
+		checkWorkspace(op, d)
+	}
+	for _, p := range op.Params {
+		if onnxReservedAttrs[p.Name] || (p.Name == "aot" && t.QDP != nil) {
+			d.Errorf(p.Where.At("name", p.Pos), "trt-param-name", "param %q of op %s has the name of an attribute the TensorRT ONNX parser reads itself (plugin_version, plugin_namespace, tensorrt_plugin_shape_input_indices; aot for Python plugins); rename it", p.Name, op.Name)
 		}
+	}
+	if n := layoutOf(op).Count(len(t.Formats)); n > formatCombinationLimit {
+		d.Warnf(op.Where.At("types", t.Pos), "trt-format-combinations", "op %s admits %d type and format combinations, more than TensorRT's default limit of %d; the plugin raises getFormatCombinationLimit to %d, which lengthens engine builds (fewer dtypes or formats keep it under the limit)", op.Name, n, formatCombinationLimit, n)
 	}
 	for _, p := range op.Params {
 		if p.Kind == ir.ParamEnum || len(p.DTypes) == 0 {
@@ -118,6 +163,11 @@ func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 
 // checkQDP enforces tensorrt.plugin's rules for the Python plugin.
 func checkQDP(op *ir.Op, d *diag.TargetList) {
+	for _, in := range op.Inputs {
+		if in.ShapeTensor {
+			d.Errorf(in.Where.At("shape_tensor", in.Pos), "qdp-shape-tensor", "shape-tensor input %q of op %s: Python plugins (tensorrt.plugin) have no shape inputs; set targets.trt.qdp: false for this op", in.Name, op.Name)
+		}
+	}
 	var defaulted []string
 	for _, p := range op.Params {
 		pos := p.Where.At("name", p.Pos)
@@ -156,4 +206,106 @@ func fieldDType(p *ir.Param) ir.DType {
 		}
 	}
 	return ""
+}
+
+func hasDType(ds []ir.DType, d ir.DType) bool {
+	for _, x := range ds {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}
+
+// checkAliases checks each aliased output against its input: both must
+// exist, an input is aliased at most once, it is a regular input, and the
+// output has the input's type and shape (it is the same buffer).
+func checkAliases(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
+	t := op.Targets.TRT
+	aliasedBy := map[string]string{}
+	for _, a := range t.Aliases {
+		var out *ir.Tensor
+		for _, o := range op.Outputs {
+			if o.Name == a.Output {
+				out = o
+			}
+		}
+		in := op.Input(a.Input)
+		switch {
+		case out == nil || in == nil:
+			d.Errorf(a.Pos, "trt-alias", "alias %s -> %s of op %s names an unknown output or input", a.Output, a.Input, op.Name)
+			continue
+		case pkg.TRT.Legacy:
+			d.Errorf(a.Pos, "trt-legacy", "alias %s -> %s of op %s: IPluginV2DynamicExt (targets.trt.legacy) cannot alias outputs; aliasing needs IPluginV3OneBuildV2 (TensorRT 10.3)", a.Output, a.Input, op.Name)
+			continue
+		case aliasedBy[a.Input] != "":
+			d.Errorf(a.Pos, "trt-alias", "input %q of op %s is aliased by outputs %s and %s; TensorRT aliases an input to one output at most", a.Input, op.Name, aliasedBy[a.Input], a.Output)
+		case in.ShapeTensor:
+			d.Errorf(a.Pos, "trt-alias", "output %q of op %s aliases shape-tensor input %q, which is not a buffer the plugin receives", a.Output, op.Name, a.Input)
+		case !sameType(in.Type, out.Type):
+			d.Errorf(a.Pos, "trt-alias", "output %q of op %s aliases input %q, so it must have the input's type (%s), not %s", a.Output, op.Name, a.Input, typeText(in.Type), typeText(out.Type))
+		case shapeText(in) != shapeText(out):
+			d.Errorf(a.Pos, "trt-alias", "output %q of op %s aliases input %q, so it must have the input's shape %s, not %s", a.Output, op.Name, a.Input, shapeText(in), shapeText(out))
+		}
+		aliasedBy[a.Input] = a.Output
+	}
+}
+
+func sameType(a, b ir.TypeRef) bool {
+	if a.Var != "" || b.Var != "" {
+		return a.Var == b.Var
+	}
+	return typeText(a) == typeText(b)
+}
+
+func typeText(t ir.TypeRef) string {
+	if t.Var != "" {
+		return t.Var
+	}
+	parts := make([]string, len(t.DTypes))
+	for i, d := range t.DTypes {
+		parts[i] = string(d)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func shapeText(t *ir.Tensor) string {
+	if t.Shape == nil {
+		return "(no shape)"
+	}
+	parts := make([]string, len(t.Shape))
+	for i, dim := range t.Shape {
+		parts[i] = dim.Expr.String()
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// checkWorkspace: getWorkspaceSize sees the inputs' dims and the params,
+// not the values of shape tensors.
+func checkWorkspace(op *ir.Op, d *diag.TargetList) {
+	t := op.Targets.TRT
+	bound := map[string]bool{}
+	for _, in := range op.Inputs {
+		if in.ShapeTensor {
+			continue
+		}
+		for _, dim := range in.Shape {
+			if dim.Expr.IsSymbol() {
+				bound[dim.Expr.Name] = true
+			}
+		}
+	}
+	for _, s := range op.DataDependent {
+		bound[s.Name] = true // validate reports sizes in the workspace (size-in-bound)
+	}
+	for _, s := range t.Workspace.Symbols() {
+		if in := op.Input(s.Name); in != nil && in.ShapeTensor {
+			d.Errorf(op.Where.At("trt.workspace", t.Pos), "trt-workspace", "the workspace size of op %s reads the values of shape tensor %q, which getWorkspaceSize does not receive; use input dims and params", op.Name, s.Name)
+			return
+		}
+		if s.Kind == shapeexpr.Sym && op.Param(s.Name) == nil && !bound[s.Name] {
+			d.Errorf(op.Where.At("trt.workspace", t.Pos), "trt-workspace", "the workspace size of op %s uses %q, which only a shape-tensor input's dims bind; getWorkspaceSize sees the dims of the other inputs", op.Name, s.Name)
+			return
+		}
+	}
 }

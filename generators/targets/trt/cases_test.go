@@ -1,0 +1,516 @@
+package trt
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/shapeexpr"
+)
+
+// The driver's cases file: what testdata/trt/driver/trt_driver.cpp checks
+// each plugin against, computed here from the IR with shapeexpr's
+// evaluator — an implementation independent of the generated C++.
+
+// PluginFieldType, DataType and TensorFormat values (NvInferRuntimeBase.h,
+// NvInferPluginBase.h).
+var (
+	fieldTypes = map[string]int{"kFLOAT16": 0, "kFLOAT32": 1, "kFLOAT64": 2, "kINT8": 3, "kINT16": 4, "kINT32": 5, "kCHAR": 6,
+		"kDIMS": 7, "kUNKNOWN": 8, "kBF16": 9, "kINT64": 10, "kFP8": 11}
+	dataTypes = map[string]int{"kFLOAT": 0, "kHALF": 1, "kINT8": 2, "kINT32": 3, "kBOOL": 4, "kUINT8": 5, "kFP8": 6,
+		"kBF16": 7, "kINT64": 8}
+	tensorFormats = map[string]int{"LINEAR": 0, "CHW2": 1, "HWC8": 2, "CHW4": 3, "CHW16": 4, "CHW32": 5, "DHWC8": 6,
+		"CDHW32": 7, "HWC": 8, "DLA_LINEAR": 9, "DLA_HWC4": 10, "HWC16": 11, "DHWC": 12}
+)
+
+func dataType(d ir.DType) int { return dataTypes[d.Info().TRT] }
+
+// field is one PluginField of a field set.
+type field struct {
+	name   string
+	typ    string
+	length int
+	data   []byte
+}
+
+func (f field) line() string {
+	h := hex.EncodeToString(f.data)
+	if h == "" {
+		h = "-"
+	}
+	return fmt.Sprintf("field %s %d %d %s", f.name, fieldTypes[f.typ], f.length, h)
+}
+
+// value is a param value the cases use: its default, or one in range.
+type value struct {
+	ints   []int64
+	floats []float64
+	text   string
+	index  int // enums
+}
+
+func chooseValue(p *ir.Param, m *paramModel) value {
+	var v value
+	lit := p.Default
+	var items []*ir.Literal
+	if lit != nil {
+		items = []*ir.Literal{lit}
+		if lit.Kind == ir.LitList {
+			items = lit.List
+		}
+	}
+	switch p.Kind {
+	case ir.ParamString:
+		v.text = "text"
+		if lit != nil {
+			v.text = lit.Text
+		}
+		return v
+	case ir.ParamEnum:
+		for i, name := range p.Values {
+			if lit != nil && name == lit.Text {
+				v.index = i
+			}
+		}
+		v.text = p.Values[v.index]
+		return v
+	}
+	if len(items) == 0 {
+		n := m.FieldLength
+		if n == 0 {
+			n = 2
+		}
+		for i := 0; i < n; i++ {
+			items = append(items, &ir.Literal{Text: sampleText(p)})
+		}
+	}
+	for _, it := range items {
+		switch {
+		case it.Text == "true":
+			v.ints = append(v.ints, 1)
+		case it.Text == "false":
+			v.ints = append(v.ints, 0)
+		case m.elem.IsFloat():
+			f := 0.0
+			fmt.Sscan(it.Text, &f)
+			v.floats = append(v.floats, f)
+		default:
+			var n int64
+			fmt.Sscan(it.Text, &n)
+			v.ints = append(v.ints, n)
+		}
+	}
+	return v
+}
+
+func sampleText(p *ir.Param) string {
+	switch {
+	case p.Kind == ir.ParamBool || (len(p.DTypes) > 0 && p.DTypes[0] == ir.Bool):
+		return "true"
+	case p.Min != nil && *p.Min > 1:
+		return fmt.Sprint(math.Ceil(*p.Min))
+	}
+	return "3"
+}
+
+// encodings of one value: how the ONNX parser and tensorrt.plugin send it.
+func encode(m *paramModel, v value, python, enumIndex bool) field {
+	p := m.p
+	f := field{name: p.Name}
+	le := binary.LittleEndian
+	text := func(s string, nul bool) field {
+		f.typ, f.data = "kCHAR", []byte(s)
+		if nul {
+			f.data = append(f.data, 0)
+		}
+		f.length = len(f.data)
+		return f
+	}
+	ints := func(typ string, size int) field {
+		f.typ, f.length = typ, len(v.ints)
+		for _, n := range v.ints {
+			b := make([]byte, 8)
+			le.PutUint64(b, uint64(n))
+			f.data = append(f.data, b[:size]...)
+		}
+		return f
+	}
+	switch {
+	case p.Kind == ir.ParamString:
+		return text(v.text, !python)
+	case p.Kind == ir.ParamEnum && enumIndex:
+		v.ints = []int64{int64(v.index)}
+		return ints("kINT32", 4)
+	case p.Kind == ir.ParamEnum:
+		return text(v.text, !python)
+	case p.Kind == ir.ParamBool || m.elem == ir.Bool:
+		if python {
+			return ints("kINT8", 1)
+		}
+		return ints("kINT32", 4)
+	case m.elem.IsFloat():
+		scalar := p.Kind == ir.ParamScalar
+		f.length = len(v.floats)
+		switch {
+		case python && !scalar && m.elem == ir.Float16:
+			// numpy float16 arrays travel as raw bytes.
+			f.typ, f.length = "kUNKNOWN", 2*len(v.floats)
+			for _, x := range v.floats {
+				f.data = le.AppendUint16(f.data, halfBits(x))
+			}
+		case python && (scalar || m.elem == ir.Float64):
+			f.typ = "kFLOAT64"
+			for _, x := range v.floats {
+				f.data = le.AppendUint64(f.data, math.Float64bits(x))
+			}
+		default:
+			f.typ = "kFLOAT32"
+			for _, x := range v.floats {
+				f.data = le.AppendUint32(f.data, math.Float32bits(float32(x)))
+			}
+		}
+		return f
+	}
+	if python && p.Kind == ir.ParamScalar {
+		return ints("kINT64", 8)
+	}
+	if python {
+		switch m.elem {
+		case ir.Int8:
+			return ints("kINT8", 1)
+		case ir.Int16:
+			return ints("kINT16", 2)
+		case ir.Int64:
+			return ints("kINT64", 8)
+		}
+		return ints("kINT32", 4)
+	}
+	// The ONNX parser narrows INT attributes to kINT32; a value beyond
+	// int32 cannot come from ONNX at all, so such a set uses kINT64.
+	for _, n := range v.ints {
+		if n > math.MaxInt32 || n < math.MinInt32 {
+			return ints("kINT64", 8)
+		}
+	}
+	return ints("kINT32", 4)
+}
+
+// halfBits encodes x as IEEE half precision (exact for the test values).
+func halfBits(x float64) uint16 {
+	if x == 0 {
+		return 0
+	}
+	sign := uint16(0)
+	if x < 0 {
+		sign, x = 0x8000, -x
+	}
+	frac, exp := math.Frexp(x) // x = frac * 2^exp, frac in [0.5, 1)
+	e := exp - 1 + 15
+	mant := uint16(math.Round((frac*2 - 1) * 1024))
+	return sign | uint16(e)<<10 | mant
+}
+
+// fieldSet renders one set: "fields <label> ok|fail <message> [runtime]".
+func fieldSet(label string, fails string, runtime bool, fs []field) []string {
+	head := "fields " + label + " ok"
+	if fails != "" {
+		head = "fields " + label + " fail " + hex.EncodeToString([]byte(fails))
+	}
+	if runtime {
+		head += " runtime"
+	}
+	lines := []string{head}
+	for _, f := range fs {
+		lines = append(lines, f.line())
+	}
+	return lines
+}
+
+// driverCases writes the cases of every op of pkg.
+func driverCases(pkg *ir.Package) string {
+	ops := Ops(pkg)
+	pm := newPackageModel(pkg, ops)
+	var lines []string
+	static := 0
+	if pkg.TRT.StaticRegistration {
+		static = 1
+	}
+	lines = append(lines, fmt.Sprintf("# %s: written by generators/targets/trt's tests from %s", pkg.Name, strings.TrimPrefix(pkg.Source, repo+"/")), fmt.Sprintf("static %d", static))
+	for i, op := range ops {
+		lines = append(lines, opCases(pkg, op, pm.Ops[i])...)
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func opCases(pkg *ir.Package, op *ir.Op, m *opModel) []string {
+	l := layoutOf(op)
+	kind := "v3"
+	if pkg.TRT.Legacy {
+		kind = "v2"
+	}
+	lines := []string{
+		fmt.Sprintf("plugin %s %s %s %s", op.Name, pkg.Version, pkg.Namespace, kind),
+		fmt.Sprintf("io %d %d %d", len(l.Inputs), len(l.Outputs), len(l.ShapeInputs)),
+	}
+	values := map[string]value{}
+	var onnx, python, index []field
+	hasEnum := false
+	for _, pm := range m.Params {
+		lines = append(lines, fmt.Sprintf("declared %s %d %d", pm.Name, fieldTypes[pm.FieldType], pm.FieldLength))
+		v := chooseValue(pm.p, pm)
+		values[pm.Name] = v
+		onnx = append(onnx, encode(pm, v, false, false))
+		python = append(python, encode(pm, v, true, false))
+		index = append(index, encode(pm, v, false, true))
+		hasEnum = hasEnum || pm.p.Kind == ir.ParamEnum
+	}
+	layout := field{name: "$opforge_layout", typ: "kINT32", length: 1, data: []byte{1, 0, 0, 0}}
+	lines = append(lines, fieldSet("onnx", "", false, onnx)...)
+	lines = append(lines, fieldSet("python", "", false, python)...)
+	if hasEnum {
+		lines = append(lines, fieldSet("enum-index", "", false, index)...)
+	}
+	lines = append(lines, fieldSet("serialized", "", true, append([]field{layout}, onnx...))...)
+	lines = append(lines, negativeSets(m, onnx)...)
+
+	// Shapes: every symbol a distinct value, shape tensors some values.
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
+	next := int64(5) // small enough to enqueue, large enough that computed dims are not 0
+	for _, t := range l.Inputs {
+		dims := dimsOf(t.T, env, &next)
+		lines = append(lines, fmt.Sprintf("input %d%s", len(dims), ints(dims)))
+	}
+	for i, t := range l.ShapeInputs {
+		n := int64(1)
+		if len(t.Shape) == 1 && t.Shape[0].Expr.IsConst() {
+			n = t.Shape[0].Expr.Value
+		}
+		vals := make([]int64, n)
+		for j := range vals {
+			vals[j] = int64(3 + i + j)
+		}
+		env.Elements[t.Name] = vals
+		if len(t.Shape) == 1 && t.Shape[0].Expr.IsSymbol() {
+			if _, ok := env.Symbols[t.Shape[0].Expr.Name]; !ok {
+				env.Symbols[t.Shape[0].Expr.Name] = n
+			}
+		}
+		lines = append(lines, fmt.Sprintf("shapevalue %d%s", len(vals), ints(vals)))
+	}
+	for _, p := range op.Params {
+		v := values[p.Name]
+		if p.Kind == ir.ParamScalar && len(v.ints) == 1 {
+			env.Symbols[p.Name] = v.ints[0]
+		}
+		if p.Kind == ir.ParamArray {
+			env.Elements[p.Name] = v.ints
+		}
+	}
+	for _, t := range l.Outputs {
+		if t.Size == nil {
+			continue
+		}
+		upper, _ := t.Size.Upper.Eval(env)
+		opt := upper
+		if t.Size.Opt != nil {
+			opt, _ = t.Size.Opt.Eval(env)
+		}
+		env.Symbols[t.Size.Name] = upper
+		lines = append(lines, fmt.Sprintf("size %d %d %d", t.Index, opt, upper))
+	}
+	for _, t := range l.Outputs {
+		var dims []int64
+		if t.T != nil {
+			for _, d := range t.T.Shape {
+				v, err := d.Expr.Eval(env)
+				if err != nil {
+					panic(fmt.Sprintf("%s: %v", op.Name, err)) // a test bug: every symbol has a value
+				}
+				dims = append(dims, v)
+			}
+		}
+		lines = append(lines, fmt.Sprintf("output %d %d%s", t.Index, len(dims), ints(dims)))
+	}
+	if w := op.Targets.TRT.Workspace; w != nil {
+		v, _ := w.Eval(env)
+		lines = append(lines, fmt.Sprintf("workspace %d", max(v, 0)))
+	}
+	for _, a := range m.Aliases {
+		lines = append(lines, fmt.Sprintf("alias %d %d", a.Output, a.Input))
+	}
+	all := l.All()
+	combos := l.Combos()
+	for _, c := range combos {
+		types := make([]int64, len(c.DTypes))
+		for i, d := range c.DTypes {
+			types[i] = int64(dataType(d))
+		}
+		lines = append(lines, fmt.Sprintf("combo %d%s", len(types), ints(types)))
+	}
+	for _, f := range op.Targets.TRT.Formats {
+		if f == "LINEAR" {
+			continue
+		}
+		lead := formatFor(f, len(inputDims(lines, 0)))
+		fs := make([]int64, len(all))
+		for i, t := range all {
+			fs[i] = int64(tensorFormats[formatFor(lead, rankOfCase(t, lines))])
+			if t.Rule == ruleSize {
+				fs[i] = 0
+			}
+		}
+		lines = append(lines, fmt.Sprintf("formats %d%s", len(fs), ints(fs)))
+	}
+	for _, t := range all {
+		if bad, ok := rejected(all, combos[0], t); ok {
+			lines = append(lines, fmt.Sprintf("reject %d %d", t.Pos, bad))
+		}
+	}
+	return lines
+}
+
+// negativeSets are invalid field sets, each with the message the plugin
+// must log.
+func negativeSets(m *opModel, onnx []field) []string {
+	var lines []string
+	with := func(extra ...field) []field { return append(append([]field{}, onnx...), extra...) }
+	lines = append(lines, fieldSet("unknown-name", `unknown field "no_such_field"`, false, with(field{"no_such_field", "kINT32", 1, []byte{1, 0, 0, 0}}))...)
+	lines = append(lines, fieldSet("no-layout", "lack", true, onnx)...)
+	lines = append(lines, fieldSet("other-layout", "field layout 99", true, append([]field{{"$opforge_layout", "kINT32", 1, []byte{99, 0, 0, 0}}}, onnx...))...)
+	if len(onnx) > 0 {
+		lines = append(lines, fieldSet("twice", "is given twice", false, with(onnx[0]))...)
+	}
+	replaced := func(i int, f field) []field {
+		out := append([]field{}, onnx...)
+		out[i] = f
+		return out
+	}
+	done := map[string]bool{}
+	for i, pm := range m.Params {
+		p := pm.p
+		switch {
+		case pm.Required && !done["required"]:
+			done["required"] = true
+			fs := append(append([]field{}, onnx[:i]...), onnx[i+1:]...)
+			lines = append(lines, fieldSet("missing-"+p.Name, fmt.Sprintf("field \"%s\" is required", p.Name), false, fs)...)
+		}
+		switch {
+		case p.Kind == ir.ParamScalar && !pm.elem.IsFloat() && !done["range"]:
+			done["range"] = true
+			hi := int64(math.MaxInt64)
+			if r, ok := intRange[pm.elem]; ok {
+				hi = r[1]
+			}
+			if p.Max != nil && int64(*p.Max) < hi {
+				hi = int64(*p.Max)
+			}
+			if hi < math.MaxInt64 {
+				b := make([]byte, 8)
+				binary.LittleEndian.PutUint64(b, uint64(hi+1))
+				lines = append(lines, fieldSet("range-"+p.Name, "is outside", false, replaced(i, field{p.Name, "kINT64", 1, b}))...)
+			}
+			lines = append(lines, fieldSet("type-"+p.Name, "expected an integer field", false, replaced(i, field{p.Name, "kCHAR", 4, []byte("abc\x00")}))...)
+		case p.Kind == ir.ParamArray && p.Length > 0 && !done["length"]:
+			done["length"] = true
+			f := onnx[i]
+			size := len(f.data) / max(f.length, 1)
+			f.data = append(append([]byte{}, f.data...), f.data[:size]...)
+			f.length++
+			lines = append(lines, fieldSet("length-"+p.Name, fmt.Sprintf("expected %d", p.Length), false, replaced(i, f))...)
+		case p.Kind == ir.ParamEnum && !done["enum"]:
+			done["enum"] = true
+			lines = append(lines, fieldSet("enum-"+p.Name, "is not one of", false, replaced(i, field{p.Name, "kCHAR", 5, []byte("nope\x00")}))...)
+		case p.Kind == ir.ParamBool && !done["bool"]:
+			done["bool"] = true
+			lines = append(lines, fieldSet("bool-"+p.Name, "is not a boolean", false, replaced(i, field{p.Name, "kINT32", 1, []byte{2, 0, 0, 0}}))...)
+		case p.Kind == ir.ParamScalar && pm.elem.IsFloat() && p.Max != nil && !done["float"]:
+			done["float"] = true
+			b := binary.LittleEndian.AppendUint64(nil, math.Float64bits(*p.Max+1))
+			lines = append(lines, fieldSet("range-"+p.Name, "is outside", false, replaced(i, field{p.Name, "kFLOAT64", 1, b}))...)
+		}
+	}
+	return lines
+}
+
+// dimsOf gives an input's dims: constants as written, each new symbol the
+// next value; rank-any inputs three dims.
+func dimsOf(t *ir.Tensor, env shapeexpr.MapEnv, next *int64) []int64 {
+	if t.Shape == nil {
+		return []int64{2, 3, 4}
+	}
+	var dims []int64
+	for _, d := range t.Shape {
+		switch {
+		case d.Expr.IsConst():
+			dims = append(dims, d.Expr.Value)
+		case d.Expr.IsSymbol():
+			v, ok := env.Symbols[d.Expr.Name]
+			if !ok {
+				v = *next
+				*next++
+				env.Symbols[d.Expr.Name] = v
+			}
+			dims = append(dims, v)
+		}
+	}
+	return dims
+}
+
+func ints(v []int64) string {
+	var sb strings.Builder
+	for _, x := range v {
+		fmt.Fprintf(&sb, " %d", x)
+	}
+	return sb.String()
+}
+
+// inputDims reads back the dims of input i from the lines written so far.
+func inputDims(lines []string, i int) []string {
+	n := 0
+	for _, ln := range lines {
+		if strings.HasPrefix(ln, "input ") {
+			if n == i {
+				return strings.Fields(ln)[2:]
+			}
+			n++
+		}
+	}
+	return nil
+}
+
+// rankOfCase is the number of dims a tensor has in the case.
+func rankOfCase(t *ioTensor, lines []string) int {
+	prefix := fmt.Sprintf("output %d ", t.Index)
+	if t.Input {
+		return len(inputDims(lines, t.Index))
+	}
+	for _, ln := range lines {
+		if strings.HasPrefix(ln, prefix) {
+			return len(strings.Fields(ln)) - 3
+		}
+	}
+	return 0
+}
+
+// rejected picks a dtype supportsFormatCombination must refuse at t's
+// position when the earlier positions hold combination c.
+func rejected(all []*ioTensor, c combo, t *ioTensor) (int, bool) {
+	allowed := map[int]bool{}
+	switch t.Rule {
+	case ruleFree:
+		for _, d := range t.Allowed {
+			allowed[dataType(d)] = true
+		}
+	default:
+		allowed[dataType(c.DTypes[t.Pos])] = true
+	}
+	for _, d := range []string{"kFLOAT", "kHALF", "kINT8", "kINT32", "kBOOL", "kUINT8", "kINT64", "kBF16"} {
+		if !allowed[dataTypes[d]] {
+			return dataTypes[d], true
+		}
+	}
+	return 0, false
+}

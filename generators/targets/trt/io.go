@@ -1,0 +1,228 @@
+package trt
+
+import (
+	"strings"
+
+	"github.com/opforge/opforge/generators/ir"
+)
+
+// A plugin's I/O differs from the opdef's: shape-tensor inputs travel
+// separately (addPluginV3's shapeInputs, never in enqueue), and every
+// data-dependent size becomes an extra 0-D output, a size tensor, after the
+// opdef's outputs. ioLayout is that view, with the rule that decides each
+// tensor's dtype; getOutputDataTypes, supportsFormatCombination, the
+// enqueue dispatch, the typed launchers and the QDP autotune all read it.
+
+// rule decides a tensor's dtype.
+type rule int
+
+const (
+	// ruleFree: an input that picks its dtype from Allowed (a slot).
+	ruleFree rule = iota
+	// ruleTied: the same dtype as the tensor at position Tie (a type
+	// variable bound earlier).
+	ruleTied
+	// ruleFixed: exactly Fixed.
+	ruleFixed
+	// ruleFollowFirst: an output with a list of dtypes takes input 0's
+	// dtype when the list has it, else the list's first (the rule the
+	// ExecuTorch fake implementations use too).
+	ruleFollowFirst
+	// ruleSize: a size tensor, kINT32 as IPluginV3OneBuild requires.
+	ruleSize
+)
+
+// ioTensor is one plugin input or output.
+type ioTensor struct {
+	T       *ir.Tensor // nil for size tensors
+	Name    string     // as written (messages, Python ids)
+	Ident   string
+	Input   bool
+	Index   int // among the regular inputs, or among the outputs
+	Pos     int // in supportsFormatCombination's inOut
+	Rank    int // ir.RankAny when unknown
+	Allowed []ir.DType
+	Rule    rule
+	Tie     int      // ruleTied: the position it copies
+	Fixed   ir.DType // ruleFixed
+	Slot    int      // ruleFree: index into ioLayout.Slots
+	Size    *ir.SizeSymbol
+}
+
+// slot is one free dtype choice: a type variable bound by an input, or an
+// input with its own list of dtypes. The launcher combinations are the
+// product of the slots.
+type slot struct {
+	Name    string // the type variable, or "<input>_t"
+	Allowed []ir.DType
+	Pos     int // the input that decides it
+}
+
+type ioLayout struct {
+	Inputs      []*ioTensor // regular inputs, in opdef order
+	ShapeInputs []*ir.Tensor
+	Outputs     []*ioTensor // opdef outputs, then one size tensor per data-dependent size
+	Slots       []*slot
+}
+
+// All returns inputs then outputs: inOut order.
+func (l *ioLayout) All() []*ioTensor {
+	return append(append([]*ioTensor{}, l.Inputs...), l.Outputs...)
+}
+
+func layoutOf(op *ir.Op) *ioLayout {
+	l := &ioLayout{}
+	varPos := map[string]int{}
+	pos := 0
+	for _, in := range op.Inputs {
+		if in.ShapeTensor {
+			l.ShapeInputs = append(l.ShapeInputs, in)
+			continue
+		}
+		t := &ioTensor{T: in, Name: in.Name, Ident: in.Ident, Input: true, Index: len(l.Inputs), Pos: pos, Rank: rankOf(in), Allowed: op.AllowedDTypes(in)}
+		switch {
+		case in.Type.Var != "":
+			if p, ok := varPos[in.Type.Var]; ok {
+				t.Rule, t.Tie = ruleTied, p
+			} else {
+				varPos[in.Type.Var] = pos
+				t.Rule, t.Slot = ruleFree, len(l.Slots)
+				l.Slots = append(l.Slots, &slot{Name: in.Type.Var, Allowed: t.Allowed, Pos: pos})
+			}
+		case len(t.Allowed) == 1:
+			t.Rule, t.Fixed = ruleFixed, t.Allowed[0]
+		default:
+			t.Rule, t.Slot = ruleFree, len(l.Slots)
+			l.Slots = append(l.Slots, &slot{Name: in.Ident + "_t", Allowed: t.Allowed, Pos: pos})
+		}
+		l.Inputs = append(l.Inputs, t)
+		pos++
+	}
+	for _, out := range op.Outputs {
+		t := &ioTensor{T: out, Name: out.Name, Ident: out.Ident, Index: len(l.Outputs), Pos: pos, Rank: rankOf(out), Allowed: op.AllowedDTypes(out)}
+		switch {
+		case len(l.Inputs) == 0:
+			// IPluginV3OneBuild: outputs of a plugin without inputs are
+			// kFLOAT (the trt-no-input-dtype check makes that allowed).
+			t.Rule, t.Fixed = ruleFixed, ir.Float32
+		case out.Type.Var != "":
+			if p, ok := varPos[out.Type.Var]; ok {
+				t.Rule, t.Tie = ruleTied, p
+			} else {
+				varPos[out.Type.Var] = pos
+				t.Rule, t.Fixed = ruleFixed, first(t.Allowed)
+			}
+		case len(t.Allowed) == 1:
+			t.Rule, t.Fixed = ruleFixed, t.Allowed[0]
+		default:
+			t.Rule = ruleFollowFirst
+		}
+		l.Outputs = append(l.Outputs, t)
+		pos++
+	}
+	for _, s := range op.DataDependent {
+		l.Outputs = append(l.Outputs, &ioTensor{Name: s.Name, Ident: "size_" + s.Name, Index: len(l.Outputs), Pos: pos, Rank: 0, Allowed: []ir.DType{ir.Int32}, Rule: ruleSize, Fixed: ir.Int32, Size: s})
+		pos++
+	}
+	return l
+}
+
+func first(ds []ir.DType) ir.DType {
+	if len(ds) == 0 {
+		return ir.Float32
+	}
+	return ds[0]
+}
+
+func rankOf(t *ir.Tensor) int {
+	if t.Shape != nil {
+		return len(t.Shape)
+	}
+	return t.Rank
+}
+
+// combo is one dtype per slot, and the dtype every tensor then has.
+type combo struct {
+	Slots  []ir.DType
+	DTypes []ir.DType // by inOut position
+}
+
+// Suffix names the combination in launcher names: the slots' dtypes.
+func (c combo) Suffix() string {
+	parts := make([]string, len(c.Slots))
+	for i, d := range c.Slots {
+		parts[i] = string(d)
+	}
+	return strings.Join(parts, "_")
+}
+
+// Combos enumerates the dtype combinations in slot order, the first slot
+// varying slowest.
+func (l *ioLayout) Combos() []combo {
+	choices := [][]ir.DType{{}}
+	for _, s := range l.Slots {
+		var next [][]ir.DType
+		for _, c := range choices {
+			for _, d := range s.Allowed {
+				next = append(next, append(append([]ir.DType{}, c...), d))
+			}
+		}
+		choices = next
+	}
+	all := l.All()
+	out := make([]combo, 0, len(choices))
+	for _, c := range choices {
+		dt := make([]ir.DType, len(all))
+		for i, t := range all {
+			switch t.Rule {
+			case ruleFree:
+				dt[i] = c[t.Slot]
+			case ruleTied:
+				dt[i] = dt[t.Tie]
+			case ruleFixed, ruleSize:
+				dt[i] = t.Fixed
+			case ruleFollowFirst:
+				dt[i] = t.Allowed[0]
+				for _, a := range t.Allowed {
+					if a == dt[0] {
+						dt[i] = a
+					}
+				}
+			}
+		}
+		out = append(out, combo{Slots: c, DTypes: dt})
+	}
+	return out
+}
+
+// Count is the number of format combinations supportsFormatCombination
+// admits: one per dtype combination and format.
+func (l *ioLayout) Count(formats int) int {
+	n := 1
+	for _, s := range l.Slots {
+		n *= len(s.Allowed)
+		if n > 1<<20 {
+			return n // enough to know it is too many
+		}
+	}
+	if formats < 1 {
+		formats = 1
+	}
+	return n * formats
+}
+
+// formatMinRank is the fewest dims a tensor needs for each vectorized
+// TensorFormat; LINEAR fits any tensor.
+var formatMinRank = map[string]int{
+	"LINEAR": 0, "CHW2": 3, "HWC8": 3, "CHW4": 3, "CHW16": 3, "CHW32": 3, "DHWC8": 4, "CDHW32": 4,
+	"HWC": 3, "DLA_LINEAR": 3, "DLA_HWC4": 3, "HWC16": 3, "DHWC": 4,
+}
+
+// formatFor is the format a tensor of rank takes when the leading tensor
+// is in format f: f itself when it fits, else LINEAR.
+func formatFor(f string, rank int) string {
+	if rank == ir.RankAny || rank >= formatMinRank[f] {
+		return f
+	}
+	return "LINEAR"
+}

@@ -1,0 +1,673 @@
+package trt
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/plugin"
+	"github.com/opforge/opforge/generators/shapeexpr"
+)
+
+// packageModel is everything the package-level templates print; every
+// decision is made here, in Go.
+type packageModel struct {
+	Name      string // VisionOps: library, CMake project, file prefix
+	Source    string
+	Namespace string // TensorRT plugin namespace
+	Version   string // plugin version
+	CppNs     string // C++ namespace of the generated code
+	Macro     string // macro prefix: VISION_OPS
+	Snake     string // vision_ops
+	Legacy    bool
+	Static    bool
+	Ops       []*opModel
+	Readme    []*readmeOp
+	// Requirements are the TensorRT versions the plugins need, checked with
+	// #error against NvInferVersion.h.
+	Requirements []requirement
+	// QDPModule is the Python module name ("" without Python plugins).
+	QDPModule string
+	QDP       *qdpModel
+}
+
+type requirement struct {
+	Major, Minor int
+	Why          string
+}
+
+// opModel is one op's plugin, creator and kernel.
+type opModel struct {
+	Pkg         *packageModel
+	Name        string
+	PluginName  string // the name the plugin and its creator report (plugin.TRT)
+	Description string
+	Class       string // RoiAlignLitePlugin
+	Creator     string // RoiAlignLitePluginCreator
+	ParamsType  string // RoiAlignLiteParams
+	Snake       string // roi_align_lite
+
+	NbInputs, NbOutputs, NbShapeInputs int
+	// InArray and OutArray size the TensorRef arrays (C++ has no empty arrays).
+	InArray, OutArray int
+	Inputs            []*tensorDoc
+	Outputs           []*tensorDoc
+	ShapeInputs       []*tensorDoc
+
+	Params     []*paramModel
+	Enums      []*enumModel
+	FieldArray int // max(1, params)
+	NbSerial   int // params + the layout field
+
+	// OutputTypes[i] is output i's dtype as a C++ expression over inputTypes.
+	OutputTypes []string
+	// Supports[pos] is supportsFormatCombination's verdict for pos.
+	Supports         []string
+	CombinationLimit int // > 0: getFormatCombinationLimit override
+
+	Aliased bool
+	Aliases []aliasModel
+
+	Shape         shapeCode
+	RuntimeChecks []string // concrete-shape checks (onShapeChange / enqueue)
+	Workspace     string   // "" when the op needs none
+
+	Combos []*launcherModel
+	Kernel kernelModel
+}
+
+// tensorDoc describes one tensor for comments and the README.
+type tensorDoc struct {
+	Name, Ident string
+	Index       int
+	Shape       string
+	Type        string
+	Size        bool
+}
+
+type aliasModel struct {
+	Output, Input int
+	OutName, In   string
+}
+
+// launcherModel is one typed launcher: the kernel entry enqueue calls for
+// one dtype combination.
+type launcherModel struct {
+	Func   string // launchRoiAlignLite_float32
+	Cond   string // the runtime dtypes that select it
+	Args   string // template arguments of the launch template ("float")
+	IOInit string // the IO struct's initializer
+	Types  string // human-readable dtypes for messages
+}
+
+// kernelModel is the .cu file's typed plumbing around the user's code.
+type kernelModel struct {
+	TemplateDecl string // "template <typename T>" or ""
+	IOType       string // RoiAlignLiteIO<T>
+	IOName       string // RoiAlignLiteIO
+	IOFields     []string
+	Launch       string // the launch template's name: roiAlignLite
+	Fill         string // the default fill kernel's name
+	Includes     []string
+	Fills        []string // default launch body lines
+}
+
+// dtypeC is the kernel-side C type of a tensor dtype.
+func dtypeC(d ir.DType) string {
+	if i := d.Info(); i != nil && i.C != "" {
+		return i.C
+	}
+	return "uint8_t"
+}
+
+// cudaHeaders are the headers declaring each non-builtin kernel type.
+var cudaHeaders = map[string]string{"__half": "cuda_fp16.h", "__nv_bfloat16": "cuda_bf16.h", "__nv_fp8_e4m3": "cuda_fp8.h"}
+
+func trtType(d ir.DType) string { return "nvinfer1::DataType::" + d.Info().TRT }
+
+func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
+	snake := names.Snake(pkg.Name)
+	// Every op of a package has the package's plugin version and
+	// namespace; plugin.TRT is where `rewrite onnx` reads them too.
+	id := plugin.TRT(pkg, ops[0])
+	m := &packageModel{
+		Name:      pkg.Name,
+		Source:    pkg.Source,
+		Namespace: id.Namespace,
+		Version:   id.Version,
+		CppNs:     snake + "_trt",
+		Macro:     strings.ToUpper(snake),
+		Snake:     snake,
+		Legacy:    pkg.TRT.Legacy,
+		Static:    pkg.TRT.StaticRegistration,
+	}
+	if m.Legacy {
+		m.Requirements = append(m.Requirements, requirement{8, 0, pkg.Name + ": the IPluginV2DynamicExt plugins need TensorRT >= 8.0"})
+	} else {
+		m.Requirements = append(m.Requirements, requirement{10, 0, pkg.Name + ": IPluginV3 plugins need TensorRT >= 10.0 (set targets.trt.legacy: true for TensorRT 8.x and 9.x)"})
+	}
+	wide, fp8 := "", ""
+	for _, op := range ops {
+		om := newOpModel(m, op)
+		om.PluginName = plugin.TRT(pkg, op).Name
+		m.Ops = append(m.Ops, om)
+		m.Readme = append(m.Readme, newReadmeOp(m, op, om))
+		if om.Aliased {
+			m.Requirements = append(m.Requirements, requirement{10, 3, fmt.Sprintf("%s: op %s aliases an output to an input, which needs IPluginV3OneBuildV2 (TensorRT >= 10.3)", pkg.Name, op.Name)})
+		}
+		for _, t := range op.Tensors() {
+			for _, d := range op.AllowedDTypes(t) {
+				switch d {
+				case ir.BFloat16, ir.Int64:
+					wide = op.Name
+				case ir.Float8E4:
+					fp8 = op.Name
+				}
+			}
+		}
+		for _, p := range om.Params {
+			switch p.FieldType {
+			case "kINT64", "kBF16", "kFP8":
+				wide = op.Name
+			}
+		}
+	}
+	if m.Legacy && wide != "" {
+		m.Requirements = append(m.Requirements, requirement{9, 0, fmt.Sprintf("%s: op %s uses bfloat16, int64 or float8 data or fields, which need TensorRT >= 9.0", pkg.Name, wide)})
+	} else if m.Legacy && fp8 != "" {
+		m.Requirements = append(m.Requirements, requirement{8, 6, fmt.Sprintf("%s: op %s uses float8 tensors, which need TensorRT >= 8.6", pkg.Name, fp8)})
+	}
+	return m
+}
+
+func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
+	l := layoutOf(op)
+	m := &opModel{
+		Pkg:           pkg,
+		Name:          op.Name,
+		Description:   oneLine(op.Description),
+		Class:         op.Name + "Plugin",
+		Creator:       op.Name + "PluginCreator",
+		ParamsType:    op.Name + "Params",
+		Snake:         names.Snake(op.Name),
+		NbInputs:      len(l.Inputs),
+		NbOutputs:     len(l.Outputs),
+		NbShapeInputs: len(l.ShapeInputs),
+		InArray:       max(1, len(l.Inputs)),
+		OutArray:      max(1, len(l.Outputs)),
+	}
+	for _, t := range l.Inputs {
+		m.Inputs = append(m.Inputs, docOf(op, t))
+	}
+	for _, t := range l.Outputs {
+		m.Outputs = append(m.Outputs, docOf(op, t))
+	}
+	for i, t := range l.ShapeInputs {
+		m.ShapeInputs = append(m.ShapeInputs, &tensorDoc{Name: t.Name, Ident: t.Ident, Index: i, Shape: shapeText(t), Type: typeText(t.Type)})
+	}
+	for i, p := range op.Params {
+		pm := newParamModel(op, p, i)
+		m.Params = append(m.Params, pm)
+		if pm.enum != nil {
+			m.Enums = append(m.Enums, pm.enum)
+		}
+	}
+	m.FieldArray = max(1, len(m.Params))
+	m.NbSerial = len(m.Params) + 1
+
+	io := func(pos int) string {
+		if pkg.Legacy {
+			return fmt.Sprintf("inOut[%d]", pos)
+		}
+		return fmt.Sprintf("inOut[%d].desc", pos)
+	}
+	all := l.All()
+	for _, t := range l.Outputs {
+		m.OutputTypes = append(m.OutputTypes, typeExpr(all, t.Pos, func(pos int) string { return fmt.Sprintf("inputTypes[%d]", pos) }))
+	}
+	formats := op.Targets.TRT.Formats
+	for _, t := range all {
+		m.Supports = append(m.Supports, typeCond(all, t, io)+" && "+formatCond(t, formats, io))
+	}
+	if n := l.Count(len(formats)); n > formatCombinationLimit {
+		m.CombinationLimit = n
+	}
+	for _, a := range op.Targets.TRT.Aliases {
+		am := aliasModel{Output: -1, Input: -1, OutName: a.Output, In: a.Input}
+		for _, t := range l.Outputs {
+			if t.Name == a.Output {
+				am.Output = t.Index
+			}
+		}
+		for _, t := range l.Inputs {
+			if t.Name == a.Input {
+				am.Input = t.Index
+			}
+		}
+		m.Aliases = append(m.Aliases, am)
+	}
+	m.Aliased = len(m.Aliases) > 0
+	m.Shape = newShapeCode(op, l, pkg.Legacy)
+	m.RuntimeChecks = runtimeChecks(op, l, pkg.Legacy)
+	if w := op.Targets.TRT.Workspace; w != nil {
+		m.Workspace = workspaceExpr(op, l, w, pkg.Legacy)
+	}
+	m.Combos, m.Kernel = newKernelModel(op, l)
+	return m
+}
+
+func docOf(op *ir.Op, t *ioTensor) *tensorDoc {
+	if t.Size != nil {
+		return &tensorDoc{Name: t.Name, Ident: t.Ident, Index: t.Index, Shape: "[] (size tensor)", Type: "int32", Size: true}
+	}
+	return &tensorDoc{Name: t.Name, Ident: t.Ident, Index: t.Index, Shape: shapeText(t.T), Type: typeText(t.T.Type)}
+}
+
+// typeExpr is the dtype of the tensor at pos as a C++ expression over the
+// input dtypes (in(pos)); ties to outputs resolve to the output's rule.
+func typeExpr(all []*ioTensor, pos int, in func(int) string) string {
+	t := all[pos]
+	switch t.Rule {
+	case ruleFree:
+		return in(pos)
+	case ruleTied:
+		return typeExpr(all, t.Tie, in)
+	case ruleFollowFirst:
+		return fmt.Sprintf("(%s ? %s : %s)", oneOf(in(0), t.Allowed), in(0), trtType(t.Allowed[0]))
+	}
+	return trtType(t.Fixed)
+}
+
+// oneOf tests whether the DataType expression x is one of ds.
+func oneOf(x string, ds []ir.DType) string {
+	if len(ds) == 1 {
+		return x + " == " + trtType(ds[0])
+	}
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = x + " == " + trtType(d)
+	}
+	return "(" + strings.Join(parts, " || ") + ")"
+}
+
+// typeCond is supportsFormatCombination's dtype test for t, reading only
+// positions up to t.Pos.
+func typeCond(all []*ioTensor, t *ioTensor, io func(int) string) string {
+	self := io(t.Pos) + ".type"
+	switch t.Rule {
+	case ruleFree:
+		return oneOf(self, t.Allowed)
+	case ruleTied:
+		return self + " == " + io(t.Tie) + ".type"
+	case ruleFollowFirst:
+		first := io(0) + ".type"
+		return fmt.Sprintf("%s == (%s ? %s : %s)", self, oneOf(first, t.Allowed), first, trtType(t.Allowed[0]))
+	}
+	return self + " == " + trtType(t.Fixed)
+}
+
+// formatCond is the format test: the first tensor leads with any listed
+// format that fits its rank; every other tensor follows it where the format
+// fits its rank and is LINEAR otherwise; size tensors are LINEAR.
+func formatCond(t *ioTensor, formats []string, io func(int) string) string {
+	self := io(t.Pos)
+	if t.Rule == ruleSize || len(formats) == 0 || (len(formats) == 1 && formats[0] == "LINEAR") {
+		return self + ".format == nvinfer1::TensorFormat::kLINEAR"
+	}
+	if t.Pos == 0 {
+		parts := make([]string, len(formats))
+		for i, f := range formats {
+			parts[i] = self + ".format == nvinfer1::TensorFormat::k" + f
+		}
+		return fmt.Sprintf("(%s) && formatFits(%s.format, %s.dims.nbDims)", strings.Join(parts, " || "), self, self)
+	}
+	return fmt.Sprintf("followsFormat(%s.format, %s.dims.nbDims, %s.format)", self, self, io(0))
+}
+
+// newKernelModel builds the typed launchers and the .cu plumbing.
+func newKernelModel(op *ir.Op, l *ioLayout) ([]*launcherModel, kernelModel) {
+	all := l.All()
+	k := kernelModel{IOName: op.Name + "IO", Launch: lowerFirst(op.Name), Fill: lowerFirst(op.Name) + "Fill"}
+	// Template parameters: one per slot, and one per output whose dtype
+	// follows input 0 (it differs between combinations without a slot of
+	// its own). paramPos[i] is the position that decides parameter i.
+	var params []string
+	var paramPos []int
+	paramOf := map[int]int{} // position -> template parameter
+	taken := map[string]bool{"InTensor": true, "OutTensor": true, "TensorRef": true}
+	add := func(name string, pos int) {
+		for taken[name] {
+			name += "_"
+		}
+		taken[name] = true
+		paramOf[pos] = len(params)
+		params = append(params, name)
+		paramPos = append(paramPos, pos)
+	}
+	for _, s := range l.Slots {
+		add(s.Name, s.Pos)
+	}
+	for _, t := range all {
+		switch t.Rule {
+		case ruleTied:
+			if i, ok := paramOf[t.Tie]; ok {
+				paramOf[t.Pos] = i
+			}
+		case ruleFollowFirst:
+			add(t.Ident+"_t", t.Pos)
+		}
+	}
+	if len(params) > 0 {
+		parts := make([]string, len(params))
+		for i, p := range params {
+			parts[i] = "typename " + p
+		}
+		k.TemplateDecl = "template <" + strings.Join(parts, ", ") + ">"
+		k.IOType = k.IOName + "<" + strings.Join(params, ", ") + ">"
+	} else {
+		k.IOType = k.IOName
+	}
+	combos := l.Combos()
+	for _, t := range all {
+		kind := "InTensor"
+		if !t.Input {
+			kind = "OutTensor"
+		}
+		ct := dtypeC(combos[0].DTypes[t.Pos]) // fixed dtypes are the same in every combination
+		if i, ok := paramOf[t.Pos]; ok {
+			ct = params[i]
+		}
+		doc := "size tensor: the value of " + t.Name
+		if t.T != nil {
+			doc = shapeText(t.T)
+		}
+		k.IOFields = append(k.IOFields, fmt.Sprintf("%s<%s> %s; // %s", kind, ct, t.Ident, doc))
+		if !t.Input {
+			k.Fills = append(k.Fills, fmt.Sprintf("%s<<<gridSize(io.%s.numel(), kBlock), kBlock, 0, stream>>>(io.%s.data, io.%s.numel());", k.Fill, t.Ident, t.Ident, t.Ident))
+		}
+	}
+	// Data-dependent outputs arrive with unknown dims; their buffers hold
+	// the upper bound, which the kernel needs to stay inside them.
+	var uppers []string
+	for _, t := range all {
+		if t.Size == nil {
+			continue
+		}
+		if u, ok := cppInt(op, l, t.Size.Upper, func(i, j int) string { return fmt.Sprintf("inputs[%d].dims[%d]", i, j) }, "params"); ok {
+			k.IOFields = append(k.IOFields, fmt.Sprintf("int64_t upper_%s; // the most %s can be: %s", t.Size.Name, t.Size.Name, t.Size.Upper.String()))
+			uppers = append(uppers, u)
+		}
+	}
+	includes := map[string]bool{}
+	var launchers []*launcherModel
+	for _, c := range combos {
+		lm := &launcherModel{Func: "launch" + op.Name}
+		if s := c.Suffix(); s != "" {
+			lm.Func += "_" + s
+		}
+		var conds, args, inits, types []string
+		for _, s := range l.Slots {
+			conds = append(conds, fmt.Sprintf("inputDesc[%d].type == %s", s.Pos, trtType(c.DTypes[s.Pos])))
+		}
+		if len(conds) == 0 {
+			conds = []string{"true"}
+		}
+		for _, pos := range paramPos {
+			args = append(args, dtypeC(c.DTypes[pos]))
+		}
+		for _, t := range all {
+			kind, src := "InTensor", fmt.Sprintf("inputs[%d]", t.Index)
+			if !t.Input {
+				kind, src = "OutTensor", fmt.Sprintf("outputs[%d]", t.Index)
+			}
+			d := c.DTypes[t.Pos]
+			if h := cudaHeaders[dtypeC(d)]; h != "" {
+				includes[h] = true
+			}
+			inits = append(inits, fmt.Sprintf("%s<%s>(%s)", kind, dtypeC(d), src))
+			types = append(types, string(d))
+		}
+		lm.Cond = strings.Join(conds, " && ")
+		if len(args) > 0 {
+			lm.Args = "<" + strings.Join(args, ", ") + ">"
+		}
+		lm.IOInit = "{" + strings.Join(append(inits, uppers...), ", ") + "}"
+		lm.Types = strings.Join(types, ", ")
+		launchers = append(launchers, lm)
+	}
+	for _, h := range []string{"cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h"} {
+		if includes[h] {
+			k.Includes = append(k.Includes, h)
+		}
+	}
+	return launchers, k
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// shapeCode is getOutputShapes (or legacy getOutputDimensions) as C++
+// statements.
+type shapeCode struct {
+	// Checks validate ranks and the references the expressions read.
+	Checks []string
+	// Sizes declare the size tensors (IPluginV3 only).
+	Sizes []string
+	// Outputs[i] sets output i's dims; Target is the DimsExprs written.
+	Outputs [][]string
+}
+
+// refs renders the references of shape expressions for getOutputShapes.
+type refs struct {
+	op      *ir.Op
+	l       *ioLayout
+	inDim   map[string][2]int // symbol -> (input, dim)
+	shapeIn map[string]int    // shape-tensor name -> index among shape inputs
+	shapeNb map[string]int    // symbol bound by a 1-D shape tensor's length -> index
+	checks  []string
+	checked map[string]bool
+}
+
+func newRefs(op *ir.Op, l *ioLayout) *refs {
+	r := &refs{op: op, l: l, inDim: map[string][2]int{}, shapeIn: map[string]int{}, shapeNb: map[string]int{}, checked: map[string]bool{}}
+	for _, t := range l.Inputs {
+		for j, d := range t.T.Shape {
+			if d.Expr.IsSymbol() {
+				if _, ok := r.inDim[d.Expr.Name]; !ok {
+					r.inDim[d.Expr.Name] = [2]int{t.Index, j}
+				}
+			}
+		}
+	}
+	for i, t := range l.ShapeInputs {
+		r.shapeIn[t.Name] = i
+		if len(t.Shape) == 1 && t.Shape[0].Expr.IsSymbol() {
+			if _, ok := r.inDim[t.Shape[0].Expr.Name]; !ok {
+				r.shapeNb[t.Shape[0].Expr.Name] = i
+			}
+		}
+	}
+	return r
+}
+
+func (r *refs) check(line string) {
+	if !r.checked[line] {
+		r.checked[line] = true
+		r.checks = append(r.checks, line)
+	}
+}
+
+// expr renders e with IExprBuilder calls; sizes maps data-dependent sizes
+// to their locals.
+func (r *refs) expr(e *shapeexpr.Expr) string {
+	return e.Render(shapeexpr.Syntax{
+		Const: func(v int64) string { return "exprBuilder.constant(" + strconv.FormatInt(v, 10) + ")" },
+		Ref:   r.ref,
+		Op: func(k shapeexpr.Kind, a, b string) string {
+			return fmt.Sprintf("dimOp(exprBuilder, nvinfer1::DimensionOperation::%s, %s, %s)", dimOps[k], a, b)
+		},
+	})
+}
+
+var dimOps = map[shapeexpr.Kind]string{
+	shapeexpr.Add: "kSUM", shapeexpr.Sub: "kSUB", shapeexpr.Mul: "kPROD", shapeexpr.FloorDiv: "kFLOOR_DIV",
+	shapeexpr.CeilDiv: "kCEIL_DIV", shapeexpr.Min: "kMIN", shapeexpr.Max: "kMAX",
+}
+
+func (r *refs) ref(e *shapeexpr.Expr) string {
+	if e.Kind == shapeexpr.Index {
+		if s, ok := r.shapeIn[e.Name]; ok {
+			r.check(fmt.Sprintf("if (shapeInputs[%d].nbDims <= %d) { logError(\"%s: shape input \\\"%s\\\" has %%d values; the output shapes read value %d\", shapeInputs[%d].nbDims); return 1; }", s, e.Index, r.op.Name, e.Name, e.Index, s))
+			return fmt.Sprintf("shapeInputs[%d].d[%d]", s, e.Index)
+		}
+		p := r.op.Param(e.Name)
+		if p != nil && p.Kind == ir.ParamArray && p.Length == 0 {
+			r.check(fmt.Sprintf("if (mParams.%s.size() <= %d) { logError(\"%s: param %s has %%zu values; the output shapes read value %d\", mParams.%s.size()); return 1; }", p.Ident, e.Index, r.op.Name, p.Name, e.Index, p.Ident))
+		}
+		return fmt.Sprintf("exprBuilder.constant(mParams.%s[%d])", identOf(r.op, e.Name), e.Index)
+	}
+	if d, ok := r.inDim[e.Name]; ok {
+		return fmt.Sprintf("inputs[%d].d[%d]", d[0], d[1])
+	}
+	if s, ok := r.shapeNb[e.Name]; ok {
+		return fmt.Sprintf("exprBuilder.constant(shapeInputs[%d].nbDims)", s)
+	}
+	for _, s := range r.op.DataDependent {
+		if s.Name == e.Name {
+			return "size_" + s.Name
+		}
+	}
+	return "exprBuilder.constant(mParams." + identOf(r.op, e.Name) + ")"
+}
+
+func identOf(op *ir.Op, name string) string {
+	if p := op.Param(name); p != nil {
+		return p.Ident
+	}
+	return names.Ident(name)
+}
+
+func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
+	r := newRefs(op, l)
+	var sc shapeCode
+	for _, t := range l.Inputs {
+		if t.Rank != ir.RankAny {
+			r.check(fmt.Sprintf("if (inputs[%d].nbDims != %d) { logError(\"%s: input \\\"%s\\\" has %%d dims; the op defines %d\", inputs[%d].nbDims); return 1; }", t.Index, t.Rank, op.Name, t.Name, t.Rank, t.Index))
+		}
+	}
+	for _, t := range l.Outputs {
+		if t.Size == nil {
+			continue
+		}
+		opt := t.Size.Upper
+		if t.Size.Opt != nil {
+			opt = t.Size.Opt
+		}
+		sc.Sizes = append(sc.Sizes,
+			fmt.Sprintf("outputs[%d].nbDims = 0;", t.Index),
+			fmt.Sprintf("nvinfer1::IDimensionExpr const* size_%s = sizeTensor(exprBuilder, %d, %s, %s);", t.Size.Name, t.Index, r.expr(opt), r.expr(t.Size.Upper)))
+	}
+	for _, t := range l.Outputs {
+		if t.Size != nil {
+			continue
+		}
+		target := fmt.Sprintf("outputs[%d]", t.Index)
+		if legacy {
+			target = "out"
+		}
+		lines := []string{fmt.Sprintf("%s.nbDims = %d;", target, len(t.T.Shape))}
+		for j, d := range t.T.Shape {
+			lines = append(lines, fmt.Sprintf("%s.d[%d] = %s;", target, j, r.expr(d.Expr)))
+		}
+		sc.Outputs = append(sc.Outputs, lines)
+	}
+	sc.Checks = r.checks
+	return sc
+}
+
+// runtimeChecks compare concrete input dims with the opdef: ranks,
+// constant dims and dims that share a symbol.
+func runtimeChecks(op *ir.Op, l *ioLayout, legacy bool) []string {
+	desc := "in"
+	if legacy {
+		desc = "inputDesc"
+	}
+	var out []string
+	first := map[string][2]int{}
+	for _, t := range l.Inputs {
+		if t.Rank == ir.RankAny {
+			continue
+		}
+		d := fmt.Sprintf("%s[%d].dims", desc, t.Index)
+		out = append(out, fmt.Sprintf("if (!checkRank(%s, %d, \"%s\", \"%s\")) return 1;", d, t.Rank, op.Name, t.Name))
+		for j, dim := range t.T.Shape {
+			switch {
+			case dim.Expr.IsConst():
+				out = append(out, fmt.Sprintf("if (!checkDim(%s, %d, %d, \"%s\", \"%s\")) return 1;", d, j, dim.Expr.Value, op.Name, t.Name))
+			case dim.Expr.IsSymbol():
+				if f, ok := first[dim.Expr.Name]; ok {
+					out = append(out, fmt.Sprintf("if (!checkSameDim(%s, %d, %s[%d].dims, %d, \"%s\", \"%s\", \"%s\", \"%s\")) return 1;", d, j, desc, f[0], f[1], op.Name, t.Name, l.Inputs[f[0]].Name, dim.Expr.Name))
+				} else {
+					first[dim.Expr.Name] = [2]int{t.Index, j}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// workspaceExpr is the workspace size in bytes as int64 C++ over the
+// largest input dims of the profile (IPluginV3) or the actual dims (V2).
+func workspaceExpr(op *ir.Op, l *ioLayout, w *shapeexpr.Expr, legacy bool) string {
+	dims := "max"
+	if legacy {
+		dims = "dims"
+	}
+	s, _ := cppInt(op, l, w, func(i, j int) string { return fmt.Sprintf("inputs[%d].%s.d[%d]", i, dims, j) }, "mParams")
+	return s
+}
+
+// cppInt renders e as int64 C++ arithmetic: input dims through dim(i, j),
+// params as members of params. ok is false when e reads something plain
+// code does not have (shape-tensor values, data-dependent sizes).
+func cppInt(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string, params string) (string, bool) {
+	r := newRefs(op, l)
+	ok := true
+	s := e.Render(shapeexpr.Syntax{
+		Const: func(v int64) string { return "int64_t{" + strconv.FormatInt(v, 10) + "}" },
+		Ref: func(x *shapeexpr.Expr) string {
+			if d, found := r.inDim[x.Name]; found && x.Kind == shapeexpr.Sym {
+				return "static_cast<int64_t>(" + dim(d[0], d[1]) + ")"
+			}
+			p := op.Param(x.Name)
+			switch {
+			case p == nil:
+				ok = false
+				return "0"
+			case x.Kind == shapeexpr.Index:
+				return fmt.Sprintf("static_cast<int64_t>(%s.%s[%d])", params, p.Ident, x.Index)
+			}
+			return "static_cast<int64_t>(" + params + "." + p.Ident + ")"
+		},
+		Op: opSyntax(map[shapeexpr.Kind]string{shapeexpr.FloorDiv: "floorDiv", shapeexpr.CeilDiv: "ceilDiv", shapeexpr.Min: "std::min", shapeexpr.Max: "std::max"}),
+	})
+	return s, ok
+}
+
+// opSyntax renders the operations calls names as function calls and the
+// others as parenthesised infix operators.
+func opSyntax(calls map[shapeexpr.Kind]string) func(shapeexpr.Kind, string, string) string {
+	infix := map[shapeexpr.Kind]string{shapeexpr.Add: " + ", shapeexpr.Sub: " - ", shapeexpr.Mul: " * ", shapeexpr.FloorDiv: " // "}
+	return func(k shapeexpr.Kind, a, b string) string {
+		if f, ok := calls[k]; ok {
+			return f + "(" + a + ", " + b + ")"
+		}
+		return "(" + a + infix[k] + b + ")"
+	}
+}

@@ -1,0 +1,396 @@
+package trt
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/names"
+)
+
+// paramModel is one op attribute as the C++ plugin holds, reads, declares
+// and serializes it, and as the Python plugin declares it. The C++
+// snippets are complete expressions over the names the templates fix:
+// f (the PluginField being read), p (the params being filled), err (the
+// error text) and mParams (the plugin's params).
+type paramModel struct {
+	Name  string // as written: the field and attribute name
+	Ident string // the C++/Python member name
+	Index int
+	// SerialIndex is its place in getFieldsToSerialize, after the layout field.
+	SerialIndex int
+	Doc         string
+	// Member declares the member of <Op>Params with its default.
+	Member string
+	// FieldType and FieldLength are what getFieldNames declares (length 0:
+	// any number of entries).
+	FieldType   string
+	FieldLength int
+	// Read fills p.<ident> from f; it is a bool expression.
+	Read string
+	// Serialize is the PluginField that getFieldsToSerialize writes.
+	Serialize string
+	// Required: no default, so createPlugin fails when the field is missing.
+	Required bool
+	// PyType annotates the attribute of the Python plugin.
+	PyType string
+	enum   *enumModel
+	p      *ir.Param
+	elem   ir.DType // the dtype the plugin stores (ints and floats)
+}
+
+// enumModel is the C++ enum of an enum param.
+type enumModel struct {
+	Type   string // RoiAlignLiteMode
+	Names  string // the table of value names: kRoiAlignLiteModeNames
+	Values []enumValue
+}
+
+type enumValue struct {
+	Name  string // as written
+	Const string // kAvg
+	Index int
+}
+
+// intRange is the C++ storage range of each integer dtype.
+var intRange = map[ir.DType][2]int64{
+	ir.Int8: {math.MinInt8, math.MaxInt8}, ir.Int16: {math.MinInt16, math.MaxInt16},
+	ir.Int32: {math.MinInt32, math.MaxInt32}, ir.Int64: {math.MinInt64, math.MaxInt64},
+}
+
+// floatStorage: float16, bfloat16 and float8 params are held as float, so
+// the plugin sources need no CUDA half-precision headers.
+func floatStorage(d ir.DType) string {
+	if d == ir.Float64 {
+		return "double"
+	}
+	return "float"
+}
+
+func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
+	m := &paramModel{Name: p.Name, Ident: p.Ident, Index: index, SerialIndex: index + 1, p: p, Required: p.Default == nil}
+	dt := fieldDType(p)
+	m.elem = dt
+	info := dt.Info()
+	field := ""
+	if info != nil {
+		field = info.TRTField
+	}
+	var cType string // element storage type
+	switch {
+	case p.Kind == ir.ParamBool || dt == ir.Bool:
+		cType = "bool"
+	case dt.IsFloat():
+		cType = floatStorage(dt)
+	case info != nil:
+		cType = info.C
+	}
+	n := p.Length
+	mem := "p." + p.Ident
+	intLo, intHi := intBounds(p, dt)
+	floatLo, floatHi := floatBounds(p)
+	rawHalf := strconv.FormatBool(dt == ir.Float16)
+	def := ""
+	switch p.Kind {
+	case ir.ParamBool:
+		m.Member = "bool " + p.Ident
+		m.FieldType, m.FieldLength = "kINT8", 1
+		m.Read = fmt.Sprintf("readBools(f, &%s, 1, err)", mem)
+		m.Serialize = fmt.Sprintf(`nvinfer1::PluginField("%s", &mParams.%s, nvinfer1::PluginFieldType::kINT8, 1)`, p.Name, p.Ident)
+		m.PyType = "bool"
+		if p.Default != nil {
+			def = p.Default.Text
+		}
+	case ir.ParamString:
+		m.Member = "std::string " + p.Ident
+		m.FieldType, m.FieldLength = "kCHAR", 0
+		m.Read = fmt.Sprintf("readString(f, %s, err)", mem)
+		m.Serialize = fmt.Sprintf(`charField("%s", mParams.%s.c_str())`, p.Name, p.Ident)
+		m.PyType = "str"
+		if p.Default != nil {
+			def = cppString(p.Default.Text)
+		}
+	case ir.ParamEnum:
+		e := newEnumModel(op, p)
+		m.enum = e
+		m.Member = e.Type + " " + p.Ident
+		m.FieldType, m.FieldLength = "kCHAR", 0
+		m.Read = fmt.Sprintf("readEnum(f, %s, %d, %s, err)", e.Names, len(e.Values), mem)
+		m.Serialize = fmt.Sprintf(`charField("%s", %s[static_cast<int32_t>(mParams.%s)])`, p.Name, e.Names, p.Ident)
+		m.PyType = "str"
+		if p.Default != nil {
+			for _, v := range e.Values {
+				if v.Name == p.Default.Text {
+					def = e.Type + "::" + v.Const
+				}
+			}
+		}
+	case ir.ParamScalar:
+		m.Member = cType + " " + p.Ident
+		m.FieldType, m.FieldLength = field, 1
+		if dt.IsFloat() {
+			m.Read = fmt.Sprintf("readFloats(f, &%s, 1, %s, %s, %s, err)", mem, rawHalf, floatLo, floatHi)
+			m.Serialize = fmt.Sprintf(`nvinfer1::PluginField("%s", &mParams.%s, nvinfer1::PluginFieldType::%s, 1)`, p.Name, p.Ident, floatField(cType))
+			m.PyType = "float"
+		} else {
+			m.Read = fmt.Sprintf("readInts(f, &%s, 1, %s, %s, err)", mem, intLo, intHi)
+			m.Serialize = fmt.Sprintf(`nvinfer1::PluginField("%s", &mParams.%s, nvinfer1::PluginFieldType::%s, 1)`, p.Name, p.Ident, field)
+			m.PyType = "int"
+		}
+		if p.Default != nil {
+			def = scalarLiteral(p.Default.Text, cType)
+		}
+	default: // arrays and constant tensors (flattened)
+		fixed := p.Kind == ir.ParamArray && n > 0
+		m.PyType = qdpArrayType(dt)
+		wire := field
+		switch {
+		case cType == "bool":
+			wire = "kINT8"
+		case dt.IsFloat():
+			wire = floatField(cType)
+		}
+		if fixed {
+			m.Member = fmt.Sprintf("%s %s[%d]", cType, p.Ident, n)
+			m.FieldType, m.FieldLength = field, n
+			m.Serialize = fmt.Sprintf(`nvinfer1::PluginField("%s", mParams.%s, nvinfer1::PluginFieldType::%s, %d)`, p.Name, p.Ident, wire, n)
+			switch {
+			case cType == "bool":
+				m.Read = fmt.Sprintf("readBools(f, %s, %d, err)", mem, n)
+			case dt.IsFloat():
+				m.Read = fmt.Sprintf("readFloats(f, %s, %d, %s, %s, %s, err)", mem, n, rawHalf, floatLo, floatHi)
+			default:
+				m.Read = fmt.Sprintf("readInts(f, %s, %d, %s, %s, err)", mem, n, intLo, intHi)
+			}
+		} else {
+			vecType := cType
+			if cType == "bool" {
+				vecType = "int8_t" // std::vector<bool> has no contiguous storage to serialize
+			}
+			m.Member = fmt.Sprintf("std::vector<%s> %s", vecType, p.Ident)
+			m.FieldType, m.FieldLength = field, 0
+			m.Serialize = fmt.Sprintf(`nvinfer1::PluginField("%s", mParams.%s.data(), nvinfer1::PluginFieldType::%s, static_cast<int32_t>(mParams.%s.size()))`, p.Name, p.Ident, wire, p.Ident)
+			switch {
+			case cType == "bool":
+				m.Read = fmt.Sprintf("readBoolVector(f, %s, err)", mem)
+			case dt.IsFloat():
+				m.Read = fmt.Sprintf("readFloatVector(f, %s, %s, %s, %s, err)", mem, rawHalf, floatLo, floatHi)
+			default:
+				m.Read = fmt.Sprintf("readIntVector(f, %s, %s, %s, err)", mem, intLo, intHi)
+			}
+		}
+		if cType == "bool" {
+			m.FieldType = "kINT8"
+		}
+		if p.Default != nil && p.Default.Kind == ir.LitList {
+			parts := make([]string, len(p.Default.List))
+			for i, e := range p.Default.List {
+				parts[i] = scalarLiteral(e.Text, cType)
+			}
+			def = "{" + strings.Join(parts, ", ") + "}"
+		}
+	}
+	switch {
+	case def == "":
+		m.Member += "{}"
+	case strings.HasPrefix(def, "{"):
+		m.Member += def
+	default:
+		m.Member += "{" + def + "}"
+	}
+	m.Member += ";"
+	m.Doc = paramDoc(p)
+	return m
+}
+
+// floatField is the PluginFieldType of a float storage type.
+func floatField(cType string) string {
+	if cType == "double" {
+		return "kFLOAT64"
+	}
+	return "kFLOAT32"
+}
+
+// intBounds is the range createPlugin accepts for an integer param: its
+// storage dtype's range narrowed by the opdef's min and max.
+func intBounds(p *ir.Param, dt ir.DType) (string, string) {
+	r, ok := intRange[dt]
+	if !ok {
+		r = intRange[ir.Int64]
+	}
+	lo, hi := r[0], r[1]
+	if p.Min != nil && *p.Min > float64(lo) {
+		lo = int64(math.Ceil(*p.Min))
+	}
+	if p.Max != nil && *p.Max < float64(hi) {
+		hi = int64(math.Floor(*p.Max))
+	}
+	return int64Literal(lo), int64Literal(hi)
+}
+
+func int64Literal(v int64) string {
+	switch v {
+	case math.MinInt64:
+		return "std::numeric_limits<int64_t>::min()"
+	case math.MaxInt64:
+		return "std::numeric_limits<int64_t>::max()"
+	}
+	return "int64_t{" + strconv.FormatInt(v, 10) + "}"
+}
+
+func floatBounds(p *ir.Param) (string, string) {
+	lo, hi := "-std::numeric_limits<double>::infinity()", "std::numeric_limits<double>::infinity()"
+	if p.Min != nil {
+		lo = strconv.FormatFloat(*p.Min, 'g', -1, 64)
+		if !strings.ContainsAny(lo, ".eE") {
+			lo += ".0"
+		}
+	}
+	if p.Max != nil {
+		hi = strconv.FormatFloat(*p.Max, 'g', -1, 64)
+		if !strings.ContainsAny(hi, ".eE") {
+			hi += ".0"
+		}
+	}
+	return lo, hi
+}
+
+// scalarLiteral writes one default value as a C++ literal of cType.
+func scalarLiteral(text, cType string) string {
+	switch cType {
+	case "bool":
+		return text
+	case "float", "double":
+		if !strings.ContainsAny(text, ".eE") {
+			text += ".0"
+		}
+		if cType == "float" {
+			text += "f"
+		}
+		return text
+	case "int64_t":
+		return "int64_t{" + text + "}"
+	}
+	return text
+}
+
+// cppString quotes s as a C++ string literal; control characters become
+// octal escapes (which, unlike \x, cannot swallow a following digit).
+func cppString(s string) string {
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			sb.WriteByte('\\')
+			sb.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&sb, "\\%03o", c)
+		case c == '?' && i+1 < len(s) && s[i+1] == '?':
+			sb.WriteString("?\\") // no trigraphs
+		default:
+			sb.WriteByte(c)
+		}
+	}
+	sb.WriteByte('"')
+	return sb.String()
+}
+
+// qdpArrayType is the numpy.typing annotation of an array attribute.
+func qdpArrayType(d ir.DType) string {
+	np := map[ir.DType]string{ir.Bool: "np.bool_", ir.Int8: "np.int8", ir.Int16: "np.int16", ir.Int32: "np.int32",
+		ir.Int64: "np.int64", ir.Float16: "np.float16", ir.Float32: "np.float32", ir.Float64: "np.float64"}[d]
+	if np == "" {
+		np = "np.int64"
+	}
+	return "npt.NDArray[" + np + "]"
+}
+
+func newEnumModel(op *ir.Op, p *ir.Param) *enumModel {
+	base := op.Name + camel(p.Ident)
+	e := &enumModel{Type: base, Names: "k" + base + "Names"}
+	seen := map[string]bool{}
+	for i, v := range p.Values {
+		c := "k" + camel(names.Ident(v))
+		if seen[c] || !names.IsIdent(c) {
+			c = "kValue" + strconv.Itoa(i)
+		}
+		seen[c] = true
+		e.Values = append(e.Values, enumValue{Name: v, Const: c, Index: i})
+	}
+	return e
+}
+
+// camel turns snake_case into CamelCase: pooled_hw -> PooledHw.
+func camel(s string) string {
+	var sb strings.Builder
+	up := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' {
+			up = true
+			continue
+		}
+		if up && c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		up = false
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}
+
+// paramDoc describes a param in one line for comments.
+func paramDoc(p *ir.Param) string {
+	var parts []string
+	switch p.Kind {
+	case ir.ParamEnum:
+		parts = append(parts, "one of "+strings.Join(p.Values, ", "))
+	case ir.ParamBool, ir.ParamString:
+		parts = append(parts, string(p.Kind))
+	default:
+		t := string(fieldDType(p))
+		switch {
+		case p.Kind == ir.ParamArray && p.Length > 0:
+			t += "[" + strconv.Itoa(p.Length) + "]"
+		case p.Kind == ir.ParamArray:
+			t += "[]"
+		case p.Kind == ir.ParamTensor:
+			t += " tensor (flattened)"
+		}
+		parts = append(parts, t)
+	}
+	if p.Default != nil {
+		parts = append(parts, "default "+literalText(p.Default))
+	} else {
+		parts = append(parts, "required")
+	}
+	if p.Min != nil {
+		parts = append(parts, ">= "+strconv.FormatFloat(*p.Min, 'g', -1, 64))
+	}
+	if p.Max != nil {
+		parts = append(parts, "<= "+strconv.FormatFloat(*p.Max, 'g', -1, 64))
+	}
+	s := strings.Join(parts, ", ")
+	if p.Description != "" {
+		s += ": " + oneLine(p.Description)
+	}
+	return s
+}
+
+func literalText(l *ir.Literal) string {
+	if l.Kind != ir.LitList {
+		return l.Text
+	}
+	parts := make([]string, len(l.List))
+	for i, e := range l.List {
+		parts[i] = literalText(e)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// oneLine folds text onto one line for comments.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

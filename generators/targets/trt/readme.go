@@ -1,0 +1,180 @@
+package trt
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/opforge/opforge/generators/ir"
+)
+
+// readmeOp is what the package README shows for one op: its fields and
+// how to pass them from each front end.
+type readmeOp struct {
+	Name        string
+	Description string
+	Inputs      string // input names, comma separated
+	ShapeInputs string // ONNX input indices of shape tensors ("" when none)
+	Outputs     string
+	Fields      []readmeField
+	// ONNXAttrs are onnx.helper.make_node keyword arguments.
+	ONNXAttrs string
+	// PyFields are trt.PluginField constructions, one per line.
+	PyFields []string
+	// TripyKwargs and QDPKwargs are the keyword arguments of tp.plugin
+	// for the C++ plugin and for the Python plugin.
+	TripyKwargs string
+	TripyOut    string
+	QDPKwargs   string
+	QDP         bool
+}
+
+type readmeField struct {
+	Name, Type, Length, Doc string
+}
+
+func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
+	l := layoutOf(op)
+	r := &readmeOp{Name: op.Name, Description: m.Description, QDP: op.Targets.TRT.QDP != nil}
+	var ins, shapeIdx, outs, onnx, tripy, qdp []string
+	for i, t := range op.Inputs {
+		ins = append(ins, t.Ident)
+		if t.ShapeTensor {
+			shapeIdx = append(shapeIdx, strconv.Itoa(i))
+		}
+	}
+	for _, t := range op.Outputs {
+		outs = append(outs, t.Ident)
+	}
+	r.Inputs, r.Outputs = strings.Join(ins, ", "), strings.Join(outs, ", ")
+	if len(shapeIdx) > 0 {
+		r.ShapeInputs = "[" + strings.Join(shapeIdx, ", ") + "]"
+	}
+	for _, p := range m.Params {
+		length := strconv.Itoa(p.FieldLength)
+		if p.FieldLength == 0 {
+			length = "any"
+		}
+		r.Fields = append(r.Fields, readmeField{Name: p.Name, Type: p.FieldType, Length: length, Doc: p.Doc})
+		v := exampleValue(p)
+		onnx = append(onnx, p.Name+"="+v.onnx)
+		tripy = append(tripy, p.Name+"="+v.python)
+		qdp = append(qdp, p.Name+"="+v.qdp)
+		r.PyFields = append(r.PyFields, fmt.Sprintf("trt.PluginField(%q, %s, trt.PluginFieldType.%s),", p.Name, v.numpy, strings.TrimPrefix(v.fieldType, "k")))
+	}
+	r.ONNXAttrs = strings.Join(append(onnx, fmt.Sprintf("plugin_namespace=%q", pkg.Namespace), fmt.Sprintf("plugin_version=%q", pkg.Version)), ", ")
+	if r.ShapeInputs != "" {
+		r.ONNXAttrs += ", tensorrt_plugin_shape_input_indices=" + r.ShapeInputs
+	}
+	r.TripyKwargs = strings.Join(tripy, ", ")
+	r.QDPKwargs = strings.Join(qdp, ", ")
+	var info []string
+	for _, t := range l.Outputs {
+		if t.Size != nil {
+			info = append(info, "(0, tp.int32)")
+			continue
+		}
+		info = append(info, fmt.Sprintf("(%d, tp.%s)", len(t.T.Shape), tripyDType(t)))
+	}
+	r.TripyOut = "[" + strings.Join(info, ", ") + "]"
+	return r
+}
+
+func tripyDType(t *ioTensor) string {
+	d := t.Fixed
+	if d == "" && len(t.Allowed) > 0 {
+		d = t.Allowed[0]
+	}
+	return string(d)
+}
+
+// example is one param value written for each front end.
+type example struct {
+	onnx, python, qdp, numpy, fieldType string
+}
+
+// exampleValue is the param's default, or a value within its range.
+func exampleValue(p *paramModel) example {
+	ip := p.p
+	var items []string
+	if ip.Default != nil {
+		if ip.Default.Kind == ir.LitList {
+			for _, e := range ip.Default.List {
+				items = append(items, e.Text)
+			}
+		} else {
+			items = []string{ip.Default.Text}
+		}
+	}
+	sample := func() string {
+		switch {
+		case p.elem.IsFloat():
+			return "1.0"
+		case ip.Min != nil && *ip.Min > 1:
+			return strconv.FormatFloat(*ip.Min, 'f', 0, 64)
+		}
+		return "1"
+	}
+	switch ip.Kind {
+	case ir.ParamBool:
+		v := "False"
+		if len(items) > 0 && items[0] == "true" {
+			v = "True"
+		}
+		i := map[string]string{"True": "1", "False": "0"}[v]
+		return example{onnx: i, python: v, qdp: v, numpy: "np.array([" + i + "], dtype=np.int8)", fieldType: "kINT8"}
+	case ir.ParamString, ir.ParamEnum:
+		v := "text"
+		switch {
+		case len(items) > 0:
+			v = items[0]
+		case ip.Kind == ir.ParamEnum && len(ip.Values) > 0:
+			v = ip.Values[0]
+		}
+		q := strconv.Quote(v)
+		return example{onnx: q, python: q, qdp: q, numpy: "np.frombuffer(" + strconv.Quote(v) + ".encode(), dtype=np.int8)", fieldType: "kCHAR"}
+	}
+	if len(items) == 0 {
+		n := p.FieldLength
+		if n == 0 {
+			n = 1
+		}
+		for i := 0; i < n; i++ {
+			items = append(items, sample())
+		}
+	}
+	isFloat := p.elem.IsFloat()
+	for i, it := range items {
+		switch {
+		case isFloat && !strings.ContainsAny(it, ".eE"):
+			items[i] = it + ".0"
+		case it == "true":
+			items[i] = "1"
+		case it == "false":
+			items[i] = "0"
+		}
+	}
+	npType := "np.int32"
+	field := "kINT32"
+	switch {
+	case isFloat:
+		npType, field = "np.float32", "kFLOAT32"
+	case p.elem == ir.Int64:
+		npType, field = "np.int64", "kINT64"
+	case p.elem == ir.Bool:
+		npType, field = "np.int8", "kINT8"
+	}
+	list := "[" + strings.Join(items, ", ") + "]"
+	scalar := ip.Kind == ir.ParamScalar
+	e := example{numpy: "np.array(" + list + ", dtype=" + npType + ")", fieldType: field}
+	if scalar {
+		e.onnx, e.python, e.qdp = items[0], items[0], items[0]
+	} else {
+		qdpType := strings.TrimSuffix(strings.TrimPrefix(p.PyType, "npt.NDArray["), "]")
+		e.onnx, e.python, e.qdp = list, list, "np.array("+list+", dtype="+qdpType+")"
+		if ip.Kind == ir.ParamTensor {
+			e.onnx = "numpy_helper.from_array(np.array(" + list + ", dtype=" + npType + "))"
+		}
+	}
+	return e
+}
