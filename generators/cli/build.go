@@ -55,6 +55,8 @@ func planFor(o buildplan.Options, target, arch, opdefs string) (*buildplan.Plan,
 	switch target {
 	case "aipu":
 		return buildplan.AIPU(o, opdefs)
+	case "trt":
+		return buildplan.TRT(o)
 	case "htp":
 		var variants []string
 		if arch != "" {

@@ -92,7 +92,8 @@ func TestCheckDetectsDrift(t *testing.T) {
 	root := t.TempDir()
 	outDir := filepath.Join(root, "out")
 	args := []string{"--opdefs", "../../opdefs", "--toolchains", "../../toolchains", "--out", outDir}
-	if code, _, errs := run(append([]string{"gen"}, args...)...); code != 0 {
+	genArgs := append([]string{"gen", "--cache", filepath.Join(root, "cache.json")}, args...)
+	if code, _, errs := run(genArgs...); code != 0 {
 		t.Fatal(errs)
 	}
 	if code, _, errs := run(append([]string{"check"}, args...)...); code != 0 {

@@ -1,0 +1,95 @@
+package buildplan
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/toolchain"
+)
+
+// TRT plans, per package under out/trt: one nvcc unit per kernel (.cu) for
+// the configured GPU architectures, one C++ unit per plugin source against
+// the TensorRT headers, and the link of lib<Package>.so with the package's
+// version script (only getCreators, getPluginCreators and setLoggerFinder
+// are exported) and the static CUDA runtime.
+func TRT(o Options) (*Plan, error) {
+	d, err := toolchain.Load(o.Toolchains, "trt")
+	if err != nil {
+		return nil, err
+	}
+	root := filepath.Join(o.Build, "trt")
+	p := &Plan{Target: "trt", StateFile: filepath.Join(root, ".opforge-build.json"), CompDB: filepath.Join(root, "compile_commands.json")}
+	o.Env = withVersionCache(o, p)
+	cuda := o.Env.ResolveSDK(*d.SDK("cuda"))
+	trt := o.Env.ResolveSDK(*d.SDK("tensorrt"))
+	nvcc := o.Env.ResolveTool(*d.Tool("nvcc"))
+	cxx := o.Env.ResolveTool(*d.Tool("cxx"))
+	for _, f := range []toolchain.Found{cuda, trt, nvcc, cxx} {
+		p.require(f)
+	}
+	if len(p.Missing) > 0 {
+		return p, nil
+	}
+	cudaLib := ""
+	for _, dir := range []string{"lib64", "lib", "targets/x86_64-linux/lib"} {
+		if _, err := os.Stat(filepath.Join(cuda.Path, dir, "libcudart_static.a")); err == nil {
+			cudaLib = filepath.Join(cuda.Path, dir)
+			break
+		}
+	}
+	if cudaLib == "" {
+		p.Missing = append(p.Missing, toolchain.Found{Name: "libcudart_static.a", Kind: "file",
+			Problem: fmt.Sprintf("not found in %s/lib64 or lib: the CUDA runtime library is needed to link; set CUDA_HOME to a full toolkit", cuda.Path)})
+		return p, nil
+	}
+	var gencode []string
+	for _, a := range d.TRT.CUDAArchs {
+		gencode = append(gencode, fmt.Sprintf("-gencode=arch=compute_%s,code=sm_%s", a, a))
+	}
+	if archs := o.Env.Getenv("CUDA_ARCHS"); archs != "" { // e.g. CUDA_ARCHS=90 for one GPU
+		gencode = nil
+		for _, a := range strings.Split(archs, ",") {
+			gencode = append(gencode, fmt.Sprintf("-gencode=arch=compute_%s,code=sm_%s", a, a))
+		}
+	}
+	pkgs, _ := filepath.Glob(filepath.Join(o.Out, "trt", "*", "src"))
+	sort.Strings(pkgs)
+	for _, src := range pkgs {
+		pkgDir := filepath.Dir(src)
+		pkg := filepath.Base(pkgDir)
+		outDir := filepath.Join(root, pkg)
+		var objs, ids []string
+		add := func(id, tool string, args []string, source, obj string) {
+			p.Units = append(p.Units, &build.Unit{ID: id, Tool: tool, Args: args, Inputs: []string{source}, Output: obj, Source: source})
+			objs = append(objs, obj)
+			ids = append(ids, id)
+		}
+		cus, _ := filepath.Glob(filepath.Join(src, "ops", "*.cu"))
+		for _, cu := range cus {
+			obj := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(cu), ".cu")+".cu.o")
+			args := append(append([]string{}, d.TRT.Flags.NVCC...), gencode...)
+			args = append(args, "-MMD", "-MF", build.DepArg, "-c", cu, "-o", build.OutArg)
+			add(fmt.Sprintf("trt/%s/%s.o", pkg, filepath.Base(cu)), nvcc.Path, args, cu, obj)
+		}
+		cpps, _ := filepath.Glob(filepath.Join(src, "*.cpp"))
+		more, _ := filepath.Glob(filepath.Join(src, "ops", "*.cpp"))
+		for _, cpp := range append(cpps, more...) {
+			obj := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(cpp), ".cpp")+".o")
+			args := append([]string{}, d.TRT.Flags.CXX...)
+			args = append(args, "-isystem", trt.Path, "-isystem", filepath.Join(cuda.Path, "include"),
+				"-MMD", "-MF", build.DepArg, "-c", cpp, "-o", build.OutArg)
+			add(fmt.Sprintf("trt/%s/%s", pkg, strings.TrimSuffix(filepath.Base(cpp), ".cpp")+".o"), cxx.Path, args, cpp, obj)
+		}
+		script := filepath.Join(pkgDir, pkg+".map")
+		args := append([]string{}, d.TRT.Flags.Link...)
+		args = append(append(args, "-o", build.OutArg), objs...)
+		args = append(args, "-Wl,--version-script="+script, "-L"+cudaLib, "-l:libcudart_static.a", "-ldl", "-lpthread", "-lrt")
+		p.Units = append(p.Units, &build.Unit{ID: fmt.Sprintf("trt/%s/lib%s.so", pkg, pkg), Tool: cxx.Path, Args: args,
+			Inputs: append(append([]string{}, objs...), script), Output: filepath.Join(outDir, "lib"+pkg+".so"), After: ids})
+	}
+	return p, nil
+}
