@@ -212,7 +212,7 @@ func TestImportedOpdefsGenerate(t *testing.T) {
 		t.Fatalf("import: %s", errs)
 	}
 	out := filepath.Join(dir, "out")
-	if code, stdout, errs := run("gen", "--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out); code != 0 {
+	if code, stdout, errs := run("gen", "--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out, "--cache", filepath.Join(filepath.Dir(out), "gen-cache.json")); code != 0 {
 		t.Fatalf("gen: exit %d\n%s%s", code, stdout, errs)
 	}
 	for _, f := range []string{"htp/Shift/config/Shift.xml", "htp/Shift/src/ops/ChannelShift.cpp"} {
