@@ -120,3 +120,13 @@ func normalize(b []byte) []byte {
 	s := strings.TrimLeft(strings.Join(out, "\n"), "\n")
 	return []byte(strings.TrimRight(s, "\n") + "\n")
 }
+
+// MustLoad is Load for templates embedded in the binary, where a failure
+// is a build-time bug, not an input error.
+func MustLoad(fsys fs.FS, dir string, extra template.FuncMap) *Set {
+	s, err := Load(fsys, dir, extra)
+	if err != nil {
+		panic(fmt.Sprintf("%s templates: %v", dir, err))
+	}
+	return s
+}

@@ -1,7 +1,6 @@
 package aipu
 
 import (
-	"fmt"
 	"path"
 	"strings"
 
@@ -27,13 +26,7 @@ func New() *Generator { return &Generator{Targets: KnownTargets} }
 // emits nothing, like the registry's other check-only targets.
 func (Target) Generate(*ir.Package, *diag.TargetList) *fileset.Set { return nil }
 
-var tmpl = func() *render.Set {
-	s, err := render.Load(templates.FS, "aipu", nil)
-	if err != nil {
-		panic(fmt.Sprintf("aipu templates: %v", err)) // embedded: a build-time bug
-	}
-	return s
-}()
+var tmpl = render.MustLoad(templates.FS, "aipu", nil)
 
 // Directories of a package's tree under out/aipu/<Package>/. Each Compass
 // stage imports every aipubt_* module on AIPUPLUGIN_PATH, and a module whose

@@ -34,13 +34,7 @@ func New(toolchainDir string) (*Generator, error) {
 // made-up pins.
 func (Target) Generate(*ir.Package, *diag.TargetList) *fileset.Set { return nil }
 
-var tmpl = func() *render.Set {
-	s, err := render.Load(templates.FS, "htp", nil)
-	if err != nil {
-		panic(fmt.Sprintf("htp templates: %v", err)) // embedded: a build-time bug
-	}
-	return s
-}()
+var tmpl = render.MustLoad(templates.FS, "htp", nil)
 
 // Generate emits the package tree qnn-op-package-generator would, plus the
 // ExecuTorch registration module: paths relative to out/htp/.

@@ -1,7 +1,6 @@
 package trt
 
 import (
-	"fmt"
 	"path"
 	"strings"
 
@@ -22,13 +21,7 @@ type Generator struct {
 // check-only target emits nothing.
 func (Target) Generate(*ir.Package, *diag.TargetList) *fileset.Set { return nil }
 
-var tmpl = func() *render.Set {
-	s, err := render.Load(templates.FS, "trt", nil)
-	if err != nil {
-		panic(fmt.Sprintf("trt templates: %v", err)) // embedded: a build-time bug
-	}
-	return s
-}()
+var tmpl = render.MustLoad(templates.FS, "trt", nil)
 
 // Generate emits one plugin library per package — per op a plugin, its
 // creator and its CUDA kernels, the library entry points, the build files —
