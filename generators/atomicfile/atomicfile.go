@@ -23,17 +23,23 @@ func Write(path string, data []byte, perm os.FileMode) (changed bool, err error)
 	if err != nil {
 		return false, err
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
+	fail := func(err error) (bool, error) {
 		tmp.Close()
+		os.Remove(tmp.Name())
 		return false, err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fail(err)
 	}
 	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return false, err
+		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
 		return false, err
 	}
-	return true, os.Rename(tmp.Name(), path)
+	return true, nil
 }

@@ -70,8 +70,10 @@ func Load(fsys fs.FS, dir string, extra template.FuncMap) (*Set, error) {
 
 // Parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines; templates are
 // safe to execute concurrently.
-func Parallel(n int, fn func(int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
+func Parallel(n int, fn func(int)) { parallelOn(runtime.GOMAXPROCS(0), n, fn) }
+
+func parallelOn(workers, n int, fn func(int)) {
+	workers = min(workers, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -89,6 +91,11 @@ func Parallel(n int, fn func(int)) {
 	close(next)
 	wg.Wait()
 }
+
+// ParallelIO runs fn(0..n-1) on more goroutines than cores: for work that
+// mostly waits in system calls (writing files), as a file system serves
+// several at once.
+func ParallelIO(n int, fn func(int)) { parallelOn(max(8, runtime.GOMAXPROCS(0)*4), n, fn) }
 
 // Execute renders the named template.
 func (s *Set) Execute(name string, data any) ([]byte, error) {

@@ -97,33 +97,51 @@ func Prepare(root string, fresh *fileset.Set, l *diag.List) *Plan {
 	}
 	out := fileset.New()
 	manifest := &Manifest{Version: 1}
-	for _, f := range fresh.Files() {
+	// Each file is checked and merged with its copy on disk in parallel
+	// (reading and scanning the old tree is most of a regeneration's work);
+	// results and diagnostics are then taken in path order.
+	files := fresh.Files()
+	type result struct {
+		entry ManifestFile
+		ok    bool
+		l     diag.List
+	}
+	results := make([]result, len(files))
+	render.Parallel(len(files), func(i int) {
+		f, r := files[i], &results[i]
 		if f.Path == ManifestName {
-			l.Errorf(diag.Pos{File: rel(root, f.Path)}, "internal", "a target generated the manifest's path")
-			continue
+			r.l.Errorf(diag.Pos{File: rel(root, f.Path)}, "internal", "a target generated the manifest's path")
+			return
 		}
 		if err := checkPath(root, f.Path); err != nil {
-			l.Errorf(diag.Pos{File: rel(root, f.Path)}, "unsafe-path", "%v", err)
-			continue
+			r.l.Errorf(diag.Pos{File: rel(root, f.Path)}, "unsafe-path", "%v", err)
+			return
 		}
-		entry := ManifestFile{Path: f.Path, Owned: f.Owned}
+		r.entry = ManifestFile{Path: f.Path, Owned: f.Owned}
 		if f.Owned {
 			defaults, err := regions.Defaults(string(f.Data))
 			if err != nil {
-				l.Errorf(diag.Pos{File: rel(root, f.Path)}, "internal", "generated skeleton has malformed regions: %v", err)
-				continue
+				r.l.Errorf(diag.Pos{File: rel(root, f.Path)}, "internal", "generated skeleton has malformed regions: %v", err)
+				return
 			}
-			entry.Regions = defaults
+			r.entry.Regions = defaults
 			f.Defaults = defaults
 			if disk, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path))); err == nil {
-				merged, ok := mergeOwned(root, f, disk, oldByPath[f.Path].Regions, l)
+				merged, ok := mergeOwned(root, f, disk, oldByPath[f.Path].Regions, &r.l)
 				if !ok {
-					continue
+					return
 				}
 				f.Data = merged
 			}
 		}
-		manifest.Files = append(manifest.Files, entry)
+		r.ok = true
+	})
+	for i, f := range files {
+		l.Merge(&results[i].l)
+		if !results[i].ok {
+			continue
+		}
+		manifest.Files = append(manifest.Files, results[i].entry)
 		_ = out.Add(f)
 	}
 	var stale []string
@@ -220,7 +238,7 @@ func Apply(p *Plan) (Stats, error) {
 	files := p.Files.Files()
 	changed := make([]bool, len(files))
 	errs := make([]error, len(files))
-	render.Parallel(len(files), func(i int) {
+	render.ParallelIO(len(files), func(i int) {
 		f := files[i]
 		mode := os.FileMode(0o644)
 		if f.Mode != 0 {
