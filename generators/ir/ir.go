@@ -263,6 +263,14 @@ type SizeSymbol struct {
 	Where Where
 }
 
+// OptOrUpper is the optimizer's guess, or the upper bound when none is given.
+func (s *SizeSymbol) OptOrUpper() *shapeexpr.Expr {
+	if s.Opt != nil {
+		return s.Opt
+	}
+	return s.Upper
+}
+
 // LiteralKind is the syntactic kind of a default value.
 type LiteralKind int
 

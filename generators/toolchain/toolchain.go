@@ -139,17 +139,10 @@ var (
 
 func toolchainSchema() (*jsonschema.Schema, error) {
 	schemaOnce.Do(func() {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.ToolchainJSON))
-		if err != nil {
-			schemaErr = err
-			return
+		var compiled []*jsonschema.Schema
+		if compiled, schemaErr = schemas.Compile(schemas.ToolchainJSON, schemas.ToolchainURL); schemaErr == nil {
+			schema = compiled[0]
 		}
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource(schemas.ToolchainURL, doc); err != nil {
-			schemaErr = err
-			return
-		}
-		schema, schemaErr = c.Compile(schemas.ToolchainURL)
 	})
 	return schema, schemaErr
 }

@@ -1,7 +1,6 @@
 package yamldef
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"sort"
@@ -31,20 +30,10 @@ var (
 // positioned diagnostics.
 func opdefSchema() (*jsonschema.Schema, error) {
 	schemaOnce.Do(func() {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.OpDefJSON))
-		if err != nil {
-			schemaErr = err
-			return
+		var compiled []*jsonschema.Schema
+		if compiled, schemaErr = schemas.Compile(schemas.OpDefJSON, schemas.OpDefURL, "#/$defs/op"); schemaErr == nil {
+			schema, opSchema = compiled[0], compiled[1]
 		}
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource(schemas.OpDefURL, doc); err != nil {
-			schemaErr = err
-			return
-		}
-		if schema, schemaErr = c.Compile(schemas.OpDefURL); schemaErr != nil {
-			return
-		}
-		opSchema, schemaErr = c.Compile(schemas.OpDefURL + "#/$defs/op")
 	})
 	return schema, schemaErr
 }

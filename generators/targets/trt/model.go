@@ -565,10 +565,7 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 		if t.Size == nil {
 			continue
 		}
-		opt := t.Size.Upper
-		if t.Size.Opt != nil {
-			opt = t.Size.Opt
-		}
+		opt := t.Size.OptOrUpper()
 		sc.Sizes = append(sc.Sizes,
 			fmt.Sprintf("outputs[%d].nbDims = 0;", t.Index),
 			fmt.Sprintf("nvinfer1::IDimensionExpr const* size_%s = sizeTensor(exprBuilder, %d, %s, %s);", t.Size.Name, t.Index, r.expr(opt), r.expr(t.Size.Upper)))

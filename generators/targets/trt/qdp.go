@@ -113,10 +113,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op) *qdpOp {
 		if t.Size == nil {
 			continue
 		}
-		opt := t.Size.Upper
-		if t.Size.Opt != nil {
-			opt = t.Size.Opt
-		}
+		opt := t.Size.OptOrUpper()
 		q.Body = append(q.Body, fmt.Sprintf("_%s = trtp.size_tensor(%s, %s)", t.Size.Name, py.expr(opt, false), py.expr(t.Size.Upper, false)))
 	}
 	aliased := map[string]string{}
