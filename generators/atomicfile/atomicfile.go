@@ -1,11 +1,19 @@
 // Package atomicfile writes files so that readers and crashes never see a
 // half-written file, and leaves unchanged files (and their mtimes) alone.
+//
+// Permissions are those given, less the process umask, as for os.WriteFile,
+// cp and git: a user who asks for private files gets them.
 package atomicfile
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
 )
 
 // Write replaces path with data by writing a temporary file in the same
@@ -15,31 +23,75 @@ func Write(path string, data []byte, perm os.FileMode) (changed bool, err error)
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return false, nil
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return false, err
-	}
-	fail := func(err error) (bool, error) {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return false, err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return false, err
-	}
-	return true, nil
+	return true, Replace(path, data, perm)
 }
+
+// Replace writes data to path through a temporary file and a rename,
+// without first comparing with what path holds: for callers that already
+// know the bytes differ. The directory must exist.
+func Replace(path string, data []byte, perm os.FileMode) error {
+	dir, base := filepath.Split(path)
+	for {
+		tmp := filepath.Join(dir, "."+base+".tmp-"+uniqueSuffix())
+		err := Create(tmp, data, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue // another writer's temporary file: pick another name
+		}
+		if err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		return nil
+	}
+}
+
+// Create writes data to a new file at path and fails when path exists. It
+// is not atomic by itself: callers write into a directory no reader knows
+// yet (a staging directory renamed into place when complete), where a
+// crash leaves nothing half-written in view.
+func Create(path string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return err
+	}
+	return nil
+}
+
+// MkdirUnique creates a new directory beside path, named after it with a
+// unique hidden suffix, for a tree to be staged there and renamed to path.
+func MkdirUnique(path string) (string, error) {
+	dir, base := filepath.Split(path)
+	for {
+		stage := filepath.Join(dir, "."+base+".tmp-"+uniqueSuffix())
+		err := os.Mkdir(stage, 0o755)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return stage, err
+	}
+}
+
+var counter atomic.Uint64
+
+// uniqueSuffix is unique within the process (a counter) and across
+// processes (the pid and the start time), without a random source.
+func uniqueSuffix() string {
+	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(start, 36) + "-" + strconv.FormatUint(counter.Add(1), 36)
+}
+
+var start = time.Now().UnixNano()

@@ -1,7 +1,8 @@
 // Package bench measures generation and no-op builds over synthetic
 // packages of 10, 100 and 1,000 ops, each step in its own opforge process
 // so wall time and peak memory are the user's, beside the time `cp -r`
-// takes to copy the generated tree (the floor for writing it).
+// takes to copy the generated tree (the floor for writing it). Every step
+// runs Repeats times after a sync and the median run is reported.
 package bench
 
 import (
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -74,9 +76,11 @@ func Synthesize(path string, n int, targets string, variant int) error {
 
 var genLine = regexp.MustCompile(`(\d+) written \((\d+) bytes\)`)
 
-// gen runs `opforge gen` and measures it.
+// gen runs `opforge gen` and measures it. Dirty pages of earlier steps
+// are flushed first, so that no step pays for another's writeback.
 func (o Options) gen(opdefs, out string) (Step, error) {
-	cmd := exec.Command(o.Binary, "gen", "--opdefs", opdefs, "--toolchains", o.Toolchains, "--out", out, "--cache", filepath.Join(filepath.Dir(out), "build", "gen-cache.json"))
+	syscall.Sync()
+	cmd := exec.Command(o.Binary, "gen", "--opdefs", opdefs, "--toolchains", o.Toolchains, "--out", out, "--cache", cachePath(out))
 	start := time.Now()
 	output, err := cmd.CombinedOutput()
 	st := Step{Wall: time.Since(start)}
@@ -93,9 +97,12 @@ func (o Options) gen(opdefs, out string) (Step, error) {
 	return st, nil
 }
 
+func cachePath(out string) string { return filepath.Join(filepath.Dir(out), "build", "gen-cache.json") }
+
 // copyFloor times `cp -r` of a tree into a fresh directory.
 func copyFloor(tree, work string) (time.Duration, error) {
 	dst := filepath.Join(work, fmt.Sprintf("copy-%d", time.Now().UnixNano()))
+	syscall.Sync()
 	start := time.Now()
 	out, err := exec.Command("cp", "-r", tree, dst).CombinedOutput()
 	d := time.Since(start)
@@ -103,6 +110,25 @@ func copyFloor(tree, work string) (time.Duration, error) {
 		return d, fmt.Errorf("cp -r: %v %s", err, out)
 	}
 	return d, os.RemoveAll(dst)
+}
+
+// Repeats is how often each step runs; the median run is reported, as
+// file-system speed on shared machines varies from one second to the next.
+const Repeats = 3
+
+// median runs measure Repeats times and returns the run with the median
+// wall time.
+func median(measure func(rep int) (Step, error)) (Step, error) {
+	runs := make([]Step, 0, Repeats)
+	for rep := 0; rep < Repeats; rep++ {
+		st, err := measure(rep)
+		if err != nil {
+			return st, err
+		}
+		runs = append(runs, st)
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Wall < runs[j].Wall })
+	return runs[len(runs)/2], nil
 }
 
 // Run measures every size and target combination and prints a table.
@@ -118,41 +144,67 @@ func Run(o Options) ([]Step, error) {
 			if label == "" {
 				label = "all"
 			}
-			dir := filepath.Join(o.Work, fmt.Sprintf("n%d-%s", n, label))
-			opdefs := filepath.Join(dir, "opdefs")
-			out := filepath.Join(dir, "out")
-			defs := filepath.Join(opdefs, "bench", "bench.yaml")
-			if err := Synthesize(defs, n, targets, 0); err != nil {
-				return steps, err
-			}
-			cold, err := o.gen(opdefs, out)
+			combo, err := o.measure(n, targets, filepath.Join(o.Work, fmt.Sprintf("n%d-%s", n, label)))
 			if err != nil {
 				return steps, err
 			}
-			cold.Name, cold.Ops, cold.Targets = "cold generate", n, label
-			if cold.CopyFloor, err = copyFloor(out, dir); err != nil {
-				return steps, err
-			}
-			noop, err := o.gen(opdefs, out)
-			if err != nil {
-				return steps, err
-			}
-			noop.Name, noop.Ops, noop.Targets = "no-op generate", n, label
-			if err := Synthesize(defs, n, targets, 1); err != nil {
-				return steps, err
-			}
-			one, err := o.gen(opdefs, out)
-			if err != nil {
-				return steps, err
-			}
-			one.Name, one.Ops, one.Targets = "one op changed", n, label
-			steps = append(steps, cold, noop, one)
-			for _, s := range []Step{cold, noop, one} {
+			for _, s := range combo {
+				s.Ops, s.Targets = n, label
 				o.print(s)
+				steps = append(steps, s)
 			}
 		}
 	}
 	return steps, nil
+}
+
+// measure runs the three generation steps on one synthetic package. Each
+// cold generation is followed by `cp -r` of what it wrote, and the copy
+// times are reduced to their median as the generation times are.
+func (o Options) measure(n int, targets, dir string) ([]Step, error) {
+	opdefs := filepath.Join(dir, "opdefs")
+	out := filepath.Join(dir, "out")
+	defs := filepath.Join(opdefs, "bench", "bench.yaml")
+	if err := Synthesize(defs, n, targets, 0); err != nil {
+		return nil, err
+	}
+	var floors []time.Duration
+	cold, err := median(func(int) (Step, error) {
+		if err := os.RemoveAll(out); err != nil {
+			return Step{}, err
+		}
+		if err := os.RemoveAll(cachePath(out)); err != nil {
+			return Step{}, err
+		}
+		st, err := o.gen(opdefs, out)
+		if err != nil {
+			return st, err
+		}
+		floor, err := copyFloor(out, dir)
+		floors = append(floors, floor)
+		return st, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(floors, func(i, j int) bool { return floors[i] < floors[j] })
+	cold.Name, cold.CopyFloor = "cold generate", floors[len(floors)/2]
+	noop, err := median(func(int) (Step, error) { return o.gen(opdefs, out) })
+	if err != nil {
+		return nil, err
+	}
+	noop.Name = "no-op generate"
+	one, err := median(func(rep int) (Step, error) {
+		if err := Synthesize(defs, n, targets, rep+1); err != nil {
+			return Step{}, err
+		}
+		return o.gen(opdefs, out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	one.Name = "one op changed"
+	return []Step{cold, noop, one}, nil
 }
 
 // Header is the table header Run prints.
@@ -218,7 +270,7 @@ func NoopBuild(o Options, n int, fakeCompiler string) (Step, error) {
 		return Step{}, err
 	}
 	_ = os.Remove(log)
-	st, err := run()
+	st, err := median(func(int) (Step, error) { return run() })
 	if err != nil {
 		return st, err
 	}

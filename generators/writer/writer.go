@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/diag"
@@ -56,6 +57,29 @@ type Plan struct {
 	Files *fileset.Set
 	// Stale are paths of files generated earlier that are no longer produced.
 	Stale []string
+	// onDisk is what Prepare found at each path of Files, so that Apply
+	// neither reads the tree again nor writes what is already there.
+	onDisk map[string]diskState
+}
+
+// diskState is what the output root holds at a planned path.
+type diskState uint8
+
+const (
+	diskUnknown diskState = iota // not looked at: Apply compares
+	diskAbsent                   // nothing there: create
+	diskSame                     // the planned bytes: leave alone
+	diskDiffers                  // other bytes (or unreadable): replace
+)
+
+func stateOf(disk []byte, err error, want []byte) diskState {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return diskAbsent
+	case err == nil && bytes.Equal(disk, want):
+		return diskSame
+	}
+	return diskDiffers
 }
 
 // Stats reports what Apply did.
@@ -68,25 +92,31 @@ func rel(root, p string) string { return filepath.ToSlash(filepath.Join(root, fi
 
 // ReadManifest loads the manifest under root; a missing one is empty.
 func ReadManifest(root string) (*Manifest, error) {
+	m, _, err := readManifest(root)
+	return m, err
+}
+
+// readManifest also returns the manifest's bytes (nil when missing).
+func readManifest(root string) (*Manifest, []byte, error) {
 	data, err := os.ReadFile(filepath.Join(root, ManifestName))
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Manifest{Version: 1}, nil
+		return &Manifest{Version: 1}, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: %v", ManifestName, err)
+		return nil, data, fmt.Errorf("%s: %v", ManifestName, err)
 	}
-	return &m, nil
+	return &m, data, nil
 }
 
 // Prepare computes the new tree: fresh skeletons with the user regions of
 // the files on disk merged in, the new manifest, and the stale files.
 // Every problem goes to l; the plan must not be applied when l has errors.
 func Prepare(root string, fresh *fileset.Set, l *diag.List) *Plan {
-	old, err := ReadManifest(root)
+	old, oldData, err := readManifest(root)
 	if err != nil {
 		l.Errorf(diag.Pos{File: rel(root, ManifestName)}, "manifest", "cannot read the manifest: %v; restore it from git", err)
 		old = &Manifest{Version: 1}
@@ -104,16 +134,19 @@ func Prepare(root string, fresh *fileset.Set, l *diag.List) *Plan {
 	type result struct {
 		entry ManifestFile
 		ok    bool
+		disk  diskState
 		l     diag.List
 	}
 	results := make([]result, len(files))
+	paths := newPathChecker(root)
 	render.Parallel(len(files), func(i int) {
 		f, r := files[i], &results[i]
 		if f.Path == ManifestName {
 			r.l.Errorf(diag.Pos{File: rel(root, f.Path)}, "internal", "a target generated the manifest's path")
 			return
 		}
-		if err := checkPath(root, f.Path); err != nil {
+		mayExist, err := paths.check(f.Path)
+		if err != nil {
 			r.l.Errorf(diag.Pos{File: rel(root, f.Path)}, "unsafe-path", "%v", err)
 			return
 		}
@@ -126,22 +159,31 @@ func Prepare(root string, fresh *fileset.Set, l *diag.List) *Plan {
 			}
 			r.entry.Regions = defaults
 			f.Defaults = defaults
-			if disk, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path))); err == nil {
-				merged, ok := mergeOwned(root, f, disk, oldByPath[f.Path].Regions, &r.l)
-				if !ok {
-					return
-				}
-				f.Data = merged
-			}
 		}
+		// Below a missing directory there is nothing to read (a first
+		// generation): no system call at all.
+		disk, err := []byte(nil), error(fs.ErrNotExist)
+		if mayExist {
+			disk, err = os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
+		}
+		if f.Owned && err == nil {
+			merged, ok := mergeOwned(root, f, disk, oldByPath[f.Path].Regions, &r.l)
+			if !ok {
+				return
+			}
+			f.Data = merged
+		}
+		r.disk = stateOf(disk, err, f.Data)
 		r.ok = true
 	})
+	onDisk := make(map[string]diskState, len(files)+1)
 	for i, f := range files {
 		l.Merge(&results[i].l)
 		if !results[i].ok {
 			continue
 		}
 		manifest.Files = append(manifest.Files, results[i].entry)
+		onDisk[f.Path] = results[i].disk
 		_ = out.Add(f)
 	}
 	var stale []string
@@ -149,7 +191,7 @@ func Prepare(root string, fresh *fileset.Set, l *diag.List) *Plan {
 		if out.Get(f.Path) != nil {
 			continue
 		}
-		if err := checkPath(root, f.Path); err != nil {
+		if _, err := paths.check(f.Path); err != nil {
 			l.Errorf(diag.Pos{File: rel(root, f.Path)}, "unsafe-path", "manifest names %s: %v", f.Path, err)
 			continue
 		}
@@ -164,8 +206,13 @@ func Prepare(root string, fresh *fileset.Set, l *diag.List) *Plan {
 	}
 	sort.Slice(manifest.Files, func(i, j int) bool { return manifest.Files[i].Path < manifest.Files[j].Path })
 	data, _ := json.MarshalIndent(manifest, "", "  ")
-	_ = out.Add(&fileset.File{Path: ManifestName, Data: append(data, '\n')})
-	return &Plan{Root: root, Files: out, Stale: stale}
+	data = append(data, '\n')
+	_ = out.Add(&fileset.File{Path: ManifestName, Data: data})
+	onDisk[ManifestName] = stateOf(oldData, nil, data)
+	if oldData == nil {
+		onDisk[ManifestName] = diskAbsent
+	}
+	return &Plan{Root: root, Files: out, Stale: stale, onDisk: onDisk}
 }
 
 func mergeOwned(root string, f *fileset.File, disk []byte, oldDefaults map[string]string, l *diag.List) ([]byte, bool) {
@@ -208,51 +255,172 @@ func pristine(root string, f ManifestFile, disk []byte, l *diag.List) bool {
 	return true
 }
 
-// checkPath refuses paths that leave the root or pass through a symlink.
-func checkPath(root, p string) error {
+// pathChecker refuses paths that leave the root or pass through a symlink,
+// and tells which files cannot exist because a directory on their path
+// does not. It remembers directories, which many files share, so a tree of
+// n files costs about n lstats, and none below a missing directory. Safe
+// for concurrent use.
+type pathChecker struct {
+	root string
+	mu   sync.Mutex
+	dirs map[string]dirState // slash path below root -> state
+}
+
+type dirState struct {
+	missing bool
+	err     error
+}
+
+func newPathChecker(root string) *pathChecker {
+	return &pathChecker{root: root, dirs: map[string]dirState{}}
+}
+
+// check reports whether p may exist (false: a directory on its path is
+// missing) or why p may not be written.
+func (c *pathChecker) check(p string) (mayExist bool, err error) {
 	clean := path.Clean(p)
 	if clean != p || path.IsAbs(p) || clean == ".." || strings.HasPrefix(clean, "../") {
-		return fmt.Errorf("path %q leaves the output directory", p)
+		return false, fmt.Errorf("path %q leaves the output directory", p)
 	}
-	cur := root
-	for _, part := range strings.Split(clean, "/") {
-		cur = filepath.Join(cur, part)
-		st, err := os.Lstat(cur)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
+	for i := 0; i < len(clean); i++ {
+		if clean[i] != '/' {
+			continue
 		}
-		if err != nil {
-			return err
+		st := c.dir(clean[:i])
+		if st.err != nil || st.missing {
+			return false, st.err
 		}
-		if st.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%s is a symlink; opforge does not write through links", filepath.ToSlash(cur))
-		}
+	}
+	st, err := c.lstat(clean)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, symlinkError(c.root, clean, st)
+}
+
+func (c *pathChecker) dir(p string) dirState {
+	c.mu.Lock()
+	st, ok := c.dirs[p]
+	c.mu.Unlock()
+	if ok {
+		return st
+	}
+	fi, err := c.lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		st.missing = true
+	case err != nil:
+		st.err = err
+	default:
+		st.err = symlinkError(c.root, p, fi)
+	}
+	c.mu.Lock()
+	c.dirs[p] = st
+	c.mu.Unlock()
+	return st
+}
+
+func (c *pathChecker) lstat(p string) (fs.FileInfo, error) {
+	return os.Lstat(filepath.Join(c.root, filepath.FromSlash(p)))
+}
+
+func symlinkError(root, p string, fi fs.FileInfo) error {
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symlink; opforge does not write through links", rel(root, p))
 	}
 	return nil
 }
 
 // Apply writes the plan. Call it only when Prepare reported no error.
-// Files are compared and written in parallel: the work is system calls.
+//
+// Files already holding their bytes are left alone. A file whose directory
+// exists is replaced atomically (temporary file + rename). Files below a
+// directory that does not exist yet, as in a first generation, are staged
+// in a hidden sibling directory renamed into place once complete: the
+// whole new directory appears at once, and each file costs what copying it
+// costs (one create, one write), not a create, a write and a rename.
+// The manifest is written last, so that it never names work not yet done.
 func Apply(p *Plan) (Stats, error) {
 	var st Stats
-	files := p.Files.Files()
-	changed := make([]bool, len(files))
-	errs := make([]error, len(files))
-	render.ParallelIO(len(files), func(i int) {
-		f := files[i]
-		mode := os.FileMode(0o644)
-		if f.Mode != 0 {
-			mode = os.FileMode(f.Mode)
+	if err := os.MkdirAll(p.Root, 0o755); err != nil {
+		return st, err
+	}
+	var manifest *fileset.File
+	var writes []write
+	stages := map[string]string{} // new directory -> its staging directory
+	defer func() {
+		for _, stage := range stages {
+			os.RemoveAll(stage) // only left when a write failed
 		}
-		changed[i], errs[i] = atomicfile.Write(filepath.Join(p.Root, filepath.FromSlash(f.Path)), f.Data, mode)
-	})
-	for i, f := range files {
+	}()
+	tops := newTopsFinder(p.Root)
+	for _, f := range p.Files.Files() {
+		state := p.onDisk[f.Path]
+		if state == diskSame {
+			st.Unchanged++
+			continue
+		}
+		if f.Path == ManifestName {
+			manifest = f
+			continue
+		}
+		w := write{f: f, state: state, path: filepath.Join(p.Root, filepath.FromSlash(f.Path))}
+		if state == diskAbsent {
+			top, err := tops.firstMissing(filepath.Dir(w.path))
+			if err != nil {
+				return st, err
+			}
+			if top != "" {
+				stage, ok := stages[top]
+				if !ok {
+					if stage, err = atomicfile.MkdirUnique(top); err != nil {
+						return st, err
+					}
+					stages[top] = stage
+				}
+				w.path = filepath.Join(stage, strings.TrimPrefix(w.path, top))
+				w.staged = true
+			}
+		}
+		writes = append(writes, w)
+	}
+	if err := makeStagedDirs(writes); err != nil {
+		return st, err
+	}
+	changed := make([]bool, len(writes))
+	errs := make([]error, len(writes))
+	render.ParallelIO(len(writes), func(i int) { changed[i], errs[i] = writes[i].do() })
+	for i, w := range writes {
 		if errs[i] != nil {
 			return st, errs[i]
 		}
 		if changed[i] {
 			st.Written++
-			st.BytesWritten += int64(len(f.Data))
+			st.BytesWritten += int64(len(w.f.Data))
+		} else {
+			st.Unchanged++
+		}
+	}
+	// Parents before children does not matter: staged directories are
+	// disjoint (each is the topmost missing one on its path).
+	for top, stage := range stages {
+		if err := os.Rename(stage, top); err != nil {
+			return st, err
+		}
+		delete(stages, top)
+	}
+	if manifest != nil {
+		w := write{f: manifest, state: p.onDisk[ManifestName], path: filepath.Join(p.Root, ManifestName)}
+		changed, err := w.do()
+		if err != nil {
+			return st, err
+		}
+		if changed {
+			st.Written++
+			st.BytesWritten += int64(len(manifest.Data))
 		} else {
 			st.Unchanged++
 		}
@@ -266,6 +434,81 @@ func Apply(p *Plan) (Stats, error) {
 		removeEmptyParents(p.Root, filepath.Dir(full))
 	}
 	return st, nil
+}
+
+// write is one file Apply puts on disk.
+type write struct {
+	f      *fileset.File
+	state  diskState
+	path   string // where to write: in a staging directory when staged
+	staged bool
+}
+
+func (w write) do() (bool, error) {
+	mode := os.FileMode(0o644)
+	if w.f.Mode != 0 {
+		mode = os.FileMode(w.f.Mode)
+	}
+	switch {
+	case w.staged:
+		return true, atomicfile.Create(w.path, w.f.Data, mode)
+	case w.state == diskAbsent || w.state == diskDiffers:
+		return true, atomicfile.Replace(w.path, w.f.Data, mode)
+	}
+	return atomicfile.Write(w.path, w.f.Data, mode)
+}
+
+// makeStagedDirs creates the subdirectories staged files need, each once.
+func makeStagedDirs(writes []write) error {
+	made := map[string]bool{}
+	for _, w := range writes {
+		if dir := filepath.Dir(w.path); w.staged && !made[dir] {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			made[dir] = true
+		}
+	}
+	return nil
+}
+
+// topsFinder finds, for a directory below the root, the topmost one of its
+// ancestors (itself included) that does not exist, remembering what it saw.
+type topsFinder struct {
+	root string
+	top  map[string]string // directory -> its topmost missing ancestor, "" if it exists
+}
+
+func newTopsFinder(root string) *topsFinder {
+	return &topsFinder{root: root, top: map[string]string{root: ""}}
+}
+
+// firstMissing returns "" when dir exists.
+func (t *topsFinder) firstMissing(dir string) (string, error) {
+	if top, seen := t.top[dir]; seen {
+		return top, nil
+	}
+	parent := filepath.Dir(dir)
+	if parent == dir {
+		return "", fmt.Errorf("%s is not below the output directory %s", dir, t.root)
+	}
+	top, err := t.firstMissing(parent)
+	if err != nil {
+		return "", err
+	}
+	if top == "" {
+		st, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			top = dir
+		case err != nil:
+			return "", err
+		case !st.IsDir():
+			return "", fmt.Errorf("%s is not a directory", dir)
+		}
+	}
+	t.top[dir] = top
+	return top, nil
 }
 
 func removeEmptyParents(root, dir string) {

@@ -214,3 +214,71 @@ func TestDrift(t *testing.T) {
 		}
 	}
 }
+
+// listAll returns every path under root, directories with a trailing slash.
+func listAll(t *testing.T, root string) []string {
+	t.Helper()
+	var all []string
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		r, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			r += "/"
+		}
+		all = append(all, filepath.ToSlash(r))
+		return nil
+	})
+	return all
+}
+
+// New directories are staged and renamed into place; files in existing
+// directories are created beside their siblings. Either way no staging
+// directory or temporary file is left, and every byte arrives.
+func TestNewDirectoriesAreStaged(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "old", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := set(
+		plain("old/deep/a.txt", "a"),       // parent exists
+		plain("old/deep/new/b.txt", "b"),   // below a new directory in an old one
+		plain("old/deep/new/c/d.txt", "d"), // same staged tree, nested
+		plain("fresh/x/y/z.txt", "z"),      // a new top-level tree
+		plain("top.txt", "t"),              // in the root itself
+	)
+	_, st := apply(t, root, files)
+	if st.Written != 6 {
+		t.Fatalf("wrote %d files, want 5 and the manifest", st.Written)
+	}
+	want := []string{"fresh/", "fresh/x/", "fresh/x/y/", "fresh/x/y/z.txt", "old/", "old/deep/", "old/deep/a.txt",
+		"old/deep/new/", "old/deep/new/b.txt", "old/deep/new/c/", "old/deep/new/c/d.txt", "opforge.manifest.json", "top.txt"}
+	if got := listAll(t, root); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("tree:\n got %v\nwant %v", got, want)
+	}
+	for _, f := range files.Files() {
+		if got := read(t, filepath.Join(root, f.Path)); got != string(f.Data) {
+			t.Errorf("%s holds %q, want %q", f.Path, got, f.Data)
+		}
+	}
+}
+
+// A write that fails (here: a name longer than any file system allows)
+// leaves no staging directory behind and the old tree as it was.
+func TestFailedStagingLeavesNothing(t *testing.T) {
+	root := t.TempDir()
+	_, _ = apply(t, root, set(plain("keep/a.txt", "a")))
+	before := listAll(t, root)
+	var l diag.List
+	p := Prepare(root, set(plain("keep/a.txt", "a"), plain("new/b.txt", "b"), plain("new/"+strings.Repeat("n", 300), "c")), &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	if _, err := Apply(p); err == nil {
+		t.Fatal("Apply of an impossible name succeeded")
+	}
+	if got := listAll(t, root); strings.Join(got, " ") != strings.Join(before, " ") {
+		t.Errorf("tree after a failed Apply:\n got %v\nwant %v", got, before)
+	}
+}
