@@ -128,3 +128,60 @@ func TestGenNoOpCache(t *testing.T) {
 		t.Error("the deleted file was not restored")
 	}
 }
+
+// After a small opdef change gen trusts the cache only for files it made
+// and nobody touched since: user code in an edited file survives whether or
+// not that file's op changed, and the tree equals a full regeneration.
+func TestGenCacheKeepsUserEdits(t *testing.T) {
+	root := t.TempDir()
+	opdefs := filepath.Join(root, "opdefs", "vision")
+	src, err := os.ReadFile("../../opdefs/vision/vision_ops.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(opdefs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defs := filepath.Join(opdefs, "vision_ops.yaml")
+	_ = os.WriteFile(defs, src, 0o644)
+	outDir := filepath.Join(root, "out")
+	flags := []string{"--opdefs", filepath.Dir(opdefs), "--toolchains", "../../toolchains", "--out", outDir}
+	gen := append([]string{"gen", "--cache", filepath.Join(root, "build", "cache.json")}, flags...)
+	if code, _, errs := run(gen...); code != 0 {
+		t.Fatal(errs)
+	}
+	kernel := func(op string) string { return filepath.Join(outDir, "trt", "VisionOps", "src", "ops", op+"Kernel.cu") }
+	const mine = "    return cudaSuccess; // mine\n"
+	for _, op := range []string{"TopKLast", "PadCropResize"} { // TopKLast's op changes below, PadCropResize's does not
+		data, _ := os.ReadFile(kernel(op))
+		s := string(data)
+		begin := strings.Index(s, "// opforge:begin launch\n") + len("// opforge:begin launch\n")
+		end := strings.Index(s, "    // opforge:end launch")
+		_ = os.WriteFile(kernel(op), []byte(s[:begin]+mine+s[end:]), 0o644)
+	}
+	// A hand edit outside any region of a file whose op did not change is
+	// undone, as a full regeneration would.
+	plugin := filepath.Join(outDir, "trt", "VisionOps", "src", "ops", "PadCropResizePlugin.cpp")
+	pristine, _ := os.ReadFile(plugin)
+	_ = os.WriteFile(plugin, append(append([]byte{}, pristine...), "// stray\n"...), 0o644)
+	changed := strings.Replace(string(src), "The k largest (or smallest) values", "The k largest (or the k smallest) values", 1)
+	if changed == string(src) {
+		t.Fatal("the opdef edit did not apply")
+	}
+	_ = os.WriteFile(defs, []byte(changed), 0o644)
+	code, out, errs := run(gen...)
+	if code != 0 || strings.Contains(out, "inputs unchanged") {
+		t.Fatalf("gen after an opdef change: %d\n%s%s", code, out, errs)
+	}
+	for _, op := range []string{"TopKLast", "PadCropResize"} {
+		if data, _ := os.ReadFile(kernel(op)); !strings.Contains(string(data), mine) {
+			t.Errorf("%s kernel lost the user's code", op)
+		}
+	}
+	if data, _ := os.ReadFile(plugin); string(data) != string(pristine) {
+		t.Errorf("the hand edit of %s survived", plugin)
+	}
+	if code, _, errs := run(append([]string{"check"}, flags...)...); code != 0 {
+		t.Errorf("the tree differs from a full regeneration:\n%s", errs)
+	}
+}

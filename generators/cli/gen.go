@@ -27,7 +27,7 @@ const genCachePath = "build/.opforge-gen-cache.json"
 // genCmd regenerates out/: nothing is written when any error was found.
 func genCmd(args []string, stdout, stderr io.Writer) int {
 	fs, o := genFlags("gen", stderr)
-	full := fs.Bool("full", false, "ignore the no-op cache and regenerate everything")
+	full := fs.Bool("full", false, "ignore the cache: regenerate, read and compare every file")
 	cachePath := fs.String("cache", genCachePath, "no-op cache file (in the build directory)")
 	if rest, err := parse(fs, args); err != nil || len(rest) > 0 {
 		return 2
@@ -40,6 +40,9 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 				n, o.Out, n, time.Since(start).Round(time.Millisecond))
 			return 0
 		}
+	}
+	if cacheErr == nil && !*full {
+		o.Known = cache.Unchanged
 	}
 	var l diag.List
 	plan := gen.Plan(*o, &l)

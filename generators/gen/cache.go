@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"syscall"
 
 	"github.com/opforge/opforge/generators/atomicfile"
@@ -15,22 +16,43 @@ import (
 	"github.com/opforge/opforge/generators/writer"
 )
 
-// Cache makes a no-op `gen` cheap, the way make and ninja do: when the
-// opdefs, the toolchain descriptors and the opforge binary are what the
-// last successful gen saw, and every file it left in out/ still has the
-// size, mtime and inode it had then, there is nothing to do. Any doubt —
-// an edited user region, a deleted file, a rebuilt opforge — means a full
-// run. The cache lives in the build directory, never in out/; the drift
-// check never uses it.
+// Cache makes regeneration cheap, the way make and ninja do.
+//
+// A no-op: when the opdefs, the toolchain descriptors and the opforge
+// binary are what the last successful gen saw, and every file it left in
+// out/ still has the size, mtime and inode it had then, there is nothing to
+// do. Any doubt — an edited user region, a deleted file, a rebuilt opforge —
+// means a full run.
+//
+// A full run after a small change: Unchanged vouches for each file whose
+// freshly generated skeleton hashes as it did last time and that still has
+// the stat it had then, so the writer neither reads nor rewrites it.
+//
+// The cache lives in the build directory, never in out/; the drift check
+// never uses it.
 type Cache struct {
 	path string
 	key  string
 	Out  string
+	prev cacheFile // what the last gen left (empty when unusable)
+
+	mu     sync.Mutex
+	hashes map[string]string // path -> hash of the skeleton generated now
 }
 
+// cacheVersion changes whenever cacheFile's meaning does.
+const cacheVersion = 2
+
 type cacheFile struct {
-	Key   string              `json:"key"`
-	Files map[string]statInfo `json:"files"`
+	Version int                   `json:"version"`
+	Key     string                `json:"key"`
+	Out     string                `json:"out"` // absolute
+	Files   map[string]fileRecord `json:"files"`
+}
+
+type fileRecord struct {
+	Stat  statInfo `json:"stat"`
+	Fresh string   `json:"fresh,omitempty"` // hash of the skeleton that made the file
 }
 
 type statInfo struct {
@@ -51,7 +73,8 @@ func statOf(path string) (statInfo, bool) {
 	return statInfo{Size: st.Size(), MTime: st.ModTime().UnixNano(), Ino: ino}, true
 }
 
-// OpenCache computes the input key of o; cachePath is the cache file.
+// OpenCache computes the input key of o and reads what the last gen left;
+// cachePath is the cache file.
 func OpenCache(o Options, cachePath string) (*Cache, error) {
 	h := sha256.New()
 	exe, err := os.Executable()
@@ -62,8 +85,12 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 	if !ok {
 		return nil, fmt.Errorf("cannot stat %s", exe)
 	}
+	out, err := filepath.Abs(o.Out)
+	if err != nil {
+		return nil, err
+	}
 	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
-	fmt.Fprintf(h, "v1\x00%s\x00%+v\x00%s\x00%s\x00%s\x00", exe, st, abs(o.OpDefs), abs(o.Toolchains), abs(o.Out))
+	fmt.Fprintf(h, "v%d\x00%s\x00%+v\x00%s\x00%s\x00%s\x00", cacheVersion, exe, st, abs(o.OpDefs), abs(o.Toolchains), out)
 	files, err := load.Files(o.OpDefs)
 	if err != nil {
 		return nil, err
@@ -78,39 +105,65 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 		fmt.Fprintf(h, "%s\x00%d\x00", f, len(data))
 		h.Write(data)
 	}
-	return &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out}, nil
+	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, hashes: map[string]string{}}
+	if data, err := os.ReadFile(cachePath); err == nil {
+		var prev cacheFile
+		if json.Unmarshal(data, &prev) == nil && prev.Version == cacheVersion && prev.Out == out {
+			c.prev = prev
+		}
+	}
+	return c, nil
 }
 
 // Fresh reports whether the last gen saw the same inputs and left out/ as
 // it still is; it returns the number of files then.
 func (c *Cache) Fresh() (int, bool) {
-	data, err := os.ReadFile(c.path)
-	if err != nil {
+	if c.prev.Key != c.key || len(c.prev.Files) == 0 {
 		return 0, false
 	}
-	var cf cacheFile
-	if json.Unmarshal(data, &cf) != nil || cf.Key != c.key || len(cf.Files) == 0 {
-		return 0, false
-	}
-	for rel, want := range cf.Files {
-		if got, ok := statOf(filepath.Join(c.Out, filepath.FromSlash(rel))); !ok || got != want {
+	for rel, want := range c.prev.Files {
+		if !c.untouched(rel, want) {
 			return 0, false
 		}
 	}
 	// A file added under out/ by someone else is drift that gen would not
 	// remove (only check reports it), so it does not invalidate the cache.
-	return len(cf.Files), true
+	return len(c.prev.Files), true
+}
+
+func (c *Cache) untouched(rel string, want fileRecord) bool {
+	got, ok := statOf(filepath.Join(c.Out, filepath.FromSlash(rel)))
+	return ok && got == want.Stat
+}
+
+// Unchanged is a writer.Known: the file at rel was made from exactly this
+// skeleton by the last gen and has not been touched since. It records the
+// skeleton's hash for Store whatever it answers.
+func (c *Cache) Unchanged(rel string, fresh []byte) bool {
+	sum := sha256.Sum256(fresh)
+	hash := hex.EncodeToString(sum[:16])
+	c.mu.Lock()
+	c.hashes[rel] = hash
+	c.mu.Unlock()
+	want, ok := c.prev.Files[rel]
+	return ok && want.Fresh == hash && c.untouched(rel, want)
 }
 
 // Store records the tree a successful gen left.
 func (c *Cache) Store(p *writer.Plan) error {
-	cf := cacheFile{Key: c.key, Files: map[string]statInfo{}}
+	out, err := filepath.Abs(c.Out)
+	if err != nil {
+		return err
+	}
+	cf := cacheFile{Version: cacheVersion, Key: c.key, Out: out, Files: map[string]fileRecord{}}
 	for _, rel := range p.Files.Paths() {
 		st, ok := statOf(filepath.Join(c.Out, filepath.FromSlash(rel)))
 		if !ok {
 			return nil // something raced us; no cache is always safe
 		}
-		cf.Files[rel] = st
+		c.mu.Lock()
+		cf.Files[rel] = fileRecord{Stat: st, Fresh: c.hashes[rel]}
+		c.mu.Unlock()
 	}
 	data, err := json.Marshal(cf)
 	if err != nil {

@@ -70,6 +70,9 @@ type Options struct {
 	OpDefs     string // opdefs/
 	Toolchains string // toolchains/
 	Out        string // out/
+	// Known, when set, vouches for files the writer then neither reads
+	// nor writes (Cache.Unchanged); the drift check never sets it.
+	Known writer.Known
 }
 
 // DefaultOptions are the repository layout.
@@ -97,7 +100,7 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	if l.HasErrors() {
 		return nil
 	}
-	return writer.Prepare(filepath.Clean(o.Out), files, l)
+	return writer.PrepareKnown(filepath.Clean(o.Out), files, o.Known, l)
 }
 
 // SourceName is how a definition file is named in headers: its path below

@@ -112,10 +112,25 @@ func readManifest(root string) (*Manifest, []byte, error) {
 	return &m, data, nil
 }
 
+// Known reports, without reading the disk, that the file at path already
+// holds what Prepare would make of the fresh skeleton data (user regions
+// merged in): typically because the same skeleton was generated there last
+// time and the file has not been touched since. It is called once for every
+// file, concurrently. When it is wrong, the user's disk wins: a file it
+// vouches for is neither read nor written.
+type Known func(path string, fresh []byte) bool
+
 // Prepare computes the new tree: fresh skeletons with the user regions of
 // the files on disk merged in, the new manifest, and the stale files.
 // Every problem goes to l; the plan must not be applied when l has errors.
 func Prepare(root string, fresh *fileset.Set, l *diag.List) *Plan {
+	return PrepareKnown(root, fresh, nil, l)
+}
+
+// PrepareKnown is Prepare with a Known (nil: read every file). A file Known
+// vouches for keeps its fresh skeleton bytes in the plan, which is then
+// only fit for Apply (that leaves such files alone), not for Diff.
+func PrepareKnown(root string, fresh *fileset.Set, known Known, l *diag.List) *Plan {
 	old, oldData, err := readManifest(root)
 	if err != nil {
 		l.Errorf(diag.Pos{File: rel(root, ManifestName)}, "manifest", "cannot read the manifest: %v; restore it from git", err)
@@ -159,6 +174,10 @@ func Prepare(root string, fresh *fileset.Set, l *diag.List) *Plan {
 			}
 			r.entry.Regions = defaults
 			f.Defaults = defaults
+		}
+		if known != nil && known(f.Path, f.Data) {
+			r.disk, r.ok = diskSame, true
+			return
 		}
 		// Below a missing directory there is nothing to read (a first
 		// generation): no system call at all.
