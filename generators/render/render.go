@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"path"
 	"runtime"
-	"strings"
 	"sync"
 	"text/template"
 
@@ -97,35 +96,58 @@ func parallelOn(workers, n int, fn func(int)) {
 // several at once.
 func ParallelIO(n int, fn func(int)) { parallelOn(max(8, runtime.GOMAXPROCS(0)*4), n, fn) }
 
+// bufs recycles the buffers templates render into: a file is rendered
+// once and then copied out normalized, so the buffer is free again at once.
+var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooled bounds the buffers kept for reuse, so one huge file does not
+// pin its buffer for the rest of the run.
+const maxPooled = 1 << 20
+
 // Execute renders the named template.
 func (s *Set) Execute(name string, data any) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := s.t.ExecuteTemplate(&buf, name, data); err != nil {
+	buf := bufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooled {
+			buf.Reset()
+			bufs.Put(buf)
+		}
+	}()
+	if err := s.t.ExecuteTemplate(buf, name, data); err != nil {
 		return nil, err
 	}
 	return normalize(buf.Bytes()), nil
 }
 
 // normalize trims trailing spaces and collapses runs of blank lines that
-// template control blocks leave behind, and ends the file with a newline.
+// template control blocks leave behind, drops leading and trailing blank
+// lines, and ends the file with a newline. It returns a new slice: b may
+// be reused.
 func normalize(b []byte) []byte {
-	lines := strings.Split(string(b), "\n")
-	out := make([]string, 0, len(lines))
-	blank := 0
-	for _, ln := range lines {
-		ln = strings.TrimRight(ln, " \t")
-		if ln == "" {
-			blank++
-			if blank > 1 {
-				continue
-			}
+	out := make([]byte, 0, len(b)+1)
+	blank := false // blank lines since the last line written
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
 		} else {
-			blank = 0
+			b = nil
 		}
-		out = append(out, ln)
+		line = bytes.TrimRight(line, " \t")
+		if len(line) == 0 {
+			blank = true
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, '\n')
+			if blank {
+				out = append(out, '\n')
+			}
+		}
+		out = append(out, line...)
+		blank = false
 	}
-	s := strings.TrimLeft(strings.Join(out, "\n"), "\n")
-	return []byte(strings.TrimRight(s, "\n") + "\n")
+	return append(out, '\n')
 }
 
 // MustLoad is Load for templates embedded in the binary, where a failure
