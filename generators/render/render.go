@@ -14,6 +14,10 @@ import (
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/fileset"
+	"github.com/opforge/opforge/generators/ir"
 )
 
 // nonHermetic are sprig functions whose output depends on time, chance,
@@ -95,6 +99,35 @@ func parallelOn(workers, n int, fn func(int)) {
 // mostly waits in system calls (writing files), as a file system serves
 // several at once.
 func ParallelIO(n int, fn func(int)) { parallelOn(max(8, runtime.GOMAXPROCS(0)*4), n, fn) }
+
+// File is one file of a package's tree for a target to render.
+type File struct {
+	Path  string // below the package's directory
+	Tmpl  string // template name
+	Data  any
+	Owned bool // has user-owned regions
+}
+
+// Package renders a package's files and returns them below pkg.Name. Files
+// render in parallel, since the per-op files of a large package dominate
+// generation, and join the set in the order given, so the output and the
+// diagnostics stay deterministic.
+func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *fileset.Set {
+	outs := make([][]byte, len(files))
+	errs := make([]error, len(files))
+	Parallel(len(files), func(i int) { outs[i], errs[i] = s.Execute(files[i].Tmpl, files[i].Data) })
+	set := fileset.New()
+	for i, f := range files {
+		if errs[i] != nil {
+			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", f.Tmpl, errs[i])
+			continue
+		}
+		if err := set.Add(&fileset.File{Path: path.Join(pkg.Name, f.Path), Data: outs[i], Source: pkg.Source, Owned: f.Owned}); err != nil {
+			d.Errorf(pkg.Pos, "internal", "%v", err)
+		}
+	}
+	return set
+}
 
 // bufs recycles the buffers templates render into: a file is rendered
 // once and then copied out normalized, so the buffer is free again at once.
