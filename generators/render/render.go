@@ -76,6 +76,12 @@ func Load(fsys fs.FS, dir string, extra template.FuncMap) (*Set, error) {
 func Parallel(n int, fn func(int)) { parallelOn(runtime.GOMAXPROCS(0), n, fn) }
 
 func parallelOn(workers, n int, fn func(int)) {
+	parallelWorkers(workers, n, func(_, i int) { fn(i) })
+}
+
+// parallelWorkers is parallelOn telling fn which worker, 0 to workers-1,
+// runs it, for scratch state that each worker reuses.
+func parallelWorkers(workers, n int, fn func(w, i int)) {
 	workers = min(workers, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -84,7 +90,7 @@ func parallelOn(workers, n int, fn func(int)) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				fn(i)
+				fn(w, i)
 			}
 		}()
 	}
@@ -115,7 +121,13 @@ type File struct {
 func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *fileset.Set {
 	outs := make([][]byte, len(files))
 	errs := make([]error, len(files))
-	Parallel(len(files), func(i int) { outs[i], errs[i] = s.Execute(files[i].Tmpl, files[i].Data) })
+	// Each worker renders into a buffer of its own, which keeps its size
+	// from file to file (a sync.Pool loses its buffers at every GC).
+	workers := runtime.GOMAXPROCS(0)
+	bufs := make([]bytes.Buffer, workers)
+	parallelWorkers(workers, len(files), func(w, i int) {
+		outs[i], errs[i] = s.executeInto(&bufs[w], files[i].Tmpl, files[i].Data)
+	})
 	set := fileset.New()
 	for i, f := range files {
 		if errs[i] != nil {
@@ -142,10 +154,16 @@ func (s *Set) Execute(name string, data any) ([]byte, error) {
 	buf := bufs.Get().(*bytes.Buffer)
 	defer func() {
 		if buf.Cap() <= maxPooled {
-			buf.Reset()
 			bufs.Put(buf)
 		}
 	}()
+	return s.executeInto(buf, name, data)
+}
+
+// executeInto renders the named template into buf, which it resets first,
+// and returns a normalized copy.
+func (s *Set) executeInto(buf *bytes.Buffer, name string, data any) ([]byte, error) {
+	buf.Reset()
 	if err := s.t.ExecuteTemplate(buf, name, data); err != nil {
 		return nil, err
 	}
