@@ -117,7 +117,9 @@ type File struct {
 // Package renders a package's files and returns them below pkg.Name. Files
 // render in parallel, since the per-op files of a large package dominate
 // generation, and join the set in the order given, so the output and the
-// diagnostics stay deterministic.
+// diagnostics stay deterministic. Files start in the order given: list the
+// package-wide files, which render over every op on one core, first, so
+// they do not finish last.
 func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *fileset.Set {
 	outs := make([][]byte, len(files))
 	errs := make([]error, len(files))

@@ -63,15 +63,19 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	if len(ops) == 0 {
 		return nil
 	}
-	m := &packageModel{Name: pkg.Name, Source: pkg.Source}
-	for _, op := range ops {
-		om := newOpModel(pkg, op, g.Targets)
-		m.Ops = append(m.Ops, om)
-		for _, b := range om.builds() {
+	// Op models are independent of each other: build them on every core.
+	m := &packageModel{Name: pkg.Name, Source: pkg.Source, Ops: make([]*opModel, len(ops))}
+	render.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(pkg, ops[i], g.Targets) })
+	for _, om := range m.Ops {
+		for _, b := range om.builds {
 			m.Objects = append(m.Objects, objectModel{Path: b.Object, Source: KernelDir + "/" + om.KernelFile, MCPU: b.MCPU, Defines: strings.Join(b.Defines, " ")})
 		}
 	}
-	var files []render.File
+	files := make([]render.File, 0, 2+4*len(m.Ops))
+	files = append(files,
+		render.File{Path: "Makefile", Tmpl: "Makefile.tmpl", Data: m},
+		render.File{Path: "README.md", Tmpl: "README.md.tmpl", Data: m},
+	)
 	for _, om := range m.Ops {
 		files = append(files,
 			render.File{Path: ParserDir + "/aipubt_parser_" + om.Stem + ".py", Tmpl: "parser.py.tmpl", Data: om},
@@ -80,10 +84,6 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 			render.File{Path: KernelDir + "/" + om.KernelFile, Tmpl: "kernel.cl.tmpl", Data: om, Owned: true},
 		)
 	}
-	files = append(files,
-		render.File{Path: "Makefile", Tmpl: "Makefile.tmpl", Data: m},
-		render.File{Path: "README.md", Tmpl: "README.md.tmpl", Data: m},
-	)
 	return tmpl.Package(pkg, files, d)
 }
 
@@ -108,13 +108,14 @@ func Kernels(pkg *ir.Package, targets []string) []KernelBuild {
 	}
 	var out []KernelBuild
 	for _, op := range Ops(pkg) {
-		out = append(out, newOpModel(pkg, op, targets).builds()...)
+		out = append(out, newOpModel(pkg, op, targets).builds...)
 	}
 	return out
 }
 
-// builds are the objects of an op's kernel: every variant for every -mcpu.
-func (m *opModel) builds() []KernelBuild {
+// kernelBuilds are the objects of an op's kernel: every variant for every
+// -mcpu.
+func (m *opModel) kernelBuilds() []KernelBuild {
 	var out []KernelBuild
 	for _, mc := range m.MCPUs {
 		for _, v := range m.Variants {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -52,13 +53,17 @@ var pyDType = map[ir.DType]string{
 
 func newQDPModel(pkg *ir.Package, ops []*ir.Op) *qdpModel {
 	m := &qdpModel{Module: names.Snake(pkg.Name) + "_qdp", Namespace: pkg.Namespace, Package: pkg.Name, Version: pkg.Version}
-	for _, op := range ops {
-		if op.Targets.TRT.QDP == nil {
-			continue
+	qs := make([]*qdpOp, len(ops))
+	render.Parallel(len(ops), func(i int) {
+		if ops[i].Targets.TRT.QDP != nil {
+			qs[i] = newQDPOp(pkg, ops[i])
 		}
-		q := newQDPOp(pkg, op)
-		m.AOT = m.AOT || q.AOT
-		m.Ops = append(m.Ops, q)
+	})
+	for _, q := range qs {
+		if q != nil {
+			m.AOT = m.AOT || q.AOT
+			m.Ops = append(m.Ops, q)
+		}
 	}
 	if len(m.Ops) == 0 {
 		return nil
