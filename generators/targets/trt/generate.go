@@ -31,7 +31,7 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		return nil
 	}
 	m := newPackageModel(pkg, ops)
-	m.QDP = newQDPModel(pkg, ops)
+	m.QDP = newQDPModel(pkg, ops, m.Ops)
 	if m.QDP != nil {
 		m.QDPModule = m.QDP.Module
 	}
