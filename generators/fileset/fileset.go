@@ -4,6 +4,7 @@
 package fileset
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"sort"
@@ -137,11 +138,15 @@ func OwnedHeader(source string) string {
 // declaration or a #! line, which must stay first.
 func WithHeader(name string, data []byte, header string) []byte {
 	line := SyntaxFor(name).Comment(header) + "\n"
-	s := string(data)
-	if strings.HasPrefix(s, "<?xml") || strings.HasPrefix(s, "#!") {
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			return []byte(s[:i+1] + line + s[i+1:])
+	at := 0
+	if bytes.HasPrefix(data, []byte("<?xml")) || bytes.HasPrefix(data, []byte("#!")) {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			at = i + 1
 		}
 	}
-	return []byte(line + s)
+	// One allocation: generated trees are large and every file gets a header.
+	out := make([]byte, 0, len(data)+len(line))
+	out = append(out, data[:at]...)
+	out = append(out, line...)
+	return append(out, data[at:]...)
 }

@@ -39,20 +39,15 @@ func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 	}
 	render.Parallel(len(jobs), func(i int) {
 		j := jobs[i]
-		j.set = j.t.Generate(j.pkg, j.l.ForTarget(j.t.Name()))
+		if j.set = j.t.Generate(j.pkg, j.l.ForTarget(j.t.Name())); j.set != nil {
+			addHeaders(j.set)
+		}
 	})
 	all := fileset.New()
 	for _, j := range jobs {
 		l.Merge(&j.l)
 		if j.set == nil {
 			continue
-		}
-		for _, f := range j.set.Files() {
-			header := fileset.GeneratedHeader(f.Source)
-			if f.Owned {
-				header = fileset.OwnedHeader(f.Source)
-			}
-			f.Data = fileset.WithHeader(f.Path, f.Data, header)
 		}
 		if err := all.Merge(j.t.Name(), j.set); err != nil {
 			l.Errorf(diag.Pos{File: j.pkg.Source}, "internal", "%s: %v", j.t.Name(), err)
@@ -63,6 +58,17 @@ func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 	ignore := strings.Join(writer.ArtifactPatterns, "\n") + "\n"
 	_ = all.Add(&fileset.File{Path: ".gitignore", Data: fileset.WithHeader(".gitignore", []byte(ignore), fileset.GeneratedHeader("opdefs"))})
 	return all
+}
+
+// addHeaders puts the generated or owned header on every file of set.
+func addHeaders(set *fileset.Set) {
+	for _, f := range set.Files() {
+		header := fileset.GeneratedHeader(f.Source)
+		if f.Owned {
+			header = fileset.OwnedHeader(f.Source)
+		}
+		f.Data = fileset.WithHeader(f.Path, f.Data, header)
+	}
 }
 
 // Options locate the inputs and the output of generation.

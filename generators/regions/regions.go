@@ -49,40 +49,52 @@ func (e *Error) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg
 // Parse returns the regions of data in order. Nested, unbalanced,
 // mismatched or duplicate markers are errors: a file whose structure is
 // unclear cannot be merged safely.
+//
+// Parse looks only at the lines that hold "opforge:", found by searching
+// the whole text; a region's body is the text between its marker lines.
 func Parse(data string) ([]Region, error) {
 	var out []Region
 	seen := map[string]int{}
-	lines := strings.SplitAfter(data, "\n")
 	open := -1
 	var key string
-	var body strings.Builder
-	for i, ln := range lines {
-		m := marker(ln)
+	bodyStart := 0
+	line, lineStart := 1, 0 // line is the 1-based number of the line at lineStart
+	for next := 0; next < len(data); {
+		i := strings.Index(data[next:], "opforge:")
+		if i < 0 {
+			break
+		}
+		i += next
+		start := strings.LastIndexByte(data[:i], '\n') + 1
+		end := len(data)
+		if j := strings.IndexByte(data[i:], '\n'); j >= 0 {
+			end = i + j + 1
+		}
+		line += strings.Count(data[lineStart:start], "\n")
+		lineStart, next = start, end
+		m := marker(data[start:end])
 		if m == nil {
-			if open >= 0 {
-				body.WriteString(ln)
-			}
 			continue
 		}
 		switch m[1] {
 		case "begin":
 			if open >= 0 {
-				return nil, &Error{i + 1, fmt.Sprintf("opforge:begin %s inside region %s (opened at line %d); regions do not nest", m[2], key, open)}
+				return nil, &Error{line, fmt.Sprintf("opforge:begin %s inside region %s (opened at line %d); regions do not nest", m[2], key, open)}
 			}
 			if first, dup := seen[m[2]]; dup {
-				return nil, &Error{i + 1, fmt.Sprintf("region %s appears twice (first at line %d)", m[2], first)}
+				return nil, &Error{line, fmt.Sprintf("region %s appears twice (first at line %d)", m[2], first)}
 			}
-			open, key = i+1, m[2]
+			open, key = line, m[2]
 			seen[key] = open
-			body.Reset()
+			bodyStart = end
 		case "end":
 			if open < 0 {
-				return nil, &Error{i + 1, fmt.Sprintf("opforge:end %s without a matching opforge:begin", m[2])}
+				return nil, &Error{line, fmt.Sprintf("opforge:end %s without a matching opforge:begin", m[2])}
 			}
 			if m[2] != key {
-				return nil, &Error{i + 1, fmt.Sprintf("opforge:end %s closes region %s (opened at line %d)", m[2], key, open)}
+				return nil, &Error{line, fmt.Sprintf("opforge:end %s closes region %s (opened at line %d)", m[2], key, open)}
 			}
-			out = append(out, Region{Key: key, Body: body.String(), Line: open})
+			out = append(out, Region{Key: key, Body: data[bodyStart:start], Line: open})
 			open = -1
 		}
 	}
@@ -95,12 +107,20 @@ func Parse(data string) ([]Region, error) {
 // Hash fingerprints a region body, ignoring trailing whitespace on lines
 // so an editor's whitespace clean-up does not count as user code.
 func Hash(body string) string {
-	var sb strings.Builder
-	for _, ln := range strings.Split(body, "\n") {
-		sb.WriteString(strings.TrimRight(ln, " \t\r"))
-		sb.WriteByte('\n')
+	// Every line, the last one too, is hashed trimmed and with a newline.
+	b := make([]byte, 0, len(body)+1)
+	for {
+		i := strings.IndexByte(body, '\n')
+		if i < 0 {
+			break
+		}
+		b = append(b, strings.TrimRight(body[:i], " \t\r")...)
+		b = append(b, '\n')
+		body = body[i+1:]
 	}
-	sum := sha256.Sum256([]byte(sb.String()))
+	b = append(b, strings.TrimRight(body, " \t\r")...)
+	b = append(b, '\n')
+	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
 }
 

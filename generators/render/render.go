@@ -10,11 +10,14 @@ import (
 	"io/fs"
 	"path"
 	"runtime"
-	"strings"
 	"sync"
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/fileset"
+	"github.com/opforge/opforge/generators/ir"
 )
 
 // nonHermetic are sprig functions whose output depends on time, chance,
@@ -73,6 +76,12 @@ func Load(fsys fs.FS, dir string, extra template.FuncMap) (*Set, error) {
 func Parallel(n int, fn func(int)) { parallelOn(runtime.GOMAXPROCS(0), n, fn) }
 
 func parallelOn(workers, n int, fn func(int)) {
+	parallelWorkers(workers, n, func(_, i int) { fn(i) })
+}
+
+// parallelWorkers is parallelOn telling fn which worker, 0 to workers-1,
+// runs it, for scratch state that each worker reuses.
+func parallelWorkers(workers, n int, fn func(w, i int)) {
 	workers = min(workers, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -81,7 +90,7 @@ func parallelOn(workers, n int, fn func(int)) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				fn(i)
+				fn(w, i)
 			}
 		}()
 	}
@@ -97,35 +106,101 @@ func parallelOn(workers, n int, fn func(int)) {
 // several at once.
 func ParallelIO(n int, fn func(int)) { parallelOn(max(8, runtime.GOMAXPROCS(0)*4), n, fn) }
 
+// File is one file of a package's tree for a target to render.
+type File struct {
+	Path  string // below the package's directory
+	Tmpl  string // template name
+	Data  any
+	Owned bool // has user-owned regions
+}
+
+// Package renders a package's files and returns them below pkg.Name. Files
+// render in parallel, since the per-op files of a large package dominate
+// generation, and join the set in the order given, so the output and the
+// diagnostics stay deterministic. Files start in the order given: list the
+// package-wide files, which render over every op on one core, first, so
+// they do not finish last.
+func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *fileset.Set {
+	outs := make([][]byte, len(files))
+	errs := make([]error, len(files))
+	// Each worker renders into a buffer of its own, which keeps its size
+	// from file to file (a sync.Pool loses its buffers at every GC).
+	workers := runtime.GOMAXPROCS(0)
+	bufs := make([]bytes.Buffer, workers)
+	parallelWorkers(workers, len(files), func(w, i int) {
+		outs[i], errs[i] = s.executeInto(&bufs[w], files[i].Tmpl, files[i].Data)
+	})
+	set := fileset.New()
+	for i, f := range files {
+		if errs[i] != nil {
+			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", f.Tmpl, errs[i])
+			continue
+		}
+		if err := set.Add(&fileset.File{Path: path.Join(pkg.Name, f.Path), Data: outs[i], Source: pkg.Source, Owned: f.Owned}); err != nil {
+			d.Errorf(pkg.Pos, "internal", "%v", err)
+		}
+	}
+	return set
+}
+
+// bufs recycles the buffers templates render into: a file is rendered
+// once and then copied out normalized, so the buffer is free again at once.
+var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooled bounds the buffers kept for reuse, so one huge file does not
+// pin its buffer for the rest of the run.
+const maxPooled = 1 << 20
+
 // Execute renders the named template.
 func (s *Set) Execute(name string, data any) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := s.t.ExecuteTemplate(&buf, name, data); err != nil {
+	buf := bufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooled {
+			bufs.Put(buf)
+		}
+	}()
+	return s.executeInto(buf, name, data)
+}
+
+// executeInto renders the named template into buf, which it resets first,
+// and returns a normalized copy.
+func (s *Set) executeInto(buf *bytes.Buffer, name string, data any) ([]byte, error) {
+	buf.Reset()
+	if err := s.t.ExecuteTemplate(buf, name, data); err != nil {
 		return nil, err
 	}
 	return normalize(buf.Bytes()), nil
 }
 
 // normalize trims trailing spaces and collapses runs of blank lines that
-// template control blocks leave behind, and ends the file with a newline.
+// template control blocks leave behind, drops leading and trailing blank
+// lines, and ends the file with a newline. It returns a new slice: b may
+// be reused.
 func normalize(b []byte) []byte {
-	lines := strings.Split(string(b), "\n")
-	out := make([]string, 0, len(lines))
-	blank := 0
-	for _, ln := range lines {
-		ln = strings.TrimRight(ln, " \t")
-		if ln == "" {
-			blank++
-			if blank > 1 {
-				continue
-			}
+	out := make([]byte, 0, len(b)+1)
+	blank := false // blank lines since the last line written
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
 		} else {
-			blank = 0
+			b = nil
 		}
-		out = append(out, ln)
+		line = bytes.TrimRight(line, " \t")
+		if len(line) == 0 {
+			blank = true
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, '\n')
+			if blank {
+				out = append(out, '\n')
+			}
+		}
+		out = append(out, line...)
+		blank = false
 	}
-	s := strings.TrimLeft(strings.Join(out, "\n"), "\n")
-	return []byte(strings.TrimRight(s, "\n") + "\n")
+	return append(out, '\n')
 }
 
 // MustLoad is Load for templates embedded in the binary, where a failure

@@ -44,3 +44,18 @@ func TestNormalize(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+func TestNormalizeEdges(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                    "\n",
+		"\n \n\t\n":           "\n",
+		"a":                   "a\n",
+		"a\nb":                "a\nb\n",
+		"  a \n\n \n b\r \n":  "  a\n\n b\r\n",
+		"a\n\n\nb\n\n\nc\n\n": "a\n\nb\n\nc\n",
+	} {
+		if got := string(normalize([]byte(in))); got != want {
+			t.Errorf("normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

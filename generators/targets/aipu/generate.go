@@ -63,34 +63,28 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	if len(ops) == 0 {
 		return nil
 	}
-	m := &packageModel{Name: pkg.Name, Source: pkg.Source}
-	for _, op := range ops {
-		om := newOpModel(pkg, op, g.Targets)
-		m.Ops = append(m.Ops, om)
-		for _, b := range om.builds() {
+	// Op models are independent of each other: build them on every core.
+	m := &packageModel{Name: pkg.Name, Source: pkg.Source, Ops: make([]*opModel, len(ops))}
+	render.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(pkg, ops[i], g.Targets) })
+	for _, om := range m.Ops {
+		for _, b := range om.builds {
 			m.Objects = append(m.Objects, objectModel{Path: b.Object, Source: KernelDir + "/" + om.KernelFile, MCPU: b.MCPU, Defines: strings.Join(b.Defines, " ")})
 		}
 	}
-	set := fileset.New()
-	add := func(name, tmplName string, data any, owned bool) {
-		out, err := tmpl.Execute(tmplName, data)
-		if err != nil {
-			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", tmplName, err)
-			return
-		}
-		if err := set.Add(&fileset.File{Path: path.Join(pkg.Name, name), Data: out, Source: pkg.Source, Owned: owned}); err != nil {
-			d.Errorf(pkg.Pos, "internal", "%v", err)
-		}
-	}
+	files := make([]render.File, 0, 2+4*len(m.Ops))
+	files = append(files,
+		render.File{Path: "Makefile", Tmpl: "Makefile.tmpl", Data: m},
+		render.File{Path: "README.md", Tmpl: "README.md.tmpl", Data: m},
+	)
 	for _, om := range m.Ops {
-		add(ParserDir+"/aipubt_parser_"+om.Stem+".py", "parser.py.tmpl", om, false)
-		add(OPTDir+"/aipubt_opt_"+om.Stem+".py", "opt.py.tmpl", om, true)
-		add(BuilderDir+"/aipubt_builder_"+om.Stem+".py", "builder.py.tmpl", om, false)
-		add(KernelDir+"/"+om.KernelFile, "kernel.cl.tmpl", om, true)
+		files = append(files,
+			render.File{Path: ParserDir + "/aipubt_parser_" + om.Stem + ".py", Tmpl: "parser.py.tmpl", Data: om},
+			render.File{Path: OPTDir + "/aipubt_opt_" + om.Stem + ".py", Tmpl: "opt.py.tmpl", Data: om, Owned: true},
+			render.File{Path: BuilderDir + "/aipubt_builder_" + om.Stem + ".py", Tmpl: "builder.py.tmpl", Data: om},
+			render.File{Path: KernelDir + "/" + om.KernelFile, Tmpl: "kernel.cl.tmpl", Data: om, Owned: true},
+		)
 	}
-	add("Makefile", "Makefile.tmpl", m, false)
-	add("README.md", "README.md.tmpl", m, false)
-	return set
+	return tmpl.Package(pkg, files, d)
 }
 
 // KernelBuild is one object a package's kernels compile into:
@@ -114,13 +108,14 @@ func Kernels(pkg *ir.Package, targets []string) []KernelBuild {
 	}
 	var out []KernelBuild
 	for _, op := range Ops(pkg) {
-		out = append(out, newOpModel(pkg, op, targets).builds()...)
+		out = append(out, newOpModel(pkg, op, targets).builds...)
 	}
 	return out
 }
 
-// builds are the objects of an op's kernel: every variant for every -mcpu.
-func (m *opModel) builds() []KernelBuild {
+// kernelBuilds are the objects of an op's kernel: every variant for every
+// -mcpu.
+func (m *opModel) kernelBuilds() []KernelBuild {
 	var out []KernelBuild
 	for _, mc := range m.MCPUs {
 		for _, v := range m.Variants {

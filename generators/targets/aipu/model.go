@@ -73,6 +73,8 @@ type opModel struct {
 	Variants   []variant
 	MCPUs      []string
 	Default    variant
+
+	builds []KernelBuild // the kernel's objects, for the package Makefile
 }
 
 type axisModel struct {
@@ -117,7 +119,8 @@ func newOpModel(pkg *ir.Package, op *ir.Op, known []string) *opModel {
 	}
 	m.Targets = pyTuple(quoted)
 	m.MCPUs = mcpus(targets)
-	for _, b := range m.builds() {
+	m.builds = m.kernelBuilds()
+	for _, b := range m.builds {
 		m.Objects = append(m.Objects, b.Object)
 	}
 	m.parser(op)

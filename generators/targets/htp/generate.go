@@ -44,48 +44,39 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		return nil
 	}
 	m := newPackageModel(pkg, ops, g.Toolchain)
-	set := fileset.New()
-	dir := pkg.Name
-	// Render every file in parallel, then add them in a fixed order.
-	type job struct {
-		name, tmpl string
-		data       any
-		owned      bool
-		out        []byte
-		err        error
-	}
-	jobs := []*job{
-		{name: "Makefile", tmpl: "Makefile.tmpl", data: m},
-		{name: "src/" + pkg.Name + "Interface.cpp", tmpl: "interface.cpp.tmpl", data: m},
-	}
-	for _, op := range m.Ops {
-		jobs = append(jobs, &job{name: "src/ops/" + op.Name + ".cpp", tmpl: "op.cpp.tmpl", data: op, owned: true})
-	}
-	if pkg.HTP.ExecuTorch {
-		jobs = append(jobs, &job{name: "executorch/" + m.TorchNamespace + ".py", tmpl: "executorch.py.tmpl", data: newTorchModel(pkg, ops, m, d), owned: true})
-	}
-	jobs = append(jobs, &job{name: "README.md", tmpl: "README.md.tmpl", data: m})
-	render.Parallel(len(jobs), func(i int) { jobs[i].out, jobs[i].err = tmpl.Execute(jobs[i].tmpl, jobs[i].data) })
-	for _, j := range jobs {
-		if j.err != nil {
-			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", j.tmpl, j.err)
-			continue
-		}
-		if err := set.Add(&fileset.File{Path: path.Join(dir, j.name), Data: j.out, Source: pkg.Source, Owned: j.owned}); err != nil {
-			d.Errorf(pkg.Pos, "internal", "%v", err)
-		}
-	}
 	// The config is the canonical QNN XML of exactly the ops generated,
 	// also when the source was YAML: it is what qnn tools and ExecuTorch's
-	// builder read.
-	var xl diag.List
-	sub := *pkg
-	sub.Ops = ops
-	xml, err := qnnxml.Write(&sub, &xl)
-	if err != nil || xl.HasErrors() {
-		d.Errorf(pkg.Pos, "htp-config", "cannot write config/%s.xml: %v %v", pkg.Name, err, xl.Sorted())
+	// builder read. It is written while the templates render.
+	var (
+		xml  []byte
+		xerr error
+		xl   diag.List
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		sub := *pkg
+		sub.Ops = ops
+		xml, xerr = qnnxml.Write(&sub, &xl)
+	}()
+	files := make([]render.File, 0, 4+len(m.Ops))
+	files = append(files,
+		render.File{Path: "Makefile", Tmpl: "Makefile.tmpl", Data: m},
+		render.File{Path: "src/" + pkg.Name + "Interface.cpp", Tmpl: "interface.cpp.tmpl", Data: m},
+		render.File{Path: "README.md", Tmpl: "README.md.tmpl", Data: m},
+	)
+	if pkg.HTP.ExecuTorch {
+		files = append(files, render.File{Path: "executorch/" + m.TorchNamespace + ".py", Tmpl: "executorch.py.tmpl", Data: newTorchModel(pkg, ops, m, d), Owned: true})
+	}
+	for _, op := range m.Ops {
+		files = append(files, render.File{Path: "src/ops/" + op.Name + ".cpp", Tmpl: "op.cpp.tmpl", Data: op, Owned: true})
+	}
+	set := tmpl.Package(pkg, files, d)
+	<-done
+	if xerr != nil || xl.HasErrors() {
+		d.Errorf(pkg.Pos, "htp-config", "cannot write config/%s.xml: %v %v", pkg.Name, xerr, xl.Sorted())
 	} else {
-		_ = set.Add(&fileset.File{Path: path.Join(dir, "config", pkg.Name+".xml"), Data: xml, Source: pkg.Source})
+		_ = set.Add(&fileset.File{Path: path.Join(pkg.Name, "config", pkg.Name+".xml"), Data: xml, Source: pkg.Source})
 	}
 	return set
 }
@@ -141,9 +132,8 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op, d *toolchain.Descriptor) *pa
 	for _, a := range tc.Archs {
 		m.Archs = append(m.Archs, archModel{a.Arch, strings.ToUpper(a.Arch), a.SDK, a.Tools})
 	}
-	for _, op := range ops {
-		m.Ops = append(m.Ops, newOpModel(pkg, op))
-	}
+	m.Ops = make([]*opModel, len(ops))
+	render.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(pkg, ops[i]) })
 	return m
 }
 

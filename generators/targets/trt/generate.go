@@ -1,7 +1,6 @@
 package trt
 
 import (
-	"path"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -32,39 +31,32 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		return nil
 	}
 	m := newPackageModel(pkg, ops)
-	m.QDP = newQDPModel(pkg, ops)
+	m.QDP = newQDPModel(pkg, ops, m.Ops)
 	if m.QDP != nil {
 		m.QDPModule = m.QDP.Module
-	}
-	set := fileset.New()
-	add := func(name, tmplName string, data any, owned bool) {
-		out, err := tmpl.Execute(tmplName, data)
-		if err != nil {
-			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", tmplName, err)
-			return
-		}
-		if err := set.Add(&fileset.File{Path: path.Join(pkg.Name, name), Data: out, Source: pkg.Source, Owned: owned}); err != nil {
-			d.Errorf(pkg.Pos, "internal", "%v", err)
-		}
 	}
 	plugin := "plugin"
 	if m.Legacy {
 		plugin = "plugin_v2"
 	}
-	add("CMakeLists.txt", "CMakeLists.txt.tmpl", m, false)
-	add(pkg.Name+".map", "exports.map.tmpl", m, false)
-	add("README.md", "README.md.tmpl", m, false)
-	add("src/"+pkg.Name+"Kernels.h", "kernels.h.tmpl", m, false)
-	add("src/"+pkg.Name+"Common.h", "common.h.tmpl", m, false)
-	add("src/"+pkg.Name+"Library.cpp", strings.Replace(plugin, "plugin", "library", 1)+".cpp.tmpl", m, false)
+	files := []render.File{
+		{Path: "CMakeLists.txt", Tmpl: "CMakeLists.txt.tmpl", Data: m},
+		{Path: pkg.Name + ".map", Tmpl: "exports.map.tmpl", Data: m},
+		{Path: "README.md", Tmpl: "README.md.tmpl", Data: m},
+		{Path: "src/" + pkg.Name + "Kernels.h", Tmpl: "kernels.h.tmpl", Data: m},
+		{Path: "src/" + pkg.Name + "Common.h", Tmpl: "common.h.tmpl", Data: m},
+		{Path: "src/" + pkg.Name + "Library.cpp", Tmpl: strings.Replace(plugin, "plugin", "library", 1) + ".cpp.tmpl", Data: m},
+	}
 	for _, op := range m.Ops {
-		add("src/ops/"+op.Name+"Kernel.h", "kernel.h.tmpl", op, false)
-		add("src/ops/"+op.Name+"Kernel.cu", "kernel.cu.tmpl", op, true)
-		add("src/ops/"+op.Name+"Plugin.h", plugin+".h.tmpl", op, false)
-		add("src/ops/"+op.Name+"Plugin.cpp", plugin+".cpp.tmpl", op, false)
+		files = append(files,
+			render.File{Path: "src/ops/" + op.Name + "Kernel.h", Tmpl: "kernel.h.tmpl", Data: op},
+			render.File{Path: "src/ops/" + op.Name + "Kernel.cu", Tmpl: "kernel.cu.tmpl", Data: op, Owned: true},
+			render.File{Path: "src/ops/" + op.Name + "Plugin.h", Tmpl: plugin + ".h.tmpl", Data: op},
+			render.File{Path: "src/ops/" + op.Name + "Plugin.cpp", Tmpl: plugin + ".cpp.tmpl", Data: op},
+		)
 	}
 	if m.QDP != nil {
-		add("python/"+m.QDP.Module+".py", "qdp.py.tmpl", m.QDP, true)
+		files = append(files, render.File{Path: "python/" + m.QDP.Module + ".py", Tmpl: "qdp.py.tmpl", Data: m.QDP, Owned: true})
 	}
-	return set
+	return tmpl.Package(pkg, files, d)
 }

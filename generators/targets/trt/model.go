@@ -8,6 +8,7 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/plugin"
+	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -40,6 +41,7 @@ type requirement struct {
 
 // opModel is one op's plugin, creator and kernel.
 type opModel struct {
+	layout      *ioLayout // the op's tensor positions, shared with its README entry
 	Pkg         *packageModel
 	Name        string
 	PluginName  string // the name the plugin and its creator report (plugin.TRT)
@@ -148,12 +150,17 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	} else {
 		m.Requirements = append(m.Requirements, requirement{10, 0, pkg.Name + ": IPluginV3 plugins need TensorRT >= 10.0 (set targets.trt.legacy: true for TensorRT 8.x and 9.x)"})
 	}
+	// Op models are independent of each other: build them on every core.
+	m.Ops = make([]*opModel, len(ops))
+	m.Readme = make([]*readmeOp, len(ops))
+	render.Parallel(len(ops), func(i int) {
+		om := newOpModel(m, ops[i])
+		om.PluginName = plugin.TRT(pkg, ops[i]).Name
+		m.Ops[i], m.Readme[i] = om, newReadmeOp(m, ops[i], om)
+	})
 	wide, fp8 := "", ""
-	for _, op := range ops {
-		om := newOpModel(m, op)
-		om.PluginName = plugin.TRT(pkg, op).Name
-		m.Ops = append(m.Ops, om)
-		m.Readme = append(m.Readme, newReadmeOp(m, op, om))
+	for i, op := range ops {
+		om := m.Ops[i]
 		if om.Aliased {
 			m.Requirements = append(m.Requirements, requirement{10, 3, fmt.Sprintf("%s: op %s aliases an output to an input, which needs IPluginV3OneBuildV2 (TensorRT >= 10.3)", pkg.Name, op.Name)})
 		}
@@ -185,6 +192,7 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 	l := layoutOf(op)
 	m := &opModel{
+		layout:        l,
 		Pkg:           pkg,
 		Name:          op.Name,
 		Description:   oneLine(op.Description),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -50,15 +51,21 @@ var pyDType = map[ir.DType]string{
 	ir.Int8: "trt.int8", ir.QInt8: "trt.int8", ir.Int32: "trt.int32", ir.Int64: "trt.int64", ir.Bool: "trt.bool", ir.Uint8: "trt.uint8",
 }
 
-func newQDPModel(pkg *ir.Package, ops []*ir.Op) *qdpModel {
+// newQDPModel builds the Python plugins of ops; models are the ops' C++
+// plugin models, in the same order.
+func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 	m := &qdpModel{Module: names.Snake(pkg.Name) + "_qdp", Namespace: pkg.Namespace, Package: pkg.Name, Version: pkg.Version}
-	for _, op := range ops {
-		if op.Targets.TRT.QDP == nil {
-			continue
+	qs := make([]*qdpOp, len(ops))
+	render.Parallel(len(ops), func(i int) {
+		if ops[i].Targets.TRT.QDP != nil {
+			qs[i] = newQDPOp(pkg, ops[i], models[i])
 		}
-		q := newQDPOp(pkg, op)
-		m.AOT = m.AOT || q.AOT
-		m.Ops = append(m.Ops, q)
+	})
+	for _, q := range qs {
+		if q != nil {
+			m.AOT = m.AOT || q.AOT
+			m.Ops = append(m.Ops, q)
+		}
 	}
 	if len(m.Ops) == 0 {
 		return nil
@@ -66,8 +73,10 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op) *qdpModel {
 	return m
 }
 
-func newQDPOp(pkg *ir.Package, op *ir.Op) *qdpOp {
-	l := layoutOf(op)
+// newQDPOp builds the Python plugin of op from its C++ plugin's model m,
+// whose tensor layout and param types it shares.
+func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
+	l := m.layout
 	q := &qdpOp{
 		ID:          pkg.Namespace + "::" + op.Name,
 		Name:        op.Name,
@@ -81,7 +90,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op) *qdpOp {
 		tensorArgs = append(tensorArgs, t.Ident+": trtp.Tensor")
 	}
 	for i, p := range op.Params {
-		attrs = append(attrs, p.Ident+": "+newParamModel(op, p, i).PyType)
+		attrs = append(attrs, p.Ident+": "+m.Params[i].PyType)
 	}
 	descs := make([]string, len(l.Outputs))
 	tensors := make([]string, len(l.Outputs))

@@ -34,7 +34,7 @@ type readmeField struct {
 }
 
 func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
-	l := layoutOf(op)
+	l := m.layout
 	r := &readmeOp{Name: op.Name, Description: m.Description, QDP: op.Targets.TRT.QDP != nil}
 	var ins, shapeIdx, outs, onnx, tripy, qdp []string
 	for i, t := range op.Inputs {
