@@ -99,9 +99,10 @@ func (o Options) gen(opdefs, out string) (Step, error) {
 
 func cachePath(out string) string { return filepath.Join(filepath.Dir(out), "build", "gen-cache.json") }
 
-// copyFloor times `cp -r` of a tree into a fresh directory.
+// copyFloor times `cp -r` of a tree into a fresh directory in work (left
+// there: see measure).
 func copyFloor(tree, work string) (time.Duration, error) {
-	dst := filepath.Join(work, fmt.Sprintf("copy-%d", time.Now().UnixNano()))
+	dst := filepath.Join(work, "copy")
 	syscall.Sync()
 	start := time.Now()
 	out, err := exec.Command("cp", "-r", tree, dst).CombinedOutput()
@@ -109,7 +110,7 @@ func copyFloor(tree, work string) (time.Duration, error) {
 	if err != nil {
 		return d, fmt.Errorf("cp -r: %v %s", err, out)
 	}
-	return d, os.RemoveAll(dst)
+	return d, nil
 }
 
 // Repeats is how often each step runs; the median run is reported, as
@@ -163,24 +164,23 @@ func Run(o Options) ([]Step, error) {
 // times are reduced to their median as the generation times are.
 func (o Options) measure(n int, targets, dir string) ([]Step, error) {
 	opdefs := filepath.Join(dir, "opdefs")
-	out := filepath.Join(dir, "out")
+	var out string // the last cold run's tree, which the later steps reuse
 	defs := filepath.Join(opdefs, "bench", "bench.yaml")
 	if err := Synthesize(defs, n, targets, 0); err != nil {
 		return nil, err
 	}
+	// Each cold run writes a tree of its own and nothing is deleted until
+	// the whole bench is over: removing thousands of files just before a
+	// measurement slows file creation on some file systems (discard,
+	// journal), which would charge one step for another's cleanup.
 	var floors []time.Duration
-	cold, err := median(func(int) (Step, error) {
-		if err := os.RemoveAll(out); err != nil {
-			return Step{}, err
-		}
-		if err := os.RemoveAll(cachePath(out)); err != nil {
-			return Step{}, err
-		}
+	cold, err := median(func(rep int) (Step, error) {
+		out = filepath.Join(dir, fmt.Sprintf("cold-%d", rep), "out")
 		st, err := o.gen(opdefs, out)
 		if err != nil {
 			return st, err
 		}
-		floor, err := copyFloor(out, dir)
+		floor, err := copyFloor(out, filepath.Dir(out))
 		floors = append(floors, floor)
 		return st, err
 	})
@@ -208,14 +208,15 @@ func (o Options) measure(n int, targets, dir string) ([]Step, error) {
 }
 
 // Header is the table header Run prints.
-const Header = "| step | ops | targets | wall | files written | bytes written | peak RSS | cp -r of the tree |\n|---|---|---|---|---|---|---|---|\n"
+const Header = "| step | ops | targets | wall | files written | bytes written | peak RSS | cp -r of the tree | wall / cp -r |\n|---|---|---|---|---|---|---|---|---|\n"
 
 func (o Options) print(s Step) {
-	floor := ""
+	floor, ratio := "", ""
 	if s.CopyFloor > 0 {
 		floor = ms(s.CopyFloor)
+		ratio = fmt.Sprintf("%.1fx", float64(s.Wall)/float64(s.CopyFloor))
 	}
-	fmt.Fprintf(o.Out, "| %s | %d | %s | %s | %d | %d | %.1f MiB | %s |\n", s.Name, s.Ops, s.Targets, ms(s.Wall), s.FilesWritten, s.BytesWritten, float64(s.PeakRSS)/(1<<20), floor)
+	fmt.Fprintf(o.Out, "| %s | %d | %s | %s | %d | %d | %.1f MiB | %s | %s |\n", s.Name, s.Ops, s.Targets, ms(s.Wall), s.FilesWritten, s.BytesWritten, float64(s.PeakRSS)/(1<<20), floor, ratio)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
