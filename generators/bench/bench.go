@@ -28,6 +28,7 @@ type Step struct {
 	FilesWritten int
 	BytesWritten int64
 	PeakRSS      int64 // bytes
+	User, Sys    time.Duration
 	CopyFloor    time.Duration
 }
 
@@ -87,14 +88,22 @@ func (o Options) gen(opdefs, out string) (Step, error) {
 	if err != nil {
 		return st, fmt.Errorf("opforge gen: %v\n%s", err, output)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		st.PeakRSS = int64(ru.Maxrss) * 1024 // Linux reports KiB
-	}
+	st.usage(cmd.ProcessState)
 	if m := genLine.FindStringSubmatch(string(output)); m != nil {
 		st.FilesWritten, _ = strconv.Atoi(m[1])
 		st.BytesWritten, _ = strconv.ParseInt(m[2], 10, 64)
 	}
 	return st, nil
+}
+
+// usage takes the peak memory and CPU times of a finished process. CPU
+// time is steadier than wall time where file-system speed varies: it
+// separates opforge's own work (user) from the kernel's (sys).
+func (s *Step) usage(ps *os.ProcessState) {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		s.PeakRSS = int64(ru.Maxrss) * 1024 // Linux reports KiB
+	}
+	s.User, s.Sys = ps.UserTime(), ps.SystemTime()
 }
 
 func cachePath(out string) string { return filepath.Join(filepath.Dir(out), "build", "gen-cache.json") }
@@ -208,7 +217,7 @@ func (o Options) measure(n int, targets, dir string) ([]Step, error) {
 }
 
 // Header is the table header Run prints.
-const Header = "| step | ops | targets | wall | files written | bytes written | peak RSS | cp -r of the tree | wall / cp -r |\n|---|---|---|---|---|---|---|---|---|\n"
+const Header = "| step | ops | targets | wall | user / sys CPU | files written | bytes written | peak RSS | cp -r of the tree | wall / cp -r |\n|---|---|---|---|---|---|---|---|---|---|\n"
 
 func (o Options) print(s Step) {
 	floor, ratio := "", ""
@@ -216,7 +225,7 @@ func (o Options) print(s Step) {
 		floor = ms(s.CopyFloor)
 		ratio = fmt.Sprintf("%.1fx", float64(s.Wall)/float64(s.CopyFloor))
 	}
-	fmt.Fprintf(o.Out, "| %s | %d | %s | %s | %d | %d | %.1f MiB | %s | %s |\n", s.Name, s.Ops, s.Targets, ms(s.Wall), s.FilesWritten, s.BytesWritten, float64(s.PeakRSS)/(1<<20), floor, ratio)
+	fmt.Fprintf(o.Out, "| %s | %d | %s | %s | %s / %s | %d | %d | %.1f MiB | %s | %s |\n", s.Name, s.Ops, s.Targets, ms(s.Wall), ms(s.User), ms(s.Sys), s.FilesWritten, s.BytesWritten, float64(s.PeakRSS)/(1<<20), floor, ratio)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
@@ -259,9 +268,7 @@ func NoopBuild(o Options, n int, fakeCompiler string) (Step, error) {
 		start := time.Now()
 		output, err := cmd.CombinedOutput()
 		st := Step{Name: "no-op build", Ops: n, Targets: "htp (x86)", Wall: time.Since(start)}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			st.PeakRSS = int64(ru.Maxrss) * 1024
-		}
+		st.usage(cmd.ProcessState)
 		if err != nil {
 			return st, fmt.Errorf("opforge build: %v\n%s", err, output)
 		}
