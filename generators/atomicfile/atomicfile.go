@@ -33,22 +33,15 @@ func Write(path string, data []byte, perm os.FileMode) (changed bool, err error)
 // without first comparing with what path holds: for callers that already
 // know the bytes differ. The directory must exist.
 func Replace(path string, data []byte, perm os.FileMode) error {
-	dir, base := filepath.Split(path)
-	for {
-		tmp := filepath.Join(dir, "."+base+".tmp-"+uniqueSuffix())
-		err := Create(tmp, data, perm)
-		if errors.Is(err, fs.ErrExist) {
-			continue // another writer's temporary file: pick another name
-		}
-		if err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			os.Remove(tmp)
-			return err
-		}
-		return nil
+	tmp, err := besideUnique(path, func(tmp string) error { return Create(tmp, data, perm) })
+	if err != nil {
+		return err
 	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 // Create writes data to a new file at path and fails when path exists. It
@@ -75,14 +68,18 @@ func Create(path string, data []byte, perm os.FileMode) error {
 // MkdirUnique creates a new directory beside path, named after it with a
 // unique hidden suffix, for a tree to be staged there and renamed to path.
 func MkdirUnique(path string) (string, error) {
+	return besideUnique(path, func(stage string) error { return os.Mkdir(stage, 0o755) })
+}
+
+// besideUnique calls create with hidden names beside path until one is not
+// taken yet (another writer's temporary file), and returns that name.
+func besideUnique(path string, create func(name string) error) (string, error) {
 	dir, base := filepath.Split(path)
 	for {
-		stage := filepath.Join(dir, "."+base+".tmp-"+uniqueSuffix())
-		err := os.Mkdir(stage, 0o755)
-		if errors.Is(err, fs.ErrExist) {
-			continue
+		name := filepath.Join(dir, "."+base+".tmp-"+uniqueSuffix())
+		if err := create(name); !errors.Is(err, fs.ErrExist) {
+			return name, err
 		}
-		return stage, err
 	}
 }
 

@@ -31,10 +31,11 @@ import (
 // The cache lives in the build directory, never in out/; the drift check
 // never uses it.
 type Cache struct {
-	path string
-	key  string
-	Out  string
-	prev cacheFile // what the last gen left (empty when unusable)
+	path   string
+	key    string
+	Out    string
+	absOut string
+	prev   cacheFile // what the last gen left (empty when unusable)
 
 	mu     sync.Mutex
 	hashes map[string]string // path -> hash of the skeleton generated now
@@ -105,7 +106,7 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 		fmt.Fprintf(h, "%s\x00%d\x00", f, len(data))
 		h.Write(data)
 	}
-	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, hashes: map[string]string{}}
+	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, absOut: out, hashes: map[string]string{}}
 	if data, err := os.ReadFile(cachePath); err == nil {
 		var prev cacheFile
 		if json.Unmarshal(data, &prev) == nil && prev.Version == cacheVersion && prev.Out == out {
@@ -151,19 +152,15 @@ func (c *Cache) Unchanged(rel string, fresh []byte) bool {
 
 // Store records the tree a successful gen left.
 func (c *Cache) Store(p *writer.Plan) error {
-	out, err := filepath.Abs(c.Out)
-	if err != nil {
-		return err
-	}
-	cf := cacheFile{Version: cacheVersion, Key: c.key, Out: out, Files: map[string]fileRecord{}}
+	cf := cacheFile{Version: cacheVersion, Key: c.key, Out: c.absOut, Files: map[string]fileRecord{}}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, rel := range p.Files.Paths() {
 		st, ok := statOf(filepath.Join(c.Out, filepath.FromSlash(rel)))
 		if !ok {
 			return nil // something raced us; no cache is always safe
 		}
-		c.mu.Lock()
 		cf.Files[rel] = fileRecord{Stat: st, Fresh: c.hashes[rel]}
-		c.mu.Unlock()
 	}
 	data, err := json.Marshal(cf)
 	if err != nil {

@@ -60,6 +60,9 @@ type Plan struct {
 	// onDisk is what Prepare found at each path of Files, so that Apply
 	// neither reads the tree again nor writes what is already there.
 	onDisk map[string]diskState
+	// paths is what Prepare learnt of the directories, which tells Apply
+	// the new ones it stages.
+	paths *pathChecker
 }
 
 // diskState is what the output root holds at a planned path.
@@ -227,11 +230,11 @@ func PrepareKnown(root string, fresh *fileset.Set, known Known, l *diag.List) *P
 	data, _ := json.MarshalIndent(manifest, "", "  ")
 	data = append(data, '\n')
 	_ = out.Add(&fileset.File{Path: ManifestName, Data: data})
-	onDisk[ManifestName] = stateOf(oldData, nil, data)
-	if oldData == nil {
-		onDisk[ManifestName] = diskAbsent
+	onDisk[ManifestName] = diskAbsent
+	if oldData != nil {
+		onDisk[ManifestName] = stateOf(oldData, nil, data)
 	}
-	return &Plan{Root: root, Files: out, Stale: stale, onDisk: onDisk}
+	return &Plan{Root: root, Files: out, Stale: stale, onDisk: onDisk, paths: paths}
 }
 
 func mergeOwned(root string, f *fileset.File, disk []byte, oldDefaults map[string]string, l *diag.List) ([]byte, bool) {
@@ -320,6 +323,23 @@ func (c *pathChecker) check(p string) (mayExist bool, err error) {
 	return true, symlinkError(c.root, clean, st)
 }
 
+// topMissing returns the topmost directory on the slash path dir (itself
+// included) that does not exist, or "" when dir exists.
+func (c *pathChecker) topMissing(dir string) string {
+	if dir == "." {
+		return ""
+	}
+	for i := 0; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		if c.dir(dir[:i]).missing {
+			return dir[:i]
+		}
+	}
+	return ""
+}
+
 func (c *pathChecker) dir(p string) dirState {
 	c.mu.Lock()
 	st, ok := c.dirs[p]
@@ -367,7 +387,11 @@ func Apply(p *Plan) (Stats, error) {
 	if err := os.MkdirAll(p.Root, 0o755); err != nil {
 		return st, err
 	}
-	var manifest *fileset.File
+	paths := p.paths
+	if paths == nil {
+		paths = newPathChecker(p.Root)
+	}
+	var manifest *write
 	var writes []write
 	stages := map[string]string{} // new directory -> its staging directory
 	defer func() {
@@ -375,32 +399,27 @@ func Apply(p *Plan) (Stats, error) {
 			os.RemoveAll(stage) // only left when a write failed
 		}
 	}()
-	tops := newTopsFinder(p.Root)
 	for _, f := range p.Files.Files() {
-		state := p.onDisk[f.Path]
-		if state == diskSame {
+		w := write{f: f, state: p.onDisk[f.Path], path: filepath.Join(p.Root, filepath.FromSlash(f.Path))}
+		switch {
+		case w.state == diskSame:
 			st.Unchanged++
 			continue
-		}
-		if f.Path == ManifestName {
-			manifest = f
+		case f.Path == ManifestName:
+			manifest = &w
 			continue
-		}
-		w := write{f: f, state: state, path: filepath.Join(p.Root, filepath.FromSlash(f.Path))}
-		if state == diskAbsent {
-			top, err := tops.firstMissing(filepath.Dir(w.path))
-			if err != nil {
-				return st, err
-			}
-			if top != "" {
-				stage, ok := stages[top]
+		case w.state == diskAbsent:
+			if top := paths.topMissing(path.Dir(f.Path)); top != "" {
+				full := filepath.Join(p.Root, filepath.FromSlash(top))
+				stage, ok := stages[full]
 				if !ok {
-					if stage, err = atomicfile.MkdirUnique(top); err != nil {
+					var err error
+					if stage, err = atomicfile.MkdirUnique(full); err != nil {
 						return st, err
 					}
-					stages[top] = stage
+					stages[full] = stage
 				}
-				w.path = filepath.Join(stage, strings.TrimPrefix(w.path, top))
+				w.path = filepath.Join(stage, strings.TrimPrefix(w.path, full))
 				w.staged = true
 			}
 		}
@@ -416,15 +435,10 @@ func Apply(p *Plan) (Stats, error) {
 		if errs[i] != nil {
 			return st, errs[i]
 		}
-		if changed[i] {
-			st.Written++
-			st.BytesWritten += int64(len(w.f.Data))
-		} else {
-			st.Unchanged++
-		}
+		st.count(changed[i], w.f)
 	}
-	// Parents before children does not matter: staged directories are
-	// disjoint (each is the topmost missing one on its path).
+	// Staged directories are disjoint (each is the topmost missing one on
+	// its paths), so the order of the renames does not matter.
 	for top, stage := range stages {
 		if err := os.Rename(stage, top); err != nil {
 			return st, err
@@ -432,17 +446,11 @@ func Apply(p *Plan) (Stats, error) {
 		delete(stages, top)
 	}
 	if manifest != nil {
-		w := write{f: manifest, state: p.onDisk[ManifestName], path: filepath.Join(p.Root, ManifestName)}
-		changed, err := w.do()
+		changed, err := manifest.do()
 		if err != nil {
 			return st, err
 		}
-		if changed {
-			st.Written++
-			st.BytesWritten += int64(len(manifest.Data))
-		} else {
-			st.Unchanged++
-		}
+		st.count(changed, manifest.f)
 	}
 	for _, s := range p.Stale {
 		full := filepath.Join(p.Root, filepath.FromSlash(s))
@@ -453,6 +461,15 @@ func Apply(p *Plan) (Stats, error) {
 		removeEmptyParents(p.Root, filepath.Dir(full))
 	}
 	return st, nil
+}
+
+func (st *Stats) count(changed bool, f *fileset.File) {
+	if changed {
+		st.Written++
+		st.BytesWritten += int64(len(f.Data))
+	} else {
+		st.Unchanged++
+	}
 }
 
 // write is one file Apply puts on disk.
@@ -489,45 +506,6 @@ func makeStagedDirs(writes []write) error {
 		}
 	}
 	return nil
-}
-
-// topsFinder finds, for a directory below the root, the topmost one of its
-// ancestors (itself included) that does not exist, remembering what it saw.
-type topsFinder struct {
-	root string
-	top  map[string]string // directory -> its topmost missing ancestor, "" if it exists
-}
-
-func newTopsFinder(root string) *topsFinder {
-	return &topsFinder{root: root, top: map[string]string{root: ""}}
-}
-
-// firstMissing returns "" when dir exists.
-func (t *topsFinder) firstMissing(dir string) (string, error) {
-	if top, seen := t.top[dir]; seen {
-		return top, nil
-	}
-	parent := filepath.Dir(dir)
-	if parent == dir {
-		return "", fmt.Errorf("%s is not below the output directory %s", dir, t.root)
-	}
-	top, err := t.firstMissing(parent)
-	if err != nil {
-		return "", err
-	}
-	if top == "" {
-		st, err := os.Lstat(dir)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			top = dir
-		case err != nil:
-			return "", err
-		case !st.IsDir():
-			return "", fmt.Errorf("%s is not a directory", dir)
-		}
-	}
-	t.top[dir] = top
-	return top, nil
 }
 
 func removeEmptyParents(root, dir string) {
