@@ -171,8 +171,7 @@ func (r *runner) run(ctx context.Context, u *Unit) {
 		}
 	}
 	r.mu.Unlock()
-	key, err := r.st.key(u)
-	if err == nil && r.st.upToDate(u, key) {
+	if key := r.st.key(u, r.st.prevDeps(u)); r.st.upToDate(u, key) {
 		r.finish(u, true, func() { r.res.UpToDate++ })
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/opforge/opforge/generators/filestat"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,10 +33,8 @@ type outputState struct {
 }
 
 type fileState struct {
-	Size  int64  `json:"size"`
-	MTime int64  `json:"mtime"`
-	Ino   uint64 `json:"ino"`
-	Hash  string `json:"hash"`
+	filestat.Stat
+	Hash string `json:"hash"`
 }
 
 func loadState(path string) *state {
@@ -81,8 +80,8 @@ func (s *state) fileHash(path string) string {
 	s.mu.Unlock()
 	h := "-"
 	if st, err := os.Stat(path); err == nil {
-		fs := fileState{Size: st.Size(), MTime: st.ModTime().UnixNano(), Ino: inode(st)}
-		if haveCache && cached.Size == fs.Size && cached.MTime == fs.MTime && cached.Ino == fs.Ino && cached.Hash != "" {
+		fs := fileState{Stat: filestat.FromInfo(st)}
+		if haveCache && cached.Stat == fs.Stat && cached.Hash != "" {
 			h = cached.Hash
 		} else if f, err := os.Open(path); err == nil {
 			sum := sha256.New()
@@ -103,13 +102,10 @@ func (s *state) fileHash(path string) string {
 
 // key is the hash of everything that decides a unit's output: the tool's
 // identity (its binary's contents), the arguments, and the contents of
-// the inputs and of the headers the last run depended on.
-func (s *state) key(u *Unit) (string, error) {
-	s.mu.Lock()
-	prev := s.Outputs[u.Output]
-	s.mu.Unlock()
+// the inputs and of deps, the headers a run depended on.
+func (s *state) key(u *Unit, deps []string) string {
 	parts := [][]byte{[]byte("v1"), []byte(s.fileHash(u.Tool)), []byte(u.Tool), []byte(strings.Join(u.Args, "\x1f")), []byte(u.Dir)}
-	inputs := append(append([]string{}, u.Inputs...), prev.Deps...)
+	inputs := append(append([]string{}, u.Inputs...), deps...)
 	sort.Strings(inputs)
 	for _, in := range inputs {
 		p := in
@@ -118,7 +114,14 @@ func (s *state) key(u *Unit) (string, error) {
 		}
 		parts = append(parts, []byte(in), []byte(s.fileHash(p)))
 	}
-	return hashBytes(parts...), nil
+	return hashBytes(parts...)
+}
+
+// prevDeps are the headers the unit's last successful run depended on.
+func (s *state) prevDeps(u *Unit) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Outputs[u.Output].Deps
 }
 
 func (s *state) upToDate(u *Unit, key string) bool {
@@ -137,10 +140,9 @@ func (s *state) upToDate(u *Unit, key string) bool {
 // own hash is refreshed because it changed.
 func (s *state) record(u *Unit, deps []string) {
 	s.mu.Lock()
-	s.Outputs[u.Output] = outputState{Deps: deps}
 	delete(s.hashed, u.Output)
 	s.mu.Unlock()
-	key, _ := s.key(u)
+	key := s.key(u, deps)
 	s.mu.Lock()
 	s.Outputs[u.Output] = outputState{Key: key, Deps: deps}
 	s.mu.Unlock()

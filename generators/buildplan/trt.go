@@ -46,15 +46,13 @@ func TRT(o Options) (*Plan, error) {
 			Problem: fmt.Sprintf("not found in %s/lib64 or lib: the CUDA runtime library is needed to link; set CUDA_HOME to a full toolkit", cuda.Path)})
 		return p, nil
 	}
-	var gencode []string
-	for _, a := range d.TRT.CUDAArchs {
-		gencode = append(gencode, fmt.Sprintf("-gencode=arch=compute_%s,code=sm_%s", a, a))
+	archs := d.TRT.CUDAArchs
+	if env := o.Env.Getenv("CUDA_ARCHS"); env != "" { // e.g. CUDA_ARCHS=90 for one GPU
+		archs = strings.Split(env, ",")
 	}
-	if archs := o.Env.Getenv("CUDA_ARCHS"); archs != "" { // e.g. CUDA_ARCHS=90 for one GPU
-		gencode = nil
-		for _, a := range strings.Split(archs, ",") {
-			gencode = append(gencode, fmt.Sprintf("-gencode=arch=compute_%s,code=sm_%s", a, a))
-		}
+	var gencode []string
+	for _, a := range archs {
+		gencode = append(gencode, fmt.Sprintf("-gencode=arch=compute_%s,code=sm_%s", a, a))
 	}
 	pkgs, _ := filepath.Glob(filepath.Join(o.Out, "trt", "*", "src"))
 	sort.Strings(pkgs)

@@ -40,8 +40,6 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 				n, o.Out, n, time.Since(start).Round(time.Millisecond))
 			return 0
 		}
-	}
-	if cacheErr == nil && !*full {
 		o.Known = cache.Unchanged
 	}
 	var l diag.List

@@ -5,11 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/opforge/opforge/generators/filestat"
 	"os"
 	"path/filepath"
 	"sort"
 	"sync"
-	"syscall"
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/load"
@@ -52,26 +52,8 @@ type cacheFile struct {
 }
 
 type fileRecord struct {
-	Stat  statInfo `json:"stat"`
-	Fresh string   `json:"fresh,omitempty"` // hash of the skeleton that made the file
-}
-
-type statInfo struct {
-	Size  int64  `json:"size"`
-	MTime int64  `json:"mtime"`
-	Ino   uint64 `json:"ino"`
-}
-
-func statOf(path string) (statInfo, bool) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return statInfo{}, false
-	}
-	var ino uint64
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		ino = uint64(s.Ino)
-	}
-	return statInfo{Size: st.Size(), MTime: st.ModTime().UnixNano(), Ino: ino}, true
+	Stat  filestat.Stat `json:"stat"`
+	Fresh string        `json:"fresh,omitempty"` // hash of the skeleton that made the file
 }
 
 // OpenCache computes the input key of o and reads what the last gen left;
@@ -82,7 +64,7 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, ok := statOf(exe)
+	st, ok := filestat.Of(exe)
 	if !ok {
 		return nil, fmt.Errorf("cannot stat %s", exe)
 	}
@@ -133,7 +115,7 @@ func (c *Cache) Fresh() (int, bool) {
 }
 
 func (c *Cache) untouched(rel string, want fileRecord) bool {
-	got, ok := statOf(filepath.Join(c.Out, filepath.FromSlash(rel)))
+	got, ok := filestat.Of(filepath.Join(c.Out, filepath.FromSlash(rel)))
 	return ok && got == want.Stat
 }
 
@@ -156,7 +138,7 @@ func (c *Cache) Store(p *writer.Plan) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, rel := range p.Files.Paths() {
-		st, ok := statOf(filepath.Join(c.Out, filepath.FromSlash(rel)))
+		st, ok := filestat.Of(filepath.Join(c.Out, filepath.FromSlash(rel)))
 		if !ok {
 			return nil // something raced us; no cache is always safe
 		}

@@ -143,23 +143,9 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 	return set
 }
 
-// bufs recycles the buffers templates render into: a file is rendered
-// once and then copied out normalized, so the buffer is free again at once.
-var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// maxPooled bounds the buffers kept for reuse, so one huge file does not
-// pin its buffer for the rest of the run.
-const maxPooled = 1 << 20
-
 // Execute renders the named template.
 func (s *Set) Execute(name string, data any) ([]byte, error) {
-	buf := bufs.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= maxPooled {
-			bufs.Put(buf)
-		}
-	}()
-	return s.executeInto(buf, name, data)
+	return s.executeInto(new(bytes.Buffer), name, data)
 }
 
 // executeInto renders the named template into buf, which it resets first,

@@ -1,6 +1,7 @@
 package toolchain
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -156,21 +157,18 @@ func (e Env) ResolveTool(t Tool) Found {
 	return f
 }
 
-// ToolVersion runs the tool's version command (bounded in time).
+// ToolVersion runs the tool's version command (bounded in time: a tool
+// that hangs has no version).
 func ToolVersion(path string, v *VersionProbe) string {
-	cmd := exec.Command(path, v.Args...)
-	done := make(chan []byte, 1)
-	go func() {
-		out, _ := cmd.CombinedOutput()
-		done <- out
-	}()
-	select {
-	case out := <-done:
-		return match(v.Pattern, string(out))
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, v.Args...)
+	cmd.WaitDelay = time.Second // children holding the output open
+	out, _ := cmd.CombinedOutput()
+	if ctx.Err() != nil {
 		return ""
 	}
+	return match(v.Pattern, string(out))
 }
 
 func describe(desc, name string) string {

@@ -1,0 +1,35 @@
+// Package filestat tells whether a file is as it was without reading it:
+// its size, mtime and inode, what make and ninja trust. The inode catches
+// a file replaced by another of the same size and mtime.
+package filestat
+
+import (
+	"os"
+	"syscall"
+)
+
+// Stat is a file's identity for up-to-date checks; comparable, and
+// stored as JSON in the build directory's state files.
+type Stat struct {
+	Size  int64  `json:"size"`
+	MTime int64  `json:"mtime"`
+	Ino   uint64 `json:"ino"`
+}
+
+// Of stats path (following links); false when it cannot.
+func Of(path string) (Stat, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Stat{}, false
+	}
+	return FromInfo(fi), true
+}
+
+// FromInfo is the Stat of what os.Stat returned.
+func FromInfo(fi os.FileInfo) Stat {
+	var ino uint64
+	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = uint64(s.Ino)
+	}
+	return Stat{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Ino: ino}
+}
