@@ -26,12 +26,7 @@ var Default = Check
 // Check validates every op definition under opdefs/ (all diagnostics, as
 // path:line:col) and fails when the checked-in out/ tree differs from what
 // they generate: changed, missing or extra files.
-func Check() error {
-	if code := cli.Main([]string{"check"}, os.Stdout, os.Stderr); code != 0 {
-		return fmt.Errorf("check failed")
-	}
-	return nil
-}
+func Check() error { return opforge("check") }
 
 // Gen regenerates out/ from opdefs/: only changed files are written, user
 // code between opforge:begin/end markers is kept, and nothing is written

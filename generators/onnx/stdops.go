@@ -1,7 +1,5 @@
 package onnx
 
-import "sort"
-
 // The standard ONNX operators, written from the operator schemas of onnx
 // 1.23 (onnx.defs, every version of every op), plus the experimental ops
 // ONNX 1.5 removed that importers still recognise (TensorRT's parser
@@ -78,14 +76,4 @@ var standardOps = func() map[string]string {
 func StandardOp(name string) (domain string, ok bool) {
 	domain, ok = standardOps[name]
 	return domain, ok
-}
-
-// StandardOps lists every standard operator name, sorted.
-func StandardOps() []string {
-	out := make([]string, 0, len(standardOps))
-	for n := range standardOps {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }

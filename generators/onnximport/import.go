@@ -93,6 +93,7 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	im := &importer{path: path, l: l, scopes: scopes{}, trt: trt}
 	var groups []*group
 	byKey := map[string]*group{}
+	groupOf := map[*onnx.Node]*group{}
 	for _, n := range nodes {
 		d := im.derive(n)
 		if d == nil {
@@ -105,6 +106,7 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 			groups = append(groups, g)
 		}
 		g.nodes = append(g.nodes, n)
+		groupOf[n] = g
 	}
 	if l.HasErrors() {
 		return nil
@@ -125,22 +127,11 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 		}
 	}
 	for _, n := range nodes {
-		for _, g := range groups {
-			if containsNode(g.nodes, n) {
-				res.Calls = append(res.Calls, Call{Node: n, Op: g.op})
-			}
+		if g := groupOf[n]; g != nil {
+			res.Calls = append(res.Calls, Call{Node: n, Op: g.op})
 		}
 	}
 	return res
-}
-
-func containsNode(list []*onnx.Node, n *onnx.Node) bool {
-	for _, x := range list {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 func newPackage(path string, opts Options) *ir.Package {

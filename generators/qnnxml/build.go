@@ -170,6 +170,12 @@ func (b *builder) where(e *etree.Element) ir.Where {
 			w[strings.ToLower(c.Tag)] = b.d.at(c)
 		}
 	}
+	// The dtypes are "type" in the IR and in YAML: position them under that
+	// key too, so rules about dtypes point at <Datatype> without knowing
+	// which format an op came from.
+	if p, ok := w["datatype"]; ok {
+		w["type"] = p
+	}
 	return w
 }
 

@@ -91,7 +91,10 @@ func scanStarts(file string, data []byte, l *diag.List) ([]diag.Pos, bool) {
 	dec.CharsetReader = charsetReader
 	var starts []diag.Pos
 	lines := newLineIndex(data)
-	lineCol := func(_ []byte, off int) (int, int) { return lines.at(off) }
+	pos := func(off int64) diag.Pos {
+		line, col := lines.at(int(off))
+		return diag.Pos{File: file, Line: line, Col: col}
+	}
 	depth := 0
 	for {
 		off := dec.InputOffset()
@@ -103,33 +106,29 @@ func scanStarts(file string, data []byte, l *diag.List) ([]diag.Pos, bool) {
 		}
 		if err != nil {
 			var se *xml.SyntaxError
-			line, col := lineCol(data, int(dec.InputOffset()))
+			p := pos(dec.InputOffset())
 			if errors.As(err, &se) {
-				line, col = se.Line, 0
+				p.Line, p.Col = se.Line, 0
 			}
-			l.Errorf(diag.Pos{File: file, Line: line, Col: col}, "xml-syntax", "invalid XML: %s", strings.TrimPrefix(err.Error(), "XML syntax error on line "+strconv.Itoa(line)+": "))
+			l.Errorf(p, "xml-syntax", "invalid XML: %s", strings.TrimPrefix(err.Error(), "XML syntax error on line "+strconv.Itoa(p.Line)+": "))
 			return nil, false
 		}
 		switch tok.(type) {
 		case xml.StartElement:
 			depth++
 			if depth > maxDepth {
-				line, col := lineCol(data, int(off))
-				l.Errorf(diag.Pos{File: file, Line: line, Col: col}, "xml-too-deep", "elements nest more than %d levels deep", maxDepth)
+				l.Errorf(pos(off), "xml-too-deep", "elements nest more than %d levels deep", maxDepth)
 				return nil, false
 			}
 			if len(starts) >= maxElements {
-				line, col := lineCol(data, int(off))
-				l.Errorf(diag.Pos{File: file, Line: line, Col: col}, "xml-too-large", "more than %d elements; a QNN config never needs that many", maxElements)
+				l.Errorf(pos(off), "xml-too-large", "more than %d elements; a QNN config never needs that many", maxElements)
 				return nil, false
 			}
-			line, col := lineCol(data, int(off))
-			starts = append(starts, diag.Pos{File: file, Line: line, Col: col})
+			starts = append(starts, pos(off))
 		case xml.EndElement:
 			depth--
 		case xml.Directive:
-			line, col := lineCol(data, int(off))
-			l.Errorf(diag.Pos{File: file, Line: line, Col: col}, "xml-doctype", "XML directives such as DOCTYPE are not allowed in QNN configs (they can define entities); remove it")
+			l.Errorf(pos(off), "xml-doctype", "XML directives such as DOCTYPE are not allowed in QNN configs (they can define entities); remove it")
 			return nil, false
 		}
 	}

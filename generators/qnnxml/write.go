@@ -136,10 +136,14 @@ func rankText(rank int, scalar bool) string {
 	return strconv.Itoa(rank) + "D"
 }
 
-var layoutToQNN = map[ir.Layout]string{
-	ir.LayoutNHWC: "NHWC", ir.LayoutNDHWC: "NDHWC", ir.LayoutNontrivial: "NONTRIVIAL",
-	ir.LayoutUndefined: "UNDEFINED", ir.LayoutBackendSpecific: "BACKEND_SPECIFIC",
-}
+// layoutToQNN inverts layoutFromQNN: one table states the mapping.
+var layoutToQNN = func() map[ir.Layout]string {
+	m := make(map[ir.Layout]string, len(layoutFromQNN))
+	for q, l := range layoutFromQNN {
+		m[l] = q
+	}
+	return m
+}()
 
 func (w *writer) layout(shape *etree.Element, l ir.Layout, pos diag.Pos, name string) {
 	if l == ir.LayoutNone {

@@ -116,7 +116,7 @@ func (v *validator) typeVars(op *ir.Op) {
 	used := map[string]bool{}
 	for _, t := range op.Tensors() {
 		if t.Type.Var == "" {
-			v.dtypeList(t.Type.DTypes, t.Where.At("type", t.Where.At("datatype", t.Pos)), "tensor "+quote(t.Name))
+			v.dtypeList(t.Type.DTypes, t.Where.At("type", t.Pos), "tensor "+quote(t.Name))
 			continue
 		}
 		used[t.Type.Var] = true
@@ -248,10 +248,10 @@ func (v *validator) supplementals() {
 		}
 		for _, backend := range op.Targets.HTP.Backends {
 			for _, t := range op.Tensors() {
-				v.backendSpecific(resolved, backend, op, t.Name, op.AllowedDTypes(t), t.Layout, t.Where.At("type", t.Where.At("datatype", t.Pos)), t.Where.At("layout", t.Pos))
+				v.backendSpecific(resolved, backend, op, t.Name, op.AllowedDTypes(t), t.Layout, t.Where.At("type", t.Pos), t.Where.At("layout", t.Pos))
 			}
 			for _, p := range op.Params {
-				v.backendSpecific(resolved, backend, op, p.Name, p.DTypes, p.Layout, p.Where.At("type", p.Where.At("datatype", p.Pos)), p.Where.At("layout", p.Pos))
+				v.backendSpecific(resolved, backend, op, p.Name, p.DTypes, p.Layout, p.Where.At("type", p.Pos), p.Where.At("layout", p.Pos))
 			}
 		}
 	}

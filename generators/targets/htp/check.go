@@ -67,7 +67,7 @@ func checkOp(op *ir.Op, d *diag.TargetList) {
 		d.Errorf(op.Pos, "htp-no-input", "op %s has no inputs; QNN op definitions need at least one", op.Name)
 	}
 	for _, t := range op.Tensors() {
-		pos := t.Where.At("type", t.Where.At("datatype", t.Pos))
+		pos := t.Where.At("type", t.Pos)
 		for _, dt := range op.AllowedDTypes(t) {
 			checkDType(d, pos, dt, "tensor "+t.Name)
 		}
@@ -80,7 +80,7 @@ func checkOp(op *ir.Op, d *diag.TargetList) {
 		}
 	}
 	for _, p := range op.Params {
-		pos := p.Where.At("type", p.Where.At("datatype", p.Pos))
+		pos := p.Where.At("type", p.Pos)
 		for _, dt := range p.DTypes {
 			checkDType(d, pos, dt, "param "+p.Name)
 		}

@@ -21,7 +21,7 @@ func checkExecuTorch(op *ir.Op, d *diag.TargetList) {
 		}
 	}
 	for _, p := range op.Params {
-		pos := p.Where.At("type", p.Where.At("datatype", p.Pos))
+		pos := p.Where.At("type", p.Pos)
 		switch p.Kind {
 		case ir.ParamString:
 			d.Errorf(pos, "executorch-string-param", "param %q of op %s is a string; ExecuTorch's Qualcomm backend cannot pass string arguments (QNN_DATATYPE_STRING is not plumbed)", p.Name, op.Name)
