@@ -8,6 +8,7 @@ package atomicfile
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,7 +34,15 @@ func Write(path string, data []byte, perm os.FileMode) (changed bool, err error)
 // without first comparing with what path holds: for callers that already
 // know the bytes differ. The directory must exist.
 func Replace(path string, data []byte, perm os.FileMode) error {
-	tmp, err := besideUnique(path, func(tmp string) error { return Create(tmp, data, perm) })
+	return ReplaceFrom(path, bytes.NewReader(data), perm)
+}
+
+// ReplaceFrom is Replace with the bytes streamed from r, for files too
+// large to hold in memory.
+func ReplaceFrom(path string, r io.Reader, perm os.FileMode) error {
+	tmp, err := besideUnique(path, func(tmp string) error {
+		return create(tmp, perm, func(f *os.File) error { _, err := io.Copy(f, r); return err })
+	})
 	if err != nil {
 		return err
 	}
@@ -49,11 +58,17 @@ func Replace(path string, data []byte, perm os.FileMode) error {
 // yet (a staging directory renamed into place when complete), where a
 // crash leaves nothing half-written in view.
 func Create(path string, data []byte, perm os.FileMode) error {
+	return create(path, perm, func(f *os.File) error { _, err := f.Write(data); return err })
+}
+
+// create makes a new file at path, fills it with fill, and removes it
+// again when that or closing fails.
+func create(path string, perm os.FileMode, fill func(*os.File) error) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	if err := fill(f); err != nil {
 		f.Close()
 		os.Remove(path)
 		return err

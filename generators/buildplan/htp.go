@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -39,23 +40,21 @@ func HTP(o Options, variants []string) (*Plan, error) {
 	}
 	p := &Plan{Target: "htp", StateFile: filepath.Join(o.Build, "htp", ".opforge-build.json"), CompDB: filepath.Join(o.Build, "htp", "compile_commands.json")}
 	o.Env = withVersionCache(o, p)
+	all := HTPVariants(d)
 	if variants == nil {
-		variants = HTPVariants(d)
-	}
-	known := map[string]bool{}
-	for _, v := range HTPVariants(d) {
-		known[v] = true
+		variants = all
 	}
 	for _, v := range variants {
-		if !known[v] {
-			return nil, fmt.Errorf("unknown HTP variant %q; known: %s", v, strings.Join(HTPVariants(d), ", "))
+		if !slices.Contains(all, v) {
+			return nil, fmt.Errorf("unknown HTP variant %q; known: %s", v, strings.Join(all, ", "))
 		}
 	}
 	qnn := o.Env.ResolveSDK(*d.SDK("qnn"))
 	p.require(qnn)
+	hexagon := o.Env.ResolveSDK(*d.SDK("hexagon"))
 	var vs []htpVariant
 	for _, name := range variants {
-		if v, ok := htpVariantFor(o.Env, d, name, qnn, p); ok {
+		if v, ok := htpVariantFor(o.Env, d, name, qnn, hexagon, p); ok {
 			vs = append(vs, v)
 		}
 	}
@@ -107,8 +106,7 @@ func (v htpVariant) flagsForLink(d *toolchain.Descriptor) []string {
 
 // htpVariantFor resolves the compiler and flags of one variant, recording
 // what is missing.
-func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn toolchain.Found, p *Plan) (htpVariant, bool) {
-	hexagon := env.ResolveSDK(*d.SDK("hexagon"))
+func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn, hexagon toolchain.Found, p *Plan) (htpVariant, bool) {
 	base := ""
 	if hexagon.OK() {
 		base = filepath.Dir(filepath.Clean(hexagon.Path))
