@@ -32,14 +32,15 @@ func WriteCompileCommands(path string, units []*Unit) error {
 		if err != nil {
 			return err
 		}
+		// The depfile flags only serve the engine.
 		args := []string{u.Tool}
 		for _, a := range u.Args {
-			if a == "-MF" || strings.Contains(a, DepArg) {
+			if a == "-MF" || a == "-MMD" || a == "-MD" || strings.Contains(a, DepArg) {
 				continue
 			}
 			args = append(args, strings.ReplaceAll(a, OutArg, u.Output))
 		}
-		cmds = append(cmds, compileCommand{Directory: abs, Arguments: dropDepFlags(args), File: u.Source, Output: u.Output})
+		cmds = append(cmds, compileCommand{Directory: abs, Arguments: args, File: u.Source, Output: u.Output})
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Output < cmds[j].Output })
 	data, err := json.MarshalIndent(cmds, "", "  ")
@@ -48,16 +49,4 @@ func WriteCompileCommands(path string, units []*Unit) error {
 	}
 	_, err = atomicfile.Write(path, append(data, '\n'), 0o644)
 	return err
-}
-
-// dropDepFlags removes -MMD/-MD, which only serve the engine.
-func dropDepFlags(args []string) []string {
-	out := args[:0]
-	for _, a := range args {
-		if a == "-MMD" || a == "-MD" {
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
 }
