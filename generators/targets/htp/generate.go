@@ -214,11 +214,7 @@ func scalarDefault(p *ir.Param) (defaultModel, bool) {
 	value := p.Default.Text
 	switch {
 	case p.Kind == ir.ParamEnum:
-		for i, v := range p.Values {
-			if v == p.Default.Text {
-				value = fmt.Sprint(i)
-			}
-		}
+		value = enumIndex(p, p.Default.Text)
 	case dt == ir.Bool:
 		value = map[bool]string{true: "1", false: "0"}[p.Default.Text == "true"]
 	case dt == ir.Float32:
