@@ -187,8 +187,8 @@ func schemaLiteral(p *ir.Param, l *ir.Literal) string {
 		return map[bool]string{true: "True", false: "False"}[l.Text == "true"]
 	case l.Kind == ir.LitString:
 		return strconv.Quote(l.Text)
-	case len(p.DTypes) > 0 && p.DTypes[0].IsFloat() && !strings.ContainsAny(l.Text, ".eE"):
-		return l.Text + ".0"
+	case len(p.DTypes) > 0 && p.DTypes[0].IsFloat():
+		return withPoint(l.Text)
 	}
 	return l.Text
 }
