@@ -309,11 +309,8 @@ func typeCond(all []*ioTensor, t *ioTensor, io func(int) string) string {
 		return oneOf(self, t.Allowed)
 	case ruleTied:
 		return self + " == " + io(t.Tie) + ".type"
-	case ruleFollowFirst:
-		first := io(0) + ".type"
-		return fmt.Sprintf("%s == (%s ? %s : %s)", self, oneOf(first, t.Allowed), first, trtType(t.Allowed[0]))
 	}
-	return self + " == " + trtType(t.Fixed)
+	return self + " == " + typeExpr(all, t.Pos, func(pos int) string { return io(pos) + ".type" })
 }
 
 // formatCond is the format test: the first tensor leads with any listed
