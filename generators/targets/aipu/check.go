@@ -6,6 +6,7 @@ package aipu
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -94,11 +95,7 @@ func stem(op *ir.Op) string { return names.Snake(op.Name) }
 func checkOp(op *ir.Op, d *diag.TargetList) {
 	a := op.Targets.AIPU
 	for _, t := range a.Targets {
-		known := false
-		for _, k := range KnownTargets {
-			known = known || k == t
-		}
-		if !known {
+		if !slices.Contains(KnownTargets, t) {
 			d.Warnf(a.Pos, "aipu-target", "op %s names Compass target %q, which opforge has no toolchain settings for; known: %s", op.Name, t, strings.Join(KnownTargets, ", "))
 		}
 	}

@@ -85,16 +85,21 @@ func newTorchOp(op *ir.Op, d *diag.TargetList) *torchOp {
 		pyArgs = append(pyArgs, in.Ident)
 		callArgs = append(callArgs, in.Ident)
 	}
-	var required, defaulted []*ir.Param
+	type schemaParam struct {
+		p        *ir.Param
+		typ, def string
+	}
+	var required, defaulted []schemaParam
 	for _, p := range op.Params {
-		if _, def := torchParam(p); def == "" {
-			required = append(required, p)
+		typ, def := torchParam(p)
+		if def == "" {
+			required = append(required, schemaParam{p, typ, def})
 		} else {
-			defaulted = append(defaulted, p)
+			defaulted = append(defaulted, schemaParam{p, typ, def})
 		}
 	}
-	for _, p := range append(required, defaulted...) {
-		typ, def := torchParam(p)
+	for _, sp := range append(required, defaulted...) {
+		p, typ, def := sp.p, sp.typ, sp.def
 		arg := typ + " " + p.Ident
 		if def != "" {
 			arg += "=" + def
@@ -187,8 +192,8 @@ func schemaLiteral(p *ir.Param, l *ir.Literal) string {
 		return map[bool]string{true: "True", false: "False"}[l.Text == "true"]
 	case l.Kind == ir.LitString:
 		return strconv.Quote(l.Text)
-	case len(p.DTypes) > 0 && p.DTypes[0].IsFloat() && !strings.ContainsAny(l.Text, ".eE"):
-		return l.Text + ".0"
+	case len(p.DTypes) > 0 && p.DTypes[0].IsFloat():
+		return withPoint(l.Text)
 	}
 	return l.Text
 }

@@ -1,6 +1,7 @@
 package htp
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -35,20 +36,11 @@ func checkExecuTorch(op *ir.Op, d *diag.TargetList) {
 			if len(p.DTypes) > 0 && p.DTypes[0].IsFloat() {
 				want = ir.Float32
 			}
-			if !hasDType(p.DTypes, want) {
+			if !slices.Contains(p.DTypes, want) {
 				d.Warnf(pos, "executorch-param-dtype", "param %q of op %s accepts %s, but ExecuTorch sends Python %s values as %s; add %s to its types or calls will not be delegated", p.Name, op.Name, dtypeList(p.DTypes), map[bool]string{true: "float", false: "int"}[want == ir.Float32], want.QNNName(), want)
 			}
 		}
 	}
-}
-
-func hasDType(list []ir.DType, d ir.DType) bool {
-	for _, x := range list {
-		if x == d {
-			return true
-		}
-	}
-	return false
 }
 
 func dtypeList(list []ir.DType) string {

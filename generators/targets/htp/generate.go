@@ -214,11 +214,7 @@ func scalarDefault(p *ir.Param) (defaultModel, bool) {
 	value := p.Default.Text
 	switch {
 	case p.Kind == ir.ParamEnum:
-		for i, v := range p.Values {
-			if v == p.Default.Text {
-				value = fmt.Sprint(i)
-			}
-		}
+		value = enumIndex(p, p.Default.Text)
 	case dt == ir.Bool:
 		value = map[bool]string{true: "1", false: "0"}[p.Default.Text == "true"]
 	case dt == ir.Float32:
@@ -234,10 +230,16 @@ func scalarDefault(p *ir.Param) (defaultModel, bool) {
 }
 
 func floatLiteral(s string) string {
+	return withPoint(s) + "f"
+}
+
+// withPoint appends ".0" to a number's text unless it already reads as a
+// float (has a '.', 'e' or 'E').
+func withPoint(s string) string {
 	if !strings.ContainsAny(s, ".eE") {
-		s += ".0"
+		return s + ".0"
 	}
-	return s + "f"
+	return s
 }
 
 // title upper-cases the first letter of every underscore-separated word,

@@ -3,6 +3,7 @@ package trt
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -87,7 +88,7 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
 	}
 	if len(op.Inputs) == 0 {
 		for _, out := range op.Outputs {
-			if !hasDType(op.AllowedDTypes(out), ir.Float32) {
+			if !slices.Contains(op.AllowedDTypes(out), ir.Float32) {
 				d.Errorf(out.Where.At("type", out.Pos), "trt-no-input-dtype", "output %q of op %s, which has no inputs, cannot be float32; TensorRT gives the outputs of a plugin without inputs kFLOAT", out.Name, op.Name)
 			}
 		}
@@ -206,15 +207,6 @@ func fieldDType(p *ir.Param) ir.DType {
 		}
 	}
 	return ""
-}
-
-func hasDType(ds []ir.DType, d ir.DType) bool {
-	for _, x := range ds {
-		if x == d {
-			return true
-		}
-	}
-	return false
 }
 
 // checkAliases checks each aliased output against its input: both must

@@ -1,8 +1,6 @@
 package trt
 
 import (
-	"strings"
-
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
@@ -35,9 +33,9 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	if m.QDP != nil {
 		m.QDPModule = m.QDP.Module
 	}
-	plugin := "plugin"
+	plugin, library := "plugin", "library"
 	if m.Legacy {
-		plugin = "plugin_v2"
+		plugin, library = "plugin_v2", "library_v2"
 	}
 	files := []render.File{
 		{Path: "CMakeLists.txt", Tmpl: "CMakeLists.txt.tmpl", Data: m},
@@ -45,7 +43,7 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		{Path: "README.md", Tmpl: "README.md.tmpl", Data: m},
 		{Path: "src/" + pkg.Name + "Kernels.h", Tmpl: "kernels.h.tmpl", Data: m},
 		{Path: "src/" + pkg.Name + "Common.h", Tmpl: "common.h.tmpl", Data: m},
-		{Path: "src/" + pkg.Name + "Library.cpp", Tmpl: strings.Replace(plugin, "plugin", "library", 1) + ".cpp.tmpl", Data: m},
+		{Path: "src/" + pkg.Name + "Library.cpp", Tmpl: library + ".cpp.tmpl", Data: m},
 	}
 	for _, op := range m.Ops {
 		files = append(files,

@@ -63,6 +63,9 @@ type ioLayout struct {
 	ShapeInputs []*ir.Tensor
 	Outputs     []*ioTensor // opdef outputs, then one size tensor per data-dependent size
 	Slots       []*slot
+	// InDim maps each dim symbol of the regular inputs to the (input, dim)
+	// that binds it first.
+	InDim map[string][2]int
 }
 
 // All returns inputs then outputs: inOut order.
@@ -71,7 +74,7 @@ func (l *ioLayout) All() []*ioTensor {
 }
 
 func layoutOf(op *ir.Op) *ioLayout {
-	l := &ioLayout{}
+	l := &ioLayout{InDim: map[string][2]int{}}
 	varPos := map[string]int{}
 	pos := 0
 	for _, in := range op.Inputs {
@@ -97,6 +100,14 @@ func layoutOf(op *ir.Op) *ioLayout {
 		}
 		l.Inputs = append(l.Inputs, t)
 		pos++
+		for j, d := range in.Shape {
+			if !d.Expr.IsSymbol() {
+				continue
+			}
+			if _, ok := l.InDim[d.Expr.Name]; !ok {
+				l.InDim[d.Expr.Name] = [2]int{t.Index, j}
+			}
+		}
 	}
 	for _, out := range op.Outputs {
 		t := &ioTensor{T: out, Name: out.Name, Ident: out.Ident, Index: len(l.Outputs), Pos: pos, Rank: rankOf(out), Allowed: op.AllowedDTypes(out)}

@@ -309,11 +309,8 @@ func typeCond(all []*ioTensor, t *ioTensor, io func(int) string) string {
 		return oneOf(self, t.Allowed)
 	case ruleTied:
 		return self + " == " + io(t.Tie) + ".type"
-	case ruleFollowFirst:
-		first := io(0) + ".type"
-		return fmt.Sprintf("%s == (%s ? %s : %s)", self, oneOf(first, t.Allowed), first, trtType(t.Allowed[0]))
 	}
-	return self + " == " + trtType(t.Fixed)
+	return self + " == " + typeExpr(all, t.Pos, func(pos int) string { return io(pos) + ".type" })
 }
 
 // formatCond is the format test: the first tensor leads with any listed
@@ -475,28 +472,18 @@ type shapeCode struct {
 type refs struct {
 	op      *ir.Op
 	l       *ioLayout
-	inDim   map[string][2]int // symbol -> (input, dim)
-	shapeIn map[string]int    // shape-tensor name -> index among shape inputs
-	shapeNb map[string]int    // symbol bound by a 1-D shape tensor's length -> index
+	shapeIn map[string]int // shape-tensor name -> index among shape inputs
+	shapeNb map[string]int // symbol bound by a 1-D shape tensor's length -> index
 	checks  []string
 	checked map[string]bool
 }
 
 func newRefs(op *ir.Op, l *ioLayout) *refs {
-	r := &refs{op: op, l: l, inDim: map[string][2]int{}, shapeIn: map[string]int{}, shapeNb: map[string]int{}, checked: map[string]bool{}}
-	for _, t := range l.Inputs {
-		for j, d := range t.T.Shape {
-			if d.Expr.IsSymbol() {
-				if _, ok := r.inDim[d.Expr.Name]; !ok {
-					r.inDim[d.Expr.Name] = [2]int{t.Index, j}
-				}
-			}
-		}
-	}
+	r := &refs{op: op, l: l, shapeIn: map[string]int{}, shapeNb: map[string]int{}, checked: map[string]bool{}}
 	for i, t := range l.ShapeInputs {
 		r.shapeIn[t.Name] = i
 		if len(t.Shape) == 1 && t.Shape[0].Expr.IsSymbol() {
-			if _, ok := r.inDim[t.Shape[0].Expr.Name]; !ok {
+			if _, ok := l.InDim[t.Shape[0].Expr.Name]; !ok {
 				r.shapeNb[t.Shape[0].Expr.Name] = i
 			}
 		}
@@ -540,7 +527,7 @@ func (r *refs) ref(e *shapeexpr.Expr) string {
 		}
 		return fmt.Sprintf("exprBuilder.constant(mParams.%s[%d])", identOf(r.op, e.Name), e.Index)
 	}
-	if d, ok := r.inDim[e.Name]; ok {
+	if d, ok := r.l.InDim[e.Name]; ok {
 		return fmt.Sprintf("inputs[%d].d[%d]", d[0], d[1])
 	}
 	if s, ok := r.shapeNb[e.Name]; ok {
@@ -604,7 +591,6 @@ func runtimeChecks(op *ir.Op, l *ioLayout, legacy bool) []string {
 		desc = "inputDesc"
 	}
 	var out []string
-	first := map[string][2]int{}
 	for _, t := range l.Inputs {
 		if t.Rank == ir.RankAny {
 			continue
@@ -616,10 +602,8 @@ func runtimeChecks(op *ir.Op, l *ioLayout, legacy bool) []string {
 			case dim.Expr.IsConst():
 				out = append(out, fmt.Sprintf("if (!checkDim(%s, %d, %d, \"%s\", \"%s\")) return 1;", d, j, dim.Expr.Value, op.Name, t.Name))
 			case dim.Expr.IsSymbol():
-				if f, ok := first[dim.Expr.Name]; ok {
+				if f := l.InDim[dim.Expr.Name]; f != [2]int{t.Index, j} {
 					out = append(out, fmt.Sprintf("if (!checkSameDim(%s, %d, %s[%d].dims, %d, \"%s\", \"%s\", \"%s\", \"%s\")) return 1;", d, j, desc, f[0], f[1], op.Name, t.Name, l.Inputs[f[0]].Name, dim.Expr.Name))
-				} else {
-					first[dim.Expr.Name] = [2]int{t.Index, j}
 				}
 			}
 		}
@@ -642,12 +626,11 @@ func workspaceExpr(op *ir.Op, l *ioLayout, w *shapeexpr.Expr, legacy bool) strin
 // params as members of params. ok is false when e reads something plain
 // code does not have (shape-tensor values, data-dependent sizes).
 func cppInt(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string, params string) (string, bool) {
-	r := newRefs(op, l)
 	ok := true
 	s := e.Render(shapeexpr.Syntax{
 		Const: func(v int64) string { return "int64_t{" + strconv.FormatInt(v, 10) + "}" },
 		Ref: func(x *shapeexpr.Expr) string {
-			if d, found := r.inDim[x.Name]; found && x.Kind == shapeexpr.Sym {
+			if d, found := l.InDim[x.Name]; found && x.Kind == shapeexpr.Sym {
 				return "static_cast<int64_t>(" + dim(d[0], d[1]) + ")"
 			}
 			p := op.Param(x.Name)

@@ -243,18 +243,21 @@ func int64Literal(v int64) string {
 func floatBounds(p *ir.Param) (string, string) {
 	lo, hi := "-std::numeric_limits<double>::infinity()", "std::numeric_limits<double>::infinity()"
 	if p.Min != nil {
-		lo = strconv.FormatFloat(*p.Min, 'g', -1, 64)
-		if !strings.ContainsAny(lo, ".eE") {
-			lo += ".0"
-		}
+		lo = withPoint(strconv.FormatFloat(*p.Min, 'g', -1, 64))
 	}
 	if p.Max != nil {
-		hi = strconv.FormatFloat(*p.Max, 'g', -1, 64)
-		if !strings.ContainsAny(hi, ".eE") {
-			hi += ".0"
-		}
+		hi = withPoint(strconv.FormatFloat(*p.Max, 'g', -1, 64))
 	}
 	return lo, hi
+}
+
+// withPoint appends ".0" to a number's text unless it already reads as a
+// float (has a '.', 'e' or 'E').
+func withPoint(s string) string {
+	if !strings.ContainsAny(s, ".eE") {
+		return s + ".0"
+	}
+	return s
 }
 
 // scalarLiteral writes one default value as a C++ literal of cType.
@@ -263,9 +266,7 @@ func scalarLiteral(text, cType string) string {
 	case "bool":
 		return text
 	case "float", "double":
-		if !strings.ContainsAny(text, ".eE") {
-			text += ".0"
-		}
+		text = withPoint(text)
 		if cType == "float" {
 			text += "f"
 		}

@@ -230,23 +230,12 @@ func pyTypeExpr(l *ioLayout, all []*ioTensor, pos int) string {
 
 // pyRefs renders shape expressions over tensorrt.plugin ShapeExprs.
 type pyRefs struct {
-	op    *ir.Op
-	inDim map[string][2]int
-	l     *ioLayout
+	op *ir.Op
+	l  *ioLayout
 }
 
 func newPyRefs(op *ir.Op, l *ioLayout) *pyRefs {
-	r := &pyRefs{op: op, l: l, inDim: map[string][2]int{}}
-	for _, t := range l.Inputs {
-		for j, d := range t.T.Shape {
-			if d.Expr.IsSymbol() {
-				if _, ok := r.inDim[d.Expr.Name]; !ok {
-					r.inDim[d.Expr.Name] = [2]int{t.Index, j}
-				}
-			}
-		}
-	}
-	return r
+	return &pyRefs{op: op, l: l}
 }
 
 // expr renders e; constants and attribute values are wrapped in
@@ -260,7 +249,7 @@ func (r *pyRefs) expr(e *shapeexpr.Expr, upper bool) string {
 			if s.Kind == shapeexpr.Index {
 				return fmt.Sprintf("trtp.ShapeExpr(int(%s[%d]))", identOf(r.op, s.Name), s.Index)
 			}
-			if d, ok := r.inDim[s.Name]; ok {
+			if d, ok := r.l.InDim[s.Name]; ok {
 				return fmt.Sprintf("%s.shape_expr[%d]", r.l.Inputs[d[0]].Ident, d[1])
 			}
 			for _, z := range r.op.DataDependent {

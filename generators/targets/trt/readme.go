@@ -146,12 +146,12 @@ func exampleValue(p *paramModel) example {
 	isFloat := p.elem.IsFloat()
 	for i, it := range items {
 		switch {
-		case isFloat && !strings.ContainsAny(it, ".eE"):
-			items[i] = it + ".0"
 		case it == "true":
 			items[i] = "1"
 		case it == "false":
 			items[i] = "0"
+		case isFloat:
+			items[i] = withPoint(it)
 		}
 	}
 	npType := "np.int32"
