@@ -18,7 +18,9 @@ import (
 )
 
 // plainValue converts YAML into the value validateStructure sees, the way
-// Load does; ok is false when the text does not parse.
+// Load does; ok is false when the text does not parse. Values that Load
+// would refuse before validation (a conversion error) are kept: the two
+// validators must agree on them too.
 func plainValue(data []byte) (v any, ok bool) {
 	var l diag.List
 	doc, ok := Parse("f.yaml", data, &l)
