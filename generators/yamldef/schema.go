@@ -3,6 +3,8 @@ package yamldef
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/schemacheck"
 	"github.com/opforge/opforge/schemas"
 )
 
@@ -23,6 +26,10 @@ var (
 	schema     *jsonschema.Schema
 	opSchema   *jsonschema.Schema
 	schemaErr  error
+	// quick and quickOp are the same schemas as verdict-only checks; nil
+	// if they do not compile, and then every document goes through
+	// jsonschema.
+	quick, quickOp *schemacheck.Schema
 )
 
 // opdefSchema compiles the embedded schema once. It is the single source of
@@ -33,6 +40,9 @@ func opdefSchema() (*jsonschema.Schema, error) {
 		var compiled []*jsonschema.Schema
 		if compiled, schemaErr = schemas.Compile(schemas.OpDefJSON, schemas.OpDefURL, "#/$defs/op"); schemaErr == nil {
 			schema, opSchema = compiled[0], compiled[1]
+		}
+		if checks, err := schemacheck.Compile(schemas.OpDefJSON, "#/$defs/op"); err == nil {
+			quick, quickOp = checks[0], checks[1]
 		}
 	})
 	return schema, schemaErr
@@ -48,23 +58,16 @@ func (t *tree) validateStructure(v any) bool {
 		t.l.Errorf(diag.Pos{File: t.file}, "internal", "opdef schema does not compile: %v", err)
 		return false
 	}
-	// Large packages validate their ops in parallel against the op
-	// subschema; the document itself is checked with its first op only.
-	// Every error is reported in op order, so output stays deterministic.
-	doc, _ := v.(map[string]any)
-	ops, _ := doc["ops"].([]any)
-	errs := make([]error, len(ops)+1)
-	if len(ops) > 1 {
-		head := make(map[string]any, len(doc))
-		for k, x := range doc {
-			head[k] = x
-		}
-		head["ops"] = ops[:1]
-		errs[0] = sch.Validate(head)
-		render.Parallel(len(ops)-1, func(i int) { errs[i+2] = opSchema.Validate(ops[i+1]) })
-	} else {
-		errs[0] = sch.Validate(v)
+	head, rest := splitOps(v)
+	// Nearly every document is valid and needs no error tree: the quick
+	// check vouches for it, and jsonschema runs only to explain a failure.
+	if quickValid(head, rest) {
+		return true
 	}
+	// errs[0] is the head's, errs[i] that of ops[i].
+	errs := make([]error, 1+len(rest))
+	errs[0] = sch.Validate(head)
+	render.Parallel(len(rest), func(i int) { errs[i+1] = opSchema.Validate(rest[i]) })
 	ok := true
 	for i, err := range errs {
 		if err == nil {
@@ -76,12 +79,37 @@ func (t *tree) validateStructure(v any) bool {
 			t.l.Errorf(diag.Pos{File: t.file}, "schema", "%v", err)
 			continue
 		}
-		if i >= 2 {
-			prefixLocations(verr, []string{"ops", strconv.Itoa(i - 1)})
+		if i >= 1 {
+			prefixLocations(verr, []string{"ops", strconv.Itoa(i)})
 		}
 		t.report(verr)
 	}
 	return ok
+}
+
+// splitOps prepares a document for validation in parallel: head is the
+// document with its first op only, checked against the whole schema, and
+// rest its other ops, checked against the op subschema each. Errors are
+// reported in op order, so output stays deterministic.
+func splitOps(v any) (head any, rest []any) {
+	doc, _ := v.(map[string]any)
+	ops, _ := doc["ops"].([]any)
+	if len(ops) <= 1 {
+		return v, nil
+	}
+	h := maps.Clone(doc)
+	h["ops"] = ops[:1]
+	return h, ops[1:]
+}
+
+// quickValid is the verdict-only check of a split document.
+func quickValid(head any, rest []any) bool {
+	if quick == nil || quickOp == nil || !quick.Valid(head) {
+		return false
+	}
+	valid := make([]bool, len(rest))
+	render.Parallel(len(rest), func(i int) { valid[i] = quickOp.Valid(rest[i]) })
+	return !slices.Contains(valid, false)
 }
 
 // prefixLocations makes the instance locations of an error tree produced

@@ -1,0 +1,216 @@
+package yamldef
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/schemacheck"
+)
+
+// plainValue converts YAML into the value validateStructure sees, the way
+// Load does; ok is false when the text does not parse. Values that Load
+// would refuse before validation (a conversion error) are kept: the two
+// validators must agree on them too.
+func plainValue(data []byte) (v any, ok bool) {
+	var l diag.List
+	doc, ok := Parse("f.yaml", data, &l)
+	if !ok {
+		return nil, false
+	}
+	t := &tree{file: "f.yaml", l: &l, doc: doc}
+	return t.convert(doc, 0), true
+}
+
+// verdicts is a pair of schemas that must agree on every value.
+type verdicts struct {
+	ref   *jsonschema.Schema
+	quick *schemacheck.Schema
+	// Values checked, by verdict.
+	valid, invalid int
+}
+
+func (p *verdicts) agree(t *testing.T, where string, v any) {
+	t.Helper()
+	want := p.ref.Validate(v) == nil
+	if got := p.quick.Valid(v); got != want {
+		js, _ := json.Marshal(v)
+		t.Errorf("%s: schemacheck says valid=%v, jsonschema %v, for %s", where, got, want, js)
+	}
+	if want {
+		p.valid++
+	} else {
+		p.invalid++
+	}
+}
+
+// schemaPairs returns the document and op schemas in both forms; the
+// quick ones must compile, or yamldef silently loses its fast path.
+func schemaPairs(t testing.TB) (doc, op *verdicts) {
+	t.Helper()
+	if _, err := opdefSchema(); err != nil {
+		t.Fatal(err)
+	}
+	if quick == nil || quickOp == nil {
+		t.Fatal("the opdef schema does not compile for schemacheck")
+	}
+	return &verdicts{ref: schema, quick: quick}, &verdicts{ref: opSchema, quick: quickOp}
+}
+
+// opdefFiles lists every YAML opdef of the repository, valid or not.
+func opdefFiles(t testing.TB) []string {
+	t.Helper()
+	var files []string
+	for _, root := range []string{"../../opdefs", "../../testdata"} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") {
+				files = append(files, path)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return files
+}
+
+// TestQuickSchemaAgrees runs both validators over every opdef in the
+// repository — the whole document, each op alone (as validateStructure
+// splits them), and variants of each with one value replaced or one
+// member dropped or added — and requires the same verdict every time.
+func TestQuickSchemaAgrees(t *testing.T) {
+	doc, op := schemaPairs(t)
+	seen := map[string]bool{} // variants of values met before prove nothing new
+	fresh := func(v any) bool {
+		key, _ := json.Marshal(v)
+		if seen[string(key)] {
+			return false
+		}
+		seen[string(key)] = true
+		return !testing.Short()
+	}
+	for _, path := range opdefFiles(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, ok := plainValue(data)
+		if !ok {
+			continue
+		}
+		doc.agree(t, path, v)
+		head, ops := cutOps(v)
+		if fresh(head) {
+			variants(head, func(m any) { doc.agree(t, path+" variant", joinOps(m, ops)) })
+		}
+		for i, o := range ops {
+			where := fmt.Sprintf("%s ops[%d]", path, i)
+			op.agree(t, where, o)
+			if fresh(o) {
+				variants(o, func(m any) { op.agree(t, where+" variant", m) })
+			}
+		}
+	}
+	t.Logf("documents: %d valid, %d invalid; ops: %d valid, %d invalid", doc.valid, doc.invalid, op.valid, op.invalid)
+	if doc.valid < 10 || doc.invalid < 3 || !testing.Short() && (op.valid < 1000 || op.invalid < 1000) {
+		t.Error("too few cases of each verdict: the comparison proves little")
+	}
+}
+
+// cutOps splits a document into everything but its ops, which variants
+// of the document leave to those of the op schema, and its ops.
+func cutOps(v any) (head any, ops []any) {
+	doc, ok := v.(map[string]any)
+	if !ok {
+		return v, nil
+	}
+	ops, _ = doc["ops"].([]any)
+	doc = maps.Clone(doc)
+	delete(doc, "ops")
+	return doc, ops
+}
+
+// joinOps is the inverse of cutOps.
+func joinOps(head any, ops []any) any {
+	doc, ok := head.(map[string]any)
+	if !ok || ops == nil {
+		return head
+	}
+	doc = maps.Clone(doc)
+	doc["ops"] = ops
+	return doc
+}
+
+// replacements stand in for any one value: each type, numbers at the
+// schema's bounds, strings of its enums and patterns and beyond its
+// lengths.
+var replacements = []any{
+	nil, true, int64(-1), int64(0), int64(8), int64(9), 2.0, 1.5, "", "x", "1x", "in[0]", "float32[]",
+	"float32", "NCHW", "any", strings.Repeat("a", 201), []any{}, []any{"float32"}, map[string]any{},
+}
+
+// variants calls yield with copies of v that differ from it in one place.
+func variants(v any, yield func(any)) {
+	for _, r := range replacements {
+		yield(r)
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			c := maps.Clone(v)
+			delete(c, k)
+			yield(c)
+			variants(v[k], func(m any) {
+				c := maps.Clone(v)
+				c[k] = m
+				yield(c)
+			})
+		}
+		c := maps.Clone(v)
+		c["unknown"] = int64(1)
+		yield(c)
+	case []any:
+		for i := range v {
+			variants(v[i], func(m any) {
+				c := slices.Clone(v)
+				c[i] = m
+				yield(c)
+			})
+		}
+		if len(v) > 0 {
+			yield(append(slices.Clone(v), v...))
+		}
+	}
+}
+
+// FuzzQuickSchema: for any YAML, the quick check and jsonschema give the
+// same verdict on the document and on each op.
+func FuzzQuickSchema(f *testing.F) {
+	doc, op := schemaPairs(f)
+	for _, path := range opdefFiles(f) {
+		if data, err := os.ReadFile(path); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, ok := plainValue(data)
+		if !ok {
+			return
+		}
+		doc.agree(t, "document", v)
+		_, ops := cutOps(v)
+		for i, o := range ops {
+			op.agree(t, fmt.Sprintf("ops[%d]", i), o)
+		}
+	})
+}
