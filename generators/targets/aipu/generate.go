@@ -1,9 +1,6 @@
 package aipu
 
 import (
-	"path"
-	"strings"
-
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
@@ -64,12 +61,16 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		return nil
 	}
 	// Op models are independent of each other: build them on every core.
+	f := newPackageFacts(pkg, g.Targets)
 	m := &packageModel{Name: pkg.Name, Source: pkg.Source, Ops: make([]*opModel, len(ops))}
-	render.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(pkg, ops[i], g.Targets) })
+	render.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(f, ops[i]) })
+	n := 0
 	for _, om := range m.Ops {
-		for _, b := range om.builds {
-			m.Objects = append(m.Objects, objectModel{Path: b.Object, Source: KernelDir + "/" + om.KernelFile, MCPU: b.MCPU, Defines: strings.Join(b.Defines, " ")})
-		}
+		n += len(om.objects)
+	}
+	m.Objects = make([]objectModel, 0, n)
+	for _, om := range m.Ops {
+		m.Objects = append(m.Objects, om.objects...)
 	}
 	files := make([]render.File, 0, 2+4*len(m.Ops))
 	files = append(files,
@@ -106,26 +107,29 @@ func Kernels(pkg *ir.Package, targets []string) []KernelBuild {
 	if targets == nil {
 		targets = KnownTargets
 	}
+	f := newPackageFacts(pkg, targets)
 	var out []KernelBuild
 	for _, op := range Ops(pkg) {
-		out = append(out, newOpModel(pkg, op, targets).builds...)
+		out = append(out, newOpModel(f, op).builds...)
 	}
 	return out
 }
 
-// kernelBuilds are the objects of an op's kernel: every variant for every
-// -mcpu.
-func (m *opModel) kernelBuilds() []KernelBuild {
-	var out []KernelBuild
+// kernelBuilds lists the objects of an op's kernel, every variant for
+// every -mcpu: as builds from source (below out/aipu/), as the Makefile's
+// objects and as the object paths the GBuilder docstring names.
+func (m *opModel) kernelBuilds(source string) {
+	n := len(m.MCPUs) * len(m.Variants)
+	m.builds = make([]KernelBuild, 0, n)
+	m.objects = make([]objectModel, 0, n)
+	m.Objects = make([]string, 0, n)
+	rel := KernelDir + "/" + m.KernelFile
 	for _, mc := range m.MCPUs {
 		for _, v := range m.Variants {
-			out = append(out, KernelBuild{
-				Source:  path.Join(m.Package, KernelDir, m.KernelFile),
-				Object:  mc + "/" + v.Entry + ".o",
-				MCPU:    mc,
-				Defines: v.Defines,
-			})
+			object := mc + "/" + v.Entry + ".o"
+			m.builds = append(m.builds, KernelBuild{Source: source, Object: object, MCPU: mc, Defines: v.Defines})
+			m.objects = append(m.objects, objectModel{Path: object, Source: rel, MCPU: mc, Defines: v.defines})
+			m.Objects = append(m.Objects, object)
 		}
 	}
-	return out
 }

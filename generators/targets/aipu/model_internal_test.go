@@ -7,6 +7,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -55,7 +56,7 @@ func TestPythonLiterals(t *testing.T) {
 }
 
 func TestScope(t *testing.T) {
-	s := newScope("np", "torch")
+	s := newScope(newNameSet("np", "torch"))
 	for _, c := range []struct{ in, want string }{{"x", "x"}, {"np", "np_"}, {"x", "x_"}, {"np", "np__"}, {"torch", "torch_"}} {
 		if got := s.claim(c.in); got != c.want {
 			t.Errorf("claim(%q) = %q, want %q", c.in, got, c.want)
@@ -91,7 +92,7 @@ ops:
       - {name: y, type: T, shape: [N]}
     targets: {aipu: {}}
 `)
-	k := newKernelModel(pkg, op)
+	k := newKernelModel(names.Snake(pkg.Name), op, dimSymbols(op))
 	var entries []string
 	for _, v := range k.Variants {
 		entries = append(entries, v.Entry)
@@ -126,7 +127,7 @@ ops:
       - {name: y, type: float32, shape: [N]}
     targets: {aipu: {}}
 `)
-	m := newOpModel(pkg, op, KnownTargets)
+	m := newOpModel(newPackageFacts(pkg, KnownTargets), op)
 	if !strings.Contains(strings.Join(m.Infer, "\n"), "np_ = input_tensors[0]") {
 		t.Errorf("parser locals:\n%s", strings.Join(m.Infer, "\n"))
 	}
