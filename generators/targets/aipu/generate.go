@@ -1,6 +1,8 @@
 package aipu
 
 import (
+	"fmt"
+
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
@@ -37,12 +39,15 @@ const (
 	KernelDir  = "kernels"
 )
 
-// packageModel is the package-level README and Makefile.
+// packageModel is the package-level README and Makefile. Their per-op
+// parts, a few lines for each kernel object, render on every core
+// (render.Sections) into the strings here.
 type packageModel struct {
-	Name    string
-	Source  string
-	Ops     []*opModel
-	Objects []objectModel
+	Name       string
+	Ops        []*opModel
+	ObjectList string // the Makefile's OBJECTS ("makefile-objects")
+	Rules      string // the Makefile's rules ("makefile-rules")
+	ObjectRows string // the README's table of objects ("readme-objects")
 }
 
 // objectModel is one kernel object to compile.
@@ -62,15 +67,11 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	}
 	// Op models are independent of each other: build them on every core.
 	f := newPackageFacts(pkg, g.Targets)
-	m := &packageModel{Name: pkg.Name, Source: pkg.Source, Ops: make([]*opModel, len(ops))}
+	m := &packageModel{Name: pkg.Name, Ops: make([]*opModel, len(ops))}
 	render.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(f, ops[i]) })
-	n := 0
-	for _, om := range m.Ops {
-		n += len(om.objects)
-	}
-	m.Objects = make([]objectModel, 0, n)
-	for _, om := range m.Ops {
-		m.Objects = append(m.Objects, om.objects...)
+	if err := m.sections(); err != nil {
+		d.Errorf(pkg.Pos, "internal", "%v", err)
+		return nil
 	}
 	files := make([]render.File, 0, 2+4*len(m.Ops))
 	files = append(files,
@@ -86,6 +87,20 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		)
 	}
 	return tmpl.Package(pkg, files, d)
+}
+
+// sections renders the per-op parts of the README and Makefile.
+func (m *packageModel) sections() error {
+	for _, s := range []struct {
+		to   *string
+		name string
+	}{{&m.ObjectList, "makefile-objects"}, {&m.Rules, "makefile-rules"}, {&m.ObjectRows, "readme-objects"}} {
+		var err error
+		if *s.to, err = render.Sections(tmpl, s.name, m.Ops); err != nil {
+			return fmt.Errorf("rendering %s: %v", s.name, err)
+		}
+	}
+	return nil
 }
 
 // KernelBuild is one object a package's kernels compile into:
@@ -121,14 +136,14 @@ func Kernels(pkg *ir.Package, targets []string) []KernelBuild {
 func (m *opModel) kernelBuilds(source string) {
 	n := len(m.MCPUs) * len(m.Variants)
 	m.builds = make([]KernelBuild, 0, n)
-	m.objects = make([]objectModel, 0, n)
+	m.ObjectRules = make([]objectModel, 0, n)
 	m.Objects = make([]string, 0, n)
 	rel := KernelDir + "/" + m.KernelFile
 	for _, mc := range m.MCPUs {
 		for _, v := range m.Variants {
 			object := mc + "/" + v.Entry + ".o"
 			m.builds = append(m.builds, KernelBuild{Source: source, Object: object, MCPU: mc, Defines: v.Defines})
-			m.objects = append(m.objects, objectModel{Path: object, Source: rel, MCPU: mc, Defines: v.defines})
+			m.ObjectRules = append(m.ObjectRules, objectModel{Path: object, Source: rel, MCPU: mc, Defines: v.defines})
 			m.Objects = append(m.Objects, object)
 		}
 	}

@@ -76,8 +76,11 @@ type opModel struct {
 	MCPUs      []string
 	Default    variant
 
-	builds  []KernelBuild // the kernel's objects, for builds without the Makefile
-	objects []objectModel // the same, for the package Makefile and README
+	// ObjectRules are the kernel's objects and how each compiles, for the
+	// package Makefile and README.
+	ObjectRules []objectModel
+
+	builds []KernelBuild // the same, for builds without the Makefile
 }
 
 type axisModel struct {
