@@ -137,14 +137,15 @@ func (m *opModel) kernelBuilds(source string) {
 	n := len(m.MCPUs) * len(m.Variants)
 	m.builds = make([]KernelBuild, 0, n)
 	m.ObjectRules = make([]objectModel, 0, n)
-	m.Objects = make([]string, 0, n)
+	objects := newCode(4)
 	rel := KernelDir + "/" + m.KernelFile
 	for _, mc := range m.MCPUs {
 		for _, v := range m.Variants {
 			object := mc + "/" + v.Entry + ".o"
 			m.builds = append(m.builds, KernelBuild{Source: source, Object: object, MCPU: mc, Defines: v.Defines})
-			m.ObjectRules = append(m.ObjectRules, objectModel{Path: object, Source: rel, MCPU: mc, Defines: v.defines})
-			m.Objects = append(m.Objects, object)
+			m.ObjectRules = append(m.ObjectRules, objectModel{Path: object, Source: rel, MCPU: mc, Defines: v.Flags})
+			objects.line(object)
 		}
 	}
+	m.Objects = objects.String()
 }

@@ -32,7 +32,7 @@ type kernelArg struct {
 type variant struct {
 	Entry   string   // kernel entry name, the object's base name
 	Defines []string // -D options
-	defines string   // Defines joined, for the Makefile and README
+	Flags   string   // Defines joined, as the Makefile passes them
 }
 
 // kernelModel is everything about an op's kernel that the builder plugin,
@@ -272,7 +272,7 @@ func (k *kernelModel) variants() {
 		for i, d := range c {
 			v.Defines = append(v.Defines, "-D"+k.Axes[i].Macro+"="+spellings[d].OpenCL)
 		}
-		v.defines = strings.Join(v.Defines, " ")
+		v.Flags = strings.Join(v.Defines, " ")
 		k.Variants[j] = v
 	}
 }

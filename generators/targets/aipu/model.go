@@ -28,7 +28,9 @@ const (
 )
 
 // opModel is everything the four per-op templates print; every decision
-// is taken here.
+// is taken here. Code bodies are code strings (one field for a template
+// to print); the templates quote identifiers (LayerType, Kernel) and
+// OPTVersion themselves, which need no escapes.
 type opModel struct {
 	Package     string
 	Name        string
@@ -42,16 +44,17 @@ type opModel struct {
 
 	// Parser plugin.
 	ParserClass   string
-	ParserVersion string
-	MLDtypes      bool     // infer_shape needs ml_dtypes (bfloat16 outputs)
-	Init          []string // __init__ body after super()
-	Infer         []string // infer_shape body, return included
+	ParserVersion string // Python string
+	OpType        string // FrameworkOp as a Python string
+	MLDtypes      bool   // infer_shape needs ml_dtypes (bfloat16 outputs)
+	Init          string // __init__ body after super()
+	Infer         string // infer_shape body, return included
 
 	// OPT plugin.
 	OPTVersion string
-	Forward    []string // forward body before the user region
-	ForwardDef []string // default body of the forward region
-	QuantDef   []string // default body of the quantize region
+	Forward    string // forward body before the user region
+	ForwardDef string // default body of the forward region
+	QuantDef   string // default body of the quantize region
 
 	// GBuilder plugin.
 	BuilderClass string
@@ -61,15 +64,15 @@ type opModel struct {
 	Axes         int
 	InputSpecs   string // Python tuple: (axis or None, Compass dtypes) per layer input
 	OutputSpecs  string
-	EnumTables   []string
+	EnumTables   string // module-level dicts, enum value -> index
 	InLayouts    string
 	OutLayouts   string
-	Params       []string // generate_params lines after ro = BuilderParams()
-	Objects      []string // object paths relative to the -L directory, for the docstring
+	Params       string // generate_params body after ro = BuilderParams()
+	Objects      string // object paths relative to the -L directory, for the docstring
 
 	// Kernel.
 	KernelFile string
-	KernelArgs []string
+	KernelArgs string // the parameter list, one per line
 	FP16       bool
 	TypeAxes   []axisModel
 	Variants   []variant
@@ -135,7 +138,8 @@ func newOpModel(f *packageFacts, op *ir.Op) *opModel {
 		Override:      a.OverrideBuiltin,
 		Source:        pkg.Source,
 		ParserClass:   op.Name + "Parser",
-		ParserVersion: pkg.Version,
+		ParserVersion: pyString(pkg.Version),
+		OpType:        pyString(a.FrameworkOp),
 		OPTVersion:    optVersion,
 		BuilderClass:  op.Name + "Plugin",
 		Score:         builderScore,
@@ -166,10 +170,11 @@ func newOpModel(f *packageFacts, op *ir.Op) *opModel {
 		}
 		m.TypeAxes[i] = axisModel{ax.Typedef, ax.Macro, vals[0], strings.Join(vals, ", ")}
 	}
-	m.KernelArgs = make([]string, len(k.Args))
-	for i, arg := range k.Args {
-		m.KernelArgs[i] = arg.Decl
+	args := &code{sep: ",\n    "}
+	for _, arg := range k.Args {
+		args.line(arg.Decl)
 	}
+	m.KernelArgs = args.String()
 	return m
 }
 
@@ -183,41 +188,42 @@ var parserReserved = newNameSet("np", "ml_dtypes", "ParserOp", "register_plugin"
 // the opdef defaults, tensor params and static inputs as constants, and
 // output arrays of the declared shapes and dtypes.
 func (m *opModel) parser(op *ir.Op, dims []dimSymbol) {
-	m.Init = make([]string, len(op.Params))
-	for i, p := range op.Params {
+	init := newCode(8)
+	for _, p := range op.Params {
 		if p.Kind == ir.ParamTensor {
-			m.Init[i] = "self.constants[" + pyString(p.Ident) + "] = _tensor(attrs, " + pyString(p.Name) + ", " + m.numpy(p.DTypes[0]) + ")"
+			init.line("self.constants[", pyString(p.Ident), "] = _tensor(attrs, ", pyString(p.Name), ", ", m.numpy(p.DTypes[0]), ")")
 			continue
 		}
-		m.Init[i] = "self.params[" + pyString(p.Ident) + "] = " + parserParam(p)
+		init.line("self.params[", pyString(p.Ident), "] = ", parserParam(p))
 	}
+	m.Init = init.String()
 	s := newScope(parserReserved)
 	l := newLocals(op, dims)
-	m.Infer = make([]string, 0, len(op.Inputs)+len(dims)+len(op.Params)+len(op.Outputs)+4)
+	infer := newCode(8)
 	for i, in := range op.Inputs {
 		l.inputs[i] = s.claim(in.Ident)
-		m.Infer = append(m.Infer, l.inputs[i]+" = input_tensors["+strconv.Itoa(i)+"]")
+		infer.line(l.inputs[i], " = input_tensors[", strconv.Itoa(i), "]")
 	}
 	l.bindSymbols(s)
-	m.Infer = l.appendDims(m.Infer)
+	l.readDims(infer)
 	for i, p := range op.Params {
 		if shapesRefer(op.Outputs, p.Name) {
 			l.params[i] = s.claim(p.Ident)
-			m.Infer = append(m.Infer, l.params[i]+" = self.params["+pyString(p.Ident)+"]")
+			infer.line(l.params[i], " = self.params[", pyString(p.Ident), "]")
 		}
 	}
 	for i, in := range op.Inputs {
 		if in.Static {
-			m.Infer = append(m.Infer,
-				"self.constants["+pyString(in.Ident)+"] = np.asarray("+l.inputs[i]+")",
-				"self.remove_inputs_at("+strconv.Itoa(i)+")")
+			infer.line("self.constants[", pyString(in.Ident), "] = np.asarray(", l.inputs[i], ")")
+			infer.line("self.remove_inputs_at(", strconv.Itoa(i), ")")
 		}
 	}
-	m.Infer = append(m.Infer, "return [")
+	infer.line("return [")
 	for _, o := range op.Outputs {
-		m.Infer = append(m.Infer, "    np.zeros("+shapeTuple(o, l.ref)+", dtype="+m.parserDType(op, o, l.inputs)+"),")
+		infer.line("    np.zeros(", shapeTuple(o, l.ref), ", dtype=", m.parserDType(op, o, l.inputs), "),")
 	}
-	m.Infer = append(m.Infer, "]")
+	infer.line("]")
+	m.Infer = infer.String()
 }
 
 // parserParam is the helper call reading one param from the node's
@@ -294,15 +300,15 @@ var optReserved = newNameSet("torch", "self", "args", "OP_TYPE", "Dtype", "OpTyp
 func (m *opModel) opt(op *ir.Op, dims []dimSymbol) {
 	s := newScope(optReserved)
 	l := newLocals(op, dims)
-	m.Forward = make([]string, 0, len(op.Inputs)+len(op.Params)+len(dims)+len(op.Outputs))
+	forward := newCode(4)
 	visible := 0
 	for i, in := range op.Inputs {
 		l.inputs[i] = s.claim(in.Ident)
 		if in.Static {
-			m.Forward = append(m.Forward, l.inputs[i]+" = self.constants["+pyString(in.Ident)+"].betensor")
+			forward.line(l.inputs[i], " = self.constants[", pyString(in.Ident), "].betensor")
 			continue
 		}
-		m.Forward = append(m.Forward, l.inputs[i]+" = self.inputs["+strconv.Itoa(visible)+"].betensor")
+		forward.line(l.inputs[i], " = self.inputs[", strconv.Itoa(visible), "].betensor")
 		visible++
 	}
 	for i, p := range op.Params {
@@ -310,24 +316,25 @@ func (m *opModel) opt(op *ir.Op, dims []dimSymbol) {
 		l.params[i] = local
 		switch {
 		case p.Kind == ir.ParamTensor:
-			m.Forward = append(m.Forward, local+" = self.constants["+pyString(p.Ident)+"].betensor")
+			forward.line(local, " = self.constants[", pyString(p.Ident), "].betensor")
 		case p.Default == nil:
-			m.Forward = append(m.Forward, local+" = self.get_param("+pyString(p.Ident)+")")
+			forward.line(local, " = self.get_param(", pyString(p.Ident), ")")
 		default:
-			m.Forward = append(m.Forward, local+" = self.get_param("+pyString(p.Ident)+", optional=True, default_value="+pyDefault(p)+")")
+			forward.line(local, " = self.get_param(", pyString(p.Ident), ", optional=True, default_value=", pyDefault(p), ")")
 		}
 	}
 	l.bindSymbols(s)
-	m.Forward = l.appendDims(m.Forward)
+	l.readDims(forward)
 	shapes := make([]string, len(op.Outputs))
 	for i, o := range op.Outputs {
 		shapes[i] = s.claim(o.Ident + "_shape")
-		m.Forward = append(m.Forward, shapes[i]+" = "+shapeTuple(o, l.ref))
+		forward.line(shapes[i], " = ", shapeTuple(o, l.ref))
 	}
-	m.ForwardDef = []string{
-		"for out, shape in zip(self.outputs, " + pyTuple(shapes) + "):",
-		"    out.betensor = torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)",
-	}
+	m.Forward = forward.String()
+	def := newCode(4)
+	def.line("for out, shape in zip(self.outputs, ", pyTuple(shapes), "):")
+	def.line("    out.betensor = torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)")
+	m.ForwardDef = def.String()
 	m.QuantDef = quantDefault(op)
 }
 
@@ -338,8 +345,9 @@ func (m *opModel) opt(op *ir.Op, dims []dimSymbol) {
 // also requires a dtype for every constant of the layer: float ones are
 // quantized as weights, integer ones stay exact (decided by the IR dtype:
 // the Optimizer clears the others between its passes).
-func quantDefault(op *ir.Op) []string {
-	var lines, keys []string
+func quantDefault(op *ir.Op) string {
+	c := newCode(4)
+	var keys []string
 	for _, in := range op.Inputs {
 		if in.Static {
 			keys = append(keys, pyString(in.Ident))
@@ -351,7 +359,7 @@ func quantDefault(op *ir.Op) []string {
 		}
 	}
 	if len(keys) > 0 {
-		lines = append(lines,
+		c.lines(
 			"for key in "+pyTuple(keys)+":  # the layer's constants",
 			"    c = self.constants[key]",
 			"    if is_float(c.ir_dtype):",
@@ -364,10 +372,10 @@ func quantDefault(op *ir.Op) []string {
 			"        c.qmin, c.qmax = dtype2range(c.dtype)")
 	}
 	for i, o := range op.Outputs {
-		lines = append(lines, "out = self.outputs["+strconv.Itoa(i)+"]  # "+o.Name)
+		c.line("out = self.outputs[", strconv.Itoa(i), "]  # ", o.Name)
 		if j, in := sameTypedInput(op, o); in != nil {
-			lines = append(lines,
-				"inp = self.inputs["+strconv.Itoa(j)+"]  # "+in.Name+": the same type",
+			c.line("inp = self.inputs[", strconv.Itoa(j), "]  # ", in.Name, ": the same type")
+			c.lines(
 				"out.dtype = inp.dtype",
 				"out.scale = inp.scale",
 				"out.zerop = inp.zerop",
@@ -378,21 +386,18 @@ func quantDefault(op *ir.Op) []string {
 		}
 		d := distinctCompass(op.AllowedDTypes(o))[0]
 		if d.IsFloat() {
-			lines = append(lines,
+			c.lines(
 				`out.qbits = self.attrs["q_bits_activation"]`,
 				`out.scale, out.zerop, out.qmin, out.qmax, out.dtype = get_linear_quant_params_from_tensor(out, self.attrs["q_mode_activation"], out.qbits, is_signed=True)`,
 				"out.qinvariant = False")
 			continue
 		}
-		lines = append(lines,
-			"out.dtype = Dtype."+spellings[d].OPT,
-			"out.scale = 1.0",
-			"out.zerop = 0",
-			"out.qbits = "+strconv.Itoa(d.Info().Bits),
-			"out.qinvariant = True",
-			"out.qmin, out.qmax = dtype2range(out.dtype)")
+		c.line("out.dtype = Dtype.", spellings[d].OPT)
+		c.lines("out.scale = 1.0", "out.zerop = 0")
+		c.line("out.qbits = ", strconv.Itoa(d.Info().Bits))
+		c.lines("out.qinvariant = True", "out.qmin, out.qmax = dtype2range(out.dtype)")
 	}
-	return lines
+	return c.String()
 }
 
 // sameTypedInput finds the first non-static input an output shares a type
@@ -435,13 +440,12 @@ func (l *locals) bindSymbols(s scope) {
 	}
 }
 
-// appendDims appends the lines reading every dimension symbol from its
+// readDims writes the lines reading every dimension symbol from its
 // input's shape.
-func (l *locals) appendDims(lines []string) []string {
+func (l *locals) readDims(c *code) {
 	for i, d := range l.dims {
-		lines = append(lines, l.syms[i]+" = "+l.inputs[d.index]+".shape["+strconv.Itoa(d.dim)+"]")
+		c.line(l.syms[i], " = ", l.inputs[d.index], ".shape[", strconv.Itoa(d.dim), "]")
 	}
-	return lines
 }
 
 // ref renders the names of a shape expression: symbols and params by
@@ -528,24 +532,27 @@ func (m *opModel) builder(op *ir.Op, k *kernelModel) {
 	m.InputSpecs, m.OutputSpecs = tupleOrEmpty(ins), tupleOrEmpty(outs)
 	m.InLayouts = "[[" + strings.Join(inLayouts, ", ") + "]]"
 	m.OutLayouts = "[[" + strings.Join(outLayouts, ", ") + "]]"
+	tables := newCode(0)
 	for _, p := range op.Params {
 		if p.Kind == ir.ParamEnum && paramPassing(p) == passScalar {
 			items := make([]string, len(p.Values))
 			for i, v := range p.Values {
 				items[i] = pyString(v) + ": " + strconv.Itoa(i)
 			}
-			m.EnumTables = append(m.EnumTables, enumTable(p)+" = {"+strings.Join(items, ", ")+"}")
+			tables.line(enumTable(p), " = {", strings.Join(items, ", "), "}")
 		}
 	}
-	m.Params = make([]string, len(k.Args), len(k.Args)+len(op.Params))
-	for i, a := range k.Args {
-		m.Params[i] = "ro.append(" + a.Python + ")  # " + a.Comment
+	m.EnumTables = tables.String()
+	params := newCode(8)
+	for _, a := range k.Args {
+		params.line("ro.append(", a.Python, ")  # ", a.Comment)
 	}
 	for _, p := range op.Params {
 		if paramPassing(p) == passNone {
-			m.Params = append(m.Params, "# "+p.Name+": in the IR layer (params["+pyString(p.Ident)+"]) only; no kernel argument can hold it")
+			params.line("# ", p.Name, ": in the IR layer (params[", pyString(p.Ident), "]) only; no kernel argument can hold it")
 		}
 	}
+	m.Params = params.String()
 }
 
 func tupleOrEmpty(items []string) string {

@@ -128,18 +128,19 @@ ops:
     targets: {aipu: {}}
 `)
 	m := newOpModel(newPackageFacts(pkg, KnownTargets), op)
-	if !strings.Contains(strings.Join(m.Infer, "\n"), "np_ = input_tensors[0]") {
-		t.Errorf("parser locals:\n%s", strings.Join(m.Infer, "\n"))
+	if !strings.Contains(m.Infer, "np_ = input_tensors[0]") {
+		t.Errorf("parser locals:\n%s", m.Infer)
 	}
-	if !strings.Contains(strings.Join(m.Forward, "\n"), "torch_ = self.inputs[1].betensor") {
-		t.Errorf("forward locals:\n%s", strings.Join(m.Forward, "\n"))
+	if !strings.Contains(m.Forward, "torch_ = self.inputs[1].betensor") {
+		t.Errorf("forward locals:\n%s", m.Forward)
 	}
-	args := strings.Join(m.KernelArgs, ", ")
+	decls := strings.Split(m.KernelArgs, ",\n    ")
+	args := strings.Join(decls, ", ")
 	if !strings.Contains(args, "int w_0_, int w_1, int w_0,") && !strings.Contains(args, "int w_0, int w_1, int w_0_") {
 		t.Errorf("kernel args: %s", args)
 	}
 	seen := map[string]bool{}
-	for _, a := range m.KernelArgs {
+	for _, a := range decls {
 		f := strings.Fields(a)
 		name := f[len(f)-1]
 		if seen[name] {
