@@ -80,10 +80,10 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	)
 	for _, om := range m.Ops {
 		files = append(files,
-			render.File{Path: ParserDir + "/aipubt_parser_" + om.Stem + ".py", Tmpl: "parser.py.tmpl", Data: om},
-			render.File{Path: OPTDir + "/aipubt_opt_" + om.Stem + ".py", Tmpl: "opt.py.tmpl", Data: om, Owned: true},
-			render.File{Path: BuilderDir + "/aipubt_builder_" + om.Stem + ".py", Tmpl: "builder.py.tmpl", Data: om},
-			render.File{Path: KernelDir + "/" + om.KernelFile, Tmpl: "kernel.cl.tmpl", Data: om, Owned: true},
+			render.File{Path: ParserDir + "/aipubt_parser_" + om.Stem + ".py", Tmpl: "parser.py.tmpl", Data: om.parser},
+			render.File{Path: OPTDir + "/aipubt_opt_" + om.Stem + ".py", Tmpl: "opt.py.tmpl", Data: om.opt, Owned: true},
+			render.File{Path: BuilderDir + "/aipubt_builder_" + om.Stem + ".py", Tmpl: "builder.py.tmpl", Data: om.builder},
+			render.File{Path: KernelDir + "/" + om.KernelFile, Tmpl: "kernel.cl.tmpl", Data: om.kernel, Owned: true},
 		)
 	}
 	return tmpl.Package(pkg, files, d)
@@ -132,20 +132,21 @@ func Kernels(pkg *ir.Package, targets []string) []KernelBuild {
 
 // kernelBuilds lists the objects of an op's kernel, every variant for
 // every -mcpu: as builds from source (below out/aipu/), as the Makefile's
-// objects and as the object paths the GBuilder docstring names.
-func (m *opModel) kernelBuilds(source string) {
-	n := len(m.MCPUs) * len(m.Variants)
+// objects, and as the object paths the GBuilder docstring names, which it
+// returns.
+func (m *opModel) kernelBuilds(source string, mcpus []string, variants []variant) string {
+	n := len(mcpus) * len(variants)
 	m.builds = make([]KernelBuild, 0, n)
 	m.ObjectRules = make([]objectModel, 0, n)
 	objects := newCode(4)
 	rel := KernelDir + "/" + m.KernelFile
-	for _, mc := range m.MCPUs {
-		for _, v := range m.Variants {
+	for _, mc := range mcpus {
+		for _, v := range variants {
 			object := mc + "/" + v.Entry + ".o"
 			m.builds = append(m.builds, KernelBuild{Source: source, Object: object, MCPU: mc, Defines: v.Defines})
 			m.ObjectRules = append(m.ObjectRules, objectModel{Path: object, Source: rel, MCPU: mc, Defines: v.Flags})
 			objects.line(object)
 		}
 	}
-	m.Objects = objects.String()
+	return objects.String()
 }

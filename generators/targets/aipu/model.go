@@ -27,63 +27,87 @@ const (
 	builderOverrideScore = 100
 )
 
-// opModel is everything the four per-op templates print; every decision
-// is taken here. Code bodies are code strings (one field for a template
-// to print); the templates quote identifiers (LayerType, Kernel) and
-// OPTVersion themselves, which need no escapes.
+// opModel is an op's four plugins, a model for each template holding
+// exactly what that template prints (every decision is taken in Go), and
+// what the package files and builds need of the op. text/template finds a
+// field by scanning the fields of its struct: small structs print faster.
 type opModel struct {
-	Package     string
-	Name        string
-	Description string
-	Stem        string
+	Name        string // for the package README
 	LayerType   string
-	FrameworkOp string
-	Alias       bool // the Parser writes alias_op_type: layer type != framework op type
-	Override    bool
-	Source      string // the opdef, for the docstrings
+	Stem        string
+	KernelFile  string
+	ObjectRules []objectModel // the kernel's objects and how each compiles: the package Makefile and README
 
-	// Parser plugin.
-	ParserClass   string
-	ParserVersion string // Python string
-	OpType        string // FrameworkOp as a Python string
+	parser  *parserModel
+	opt     *optModel
+	builder *builderModel
+	kernel  *clModel
+	builds  []KernelBuild // the kernel's objects, for builds without the Makefile
+}
+
+// parserModel is what parser.py.tmpl prints. Code bodies are code strings,
+// one field to print each.
+type parserModel struct {
+	Name          string
+	Package       string
+	FrameworkOp   string
+	LayerType     string
+	Description   string
 	MLDtypes      bool   // infer_shape needs ml_dtypes (bfloat16 outputs)
+	ParserVersion string // Python string
+	ParserClass   string
+	OpType        string // FrameworkOp as a Python string
+	Alias         bool   // alias_op_type: the layer type is not the framework op type
 	Init          string // __init__ body after super()
 	Infer         string // infer_shape body, return included
+}
 
-	// OPT plugin.
-	OPTVersion string
-	Forward    string // forward body before the user region
-	ForwardDef string // default body of the forward region
-	QuantDef   string // default body of the quantize region
+// optModel is what opt.py.tmpl prints. The template quotes LayerType (an
+// identifier) and OPTVersion itself.
+type optModel struct {
+	Name        string
+	Package     string
+	LayerType   string
+	Description string
+	Override    bool
+	OPTVersion  string
+	Stem        string
+	Forward     string // forward body before the user region
+	ForwardDef  string // default body of the forward region
+	QuantDef    string // default body of the quantize region
+}
 
-	// GBuilder plugin.
-	BuilderClass string
-	Score        int
+// builderModel is what builder.py.tmpl prints.
+type builderModel struct {
+	Name         string
+	Package      string
+	LayerType    string
+	KernelFile   string
+	Objects      string // object paths relative to the -L directory, for the docstring
 	Targets      string // Python tuple of accepted Compass targets
 	Kernel       string // entry base name
 	Axes         int
 	InputSpecs   string // Python tuple: (axis or None, Compass dtypes) per layer input
 	OutputSpecs  string
 	EnumTables   string // module-level dicts, enum value -> index
+	BuilderClass string
+	Score        int
 	InLayouts    string
 	OutLayouts   string
 	Params       string // generate_params body after ro = BuilderParams()
-	Objects      string // object paths relative to the -L directory, for the docstring
+}
 
-	// Kernel.
-	KernelFile string
-	KernelArgs string // the parameter list, one per line
-	FP16       bool
-	TypeAxes   []axisModel
-	Variants   []variant
-	MCPUs      []string
-	Default    variant
-
-	// ObjectRules are the kernel's objects and how each compiles, for the
-	// package Makefile and README.
-	ObjectRules []objectModel
-
-	builds []KernelBuild // the same, for builds without the Makefile
+// clModel is what kernel.cl.tmpl prints.
+type clModel struct {
+	Name        string
+	Package     string
+	LayerType   string
+	Description string
+	Variants    []variant
+	FP16        bool
+	Default     variant
+	TypeAxes    []axisModel
+	KernelArgs  string // the parameter list, one per line
 }
 
 type axisModel struct {
@@ -94,6 +118,7 @@ type axisModel struct {
 // once rather than per op.
 type packageFacts struct {
 	pkg       *ir.Package
+	version   string         // the package version as a Python string
 	prefix    string         // the package's snake-case name, which kernel entries start with
 	kernelDir string         // <Package>/kernels, where the kernel sources lie below out/aipu/
 	known     compassTargets // for ops that name no targets
@@ -102,6 +127,7 @@ type packageFacts struct {
 func newPackageFacts(pkg *ir.Package, known []string) *packageFacts {
 	return &packageFacts{
 		pkg:       pkg,
+		version:   pyString(pkg.Version),
 		prefix:    names.Snake(pkg.Name),
 		kernelDir: path.Join(pkg.Name, KernelDir),
 		known:     newCompassTargets(known),
@@ -124,57 +150,21 @@ func newCompassTargets(targets []string) compassTargets {
 }
 
 func newOpModel(f *packageFacts, op *ir.Op) *opModel {
-	pkg, a := f.pkg, op.Targets.AIPU
+	a := op.Targets.AIPU
 	dims := dimSymbols(op)
 	k := newKernelModel(f.prefix, op, dims)
-	m := &opModel{
-		Package:       pkg.Name,
-		Name:          op.Name,
-		Description:   oneLine(op.Description),
-		Stem:          stem(op),
-		LayerType:     a.LayerType,
-		FrameworkOp:   a.FrameworkOp,
-		Alias:         a.LayerType != a.FrameworkOp,
-		Override:      a.OverrideBuiltin,
-		Source:        pkg.Source,
-		ParserClass:   op.Name + "Parser",
-		ParserVersion: pyString(pkg.Version),
-		OpType:        pyString(a.FrameworkOp),
-		OPTVersion:    optVersion,
-		BuilderClass:  op.Name + "Plugin",
-		Score:         builderScore,
-		Kernel:        k.Base,
-		Axes:          len(k.Axes),
-		FP16:          k.FP16,
-		Variants:      k.Variants,
-		Default:       k.Variants[0],
-	}
+	m := &opModel{Name: op.Name, LayerType: a.LayerType, Stem: stem(op)}
 	m.KernelFile = m.Stem + ".cl"
-	if a.OverrideBuiltin {
-		m.OPTVersion, m.Score = optOverrideVersion, builderOverrideScore
-	}
 	targets := f.known
 	if len(a.Targets) > 0 {
 		targets = newCompassTargets(a.Targets)
 	}
-	m.Targets, m.MCPUs = targets.tuple, targets.mcpus
-	m.kernelBuilds(path.Join(f.kernelDir, m.KernelFile))
-	m.parser(op, dims)
-	m.opt(op, dims)
-	m.builder(op, k)
-	m.TypeAxes = make([]axisModel, len(k.Axes))
-	for i, ax := range k.Axes {
-		vals := make([]string, len(ax.Values))
-		for i, v := range ax.Values {
-			vals[i] = spellings[v].OpenCL
-		}
-		m.TypeAxes[i] = axisModel{ax.Typedef, ax.Macro, vals[0], strings.Join(vals, ", ")}
-	}
-	args := &code{sep: ",\n    "}
-	for _, arg := range k.Args {
-		args.line(arg.Decl)
-	}
-	m.KernelArgs = args.String()
+	objects := m.kernelBuilds(path.Join(f.kernelDir, m.KernelFile), targets.mcpus, k.Variants)
+	desc := oneLine(op.Description)
+	m.parser = newParserModel(f, op, dims, desc)
+	m.opt = newOptModel(f.pkg, op, dims, desc, m.Stem)
+	m.builder = newBuilderModel(f.pkg, op, k, m.KernelFile, objects, targets.tuple)
+	m.kernel = newCLModel(f.pkg, op, k, desc)
 	return m
 }
 
@@ -184,19 +174,31 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 var parserReserved = newNameSet("np", "ml_dtypes", "ParserOp", "register_plugin", "PluginType", "self", "attrs", "framework",
 	"input_tensors", "args", "_REQUIRED", "_attr", "_check", "_number", "_numbers", "_bool", "_enum", "_string", "_tensor")
 
-// parser builds the Parser plugin: params from the node attributes with
-// the opdef defaults, tensor params and static inputs as constants, and
-// output arrays of the declared shapes and dtypes.
-func (m *opModel) parser(op *ir.Op, dims []dimSymbol) {
-	init := newCode(8)
+// newParserModel builds the Parser plugin: params from the node attributes
+// with the opdef defaults, tensor params and static inputs as constants,
+// and output arrays of the declared shapes and dtypes.
+func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *parserModel {
+	a := op.Targets.AIPU
+	m := &parserModel{
+		Name:          op.Name,
+		Package:       f.pkg.Name,
+		FrameworkOp:   a.FrameworkOp,
+		LayerType:     a.LayerType,
+		Description:   desc,
+		ParserVersion: f.version,
+		ParserClass:   op.Name + "Parser",
+		OpType:        pyString(a.FrameworkOp),
+		Alias:         a.LayerType != a.FrameworkOp,
+	}
+	ctor := newCode(8)
 	for _, p := range op.Params {
 		if p.Kind == ir.ParamTensor {
-			init.line("self.constants[", pyString(p.Ident), "] = _tensor(attrs, ", pyString(p.Name), ", ", m.numpy(p.DTypes[0]), ")")
+			ctor.line("self.constants[", pyString(p.Ident), "] = _tensor(attrs, ", pyString(p.Name), ", ", m.numpy(p.DTypes[0]), ")")
 			continue
 		}
-		init.line("self.params[", pyString(p.Ident), "] = ", parserParam(p))
+		ctor.line("self.params[", pyString(p.Ident), "] = ", parserParam(p))
 	}
-	m.Init = init.String()
+	m.Init = ctor.String()
 	s := newScope(parserReserved)
 	l := newLocals(op, dims)
 	infer := newCode(8)
@@ -224,6 +226,7 @@ func (m *opModel) parser(op *ir.Op, dims []dimSymbol) {
 	}
 	infer.line("]")
 	m.Infer = infer.String()
+	return m
 }
 
 // parserParam is the helper call reading one param from the node's
@@ -259,7 +262,7 @@ func parserParam(p *ir.Param) string {
 
 // numpy is the numpy dtype expression of d, noting when ml_dtypes is
 // needed.
-func (m *opModel) numpy(d ir.DType) string {
+func (m *parserModel) numpy(d ir.DType) string {
 	np := spellings[d].NumPy
 	m.MLDtypes = m.MLDtypes || strings.HasPrefix(np, "ml_dtypes.")
 	return np
@@ -269,7 +272,7 @@ func (m *opModel) numpy(d ir.DType) string {
 // first input with the same variable; an output that may have the first
 // input's dtype takes it; otherwise its first dtype. inputs are the
 // inputs' locals.
-func (m *opModel) parserDType(op *ir.Op, o *ir.Tensor, inputs []string) string {
+func (m *parserModel) parserDType(op *ir.Op, o *ir.Tensor, inputs []string) string {
 	if o.Type.Var != "" {
 		for i, in := range op.Inputs {
 			if in.Type.Var == o.Type.Var {
@@ -294,10 +297,15 @@ var optReserved = newNameSet("torch", "self", "args", "OP_TYPE", "Dtype", "OpTyp
 	"dtype2bits", "dtype2range", "dtype2torch_type", "get_linear_quant_params_from_tensor", "is_float", "linear_quantize_clip",
 	"out", "shape", "inp", "key", "c")
 
-// opt builds the OPT plugin: the forward binds inputs, params and the
-// declared output shapes for the user's code; the defaults produce zeros
-// of those shapes and pass quantization through.
-func (m *opModel) opt(op *ir.Op, dims []dimSymbol) {
+// newOptModel builds the OPT plugin: the forward binds inputs, params and
+// the declared output shapes for the user's code; the defaults produce
+// zeros of those shapes and pass quantization through.
+func newOptModel(pkg *ir.Package, op *ir.Op, dims []dimSymbol, desc, stem string) *optModel {
+	a := op.Targets.AIPU
+	m := &optModel{Name: op.Name, Package: pkg.Name, LayerType: a.LayerType, Description: desc, Override: a.OverrideBuiltin, OPTVersion: optVersion, Stem: stem}
+	if a.OverrideBuiltin {
+		m.OPTVersion = optOverrideVersion
+	}
 	s := newScope(optReserved)
 	l := newLocals(op, dims)
 	forward := newCode(4)
@@ -336,6 +344,7 @@ func (m *opModel) opt(op *ir.Op, dims []dimSymbol) {
 	def.line("    out.betensor = torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)")
 	m.ForwardDef = def.String()
 	m.QuantDef = quantDefault(op)
+	return m
 }
 
 // quantDefault sets every output's quantization: an output typed like a
@@ -504,8 +513,26 @@ func shapeTuple(o *ir.Tensor, ref func(*shapeexpr.Expr) string) string {
 	return pyTuple(dims)
 }
 
-// builder builds the GBuilder plugin from the kernel model.
-func (m *opModel) builder(op *ir.Op, k *kernelModel) {
+// newBuilderModel builds the GBuilder plugin from the kernel model, whose
+// source is kernelFile and objects the object paths; targets is the
+// Python tuple of the Compass targets.
+func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile, objects, targets string) *builderModel {
+	a := op.Targets.AIPU
+	m := &builderModel{
+		Name:         op.Name,
+		Package:      pkg.Name,
+		LayerType:    a.LayerType,
+		KernelFile:   kernelFile,
+		Objects:      objects,
+		Targets:      targets,
+		Kernel:       k.Base,
+		Axes:         len(k.Axes),
+		BuilderClass: op.Name + "Plugin",
+		Score:        builderScore,
+	}
+	if a.OverrideBuiltin {
+		m.Score = builderOverrideScore
+	}
 	spec := func(t *ir.Tensor) string {
 		axis := "None"
 		if i, ok := k.axisOf[t]; ok {
@@ -553,6 +580,34 @@ func (m *opModel) builder(op *ir.Op, k *kernelModel) {
 		}
 	}
 	m.Params = params.String()
+	return m
+}
+
+// newCLModel builds the kernel source from the kernel model.
+func newCLModel(pkg *ir.Package, op *ir.Op, k *kernelModel, desc string) *clModel {
+	m := &clModel{
+		Name:        op.Name,
+		Package:     pkg.Name,
+		LayerType:   op.Targets.AIPU.LayerType,
+		Description: desc,
+		Variants:    k.Variants,
+		FP16:        k.FP16,
+		Default:     k.Variants[0],
+		TypeAxes:    make([]axisModel, len(k.Axes)),
+	}
+	for i, ax := range k.Axes {
+		vals := make([]string, len(ax.Values))
+		for i, v := range ax.Values {
+			vals[i] = spellings[v].OpenCL
+		}
+		m.TypeAxes[i] = axisModel{ax.Typedef, ax.Macro, vals[0], strings.Join(vals, ", ")}
+	}
+	args := &code{sep: ",\n    "}
+	for _, arg := range k.Args {
+		args.line(arg.Decl)
+	}
+	m.KernelArgs = args.String()
+	return m
 }
 
 func tupleOrEmpty(items []string) string {

@@ -128,13 +128,13 @@ ops:
     targets: {aipu: {}}
 `)
 	m := newOpModel(newPackageFacts(pkg, KnownTargets), op)
-	if !strings.Contains(m.Infer, "np_ = input_tensors[0]") {
-		t.Errorf("parser locals:\n%s", m.Infer)
+	if !strings.Contains(m.parser.Infer, "np_ = input_tensors[0]") {
+		t.Errorf("parser locals:\n%s", m.parser.Infer)
 	}
-	if !strings.Contains(m.Forward, "torch_ = self.inputs[1].betensor") {
-		t.Errorf("forward locals:\n%s", m.Forward)
+	if !strings.Contains(m.opt.Forward, "torch_ = self.inputs[1].betensor") {
+		t.Errorf("forward locals:\n%s", m.opt.Forward)
 	}
-	decls := strings.Split(m.KernelArgs, ",\n    ")
+	decls := strings.Split(m.kernel.KernelArgs, ",\n    ")
 	args := strings.Join(decls, ", ")
 	if !strings.Contains(args, "int w_0_, int w_1, int w_0,") && !strings.Contains(args, "int w_0, int w_1, int w_0_") {
 		t.Errorf("kernel args: %s", args)
