@@ -24,8 +24,8 @@ const spaces = "\n                "
 // newCode starts a body printed at indent spaces.
 func newCode(indent int) *code { return &code{sep: spaces[:1+indent]} }
 
-// firstSize is the room a body gets with its first line, which most bodies
-// fit in, rather than growing from a few bytes.
+// firstSize is the room a body gets with its first line: enough for a few
+// lines, rather than growing from a few bytes.
 const firstSize = 256
 
 // line appends one line, the concatenation of parts.

@@ -1,7 +1,7 @@
 package aipu
 
 import (
-	"fmt"
+	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
@@ -39,23 +39,35 @@ const (
 	KernelDir  = "kernels"
 )
 
-// packageModel is the package-level README and Makefile. Their per-op
-// parts, a few lines for each kernel object, render on every core
-// (render.Sections) into the strings here.
+// packageModel is the package-level README and Makefile. Both list every
+// kernel object, 8,000 for 1,000 ops: too many for template steps, so the
+// op models write those lines (objectLines) and they are joined here.
 type packageModel struct {
 	Name       string
 	Ops        []*opModel
-	ObjectList string // the Makefile's OBJECTS ("makefile-objects")
-	Rules      string // the Makefile's rules ("makefile-rules")
-	ObjectRows string // the README's table of objects ("readme-objects")
+	ObjectList string // the Makefile's OBJECTS
+	Rules      string // the Makefile's rules
+	ObjectRows string // the README's table of objects
 }
 
-// objectModel is one kernel object to compile.
-type objectModel struct {
-	Path    string // relative to the build directory: <mcpu>/<entry>.o
-	Source  string // relative to the package: kernels/<op>.cl
-	MCPU    string
-	Defines string
+// joinObjects joins the ops' object lines in op order.
+func (m *packageModel) joinObjects() {
+	m.ObjectList = m.join(func(o *objectLines) *strings.Builder { return &o.list })
+	m.Rules = m.join(func(o *objectLines) *strings.Builder { return &o.rules })
+	m.ObjectRows = m.join(func(o *objectLines) *strings.Builder { return &o.rows })
+}
+
+func (m *packageModel) join(part func(*objectLines) *strings.Builder) string {
+	n := 0
+	for _, om := range m.Ops {
+		n += part(&om.objects).Len()
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, om := range m.Ops {
+		sb.WriteString(part(&om.objects).String())
+	}
+	return sb.String()
 }
 
 // Generate emits, per op, the three plugins and the kernel source, plus
@@ -69,10 +81,7 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	f := newPackageFacts(pkg, g.Targets)
 	m := &packageModel{Name: pkg.Name, Ops: make([]*opModel, len(ops))}
 	render.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(f, ops[i]) })
-	if err := m.sections(); err != nil {
-		d.Errorf(pkg.Pos, "internal", "%v", err)
-		return nil
-	}
+	m.joinObjects()
 	files := make([]render.File, 0, 2+4*len(m.Ops))
 	files = append(files,
 		render.File{Path: "Makefile", Tmpl: "Makefile.tmpl", Data: m},
@@ -87,20 +96,6 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		)
 	}
 	return tmpl.Package(pkg, files, d)
-}
-
-// sections renders the per-op parts of the README and Makefile.
-func (m *packageModel) sections() error {
-	for _, s := range []struct {
-		to   *string
-		name string
-	}{{&m.ObjectList, "makefile-objects"}, {&m.Rules, "makefile-rules"}, {&m.ObjectRows, "readme-objects"}} {
-		var err error
-		if *s.to, err = render.Sections(tmpl, s.name, m.Ops); err != nil {
-			return fmt.Errorf("rendering %s: %v", s.name, err)
-		}
-	}
-	return nil
 }
 
 // KernelBuild is one object a package's kernels compile into:
@@ -131,22 +126,50 @@ func Kernels(pkg *ir.Package, targets []string) []KernelBuild {
 }
 
 // kernelBuilds lists the objects of an op's kernel, every variant for
-// every -mcpu: as builds from source (below out/aipu/), as the Makefile's
-// objects, and as the object paths the GBuilder docstring names, which it
-// returns.
+// every -mcpu: as builds from source (below out/aipu/), as the package
+// Makefile's and README's lines, and as the object paths the GBuilder
+// docstring names, which it returns.
 func (m *opModel) kernelBuilds(source string, mcpus []string, variants []variant) string {
-	n := len(mcpus) * len(variants)
-	m.builds = make([]KernelBuild, 0, n)
-	m.ObjectRules = make([]objectModel, 0, n)
+	m.builds = make([]KernelBuild, 0, len(mcpus)*len(variants))
 	objects := newCode(4)
 	rel := KernelDir + "/" + m.KernelFile
 	for _, mc := range mcpus {
 		for _, v := range variants {
 			object := mc + "/" + v.Entry + ".o"
 			m.builds = append(m.builds, KernelBuild{Source: source, Object: object, MCPU: mc, Defines: v.Defines})
-			m.ObjectRules = append(m.ObjectRules, objectModel{Path: object, Source: rel, MCPU: mc, Defines: v.Flags})
+			m.objects.add(object, rel, mc, v.Flags)
 			objects.line(object)
 		}
 	}
 	return objects.String()
+}
+
+// objectLines are what the package Makefile and README say of an op's
+// kernel objects, each line starting with its newline.
+type objectLines struct {
+	list, rules, rows strings.Builder
+}
+
+// add writes the lines of the object at path (below the build directory),
+// compiled from source (relative to the package) for mcpu with the -D
+// flags:
+//
+//	OBJECTS := \
+//		$(BUILD)/<path> \
+//
+//	$(BUILD)/<path>: <source> | check-aipuocc
+//		@mkdir -p $(@D)
+//		$(AIPUOCC) -c -target aipu -mcpu=<mcpu> <flags> $(AIPUOCC_FLAGS) -o $@ $<
+//
+//	| `<path>` | `<source>` | `<mcpu>` | `<flags>` |
+func (o *objectLines) add(path, source, mcpu, flags string) {
+	write(&o.list, "\n\t$(BUILD)/", path, " \\")
+	write(&o.rules, "\n$(BUILD)/", path, ": ", source, " | check-aipuocc\n\t@mkdir -p $(@D)\n\t$(AIPUOCC) -c -target aipu -mcpu=", mcpu, " ", flags, " $(AIPUOCC_FLAGS) -o $@ $<\n")
+	write(&o.rows, "\n| `", path, "` | `", source, "` | `", mcpu, "` | `", flags, "` |")
+}
+
+func write(sb *strings.Builder, parts ...string) {
+	for _, p := range parts {
+		sb.WriteString(p)
+	}
 }

@@ -32,11 +32,11 @@ const (
 // what the package files and builds need of the op. text/template finds a
 // field by scanning the fields of its struct: small structs print faster.
 type opModel struct {
-	Name        string // for the package README
-	LayerType   string
-	Stem        string
-	KernelFile  string
-	ObjectRules []objectModel // the kernel's objects and how each compiles: the package Makefile and README
+	Name       string // for the package README
+	LayerType  string
+	Stem       string
+	KernelFile string
+	objects    objectLines // the package Makefile's and README's lines
 
 	parser  *parserModel
 	opt     *optModel
