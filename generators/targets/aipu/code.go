@@ -13,27 +13,29 @@ import "strings"
 // one field instead of a range step and a print per line, and the lines
 // are written once, into one buffer.
 type code struct {
-	sb  strings.Builder
-	sep string // between two lines: a newline and the indentation
-	n   int
+	sb     strings.Builder
+	sep    string // between two lines: a newline and the indentation
+	n      int    // lines written
+	expect int    // about how many lines the body gets
 }
 
 // spaces holds the indentations bodies are printed at.
 const spaces = "\n                "
 
-// newCode starts a body printed at indent spaces.
-func newCode(indent int) *code { return &code{sep: spaces[:1+indent]} }
+// lineSize is about as long as a line of a body gets.
+const lineSize = 64
 
-// firstSize is the room a body gets with its first line: enough for a few
-// lines, rather than growing from a few bytes.
-const firstSize = 256
+// newCode starts a body printed at indent spaces, of about lines lines:
+// its first line makes room for them all, so that the buffer is not
+// copied as it grows line by line.
+func newCode(indent, lines int) *code { return &code{sep: spaces[:1+indent], expect: lines} }
 
 // line appends one line, the concatenation of parts.
 func (c *code) line(parts ...string) {
 	if c.n > 0 {
 		c.sb.WriteString(c.sep)
 	} else {
-		c.sb.Grow(firstSize)
+		c.sb.Grow(max(c.expect, 1) * lineSize)
 	}
 	c.n++
 	for _, p := range parts {

@@ -130,14 +130,18 @@ func Kernels(pkg *ir.Package, targets []string) []KernelBuild {
 // Makefile's and README's lines, and as the object paths the GBuilder
 // docstring names, which it returns.
 func (m *opModel) kernelBuilds(source string, mcpus []string, variants []variant) string {
-	m.builds = make([]KernelBuild, 0, len(mcpus)*len(variants))
-	objects := newCode(4)
+	n := len(mcpus) * len(variants)
+	m.builds = make([]KernelBuild, 0, n)
+	objects := newCode(4, n)
 	rel := KernelDir + "/" + m.KernelFile
-	for _, mc := range mcpus {
-		for _, v := range variants {
+	for i, mc := range mcpus {
+		for j, v := range variants {
 			object := mc + "/" + v.Entry + ".o"
 			m.builds = append(m.builds, KernelBuild{Source: source, Object: object, MCPU: mc, Defines: v.Defines})
 			m.objects.add(object, rel, mc, v.Flags)
+			if i == 0 && j == 0 {
+				m.objects.reserve(n - 1)
+			}
 			objects.line(object)
 		}
 	}
@@ -166,6 +170,14 @@ func (o *objectLines) add(path, source, mcpu, flags string) {
 	write(&o.list, "\n\t$(BUILD)/", path, " \\")
 	write(&o.rules, "\n$(BUILD)/", path, ": ", source, " | check-aipuocc\n\t@mkdir -p $(@D)\n\t$(AIPUOCC) -c -target aipu -mcpu=", mcpu, " ", flags, " $(AIPUOCC_FLAGS) -o $@ $<\n")
 	write(&o.rows, "\n| `", path, "` | `", source, "` | `", mcpu, "` | `", flags, "` |")
+}
+
+// reserve makes room for the lines of n more objects, about as long as
+// those written so far for one.
+func (o *objectLines) reserve(n int) {
+	for _, sb := range [...]*strings.Builder{&o.list, &o.rules, &o.rows} {
+		sb.Grow(n * sb.Len())
+	}
 }
 
 func write(sb *strings.Builder, parts ...string) {

@@ -190,7 +190,7 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 		OpType:        pyString(a.FrameworkOp),
 		Alias:         a.LayerType != a.FrameworkOp,
 	}
-	ctor := newCode(8)
+	ctor := newCode(8, len(op.Params))
 	for _, p := range op.Params {
 		if p.Kind == ir.ParamTensor {
 			ctor.line("self.constants[", pyString(p.Ident), "] = _tensor(attrs, ", pyString(p.Name), ", ", m.numpy(p.DTypes[0]), ")")
@@ -201,7 +201,7 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 	m.Init = ctor.String()
 	s := newScope(parserReserved)
 	l := newLocals(op, dims)
-	infer := newCode(8)
+	infer := newCode(8, 2*len(op.Inputs)+len(dims)+len(op.Params)+len(op.Outputs)+2)
 	for i, in := range op.Inputs {
 		l.inputs[i] = s.claim(in.Ident)
 		infer.line(l.inputs[i], " = input_tensors[", strconv.Itoa(i), "]")
@@ -308,7 +308,7 @@ func newOptModel(pkg *ir.Package, op *ir.Op, dims []dimSymbol, desc, stem string
 	}
 	s := newScope(optReserved)
 	l := newLocals(op, dims)
-	forward := newCode(4)
+	forward := newCode(4, len(op.Inputs)+len(op.Params)+len(dims)+len(op.Outputs))
 	visible := 0
 	for i, in := range op.Inputs {
 		l.inputs[i] = s.claim(in.Ident)
@@ -339,7 +339,7 @@ func newOptModel(pkg *ir.Package, op *ir.Op, dims []dimSymbol, desc, stem string
 		forward.line(shapes[i], " = ", shapeTuple(o, l.ref))
 	}
 	m.Forward = forward.String()
-	def := newCode(4)
+	def := newCode(4, 2)
 	def.line("for out, shape in zip(self.outputs, ", pyTuple(shapes), "):")
 	def.line("    out.betensor = torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)")
 	m.ForwardDef = def.String()
@@ -355,7 +355,7 @@ func newOptModel(pkg *ir.Package, op *ir.Op, dims []dimSymbol, desc, stem string
 // quantized as weights, integer ones stay exact (decided by the IR dtype:
 // the Optimizer clears the others between its passes).
 func quantDefault(op *ir.Op) string {
-	c := newCode(4)
+	c := newCode(4, 7*len(op.Outputs))
 	var keys []string
 	for _, in := range op.Inputs {
 		if in.Static {
@@ -559,7 +559,7 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile, obj
 	m.InputSpecs, m.OutputSpecs = tupleOrEmpty(ins), tupleOrEmpty(outs)
 	m.InLayouts = "[[" + strings.Join(inLayouts, ", ") + "]]"
 	m.OutLayouts = "[[" + strings.Join(outLayouts, ", ") + "]]"
-	tables := newCode(0)
+	tables := newCode(0, 1)
 	for _, p := range op.Params {
 		if p.Kind == ir.ParamEnum && paramPassing(p) == passScalar {
 			items := make([]string, len(p.Values))
@@ -570,7 +570,7 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile, obj
 		}
 	}
 	m.EnumTables = tables.String()
-	params := newCode(8)
+	params := newCode(8, len(k.Args)+len(op.Params))
 	for _, a := range k.Args {
 		params.line("ro.append(", a.Python, ")  # ", a.Comment)
 	}
@@ -602,7 +602,8 @@ func newCLModel(pkg *ir.Package, op *ir.Op, k *kernelModel, desc string) *clMode
 		}
 		m.TypeAxes[i] = axisModel{ax.Typedef, ax.Macro, vals[0], strings.Join(vals, ", ")}
 	}
-	args := &code{sep: ",\n    "}
+	args := newCode(4, len(k.Args))
+	args.sep = ",\n    " // one parameter a line
 	for _, arg := range k.Args {
 		args.line(arg.Decl)
 	}
