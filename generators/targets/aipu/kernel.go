@@ -32,7 +32,7 @@ type kernelArg struct {
 type variant struct {
 	Entry   string   // kernel entry name, the object's base name
 	Defines []string // -D options
-	Flags   string   // Defines joined, as the Makefile passes them
+	Flags   string   // Defines joined, as the Makefile and the kernel comment show them
 }
 
 // kernelModel is everything about an op's kernel that the builder plugin,

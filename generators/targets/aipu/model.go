@@ -99,15 +99,15 @@ type builderModel struct {
 
 // clModel is what kernel.cl.tmpl prints.
 type clModel struct {
-	Name        string
-	Package     string
-	LayerType   string
-	Description string
-	Variants    []variant
-	FP16        bool
-	Default     variant
-	TypeAxes    []axisModel
-	KernelArgs  string // the parameter list, one per line
+	Name         string
+	Package      string
+	LayerType    string
+	Description  string
+	VariantFlags string // each variant's -D flags, one comment line each
+	FP16         bool
+	DefaultEntry string // the first variant's
+	TypeAxes     []axisModel
+	KernelArgs   string // the parameter list, one per line
 }
 
 type axisModel struct {
@@ -586,15 +586,20 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile, obj
 // newCLModel builds the kernel source from the kernel model.
 func newCLModel(pkg *ir.Package, op *ir.Op, k *kernelModel, desc string) *clModel {
 	m := &clModel{
-		Name:        op.Name,
-		Package:     pkg.Name,
-		LayerType:   op.Targets.AIPU.LayerType,
-		Description: desc,
-		Variants:    k.Variants,
-		FP16:        k.FP16,
-		Default:     k.Variants[0],
-		TypeAxes:    make([]axisModel, len(k.Axes)),
+		Name:         op.Name,
+		Package:      pkg.Name,
+		LayerType:    op.Targets.AIPU.LayerType,
+		Description:  desc,
+		FP16:         k.FP16,
+		DefaultEntry: k.Variants[0].Entry,
+		TypeAxes:     make([]axisModel, len(k.Axes)),
 	}
+	flags := newCode(0, len(k.Variants))
+	flags.sep = "\n//   " // in the header comment
+	for _, v := range k.Variants {
+		flags.line(v.Flags)
+	}
+	m.VariantFlags = flags.String()
 	for i, ax := range k.Axes {
 		vals := make([]string, len(ax.Values))
 		for i, v := range ax.Values {
