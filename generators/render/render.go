@@ -6,10 +6,12 @@ package render
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"runtime"
+	"strings"
 	"sync"
 	"text/template"
 
@@ -141,6 +143,27 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 		}
 	}
 	return set
+}
+
+// Sections renders the named template once per item, on every core, and
+// returns the outputs joined in order. A package-wide file that repeats a
+// section per op prints the joined sections where its loop stood, so the
+// file no longer renders every op on one core; the sections are joined
+// before the file is normalized, so it gets the loop's bytes.
+func Sections[T any](s *Set, name string, items []T) (string, error) {
+	parts := make([]string, len(items))
+	errs := make([]error, len(items))
+	workers := runtime.GOMAXPROCS(0)
+	bufs := make([]bytes.Buffer, workers)
+	parallelWorkers(workers, len(items), func(w, i int) {
+		bufs[w].Reset()
+		errs[i] = s.t.ExecuteTemplate(&bufs[w], name, items[i])
+		parts[i] = bufs[w].String()
+	})
+	if err := errors.Join(errs...); err != nil {
+		return "", err
+	}
+	return strings.Join(parts, ""), nil
 }
 
 // Execute renders the named template.

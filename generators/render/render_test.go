@@ -59,3 +59,29 @@ func TestNormalizeEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestSections: sections join in item order, whatever core renders each,
+// with their raw bytes (the file they go into is normalized once); an
+// error in any section is returned.
+func TestSections(t *testing.T) {
+	fsys := fstest.MapFS{"t/s.tmpl": {Data: []byte("{{ define \"item\" }}{{ if eq . 3 }}{{ .Nope }}{{ end }}<{{ . }}>  \n\n\n{{ end }}")}}
+	s, err := Load(fsys, "t", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		items []int
+		want  string
+	}{
+		{nil, ""},
+		{[]int{1}, "<1>  \n\n\n"},
+		{[]int{2, 1, 0}, "<2>  \n\n\n<1>  \n\n\n<0>  \n\n\n"},
+	} {
+		if got, err := Sections(s, "item", c.items); err != nil || got != c.want {
+			t.Errorf("Sections(%v) = %q, %v; want %q", c.items, got, err, c.want)
+		}
+	}
+	if _, err := Sections(s, "item", []int{1, 3, 2}); err == nil {
+		t.Error("a failing section must fail the whole")
+	}
+}

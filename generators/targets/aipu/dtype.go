@@ -1,6 +1,10 @@
 package aipu
 
-import "github.com/opforge/opforge/generators/ir"
+import (
+	"slices"
+
+	"github.com/opforge/opforge/generators/ir"
+)
 
 // spelling is how one dtype travels through the three Compass stages and
 // the kernel. Every field is empty where that stage cannot take the dtype.
@@ -50,15 +54,26 @@ var scalarParamDTypes = map[ir.DType]bool{
 func compassName(d ir.DType) string { return d.Info().Compass }
 
 // distinctCompass returns ds without dtypes whose Compass string repeats
-// an earlier one (qint8 and int8 are both int8 in the IR).
+// an earlier one (qint8 and int8 are both int8 in the IR). When none
+// repeats, which is the rule, it returns ds itself: callers only read it.
 func distinctCompass(ds []ir.DType) []ir.DType {
-	seen := map[string]bool{}
-	var out []ir.DType
-	for _, d := range ds {
-		if c := compassName(d); !seen[c] {
-			seen[c] = true
-			out = append(out, d)
+	for i, d := range ds {
+		if repeatsCompass(ds[:i], d) {
+			out := slices.Clone(ds[:i])
+			for _, d := range ds[i+1:] {
+				if !repeatsCompass(out, d) {
+					out = append(out, d)
+				}
+			}
+			return out
 		}
 	}
-	return out
+	return ds
+}
+
+// repeatsCompass reports whether one of ds has d's Compass string. Dtype
+// lists are short: a scan costs less than a set.
+func repeatsCompass(ds []ir.DType, d ir.DType) bool {
+	c := compassName(d)
+	return slices.ContainsFunc(ds, func(e ir.DType) bool { return compassName(e) == c })
 }

@@ -1,11 +1,11 @@
 package aipu
 
 import (
-	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/names"
 )
 
 // axis is one free dtype choice of a kernel: a type variable, or a tensor
@@ -32,6 +32,7 @@ type kernelArg struct {
 type variant struct {
 	Entry   string   // kernel entry name, the object's base name
 	Defines []string // -D options
+	Flags   string   // Defines joined, as the Makefile and the kernel comment show them
 }
 
 // kernelModel is everything about an op's kernel that the builder plugin,
@@ -53,15 +54,17 @@ const (
 	typeMacro   = "OPFORGE_TYPE_"
 )
 
-func newKernelModel(pkg *ir.Package, op *ir.Op) *kernelModel {
+// newKernelModel builds the kernel of op, whose entry names start with
+// prefix (the package's snake-case name) and whose inputs bind dims.
+func newKernelModel(prefix string, op *ir.Op, dims []dimSymbol) *kernelModel {
 	k := &kernelModel{
-		Base:   names.Snake(pkg.Name) + "_" + stem(op),
+		Base:   prefix + "_" + stem(op),
 		fixed:  map[*ir.Tensor]string{},
 		axisOf: map[*ir.Tensor]int{},
 	}
-	ocl := newScope()
+	ocl := newScope(nil)
 	k.axes(op, ocl)
-	k.args(op, ocl)
+	k.args(op, ocl, dims)
 	k.variants()
 	return k
 }
@@ -69,10 +72,11 @@ func newKernelModel(pkg *ir.Package, op *ir.Op) *kernelModel {
 // axes finds the op's free dtype choices: type variables first, in
 // declaration order, then tensors with their own dtype lists.
 func (k *kernelModel) axes(op *ir.Op, ocl scope) {
+	tensors := op.Tensors()
 	for _, tv := range op.TypeVars {
 		values := distinctCompass(tv.Allowed)
 		var users []*ir.Tensor
-		for _, t := range op.Tensors() {
+		for _, t := range tensors {
 			if t.Type.Var == tv.Name {
 				users = append(users, t)
 			}
@@ -92,7 +96,7 @@ func (k *kernelModel) axes(op *ir.Op, ocl scope) {
 		}
 		k.Axes = append(k.Axes, a)
 	}
-	for _, t := range op.Tensors() {
+	for _, t := range tensors {
 		if t.Type.Var != "" {
 			continue
 		}
@@ -125,77 +129,83 @@ func (k *kernelModel) elemType(t *ir.Tensor) string {
 // args lays out the kernel parameters: inputs (static ones are constants
 // of the layer), outputs, params, then the size of every dimension symbol
 // the inputs bind, which the kernel needs to index its buffers.
-func (k *kernelModel) args(op *ir.Op, ocl scope) {
+func (k *kernelModel) args(op *ir.Op, ocl scope, dims []dimSymbol) {
 	// Typedef names are claimed already; an argument never shadows one.
-	name := map[string]string{}
-	for _, t := range op.Tensors() {
-		name[t.Ident] = ocl.claim(t.Ident)
+	// Tensors claim first, in op.Tensors() order (inputs, outputs), then
+	// the params that keep their name.
+	ins := make([]string, len(op.Inputs))
+	for i, in := range op.Inputs {
+		ins[i] = ocl.claim(in.Ident)
 	}
-	for _, p := range op.Params {
+	outs := make([]string, len(op.Outputs))
+	for i, o := range op.Outputs {
+		outs[i] = ocl.claim(o.Ident)
+	}
+	params := make([]string, len(op.Params))
+	for i, p := range op.Params {
 		if paramPassing(p) != passElements {
-			name[p.Ident] = ocl.claim(p.Ident)
+			params[i] = ocl.claim(p.Ident)
 		}
 	}
+	k.Args = make([]kernelArg, 0, len(op.Inputs)+len(op.Outputs)+len(op.Params)+len(dims))
 	visible := 0
-	for _, in := range op.Inputs {
-		a := kernelArg{Decl: fmt.Sprintf("__global const %s* %s", k.elemType(in), name[in.Ident]), Comment: in.Name}
+	for i, in := range op.Inputs {
+		a := kernelArg{Decl: "__global const " + k.elemType(in) + "* " + ins[i], Comment: in.Name}
 		if in.Static {
 			a.Python = constantRef(in.Ident)
 			a.Comment += " (static: a constant of the layer)"
 		} else {
-			a.Python = fmt.Sprintf("sgnode.inputs[%d]", visible)
+			a.Python = "sgnode.inputs[" + strconv.Itoa(visible) + "]"
 			visible++
 		}
 		k.Args = append(k.Args, a)
 	}
 	for i, out := range op.Outputs {
-		k.Args = append(k.Args, kernelArg{Decl: fmt.Sprintf("__global %s* %s", k.elemType(out), name[out.Ident]), Python: fmt.Sprintf("sgnode.outputs[%d]", i), Comment: out.Name})
+		k.Args = append(k.Args, kernelArg{Decl: "__global " + k.elemType(out) + "* " + outs[i], Python: "sgnode.outputs[" + strconv.Itoa(i) + "]", Comment: out.Name})
 	}
-	for _, p := range op.Params {
-		k.Args = append(k.Args, paramArgs(p, name[p.Ident], ocl)...)
+	for i, p := range op.Params {
+		k.Args = append(k.Args, paramArgs(p, params[i], ocl)...)
 		for _, dt := range p.DTypes[:min(1, len(p.DTypes))] {
 			k.FP16 = k.FP16 || (dt == ir.Float16 && paramPassing(p) != passNone)
 		}
 	}
-	for _, d := range dimSymbols(op) {
-		src := fmt.Sprintf("sgnode.inputs[%d]", d.visible)
+	for _, d := range dims {
+		src := "sgnode.inputs[" + strconv.Itoa(d.visible) + "]"
 		if d.input.Static {
 			src = constantRef(d.input.Ident)
 		}
+		dim := strconv.Itoa(d.dim)
 		k.Args = append(k.Args, kernelArg{
 			Decl:    "int " + ocl.claim(d.name),
-			Python:  fmt.Sprintf("int(%s.shape[%d])", src, d.dim),
-			Comment: fmt.Sprintf("%s: dim %d of %s", d.name, d.dim, d.input.Name),
+			Python:  "int(" + src + ".shape[" + dim + "])",
+			Comment: d.name + ": dim " + dim + " of " + d.input.Name,
 		})
 	}
 }
 
 // constantRef is how GBuilder finds a constant of the layer.
-func constantRef(key string) string { return fmt.Sprintf("sgnode.constants[node.name + %q]", "/"+key) }
+func constantRef(key string) string { return "sgnode.constants[node.name + " + pyString("/"+key) + "]" }
 
 // paramArgs are the kernel parameters of one param called name in the
 // kernel; array elements claim their own names.
 func paramArgs(p *ir.Param, name string, ocl scope) []kernelArg {
-	value := fmt.Sprintf("params[%q]", p.Ident)
-	dt := scalarDType(p)
+	value := "params[" + pyString(p.Ident) + "]"
+	sp := spellings[scalarDType(p)]
+	raw := "_raw(" + pyString(strings.TrimPrefix(sp.NumPy, "np.")) + ", "
 	scalar := func(name, expr string) kernelArg {
-		return kernelArg{
-			Decl:    spellings[dt].OpenCL + " " + name,
-			Python:  fmt.Sprintf("_raw(%q, %s)", strings.TrimPrefix(spellings[dt].NumPy, "np."), expr),
-			Comment: p.Name,
-		}
+		return kernelArg{Decl: sp.OpenCL + " " + name, Python: raw + expr + ")", Comment: p.Name}
 	}
 	switch paramPassing(p) {
 	case passElements:
-		var out []kernelArg
-		for i := 0; i < p.Length; i++ {
-			a := scalar(ocl.claim(fmt.Sprintf("%s_%d", p.Ident, i)), fmt.Sprintf("_element(%s, %d)", value, i))
-			a.Comment = fmt.Sprintf("%s[%d]", p.Name, i)
-			out = append(out, a)
+		out := make([]kernelArg, p.Length)
+		for i := range out {
+			n := strconv.Itoa(i)
+			out[i] = scalar(ocl.claim(p.Ident+"_"+n), "_element("+value+", "+n+")")
+			out[i].Comment = p.Name + "[" + n + "]"
 		}
 		return out
 	case passBuffer:
-		return []kernelArg{{Decl: fmt.Sprintf("__global const %s* %s", spellings[p.DTypes[0]].OpenCL, name), Python: constantRef(p.Ident), Comment: p.Name + " (a constant of the layer)"}}
+		return []kernelArg{{Decl: "__global const " + spellings[p.DTypes[0]].OpenCL + "* " + name, Python: constantRef(p.Ident), Comment: p.Name + " (a constant of the layer)"}}
 	case passNone:
 		return nil
 	}
@@ -203,8 +213,8 @@ func paramArgs(p *ir.Param, name string, ocl scope) []kernelArg {
 	case ir.ParamBool:
 		return []kernelArg{scalar(name, "_bool("+value+")")}
 	case ir.ParamEnum:
-		a := scalar(name, fmt.Sprintf("_enum(%s, %s)", value, enumTable(p)))
-		a.Comment = fmt.Sprintf("%s: index in (%s)", p.Name, strings.Join(p.Values, ", "))
+		a := scalar(name, "_enum("+value+", "+enumTable(p)+")")
+		a.Comment = p.Name + ": index in (" + strings.Join(p.Values, ", ") + ")"
 		return []kernelArg{a}
 	}
 	return []kernelArg{scalar(name, value)}
@@ -218,20 +228,20 @@ func enumTable(p *ir.Param) string { return strings.ToUpper(p.Ident) + "_VALUES"
 type dimSymbol struct {
 	name    string
 	input   *ir.Tensor
+	index   int // the input's index among the op's inputs
 	dim     int
 	visible int // index among the layer's (non-static) inputs
 }
 
 // dimSymbols lists the symbols input shapes bind, in first-binding order.
+// An op binds a handful: a scan finds the ones seen.
 func dimSymbols(op *ir.Op) []dimSymbol {
 	var out []dimSymbol
-	seen := map[string]bool{}
 	visible := 0
-	for _, in := range op.Inputs {
+	for j, in := range op.Inputs {
 		for i, d := range in.Shape {
-			if d.Expr.IsSymbol() && !seen[d.Expr.Name] {
-				seen[d.Expr.Name] = true
-				out = append(out, dimSymbol{d.Expr.Name, in, i, visible})
+			if d.Expr.IsSymbol() && !slices.ContainsFunc(out, func(s dimSymbol) bool { return s.name == d.Expr.Name }) {
+				out = append(out, dimSymbol{d.Expr.Name, in, j, i, visible})
 			}
 		}
 		if !in.Static {
@@ -254,13 +264,16 @@ func (k *kernelModel) variants() {
 		}
 		combos = next
 	}
-	for _, c := range combos {
+	k.Variants = make([]variant, len(combos))
+	for j, c := range combos {
 		entry := k.Base + suffix(c)
-		v := variant{Entry: entry, Defines: []string{"-D" + kernelMacro + "=" + entry}}
+		v := variant{Entry: entry, Defines: make([]string, 1, 1+len(c))}
+		v.Defines[0] = "-D" + kernelMacro + "=" + entry
 		for i, d := range c {
 			v.Defines = append(v.Defines, "-D"+k.Axes[i].Macro+"="+spellings[d].OpenCL)
 		}
-		k.Variants = append(k.Variants, v)
+		v.Flags = strings.Join(v.Defines, " ")
+		k.Variants[j] = v
 	}
 }
 
@@ -268,7 +281,8 @@ func (k *kernelModel) variants() {
 func suffix(c []ir.DType) string {
 	var sb strings.Builder
 	for _, d := range c {
-		sb.WriteString("_" + compassName(d))
+		sb.WriteByte('_')
+		sb.WriteString(compassName(d))
 	}
 	return sb.String()
 }

@@ -1,7 +1,9 @@
 package aipu
 
 import (
-	"fmt"
+	"path"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/opforge/opforge/generators/ir"
@@ -25,200 +27,242 @@ const (
 	builderOverrideScore = 100
 )
 
-// opModel is everything the four per-op templates print; every decision
-// is taken here.
+// opModel is an op's four plugins, a model for each template holding
+// exactly what that template prints (every decision is taken in Go), and
+// what the package files and builds need of the op. text/template finds a
+// field by scanning the fields of its struct: small structs print faster.
 type opModel struct {
-	Package     string
-	Name        string
-	Description string
-	Stem        string
-	LayerType   string
-	FrameworkOp string
-	Alias       bool // the Parser writes alias_op_type: layer type != framework op type
-	Override    bool
-	Source      string // the opdef, for the docstrings
+	Name       string // for the package README
+	LayerType  string
+	Stem       string
+	KernelFile string
+	objects    objectLines // the package Makefile's and README's lines
 
-	// Parser plugin.
+	parser  *parserModel
+	opt     *optModel
+	builder *builderModel
+	kernel  *clModel
+	builds  []KernelBuild // the kernel's objects, for builds without the Makefile
+}
+
+// parserModel is what parser.py.tmpl prints. Code bodies are code strings,
+// one field to print each.
+type parserModel struct {
+	Name          string
+	Package       string
+	FrameworkOp   string
+	LayerType     string
+	Description   string
+	MLDtypes      bool   // infer_shape needs ml_dtypes (bfloat16 outputs)
+	ParserVersion string // Python string
 	ParserClass   string
-	ParserVersion string
-	MLDtypes      bool     // infer_shape needs ml_dtypes (bfloat16 outputs)
-	Init          []string // __init__ body after super()
-	Infer         []string // infer_shape body, return included
+	OpType        string // FrameworkOp as a Python string
+	Alias         bool   // alias_op_type: the layer type is not the framework op type
+	Init          string // __init__ body after super()
+	Infer         string // infer_shape body, return included
+}
 
-	// OPT plugin.
-	OPTVersion string
-	Forward    []string // forward body before the user region
-	ForwardDef []string // default body of the forward region
-	QuantDef   []string // default body of the quantize region
+// optModel is what opt.py.tmpl prints. The template quotes LayerType (an
+// identifier) and OPTVersion itself.
+type optModel struct {
+	Name        string
+	Package     string
+	LayerType   string
+	Description string
+	Override    bool
+	OPTVersion  string
+	Stem        string
+	Forward     string // forward body before the user region
+	ForwardDef  string // default body of the forward region
+	QuantDef    string // default body of the quantize region
+}
 
-	// GBuilder plugin.
-	BuilderClass string
-	Score        int
+// builderModel is what builder.py.tmpl prints.
+type builderModel struct {
+	Name         string
+	Package      string
+	LayerType    string
+	KernelFile   string
+	Objects      string // object paths relative to the -L directory, for the docstring
 	Targets      string // Python tuple of accepted Compass targets
 	Kernel       string // entry base name
 	Axes         int
 	InputSpecs   string // Python tuple: (axis or None, Compass dtypes) per layer input
 	OutputSpecs  string
-	EnumTables   []string
+	EnumTables   string // module-level dicts, enum value -> index
+	BuilderClass string
+	Score        int
 	InLayouts    string
 	OutLayouts   string
-	Params       []string // generate_params lines after ro = BuilderParams()
-	Objects      []string // object paths relative to the -L directory, for the docstring
+	Params       string // generate_params body after ro = BuilderParams()
+}
 
-	// Kernel.
-	KernelFile string
-	KernelArgs []string
-	FP16       bool
-	TypeAxes   []axisModel
-	Variants   []variant
-	MCPUs      []string
-	Default    variant
-
-	builds []KernelBuild // the kernel's objects, for the package Makefile
+// clModel is what kernel.cl.tmpl prints.
+type clModel struct {
+	Name         string
+	Package      string
+	LayerType    string
+	Description  string
+	VariantFlags string // each variant's -D flags, one comment line each
+	FP16         bool
+	DefaultEntry string // the first variant's
+	TypeAxes     []axisModel
+	KernelArgs   string // the parameter list, one per line
 }
 
 type axisModel struct {
 	Typedef, Macro, Default, Values string
 }
 
-func newOpModel(pkg *ir.Package, op *ir.Op, known []string) *opModel {
-	a := op.Targets.AIPU
-	k := newKernelModel(pkg, op)
-	m := &opModel{
-		Package:       pkg.Name,
-		Name:          op.Name,
-		Description:   oneLine(op.Description),
-		Stem:          stem(op),
-		LayerType:     a.LayerType,
-		FrameworkOp:   a.FrameworkOp,
-		Alias:         a.LayerType != a.FrameworkOp,
-		Override:      a.OverrideBuiltin,
-		Source:        pkg.Source,
-		ParserClass:   op.Name + "Parser",
-		ParserVersion: pkg.Version,
-		OPTVersion:    optVersion,
-		BuilderClass:  op.Name + "Plugin",
-		Score:         builderScore,
-		Kernel:        k.Base,
-		Axes:          len(k.Axes),
-		KernelFile:    stem(op) + ".cl",
-		FP16:          k.FP16,
-		Variants:      k.Variants,
-		Default:       k.Variants[0],
+// packageFacts are what every op model of a package shares, worked out
+// once rather than per op.
+type packageFacts struct {
+	pkg       *ir.Package
+	version   string         // the package version as a Python string
+	prefix    string         // the package's snake-case name, which kernel entries start with
+	kernelDir string         // <Package>/kernels, where the kernel sources lie below out/aipu/
+	known     compassTargets // for ops that name no targets
+}
+
+func newPackageFacts(pkg *ir.Package, known []string) *packageFacts {
+	return &packageFacts{
+		pkg:       pkg,
+		version:   pyString(pkg.Version),
+		prefix:    names.Snake(pkg.Name),
+		kernelDir: path.Join(pkg.Name, KernelDir),
+		known:     newCompassTargets(known),
 	}
-	if a.OverrideBuiltin {
-		m.OPTVersion, m.Score = optOverrideVersion, builderOverrideScore
-	}
-	targets := a.Targets
-	if len(targets) == 0 {
-		targets = known
-	}
+}
+
+// compassTargets are the Compass targets of an op: the Python tuple its
+// GBuilder plugin accepts and the -mcpu values its kernel compiles for.
+type compassTargets struct {
+	tuple string
+	mcpus []string
+}
+
+func newCompassTargets(targets []string) compassTargets {
 	quoted := make([]string, len(targets))
 	for i, t := range targets {
 		quoted[i] = pyString(t)
 	}
-	m.Targets = pyTuple(quoted)
-	m.MCPUs = mcpus(targets)
-	m.builds = m.kernelBuilds()
-	for _, b := range m.builds {
-		m.Objects = append(m.Objects, b.Object)
+	return compassTargets{tuple: pyTuple(quoted), mcpus: mcpus(targets)}
+}
+
+func newOpModel(f *packageFacts, op *ir.Op) *opModel {
+	a := op.Targets.AIPU
+	dims := dimSymbols(op)
+	k := newKernelModel(f.prefix, op, dims)
+	m := &opModel{Name: op.Name, LayerType: a.LayerType, Stem: stem(op)}
+	m.KernelFile = m.Stem + ".cl"
+	targets := f.known
+	if len(a.Targets) > 0 {
+		targets = newCompassTargets(a.Targets)
 	}
-	m.parser(op)
-	m.opt(op)
-	m.builder(op, k)
-	for _, ax := range k.Axes {
-		vals := make([]string, len(ax.Values))
-		for i, v := range ax.Values {
-			vals[i] = spellings[v].OpenCL
-		}
-		m.TypeAxes = append(m.TypeAxes, axisModel{ax.Typedef, ax.Macro, vals[0], strings.Join(vals, ", ")})
-	}
-	for _, arg := range k.Args {
-		m.KernelArgs = append(m.KernelArgs, arg.Decl)
-	}
+	objects := m.kernelBuilds(path.Join(f.kernelDir, m.KernelFile), targets.mcpus, k.Variants)
+	desc := oneLine(op.Description)
+	m.parser = newParserModel(f, op, dims, desc)
+	m.opt = newOptModel(f.pkg, op, dims, desc, m.Stem)
+	m.builder = newBuilderModel(f.pkg, op, k, m.KernelFile, objects, targets.tuple)
+	m.kernel = newCLModel(f.pkg, op, k, desc)
 	return m
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// parserHelpers are the module-level names of the Parser plugin template.
-var parserHelpers = []string{"np", "ml_dtypes", "ParserOp", "register_plugin", "PluginType", "self", "attrs", "framework",
-	"input_tensors", "args", "_REQUIRED", "_attr", "_check", "_number", "_numbers", "_bool", "_enum", "_string", "_tensor"}
+// parserReserved are the module-level names of the Parser plugin template.
+var parserReserved = newNameSet("np", "ml_dtypes", "ParserOp", "register_plugin", "PluginType", "self", "attrs", "framework",
+	"input_tensors", "args", "_REQUIRED", "_attr", "_check", "_number", "_numbers", "_bool", "_enum", "_string", "_tensor")
 
-// parser builds the Parser plugin: params from the node attributes with
-// the opdef defaults, tensor params and static inputs as constants, and
-// output arrays of the declared shapes and dtypes.
-func (m *opModel) parser(op *ir.Op) {
+// newParserModel builds the Parser plugin: params from the node attributes
+// with the opdef defaults, tensor params and static inputs as constants,
+// and output arrays of the declared shapes and dtypes.
+func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *parserModel {
+	a := op.Targets.AIPU
+	m := &parserModel{
+		Name:          op.Name,
+		Package:       f.pkg.Name,
+		FrameworkOp:   a.FrameworkOp,
+		LayerType:     a.LayerType,
+		Description:   desc,
+		ParserVersion: f.version,
+		ParserClass:   op.Name + "Parser",
+		OpType:        pyString(a.FrameworkOp),
+		Alias:         a.LayerType != a.FrameworkOp,
+	}
+	ctor := newCode(8, len(op.Params))
 	for _, p := range op.Params {
 		if p.Kind == ir.ParamTensor {
-			m.Init = append(m.Init, fmt.Sprintf("self.constants[%q] = _tensor(attrs, %s, %s)", p.Ident, pyString(p.Name), m.numpy(p.DTypes[0])))
+			ctor.line("self.constants[", pyString(p.Ident), "] = _tensor(attrs, ", pyString(p.Name), ", ", m.numpy(p.DTypes[0]), ")")
 			continue
 		}
-		m.Init = append(m.Init, fmt.Sprintf("self.params[%q] = %s", p.Ident, parserParam(p)))
+		ctor.line("self.params[", pyString(p.Ident), "] = ", parserParam(p))
 	}
-	s := newScope(parserHelpers...)
-	local := map[string]string{}
+	m.Init = ctor.String()
+	s := newScope(parserReserved)
+	l := newLocals(op, dims)
+	infer := newCode(8, 2*len(op.Inputs)+len(dims)+len(op.Params)+len(op.Outputs)+2)
 	for i, in := range op.Inputs {
-		local[in.Name] = s.claim(in.Ident)
-		m.Infer = append(m.Infer, fmt.Sprintf("%s = input_tensors[%d]", local[in.Name], i))
+		l.inputs[i] = s.claim(in.Ident)
+		infer.line(l.inputs[i], " = input_tensors[", strconv.Itoa(i), "]")
 	}
-	syms := bindSymbols(op, s)
-	for _, d := range dimSymbols(op) {
-		m.Infer = append(m.Infer, fmt.Sprintf("%s = %s.shape[%d]", syms[d.name], local[d.input.Name], d.dim))
-	}
-	params := map[string]string{}
-	for _, p := range shapeParams(op) {
-		params[p.Name] = s.claim(p.Ident)
-		m.Infer = append(m.Infer, fmt.Sprintf("%s = self.params[%q]", params[p.Name], p.Ident))
+	l.bindSymbols(s)
+	l.readDims(infer)
+	for i, p := range op.Params {
+		if shapesRefer(op.Outputs, p.Name) {
+			l.params[i] = s.claim(p.Ident)
+			infer.line(l.params[i], " = self.params[", pyString(p.Ident), "]")
+		}
 	}
 	for i, in := range op.Inputs {
 		if in.Static {
-			m.Infer = append(m.Infer,
-				fmt.Sprintf("self.constants[%q] = np.asarray(%s)", in.Ident, local[in.Name]),
-				fmt.Sprintf("self.remove_inputs_at(%d)", i))
+			infer.line("self.constants[", pyString(in.Ident), "] = np.asarray(", l.inputs[i], ")")
+			infer.line("self.remove_inputs_at(", strconv.Itoa(i), ")")
 		}
 	}
-	ref := exprRef(op, syms, params, func(in *ir.Tensor, i int) string { return fmt.Sprintf("int(%s[%d])", local[in.Name], i) })
-	m.Infer = append(m.Infer, "return [")
+	infer.line("return [")
 	for _, o := range op.Outputs {
-		m.Infer = append(m.Infer, fmt.Sprintf("    np.zeros(%s, dtype=%s),", shapeTuple(o, ref), m.parserDType(op, o, local)))
+		infer.line("    np.zeros(", shapeTuple(o, l.ref), ", dtype=", m.parserDType(op, o, l.inputs), "),")
 	}
-	m.Infer = append(m.Infer, "]")
+	infer.line("]")
+	m.Infer = infer.String()
+	return m
 }
 
 // parserParam is the helper call reading one param from the node's
 // attributes (by its original name) for the IR (under its identifier).
 func parserParam(p *ir.Param) string {
-	name, def := pyString(p.Name), pyDefault(p)
-	kind := "int"
-	if elemFloat(p) {
-		kind = "float"
-	}
-	bounds := pyBound(p.Min, elemFloat(p)) + ", " + pyBound(p.Max, elemFloat(p))
+	args := "attrs, " + pyString(p.Name) + ", " + pyDefault(p)
 	switch p.Kind {
 	case ir.ParamBool:
-		return fmt.Sprintf("_bool(attrs, %s, %s)", name, def)
+		return "_bool(" + args + ")"
 	case ir.ParamString:
-		return fmt.Sprintf("_string(attrs, %s, %s)", name, def)
+		return "_string(" + args + ")"
 	case ir.ParamEnum:
 		values := make([]string, len(p.Values))
 		for i, v := range p.Values {
 			values[i] = pyString(v)
 		}
-		return fmt.Sprintf("_enum(attrs, %s, %s, %s)", name, def, pyTuple(values))
-	case ir.ParamArray:
+		return "_enum(" + args + ", " + pyTuple(values) + ")"
+	}
+	kind := "int"
+	if elemFloat(p) {
+		kind = "float"
+	}
+	bounds := pyBound(p.Min, elemFloat(p)) + ", " + pyBound(p.Max, elemFloat(p))
+	if p.Kind == ir.ParamArray {
 		length := "None"
 		if p.Length > 0 {
-			length = fmt.Sprint(p.Length)
+			length = strconv.Itoa(p.Length)
 		}
-		return fmt.Sprintf("_numbers(attrs, %s, %s, %s, %s, %s)", name, def, kind, length, bounds)
+		return "_numbers(" + args + ", " + kind + ", " + length + ", " + bounds + ")"
 	}
-	return fmt.Sprintf("_number(attrs, %s, %s, %s, %s)", name, def, kind, bounds)
+	return "_number(" + args + ", " + kind + ", " + bounds + ")"
 }
 
 // numpy is the numpy dtype expression of d, noting when ml_dtypes is
 // needed.
-func (m *opModel) numpy(d ir.DType) string {
+func (m *parserModel) numpy(d ir.DType) string {
 	np := spellings[d].NumPy
 	m.MLDtypes = m.MLDtypes || strings.HasPrefix(np, "ml_dtypes.")
 	return np
@@ -226,12 +270,13 @@ func (m *opModel) numpy(d ir.DType) string {
 
 // parserDType picks an output array's dtype: a type variable follows the
 // first input with the same variable; an output that may have the first
-// input's dtype takes it; otherwise its first dtype.
-func (m *opModel) parserDType(op *ir.Op, o *ir.Tensor, local map[string]string) string {
+// input's dtype takes it; otherwise its first dtype. inputs are the
+// inputs' locals.
+func (m *parserModel) parserDType(op *ir.Op, o *ir.Tensor, inputs []string) string {
 	if o.Type.Var != "" {
-		for _, in := range op.Inputs {
+		for i, in := range op.Inputs {
 			if in.Type.Var == o.Type.Var {
-				return local[in.Name] + ".dtype"
+				return inputs[i] + ".dtype"
 			}
 		}
 	}
@@ -243,59 +288,63 @@ func (m *opModel) parserDType(op *ir.Op, o *ir.Tensor, local map[string]string) 
 	for i, d := range allowed {
 		set[i] = m.numpy(d)
 	}
-	first := local[op.Inputs[0].Name]
-	return fmt.Sprintf("(%s.dtype if %s.dtype in %s else %s)", first, first, pyTuple(set), set[0])
+	first := inputs[0]
+	return "(" + first + ".dtype if " + first + ".dtype in " + pyTuple(set) + " else " + set[0] + ")"
 }
 
-// optHelpers are the names the OPT plugin template uses.
-var optHelpers = []string{"torch", "self", "args", "OP_TYPE", "Dtype", "OpType", "register_optype", "op_register", "quant_register",
+// optReserved are the names the OPT plugin template uses.
+var optReserved = newNameSet("torch", "self", "args", "OP_TYPE", "Dtype", "OpType", "register_optype", "op_register", "quant_register",
 	"dtype2bits", "dtype2range", "dtype2torch_type", "get_linear_quant_params_from_tensor", "is_float", "linear_quantize_clip",
-	"out", "shape", "inp", "key", "c"}
+	"out", "shape", "inp", "key", "c")
 
-// opt builds the OPT plugin: the forward binds inputs, params and the
-// declared output shapes for the user's code; the defaults produce zeros
-// of those shapes and pass quantization through.
-func (m *opModel) opt(op *ir.Op) {
-	s := newScope(optHelpers...)
-	local := map[string]string{}
+// newOptModel builds the OPT plugin: the forward binds inputs, params and
+// the declared output shapes for the user's code; the defaults produce
+// zeros of those shapes and pass quantization through.
+func newOptModel(pkg *ir.Package, op *ir.Op, dims []dimSymbol, desc, stem string) *optModel {
+	a := op.Targets.AIPU
+	m := &optModel{Name: op.Name, Package: pkg.Name, LayerType: a.LayerType, Description: desc, Override: a.OverrideBuiltin, OPTVersion: optVersion, Stem: stem}
+	if a.OverrideBuiltin {
+		m.OPTVersion = optOverrideVersion
+	}
+	s := newScope(optReserved)
+	l := newLocals(op, dims)
+	forward := newCode(4, len(op.Inputs)+len(op.Params)+len(dims)+len(op.Outputs))
 	visible := 0
-	for _, in := range op.Inputs {
-		local[in.Name] = s.claim(in.Ident)
+	for i, in := range op.Inputs {
+		l.inputs[i] = s.claim(in.Ident)
 		if in.Static {
-			m.Forward = append(m.Forward, fmt.Sprintf("%s = self.constants[%q].betensor", local[in.Name], in.Ident))
+			forward.line(l.inputs[i], " = self.constants[", pyString(in.Ident), "].betensor")
 			continue
 		}
-		m.Forward = append(m.Forward, fmt.Sprintf("%s = self.inputs[%d].betensor", local[in.Name], visible))
+		forward.line(l.inputs[i], " = self.inputs[", strconv.Itoa(visible), "].betensor")
 		visible++
 	}
-	params := map[string]string{}
-	for _, p := range op.Params {
-		params[p.Name] = s.claim(p.Ident)
+	for i, p := range op.Params {
+		local := s.claim(p.Ident)
+		l.params[i] = local
 		switch {
 		case p.Kind == ir.ParamTensor:
-			m.Forward = append(m.Forward, fmt.Sprintf("%s = self.constants[%q].betensor", params[p.Name], p.Ident))
+			forward.line(local, " = self.constants[", pyString(p.Ident), "].betensor")
 		case p.Default == nil:
-			m.Forward = append(m.Forward, fmt.Sprintf("%s = self.get_param(%q)", params[p.Name], p.Ident))
+			forward.line(local, " = self.get_param(", pyString(p.Ident), ")")
 		default:
-			m.Forward = append(m.Forward, fmt.Sprintf("%s = self.get_param(%q, optional=True, default_value=%s)", params[p.Name], p.Ident, pyDefault(p)))
+			forward.line(local, " = self.get_param(", pyString(p.Ident), ", optional=True, default_value=", pyDefault(p), ")")
 		}
 	}
-	syms := bindSymbols(op, s)
-	for _, d := range dimSymbols(op) {
-		m.Forward = append(m.Forward, fmt.Sprintf("%s = %s.shape[%d]", syms[d.name], local[d.input.Name], d.dim))
+	l.bindSymbols(s)
+	l.readDims(forward)
+	shapes := make([]string, len(op.Outputs))
+	for i, o := range op.Outputs {
+		shapes[i] = s.claim(o.Ident + "_shape")
+		forward.line(shapes[i], " = ", shapeTuple(o, l.ref))
 	}
-	ref := exprRef(op, syms, params, func(in *ir.Tensor, i int) string { return fmt.Sprintf("int(%s[%d])", local[in.Name], i) })
-	var shapes []string
-	for _, o := range op.Outputs {
-		name := s.claim(o.Ident + "_shape")
-		m.Forward = append(m.Forward, fmt.Sprintf("%s = %s", name, shapeTuple(o, ref)))
-		shapes = append(shapes, name)
-	}
-	m.ForwardDef = []string{
-		"for out, shape in zip(self.outputs, " + pyTuple(shapes) + "):",
-		"    out.betensor = torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)",
-	}
+	m.Forward = forward.String()
+	def := newCode(4, 2)
+	def.line("for out, shape in zip(self.outputs, ", pyTuple(shapes), "):")
+	def.line("    out.betensor = torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)")
+	m.ForwardDef = def.String()
 	m.QuantDef = quantDefault(op)
+	return m
 }
 
 // quantDefault sets every output's quantization: an output typed like a
@@ -305,8 +354,9 @@ func (m *opModel) opt(op *ir.Op) {
 // also requires a dtype for every constant of the layer: float ones are
 // quantized as weights, integer ones stay exact (decided by the IR dtype:
 // the Optimizer clears the others between its passes).
-func quantDefault(op *ir.Op) []string {
-	var lines, keys []string
+func quantDefault(op *ir.Op) string {
+	c := newCode(4, 7*len(op.Outputs))
+	var keys []string
 	for _, in := range op.Inputs {
 		if in.Static {
 			keys = append(keys, pyString(in.Ident))
@@ -318,7 +368,7 @@ func quantDefault(op *ir.Op) []string {
 		}
 	}
 	if len(keys) > 0 {
-		lines = append(lines,
+		c.lines(
 			"for key in "+pyTuple(keys)+":  # the layer's constants",
 			"    c = self.constants[key]",
 			"    if is_float(c.ir_dtype):",
@@ -331,10 +381,10 @@ func quantDefault(op *ir.Op) []string {
 			"        c.qmin, c.qmax = dtype2range(c.dtype)")
 	}
 	for i, o := range op.Outputs {
-		lines = append(lines, fmt.Sprintf("out = self.outputs[%d]  # %s", i, o.Name))
+		c.line("out = self.outputs[", strconv.Itoa(i), "]  # ", o.Name)
 		if j, in := sameTypedInput(op, o); in != nil {
-			lines = append(lines,
-				fmt.Sprintf("inp = self.inputs[%d]  # %s: the same type", j, in.Name),
+			c.line("inp = self.inputs[", strconv.Itoa(j), "]  # ", in.Name, ": the same type")
+			c.lines(
 				"out.dtype = inp.dtype",
 				"out.scale = inp.scale",
 				"out.zerop = inp.zerop",
@@ -345,21 +395,18 @@ func quantDefault(op *ir.Op) []string {
 		}
 		d := distinctCompass(op.AllowedDTypes(o))[0]
 		if d.IsFloat() {
-			lines = append(lines,
+			c.lines(
 				`out.qbits = self.attrs["q_bits_activation"]`,
 				`out.scale, out.zerop, out.qmin, out.qmax, out.dtype = get_linear_quant_params_from_tensor(out, self.attrs["q_mode_activation"], out.qbits, is_signed=True)`,
 				"out.qinvariant = False")
 			continue
 		}
-		lines = append(lines,
-			"out.dtype = Dtype."+spellings[d].OPT,
-			"out.scale = 1.0",
-			"out.zerop = 0",
-			fmt.Sprintf("out.qbits = %d", d.Info().Bits),
-			"out.qinvariant = True",
-			"out.qmin, out.qmax = dtype2range(out.dtype)")
+		c.line("out.dtype = Dtype.", spellings[d].OPT)
+		c.lines("out.scale = 1.0", "out.zerop = 0")
+		c.line("out.qbits = ", strconv.Itoa(d.Info().Bits))
+		c.lines("out.qinvariant = True", "out.qmin, out.qmax = dtype2range(out.dtype)")
 	}
-	return lines
+	return c.String()
 }
 
 // sameTypedInput finds the first non-static input an output shares a type
@@ -380,53 +427,78 @@ func sameTypedInput(op *ir.Op, o *ir.Tensor) (int, *ir.Tensor) {
 	return 0, nil
 }
 
-// bindSymbols claims a local for every dimension symbol the inputs bind.
-func bindSymbols(op *ir.Op, s scope) map[string]string {
-	syms := map[string]string{}
-	for _, d := range dimSymbols(op) {
-		syms[d.name] = s.claim(d.name)
-	}
-	return syms
+// locals are the names one plugin's Python gives an op's inputs,
+// dimension symbols and params, which its shape expressions refer to.
+type locals struct {
+	op     *ir.Op
+	dims   []dimSymbol
+	inputs []string // per input
+	syms   []string // per dimension symbol
+	params []string // per param; "" for a param the plugin does not bind
 }
 
-// shapeParams are the params the output shapes refer to, in param order.
-func shapeParams(op *ir.Op) []*ir.Param {
-	used := map[string]bool{}
-	for _, o := range op.Outputs {
-		for _, d := range o.Shape {
-			for _, e := range d.Expr.Symbols() {
-				used[e.Name] = true
+func newLocals(op *ir.Op, dims []dimSymbol) *locals {
+	return &locals{op: op, dims: dims, inputs: make([]string, len(op.Inputs)), params: make([]string, len(op.Params))}
+}
+
+// bindSymbols claims a local for every dimension symbol the inputs bind.
+func (l *locals) bindSymbols(s scope) {
+	l.syms = make([]string, len(l.dims))
+	for i, d := range l.dims {
+		l.syms[i] = s.claim(d.name)
+	}
+}
+
+// readDims writes the lines reading every dimension symbol from its
+// input's shape.
+func (l *locals) readDims(c *code) {
+	for i, d := range l.dims {
+		c.line(l.syms[i], " = ", l.inputs[d.index], ".shape[", strconv.Itoa(d.dim), "]")
+	}
+}
+
+// ref renders the names of a shape expression: symbols and params by
+// their locals, shape-tensor elements as ints read from the input.
+func (l *locals) ref(e *shapeexpr.Expr) string {
+	if e.Kind == shapeexpr.Index {
+		if i := slices.IndexFunc(l.op.Inputs, func(in *ir.Tensor) bool { return in.Name == e.Name }); i >= 0 {
+			return "int(" + l.inputs[i] + "[" + strconv.Itoa(e.Index) + "])"
+		}
+	}
+	name := ""
+	if i := slices.IndexFunc(l.dims, func(d dimSymbol) bool { return d.name == e.Name }); i >= 0 && l.syms != nil {
+		name = l.syms[i]
+	}
+	if i := slices.IndexFunc(l.op.Params, func(p *ir.Param) bool { return p.Name == e.Name }); i >= 0 && l.params[i] != "" {
+		name = l.params[i]
+	}
+	if name == "" {
+		name = names.Ident(e.Name)
+	}
+	if e.Kind == shapeexpr.Index {
+		return name + "[" + strconv.Itoa(e.Index) + "]"
+	}
+	return name
+}
+
+// shapesRefer reports whether the shape of one of ts refers to name.
+func shapesRefer(ts []*ir.Tensor, name string) bool {
+	for _, t := range ts {
+		for _, d := range t.Shape {
+			if refers(d.Expr, name) {
+				return true
 			}
 		}
 	}
-	var out []*ir.Param
-	for _, p := range op.Params {
-		if used[p.Name] {
-			out = append(out, p)
-		}
-	}
-	return out
+	return false
 }
 
-// exprRef renders the names of a shape expression: symbols and params by
-// their locals, shape-tensor elements through value.
-func exprRef(op *ir.Op, syms, params map[string]string, value func(*ir.Tensor, int) string) func(*shapeexpr.Expr) string {
-	return func(e *shapeexpr.Expr) string {
-		if in := op.Input(e.Name); in != nil && e.Kind == shapeexpr.Index {
-			return value(in, e.Index)
-		}
-		name := syms[e.Name]
-		if p, ok := params[e.Name]; ok {
-			name = p
-		}
-		if name == "" {
-			name = names.Ident(e.Name)
-		}
-		if e.Kind == shapeexpr.Index {
-			return fmt.Sprintf("%s[%d]", name, e.Index)
-		}
-		return name
+// refers reports whether e names name, as a symbol or indexed.
+func refers(e *shapeexpr.Expr, name string) bool {
+	if (e.Kind == shapeexpr.Sym || e.Kind == shapeexpr.Index) && e.Name == name {
+		return true
 	}
+	return slices.ContainsFunc(e.Args, func(a *shapeexpr.Expr) bool { return refers(a, name) })
 }
 
 // shapeTuple is an output's declared shape as a Python tuple.
@@ -441,16 +513,35 @@ func shapeTuple(o *ir.Tensor, ref func(*shapeexpr.Expr) string) string {
 	return pyTuple(dims)
 }
 
-// builder builds the GBuilder plugin from the kernel model.
-func (m *opModel) builder(op *ir.Op, k *kernelModel) {
+// newBuilderModel builds the GBuilder plugin from the kernel model, whose
+// source is kernelFile and objects the object paths; targets is the
+// Python tuple of the Compass targets.
+func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile, objects, targets string) *builderModel {
+	a := op.Targets.AIPU
+	m := &builderModel{
+		Name:         op.Name,
+		Package:      pkg.Name,
+		LayerType:    a.LayerType,
+		KernelFile:   kernelFile,
+		Objects:      objects,
+		Targets:      targets,
+		Kernel:       k.Base,
+		Axes:         len(k.Axes),
+		BuilderClass: op.Name + "Plugin",
+		Score:        builderScore,
+	}
+	if a.OverrideBuiltin {
+		m.Score = builderOverrideScore
+	}
 	spec := func(t *ir.Tensor) string {
 		axis := "None"
 		if i, ok := k.axisOf[t]; ok {
-			axis = fmt.Sprint(i)
+			axis = strconv.Itoa(i)
 		}
-		var ds []string
-		for _, d := range distinctCompass(op.AllowedDTypes(t)) {
-			ds = append(ds, pyString(compassName(d)))
+		allowed := distinctCompass(op.AllowedDTypes(t))
+		ds := make([]string, len(allowed))
+		for i, d := range allowed {
+			ds[i] = pyString(compassName(d))
 		}
 		return "(" + axis + ", " + pyTuple(ds) + ")"
 	}
@@ -468,23 +559,61 @@ func (m *opModel) builder(op *ir.Op, k *kernelModel) {
 	m.InputSpecs, m.OutputSpecs = tupleOrEmpty(ins), tupleOrEmpty(outs)
 	m.InLayouts = "[[" + strings.Join(inLayouts, ", ") + "]]"
 	m.OutLayouts = "[[" + strings.Join(outLayouts, ", ") + "]]"
+	tables := newCode(0, 1)
 	for _, p := range op.Params {
 		if p.Kind == ir.ParamEnum && paramPassing(p) == passScalar {
 			items := make([]string, len(p.Values))
 			for i, v := range p.Values {
-				items[i] = fmt.Sprintf("%s: %d", pyString(v), i)
+				items[i] = pyString(v) + ": " + strconv.Itoa(i)
 			}
-			m.EnumTables = append(m.EnumTables, fmt.Sprintf("%s = {%s}", enumTable(p), strings.Join(items, ", ")))
+			tables.line(enumTable(p), " = {", strings.Join(items, ", "), "}")
 		}
 	}
+	m.EnumTables = tables.String()
+	params := newCode(8, len(k.Args)+len(op.Params))
 	for _, a := range k.Args {
-		m.Params = append(m.Params, fmt.Sprintf("ro.append(%s)  # %s", a.Python, a.Comment))
+		params.line("ro.append(", a.Python, ")  # ", a.Comment)
 	}
 	for _, p := range op.Params {
 		if paramPassing(p) == passNone {
-			m.Params = append(m.Params, fmt.Sprintf("# %s: in the IR layer (params[%q]) only; no kernel argument can hold it", p.Name, p.Ident))
+			params.line("# ", p.Name, ": in the IR layer (params[", pyString(p.Ident), "]) only; no kernel argument can hold it")
 		}
 	}
+	m.Params = params.String()
+	return m
+}
+
+// newCLModel builds the kernel source from the kernel model.
+func newCLModel(pkg *ir.Package, op *ir.Op, k *kernelModel, desc string) *clModel {
+	m := &clModel{
+		Name:         op.Name,
+		Package:      pkg.Name,
+		LayerType:    op.Targets.AIPU.LayerType,
+		Description:  desc,
+		FP16:         k.FP16,
+		DefaultEntry: k.Variants[0].Entry,
+		TypeAxes:     make([]axisModel, len(k.Axes)),
+	}
+	flags := newCode(0, len(k.Variants))
+	flags.sep = "\n//   " // in the header comment
+	for _, v := range k.Variants {
+		flags.line(v.Flags)
+	}
+	m.VariantFlags = flags.String()
+	for i, ax := range k.Axes {
+		vals := make([]string, len(ax.Values))
+		for i, v := range ax.Values {
+			vals[i] = spellings[v].OpenCL
+		}
+		m.TypeAxes[i] = axisModel{ax.Typedef, ax.Macro, vals[0], strings.Join(vals, ", ")}
+	}
+	args := newCode(4, len(k.Args))
+	args.sep = ",\n    " // one parameter a line
+	for _, arg := range k.Args {
+		args.line(arg.Decl)
+	}
+	m.KernelArgs = args.String()
+	return m
 }
 
 func tupleOrEmpty(items []string) string {

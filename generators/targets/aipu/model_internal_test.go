@@ -7,6 +7,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -55,7 +56,7 @@ func TestPythonLiterals(t *testing.T) {
 }
 
 func TestScope(t *testing.T) {
-	s := newScope("np", "torch")
+	s := newScope(newNameSet("np", "torch"))
 	for _, c := range []struct{ in, want string }{{"x", "x"}, {"np", "np_"}, {"x", "x_"}, {"np", "np__"}, {"torch", "torch_"}} {
 		if got := s.claim(c.in); got != c.want {
 			t.Errorf("claim(%q) = %q, want %q", c.in, got, c.want)
@@ -91,7 +92,7 @@ ops:
       - {name: y, type: T, shape: [N]}
     targets: {aipu: {}}
 `)
-	k := newKernelModel(pkg, op)
+	k := newKernelModel(names.Snake(pkg.Name), op, dimSymbols(op))
 	var entries []string
 	for _, v := range k.Variants {
 		entries = append(entries, v.Entry)
@@ -126,19 +127,20 @@ ops:
       - {name: y, type: float32, shape: [N]}
     targets: {aipu: {}}
 `)
-	m := newOpModel(pkg, op, KnownTargets)
-	if !strings.Contains(strings.Join(m.Infer, "\n"), "np_ = input_tensors[0]") {
-		t.Errorf("parser locals:\n%s", strings.Join(m.Infer, "\n"))
+	m := newOpModel(newPackageFacts(pkg, KnownTargets), op)
+	if !strings.Contains(m.parser.Infer, "np_ = input_tensors[0]") {
+		t.Errorf("parser locals:\n%s", m.parser.Infer)
 	}
-	if !strings.Contains(strings.Join(m.Forward, "\n"), "torch_ = self.inputs[1].betensor") {
-		t.Errorf("forward locals:\n%s", strings.Join(m.Forward, "\n"))
+	if !strings.Contains(m.opt.Forward, "torch_ = self.inputs[1].betensor") {
+		t.Errorf("forward locals:\n%s", m.opt.Forward)
 	}
-	args := strings.Join(m.KernelArgs, ", ")
+	decls := strings.Split(m.kernel.KernelArgs, ",\n    ")
+	args := strings.Join(decls, ", ")
 	if !strings.Contains(args, "int w_0_, int w_1, int w_0,") && !strings.Contains(args, "int w_0, int w_1, int w_0_") {
 		t.Errorf("kernel args: %s", args)
 	}
 	seen := map[string]bool{}
-	for _, a := range m.KernelArgs {
+	for _, a := range decls {
 		f := strings.Fields(a)
 		name := f[len(f)-1]
 		if seen[name] {

@@ -11,22 +11,31 @@ import (
 // scope hands out local names that collide neither with each other nor
 // with the names the generated code itself uses (modules, helpers), so an
 // input called np or torch cannot shadow the module of that name.
-type scope map[string]bool
+type scope struct {
+	reserved nameSet // shared by every scope of one plugin kind: only read
+	taken    nameSet
+}
 
-func newScope(reserved ...string) scope {
-	s := scope{}
-	for _, r := range reserved {
-		s[r] = true
+// nameSet is a set of names; the reserved ones of each plugin kind are
+// built once, not per op.
+type nameSet map[string]bool
+
+func newNameSet(names ...string) nameSet {
+	s := make(nameSet, len(names))
+	for _, n := range names {
+		s[n] = true
 	}
 	return s
 }
 
+func newScope(reserved nameSet) scope { return scope{reserved: reserved, taken: nameSet{}} }
+
 // claim returns name, with underscores appended until it is free.
 func (s scope) claim(name string) string {
-	for s[name] {
+	for s.reserved[name] || s.taken[name] {
 		name += "_"
 	}
-	s[name] = true
+	s.taken[name] = true
 	return name
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -20,9 +21,13 @@ type torchModel struct {
 	Namespace string
 	Provider  string
 	Ops       []*torchOp
+	// OpSections are the module's parts for each op ("executorch-op"),
+	// rendered on every core and joined in op order.
+	OpSections string
 }
 
 type torchOp struct {
+	Namespace string // the package's
 	QNNName   string
 	Name      string // torch op name (snake case)
 	Schema    string // functional schema, without the name
@@ -30,10 +35,13 @@ type torchOp struct {
 	Args      string // Python parameter list of the functional op, schema order
 	CallArgs  string // the same names, for calling it
 	OutArgs   string // keyword-only output parameters of the .out variant
-	Outputs   []string
 	// Fake is the body of the fake (meta) implementation, one line each.
-	Fake   []string
-	Region string // user region key of the eager reference implementation
+	Fake      []string
+	OneOutput bool   // the reference returns a tensor, not a tuple
+	Region    string // user region key of the eager reference implementation
+	// assumed are the outputs without a shape whose fake takes the first
+	// input's (QNN XML states none); each gets a warning.
+	assumed []*ir.Tensor
 }
 
 var torchScalar = map[ir.DTypeKind]string{ir.KindInt: "int", ir.KindUint: "int", ir.KindFloat: "float", ir.KindBool: "bool"}
@@ -59,16 +67,25 @@ func torchDType(d ir.DType) string {
 	return "torch.float32"
 }
 
+// newTorchModel builds the module and renders its per-op sections, both
+// on every core; the warnings follow in op order.
 func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.TargetList) *torchModel {
-	m := &torchModel{Package: pkg.Name, Namespace: pm.TorchNamespace, Provider: pm.Provider}
-	for _, op := range ops {
-		m.Ops = append(m.Ops, newTorchOp(op, d))
+	m := &torchModel{Package: pkg.Name, Namespace: pm.TorchNamespace, Provider: pm.Provider, Ops: make([]*torchOp, len(ops))}
+	render.Parallel(len(ops), func(i int) { m.Ops[i] = newTorchOp(ops[i], m.Namespace) })
+	for i, t := range m.Ops {
+		for _, o := range t.assumed {
+			d.Warnf(o.Where.At("name", o.Pos), "executorch-assumed-shape", "output %q of op %s states no shape (QNN XML cannot), so its torch fake implementation assumes the shape of input %q; convert the op to YAML and give the output a shape if that is wrong", o.Name, ops[i].Name, ops[i].Inputs[0].Name)
+		}
+	}
+	var err error
+	if m.OpSections, err = render.Sections(tmpl, "executorch-op", m.Ops); err != nil {
+		d.Errorf(pkg.Pos, "internal", "rendering executorch-op: %v", err)
 	}
 	return m
 }
 
-func newTorchOp(op *ir.Op, d *diag.TargetList) *torchOp {
-	t := &torchOp{QNNName: op.Name, Name: names.Snake(op.Name), Region: "reference:" + op.Name}
+func newTorchOp(op *ir.Op, namespace string) *torchOp {
+	t := &torchOp{Namespace: namespace, QNNName: op.Name, Name: names.Snake(op.Name), Region: "reference:" + op.Name, OneOutput: len(op.Outputs) == 1}
 	// torch schemas allow defaults only at the end, so params without a
 	// default come first; ExecuTorch passes params to QNN by name and the
 	// package's DEF_PACKAGE_PARAM_ORDER fixes the order the kernel sees, so
@@ -112,13 +129,13 @@ func newTorchOp(op *ir.Op, d *diag.TargetList) *torchOp {
 		pyArgs = append(pyArgs, py)
 		callArgs = append(callArgs, p.Ident)
 	}
-	var rets, outArgs, outRets []string
+	var rets, outArgs, outRets, outputs []string
 	for i, o := range op.Outputs {
 		alias := string(rune('a' + i%26))
 		rets = append(rets, "Tensor")
 		outArgs = append(outArgs, "Tensor("+alias+"!) "+o.Ident)
 		outRets = append(outRets, "Tensor("+alias+"!)")
-		t.Outputs = append(t.Outputs, o.Ident)
+		outputs = append(outputs, o.Ident)
 	}
 	ret := func(list []string) string {
 		if len(list) == 1 {
@@ -132,8 +149,8 @@ func newTorchOp(op *ir.Op, d *diag.TargetList) *torchOp {
 	// the Python functions repeat the schema's defaults.
 	t.Args = strings.Join(pyArgs, ", ")
 	t.CallArgs = strings.Join(callArgs, ", ")
-	t.OutArgs = strings.Join(t.Outputs, ", ")
-	t.Fake = fakeBody(op, d)
+	t.OutArgs = strings.Join(outputs, ", ")
+	t.Fake, t.assumed = fakeBody(op)
 	return t
 }
 
@@ -209,8 +226,8 @@ func pythonDefault(p *ir.Param) string {
 
 // fakeBody computes the fake (meta) implementation: bind the dim symbols
 // from the input shapes, evaluate every output shape expression, allocate.
-func fakeBody(op *ir.Op, d *diag.TargetList) []string {
-	var lines []string
+// It also returns the outputs without a shape that take the first input's.
+func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 	bound := map[string]string{}
 	for _, in := range op.Inputs {
 		for i, dim := range in.Shape {
@@ -261,7 +278,7 @@ func fakeBody(op *ir.Op, d *diag.TargetList) []string {
 			}
 			shape = "(" + strings.Join(dims, ", ") + map[bool]string{true: ",", false: ""}[len(dims) == 1] + ")"
 		case first != "":
-			d.Warnf(o.Where.At("name", o.Pos), "executorch-assumed-shape", "output %q of op %s states no shape (QNN XML cannot), so its torch fake implementation assumes the shape of input %q; convert the op to YAML and give the output a shape if that is wrong", o.Name, op.Name, op.Inputs[0].Name)
+			assumed = append(assumed, o)
 			shape = first + ".shape"
 		default:
 			shape = "()"
@@ -273,7 +290,7 @@ func fakeBody(op *ir.Op, d *diag.TargetList) []string {
 	} else {
 		lines = append(lines, "return ("+strings.Join(results, ", ")+")")
 	}
-	return lines
+	return lines, assumed
 }
 
 func deviceOf(first string) string {
