@@ -46,11 +46,16 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		{Path: "src/" + pkg.Name + "Library.cpp", Tmpl: library + ".cpp.tmpl", Data: m},
 	}
 	for _, op := range m.Ops {
+		// The op's files get a copy of its model, not a pointer: a field of
+		// a struct reached through a pointer is addressable, and
+		// text/template prints such a field with an extra lookup of pointer
+		// methods and an allocation, at every one of a file's actions.
+		var data any = *op
 		files = append(files,
-			render.File{Path: "src/ops/" + op.Name + "Kernel.h", Tmpl: "kernel.h.tmpl", Data: op},
-			render.File{Path: "src/ops/" + op.Name + "Kernel.cu", Tmpl: "kernel.cu.tmpl", Data: op, Owned: true},
-			render.File{Path: "src/ops/" + op.Name + "Plugin.h", Tmpl: plugin + ".h.tmpl", Data: op},
-			render.File{Path: "src/ops/" + op.Name + "Plugin.cpp", Tmpl: plugin + ".cpp.tmpl", Data: op},
+			render.File{Path: "src/ops/" + op.Name + "Kernel.h", Tmpl: "kernel.h.tmpl", Data: data},
+			render.File{Path: "src/ops/" + op.Name + "Kernel.cu", Tmpl: "kernel.cu.tmpl", Data: data, Owned: true},
+			render.File{Path: "src/ops/" + op.Name + "Plugin.h", Tmpl: plugin + ".h.tmpl", Data: data},
+			render.File{Path: "src/ops/" + op.Name + "Plugin.cpp", Tmpl: plugin + ".cpp.tmpl", Data: data},
 		)
 	}
 	if m.QDP != nil {

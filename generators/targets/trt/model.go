@@ -39,16 +39,17 @@ type requirement struct {
 	Why          string
 }
 
-// opModel is one op's plugin, creator and kernel.
+// opModel is one op's plugin, creator and kernel. The names the templates
+// print most come first: text/template looks a field up by a linear search
+// of the struct's fields at every access.
 type opModel struct {
-	layout      *ioLayout // the op's tensor positions, shared with its README entry
-	Pkg         *packageModel
 	Name        string
-	PluginName  string // the name the plugin and its creator report (plugin.TRT)
-	Description string
 	Class       string // RoiAlignLitePlugin
 	Creator     string // RoiAlignLitePluginCreator
 	ParamsType  string // RoiAlignLiteParams
+	Pkg         *packageModel
+	PluginName  string // the name the plugin and its creator report (plugin.TRT)
+	Description string
 	Snake       string // roi_align_lite
 
 	NbInputs, NbOutputs, NbShapeInputs int
@@ -78,6 +79,8 @@ type opModel struct {
 
 	Combos []*launcherModel
 	Kernel kernelModel
+
+	layout *ioLayout // the op's tensor positions, shared with its README entry
 }
 
 // tensorDoc describes one tensor for comments and the README.
