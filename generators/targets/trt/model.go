@@ -42,6 +42,11 @@ type requirement struct {
 // opModel is one op's plugin, creator and kernel. The names the templates
 // print most come first: text/template looks a field up by a linear search
 // of the struct's fields at every access.
+//
+// Lists the templates would print one item per line are text here, joined
+// with the indentation the template gives their first line (statementSep):
+// a range costs text/template about half a microsecond per item, more than
+// printing the rest of the line, and a large package has a lot of them.
 type opModel struct {
 	Name        string
 	Class       string // RoiAlignLitePlugin
@@ -55,42 +60,57 @@ type opModel struct {
 	NbInputs, NbOutputs, NbShapeInputs int
 	// InArray and OutArray size the TensorRef arrays (C++ has no empty arrays).
 	InArray, OutArray int
-	Inputs            []*tensorDoc
-	Outputs           []*tensorDoc
-	ShapeInputs       []*tensorDoc
+	// InputDocs, ShapeInputDocs and OutputDocs describe the tensors for the
+	// plugin's header comment, a line "//   [0] x: T [N, C]" each, every
+	// line after a newline (they follow a heading).
+	InputDocs, ShapeInputDocs, OutputDocs string
+	// InputNames and OutputNames list the tensors in a comment: " [0] x [1] y".
+	InputNames, OutputNames string
+	// InputTypeFormats and InputTypeArgs print the input dtypes in enqueue's
+	// error: " %d %d" and ", static_cast<int32_t>(inputDesc[0].type), ...".
+	InputTypeFormats, InputTypeArgs string
 
-	Params     []*paramModel
-	Enums      []*enumModel
+	Params []*paramModel
+	// RequiredParams are the params without a default.
+	RequiredParams []*paramModel
+	Enums          []*enumModel
+	// FieldDocs is "//   k: int32, default 2" for each param, every line
+	// after a newline, or " none".
+	FieldDocs string
+	// FieldNames initializes kFieldNames: "k", "scale" ("" without params).
+	FieldNames string
+	// FieldList names the fields in messages: k, scale (none without params).
+	FieldList  string
+	NbFields   int
 	FieldArray int // max(1, params)
 	NbSerial   int // params + the layout field
 
 	// OutputTypes[i] is output i's dtype as a C++ expression over inputTypes.
 	OutputTypes []string
-	// Supports[pos] is supportsFormatCombination's verdict for pos.
-	Supports         []string
+	// SupportCases are supportsFormatCombination's switch cases, one per
+	// position: "case 0: return <verdict>;" (statementSep).
+	SupportCases     string
 	CombinationLimit int // > 0: getFormatCombinationLimit override
 
 	Aliased bool
 	Aliases []aliasModel
 
-	Shape         shapeCode
-	RuntimeChecks []string // concrete-shape checks (onShapeChange / enqueue)
-	Workspace     string   // "" when the op needs none
+	Shape shapeCode
+	// RuntimeChecks compare concrete input dims with the opdef
+	// (onShapeChange / enqueue), one statement a line (statementSep).
+	RuntimeChecks string
+	Workspace     string // "" when the op needs none
 
 	Combos []*launcherModel
 	Kernel kernelModel
 
-	layout *ioLayout // the op's tensor positions, shared with its README entry
+	layout   *ioLayout // the op's tensor positions, shared with its README entry
+	supports []string  // supportsFormatCombination's verdict for each position
 }
 
-// tensorDoc describes one tensor for comments and the README.
-type tensorDoc struct {
-	Name, Ident string
-	Index       int
-	Shape       string
-	Type        string
-	Size        bool
-}
+// statementSep joins the statements of a function body into one block of
+// text; the template indents the first.
+const statementSep = "\n    "
 
 type aliasModel struct {
 	Output, Input int
@@ -209,22 +229,24 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		InArray:       max(1, len(l.Inputs)),
 		OutArray:      max(1, len(l.Outputs)),
 	}
-	for _, t := range l.Inputs {
-		m.Inputs = append(m.Inputs, docOf(op, t))
-	}
-	for _, t := range l.Outputs {
-		m.Outputs = append(m.Outputs, docOf(op, t))
-	}
-	for i, t := range l.ShapeInputs {
-		m.ShapeInputs = append(m.ShapeInputs, &tensorDoc{Name: t.Name, Ident: t.Ident, Index: i, Shape: shapeText(t), Type: typeText(t.Type)})
-	}
+	shapes := shapeDocs(l)
+	m.InputDocs, m.InputNames = tensorDocs(l.Inputs, shapes)
+	m.OutputDocs, m.OutputNames = tensorDocs(l.Outputs, shapes)
+	m.ShapeInputDocs = shapeInputDocs(l.ShapeInputs)
+	m.InputTypeFormats, m.InputTypeArgs = inputTypeMessage(len(l.Inputs))
+	m.Params = make([]*paramModel, len(op.Params))
 	for i, p := range op.Params {
 		pm := newParamModel(op, p, i)
-		m.Params = append(m.Params, pm)
+		m.Params[i] = pm
+		if pm.Required {
+			m.RequiredParams = append(m.RequiredParams, pm)
+		}
 		if pm.enum != nil {
 			m.Enums = append(m.Enums, pm.enum)
 		}
 	}
+	m.FieldDocs, m.FieldNames, m.FieldList = fieldTexts(m.Params)
+	m.NbFields = len(m.Params)
 	m.FieldArray = max(1, len(m.Params))
 	m.NbSerial = len(m.Params) + 1
 
@@ -239,9 +261,13 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		m.OutputTypes = append(m.OutputTypes, typeExpr(all, t.Pos, func(pos int) string { return fmt.Sprintf("inputTypes[%d]", pos) }))
 	}
 	formats := op.Targets.TRT.Formats
-	for _, t := range all {
-		m.Supports = append(m.Supports, typeCond(all, t, io)+" && "+formatCond(t, formats, io))
+	m.supports = make([]string, len(all))
+	cases := make([]string, len(all))
+	for i, t := range all {
+		m.supports[i] = typeCond(all, t, io) + " && " + formatCond(t, formats, io)
+		cases[i] = "case " + strconv.Itoa(i) + ": return " + m.supports[i] + ";"
 	}
+	m.SupportCases = strings.Join(cases, statementSep)
 	if n := l.Count(len(formats)); n > formatCombinationLimit {
 		m.CombinationLimit = n
 	}
@@ -261,19 +287,82 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 	}
 	m.Aliased = len(m.Aliases) > 0
 	m.Shape = newShapeCode(op, l, pkg.Legacy)
-	m.RuntimeChecks = runtimeChecks(op, l, pkg.Legacy)
+	m.RuntimeChecks = strings.Join(runtimeChecks(op, l, pkg.Legacy), statementSep)
 	if w := op.Targets.TRT.Workspace; w != nil {
 		m.Workspace = workspaceExpr(op, l, w, pkg.Legacy)
 	}
-	m.Combos, m.Kernel = newKernelModel(op, l)
+	m.Combos, m.Kernel = newKernelModel(op, l, shapes)
 	return m
 }
 
-func docOf(op *ir.Op, t *ioTensor) *tensorDoc {
-	if t.Size != nil {
-		return &tensorDoc{Name: t.Name, Ident: t.Ident, Index: t.Index, Shape: "[] (size tensor)", Type: "int32", Size: true}
+// shapeDocs are the shapes of the layout's tensors for comments, by inOut
+// position.
+func shapeDocs(l *ioLayout) []string {
+	docs := make([]string, 0, len(l.Inputs)+len(l.Outputs))
+	for _, t := range l.Inputs {
+		docs = append(docs, shapeText(t.T))
 	}
-	return &tensorDoc{Name: t.Name, Ident: t.Ident, Index: t.Index, Shape: shapeText(t.T), Type: typeText(t.T.Type)}
+	for _, t := range l.Outputs {
+		if t.Size != nil {
+			docs = append(docs, "")
+			continue
+		}
+		docs = append(docs, shapeText(t.T))
+	}
+	return docs
+}
+
+// tensorDocs are the header comment's lines for ts (see opModel.InputDocs)
+// and their names for a one-line list.
+func tensorDocs(ts []*ioTensor, shapes []string) (docs, names string) {
+	var d, n strings.Builder
+	for _, t := range ts {
+		typ, shape := "int32", "[] (size tensor)"
+		if t.Size == nil {
+			typ, shape = typeText(t.T.Type), shapes[t.Pos]
+		}
+		index := strconv.Itoa(t.Index)
+		d.WriteString("\n//   [" + index + "] " + t.Name + ": " + typ + " " + shape)
+		n.WriteString(" [" + index + "] " + t.Name)
+	}
+	return d.String(), n.String()
+}
+
+func shapeInputDocs(ts []*ir.Tensor) string {
+	var d strings.Builder
+	for i, t := range ts {
+		d.WriteString("\n//   [" + strconv.Itoa(i) + "] " + t.Name + ": " + typeText(t.Type) + " " + shapeText(t))
+	}
+	return d.String()
+}
+
+// inputTypeMessage is the format and the arguments that print n input
+// dtypes (see opModel.InputTypeFormats).
+func inputTypeMessage(n int) (format, args string) {
+	var f, a strings.Builder
+	for i := 0; i < n; i++ {
+		f.WriteString(" %d")
+		a.WriteString(", static_cast<int32_t>(inputDesc[" + strconv.Itoa(i) + "].type)")
+	}
+	return f.String(), a.String()
+}
+
+// fieldTexts are opModel's FieldDocs, FieldNames and FieldList.
+func fieldTexts(ps []*paramModel) (docs, quoted, list string) {
+	if len(ps) == 0 {
+		return " none", `""`, "none"
+	}
+	var d, q, l strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			q.WriteString(", ")
+			l.WriteString(", ")
+		}
+		d.WriteString("\n//   " + p.Name + ": " + p.Doc)
+		q.WriteString(`"` + p.Name + `"`)
+		l.WriteString(p.Name)
+	}
+	return d.String(), q.String(), l.String()
 }
 
 // typeExpr is the dtype of the tensor at pos as a C++ expression over the
@@ -334,8 +423,9 @@ func formatCond(t *ioTensor, formats []string, io func(int) string) string {
 	return fmt.Sprintf("followsFormat(%s.format, %s.dims.nbDims, %s.format)", self, self, io(0))
 }
 
-// newKernelModel builds the typed launchers and the .cu plumbing.
-func newKernelModel(op *ir.Op, l *ioLayout) ([]*launcherModel, kernelModel) {
+// newKernelModel builds the typed launchers and the .cu plumbing; shapes
+// are the tensors' shapes for comments (shapeDocs).
+func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, kernelModel) {
 	all := l.All()
 	k := kernelModel{IOName: op.Name + "IO", Launch: lowerFirst(op.Name), Fill: lowerFirst(op.Name) + "Fill"}
 	// Template parameters: one per slot, and one per output whose dtype
@@ -389,7 +479,7 @@ func newKernelModel(op *ir.Op, l *ioLayout) ([]*launcherModel, kernelModel) {
 		}
 		doc := "size tensor: the value of " + t.Name
 		if t.T != nil {
-			doc = shapeText(t.T)
+			doc = shapes[t.Pos]
 		}
 		k.IOFields = append(k.IOFields, fmt.Sprintf("%s<%s> %s; // %s", kind, ct, t.Ident, doc))
 		if !t.Input {
@@ -469,6 +559,9 @@ type shapeCode struct {
 	Sizes []string
 	// Outputs[i] sets output i's dims; Target is the DimsExprs written.
 	Outputs [][]string
+	// Body is IPluginV3's getOutputShapes: Checks, Sizes and Outputs as a
+	// block of statements (statementSep).
+	Body string
 }
 
 // refs renders the references of shape expressions for getOutputShapes.
@@ -583,6 +676,11 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 		sc.Outputs = append(sc.Outputs, lines)
 	}
 	sc.Checks = r.checks
+	body := append(append([]string(nil), sc.Checks...), sc.Sizes...)
+	for _, lines := range sc.Outputs {
+		body = append(body, lines...)
+	}
+	sc.Body = strings.Join(body, statementSep)
 	return sc
 }
 
