@@ -16,10 +16,10 @@ import (
 // decision is made here, in Go.
 type packageModel struct {
 	Name      string // VisionOps: library, CMake project, file prefix
-	Source    string
+	CppNs     string // C++ namespace of the generated code
 	Namespace string // TensorRT plugin namespace
 	Version   string // plugin version
-	CppNs     string // C++ namespace of the generated code
+	Source    string
 	Macro     string // macro prefix: VISION_OPS
 	Snake     string // vision_ops
 	Legacy    bool
@@ -53,6 +53,8 @@ type opModel struct {
 	Creator     string // RoiAlignLitePluginCreator
 	ParamsType  string // RoiAlignLiteParams
 	Pkg         *packageModel
+	Kernel      kernelModel
+	Combos      []*launcherModel
 	PluginName  string // the name the plugin and its creator report (plugin.TRT)
 	Description string
 	Snake       string // roi_align_lite
@@ -74,6 +76,9 @@ type opModel struct {
 	// RequiredParams are the params without a default.
 	RequiredParams []*paramModel
 	Enums          []*enumModel
+	// ParamMembers declare <Op>Params' members, one a line with its doc
+	// (statementSep).
+	ParamMembers string
 	// FieldDocs is "//   k: int32, default 2" for each param, every line
 	// after a newline, or " none".
 	FieldDocs string
@@ -101,9 +106,6 @@ type opModel struct {
 	RuntimeChecks string
 	Workspace     string // "" when the op needs none
 
-	Combos []*launcherModel
-	Kernel kernelModel
-
 	layout   *ioLayout // the op's tensor positions, shared with its README entry
 	supports []string  // supportsFormatCombination's verdict for each position
 }
@@ -130,13 +132,17 @@ type launcherModel struct {
 // kernelModel is the .cu file's typed plumbing around the user's code.
 type kernelModel struct {
 	TemplateDecl string // "template <typename T>" or ""
-	IOType       string // RoiAlignLiteIO<T>
 	IOName       string // RoiAlignLiteIO
-	IOFields     []string
 	Launch       string // the launch template's name: roiAlignLite
+	IOType       string // RoiAlignLiteIO<T>
 	Fill         string // the default fill kernel's name
-	Includes     []string
-	Fills        []string // default launch body lines
+	// IOFields are the IO struct's members, one a line (statementSep).
+	IOFields string
+	// Includes are the CUDA headers of the kernel types, a line
+	// "#include <cuda_fp16.h>" each, every line after a newline.
+	Includes string
+	// Fills are the default launch body's statements (statementSep).
+	Fills string
 }
 
 // dtypeC is the kernel-side C type of a tensor dtype.
@@ -245,7 +251,7 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 			m.Enums = append(m.Enums, pm.enum)
 		}
 	}
-	m.FieldDocs, m.FieldNames, m.FieldList = fieldTexts(m.Params)
+	m.ParamMembers, m.FieldDocs, m.FieldNames, m.FieldList = paramTexts(m.Params)
 	m.NbFields = len(m.Params)
 	m.FieldArray = max(1, len(m.Params))
 	m.NbSerial = len(m.Params) + 1
@@ -347,22 +353,25 @@ func inputTypeMessage(n int) (format, args string) {
 	return f.String(), a.String()
 }
 
-// fieldTexts are opModel's FieldDocs, FieldNames and FieldList.
-func fieldTexts(ps []*paramModel) (docs, quoted, list string) {
+// paramTexts are opModel's ParamMembers, FieldDocs, FieldNames and
+// FieldList.
+func paramTexts(ps []*paramModel) (members, docs, quoted, list string) {
 	if len(ps) == 0 {
-		return " none", `""`, "none"
+		return "", " none", `""`, "none"
 	}
-	var d, q, l strings.Builder
+	var m, d, q, l strings.Builder
 	for i, p := range ps {
 		if i > 0 {
+			m.WriteString(statementSep)
 			q.WriteString(", ")
 			l.WriteString(", ")
 		}
+		m.WriteString(p.Member + " //!< " + p.Doc)
 		d.WriteString("\n//   " + p.Name + ": " + p.Doc)
 		q.WriteString(`"` + p.Name + `"`)
 		l.WriteString(p.Name)
 	}
-	return d.String(), q.String(), l.String()
+	return m.String(), d.String(), q.String(), l.String()
 }
 
 // typeExpr is the dtype of the tensor at pos as a C++ expression over the
@@ -468,6 +477,7 @@ func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, 
 		k.IOType = k.IOName
 	}
 	combos := l.Combos()
+	var fields, fills []string
 	for _, t := range all {
 		kind := "InTensor"
 		if !t.Input {
@@ -481,9 +491,9 @@ func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, 
 		if t.T != nil {
 			doc = shapes[t.Pos]
 		}
-		k.IOFields = append(k.IOFields, fmt.Sprintf("%s<%s> %s; // %s", kind, ct, t.Ident, doc))
+		fields = append(fields, fmt.Sprintf("%s<%s> %s; // %s", kind, ct, t.Ident, doc))
 		if !t.Input {
-			k.Fills = append(k.Fills, fmt.Sprintf("%s<<<gridSize(io.%s.numel(), kBlock), kBlock, 0, stream>>>(io.%s.data, io.%s.numel());", k.Fill, t.Ident, t.Ident, t.Ident))
+			fills = append(fills, fmt.Sprintf("%s<<<gridSize(io.%s.numel(), kBlock), kBlock, 0, stream>>>(io.%s.data, io.%s.numel());", k.Fill, t.Ident, t.Ident, t.Ident))
 		}
 	}
 	// Data-dependent outputs arrive with unknown dims; their buffers hold
@@ -494,7 +504,7 @@ func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, 
 			continue
 		}
 		if u, ok := cppInt(op, l, t.Size.Upper, func(i, j int) string { return fmt.Sprintf("inputs[%d].dims[%d]", i, j) }, "params"); ok {
-			k.IOFields = append(k.IOFields, fmt.Sprintf("int64_t upper_%s; // the most %s can be: %s", t.Size.Name, t.Size.Name, t.Size.Upper.String()))
+			fields = append(fields, fmt.Sprintf("int64_t upper_%s; // the most %s can be: %s", t.Size.Name, t.Size.Name, t.Size.Upper.String()))
 			uppers = append(uppers, u)
 		}
 	}
@@ -537,9 +547,11 @@ func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, 
 	}
 	for _, h := range []string{"cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h"} {
 		if includes[h] {
-			k.Includes = append(k.Includes, h)
+			k.Includes += "\n#include <" + h + ">"
 		}
 	}
+	k.IOFields = strings.Join(fields, statementSep)
+	k.Fills = strings.Join(fills, statementSep)
 	return launchers, k
 }
 
