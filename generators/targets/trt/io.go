@@ -66,12 +66,12 @@ type ioLayout struct {
 	// InDim maps each dim symbol of the regular inputs to the (input, dim)
 	// that binds it first.
 	InDim map[string][2]int
+	all   []*ioTensor
 }
 
-// All returns inputs then outputs: inOut order.
-func (l *ioLayout) All() []*ioTensor {
-	return append(append([]*ioTensor{}, l.Inputs...), l.Outputs...)
-}
+// All returns inputs then outputs: inOut order. The slice is the layout's
+// own: callers read it.
+func (l *ioLayout) All() []*ioTensor { return l.all }
 
 func layoutOf(op *ir.Op) *ioLayout {
 	l := &ioLayout{InDim: map[string][2]int{}}
@@ -135,6 +135,7 @@ func layoutOf(op *ir.Op) *ioLayout {
 		l.Outputs = append(l.Outputs, &ioTensor{Name: s.Name, Ident: "size_" + s.Name, Index: len(l.Outputs), Pos: pos, Rank: 0, Allowed: []ir.DType{ir.Int32}, Rule: ruleSize, Fixed: ir.Int32, Size: s})
 		pos++
 	}
+	l.all = append(append(make([]*ioTensor, 0, pos), l.Inputs...), l.Outputs...)
 	return l
 }
 

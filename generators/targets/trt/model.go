@@ -2,6 +2,7 @@ package trt
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -256,15 +257,19 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 	m.FieldArray = max(1, len(m.Params))
 	m.NbSerial = len(m.Params) + 1
 
-	io := func(pos int) string {
-		if pkg.Legacy {
-			return fmt.Sprintf("inOut[%d]", pos)
-		}
-		return fmt.Sprintf("inOut[%d].desc", pos)
-	}
 	all := l.All()
-	for _, t := range l.Outputs {
-		m.OutputTypes = append(m.OutputTypes, typeExpr(all, t.Pos, func(pos int) string { return fmt.Sprintf("inputTypes[%d]", pos) }))
+	descs := make([]string, len(all)) // supportsFormatCombination's tensor at each position
+	for i := range descs {
+		descs[i] = "inOut[" + strconv.Itoa(i) + "]"
+		if !pkg.Legacy {
+			descs[i] += ".desc"
+		}
+	}
+	io := func(pos int) string { return descs[pos] }
+	inputType := func(pos int) string { return "inputTypes[" + strconv.Itoa(pos) + "]" }
+	m.OutputTypes = make([]string, len(l.Outputs))
+	for i, t := range l.Outputs {
+		m.OutputTypes[i] = typeExpr(all, t.Pos, inputType)
 	}
 	formats := op.Targets.TRT.Formats
 	m.supports = make([]string, len(all))
@@ -427,45 +432,18 @@ func formatCond(t *ioTensor, formats []string, io func(int) string) string {
 		for i, f := range formats {
 			parts[i] = self + ".format == nvinfer1::TensorFormat::k" + f
 		}
-		return fmt.Sprintf("(%s) && formatFits(%s.format, %s.dims.nbDims)", strings.Join(parts, " || "), self, self)
+		return "(" + strings.Join(parts, " || ") + ") && formatFits(" + self + ".format, " + self + ".dims.nbDims)"
 	}
-	return fmt.Sprintf("followsFormat(%s.format, %s.dims.nbDims, %s.format)", self, self, io(0))
+	return "followsFormat(" + self + ".format, " + self + ".dims.nbDims, " + io(0) + ".format)"
 }
 
 // newKernelModel builds the typed launchers and the .cu plumbing; shapes
 // are the tensors' shapes for comments (shapeDocs).
 func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, kernelModel) {
 	all := l.All()
-	k := kernelModel{IOName: op.Name + "IO", Launch: lowerFirst(op.Name), Fill: lowerFirst(op.Name) + "Fill"}
-	// Template parameters: one per slot, and one per output whose dtype
-	// follows input 0 (it differs between combinations without a slot of
-	// its own). paramPos[i] is the position that decides parameter i.
-	var params []string
-	var paramPos []int
-	paramOf := map[int]int{} // position -> template parameter
-	taken := map[string]bool{"InTensor": true, "OutTensor": true, "TensorRef": true}
-	add := func(name string, pos int) {
-		for taken[name] {
-			name += "_"
-		}
-		taken[name] = true
-		paramOf[pos] = len(params)
-		params = append(params, name)
-		paramPos = append(paramPos, pos)
-	}
-	for _, s := range l.Slots {
-		add(s.Name, s.Pos)
-	}
-	for _, t := range all {
-		switch t.Rule {
-		case ruleTied:
-			if i, ok := paramOf[t.Tie]; ok {
-				paramOf[t.Pos] = i
-			}
-		case ruleFollowFirst:
-			add(t.Ident+"_t", t.Pos)
-		}
-	}
+	launch := lowerFirst(op.Name)
+	k := kernelModel{IOName: op.Name + "IO", Launch: launch, Fill: launch + "Fill"}
+	params, paramPos, paramOf := templateParams(l, all)
 	if len(params) > 0 {
 		parts := make([]string, len(params))
 		for i, p := range params {
@@ -477,21 +455,24 @@ func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, 
 		k.IOType = k.IOName
 	}
 	combos := l.Combos()
-	var fields, fills []string
+	fields := make([]string, 0, len(all))
+	var fills []string
+	kinds := make([]string, len(all)) // the IO struct's tensor type of each position
+	srcs := make([]string, len(all))  // where the launchers find each tensor
 	for _, t := range all {
-		kind := "InTensor"
+		kinds[t.Pos], srcs[t.Pos] = "InTensor", "inputs["+strconv.Itoa(t.Index)+"]"
 		if !t.Input {
-			kind = "OutTensor"
+			kinds[t.Pos], srcs[t.Pos] = "OutTensor", "outputs["+strconv.Itoa(t.Index)+"]"
 		}
 		ct := dtypeC(combos[0].DTypes[t.Pos]) // fixed dtypes are the same in every combination
-		if i, ok := paramOf[t.Pos]; ok {
+		if i := paramOf[t.Pos]; i >= 0 {
 			ct = params[i]
 		}
 		doc := "size tensor: the value of " + t.Name
 		if t.T != nil {
 			doc = shapes[t.Pos]
 		}
-		fields = append(fields, fmt.Sprintf("%s<%s> %s; // %s", kind, ct, t.Ident, doc))
+		fields = append(fields, kinds[t.Pos]+"<"+ct+"> "+t.Ident+"; // "+doc)
 		if !t.Input {
 			fills = append(fills, fmt.Sprintf("%s<<<gridSize(io.%s.numel(), kBlock), kBlock, 0, stream>>>(io.%s.data, io.%s.numel());", k.Fill, t.Ident, t.Ident, t.Ident))
 		}
@@ -509,33 +490,29 @@ func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, 
 		}
 	}
 	includes := map[string]bool{}
-	var launchers []*launcherModel
-	for _, c := range combos {
+	launchers := make([]*launcherModel, len(combos))
+	conds := make([]string, max(1, len(l.Slots)))
+	args := make([]string, len(paramPos))
+	inits := make([]string, len(all), len(all)+len(uppers))
+	types := make([]string, len(all))
+	for ci, c := range combos {
 		lm := &launcherModel{Func: "launch" + op.Name}
 		if s := c.Suffix(); s != "" {
 			lm.Func += "_" + s
 		}
-		var conds, args, inits, types []string
-		for _, s := range l.Slots {
-			conds = append(conds, fmt.Sprintf("inputDesc[%d].type == %s", s.Pos, trtType(c.DTypes[s.Pos])))
+		conds[0] = "true"
+		for i, s := range l.Slots {
+			conds[i] = "inputDesc[" + strconv.Itoa(s.Pos) + "].type == " + trtType(c.DTypes[s.Pos])
 		}
-		if len(conds) == 0 {
-			conds = []string{"true"}
+		for i, pos := range paramPos {
+			args[i] = dtypeC(c.DTypes[pos])
 		}
-		for _, pos := range paramPos {
-			args = append(args, dtypeC(c.DTypes[pos]))
-		}
-		for _, t := range all {
-			kind, src := "InTensor", fmt.Sprintf("inputs[%d]", t.Index)
-			if !t.Input {
-				kind, src = "OutTensor", fmt.Sprintf("outputs[%d]", t.Index)
-			}
-			d := c.DTypes[t.Pos]
+		for pos, d := range c.DTypes {
 			if h := cudaHeaders[dtypeC(d)]; h != "" {
 				includes[h] = true
 			}
-			inits = append(inits, fmt.Sprintf("%s<%s>(%s)", kind, dtypeC(d), src))
-			types = append(types, string(d))
+			inits[pos] = kinds[pos] + "<" + dtypeC(d) + ">(" + srcs[pos] + ")"
+			types[pos] = string(d)
 		}
 		lm.Cond = strings.Join(conds, " && ")
 		if len(args) > 0 {
@@ -543,7 +520,7 @@ func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, 
 		}
 		lm.IOInit = "{" + strings.Join(append(inits, uppers...), ", ") + "}"
 		lm.Types = strings.Join(types, ", ")
-		launchers = append(launchers, lm)
+		launchers[ci] = lm
 	}
 	for _, h := range []string{"cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h"} {
 		if includes[h] {
@@ -553,6 +530,39 @@ func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, 
 	k.IOFields = strings.Join(fields, statementSep)
 	k.Fills = strings.Join(fills, statementSep)
 	return launchers, k
+}
+
+// templateParams are the launch template's type parameters: one per slot,
+// and one per output whose dtype follows input 0 (it differs between
+// combinations without a slot of its own). pos[i] is the position that
+// decides parameter i; of[p] is the parameter of position p, or -1 where
+// the dtype is the same in every combination.
+func templateParams(l *ioLayout, all []*ioTensor) (names []string, pos, of []int) {
+	of = make([]int, len(all))
+	for i := range of {
+		of[i] = -1
+	}
+	add := func(name string, p int) {
+		// Neither each other nor the kernel header's types.
+		for name == "InTensor" || name == "OutTensor" || name == "TensorRef" || slices.Contains(names, name) {
+			name += "_"
+		}
+		of[p] = len(names)
+		names = append(names, name)
+		pos = append(pos, p)
+	}
+	for _, s := range l.Slots {
+		add(s.Name, s.Pos)
+	}
+	for _, t := range all {
+		switch t.Rule {
+		case ruleTied:
+			of[t.Pos] = of[t.Tie]
+		case ruleFollowFirst:
+			add(t.Ident+"_t", t.Pos)
+		}
+	}
+	return names, pos, of
 }
 
 func lowerFirst(s string) string {
@@ -584,10 +594,12 @@ type refs struct {
 	shapeNb map[string]int // symbol bound by a 1-D shape tensor's length -> index
 	checks  []string
 	checked map[string]bool
+	syntax  shapeexpr.Syntax
 }
 
 func newRefs(op *ir.Op, l *ioLayout) *refs {
 	r := &refs{op: op, l: l, shapeIn: map[string]int{}, shapeNb: map[string]int{}, checked: map[string]bool{}}
+	r.syntax = shapeexpr.Syntax{Const: exprConst, Ref: r.ref, Op: dimOp}
 	for i, t := range l.ShapeInputs {
 		r.shapeIn[t.Name] = i
 		if len(t.Shape) == 1 && t.Shape[0].Expr.IsSymbol() {
@@ -608,14 +620,12 @@ func (r *refs) check(line string) {
 
 // expr renders e with IExprBuilder calls; sizes maps data-dependent sizes
 // to their locals.
-func (r *refs) expr(e *shapeexpr.Expr) string {
-	return e.Render(shapeexpr.Syntax{
-		Const: func(v int64) string { return "exprBuilder.constant(" + strconv.FormatInt(v, 10) + ")" },
-		Ref:   r.ref,
-		Op: func(k shapeexpr.Kind, a, b string) string {
-			return fmt.Sprintf("dimOp(exprBuilder, nvinfer1::DimensionOperation::%s, %s, %s)", dimOps[k], a, b)
-		},
-	})
+func (r *refs) expr(e *shapeexpr.Expr) string { return e.Render(r.syntax) }
+
+func exprConst(v int64) string { return "exprBuilder.constant(" + strconv.FormatInt(v, 10) + ")" }
+
+func dimOp(k shapeexpr.Kind, a, b string) string {
+	return "dimOp(exprBuilder, nvinfer1::DimensionOperation::" + dimOps[k] + ", " + a + ", " + b + ")"
 }
 
 var dimOps = map[shapeexpr.Kind]string{
@@ -633,10 +643,10 @@ func (r *refs) ref(e *shapeexpr.Expr) string {
 		if p != nil && p.Kind == ir.ParamArray && p.Length == 0 {
 			r.check(fmt.Sprintf("if (mParams.%s.size() <= %d) { logError(\"%s: param %s has %%zu values; the output shapes read value %d\", mParams.%s.size()); return 1; }", p.Ident, e.Index, r.op.Name, p.Name, e.Index, p.Ident))
 		}
-		return fmt.Sprintf("exprBuilder.constant(mParams.%s[%d])", identOf(r.op, e.Name), e.Index)
+		return "exprBuilder.constant(mParams." + identOf(r.op, e.Name) + "[" + strconv.Itoa(e.Index) + "])"
 	}
 	if d, ok := r.l.InDim[e.Name]; ok {
-		return fmt.Sprintf("inputs[%d].d[%d]", d[0], d[1])
+		return "inputs[" + strconv.Itoa(d[0]) + "].d[" + strconv.Itoa(d[1]) + "]"
 	}
 	if s, ok := r.shapeNb[e.Name]; ok {
 		return fmt.Sprintf("exprBuilder.constant(shapeInputs[%d].nbDims)", s)
@@ -661,7 +671,8 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 	var sc shapeCode
 	for _, t := range l.Inputs {
 		if t.Rank != ir.RankAny {
-			r.check(fmt.Sprintf("if (inputs[%d].nbDims != %d) { logError(\"%s: input \\\"%s\\\" has %%d dims; the op defines %d\", inputs[%d].nbDims); return 1; }", t.Index, t.Rank, op.Name, t.Name, t.Rank, t.Index))
+			in, rank := "inputs["+strconv.Itoa(t.Index)+"].nbDims", strconv.Itoa(t.Rank)
+			r.check("if (" + in + " != " + rank + ") { logError(\"" + op.Name + `: input \"` + t.Name + `\" has %d dims; the op defines ` + rank + "\", " + in + "); return 1; }")
 		}
 	}
 	for _, t := range l.Outputs {
@@ -677,22 +688,28 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 		if t.Size != nil {
 			continue
 		}
-		target := fmt.Sprintf("outputs[%d]", t.Index)
+		target := "outputs[" + strconv.Itoa(t.Index) + "]"
 		if legacy {
 			target = "out"
 		}
-		lines := []string{fmt.Sprintf("%s.nbDims = %d;", target, len(t.T.Shape))}
+		lines := make([]string, 1, 1+len(t.T.Shape))
+		lines[0] = target + ".nbDims = " + strconv.Itoa(len(t.T.Shape)) + ";"
 		for j, d := range t.T.Shape {
-			lines = append(lines, fmt.Sprintf("%s.d[%d] = %s;", target, j, r.expr(d.Expr)))
+			lines = append(lines, target+".d["+strconv.Itoa(j)+"] = "+r.expr(d.Expr)+";")
 		}
 		sc.Outputs = append(sc.Outputs, lines)
 	}
 	sc.Checks = r.checks
-	body := append(append([]string(nil), sc.Checks...), sc.Sizes...)
-	for _, lines := range sc.Outputs {
-		body = append(body, lines...)
+	var body strings.Builder
+	for _, lines := range append([][]string{sc.Checks, sc.Sizes}, sc.Outputs...) {
+		for _, line := range lines {
+			if body.Len() > 0 {
+				body.WriteString(statementSep)
+			}
+			body.WriteString(line)
+		}
 	}
-	sc.Body = strings.Join(body, statementSep)
+	sc.Body = body.String()
 	return sc
 }
 
@@ -708,15 +725,20 @@ func runtimeChecks(op *ir.Op, l *ioLayout, legacy bool) []string {
 		if t.Rank == ir.RankAny {
 			continue
 		}
-		d := fmt.Sprintf("%s[%d].dims", desc, t.Index)
-		out = append(out, fmt.Sprintf("if (!checkRank(%s, %d, \"%s\", \"%s\")) return 1;", d, t.Rank, op.Name, t.Name))
+		// checkRank(dims, rank, op, input), checkDim(dims, dim, value, op,
+		// input), checkSameDim(dims, dim, dims0, dim0, op, input, input0,
+		// symbol).
+		d := desc + "[" + strconv.Itoa(t.Index) + "].dims"
+		who := `, "` + op.Name + `", "` + t.Name + `"`
+		out = append(out, "if (!checkRank("+d+", "+strconv.Itoa(t.Rank)+who+")) return 1;")
 		for j, dim := range t.T.Shape {
 			switch {
 			case dim.Expr.IsConst():
-				out = append(out, fmt.Sprintf("if (!checkDim(%s, %d, %d, \"%s\", \"%s\")) return 1;", d, j, dim.Expr.Value, op.Name, t.Name))
+				out = append(out, "if (!checkDim("+d+", "+strconv.Itoa(j)+", "+strconv.FormatInt(dim.Expr.Value, 10)+who+")) return 1;")
 			case dim.Expr.IsSymbol():
 				if f := l.InDim[dim.Expr.Name]; f != [2]int{t.Index, j} {
-					out = append(out, fmt.Sprintf("if (!checkSameDim(%s, %d, %s[%d].dims, %d, \"%s\", \"%s\", \"%s\", \"%s\")) return 1;", d, j, desc, f[0], f[1], op.Name, t.Name, l.Inputs[f[0]].Name, dim.Expr.Name))
+					first := desc + "[" + strconv.Itoa(f[0]) + "].dims, " + strconv.Itoa(f[1])
+					out = append(out, "if (!checkSameDim("+d+", "+strconv.Itoa(j)+", "+first+who+`, "`+l.Inputs[f[0]].Name+`", "`+dim.Expr.Name+`")) return 1;`)
 				}
 			}
 		}
@@ -756,10 +778,12 @@ func cppInt(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string
 			}
 			return "static_cast<int64_t>(" + params + "." + p.Ident + ")"
 		},
-		Op: opSyntax(map[shapeexpr.Kind]string{shapeexpr.FloorDiv: "floorDiv", shapeexpr.CeilDiv: "ceilDiv", shapeexpr.Min: "std::min", shapeexpr.Max: "std::max"}),
+		Op: cppIntOp,
 	})
 	return s, ok
 }
+
+var cppIntOp = opSyntax(map[shapeexpr.Kind]string{shapeexpr.FloorDiv: "floorDiv", shapeexpr.CeilDiv: "ceilDiv", shapeexpr.Min: "std::min", shapeexpr.Max: "std::max"})
 
 // opSyntax renders the operations calls names as function calls and the
 // others as parenthesised infix operators.
