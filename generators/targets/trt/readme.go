@@ -9,28 +9,29 @@ import (
 )
 
 // readmeOp is what the package README shows for one op: its fields and
-// how to pass them from each front end.
+// how to pass them from each front end. Like opModel, it holds the lists
+// the README prints one item a line as text.
 type readmeOp struct {
 	Name        string
-	Description string
 	Inputs      string // input names, comma separated
+	Description string
 	ShapeInputs string // ONNX input indices of shape tensors ("" when none)
 	Outputs     string
-	Fields      []readmeField
+	// FieldRows are the fields table's rows, one a line ("" without params).
+	FieldRows string
+	// ONNXInputs and ONNXOutputs are make_node's lists: "x", "y".
+	ONNXInputs, ONNXOutputs string
 	// ONNXAttrs are onnx.helper.make_node keyword arguments.
 	ONNXAttrs string
-	// PyFields are trt.PluginField constructions, one per line.
-	PyFields []string
+	// PyFields are trt.PluginField constructions, one a line (joined with
+	// the Python list's indentation).
+	PyFields string
 	// TripyKwargs and QDPKwargs are the keyword arguments of tp.plugin
 	// for the C++ plugin and for the Python plugin.
 	TripyKwargs string
 	TripyOut    string
 	QDPKwargs   string
 	QDP         bool
-}
-
-type readmeField struct {
-	Name, Type, Length, Doc string
 }
 
 func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
@@ -47,22 +48,27 @@ func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 		outs = append(outs, t.Ident)
 	}
 	r.Inputs, r.Outputs = strings.Join(ins, ", "), strings.Join(outs, ", ")
+	r.ONNXInputs, r.ONNXOutputs = quotedList(ins), quotedList(outs)
 	if len(shapeIdx) > 0 {
 		r.ShapeInputs = "[" + strings.Join(shapeIdx, ", ") + "]"
 	}
-	for _, p := range m.Params {
+	rows := make([]string, len(m.Params))
+	pyFields := make([]string, len(m.Params))
+	for i, p := range m.Params {
 		length := strconv.Itoa(p.FieldLength)
 		if p.FieldLength == 0 {
 			length = "any"
 		}
-		r.Fields = append(r.Fields, readmeField{Name: p.Name, Type: p.FieldType, Length: length, Doc: p.Doc})
+		rows[i] = "| `" + p.Name + "` | `" + p.FieldType + "` | " + length + " | " + p.Doc + " |"
 		v := exampleValue(p)
 		onnx = append(onnx, p.Name+"="+v.onnx)
 		tripy = append(tripy, p.Name+"="+v.python)
 		qdp = append(qdp, p.Name+"="+v.qdp)
-		r.PyFields = append(r.PyFields, fmt.Sprintf("trt.PluginField(%q, %s, trt.PluginFieldType.%s),", p.Name, v.numpy, strings.TrimPrefix(v.fieldType, "k")))
+		pyFields[i] = "trt.PluginField(" + strconv.Quote(p.Name) + ", " + v.numpy + ", trt.PluginFieldType." + strings.TrimPrefix(v.fieldType, "k") + "),"
 	}
-	r.ONNXAttrs = strings.Join(append(onnx, fmt.Sprintf("plugin_namespace=%q", pkg.Namespace), fmt.Sprintf("plugin_version=%q", pkg.Version)), ", ")
+	r.FieldRows = strings.Join(rows, "\n")
+	r.PyFields = strings.Join(pyFields, "\n    ")
+	r.ONNXAttrs = strings.Join(append(onnx, "plugin_namespace="+strconv.Quote(pkg.Namespace), "plugin_version="+strconv.Quote(pkg.Version)), ", ")
 	if r.ShapeInputs != "" {
 		r.ONNXAttrs += ", tensorrt_plugin_shape_input_indices=" + r.ShapeInputs
 	}
@@ -78,6 +84,15 @@ func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 	}
 	r.TripyOut = "[" + strings.Join(info, ", ") + "]"
 	return r
+}
+
+// quotedList writes names as the items of a Python list: "x", "y". No
+// names is one empty name, as make_node's lists have always read.
+func quotedList(names []string) string {
+	if len(names) == 0 {
+		return `""`
+	}
+	return `"` + strings.Join(names, `", "`) + `"`
 }
 
 func tripyDType(t *ioTensor) string {
