@@ -40,25 +40,31 @@ type requirement struct {
 	Why          string
 }
 
-// opModel is one op's plugin, creator and kernel. The names the templates
-// print most come first: text/template looks a field up by a linear search
-// of the struct's fields at every access.
+// opModel is one op's plugin, creator and kernel. The fields the templates
+// print most come first, then those more than one file prints:
+// text/template looks a field up by a linear search of the struct's
+// fields at every access.
 //
 // Lists the templates would print one item per line are text here, joined
 // with the indentation the template gives their first line (statementSep):
 // a range costs text/template about half a microsecond per item, more than
 // printing the rest of the line, and a large package has a lot of them.
 type opModel struct {
-	Name        string
-	Class       string // RoiAlignLitePlugin
-	Creator     string // RoiAlignLitePluginCreator
-	ParamsType  string // RoiAlignLiteParams
-	Pkg         *packageModel
-	Kernel      kernelModel
-	Combos      []*launcherModel
-	PluginName  string // the name the plugin and its creator report (plugin.TRT)
-	Description string
-	Snake       string // roi_align_lite
+	Name       string
+	Class      string // RoiAlignLitePlugin
+	Creator    string // RoiAlignLitePluginCreator
+	ParamsType string // RoiAlignLiteParams
+	Pkg        *packageModel
+	Kernel     kernelModel
+	Combos     []*launcherModel
+
+	Description      string
+	Aliased          bool
+	Workspace        string // "" when the op needs none
+	CombinationLimit int    // > 0: getFormatCombinationLimit override
+	NbSerial         int    // params + the layout field
+	Enums            []*enumModel
+	PluginName       string // the name the plugin and its creator report (plugin.TRT)
 
 	NbInputs, NbOutputs, NbShapeInputs int
 	// InArray and OutArray size the TensorRef arrays (C++ has no empty arrays).
@@ -76,7 +82,6 @@ type opModel struct {
 	Params []*paramModel
 	// RequiredParams are the params without a default.
 	RequiredParams []*paramModel
-	Enums          []*enumModel
 	// ParamMembers declare <Op>Params' members, one a line with its doc
 	// (statementSep).
 	ParamMembers string
@@ -86,34 +91,39 @@ type opModel struct {
 	// FieldNames initializes kFieldNames: "k", "scale" ("" without params).
 	FieldNames string
 	// FieldList names the fields in messages: k, scale (none without params).
-	FieldList  string
-	NbFields   int
-	FieldArray int // max(1, params)
-	NbSerial   int // params + the layout field
+	FieldList string
+	// ReadCases are parse<Op>Fields' switch cases, one per field:
+	// "case 0: ok = <read>; break;" (caseSep).
+	ReadCases string
+	// SerialFields fill getFieldsToSerialize's fields after the layout's,
+	// DeclaredFields the creator's field list (statementSep).
+	SerialFields, DeclaredFields string
+	NbFields                     int
+	FieldArray                   int // max(1, params)
 
 	// OutputTypes[i] is output i's dtype as a C++ expression over inputTypes.
 	OutputTypes []string
 	// SupportCases are supportsFormatCombination's switch cases, one per
 	// position: "case 0: return <verdict>;" (statementSep).
-	SupportCases     string
-	CombinationLimit int // > 0: getFormatCombinationLimit override
-
-	Aliased bool
-	Aliases []aliasModel
+	SupportCases string
+	Aliases      []aliasModel
 
 	Shape shapeCode
 	// RuntimeChecks compare concrete input dims with the opdef
 	// (onShapeChange / enqueue), one statement a line (statementSep).
 	RuntimeChecks string
-	Workspace     string // "" when the op needs none
 
 	layout   *ioLayout // the op's tensor positions, shared with its README entry
 	supports []string  // supportsFormatCombination's verdict for each position
 }
 
 // statementSep joins the statements of a function body into one block of
-// text; the template indents the first.
-const statementSep = "\n    "
+// text; the template indents the first. caseSep joins those of a switch in
+// a loop.
+const (
+	statementSep = "\n    "
+	caseSep      = "\n        "
+)
 
 type aliasModel struct {
 	Output, Input int
@@ -229,7 +239,6 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		Class:         op.Name + "Plugin",
 		Creator:       op.Name + "PluginCreator",
 		ParamsType:    op.Name + "Params",
-		Snake:         names.Snake(op.Name),
 		NbInputs:      len(l.Inputs),
 		NbOutputs:     len(l.Outputs),
 		NbShapeInputs: len(l.ShapeInputs),
@@ -252,7 +261,7 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 			m.Enums = append(m.Enums, pm.enum)
 		}
 	}
-	m.ParamMembers, m.FieldDocs, m.FieldNames, m.FieldList = paramTexts(m.Params)
+	m.paramTexts()
 	m.NbFields = len(m.Params)
 	m.FieldArray = max(1, len(m.Params))
 	m.NbSerial = len(m.Params) + 1
@@ -358,25 +367,34 @@ func inputTypeMessage(n int) (format, args string) {
 	return f.String(), a.String()
 }
 
-// paramTexts are opModel's ParamMembers, FieldDocs, FieldNames and
-// FieldList.
-func paramTexts(ps []*paramModel) (members, docs, quoted, list string) {
-	if len(ps) == 0 {
-		return "", " none", `""`, "none"
+// paramTexts sets the text of m's params: ParamMembers, FieldDocs,
+// FieldNames, FieldList, ReadCases, SerialFields and DeclaredFields.
+func (m *opModel) paramTexts() {
+	if len(m.Params) == 0 {
+		m.FieldDocs, m.FieldNames, m.FieldList = " none", `""`, "none"
+		return
 	}
-	var m, d, q, l strings.Builder
-	for i, p := range ps {
+	var members, docs, names, list, reads, serial, declared strings.Builder
+	for i, p := range m.Params {
 		if i > 0 {
-			m.WriteString(statementSep)
-			q.WriteString(", ")
-			l.WriteString(", ")
+			members.WriteString(statementSep)
+			names.WriteString(", ")
+			list.WriteString(", ")
+			reads.WriteString(caseSep)
+			serial.WriteString(statementSep)
+			declared.WriteString(statementSep)
 		}
-		m.WriteString(p.Member + " //!< " + p.Doc)
-		d.WriteString("\n//   " + p.Name + ": " + p.Doc)
-		q.WriteString(`"` + p.Name + `"`)
-		l.WriteString(p.Name)
+		index := strconv.Itoa(p.Index)
+		members.WriteString(p.Member + " //!< " + p.Doc)
+		docs.WriteString("\n//   " + p.Name + ": " + p.Doc)
+		names.WriteString(`"` + p.Name + `"`)
+		list.WriteString(p.Name)
+		reads.WriteString("case " + index + ": ok = " + p.Read + "; break;")
+		serial.WriteString("mSerialFields[" + strconv.Itoa(p.SerialIndex) + "] = " + p.Serialize + ";")
+		declared.WriteString("mFields[" + index + `] = nvinfer1::PluginField("` + p.Name + `", nullptr, nvinfer1::PluginFieldType::` + p.FieldType + ", " + strconv.Itoa(p.FieldLength) + ");")
 	}
-	return m.String(), d.String(), q.String(), l.String()
+	m.ParamMembers, m.FieldDocs, m.FieldNames, m.FieldList = members.String(), docs.String(), names.String(), list.String()
+	m.ReadCases, m.SerialFields, m.DeclaredFields = reads.String(), serial.String(), declared.String()
 }
 
 // typeExpr is the dtype of the tensor at pos as a C++ expression over the

@@ -28,8 +28,6 @@ type paramModel struct {
 	// any number of entries).
 	FieldType   string
 	FieldLength int
-	// Declare is the PluginField the creator's field list holds.
-	Declare string
 	// Read fills p.<ident> from f; it is a bool expression.
 	Read string
 	// Serialize is the PluginField that getFieldsToSerialize writes.
@@ -203,7 +201,6 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 		m.Member += "{" + def + "}"
 	}
 	m.Member += ";"
-	m.Declare = `nvinfer1::PluginField("` + p.Name + `", nullptr, nvinfer1::PluginFieldType::` + m.FieldType + ", " + strconv.Itoa(m.FieldLength) + ")"
 	m.Doc = paramDoc(p)
 	return m
 }

@@ -21,10 +21,14 @@ type qdpModel struct {
 	Ops       []*qdpOp
 }
 
+// qdpOp is one op's Python plugin; the fields qdp.py prints most come
+// first (see opModel).
 type qdpOp struct {
 	ID          string // vision::RoiAlignLite
-	Name        string
 	Snake       string
+	Name        string
+	Kernel      string // the Triton kernel's name
+	AOT         bool
 	Description string
 	// The parameter lists of the decorated functions: inputs as TensorDesc
 	// (or Tensor for impl), then the attributes, then what each adds.
@@ -34,13 +38,9 @@ type qdpOp struct {
 	ImplArgs     string
 	Returns      string // register's return annotation
 	Body         string // register's body, one statement a line (statementSep)
-	OutDescs     string // Tuple[trtp.TensorDesc, ...] with one entry per output
-	OutTensors   string // Tuple[trtp.Tensor, ...]
 	// Combos are autotune's list items, one a line: AutoTuneCombination(...),
 	Combos     string
-	AOT        bool
-	Kernel     string // the Triton kernel's name
-	KernelArgs string // its parameter list
+	KernelArgs string // the Triton kernel's parameter list
 	Signature  string // ASTSource signature entries
 	Numels     string // element count of each output, as ShapeExprs
 	Zeros      string // the placeholder kernel body's stores (statementSep)

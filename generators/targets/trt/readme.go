@@ -10,10 +10,16 @@ import (
 
 // readmeOp is what the package README shows for one op: its fields and
 // how to pass them from each front end. Like opModel, it holds the lists
-// the README prints one item a line as text.
+// the README prints one item a line as text, and its most printed fields
+// come first.
 type readmeOp struct {
-	Name        string
-	Inputs      string // input names, comma separated
+	Name   string
+	Inputs string // input names, comma separated
+	QDP    bool
+	// TripyKwargs and QDPKwargs are the keyword arguments of tp.plugin
+	// for the C++ plugin and for the Python plugin.
+	TripyKwargs string
+	QDPKwargs   string
 	Description string
 	ShapeInputs string // ONNX input indices of shape tensors ("" when none)
 	Outputs     string
@@ -26,12 +32,7 @@ type readmeOp struct {
 	// PyFields are trt.PluginField constructions, one a line (joined with
 	// the Python list's indentation).
 	PyFields string
-	// TripyKwargs and QDPKwargs are the keyword arguments of tp.plugin
-	// for the C++ plugin and for the Python plugin.
-	TripyKwargs string
-	TripyOut    string
-	QDPKwargs   string
-	QDP         bool
+	TripyOut string
 }
 
 func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
