@@ -166,8 +166,8 @@ func normalize(b []byte) []byte {
 	if !isNormal(b) {
 		return normalizeLines(b)
 	}
-	out := make([]byte, len(b), len(b)+1)
-	copy(out, b)
+	// Appended to nil, the copy is not zeroed first as make's would be.
+	out := append([]byte(nil), b...)
 	if b[len(b)-1] != '\n' {
 		out = append(out, '\n')
 	}
