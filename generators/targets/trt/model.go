@@ -391,7 +391,7 @@ func (m *opModel) paramTexts() {
 		list.WriteString(p.Name)
 		reads.WriteString("case " + index + ": ok = " + p.Read + "; break;")
 		serial.WriteString("mSerialFields[" + strconv.Itoa(p.SerialIndex) + "] = " + p.Serialize + ";")
-		declared.WriteString("mFields[" + index + `] = nvinfer1::PluginField("` + p.Name + `", nullptr, nvinfer1::PluginFieldType::` + p.FieldType + ", " + strconv.Itoa(p.FieldLength) + ");")
+		declared.WriteString("mFields[" + index + "] = " + pluginField(p.Name, "nullptr", p.FieldType, strconv.Itoa(p.FieldLength)) + ";")
 	}
 	m.ParamMembers, m.FieldDocs, m.FieldNames, m.FieldList = members.String(), docs.String(), names.String(), list.String()
 	m.ReadCases, m.SerialFields, m.DeclaredFields = reads.String(), serial.String(), declared.String()
