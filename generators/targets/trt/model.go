@@ -335,36 +335,35 @@ func shapeDocs(l *ioLayout) []string {
 // tensorDocs are the header comment's lines for ts (see opModel.InputDocs)
 // and their names for a one-line list.
 func tensorDocs(ts []*ioTensor, shapes []string) (docs, names string) {
-	var d, n strings.Builder
-	for _, t := range ts {
+	d, n := make([]string, len(ts)), make([]string, len(ts))
+	for i, t := range ts {
 		typ, shape := "int32", "[] (size tensor)"
 		if t.Size == nil {
 			typ, shape = typeText(t.T.Type), shapes[t.Pos]
 		}
 		index := strconv.Itoa(t.Index)
-		d.WriteString("\n//   [" + index + "] " + t.Name + ": " + typ + " " + shape)
-		n.WriteString(" [" + index + "] " + t.Name)
+		d[i] = "\n//   [" + index + "] " + t.Name + ": " + typ + " " + shape
+		n[i] = " [" + index + "] " + t.Name
 	}
-	return d.String(), n.String()
+	return strings.Join(d, ""), strings.Join(n, "")
 }
 
 func shapeInputDocs(ts []*ir.Tensor) string {
-	var d strings.Builder
+	d := make([]string, len(ts))
 	for i, t := range ts {
-		d.WriteString("\n//   [" + strconv.Itoa(i) + "] " + t.Name + ": " + typeText(t.Type) + " " + shapeText(t))
+		d[i] = "\n//   [" + strconv.Itoa(i) + "] " + t.Name + ": " + typeText(t.Type) + " " + shapeText(t)
 	}
-	return d.String()
+	return strings.Join(d, "")
 }
 
 // inputTypeMessage is the format and the arguments that print n input
 // dtypes (see opModel.InputTypeFormats).
 func inputTypeMessage(n int) (format, args string) {
-	var f, a strings.Builder
-	for i := 0; i < n; i++ {
-		f.WriteString(" %d")
-		a.WriteString(", static_cast<int32_t>(inputDesc[" + strconv.Itoa(i) + "].type)")
+	a := make([]string, n)
+	for i := range a {
+		a[i] = ", static_cast<int32_t>(inputDesc[" + strconv.Itoa(i) + "].type)"
 	}
-	return f.String(), a.String()
+	return strings.Repeat(" %d", n), strings.Join(a, "")
 }
 
 // paramTexts sets the text of m's params: ParamMembers, FieldDocs,
@@ -374,27 +373,20 @@ func (m *opModel) paramTexts() {
 		m.FieldDocs, m.FieldNames, m.FieldList = " none", `""`, "none"
 		return
 	}
-	var members, docs, names, list, reads, serial, declared strings.Builder
+	n := len(m.Params)
+	members, docs, names, reads, serial, declared := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, p := range m.Params {
-		if i > 0 {
-			members.WriteString(statementSep)
-			names.WriteString(", ")
-			list.WriteString(", ")
-			reads.WriteString(caseSep)
-			serial.WriteString(statementSep)
-			declared.WriteString(statementSep)
-		}
 		index := strconv.Itoa(p.Index)
-		members.WriteString(p.Member + " //!< " + p.Doc)
-		docs.WriteString("\n//   " + p.Name + ": " + p.Doc)
-		names.WriteString(`"` + p.Name + `"`)
-		list.WriteString(p.Name)
-		reads.WriteString("case " + index + ": ok = " + p.Read + "; break;")
-		serial.WriteString("mSerialFields[" + strconv.Itoa(p.SerialIndex) + "] = " + p.Serialize + ";")
-		declared.WriteString("mFields[" + index + "] = " + pluginField(p.Name, "nullptr", p.FieldType, strconv.Itoa(p.FieldLength)) + ";")
+		members[i] = p.Member + " //!< " + p.Doc
+		docs[i] = "\n//   " + p.Name + ": " + p.Doc
+		names[i] = p.Name
+		reads[i] = "case " + index + ": ok = " + p.Read + "; break;"
+		serial[i] = "mSerialFields[" + strconv.Itoa(p.SerialIndex) + "] = " + p.Serialize + ";"
+		declared[i] = "mFields[" + index + "] = " + pluginField(p.Name, "nullptr", p.FieldType, strconv.Itoa(p.FieldLength)) + ";"
 	}
-	m.ParamMembers, m.FieldDocs, m.FieldNames, m.FieldList = members.String(), docs.String(), names.String(), list.String()
-	m.ReadCases, m.SerialFields, m.DeclaredFields = reads.String(), serial.String(), declared.String()
+	m.ParamMembers, m.FieldDocs = strings.Join(members, statementSep), strings.Join(docs, "")
+	m.FieldNames, m.FieldList = `"`+strings.Join(names, `", "`)+`"`, strings.Join(names, ", ")
+	m.ReadCases, m.SerialFields, m.DeclaredFields = strings.Join(reads, caseSep), strings.Join(serial, statementSep), strings.Join(declared, statementSep)
 }
 
 // typeExpr is the dtype of the tensor at pos as a C++ expression over the
@@ -718,16 +710,12 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 		sc.Outputs = append(sc.Outputs, lines)
 	}
 	sc.Checks = r.checks
-	var body strings.Builder
-	for _, lines := range append([][]string{sc.Checks, sc.Sizes}, sc.Outputs...) {
-		for _, line := range lines {
-			if body.Len() > 0 {
-				body.WriteString(statementSep)
-			}
-			body.WriteString(line)
-		}
+	body := make([]string, 0, len(sc.Checks)+len(sc.Sizes)+len(l.Outputs)*5)
+	body = append(append(body, sc.Checks...), sc.Sizes...)
+	for _, lines := range sc.Outputs {
+		body = append(body, lines...)
 	}
-	sc.Body = body.String()
+	sc.Body = strings.Join(body, statementSep)
 	return sc
 }
 
