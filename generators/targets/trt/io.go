@@ -65,8 +65,9 @@ type ioLayout struct {
 	Slots       []*slot
 	// InDim maps each dim symbol of the regular inputs to the (input, dim)
 	// that binds it first.
-	InDim map[string][2]int
-	all   []*ioTensor
+	InDim  map[string][2]int
+	all    []*ioTensor
+	combos []combo // Combos, once computed
 }
 
 // All returns inputs then outputs: inOut order. The slice is the layout's
@@ -169,8 +170,16 @@ func (c combo) Suffix() string {
 }
 
 // Combos enumerates the dtype combinations in slot order, the first slot
-// varying slowest.
+// varying slowest. The launchers and the Python plugin's autotune both
+// read them: they are computed once.
 func (l *ioLayout) Combos() []combo {
+	if l.combos == nil {
+		l.combos = l.combinations()
+	}
+	return l.combos
+}
+
+func (l *ioLayout) combinations() []combo {
 	choices := [][]ir.DType{{}}
 	for _, s := range l.Slots {
 		var next [][]ir.DType

@@ -88,13 +88,14 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		Description: oneLine(op.Description),
 		AOT:         op.Targets.TRT.QDP.Impl != "jit",
 	}
-	var descArgs, tensorArgs, attrs []string
-	for _, t := range l.Inputs {
-		descArgs = append(descArgs, t.Ident+": trtp.TensorDesc")
-		tensorArgs = append(tensorArgs, t.Ident+": trtp.Tensor")
+	descArgs := make([]string, len(l.Inputs))
+	tensorArgs := make([]string, len(l.Inputs))
+	for i, t := range l.Inputs {
+		descArgs[i], tensorArgs[i] = t.Ident+": trtp.TensorDesc", t.Ident+": trtp.Tensor"
 	}
+	attrs := make([]string, len(op.Params))
 	for i, p := range op.Params {
-		attrs = append(attrs, p.Ident+": "+m.Params[i].PyType)
+		attrs[i] = p.Ident + ": " + m.Params[i].PyType
 	}
 	descs := make([]string, len(l.Outputs))
 	tensors := make([]string, len(l.Outputs))
@@ -105,17 +106,11 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	// tuple names every output (no Tuple[X, ...]).
 	outDescs := "outputs: Tuple[" + strings.Join(descs, ", ") + "]"
 	outTensors := "outputs: Tuple[" + strings.Join(tensors, ", ") + "]"
-	args := func(parts ...[]string) string {
-		var all []string
-		for _, p := range parts {
-			all = append(all, p...)
-		}
-		return strings.Join(all, ", ")
-	}
-	q.RegisterArgs = args(descArgs, attrs)
-	q.AutotuneArgs = args(descArgs, []string{outDescs})
-	q.AOTArgs = args(descArgs, attrs, []string{outDescs, "tactic: int"})
-	q.ImplArgs = args(tensorArgs, attrs, []string{outTensors, "stream: int"})
+	inDescs, inTensors, attrList := strings.Join(descArgs, ", "), strings.Join(tensorArgs, ", "), strings.Join(attrs, ", ")
+	q.RegisterArgs = joinArgs(inDescs, attrList)
+	q.AutotuneArgs = joinArgs(inDescs, outDescs)
+	q.AOTArgs = joinArgs(q.RegisterArgs, outDescs, "tactic: int")
+	q.ImplArgs = joinArgs(inTensors, attrList, outTensors, "stream: int")
 	q.Returns = "trtp.TensorDesc"
 	if len(l.Outputs) > 1 {
 		q.Returns = "Tuple[" + strings.Join(descs, ", ") + "]"
@@ -227,6 +222,17 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	q.Numels = strings.Join(numels, ", ")
 	q.Zeros = strings.Join(zeros, statementSep)
 	return q
+}
+
+// joinArgs joins parameter lists, some of them empty, into one.
+func joinArgs(lists ...string) string {
+	all := make([]string, 0, len(lists))
+	for _, l := range lists {
+		if l != "" {
+			all = append(all, l)
+		}
+	}
+	return strings.Join(all, ", ")
 }
 
 // pyTypeExpr is the dtype of the output at pos in the register function.
