@@ -85,7 +85,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		ID:          pkg.Namespace + "::" + op.Name,
 		Name:        op.Name,
 		Snake:       names.Snake(op.Name),
-		Description: oneLine(op.Description),
+		Description: m.Description,
 		AOT:         op.Targets.TRT.QDP.Impl != "jit",
 	}
 	descArgs := make([]string, len(l.Inputs))
