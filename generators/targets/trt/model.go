@@ -450,31 +450,48 @@ func formatCond(t *ioTensor, formats []string, io func(int) string) string {
 // newKernelModel builds the typed launchers and the .cu plumbing; shapes
 // are the tensors' shapes for comments (shapeDocs).
 func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, kernelModel) {
-	all := l.All()
 	launch := lowerFirst(op.Name)
 	k := kernelModel{IOName: op.Name + "IO", Launch: launch, Fill: launch + "Fill"}
-	params, paramPos, paramOf := templateParams(l, all)
+	params, paramPos, paramOf := templateParams(l, l.All())
+	k.IOType = k.IOName
 	if len(params) > 0 {
 		parts := make([]string, len(params))
 		for i, p := range params {
 			parts[i] = "typename " + p
 		}
 		k.TemplateDecl = "template <" + strings.Join(parts, ", ") + ">"
-		k.IOType = k.IOName + "<" + strings.Join(params, ", ") + ">"
-	} else {
-		k.IOType = k.IOName
+		k.IOType += "<" + strings.Join(params, ", ") + ">"
 	}
-	combos := l.Combos()
-	fields := make([]string, 0, len(all))
-	var fills []string
-	kinds := make([]string, len(all)) // the IO struct's tensor type of each position
-	srcs := make([]string, len(all))  // where the launchers find each tensor
+	io := newKernelIO(op, l, shapes, k.Fill, params, paramOf)
+	k.IOFields = strings.Join(io.fields, statementSep)
+	k.Fills = strings.Join(io.fills, statementSep)
+	launchers, headers := newLaunchers(op, l, paramPos, io)
+	for _, h := range headers {
+		k.Includes += "\n#include <" + h + ">"
+	}
+	return launchers, k
+}
+
+// kernelIO is the IO struct of an op's kernels: its members, and how the
+// launchers fill it.
+type kernelIO struct {
+	fields []string // the members
+	fills  []string // the default launch body: a fill per output
+	kinds  []string // the tensor type of each inOut position
+	srcs   []string // where the launchers find the tensor at each position
+	uppers []string // the upper bounds of the data-dependent sizes, after the tensors
+}
+
+func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, fill string, params []string, paramOf []int) kernelIO {
+	all := l.All()
+	first := l.Combos()[0] // fixed dtypes are the same in every combination
+	io := kernelIO{fields: make([]string, 0, len(all)), kinds: make([]string, len(all)), srcs: make([]string, len(all))}
 	for _, t := range all {
-		kinds[t.Pos], srcs[t.Pos] = "InTensor", "inputs["+strconv.Itoa(t.Index)+"]"
+		io.kinds[t.Pos], io.srcs[t.Pos] = "InTensor", "inputs["+strconv.Itoa(t.Index)+"]"
 		if !t.Input {
-			kinds[t.Pos], srcs[t.Pos] = "OutTensor", "outputs["+strconv.Itoa(t.Index)+"]"
+			io.kinds[t.Pos], io.srcs[t.Pos] = "OutTensor", "outputs["+strconv.Itoa(t.Index)+"]"
 		}
-		ct := dtypeC(combos[0].DTypes[t.Pos]) // fixed dtypes are the same in every combination
+		ct := dtypeC(first.DTypes[t.Pos])
 		if i := paramOf[t.Pos]; i >= 0 {
 			ct = params[i]
 		}
@@ -482,29 +499,37 @@ func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, 
 		if t.T != nil {
 			doc = shapes[t.Pos]
 		}
-		fields = append(fields, kinds[t.Pos]+"<"+ct+"> "+t.Ident+"; // "+doc)
+		io.fields = append(io.fields, io.kinds[t.Pos]+"<"+ct+"> "+t.Ident+"; // "+doc)
 		if !t.Input {
-			fills = append(fills, fmt.Sprintf("%s<<<gridSize(io.%s.numel(), kBlock), kBlock, 0, stream>>>(io.%s.data, io.%s.numel());", k.Fill, t.Ident, t.Ident, t.Ident))
+			io.fills = append(io.fills, fmt.Sprintf("%s<<<gridSize(io.%s.numel(), kBlock), kBlock, 0, stream>>>(io.%s.data, io.%s.numel());", fill, t.Ident, t.Ident, t.Ident))
 		}
 	}
 	// Data-dependent outputs arrive with unknown dims; their buffers hold
 	// the upper bound, which the kernel needs to stay inside them.
-	var uppers []string
 	for _, t := range all {
 		if t.Size == nil {
 			continue
 		}
 		if u, ok := cppInt(op, l, t.Size.Upper, func(i, j int) string { return fmt.Sprintf("inputs[%d].dims[%d]", i, j) }, "params"); ok {
-			fields = append(fields, fmt.Sprintf("int64_t upper_%s; // the most %s can be: %s", t.Size.Name, t.Size.Name, t.Size.Upper.String()))
-			uppers = append(uppers, u)
+			io.fields = append(io.fields, fmt.Sprintf("int64_t upper_%s; // the most %s can be: %s", t.Size.Name, t.Size.Name, t.Size.Upper.String()))
+			io.uppers = append(io.uppers, u)
 		}
 	}
-	includes := map[string]bool{}
+	return io
+}
+
+// newLaunchers builds a launcher per dtype combination, which calls the
+// launch template with the dtypes of the positions in paramPos, and lists
+// the CUDA headers their kernel types need.
+func newLaunchers(op *ir.Op, l *ioLayout, paramPos []int, io kernelIO) ([]*launcherModel, []string) {
+	combos := l.Combos()
 	launchers := make([]*launcherModel, len(combos))
+	need := map[string]bool{}
+	// Scratch for each launcher's lists, which strings.Join copies.
 	conds := make([]string, max(1, len(l.Slots)))
 	args := make([]string, len(paramPos))
-	inits := make([]string, len(all), len(all)+len(uppers))
-	types := make([]string, len(all))
+	inits := make([]string, len(io.kinds), len(io.kinds)+len(io.uppers))
+	types := make([]string, len(io.kinds))
 	for ci, c := range combos {
 		lm := &launcherModel{Func: "launch" + op.Name}
 		if s := c.Suffix(); s != "" {
@@ -519,27 +544,26 @@ func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, 
 		}
 		for pos, d := range c.DTypes {
 			if h := cudaHeaders[dtypeC(d)]; h != "" {
-				includes[h] = true
+				need[h] = true
 			}
-			inits[pos] = kinds[pos] + "<" + dtypeC(d) + ">(" + srcs[pos] + ")"
+			inits[pos] = io.kinds[pos] + "<" + dtypeC(d) + ">(" + io.srcs[pos] + ")"
 			types[pos] = string(d)
 		}
 		lm.Cond = strings.Join(conds, " && ")
 		if len(args) > 0 {
 			lm.Args = "<" + strings.Join(args, ", ") + ">"
 		}
-		lm.IOInit = "{" + strings.Join(append(inits, uppers...), ", ") + "}"
+		lm.IOInit = "{" + strings.Join(append(inits, io.uppers...), ", ") + "}"
 		lm.Types = strings.Join(types, ", ")
 		launchers[ci] = lm
 	}
+	var headers []string
 	for _, h := range []string{"cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h"} {
-		if includes[h] {
-			k.Includes += "\n#include <" + h + ">"
+		if need[h] {
+			headers = append(headers, h)
 		}
 	}
-	k.IOFields = strings.Join(fields, statementSep)
-	k.Fills = strings.Join(fills, statementSep)
-	return launchers, k
+	return launchers, headers
 }
 
 // templateParams are the launch template's type parameters: one per slot,
