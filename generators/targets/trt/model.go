@@ -266,28 +266,8 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 	m.FieldArray = max(1, len(m.Params))
 	m.NbSerial = len(m.Params) + 1
 
-	all := l.All()
-	descs := make([]string, len(all)) // supportsFormatCombination's tensor at each position
-	for i := range descs {
-		descs[i] = "inOut[" + strconv.Itoa(i) + "]"
-		if !pkg.Legacy {
-			descs[i] += ".desc"
-		}
-	}
-	io := func(pos int) string { return descs[pos] }
-	inputType := func(pos int) string { return "inputTypes[" + strconv.Itoa(pos) + "]" }
-	m.OutputTypes = make([]string, len(l.Outputs))
-	for i, t := range l.Outputs {
-		m.OutputTypes[i] = typeExpr(all, t.Pos, inputType)
-	}
 	formats := op.Targets.TRT.Formats
-	m.supports = make([]string, len(all))
-	cases := make([]string, len(all))
-	for i, t := range all {
-		m.supports[i] = typeCond(all, t, io) + " && " + formatCond(t, formats, io)
-		cases[i] = "case " + strconv.Itoa(i) + ": return " + m.supports[i] + ";"
-	}
-	m.SupportCases = strings.Join(cases, statementSep)
+	m.dtypeTexts(l, formats, pkg.Legacy)
 	if n := l.Count(len(formats)); n > formatCombinationLimit {
 		m.CombinationLimit = n
 	}
@@ -313,6 +293,32 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 	}
 	m.Combos, m.Kernel = newKernelModel(op, l, shapes)
 	return m
+}
+
+// dtypeTexts sets getOutputDataTypes' OutputTypes and
+// supportsFormatCombination's verdicts and SupportCases.
+func (m *opModel) dtypeTexts(l *ioLayout, formats []string, legacy bool) {
+	all := l.All()
+	descs := make([]string, len(all)) // supportsFormatCombination's tensor at each position
+	for i := range descs {
+		descs[i] = "inOut[" + strconv.Itoa(i) + "]"
+		if !legacy {
+			descs[i] += ".desc"
+		}
+	}
+	io := func(pos int) string { return descs[pos] }
+	inputType := func(pos int) string { return "inputTypes[" + strconv.Itoa(pos) + "]" }
+	m.OutputTypes = make([]string, len(l.Outputs))
+	for i, t := range l.Outputs {
+		m.OutputTypes[i] = typeExpr(all, t.Pos, inputType)
+	}
+	m.supports = make([]string, len(all))
+	cases := make([]string, len(all))
+	for i, t := range all {
+		m.supports[i] = typeCond(all, t, io) + " && " + formatCond(t, formats, io)
+		cases[i] = "case " + strconv.Itoa(i) + ": return " + m.supports[i] + ";"
+	}
+	m.SupportCases = strings.Join(cases, statementSep)
 }
 
 // shapeDocs are the shapes of the layout's tensors for comments, by inOut
