@@ -41,9 +41,9 @@ type requirement struct {
 }
 
 // opModel is one op's plugin, creator and kernel. The fields the templates
-// print most come first, then those more than one file prints:
-// text/template looks a field up by a linear search of the struct's
-// fields at every access.
+// print most come first, then those more than one file prints, and the
+// comment and field texts are grouped: text/template looks a field up by
+// a linear search of the struct's fields at every access.
 //
 // Lists the templates would print one item per line are text here, joined
 // with the indentation the template gives their first line (statementSep):
@@ -57,64 +57,71 @@ type opModel struct {
 	Pkg        *packageModel
 	Kernel     kernelModel
 	Combos     []*launcherModel
+	Docs       docText
+	Fields     fieldText
 
 	Description      string
 	Aliased          bool
 	Workspace        string // "" when the op needs none
 	CombinationLimit int    // > 0: getFormatCombinationLimit override
-	NbSerial         int    // params + the layout field
 	Enums            []*enumModel
 	PluginName       string // the name the plugin and its creator report (plugin.TRT)
 
 	NbInputs, NbOutputs, NbShapeInputs int
 	// InArray and OutArray size the TensorRef arrays (C++ has no empty arrays).
 	InArray, OutArray int
-	// InputDocs, ShapeInputDocs and OutputDocs describe the tensors for the
-	// plugin's header comment, a line "//   [0] x: T [N, C]" each, every
-	// line after a newline (they follow a heading).
-	InputDocs, ShapeInputDocs, OutputDocs string
-	// InputNames and OutputNames list the tensors in a comment: " [0] x [1] y".
-	InputNames, OutputNames string
 	// InputTypeFormats and InputTypeArgs print the input dtypes in enqueue's
 	// error: " %d %d" and ", static_cast<int32_t>(inputDesc[0].type), ...".
 	InputTypeFormats, InputTypeArgs string
-
-	Params []*paramModel
-	// RequiredParams are the params without a default.
-	RequiredParams []*paramModel
-	// ParamMembers declare <Op>Params' members, one a line with its doc
-	// (statementSep).
-	ParamMembers string
-	// FieldDocs is "//   k: int32, default 2" for each param, every line
-	// after a newline, or " none".
-	FieldDocs string
-	// FieldNames initializes kFieldNames: "k", "scale" ("" without params).
-	FieldNames string
-	// FieldList names the fields in messages: k, scale (none without params).
-	FieldList string
-	// ReadCases are parse<Op>Fields' switch cases, one per field:
-	// "case 0: ok = <read>; break;" (caseSep).
-	ReadCases string
-	// SerialFields fill getFieldsToSerialize's fields after the layout's,
-	// DeclaredFields the creator's field list (statementSep).
-	SerialFields, DeclaredFields string
-	NbFields                     int
-	FieldArray                   int // max(1, params)
 
 	// OutputTypes[i] is output i's dtype as a C++ expression over inputTypes.
 	OutputTypes []string
 	// SupportCases are supportsFormatCombination's switch cases, one per
 	// position: "case 0: return <verdict>;" (statementSep).
 	SupportCases string
-	Aliases      []aliasModel
-
-	Shape shapeCode
+	Shape        shapeCode
 	// RuntimeChecks compare concrete input dims with the opdef
 	// (onShapeChange / enqueue), one statement a line (statementSep).
 	RuntimeChecks string
 
+	Params []*paramModel
+	// RequiredParams are the params without a default.
+	RequiredParams []*paramModel
+	Aliases        []aliasModel
+
 	layout   *ioLayout // the op's tensor positions, shared with its README entry
 	supports []string  // supportsFormatCombination's verdict for each position
+}
+
+// docText is what the sources' comments list: the tensors and the fields.
+type docText struct {
+	// Inputs, ShapeInputs and Outputs describe the tensors for the plugin's
+	// header comment, a line "//   [0] x: T [N, C]" each, every line after
+	// a newline (they follow a heading).
+	Inputs, ShapeInputs, Outputs string
+	// Fields is "//   k: int32, default 2" for each param, every line after
+	// a newline, or " none".
+	Fields string
+	// InputNames and OutputNames list the tensors on one line: " [0] x [1] y".
+	InputNames, OutputNames string
+}
+
+// fieldText is the params as the C++ sources spell them.
+type fieldText struct {
+	// Names initializes kFieldNames: "k", "scale" ("" without params).
+	Names string
+	// List names the fields in messages: k, scale (none without params).
+	List string
+	// ReadCases are parse<Op>Fields' switch cases, one per field:
+	// "case 0: ok = <read>; break;" (caseSep).
+	ReadCases string
+	// Serialized fill getFieldsToSerialize's fields after the layout's,
+	// Declared the creator's field list, Members <Op>Params' members with
+	// their docs (statementSep).
+	Serialized, Declared, Members string
+	Nb                            int // params
+	Array                         int // max(1, params): the creator's field array
+	NbSerial                      int // params + the layout field
 }
 
 // statementSep joins the statements of a function body into one block of
@@ -246,9 +253,9 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		OutArray:      max(1, len(l.Outputs)),
 	}
 	shapes := shapeDocs(l)
-	m.InputDocs, m.InputNames = tensorDocs(l.Inputs, shapes)
-	m.OutputDocs, m.OutputNames = tensorDocs(l.Outputs, shapes)
-	m.ShapeInputDocs = shapeInputDocs(l.ShapeInputs)
+	m.Docs.Inputs, m.Docs.InputNames = tensorDocs(l.Inputs, shapes)
+	m.Docs.Outputs, m.Docs.OutputNames = tensorDocs(l.Outputs, shapes)
+	m.Docs.ShapeInputs = shapeInputDocs(l.ShapeInputs)
 	m.InputTypeFormats, m.InputTypeArgs = inputTypeMessage(len(l.Inputs))
 	m.Params = make([]*paramModel, len(op.Params))
 	for i, p := range op.Params {
@@ -262,9 +269,6 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		}
 	}
 	m.paramTexts()
-	m.NbFields = len(m.Params)
-	m.FieldArray = max(1, len(m.Params))
-	m.NbSerial = len(m.Params) + 1
 
 	formats := op.Targets.TRT.Formats
 	m.dtypeTexts(l, formats, pkg.Legacy)
@@ -338,7 +342,7 @@ func shapeDocs(l *ioLayout) []string {
 	return docs
 }
 
-// tensorDocs are the header comment's lines for ts (see opModel.InputDocs)
+// tensorDocs are the header comment's lines for ts (see docText.Inputs)
 // and their names for a one-line list.
 func tensorDocs(ts []*ioTensor, shapes []string) (docs, names string) {
 	d, n := make([]string, len(ts)), make([]string, len(ts))
@@ -372,14 +376,14 @@ func inputTypeMessage(n int) (format, args string) {
 	return strings.Repeat(" %d", n), strings.Join(a, "")
 }
 
-// paramTexts sets the text of m's params: ParamMembers, FieldDocs,
-// FieldNames, FieldList, ReadCases, SerialFields and DeclaredFields.
+// paramTexts sets the text of m's params: Fields and Docs.Fields.
 func (m *opModel) paramTexts() {
-	if len(m.Params) == 0 {
-		m.FieldDocs, m.FieldNames, m.FieldList = " none", `""`, "none"
+	n := len(m.Params)
+	m.Fields.Nb, m.Fields.Array, m.Fields.NbSerial = n, max(1, n), n+1
+	if n == 0 {
+		m.Docs.Fields, m.Fields.Names, m.Fields.List = " none", `""`, "none"
 		return
 	}
-	n := len(m.Params)
 	members, docs, names, reads, serial, declared := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, p := range m.Params {
 		index := strconv.Itoa(p.Index)
@@ -390,9 +394,11 @@ func (m *opModel) paramTexts() {
 		serial[i] = "mSerialFields[" + strconv.Itoa(p.SerialIndex) + "] = " + p.Serialize + ";"
 		declared[i] = "mFields[" + index + "] = " + pluginField(p.Name, "nullptr", p.FieldType, strconv.Itoa(p.FieldLength)) + ";"
 	}
-	m.ParamMembers, m.FieldDocs = strings.Join(members, statementSep), strings.Join(docs, "")
-	m.FieldNames, m.FieldList = `"`+strings.Join(names, `", "`)+`"`, strings.Join(names, ", ")
-	m.ReadCases, m.SerialFields, m.DeclaredFields = strings.Join(reads, caseSep), strings.Join(serial, statementSep), strings.Join(declared, statementSep)
+	m.Docs.Fields = strings.Join(docs, "")
+	f := &m.Fields
+	f.Names, f.List = `"`+strings.Join(names, `", "`)+`"`, strings.Join(names, ", ")
+	f.ReadCases = strings.Join(reads, caseSep)
+	f.Serialized, f.Declared, f.Members = strings.Join(serial, statementSep), strings.Join(declared, statementSep), strings.Join(members, statementSep)
 }
 
 // typeExpr is the dtype of the tensor at pos as a C++ expression over the
