@@ -1,7 +1,6 @@
 package trt
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -38,23 +37,25 @@ type readmeOp struct {
 func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 	l := m.layout
 	r := &readmeOp{Name: op.Name, Description: m.Description, QDP: op.Targets.TRT.QDP != nil}
-	var ins, shapeIdx, outs, onnx, tripy, qdp []string
+	var shapeIdx []string
+	ins, outs := make([]string, len(op.Inputs)), make([]string, len(op.Outputs))
 	for i, t := range op.Inputs {
-		ins = append(ins, t.Ident)
+		ins[i] = t.Ident
 		if t.ShapeTensor {
 			shapeIdx = append(shapeIdx, strconv.Itoa(i))
 		}
 	}
-	for _, t := range op.Outputs {
-		outs = append(outs, t.Ident)
+	for i, t := range op.Outputs {
+		outs[i] = t.Ident
 	}
 	r.Inputs, r.Outputs = strings.Join(ins, ", "), strings.Join(outs, ", ")
 	r.ONNXInputs, r.ONNXOutputs = quotedList(ins), quotedList(outs)
 	if len(shapeIdx) > 0 {
 		r.ShapeInputs = "[" + strings.Join(shapeIdx, ", ") + "]"
 	}
-	rows := make([]string, len(m.Params))
-	pyFields := make([]string, len(m.Params))
+	n := len(m.Params)
+	rows, pyFields := make([]string, n), make([]string, n)
+	onnx, tripy, qdp := make([]string, n, n+2), make([]string, n), make([]string, n)
 	for i, p := range m.Params {
 		length := strconv.Itoa(p.FieldLength)
 		if p.FieldLength == 0 {
@@ -62,9 +63,7 @@ func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 		}
 		rows[i] = "| `" + p.Name + "` | `" + p.FieldType + "` | " + length + " | " + p.Doc + " |"
 		v := exampleValue(p)
-		onnx = append(onnx, p.Name+"="+v.onnx)
-		tripy = append(tripy, p.Name+"="+v.python)
-		qdp = append(qdp, p.Name+"="+v.qdp)
+		onnx[i], tripy[i], qdp[i] = p.Name+"="+v.onnx, p.Name+"="+v.python, p.Name+"="+v.qdp
 		pyFields[i] = "trt.PluginField(" + strconv.Quote(p.Name) + ", " + v.numpy + ", trt.PluginFieldType." + strings.TrimPrefix(v.fieldType, "k") + "),"
 	}
 	r.FieldRows = strings.Join(rows, "\n")
@@ -75,13 +74,12 @@ func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 	}
 	r.TripyKwargs = strings.Join(tripy, ", ")
 	r.QDPKwargs = strings.Join(qdp, ", ")
-	var info []string
-	for _, t := range l.Outputs {
-		if t.Size != nil {
-			info = append(info, "(0, tp.int32)")
-			continue
+	info := make([]string, len(l.Outputs))
+	for i, t := range l.Outputs {
+		info[i] = "(0, tp.int32)"
+		if t.Size == nil {
+			info[i] = "(" + strconv.Itoa(len(t.T.Shape)) + ", tp." + tripyDType(t) + ")"
 		}
-		info = append(info, fmt.Sprintf("(%d, tp.%s)", len(t.T.Shape), tripyDType(t)))
 	}
 	r.TripyOut = "[" + strings.Join(info, ", ") + "]"
 	return r
