@@ -119,9 +119,10 @@ type fieldText struct {
 	// Declared the creator's field list, Members <Op>Params' members with
 	// their docs (statementSep).
 	Serialized, Declared, Members string
-	Nb                            int // params
-	Array                         int // max(1, params): the creator's field array
-	NbSerial                      int // params + the layout field
+
+	Nb       int // params
+	Array    int // max(1, params): the creator's field array
+	NbSerial int // params + the layout field
 }
 
 // statementSep joins the statements of a function body into one block of
@@ -384,7 +385,8 @@ func (m *opModel) paramTexts() {
 		m.Docs.Fields, m.Fields.Names, m.Fields.List = " none", `""`, "none"
 		return
 	}
-	members, docs, names, reads, serial, declared := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	members, docs, names := make([]string, n), make([]string, n), make([]string, n)
+	reads, serial, declared := make([]string, n), make([]string, n), make([]string, n)
 	for i, p := range m.Params {
 		index := strconv.Itoa(p.Index)
 		members[i] = p.Member + " //!< " + p.Doc
