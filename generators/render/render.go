@@ -186,6 +186,19 @@ func (s *Set) executeInto(buf *bytes.Buffer, name string, data any) ([]byte, err
 // lines, and ends the file with a newline. It returns a new slice: b may
 // be reused.
 func normalize(b []byte) []byte {
+	if !isNormal(b) {
+		return normalizeLines(b)
+	}
+	// Appended to nil, the copy is not zeroed first as make's would be.
+	out := append([]byte(nil), b...)
+	if b[len(b)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	return out
+}
+
+// normalizeLines is normalize line by line.
+func normalizeLines(b []byte) []byte {
 	out := make([]byte, 0, len(b)+1)
 	blank := false // blank lines since the last line written
 	for len(b) > 0 {
@@ -195,7 +208,7 @@ func normalize(b []byte) []byte {
 		} else {
 			b = nil
 		}
-		line = bytes.TrimRight(line, " \t")
+		line = trimTrailingSpace(line)
 		if len(line) == 0 {
 			blank = true
 			continue
@@ -210,6 +223,48 @@ func normalize(b []byte) []byte {
 		blank = false
 	}
 	return append(out, '\n')
+}
+
+// isNormal reports whether normalize has nothing to change in b but a
+// missing final newline: no blank line first, last or after another, no
+// line ending in a space or tab. Many rendered files are, and checking
+// costs a fraction of copying b line by line.
+func isNormal(b []byte) bool {
+	if len(b) == 0 || b[0] == '\n' {
+		return false
+	}
+	blank := false // the last line was empty
+	for i := 0; i < len(b); {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			c := b[len(b)-1]
+			return c != ' ' && c != '\t'
+		}
+		if j == 0 {
+			if blank {
+				return false
+			}
+			blank = true
+		} else {
+			if c := b[i+j-1]; c == ' ' || c == '\t' {
+				return false
+			}
+			blank = false
+		}
+		i += j + 1
+	}
+	return !blank
+}
+
+// trimTrailingSpace drops trailing spaces and tabs. It is
+// bytes.TrimRight(line, " \t") without building the cutset's table on
+// every one of the hundreds of thousands of lines a large package has.
+func trimTrailingSpace(line []byte) []byte {
+	n := len(line)
+	for n > 0 && (line[n-1] == ' ' || line[n-1] == '\t') {
+		n--
+	}
+	return line[:n]
 }
 
 // MustLoad is Load for templates embedded in the binary, where a failure

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -83,5 +85,45 @@ func TestSections(t *testing.T) {
 	}
 	if _, err := Sections(s, "item", []int{1, 3, 2}); err == nil {
 		t.Error("a failing section must fail the whole")
+	}
+}
+
+func TestIsNormal(t *testing.T) {
+	for in, want := range map[string]bool{
+		"":           false,
+		"a":          true,
+		"a\n":        true,
+		"a\n\nb\n":   true,
+		"a\r\n":      true,
+		"\na\n":      false, // leading blank line
+		"a\n\n":      false, // trailing blank line
+		"a\n\n\nb":   false, // two blank lines
+		"a \nb":      false, // trailing space
+		"a\t":        false,
+		"a\n  \nb":   false, // blank line of spaces
+		"\t\na":      false,
+		"a\nb \n":    false,
+		"a\n\nb\n\n": false,
+	} {
+		if got := isNormal([]byte(in)); got != want {
+			t.Errorf("isNormal(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// TestNormalizeShortcut: where isNormal lets normalize copy b, the result
+// is what normalizing line by line gives, for random short texts of the
+// characters that matter.
+func TestNormalizeShortcut(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	chars := []byte("ab \t\n\n\r")
+	for range 200000 {
+		b := make([]byte, r.IntN(12))
+		for i := range b {
+			b[i] = chars[r.IntN(len(chars))]
+		}
+		if got, want := normalize(b), normalizeLines(b); !bytes.Equal(got, want) {
+			t.Fatalf("normalize(%q) = %q, want %q", b, got, want)
+		}
 	}
 }

@@ -37,24 +37,32 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	if m.Legacy {
 		plugin, library = "plugin_v2", "library_v2"
 	}
-	files := []render.File{
-		{Path: "CMakeLists.txt", Tmpl: "CMakeLists.txt.tmpl", Data: m},
-		{Path: pkg.Name + ".map", Tmpl: "exports.map.tmpl", Data: m},
-		{Path: "README.md", Tmpl: "README.md.tmpl", Data: m},
-		{Path: "src/" + pkg.Name + "Kernels.h", Tmpl: "kernels.h.tmpl", Data: m},
-		{Path: "src/" + pkg.Name + "Common.h", Tmpl: "common.h.tmpl", Data: m},
-		{Path: "src/" + pkg.Name + "Library.cpp", Tmpl: library + ".cpp.tmpl", Data: m},
-	}
-	for _, op := range m.Ops {
-		files = append(files,
-			render.File{Path: "src/ops/" + op.Name + "Kernel.h", Tmpl: "kernel.h.tmpl", Data: op},
-			render.File{Path: "src/ops/" + op.Name + "Kernel.cu", Tmpl: "kernel.cu.tmpl", Data: op, Owned: true},
-			render.File{Path: "src/ops/" + op.Name + "Plugin.h", Tmpl: plugin + ".h.tmpl", Data: op},
-			render.File{Path: "src/ops/" + op.Name + "Plugin.cpp", Tmpl: plugin + ".cpp.tmpl", Data: op},
-		)
-	}
+	// The README and the Python module render over every op, each on one
+	// core: they go first, so they do not finish last (render.Package).
+	files := make([]render.File, 0, 7+4*len(m.Ops))
+	files = append(files, render.File{Path: "README.md", Tmpl: "README.md.tmpl", Data: m})
 	if m.QDP != nil {
 		files = append(files, render.File{Path: "python/" + m.QDP.Module + ".py", Tmpl: "qdp.py.tmpl", Data: m.QDP, Owned: true})
+	}
+	files = append(files,
+		render.File{Path: "CMakeLists.txt", Tmpl: "CMakeLists.txt.tmpl", Data: m},
+		render.File{Path: pkg.Name + ".map", Tmpl: "exports.map.tmpl", Data: m},
+		render.File{Path: "src/" + pkg.Name + "Kernels.h", Tmpl: "kernels.h.tmpl", Data: m},
+		render.File{Path: "src/" + pkg.Name + "Common.h", Tmpl: "common.h.tmpl", Data: m},
+		render.File{Path: "src/" + pkg.Name + "Library.cpp", Tmpl: library + ".cpp.tmpl", Data: m},
+	)
+	for _, op := range m.Ops {
+		// The op's files get a copy of its model, not a pointer: a field of
+		// a struct reached through a pointer is addressable, and
+		// text/template prints such a field with an extra lookup of pointer
+		// methods and an allocation, at every one of a file's actions.
+		var data any = *op
+		files = append(files,
+			render.File{Path: "src/ops/" + op.Name + "Kernel.h", Tmpl: "kernel.h.tmpl", Data: data},
+			render.File{Path: "src/ops/" + op.Name + "Kernel.cu", Tmpl: "kernel.cu.tmpl", Data: data, Owned: true},
+			render.File{Path: "src/ops/" + op.Name + "Plugin.h", Tmpl: plugin + ".h.tmpl", Data: data},
+			render.File{Path: "src/ops/" + op.Name + "Plugin.cpp", Tmpl: plugin + ".cpp.tmpl", Data: data},
+		)
 	}
 	return tmpl.Package(pkg, files, d)
 }

@@ -65,13 +65,14 @@ type ioLayout struct {
 	Slots       []*slot
 	// InDim maps each dim symbol of the regular inputs to the (input, dim)
 	// that binds it first.
-	InDim map[string][2]int
+	InDim  map[string][2]int
+	all    []*ioTensor
+	combos []combo // Combos, once computed
 }
 
-// All returns inputs then outputs: inOut order.
-func (l *ioLayout) All() []*ioTensor {
-	return append(append([]*ioTensor{}, l.Inputs...), l.Outputs...)
-}
+// All returns inputs then outputs: inOut order. The slice is the layout's
+// own: callers read it.
+func (l *ioLayout) All() []*ioTensor { return l.all }
 
 func layoutOf(op *ir.Op) *ioLayout {
 	l := &ioLayout{InDim: map[string][2]int{}}
@@ -135,6 +136,7 @@ func layoutOf(op *ir.Op) *ioLayout {
 		l.Outputs = append(l.Outputs, &ioTensor{Name: s.Name, Ident: "size_" + s.Name, Index: len(l.Outputs), Pos: pos, Rank: 0, Allowed: []ir.DType{ir.Int32}, Rule: ruleSize, Fixed: ir.Int32, Size: s})
 		pos++
 	}
+	l.all = append(append(make([]*ioTensor, 0, pos), l.Inputs...), l.Outputs...)
 	return l
 }
 
@@ -168,8 +170,16 @@ func (c combo) Suffix() string {
 }
 
 // Combos enumerates the dtype combinations in slot order, the first slot
-// varying slowest.
+// varying slowest. The launchers and the Python plugin's autotune both
+// read them: they are computed once.
 func (l *ioLayout) Combos() []combo {
+	if l.combos == nil {
+		l.combos = l.combinations()
+	}
+	return l.combos
+}
+
+func (l *ioLayout) combinations() []combo {
 	choices := [][]ir.DType{{}}
 	for _, s := range l.Slots {
 		var next [][]ir.DType

@@ -2,6 +2,7 @@ package trt
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,10 +17,10 @@ import (
 // decision is made here, in Go.
 type packageModel struct {
 	Name      string // VisionOps: library, CMake project, file prefix
-	Source    string
+	CppNs     string // C++ namespace of the generated code
 	Namespace string // TensorRT plugin namespace
 	Version   string // plugin version
-	CppNs     string // C++ namespace of the generated code
+	Source    string
 	Macro     string // macro prefix: VISION_OPS
 	Snake     string // vision_ops
 	Legacy    bool
@@ -39,55 +40,98 @@ type requirement struct {
 	Why          string
 }
 
-// opModel is one op's plugin, creator and kernel.
+// opModel is one op's plugin, creator and kernel. The fields the templates
+// print most come first, then those more than one file prints, and the
+// comment and field texts are grouped: text/template looks a field up by
+// a linear search of the struct's fields at every access.
+//
+// Lists the templates would print one item per line are text here, joined
+// with the indentation the template gives their first line (statementSep):
+// a range costs text/template about half a microsecond per item, more than
+// printing the rest of the line, and a large package has a lot of them.
 type opModel struct {
-	layout      *ioLayout // the op's tensor positions, shared with its README entry
-	Pkg         *packageModel
-	Name        string
-	PluginName  string // the name the plugin and its creator report (plugin.TRT)
-	Description string
-	Class       string // RoiAlignLitePlugin
-	Creator     string // RoiAlignLitePluginCreator
-	ParamsType  string // RoiAlignLiteParams
-	Snake       string // roi_align_lite
+	Name       string
+	Class      string // RoiAlignLitePlugin
+	Creator    string // RoiAlignLitePluginCreator
+	ParamsType string // RoiAlignLiteParams
+	Pkg        *packageModel
+	Kernel     kernelModel
+	Combos     []*launcherModel
+	Docs       docText
+	Fields     fieldText
+
+	Description      string
+	Aliased          bool
+	Workspace        string // "" when the op needs none
+	CombinationLimit int    // > 0: getFormatCombinationLimit override
+	Enums            []*enumModel
+	PluginName       string // the name the plugin and its creator report (plugin.TRT)
 
 	NbInputs, NbOutputs, NbShapeInputs int
 	// InArray and OutArray size the TensorRef arrays (C++ has no empty arrays).
 	InArray, OutArray int
-	Inputs            []*tensorDoc
-	Outputs           []*tensorDoc
-	ShapeInputs       []*tensorDoc
-
-	Params     []*paramModel
-	Enums      []*enumModel
-	FieldArray int // max(1, params)
-	NbSerial   int // params + the layout field
+	// InputTypeFormats and InputTypeArgs print the input dtypes in enqueue's
+	// error: " %d %d" and ", static_cast<int32_t>(inputDesc[0].type), ...".
+	InputTypeFormats, InputTypeArgs string
 
 	// OutputTypes[i] is output i's dtype as a C++ expression over inputTypes.
 	OutputTypes []string
-	// Supports[pos] is supportsFormatCombination's verdict for pos.
-	Supports         []string
-	CombinationLimit int // > 0: getFormatCombinationLimit override
+	// SupportCases are supportsFormatCombination's switch cases, one per
+	// position: "case 0: return <verdict>;" (statementSep).
+	SupportCases string
+	Shape        shapeCode
+	// RuntimeChecks compare concrete input dims with the opdef
+	// (onShapeChange / enqueue), one statement a line (statementSep).
+	RuntimeChecks string
 
-	Aliased bool
-	Aliases []aliasModel
+	Params []*paramModel
+	// RequiredParams are the params without a default.
+	RequiredParams []*paramModel
+	Aliases        []aliasModel
 
-	Shape         shapeCode
-	RuntimeChecks []string // concrete-shape checks (onShapeChange / enqueue)
-	Workspace     string   // "" when the op needs none
-
-	Combos []*launcherModel
-	Kernel kernelModel
+	layout   *ioLayout // the op's tensor positions, shared with its README entry
+	supports []string  // supportsFormatCombination's verdict for each position
 }
 
-// tensorDoc describes one tensor for comments and the README.
-type tensorDoc struct {
-	Name, Ident string
-	Index       int
-	Shape       string
-	Type        string
-	Size        bool
+// docText is what the sources' comments list: the tensors and the fields.
+type docText struct {
+	// Inputs, ShapeInputs and Outputs describe the tensors for the plugin's
+	// header comment, a line "//   [0] x: T [N, C]" each, every line after
+	// a newline (they follow a heading).
+	Inputs, ShapeInputs, Outputs string
+	// Fields is "//   k: int32, default 2" for each param, every line after
+	// a newline, or " none".
+	Fields string
+	// InputNames and OutputNames list the tensors on one line: " [0] x [1] y".
+	InputNames, OutputNames string
 }
+
+// fieldText is the params as the C++ sources spell them.
+type fieldText struct {
+	// Names initializes kFieldNames: "k", "scale" ("" without params).
+	Names string
+	// List names the fields in messages: k, scale (none without params).
+	List string
+	// ReadCases are parse<Op>Fields' switch cases, one per field:
+	// "case 0: ok = <read>; break;" (caseSep).
+	ReadCases string
+	// Serialized fill getFieldsToSerialize's fields after the layout's,
+	// Declared the creator's field list, Members <Op>Params' members with
+	// their docs (statementSep).
+	Serialized, Declared, Members string
+
+	Nb       int // params
+	Array    int // max(1, params): the creator's field array
+	NbSerial int // params + the layout field
+}
+
+// statementSep joins the statements of a function body into one block of
+// text; the template indents the first. caseSep joins those of a switch in
+// a loop.
+const (
+	statementSep = "\n    "
+	caseSep      = "\n        "
+)
 
 type aliasModel struct {
 	Output, Input int
@@ -107,13 +151,17 @@ type launcherModel struct {
 // kernelModel is the .cu file's typed plumbing around the user's code.
 type kernelModel struct {
 	TemplateDecl string // "template <typename T>" or ""
-	IOType       string // RoiAlignLiteIO<T>
 	IOName       string // RoiAlignLiteIO
-	IOFields     []string
 	Launch       string // the launch template's name: roiAlignLite
+	IOType       string // RoiAlignLiteIO<T>
 	Fill         string // the default fill kernel's name
-	Includes     []string
-	Fills        []string // default launch body lines
+	// IOFields are the IO struct's members, one a line (statementSep).
+	IOFields string
+	// Includes are the CUDA headers of the kernel types, a line
+	// "#include <cuda_fp16.h>" each, every line after a newline.
+	Includes string
+	// Fills are the default launch body's statements (statementSep).
+	Fills string
 }
 
 // dtypeC is the kernel-side C type of a tensor dtype.
@@ -199,46 +247,32 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		Class:         op.Name + "Plugin",
 		Creator:       op.Name + "PluginCreator",
 		ParamsType:    op.Name + "Params",
-		Snake:         names.Snake(op.Name),
 		NbInputs:      len(l.Inputs),
 		NbOutputs:     len(l.Outputs),
 		NbShapeInputs: len(l.ShapeInputs),
 		InArray:       max(1, len(l.Inputs)),
 		OutArray:      max(1, len(l.Outputs)),
 	}
-	for _, t := range l.Inputs {
-		m.Inputs = append(m.Inputs, docOf(op, t))
-	}
-	for _, t := range l.Outputs {
-		m.Outputs = append(m.Outputs, docOf(op, t))
-	}
-	for i, t := range l.ShapeInputs {
-		m.ShapeInputs = append(m.ShapeInputs, &tensorDoc{Name: t.Name, Ident: t.Ident, Index: i, Shape: shapeText(t), Type: typeText(t.Type)})
-	}
+	shapes := shapeDocs(l)
+	m.Docs.Inputs, m.Docs.InputNames = tensorDocs(l.Inputs, shapes)
+	m.Docs.Outputs, m.Docs.OutputNames = tensorDocs(l.Outputs, shapes)
+	m.Docs.ShapeInputs = shapeInputDocs(l.ShapeInputs)
+	m.InputTypeFormats, m.InputTypeArgs = inputTypeMessage(len(l.Inputs))
+	m.Params = make([]*paramModel, len(op.Params))
 	for i, p := range op.Params {
 		pm := newParamModel(op, p, i)
-		m.Params = append(m.Params, pm)
+		m.Params[i] = pm
+		if pm.Required {
+			m.RequiredParams = append(m.RequiredParams, pm)
+		}
 		if pm.enum != nil {
 			m.Enums = append(m.Enums, pm.enum)
 		}
 	}
-	m.FieldArray = max(1, len(m.Params))
-	m.NbSerial = len(m.Params) + 1
+	m.paramTexts()
 
-	io := func(pos int) string {
-		if pkg.Legacy {
-			return fmt.Sprintf("inOut[%d]", pos)
-		}
-		return fmt.Sprintf("inOut[%d].desc", pos)
-	}
-	all := l.All()
-	for _, t := range l.Outputs {
-		m.OutputTypes = append(m.OutputTypes, typeExpr(all, t.Pos, func(pos int) string { return fmt.Sprintf("inputTypes[%d]", pos) }))
-	}
 	formats := op.Targets.TRT.Formats
-	for _, t := range all {
-		m.Supports = append(m.Supports, typeCond(all, t, io)+" && "+formatCond(t, formats, io))
-	}
+	m.dtypeTexts(l, formats, pkg.Legacy)
 	if n := l.Count(len(formats)); n > formatCombinationLimit {
 		m.CombinationLimit = n
 	}
@@ -258,19 +292,115 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 	}
 	m.Aliased = len(m.Aliases) > 0
 	m.Shape = newShapeCode(op, l, pkg.Legacy)
-	m.RuntimeChecks = runtimeChecks(op, l, pkg.Legacy)
+	m.RuntimeChecks = strings.Join(runtimeChecks(op, l, pkg.Legacy), statementSep)
 	if w := op.Targets.TRT.Workspace; w != nil {
 		m.Workspace = workspaceExpr(op, l, w, pkg.Legacy)
 	}
-	m.Combos, m.Kernel = newKernelModel(op, l)
+	m.Combos, m.Kernel = newKernelModel(op, l, shapes)
 	return m
 }
 
-func docOf(op *ir.Op, t *ioTensor) *tensorDoc {
-	if t.Size != nil {
-		return &tensorDoc{Name: t.Name, Ident: t.Ident, Index: t.Index, Shape: "[] (size tensor)", Type: "int32", Size: true}
+// dtypeTexts sets getOutputDataTypes' OutputTypes and
+// supportsFormatCombination's verdicts and SupportCases.
+func (m *opModel) dtypeTexts(l *ioLayout, formats []string, legacy bool) {
+	all := l.All()
+	descs := make([]string, len(all)) // supportsFormatCombination's tensor at each position
+	for i := range descs {
+		descs[i] = "inOut[" + strconv.Itoa(i) + "]"
+		if !legacy {
+			descs[i] += ".desc"
+		}
 	}
-	return &tensorDoc{Name: t.Name, Ident: t.Ident, Index: t.Index, Shape: shapeText(t.T), Type: typeText(t.T.Type)}
+	io := func(pos int) string { return descs[pos] }
+	inputType := func(pos int) string { return "inputTypes[" + strconv.Itoa(pos) + "]" }
+	m.OutputTypes = make([]string, len(l.Outputs))
+	for i, t := range l.Outputs {
+		m.OutputTypes[i] = typeExpr(all, t.Pos, inputType)
+	}
+	m.supports = make([]string, len(all))
+	cases := make([]string, len(all))
+	for i, t := range all {
+		m.supports[i] = typeCond(all, t, io) + " && " + formatCond(t, formats, io)
+		cases[i] = "case " + strconv.Itoa(i) + ": return " + m.supports[i] + ";"
+	}
+	m.SupportCases = strings.Join(cases, statementSep)
+}
+
+// shapeDocs are the shapes of the layout's tensors for comments, by inOut
+// position.
+func shapeDocs(l *ioLayout) []string {
+	docs := make([]string, 0, len(l.Inputs)+len(l.Outputs))
+	for _, t := range l.Inputs {
+		docs = append(docs, shapeText(t.T))
+	}
+	for _, t := range l.Outputs {
+		if t.Size != nil {
+			docs = append(docs, "")
+			continue
+		}
+		docs = append(docs, shapeText(t.T))
+	}
+	return docs
+}
+
+// tensorDocs are the header comment's lines for ts (see docText.Inputs)
+// and their names for a one-line list.
+func tensorDocs(ts []*ioTensor, shapes []string) (docs, names string) {
+	d, n := make([]string, len(ts)), make([]string, len(ts))
+	for i, t := range ts {
+		typ, shape := "int32", "[] (size tensor)"
+		if t.Size == nil {
+			typ, shape = typeText(t.T.Type), shapes[t.Pos]
+		}
+		index := strconv.Itoa(t.Index)
+		d[i] = "\n//   [" + index + "] " + t.Name + ": " + typ + " " + shape
+		n[i] = " [" + index + "] " + t.Name
+	}
+	return strings.Join(d, ""), strings.Join(n, "")
+}
+
+func shapeInputDocs(ts []*ir.Tensor) string {
+	d := make([]string, len(ts))
+	for i, t := range ts {
+		d[i] = "\n//   [" + strconv.Itoa(i) + "] " + t.Name + ": " + typeText(t.Type) + " " + shapeText(t)
+	}
+	return strings.Join(d, "")
+}
+
+// inputTypeMessage is the format and the arguments that print n input
+// dtypes (see opModel.InputTypeFormats).
+func inputTypeMessage(n int) (format, args string) {
+	a := make([]string, n)
+	for i := range a {
+		a[i] = ", static_cast<int32_t>(inputDesc[" + strconv.Itoa(i) + "].type)"
+	}
+	return strings.Repeat(" %d", n), strings.Join(a, "")
+}
+
+// paramTexts sets the text of m's params: Fields and Docs.Fields.
+func (m *opModel) paramTexts() {
+	n := len(m.Params)
+	m.Fields.Nb, m.Fields.Array, m.Fields.NbSerial = n, max(1, n), n+1
+	if n == 0 {
+		m.Docs.Fields, m.Fields.Names, m.Fields.List = " none", `""`, "none"
+		return
+	}
+	members, docs, names := make([]string, n), make([]string, n), make([]string, n)
+	reads, serial, declared := make([]string, n), make([]string, n), make([]string, n)
+	for i, p := range m.Params {
+		index := strconv.Itoa(p.Index)
+		members[i] = p.Member + " //!< " + p.Doc
+		docs[i] = "\n//   " + p.Name + ": " + p.Doc
+		names[i] = p.Name
+		reads[i] = "case " + index + ": ok = " + p.Read + "; break;"
+		serial[i] = "mSerialFields[" + strconv.Itoa(p.SerialIndex) + "] = " + p.Serialize + ";"
+		declared[i] = "mFields[" + index + "] = " + pluginField(p.Name, "nullptr", p.FieldType, strconv.Itoa(p.FieldLength)) + ";"
+	}
+	m.Docs.Fields = strings.Join(docs, "")
+	f := &m.Fields
+	f.Names, f.List = `"`+strings.Join(names, `", "`)+`"`, strings.Join(names, ", ")
+	f.ReadCases = strings.Join(reads, caseSep)
+	f.Serialized, f.Declared, f.Members = strings.Join(serial, statementSep), strings.Join(declared, statementSep), strings.Join(members, statementSep)
 }
 
 // typeExpr is the dtype of the tensor at pos as a C++ expression over the
@@ -326,30 +456,148 @@ func formatCond(t *ioTensor, formats []string, io func(int) string) string {
 		for i, f := range formats {
 			parts[i] = self + ".format == nvinfer1::TensorFormat::k" + f
 		}
-		return fmt.Sprintf("(%s) && formatFits(%s.format, %s.dims.nbDims)", strings.Join(parts, " || "), self, self)
+		return "(" + strings.Join(parts, " || ") + ") && formatFits(" + self + ".format, " + self + ".dims.nbDims)"
 	}
-	return fmt.Sprintf("followsFormat(%s.format, %s.dims.nbDims, %s.format)", self, self, io(0))
+	return "followsFormat(" + self + ".format, " + self + ".dims.nbDims, " + io(0) + ".format)"
 }
 
-// newKernelModel builds the typed launchers and the .cu plumbing.
-func newKernelModel(op *ir.Op, l *ioLayout) ([]*launcherModel, kernelModel) {
+// newKernelModel builds the typed launchers and the .cu plumbing; shapes
+// are the tensors' shapes for comments (shapeDocs).
+func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, kernelModel) {
+	launch := lowerFirst(op.Name)
+	k := kernelModel{IOName: op.Name + "IO", Launch: launch, Fill: launch + "Fill"}
+	params, paramPos, paramOf := templateParams(l, l.All())
+	k.IOType = k.IOName
+	if len(params) > 0 {
+		parts := make([]string, len(params))
+		for i, p := range params {
+			parts[i] = "typename " + p
+		}
+		k.TemplateDecl = "template <" + strings.Join(parts, ", ") + ">"
+		k.IOType += "<" + strings.Join(params, ", ") + ">"
+	}
+	io := newKernelIO(op, l, shapes, k.Fill, params, paramOf)
+	k.IOFields = strings.Join(io.fields, statementSep)
+	k.Fills = strings.Join(io.fills, statementSep)
+	launchers, headers := newLaunchers(op, l, paramPos, io)
+	for _, h := range headers {
+		k.Includes += "\n#include <" + h + ">"
+	}
+	return launchers, k
+}
+
+// kernelIO is the IO struct of an op's kernels: its members, and how the
+// launchers fill it.
+type kernelIO struct {
+	fields []string // the members
+	fills  []string // the default launch body: a fill per output
+	kinds  []string // the tensor type of each inOut position
+	srcs   []string // where the launchers find the tensor at each position
+	uppers []string // the upper bounds of the data-dependent sizes, after the tensors
+}
+
+func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, fill string, params []string, paramOf []int) kernelIO {
 	all := l.All()
-	k := kernelModel{IOName: op.Name + "IO", Launch: lowerFirst(op.Name), Fill: lowerFirst(op.Name) + "Fill"}
-	// Template parameters: one per slot, and one per output whose dtype
-	// follows input 0 (it differs between combinations without a slot of
-	// its own). paramPos[i] is the position that decides parameter i.
-	var params []string
-	var paramPos []int
-	paramOf := map[int]int{} // position -> template parameter
-	taken := map[string]bool{"InTensor": true, "OutTensor": true, "TensorRef": true}
-	add := func(name string, pos int) {
-		for taken[name] {
+	first := l.Combos()[0] // fixed dtypes are the same in every combination
+	io := kernelIO{fields: make([]string, 0, len(all)), kinds: make([]string, len(all)), srcs: make([]string, len(all))}
+	for _, t := range all {
+		io.kinds[t.Pos], io.srcs[t.Pos] = "InTensor", "inputs["+strconv.Itoa(t.Index)+"]"
+		if !t.Input {
+			io.kinds[t.Pos], io.srcs[t.Pos] = "OutTensor", "outputs["+strconv.Itoa(t.Index)+"]"
+		}
+		ct := dtypeC(first.DTypes[t.Pos])
+		if i := paramOf[t.Pos]; i >= 0 {
+			ct = params[i]
+		}
+		doc := "size tensor: the value of " + t.Name
+		if t.T != nil {
+			doc = shapes[t.Pos]
+		}
+		io.fields = append(io.fields, io.kinds[t.Pos]+"<"+ct+"> "+t.Ident+"; // "+doc)
+		if !t.Input {
+			io.fills = append(io.fills, fmt.Sprintf("%s<<<gridSize(io.%s.numel(), kBlock), kBlock, 0, stream>>>(io.%s.data, io.%s.numel());", fill, t.Ident, t.Ident, t.Ident))
+		}
+	}
+	// Data-dependent outputs arrive with unknown dims; their buffers hold
+	// the upper bound, which the kernel needs to stay inside them.
+	for _, t := range all {
+		if t.Size == nil {
+			continue
+		}
+		if u, ok := cppInt(op, l, t.Size.Upper, func(i, j int) string { return fmt.Sprintf("inputs[%d].dims[%d]", i, j) }, "params"); ok {
+			io.fields = append(io.fields, fmt.Sprintf("int64_t upper_%s; // the most %s can be: %s", t.Size.Name, t.Size.Name, t.Size.Upper.String()))
+			io.uppers = append(io.uppers, u)
+		}
+	}
+	return io
+}
+
+// newLaunchers builds a launcher per dtype combination, which calls the
+// launch template with the dtypes of the positions in paramPos, and lists
+// the CUDA headers their kernel types need.
+func newLaunchers(op *ir.Op, l *ioLayout, paramPos []int, io kernelIO) ([]*launcherModel, []string) {
+	combos := l.Combos()
+	launchers := make([]*launcherModel, len(combos))
+	need := map[string]bool{}
+	// Scratch for each launcher's lists, which strings.Join copies.
+	conds := make([]string, max(1, len(l.Slots)))
+	args := make([]string, len(paramPos))
+	inits := make([]string, len(io.kinds), len(io.kinds)+len(io.uppers))
+	types := make([]string, len(io.kinds))
+	for ci, c := range combos {
+		lm := &launcherModel{Func: "launch" + op.Name}
+		if s := c.Suffix(); s != "" {
+			lm.Func += "_" + s
+		}
+		conds[0] = "true"
+		for i, s := range l.Slots {
+			conds[i] = "inputDesc[" + strconv.Itoa(s.Pos) + "].type == " + trtType(c.DTypes[s.Pos])
+		}
+		for i, pos := range paramPos {
+			args[i] = dtypeC(c.DTypes[pos])
+		}
+		for pos, d := range c.DTypes {
+			if h := cudaHeaders[dtypeC(d)]; h != "" {
+				need[h] = true
+			}
+			inits[pos] = io.kinds[pos] + "<" + dtypeC(d) + ">(" + io.srcs[pos] + ")"
+			types[pos] = string(d)
+		}
+		lm.Cond = strings.Join(conds, " && ")
+		if len(args) > 0 {
+			lm.Args = "<" + strings.Join(args, ", ") + ">"
+		}
+		lm.IOInit = "{" + strings.Join(append(inits, io.uppers...), ", ") + "}"
+		lm.Types = strings.Join(types, ", ")
+		launchers[ci] = lm
+	}
+	var headers []string
+	for _, h := range []string{"cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h"} {
+		if need[h] {
+			headers = append(headers, h)
+		}
+	}
+	return launchers, headers
+}
+
+// templateParams are the launch template's type parameters: one per slot,
+// and one per output whose dtype follows input 0 (it differs between
+// combinations without a slot of its own). pos[i] is the position that
+// decides parameter i; of[p] is the parameter of position p, or -1 where
+// the dtype is the same in every combination.
+func templateParams(l *ioLayout, all []*ioTensor) (names []string, pos, of []int) {
+	of = make([]int, len(all))
+	for i := range of {
+		of[i] = -1
+	}
+	add := func(name string, p int) {
+		// Neither each other nor the kernel header's types.
+		for name == "InTensor" || name == "OutTensor" || name == "TensorRef" || slices.Contains(names, name) {
 			name += "_"
 		}
-		taken[name] = true
-		paramOf[pos] = len(params)
-		params = append(params, name)
-		paramPos = append(paramPos, pos)
+		of[p] = len(names)
+		names = append(names, name)
+		pos = append(pos, p)
 	}
 	for _, s := range l.Slots {
 		add(s.Name, s.Pos)
@@ -357,97 +605,12 @@ func newKernelModel(op *ir.Op, l *ioLayout) ([]*launcherModel, kernelModel) {
 	for _, t := range all {
 		switch t.Rule {
 		case ruleTied:
-			if i, ok := paramOf[t.Tie]; ok {
-				paramOf[t.Pos] = i
-			}
+			of[t.Pos] = of[t.Tie]
 		case ruleFollowFirst:
 			add(t.Ident+"_t", t.Pos)
 		}
 	}
-	if len(params) > 0 {
-		parts := make([]string, len(params))
-		for i, p := range params {
-			parts[i] = "typename " + p
-		}
-		k.TemplateDecl = "template <" + strings.Join(parts, ", ") + ">"
-		k.IOType = k.IOName + "<" + strings.Join(params, ", ") + ">"
-	} else {
-		k.IOType = k.IOName
-	}
-	combos := l.Combos()
-	for _, t := range all {
-		kind := "InTensor"
-		if !t.Input {
-			kind = "OutTensor"
-		}
-		ct := dtypeC(combos[0].DTypes[t.Pos]) // fixed dtypes are the same in every combination
-		if i, ok := paramOf[t.Pos]; ok {
-			ct = params[i]
-		}
-		doc := "size tensor: the value of " + t.Name
-		if t.T != nil {
-			doc = shapeText(t.T)
-		}
-		k.IOFields = append(k.IOFields, fmt.Sprintf("%s<%s> %s; // %s", kind, ct, t.Ident, doc))
-		if !t.Input {
-			k.Fills = append(k.Fills, fmt.Sprintf("%s<<<gridSize(io.%s.numel(), kBlock), kBlock, 0, stream>>>(io.%s.data, io.%s.numel());", k.Fill, t.Ident, t.Ident, t.Ident))
-		}
-	}
-	// Data-dependent outputs arrive with unknown dims; their buffers hold
-	// the upper bound, which the kernel needs to stay inside them.
-	var uppers []string
-	for _, t := range all {
-		if t.Size == nil {
-			continue
-		}
-		if u, ok := cppInt(op, l, t.Size.Upper, func(i, j int) string { return fmt.Sprintf("inputs[%d].dims[%d]", i, j) }, "params"); ok {
-			k.IOFields = append(k.IOFields, fmt.Sprintf("int64_t upper_%s; // the most %s can be: %s", t.Size.Name, t.Size.Name, t.Size.Upper.String()))
-			uppers = append(uppers, u)
-		}
-	}
-	includes := map[string]bool{}
-	var launchers []*launcherModel
-	for _, c := range combos {
-		lm := &launcherModel{Func: "launch" + op.Name}
-		if s := c.Suffix(); s != "" {
-			lm.Func += "_" + s
-		}
-		var conds, args, inits, types []string
-		for _, s := range l.Slots {
-			conds = append(conds, fmt.Sprintf("inputDesc[%d].type == %s", s.Pos, trtType(c.DTypes[s.Pos])))
-		}
-		if len(conds) == 0 {
-			conds = []string{"true"}
-		}
-		for _, pos := range paramPos {
-			args = append(args, dtypeC(c.DTypes[pos]))
-		}
-		for _, t := range all {
-			kind, src := "InTensor", fmt.Sprintf("inputs[%d]", t.Index)
-			if !t.Input {
-				kind, src = "OutTensor", fmt.Sprintf("outputs[%d]", t.Index)
-			}
-			d := c.DTypes[t.Pos]
-			if h := cudaHeaders[dtypeC(d)]; h != "" {
-				includes[h] = true
-			}
-			inits = append(inits, fmt.Sprintf("%s<%s>(%s)", kind, dtypeC(d), src))
-			types = append(types, string(d))
-		}
-		lm.Cond = strings.Join(conds, " && ")
-		if len(args) > 0 {
-			lm.Args = "<" + strings.Join(args, ", ") + ">"
-		}
-		lm.IOInit = "{" + strings.Join(append(inits, uppers...), ", ") + "}"
-		lm.Types = strings.Join(types, ", ")
-		launchers = append(launchers, lm)
-	}
-	for _, h := range []string{"cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h"} {
-		if includes[h] {
-			k.Includes = append(k.Includes, h)
-		}
-	}
-	return launchers, k
+	return names, pos, of
 }
 
 func lowerFirst(s string) string {
@@ -466,6 +629,9 @@ type shapeCode struct {
 	Sizes []string
 	// Outputs[i] sets output i's dims; Target is the DimsExprs written.
 	Outputs [][]string
+	// Body is IPluginV3's getOutputShapes: Checks, Sizes and Outputs as a
+	// block of statements (statementSep).
+	Body string
 }
 
 // refs renders the references of shape expressions for getOutputShapes.
@@ -476,10 +642,12 @@ type refs struct {
 	shapeNb map[string]int // symbol bound by a 1-D shape tensor's length -> index
 	checks  []string
 	checked map[string]bool
+	syntax  shapeexpr.Syntax
 }
 
 func newRefs(op *ir.Op, l *ioLayout) *refs {
 	r := &refs{op: op, l: l, shapeIn: map[string]int{}, shapeNb: map[string]int{}, checked: map[string]bool{}}
+	r.syntax = shapeexpr.Syntax{Const: exprConst, Ref: r.ref, Op: dimOp}
 	for i, t := range l.ShapeInputs {
 		r.shapeIn[t.Name] = i
 		if len(t.Shape) == 1 && t.Shape[0].Expr.IsSymbol() {
@@ -500,14 +668,12 @@ func (r *refs) check(line string) {
 
 // expr renders e with IExprBuilder calls; sizes maps data-dependent sizes
 // to their locals.
-func (r *refs) expr(e *shapeexpr.Expr) string {
-	return e.Render(shapeexpr.Syntax{
-		Const: func(v int64) string { return "exprBuilder.constant(" + strconv.FormatInt(v, 10) + ")" },
-		Ref:   r.ref,
-		Op: func(k shapeexpr.Kind, a, b string) string {
-			return fmt.Sprintf("dimOp(exprBuilder, nvinfer1::DimensionOperation::%s, %s, %s)", dimOps[k], a, b)
-		},
-	})
+func (r *refs) expr(e *shapeexpr.Expr) string { return e.Render(r.syntax) }
+
+func exprConst(v int64) string { return "exprBuilder.constant(" + strconv.FormatInt(v, 10) + ")" }
+
+func dimOp(k shapeexpr.Kind, a, b string) string {
+	return "dimOp(exprBuilder, nvinfer1::DimensionOperation::" + dimOps[k] + ", " + a + ", " + b + ")"
 }
 
 var dimOps = map[shapeexpr.Kind]string{
@@ -525,10 +691,10 @@ func (r *refs) ref(e *shapeexpr.Expr) string {
 		if p != nil && p.Kind == ir.ParamArray && p.Length == 0 {
 			r.check(fmt.Sprintf("if (mParams.%s.size() <= %d) { logError(\"%s: param %s has %%zu values; the output shapes read value %d\", mParams.%s.size()); return 1; }", p.Ident, e.Index, r.op.Name, p.Name, e.Index, p.Ident))
 		}
-		return fmt.Sprintf("exprBuilder.constant(mParams.%s[%d])", identOf(r.op, e.Name), e.Index)
+		return "exprBuilder.constant(mParams." + identOf(r.op, e.Name) + "[" + strconv.Itoa(e.Index) + "])"
 	}
 	if d, ok := r.l.InDim[e.Name]; ok {
-		return fmt.Sprintf("inputs[%d].d[%d]", d[0], d[1])
+		return "inputs[" + strconv.Itoa(d[0]) + "].d[" + strconv.Itoa(d[1]) + "]"
 	}
 	if s, ok := r.shapeNb[e.Name]; ok {
 		return fmt.Sprintf("exprBuilder.constant(shapeInputs[%d].nbDims)", s)
@@ -553,7 +719,8 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 	var sc shapeCode
 	for _, t := range l.Inputs {
 		if t.Rank != ir.RankAny {
-			r.check(fmt.Sprintf("if (inputs[%d].nbDims != %d) { logError(\"%s: input \\\"%s\\\" has %%d dims; the op defines %d\", inputs[%d].nbDims); return 1; }", t.Index, t.Rank, op.Name, t.Name, t.Rank, t.Index))
+			in, rank := "inputs["+strconv.Itoa(t.Index)+"].nbDims", strconv.Itoa(t.Rank)
+			r.check("if (" + in + " != " + rank + ") { logError(\"" + op.Name + `: input \"` + t.Name + `\" has %d dims; the op defines ` + rank + "\", " + in + "); return 1; }")
 		}
 	}
 	for _, t := range l.Outputs {
@@ -569,17 +736,24 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 		if t.Size != nil {
 			continue
 		}
-		target := fmt.Sprintf("outputs[%d]", t.Index)
+		target := "outputs[" + strconv.Itoa(t.Index) + "]"
 		if legacy {
 			target = "out"
 		}
-		lines := []string{fmt.Sprintf("%s.nbDims = %d;", target, len(t.T.Shape))}
+		lines := make([]string, 1, 1+len(t.T.Shape))
+		lines[0] = target + ".nbDims = " + strconv.Itoa(len(t.T.Shape)) + ";"
 		for j, d := range t.T.Shape {
-			lines = append(lines, fmt.Sprintf("%s.d[%d] = %s;", target, j, r.expr(d.Expr)))
+			lines = append(lines, target+".d["+strconv.Itoa(j)+"] = "+r.expr(d.Expr)+";")
 		}
 		sc.Outputs = append(sc.Outputs, lines)
 	}
 	sc.Checks = r.checks
+	body := make([]string, 0, len(sc.Checks)+len(sc.Sizes)+len(l.Outputs)*5)
+	body = append(append(body, sc.Checks...), sc.Sizes...)
+	for _, lines := range sc.Outputs {
+		body = append(body, lines...)
+	}
+	sc.Body = strings.Join(body, statementSep)
 	return sc
 }
 
@@ -595,15 +769,20 @@ func runtimeChecks(op *ir.Op, l *ioLayout, legacy bool) []string {
 		if t.Rank == ir.RankAny {
 			continue
 		}
-		d := fmt.Sprintf("%s[%d].dims", desc, t.Index)
-		out = append(out, fmt.Sprintf("if (!checkRank(%s, %d, \"%s\", \"%s\")) return 1;", d, t.Rank, op.Name, t.Name))
+		// checkRank(dims, rank, op, input), checkDim(dims, dim, value, op,
+		// input), checkSameDim(dims, dim, dims0, dim0, op, input, input0,
+		// symbol).
+		d := desc + "[" + strconv.Itoa(t.Index) + "].dims"
+		who := `, "` + op.Name + `", "` + t.Name + `"`
+		out = append(out, "if (!checkRank("+d+", "+strconv.Itoa(t.Rank)+who+")) return 1;")
 		for j, dim := range t.T.Shape {
 			switch {
 			case dim.Expr.IsConst():
-				out = append(out, fmt.Sprintf("if (!checkDim(%s, %d, %d, \"%s\", \"%s\")) return 1;", d, j, dim.Expr.Value, op.Name, t.Name))
+				out = append(out, "if (!checkDim("+d+", "+strconv.Itoa(j)+", "+strconv.FormatInt(dim.Expr.Value, 10)+who+")) return 1;")
 			case dim.Expr.IsSymbol():
 				if f := l.InDim[dim.Expr.Name]; f != [2]int{t.Index, j} {
-					out = append(out, fmt.Sprintf("if (!checkSameDim(%s, %d, %s[%d].dims, %d, \"%s\", \"%s\", \"%s\", \"%s\")) return 1;", d, j, desc, f[0], f[1], op.Name, t.Name, l.Inputs[f[0]].Name, dim.Expr.Name))
+					first := desc + "[" + strconv.Itoa(f[0]) + "].dims, " + strconv.Itoa(f[1])
+					out = append(out, "if (!checkSameDim("+d+", "+strconv.Itoa(j)+", "+first+who+`, "`+l.Inputs[f[0]].Name+`", "`+dim.Expr.Name+`")) return 1;`)
 				}
 			}
 		}
@@ -643,10 +822,12 @@ func cppInt(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string
 			}
 			return "static_cast<int64_t>(" + params + "." + p.Ident + ")"
 		},
-		Op: opSyntax(map[shapeexpr.Kind]string{shapeexpr.FloorDiv: "floorDiv", shapeexpr.CeilDiv: "ceilDiv", shapeexpr.Min: "std::min", shapeexpr.Max: "std::max"}),
+		Op: cppIntOp,
 	})
 	return s, ok
 }
+
+var cppIntOp = opSyntax(map[shapeexpr.Kind]string{shapeexpr.FloorDiv: "floorDiv", shapeexpr.CeilDiv: "ceilDiv", shapeexpr.Min: "std::min", shapeexpr.Max: "std::max"})
 
 // opSyntax renders the operations calls names as function calls and the
 // others as parenthesised infix operators.

@@ -89,16 +89,24 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 	}
 	n := p.Length
 	mem := "p." + p.Ident
-	intLo, intHi := intBounds(p, dt)
-	floatLo, floatHi := floatBounds(p)
-	rawHalf := strconv.FormatBool(dt == ir.Float16)
+	// numbers are the reader arguments after the destination (and the
+	// count of a fixed array) that check the values: the range, for floats
+	// after whether float16 data arrives as raw halves.
+	numbers := func() []string {
+		if dt.IsFloat() {
+			lo, hi := floatBounds(p)
+			return []string{strconv.FormatBool(dt == ir.Float16), lo, hi}
+		}
+		lo, hi := intBounds(p, dt)
+		return []string{lo, hi}
+	}
 	def := ""
 	switch p.Kind {
 	case ir.ParamBool:
 		m.Member = "bool " + p.Ident
 		m.FieldType, m.FieldLength = "kINT8", 1
-		m.Read = fmt.Sprintf("readBools(f, &%s, 1, err)", mem)
-		m.Serialize = fmt.Sprintf(`nvinfer1::PluginField("%s", &mParams.%s, nvinfer1::PluginFieldType::kINT8, 1)`, p.Name, p.Ident)
+		m.Read = reader("readBools", "&"+mem, "1")
+		m.Serialize = pluginField(p.Name, "&mParams."+p.Ident, "kINT8", "1")
 		m.PyType = "bool"
 		if p.Default != nil {
 			def = p.Default.Text
@@ -106,8 +114,8 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 	case ir.ParamString:
 		m.Member = "std::string " + p.Ident
 		m.FieldType, m.FieldLength = "kCHAR", 0
-		m.Read = fmt.Sprintf("readString(f, %s, err)", mem)
-		m.Serialize = fmt.Sprintf(`charField("%s", mParams.%s.c_str())`, p.Name, p.Ident)
+		m.Read = reader("readString", mem)
+		m.Serialize = `charField("` + p.Name + `", mParams.` + p.Ident + ".c_str())"
 		m.PyType = "str"
 		if p.Default != nil {
 			def = cppString(p.Default.Text)
@@ -117,8 +125,8 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 		m.enum = e
 		m.Member = e.Type + " " + p.Ident
 		m.FieldType, m.FieldLength = "kCHAR", 0
-		m.Read = fmt.Sprintf("readEnum(f, %s, %d, %s, err)", e.Names, len(e.Values), mem)
-		m.Serialize = fmt.Sprintf(`charField("%s", %s[static_cast<int32_t>(mParams.%s)])`, p.Name, e.Names, p.Ident)
+		m.Read = reader("readEnum", e.Names, strconv.Itoa(len(e.Values)), mem)
+		m.Serialize = `charField("` + p.Name + `", ` + e.Names + "[static_cast<int32_t>(mParams." + p.Ident + ")])"
 		m.PyType = "str"
 		if p.Default != nil {
 			for _, v := range e.Values {
@@ -131,12 +139,12 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 		m.Member = cType + " " + p.Ident
 		m.FieldType, m.FieldLength = field, 1
 		if dt.IsFloat() {
-			m.Read = fmt.Sprintf("readFloats(f, &%s, 1, %s, %s, %s, err)", mem, rawHalf, floatLo, floatHi)
-			m.Serialize = fmt.Sprintf(`nvinfer1::PluginField("%s", &mParams.%s, nvinfer1::PluginFieldType::%s, 1)`, p.Name, p.Ident, floatField(cType))
+			m.Read = reader("readFloats", append([]string{"&" + mem, "1"}, numbers()...)...)
+			m.Serialize = pluginField(p.Name, "&mParams."+p.Ident, floatField(cType), "1")
 			m.PyType = "float"
 		} else {
-			m.Read = fmt.Sprintf("readInts(f, &%s, 1, %s, %s, err)", mem, intLo, intHi)
-			m.Serialize = fmt.Sprintf(`nvinfer1::PluginField("%s", &mParams.%s, nvinfer1::PluginFieldType::%s, 1)`, p.Name, p.Ident, field)
+			m.Read = reader("readInts", append([]string{"&" + mem, "1"}, numbers()...)...)
+			m.Serialize = pluginField(p.Name, "&mParams."+p.Ident, field, "1")
 			m.PyType = "int"
 		}
 		if p.Default != nil {
@@ -153,32 +161,33 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 			wire = floatField(cType)
 		}
 		if fixed {
-			m.Member = fmt.Sprintf("%s %s[%d]", cType, p.Ident, n)
+			count := strconv.Itoa(n)
+			m.Member = cType + " " + p.Ident + "[" + count + "]"
 			m.FieldType, m.FieldLength = field, n
-			m.Serialize = fmt.Sprintf(`nvinfer1::PluginField("%s", mParams.%s, nvinfer1::PluginFieldType::%s, %d)`, p.Name, p.Ident, wire, n)
+			m.Serialize = pluginField(p.Name, "mParams."+p.Ident, wire, count)
 			switch {
 			case cType == "bool":
-				m.Read = fmt.Sprintf("readBools(f, %s, %d, err)", mem, n)
+				m.Read = reader("readBools", mem, count)
 			case dt.IsFloat():
-				m.Read = fmt.Sprintf("readFloats(f, %s, %d, %s, %s, %s, err)", mem, n, rawHalf, floatLo, floatHi)
+				m.Read = reader("readFloats", append([]string{mem, count}, numbers()...)...)
 			default:
-				m.Read = fmt.Sprintf("readInts(f, %s, %d, %s, %s, err)", mem, n, intLo, intHi)
+				m.Read = reader("readInts", append([]string{mem, count}, numbers()...)...)
 			}
 		} else {
 			vecType := cType
 			if cType == "bool" {
 				vecType = "int8_t" // std::vector<bool> has no contiguous storage to serialize
 			}
-			m.Member = fmt.Sprintf("std::vector<%s> %s", vecType, p.Ident)
+			m.Member = "std::vector<" + vecType + "> " + p.Ident
 			m.FieldType, m.FieldLength = field, 0
-			m.Serialize = fmt.Sprintf(`nvinfer1::PluginField("%s", mParams.%s.data(), nvinfer1::PluginFieldType::%s, static_cast<int32_t>(mParams.%s.size()))`, p.Name, p.Ident, wire, p.Ident)
+			m.Serialize = pluginField(p.Name, "mParams."+p.Ident+".data()", wire, "static_cast<int32_t>(mParams."+p.Ident+".size())")
 			switch {
 			case cType == "bool":
-				m.Read = fmt.Sprintf("readBoolVector(f, %s, err)", mem)
+				m.Read = reader("readBoolVector", mem)
 			case dt.IsFloat():
-				m.Read = fmt.Sprintf("readFloatVector(f, %s, %s, %s, %s, err)", mem, rawHalf, floatLo, floatHi)
+				m.Read = reader("readFloatVector", append([]string{mem}, numbers()...)...)
 			default:
-				m.Read = fmt.Sprintf("readIntVector(f, %s, %s, %s, err)", mem, intLo, intHi)
+				m.Read = reader("readIntVector", append([]string{mem}, numbers()...)...)
 			}
 		}
 		if cType == "bool" {
@@ -194,15 +203,25 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 	}
 	switch {
 	case def == "":
-		m.Member += "{}"
+		m.Member += "{};"
 	case strings.HasPrefix(def, "{"):
-		m.Member += def
+		m.Member += def + ";"
 	default:
-		m.Member += "{" + def + "}"
+		m.Member += "{" + def + "};"
 	}
-	m.Member += ";"
 	m.Doc = paramDoc(p)
 	return m
+}
+
+// reader calls common.h's field reader fn: fn(f, args..., err), a bool
+// expression over the PluginField f.
+func reader(fn string, args ...string) string {
+	return fn + "(f, " + strings.Join(args, ", ") + ", err)"
+}
+
+// pluginField constructs an nvinfer1::PluginField.
+func pluginField(name, data, fieldType, length string) string {
+	return `nvinfer1::PluginField("` + name + `", ` + data + ", nvinfer1::PluginFieldType::" + fieldType + ", " + length + ")"
 }
 
 // floatField is the PluginFieldType of a float storage type.

@@ -21,10 +21,14 @@ type qdpModel struct {
 	Ops       []*qdpOp
 }
 
+// qdpOp is one op's Python plugin; the fields qdp.py prints most come
+// first (see opModel).
 type qdpOp struct {
 	ID          string // vision::RoiAlignLite
-	Name        string
 	Snake       string
+	Name        string
+	Kernel      string // the Triton kernel's name
+	AOT         bool
 	Description string
 	// The parameter lists of the decorated functions: inputs as TensorDesc
 	// (or Tensor for impl), then the attributes, then what each adds.
@@ -32,18 +36,18 @@ type qdpOp struct {
 	AutotuneArgs string
 	AOTArgs      string
 	ImplArgs     string
-	Returns      string   // register's return annotation
-	Body         []string // register's body
-	OutDescs     string   // Tuple[trtp.TensorDesc, ...] with one entry per output
-	OutTensors   string   // Tuple[trtp.Tensor, ...]
-	Combos       []string // AutoTuneCombination arguments
-	AOT          bool
-	Kernel       string   // the Triton kernel's name
-	KernelArgs   string   // its parameter list
-	Signature    string   // ASTSource signature entries
-	Numels       string   // element count of each output, as ShapeExprs
-	Zeros        []string // the placeholder kernel body's stores
+	Returns      string // register's return annotation
+	Body         string // register's body, one statement a line (statementSep)
+	// Combos are autotune's list items, one a line: AutoTuneCombination(...),
+	Combos     string
+	KernelArgs string // the Triton kernel's parameter list
+	Signature  string // ASTSource signature entries
+	Numels     string // element count of each output, as ShapeExprs
+	Zeros      string // the placeholder kernel body's stores (statementSep)
 }
+
+// comboSep joins autotune's list items.
+const comboSep = "\n        "
 
 // pyDType is the tensorrt module's name of each dtype.
 var pyDType = map[ir.DType]string{
@@ -81,16 +85,17 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		ID:          pkg.Namespace + "::" + op.Name,
 		Name:        op.Name,
 		Snake:       names.Snake(op.Name),
-		Description: oneLine(op.Description),
+		Description: m.Description,
 		AOT:         op.Targets.TRT.QDP.Impl != "jit",
 	}
-	var descArgs, tensorArgs, attrs []string
-	for _, t := range l.Inputs {
-		descArgs = append(descArgs, t.Ident+": trtp.TensorDesc")
-		tensorArgs = append(tensorArgs, t.Ident+": trtp.Tensor")
+	descArgs := make([]string, len(l.Inputs))
+	tensorArgs := make([]string, len(l.Inputs))
+	for i, t := range l.Inputs {
+		descArgs[i], tensorArgs[i] = t.Ident+": trtp.TensorDesc", t.Ident+": trtp.Tensor"
 	}
+	attrs := make([]string, len(op.Params))
 	for i, p := range op.Params {
-		attrs = append(attrs, p.Ident+": "+m.Params[i].PyType)
+		attrs[i] = p.Ident + ": " + m.Params[i].PyType
 	}
 	descs := make([]string, len(l.Outputs))
 	tensors := make([]string, len(l.Outputs))
@@ -101,83 +106,89 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	// tuple names every output (no Tuple[X, ...]).
 	outDescs := "outputs: Tuple[" + strings.Join(descs, ", ") + "]"
 	outTensors := "outputs: Tuple[" + strings.Join(tensors, ", ") + "]"
-	args := func(parts ...[]string) string {
-		var all []string
-		for _, p := range parts {
-			all = append(all, p...)
-		}
-		return strings.Join(all, ", ")
-	}
-	q.RegisterArgs = args(descArgs, attrs)
-	q.AutotuneArgs = args(descArgs, []string{outDescs})
-	q.AOTArgs = args(descArgs, attrs, []string{outDescs, "tactic: int"})
-	q.ImplArgs = args(tensorArgs, attrs, []string{outTensors, "stream: int"})
+	inDescs, inTensors, attrList := strings.Join(descArgs, ", "), strings.Join(tensorArgs, ", "), strings.Join(attrs, ", ")
+	q.RegisterArgs = joinArgs(inDescs, attrList)
+	q.AutotuneArgs = joinArgs(inDescs, outDescs)
+	q.AOTArgs = joinArgs(q.RegisterArgs, outDescs, "tactic: int")
+	q.ImplArgs = joinArgs(inTensors, attrList, outTensors, "stream: int")
 	q.Returns = "trtp.TensorDesc"
 	if len(l.Outputs) > 1 {
 		q.Returns = "Tuple[" + strings.Join(descs, ", ") + "]"
 	}
 	py := newPyRefs(op, l)
-	var results []string
+	var body, results []string
 	for _, t := range l.Outputs {
 		if t.Size == nil {
 			continue
 		}
 		opt := t.Size.OptOrUpper()
-		q.Body = append(q.Body, fmt.Sprintf("_%s = trtp.size_tensor(%s, %s)", t.Size.Name, py.expr(opt, false), py.expr(t.Size.Upper, false)))
+		body = append(body, fmt.Sprintf("_%s = trtp.size_tensor(%s, %s)", t.Size.Name, py.expr(opt, false), py.expr(t.Size.Upper, false)))
 	}
 	aliased := map[string]string{}
 	for _, a := range op.Targets.TRT.Aliases {
 		aliased[a.Output] = names.Ident(a.Input)
 	}
 	all := l.All()
-	for _, t := range l.Outputs {
+	// dims[i] are output i's dims as ShapeExprs.
+	dims := make([][]string, len(l.Outputs))
+	for i, t := range l.Outputs {
 		if t.Size != nil {
 			continue
+		}
+		dims[i] = make([]string, len(t.T.Shape))
+		for j, d := range t.T.Shape {
+			dims[i][j] = py.expr(d.Expr, false)
 		}
 		if in, ok := aliased[t.Name]; ok {
 			results = append(results, in+".aliased()")
 			continue
 		}
-		dims := make([]string, len(t.T.Shape))
-		for j, d := range t.T.Shape {
-			dims[j] = py.expr(d.Expr, false)
-		}
-		tuple := "(" + strings.Join(dims, ", ") + map[bool]string{true: ",", false: ""}[len(dims) == 1] + ")"
-		results = append(results, fmt.Sprintf("trtp.from_shape_expr(%s, dtype=%s)", tuple, pyTypeExpr(l, all, t.Pos)))
+		tuple := "(" + strings.Join(dims[i], ", ") + map[bool]string{true: ",", false: ""}[len(dims[i]) == 1] + ")"
+		results = append(results, "trtp.from_shape_expr("+tuple+", dtype="+pyTypeExpr(l, all, t.Pos)+")")
 	}
 	for _, t := range l.Outputs {
 		if t.Size != nil {
 			results = append(results, "_"+t.Size.Name)
 		}
 	}
-	q.Body = append(q.Body, "return "+strings.Join(results, ", "))
+	q.Body = strings.Join(append(body, "return "+strings.Join(results, ", ")), statementSep)
+	// Each format's layouts are the same in every dtype combination.
 	formats := op.Targets.TRT.Formats
-	for _, c := range l.Combos() {
-		types := make([]string, len(all))
+	layouts := make([]string, len(formats))
+	for fi, f := range formats {
+		each := make([]string, len(all))
+		for i, t := range all {
+			each[i] = formatFor(f, t.Rank)
+			if t.Rule == ruleSize {
+				each[i] = "LINEAR"
+			}
+		}
+		layouts[fi] = strconv.Quote(strings.Join(each, ", "))
+	}
+	combos := l.Combos()
+	items := make([]string, 0, len(combos)*len(formats))
+	types := make([]string, len(all))
+	for _, c := range combos {
 		for i, d := range c.DTypes {
 			types[i] = strings.TrimPrefix(d.Info().TRT, "k")
 		}
-		for _, f := range formats {
-			layouts := make([]string, len(all))
-			for i, t := range all {
-				layouts[i] = formatFor(f, t.Rank)
-				if t.Rule == ruleSize {
-					layouts[i] = "LINEAR"
-				}
-			}
-			q.Combos = append(q.Combos, fmt.Sprintf("%q, %q", strings.Join(types, ", "), strings.Join(layouts, ", ")))
+		quoted := strconv.Quote(strings.Join(types, ", "))
+		for _, layout := range layouts {
+			items = append(items, "trtp.AutoTuneCombination("+quoted+", "+layout+"),")
 		}
 	}
+	q.Combos = strings.Join(items, comboSep)
 	// The AOT stub: a Triton kernel over (inputs, element counts, outputs).
+	// Its parameter names are identifiers: quoted, they need no escapes.
 	q.Kernel = q.Snake + "_kernel"
-	var kargs, sig, numels []string
+	var kargs, sig, numels, zeros []string
 	for _, t := range l.Inputs {
 		kargs = append(kargs, t.Ident+"_ptr")
-		sig = append(sig, fmt.Sprintf("%q: _pointer(%s)", t.Ident+"_ptr", t.Ident))
+		sig = append(sig, `"`+t.Ident+`_ptr": _pointer(`+t.Ident+")")
 	}
-	for _, t := range l.Outputs {
+	for i, t := range l.Outputs {
 		kargs = append(kargs, "n_"+t.Ident)
-		sig = append(sig, fmt.Sprintf("%q: \"i32\"", "n_"+t.Ident))
+		sig = append(sig, `"n_`+t.Ident+`": "i32"`)
 		if t.Size != nil {
 			numels = append(numels, "trtp.ShapeExpr(1)")
 			continue
@@ -185,8 +196,11 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		// A data-dependent dim counts with its upper bound: TensorRT
 		// allows no arithmetic on size-tensor expressions.
 		n := ""
-		for _, d := range t.T.Shape {
-			e := py.expr(d.Expr, true)
+		for j, d := range t.T.Shape {
+			e := dims[i][j]
+			if len(op.DataDependent) > 0 {
+				e = py.expr(d.Expr, true)
+			}
 			if n == "" {
 				n = e
 			} else {
@@ -200,13 +214,25 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	}
 	for _, t := range l.Outputs {
 		kargs = append(kargs, t.Ident+"_ptr")
-		sig = append(sig, fmt.Sprintf("%q: _pointer(outputs[%d])", t.Ident+"_ptr", t.Index))
-		q.Zeros = append(q.Zeros, fmt.Sprintf("tl.store(%s_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=%s_ptr.dtype.element_ty), mask=offsets < n_%s)", t.Ident, t.Ident, t.Ident))
+		sig = append(sig, `"`+t.Ident+`_ptr": _pointer(outputs[`+strconv.Itoa(t.Index)+"])")
+		zeros = append(zeros, fmt.Sprintf("tl.store(%s_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=%s_ptr.dtype.element_ty), mask=offsets < n_%s)", t.Ident, t.Ident, t.Ident))
 	}
 	q.KernelArgs = strings.Join(append(kargs, "BLOCK_SIZE: tl.constexpr"), ", ")
 	q.Signature = strings.Join(sig, ", ")
 	q.Numels = strings.Join(numels, ", ")
+	q.Zeros = strings.Join(zeros, statementSep)
 	return q
+}
+
+// joinArgs joins parameter lists, some of them empty, into one.
+func joinArgs(lists ...string) string {
+	all := make([]string, 0, len(lists))
+	for _, l := range lists {
+		if l != "" {
+			all = append(all, l)
+		}
+	}
+	return strings.Join(all, ", ")
 }
 
 // pyTypeExpr is the dtype of the output at pos in the register function.
@@ -228,14 +254,23 @@ func pyTypeExpr(l *ioLayout, all []*ioTensor, pos int) string {
 	return pyDType[t.Fixed]
 }
 
+var qdpShapeOp = opSyntax(map[shapeexpr.Kind]string{shapeexpr.CeilDiv: "trtp.cdiv", shapeexpr.Min: "trtp.min", shapeexpr.Max: "trtp.max"})
+
 // pyRefs renders shape expressions over tensorrt.plugin ShapeExprs.
 type pyRefs struct {
 	op *ir.Op
 	l  *ioLayout
+	// syntax[upper] renders references with data-dependent sizes as their
+	// size tensors' expressions, or at their upper bounds.
+	syntax [2]shapeexpr.Syntax
 }
 
 func newPyRefs(op *ir.Op, l *ioLayout) *pyRefs {
-	return &pyRefs{op: op, l: l}
+	r := &pyRefs{op: op, l: l}
+	for i, upper := range []bool{false, true} {
+		r.syntax[i] = shapeexpr.Syntax{Const: pyConst, Ref: func(s *shapeexpr.Expr) string { return r.ref(s, upper) }, Op: qdpShapeOp}
+	}
+	return r
 }
 
 // expr renders e; constants and attribute values are wrapped in
@@ -243,25 +278,28 @@ func newPyRefs(op *ir.Op, l *ioLayout) *pyRefs {
 // has no reflected operators). upper replaces data-dependent sizes by their
 // upper bounds.
 func (r *pyRefs) expr(e *shapeexpr.Expr, upper bool) string {
-	return e.Render(shapeexpr.Syntax{
-		Const: func(v int64) string { return "trtp.ShapeExpr(" + strconv.FormatInt(v, 10) + ")" },
-		Ref: func(s *shapeexpr.Expr) string {
-			if s.Kind == shapeexpr.Index {
-				return fmt.Sprintf("trtp.ShapeExpr(int(%s[%d]))", identOf(r.op, s.Name), s.Index)
+	if upper {
+		return e.Render(r.syntax[1])
+	}
+	return e.Render(r.syntax[0])
+}
+
+func pyConst(v int64) string { return "trtp.ShapeExpr(" + strconv.FormatInt(v, 10) + ")" }
+
+func (r *pyRefs) ref(s *shapeexpr.Expr, upper bool) string {
+	if s.Kind == shapeexpr.Index {
+		return "trtp.ShapeExpr(int(" + identOf(r.op, s.Name) + "[" + strconv.Itoa(s.Index) + "]))"
+	}
+	if d, ok := r.l.InDim[s.Name]; ok {
+		return r.l.Inputs[d[0]].Ident + ".shape_expr[" + strconv.Itoa(d[1]) + "]"
+	}
+	for _, z := range r.op.DataDependent {
+		if z.Name == s.Name {
+			if upper {
+				return r.expr(z.Upper, true)
 			}
-			if d, ok := r.l.InDim[s.Name]; ok {
-				return fmt.Sprintf("%s.shape_expr[%d]", r.l.Inputs[d[0]].Ident, d[1])
-			}
-			for _, z := range r.op.DataDependent {
-				if z.Name == s.Name {
-					if upper {
-						return r.expr(z.Upper, true)
-					}
-					return "_" + z.Name + ".expr()"
-				}
-			}
-			return "trtp.ShapeExpr(int(" + identOf(r.op, s.Name) + "))"
-		},
-		Op: opSyntax(map[shapeexpr.Kind]string{shapeexpr.CeilDiv: "trtp.cdiv", shapeexpr.Min: "trtp.min", shapeexpr.Max: "trtp.max"}),
-	})
+			return "_" + z.Name + ".expr()"
+		}
+	}
+	return "trtp.ShapeExpr(int(" + identOf(r.op, s.Name) + "))"
 }

@@ -1,7 +1,6 @@
 package trt
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -9,75 +8,90 @@ import (
 )
 
 // readmeOp is what the package README shows for one op: its fields and
-// how to pass them from each front end.
+// how to pass them from each front end. Like opModel, it holds the lists
+// the README prints one item a line as text, and its most printed fields
+// come first.
 type readmeOp struct {
-	Name        string
-	Description string
-	Inputs      string // input names, comma separated
-	ShapeInputs string // ONNX input indices of shape tensors ("" when none)
-	Outputs     string
-	Fields      []readmeField
-	// ONNXAttrs are onnx.helper.make_node keyword arguments.
-	ONNXAttrs string
-	// PyFields are trt.PluginField constructions, one per line.
-	PyFields []string
+	Name   string
+	Inputs string // input names, comma separated
+	QDP    bool
 	// TripyKwargs and QDPKwargs are the keyword arguments of tp.plugin
 	// for the C++ plugin and for the Python plugin.
 	TripyKwargs string
-	TripyOut    string
 	QDPKwargs   string
-	QDP         bool
-}
-
-type readmeField struct {
-	Name, Type, Length, Doc string
+	Description string
+	ShapeInputs string // ONNX input indices of shape tensors ("" when none)
+	Outputs     string
+	// FieldRows are the fields table's rows, one a line ("" without params).
+	FieldRows string
+	// ONNXInputs and ONNXOutputs are make_node's lists: "x", "y".
+	ONNXInputs, ONNXOutputs string
+	// ONNXAttrs are onnx.helper.make_node keyword arguments.
+	ONNXAttrs string
+	// PyFields are trt.PluginField constructions, one a line (joined with
+	// the Python list's indentation).
+	PyFields string
+	TripyOut string
 }
 
 func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 	l := m.layout
 	r := &readmeOp{Name: op.Name, Description: m.Description, QDP: op.Targets.TRT.QDP != nil}
-	var ins, shapeIdx, outs, onnx, tripy, qdp []string
+	var shapeIdx []string
+	ins, outs := make([]string, len(op.Inputs)), make([]string, len(op.Outputs))
 	for i, t := range op.Inputs {
-		ins = append(ins, t.Ident)
+		ins[i] = t.Ident
 		if t.ShapeTensor {
 			shapeIdx = append(shapeIdx, strconv.Itoa(i))
 		}
 	}
-	for _, t := range op.Outputs {
-		outs = append(outs, t.Ident)
+	for i, t := range op.Outputs {
+		outs[i] = t.Ident
 	}
 	r.Inputs, r.Outputs = strings.Join(ins, ", "), strings.Join(outs, ", ")
+	r.ONNXInputs, r.ONNXOutputs = quotedList(ins), quotedList(outs)
 	if len(shapeIdx) > 0 {
 		r.ShapeInputs = "[" + strings.Join(shapeIdx, ", ") + "]"
 	}
-	for _, p := range m.Params {
+	n := len(m.Params)
+	rows, pyFields := make([]string, n), make([]string, n)
+	onnx, tripy, qdp := make([]string, n, n+2), make([]string, n), make([]string, n)
+	for i, p := range m.Params {
 		length := strconv.Itoa(p.FieldLength)
 		if p.FieldLength == 0 {
 			length = "any"
 		}
-		r.Fields = append(r.Fields, readmeField{Name: p.Name, Type: p.FieldType, Length: length, Doc: p.Doc})
+		rows[i] = "| `" + p.Name + "` | `" + p.FieldType + "` | " + length + " | " + p.Doc + " |"
 		v := exampleValue(p)
-		onnx = append(onnx, p.Name+"="+v.onnx)
-		tripy = append(tripy, p.Name+"="+v.python)
-		qdp = append(qdp, p.Name+"="+v.qdp)
-		r.PyFields = append(r.PyFields, fmt.Sprintf("trt.PluginField(%q, %s, trt.PluginFieldType.%s),", p.Name, v.numpy, strings.TrimPrefix(v.fieldType, "k")))
+		onnx[i], tripy[i], qdp[i] = p.Name+"="+v.onnx, p.Name+"="+v.python, p.Name+"="+v.qdp
+		pyFields[i] = "trt.PluginField(" + strconv.Quote(p.Name) + ", " + v.numpy + ", trt.PluginFieldType." + strings.TrimPrefix(v.fieldType, "k") + "),"
 	}
-	r.ONNXAttrs = strings.Join(append(onnx, fmt.Sprintf("plugin_namespace=%q", pkg.Namespace), fmt.Sprintf("plugin_version=%q", pkg.Version)), ", ")
+	r.FieldRows = strings.Join(rows, "\n")
+	r.PyFields = strings.Join(pyFields, "\n    ")
+	r.ONNXAttrs = strings.Join(append(onnx, "plugin_namespace="+strconv.Quote(pkg.Namespace), "plugin_version="+strconv.Quote(pkg.Version)), ", ")
 	if r.ShapeInputs != "" {
 		r.ONNXAttrs += ", tensorrt_plugin_shape_input_indices=" + r.ShapeInputs
 	}
 	r.TripyKwargs = strings.Join(tripy, ", ")
 	r.QDPKwargs = strings.Join(qdp, ", ")
-	var info []string
-	for _, t := range l.Outputs {
-		if t.Size != nil {
-			info = append(info, "(0, tp.int32)")
-			continue
+	info := make([]string, len(l.Outputs))
+	for i, t := range l.Outputs {
+		info[i] = "(0, tp.int32)"
+		if t.Size == nil {
+			info[i] = "(" + strconv.Itoa(len(t.T.Shape)) + ", tp." + tripyDType(t) + ")"
 		}
-		info = append(info, fmt.Sprintf("(%d, tp.%s)", len(t.T.Shape), tripyDType(t)))
 	}
 	r.TripyOut = "[" + strings.Join(info, ", ") + "]"
 	return r
+}
+
+// quotedList writes names as the items of a Python list: "x", "y". No
+// names is one empty name, as make_node's lists have always read.
+func quotedList(names []string) string {
+	if len(names) == 0 {
+		return `""`
+	}
+	return `"` + strings.Join(names, `", "`) + `"`
 }
 
 func tripyDType(t *ioTensor) string {
