@@ -110,9 +110,11 @@ func Test() error {
 }
 
 // fuzzTargets are the loaders' fuzz tests (opdef YAML and XML, shape
-// expressions, ONNX models): package -> fuzz function.
+// expressions, ONNX models), and the one holding the quick schema check to
+// the reference validator's verdicts: package -> fuzz function.
 var fuzzTargets = [][2]string{
 	{"./generators/yamldef", "FuzzLoadYAML"},
+	{"./generators/yamldef", "FuzzQuickSchema"},
 	{"./generators/qnnxml", "FuzzLoadXML"},
 	{"./generators/shapeexpr", "FuzzParse"},
 	{"./generators/onnx", "FuzzRead"},
