@@ -108,6 +108,15 @@ func parallelWorkers(workers, n int, fn func(w, i int)) {
 // several at once.
 func ParallelIO(n int, fn func(int)) { parallelOn(max(8, runtime.GOMAXPROCS(0)*4), n, fn) }
 
+// parallelBuffered is Parallel handing fn a buffer of its worker's own,
+// which keeps its size from one call to the next (a sync.Pool loses its
+// buffers at every GC).
+func parallelBuffered(n int, fn func(buf *bytes.Buffer, i int)) {
+	workers := runtime.GOMAXPROCS(0)
+	bufs := make([]bytes.Buffer, workers)
+	parallelWorkers(workers, n, func(w, i int) { fn(&bufs[w], i) })
+}
+
 // File is one file of a package's tree for a target to render.
 type File struct {
 	Path  string // below the package's directory
@@ -125,12 +134,8 @@ type File struct {
 func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *fileset.Set {
 	outs := make([][]byte, len(files))
 	errs := make([]error, len(files))
-	// Each worker renders into a buffer of its own, which keeps its size
-	// from file to file (a sync.Pool loses its buffers at every GC).
-	workers := runtime.GOMAXPROCS(0)
-	bufs := make([]bytes.Buffer, workers)
-	parallelWorkers(workers, len(files), func(w, i int) {
-		outs[i], errs[i] = s.executeInto(&bufs[w], files[i].Tmpl, files[i].Data)
+	parallelBuffered(len(files), func(buf *bytes.Buffer, i int) {
+		outs[i], errs[i] = s.executeInto(buf, files[i].Tmpl, files[i].Data)
 	})
 	set := fileset.New()
 	for i, f := range files {
@@ -153,12 +158,10 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 func Sections[T any](s *Set, name string, items []T) (string, error) {
 	parts := make([]string, len(items))
 	errs := make([]error, len(items))
-	workers := runtime.GOMAXPROCS(0)
-	bufs := make([]bytes.Buffer, workers)
-	parallelWorkers(workers, len(items), func(w, i int) {
-		bufs[w].Reset()
-		errs[i] = s.t.ExecuteTemplate(&bufs[w], name, items[i])
-		parts[i] = bufs[w].String()
+	parallelBuffered(len(items), func(buf *bytes.Buffer, i int) {
+		buf.Reset()
+		errs[i] = s.t.ExecuteTemplate(buf, name, items[i])
+		parts[i] = buf.String()
 	})
 	if err := errors.Join(errs...); err != nil {
 		return "", err

@@ -79,7 +79,7 @@ func (t *tree) validateStructure(v any) bool {
 			t.l.Errorf(diag.Pos{File: t.file}, "schema", "%v", err)
 			continue
 		}
-		if i >= 1 {
+		if i > 0 {
 			prefixLocations(verr, []string{"ops", strconv.Itoa(i)})
 		}
 		t.report(verr)

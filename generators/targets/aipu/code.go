@@ -38,9 +38,7 @@ func (c *code) line(parts ...string) {
 		c.sb.Grow(max(c.expect, 1) * lineSize)
 	}
 	c.n++
-	for _, p := range parts {
-		c.sb.WriteString(p)
-	}
+	write(&c.sb, parts...)
 }
 
 // lines appends whole lines.

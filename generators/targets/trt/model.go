@@ -126,8 +126,9 @@ type fieldText struct {
 }
 
 // statementSep joins the statements of a function body into one block of
-// text; the template indents the first. caseSep joins those of a switch in
-// a loop.
+// text; the template indents the first. caseSep joins lines one level
+// deeper: the cases of a switch in a loop, the items of QDP's autotune
+// list.
 const (
 	statementSep = "\n    "
 	caseSep      = "\n        "

@@ -46,9 +46,6 @@ type qdpOp struct {
 	Zeros      string // the placeholder kernel body's stores (statementSep)
 }
 
-// comboSep joins autotune's list items.
-const comboSep = "\n        "
-
 // pyDType is the tensorrt module's name of each dtype.
 var pyDType = map[ir.DType]string{
 	ir.Float32: "trt.float32", ir.Float16: "trt.float16", ir.BFloat16: "trt.bfloat16", ir.Float8E4: "trt.fp8",
@@ -177,7 +174,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			items = append(items, "trtp.AutoTuneCombination("+quoted+", "+layout+"),")
 		}
 	}
-	q.Combos = strings.Join(items, comboSep)
+	q.Combos = strings.Join(items, caseSep)
 	// The AOT stub: a Triton kernel over (inputs, element counts, outputs).
 	// Its parameter names are identifiers: quoted, they need no escapes.
 	q.Kernel = q.Snake + "_kernel"
