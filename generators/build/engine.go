@@ -52,6 +52,12 @@ type Unit struct {
 	// Source is the main source file, for compile_commands.json; empty for
 	// links.
 	Source string
+	// Launcher, when set, is run with Tool and Args as its arguments — a
+	// compiler cache (ccache, sccache) or any wrapper. It is not part of
+	// the unit's key, so adding or removing one rebuilds nothing, and it
+	// runs only for units that are out of date. A launcher failure never
+	// fails the unit: the tool then runs directly (see runner.exec).
+	Launcher string
 }
 
 // Result of one Run.
@@ -60,6 +66,9 @@ type Result struct {
 	Elapsed                          time.Duration
 	// Processes counts tool processes started (0 for a no-op build).
 	Processes int
+	// Launched counts units run through their launcher; LauncherFailed
+	// those whose launcher failed where the tool alone succeeded.
+	Launched, LauncherFailed int
 }
 
 // Engine runs units, remembering successful runs in a state file.
@@ -108,7 +117,14 @@ func (e *Engine) Run(ctx context.Context, units []*Unit) (Result, error) {
 	if label != "" {
 		label += ": "
 	}
-	e.logf("%s%d units: %d built, %d up to date, %d failed, %d skipped in %s\n", label, len(units), r.res.Built, r.res.UpToDate, r.res.Failed, r.res.Skipped, r.res.Elapsed.Round(time.Millisecond))
+	if r.res.LauncherFailed > 0 {
+		e.logf("%swarning: the compiler launcher failed on %d of %d launched units; they were compiled directly\n", label, r.res.LauncherFailed, r.res.Launched)
+	}
+	launched := ""
+	if r.res.Launched > 0 {
+		launched = fmt.Sprintf(" (%d through the compiler launcher)", r.res.Launched)
+	}
+	e.logf("%s%d units: %d built%s, %d up to date, %d failed, %d skipped in %s\n", label, len(units), r.res.Built, launched, r.res.UpToDate, r.res.Failed, r.res.Skipped, r.res.Elapsed.Round(time.Millisecond))
 	if len(r.failed) > 0 {
 		sort.Strings(r.failed)
 		return r.res, fmt.Errorf("%d failed: %s", len(r.failed), strings.Join(r.failed, ", "))
@@ -178,12 +194,15 @@ func (r *runner) run(ctx context.Context, u *Unit) {
 	r.sem <- struct{}{}
 	defer func() { <-r.sem }()
 	t0 := time.Now()
-	out, deps, runErr := r.exec(ctx, u)
+	out, deps, procs, runErr := r.exec(ctx, u)
 	elapsed := time.Since(t0)
 	r.mu.Lock()
-	r.res.Processes++
+	r.res.Processes += procs
 	r.seq++
 	seq := r.seq
+	if u.Launcher != "" {
+		r.res.Launched++
+	}
 	r.mu.Unlock()
 	if runErr != nil {
 		r.e.logf("[%d/%d] FAILED %s (%s)\n%s\n%s", seq, r.total, u.ID, elapsed.Round(time.Millisecond), commandLine(u), out)
@@ -208,12 +227,15 @@ func (r *runner) finish(u *Unit, ok bool, count func()) {
 	count()
 }
 
-// exec runs the tool writing to temporary paths beside the output, then
+// exec runs the unit writing to temporary paths beside the output, then
 // renames the artifact into place: a failure never clobbers the previous
-// good artifact.
-func (r *runner) exec(ctx context.Context, u *Unit) ([]byte, []string, error) {
+// good artifact. With a launcher, the unit runs through it first; if that
+// fails, the tool runs once more on its own, and only the tool's own
+// failure fails the unit — a cache that is down, full or broken costs time,
+// never a build.
+func (r *runner) exec(ctx context.Context, u *Unit) (out []byte, deps []string, procs int, err error) {
 	if err := os.MkdirAll(filepath.Dir(u.Output), 0o755); err != nil {
-		return []byte(err.Error()), nil, err
+		return []byte(err.Error()), nil, 0, err
 	}
 	tmpOut := u.Output + ".tmp"
 	tmpDep := u.Output + ".d.tmp"
@@ -223,27 +245,65 @@ func (r *runner) exec(ctx context.Context, u *Unit) ([]byte, []string, error) {
 		args[i] = strings.ReplaceAll(a, DepArg, tmpDep)
 	}
 	defer os.Remove(tmpDep)
-	cmd := exec.CommandContext(ctx, u.Tool, args...)
-	cmd.Dir = u.Dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		os.Remove(tmpOut)
-		if errors.Is(err, exec.ErrNotFound) || os.IsNotExist(err) {
-			return append(out, []byte(err.Error())...), nil, err
+	procs = 1
+	if u.Launcher != "" {
+		out, err = runTool(ctx, u.Dir, u.Launcher, append([]string{u.Tool}, args...), tmpOut)
+		if err != nil && ctx.Err() == nil {
+			launcherOut := out
+			procs++
+			if out, err = runTool(ctx, u.Dir, u.Tool, args, tmpOut); err == nil {
+				r.launcherFailed(u, launcherOut)
+			}
 		}
-		return out, nil, err
+	} else {
+		out, err = runTool(ctx, u.Dir, u.Tool, args, tmpOut)
 	}
-	if _, statErr := os.Stat(tmpOut); statErr != nil {
-		return append(out, []byte("the tool reported success but wrote no output")...), nil, statErr
+	if err != nil {
+		return out, nil, procs, err
 	}
-	var deps []string
 	if data, err := os.ReadFile(tmpDep); err == nil {
 		deps = parseDepfile(data, u.Dir)
 	}
 	if err := os.Rename(tmpOut, u.Output); err != nil {
-		return []byte(err.Error()), nil, err
+		return []byte(err.Error()), nil, procs, err
 	}
-	return out, deps, nil
+	return out, deps, procs, nil
+}
+
+// runTool runs one process and checks that it wrote tmpOut.
+func runTool(ctx context.Context, dir, tool string, args []string, tmpOut string) ([]byte, error) {
+	_ = os.Remove(tmpOut) // a failed launcher may have left half a file
+	cmd := exec.CommandContext(ctx, tool, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		os.Remove(tmpOut)
+		if errors.Is(err, exec.ErrNotFound) || os.IsNotExist(err) {
+			return append(out, []byte(err.Error())...), err
+		}
+		return out, err
+	}
+	if _, statErr := os.Stat(tmpOut); statErr != nil {
+		return append(out, []byte("the tool reported success but wrote no output")...), statErr
+	}
+	return out, nil
+}
+
+// launcherFailed counts a unit whose launcher failed where the tool alone
+// succeeded, and shows the first such failure in full: one warning per
+// build, not one per unit, when a shared cache goes away.
+func (r *runner) launcherFailed(u *Unit, out []byte) {
+	r.mu.Lock()
+	r.res.LauncherFailed++
+	first := r.res.LauncherFailed == 1
+	r.mu.Unlock()
+	if first {
+		msg := strings.TrimSpace(string(out))
+		if msg == "" {
+			msg = "(no output)"
+		}
+		r.e.logf("warning: compiler launcher %s failed on %s, which was compiled directly (further failures are only counted):\n%s\n", u.Launcher, u.ID, msg)
+	}
 }
 
 func commandLine(u *Unit) string {

@@ -50,6 +50,7 @@ func AIPU(o Options, opdefs string) (*Plan, error) {
 	if !occ.OK() {
 		return p, nil
 	}
+	launcher := p.launcher(o.Env.LauncherFor(d, "aipuocc"))
 	for _, pkg := range pkgs {
 		for _, k := range aipu.Kernels(pkg, targets) {
 			src := filepath.Join(o.Out, "aipu", filepath.FromSlash(k.Source))
@@ -61,12 +62,13 @@ func AIPU(o Options, opdefs string) (*Plan, error) {
 			args = append(append(args, k.Defines...), include...)
 			args = append(args, "-o", build.OutArg, src)
 			p.Units = append(p.Units, &build.Unit{
-				ID:     fmt.Sprintf("aipu/%s/%s", pkg.Name, k.Object),
-				Tool:   occ.Path,
-				Args:   args,
-				Inputs: []string{src},
-				Output: filepath.Join(root, pkg.Name, filepath.FromSlash(k.Object)),
-				Source: src,
+				ID:       fmt.Sprintf("aipu/%s/%s", pkg.Name, k.Object),
+				Tool:     occ.Path,
+				Launcher: launcher,
+				Args:     args,
+				Inputs:   []string{src},
+				Output:   filepath.Join(root, pkg.Name, filepath.FromSlash(k.Object)),
+				Source:   src,
 			})
 		}
 	}

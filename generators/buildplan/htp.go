@@ -14,11 +14,13 @@ import (
 
 // htpVariant is one build flavour of an HTP op package.
 type htpVariant struct {
-	name   string // x86, aarch64, v68 ...
-	dir    string // build/<...>/<dir>: the Makefile's output directory names
-	cxx    string
-	flags  []string
-	ldArgs []string
+	name string // x86, aarch64, v68 ...
+	dir  string // build/<...>/<dir>: the Makefile's output directory names
+	cxx  string
+	// launcher runs in front of the variant's compiles ("" for none).
+	launcher string
+	flags    []string
+	ldArgs   []string
 }
 
 // HTPVariants lists the variant names in build order.
@@ -55,6 +57,14 @@ func HTP(o Options, variants []string) (*Plan, error) {
 	var vs []htpVariant
 	for _, name := range variants {
 		if v, ok := htpVariantFor(o.Env, d, name, qnn, hexagon, p); ok {
+			// The x86 build's compiler is the host_cxx tool (which may name
+			// a launcher of its own); the NDK and Hexagon compilers come
+			// from SDKs and take the target's.
+			tool := ""
+			if name == "x86" {
+				tool = "host_cxx"
+			}
+			v.launcher = p.launcher(o.Env.LauncherFor(d, tool))
 			vs = append(vs, v)
 		}
 	}
@@ -84,7 +94,7 @@ func HTP(o Options, variants []string) (*Plan, error) {
 				args = append(args, v.flags...)
 				args = append(args, "-MMD", "-MF", build.DepArg, "-c", src, "-o", build.OutArg)
 				id := fmt.Sprintf("htp/%s/%s/%s", pkg, v.name, filepath.ToSlash(strings.TrimSuffix(rel, ".cpp")+".o"))
-				p.Units = append(p.Units, &build.Unit{ID: id, Tool: v.cxx, Args: args, Inputs: []string{src}, Output: obj, Source: src})
+				p.Units = append(p.Units, &build.Unit{ID: id, Tool: v.cxx, Launcher: v.launcher, Args: args, Inputs: []string{src}, Output: obj, Source: src})
 				objs = append(objs, obj)
 				ids = append(ids, id)
 			}

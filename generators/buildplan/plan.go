@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/opforge/opforge/generators/build"
@@ -38,6 +39,9 @@ type Plan struct {
 	CompDB    string
 	// Extra runs after the units succeed (e.g. laying out plugin dirs).
 	Extra func() error
+	// Launchers are the compiler launchers asked for that cannot be used;
+	// Run warns about each, and their compiles run directly.
+	Launchers []toolchain.Found
 
 	versions *toolchain.VersionCache
 }
@@ -50,6 +54,18 @@ func withVersionCache(o Options, p *Plan) toolchain.Env {
 	}
 	p.versions = o.Env.Versions
 	return o.Env
+}
+
+// launcher returns the path compiles run through, or "" when none is
+// configured or the one asked for is unusable (recorded for a warning).
+func (p *Plan) launcher(f toolchain.Found) string {
+	if f.OK() {
+		return f.Path
+	}
+	if f.Configured() && !slices.ContainsFunc(p.Launchers, func(g toolchain.Found) bool { return g.Problem == f.Problem }) {
+		p.Launchers = append(p.Launchers, f)
+	}
+	return ""
 }
 
 func (p *Plan) require(f toolchain.Found) {
@@ -80,6 +96,9 @@ func (p *Plan) Preflight() error {
 func (p *Plan) Run(ctx context.Context, log io.Writer, jobs int) (build.Result, error) {
 	if err := p.Preflight(); err != nil {
 		return build.Result{}, err
+	}
+	for _, l := range p.Launchers {
+		fmt.Fprintf(log, "%s: warning: %s: %s; compiles run without it\n", p.Target, l.Name, l.Problem)
 	}
 	if len(p.Units) == 0 {
 		fmt.Fprintf(log, "%s: nothing to build (no generated packages)\n", p.Target)
@@ -120,6 +139,9 @@ func Doctor(o Options, w io.Writer) error {
 		for _, f := range o.Env.ResolveAll(d) {
 			problems += report(w, f)
 		}
+		for _, f := range o.Env.Launchers(d) {
+			reportLauncher(w, f)
+		}
 		if target == "htp" {
 			p, err := HTP(o, nil)
 			if err == nil {
@@ -135,6 +157,19 @@ func Doctor(o Options, w io.Writer) error {
 		fmt.Fprintf(w, "%d piece(s) missing or too old; builds that need them will stop before compiling and say the same.\n", problems)
 	}
 	return nil
+}
+
+// reportLauncher prints a launcher's line. A launcher is optional, so none
+// and an unusable one are not counted as missing pieces.
+func reportLauncher(w io.Writer, f toolchain.Found) {
+	switch {
+	case f.OK():
+		report(w, f)
+	case f.Problem != "":
+		fmt.Fprintf(w, "  warning  %-28s %s; compiles run without it\n", f.Name, f.Problem)
+	default:
+		fmt.Fprintf(w, "  none     %-28s compiles run directly; set it to a compiler cache (e.g. ccache) to share results\n", f.Name)
+	}
 }
 
 func report(w io.Writer, f toolchain.Found) int {

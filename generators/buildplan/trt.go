@@ -46,6 +46,8 @@ func TRT(o Options) (*Plan, error) {
 			Problem: fmt.Sprintf("not found in %s/lib64 or lib: the CUDA runtime library is needed to link; set CUDA_HOME to a full toolkit", cuda.Path)})
 		return p, nil
 	}
+	nvccLauncher := p.launcher(o.Env.LauncherFor(d, "nvcc"))
+	cxxLauncher := p.launcher(o.Env.LauncherFor(d, "cxx"))
 	archs := d.TRT.CUDAArchs
 	if env := o.Env.Getenv("CUDA_ARCHS"); env != "" { // e.g. CUDA_ARCHS=90 for one GPU
 		archs = strings.Split(env, ",")
@@ -61,8 +63,8 @@ func TRT(o Options) (*Plan, error) {
 		pkg := filepath.Base(pkgDir)
 		outDir := filepath.Join(root, pkg)
 		var objs, ids []string
-		add := func(id, tool string, args []string, source, obj string) {
-			p.Units = append(p.Units, &build.Unit{ID: id, Tool: tool, Args: args, Inputs: []string{source}, Output: obj, Source: source})
+		add := func(id, tool, launcher string, args []string, source, obj string) {
+			p.Units = append(p.Units, &build.Unit{ID: id, Tool: tool, Launcher: launcher, Args: args, Inputs: []string{source}, Output: obj, Source: source})
 			objs = append(objs, obj)
 			ids = append(ids, id)
 		}
@@ -71,7 +73,7 @@ func TRT(o Options) (*Plan, error) {
 			obj := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(cu), ".cu")+".cu.o")
 			args := append(append([]string{}, d.TRT.Flags.NVCC...), gencode...)
 			args = append(args, "-MMD", "-MF", build.DepArg, "-c", cu, "-o", build.OutArg)
-			add(fmt.Sprintf("trt/%s/%s.o", pkg, filepath.Base(cu)), nvcc.Path, args, cu, obj)
+			add(fmt.Sprintf("trt/%s/%s.o", pkg, filepath.Base(cu)), nvcc.Path, nvccLauncher, args, cu, obj)
 		}
 		cpps, _ := filepath.Glob(filepath.Join(src, "*.cpp"))
 		more, _ := filepath.Glob(filepath.Join(src, "ops", "*.cpp"))
@@ -80,7 +82,7 @@ func TRT(o Options) (*Plan, error) {
 			args := append([]string{}, d.TRT.Flags.CXX...)
 			args = append(args, "-isystem", trt.Path, "-isystem", filepath.Join(cuda.Path, "include"),
 				"-MMD", "-MF", build.DepArg, "-c", cpp, "-o", build.OutArg)
-			add(fmt.Sprintf("trt/%s/%s", pkg, strings.TrimSuffix(filepath.Base(cpp), ".cpp")+".o"), cxx.Path, args, cpp, obj)
+			add(fmt.Sprintf("trt/%s/%s", pkg, strings.TrimSuffix(filepath.Base(cpp), ".cpp")+".o"), cxx.Path, cxxLauncher, args, cpp, obj)
 		}
 		script := filepath.Join(pkgDir, pkg+".map")
 		args := append([]string{}, d.TRT.Flags.Link...)

@@ -246,3 +246,53 @@ func (e Env) ResolveAll(d *Descriptor) []Found {
 	}
 	return out
 }
+
+// ResolveLauncher finds a launcher like a tool. A launcher that is not
+// configured — nil, its variable unset and nothing found by name or search —
+// is a Found with neither Path nor Problem: compiles run directly. One that
+// is set but unusable (not an executable, too old) carries the Problem,
+// which callers report as a warning.
+func (e Env) ResolveLauncher(l *Launcher) Found {
+	if l == nil {
+		return Found{Kind: "launcher"}
+	}
+	t := Tool{Name: l.Name, Description: l.Description, Env: l.Env, Names: l.Names, Search: l.Search, Version: l.Version}
+	f := e.ResolveTool(t)
+	f.Kind = "launcher"
+	if f.Path == "" && e.Getenv(l.Env) == "" {
+		f.Problem = "" // optional: nothing asked for, nothing found
+	}
+	return f
+}
+
+// Configured reports whether a launcher was asked for or found: a Found of
+// kind "launcher" with neither a path nor a problem means none.
+func (f Found) Configured() bool { return f.Path != "" || f.Problem != "" }
+
+// LauncherFor resolves the launcher for the compiles of one tool: the
+// tool's own when it is configured, else the target's. tool may name no
+// tool of the descriptor (compilers found through an SDK, such as the
+// Hexagon ones), which gets the target's.
+func (e Env) LauncherFor(d *Descriptor, tool string) Found {
+	if t := d.Tool(tool); t != nil && t.Launcher != nil {
+		if f := e.ResolveLauncher(t.Launcher); f.Configured() {
+			return f
+		}
+	}
+	return e.ResolveLauncher(d.Launcher)
+}
+
+// Launchers resolves every launcher a descriptor names, the target's first
+// then each tool's, for `mage doctor`.
+func (e Env) Launchers(d *Descriptor) []Found {
+	var out []Found
+	if d.Launcher != nil {
+		out = append(out, e.ResolveLauncher(d.Launcher))
+	}
+	for _, t := range d.Tools {
+		if t.Launcher != nil {
+			out = append(out, e.ResolveLauncher(t.Launcher))
+		}
+	}
+	return out
+}

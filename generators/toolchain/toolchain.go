@@ -27,9 +27,12 @@ type Descriptor struct {
 	Target  string `yaml:"target"`
 	SDKs    []SDK  `yaml:"sdks"`
 	Tools   []Tool `yaml:"tools"`
-	HTP     *HTP   `yaml:"htp"`
-	TRT     *TRT   `yaml:"trt"`
-	AIPU    *AIPU  `yaml:"aipu"`
+	// Launcher runs in front of every compile of the target unless a tool
+	// names its own (see Launcher).
+	Launcher *Launcher `yaml:"launcher"`
+	HTP      *HTP      `yaml:"htp"`
+	TRT      *TRT      `yaml:"trt"`
+	AIPU     *AIPU     `yaml:"aipu"`
 	// Path is the file the descriptor was read from.
 	Path string `yaml:"-"`
 }
@@ -46,6 +49,24 @@ type SDK struct {
 
 // Tool is an executable found by an environment variable, PATH or a search.
 type Tool struct {
+	Name        string        `yaml:"name"`
+	Description string        `yaml:"description"`
+	Env         string        `yaml:"env"`
+	Names       []string      `yaml:"names"`
+	Search      []string      `yaml:"search"`
+	Version     *VersionProbe `yaml:"version"`
+	// Launcher runs in front of this tool's compiles; it overrides the
+	// target's.
+	Launcher *Launcher `yaml:"launcher"`
+}
+
+// Launcher is a program a compile runs through — a compiler cache such as
+// ccache or sccache, or any wrapper taking the compiler's argv — found the
+// way a tool is (variable, PATH names, search paths, version). It is
+// optional: not configured or not found means compiles run directly, and a
+// launcher that is set but unusable is a warning, never a failed build,
+// because a shared cache is an accelerator, not a dependency.
+type Launcher struct {
 	Name        string        `yaml:"name"`
 	Description string        `yaml:"description"`
 	Env         string        `yaml:"env"`

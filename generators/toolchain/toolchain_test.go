@@ -101,3 +101,85 @@ func TestResolveTool(t *testing.T) {
 		t.Errorf("cache not persisted: %v", again.entries)
 	}
 }
+
+func TestResolveLauncher(t *testing.T) {
+	vars := map[string]string{}
+	env, root := fakeEnv(t, vars)
+	write(t, filepath.Join(root, "bin", "ccache"), "#!/bin/sh\necho 'ccache version 4.7.5'\n", 0o755)
+	write(t, filepath.Join(root, "bin", "sccache"), "#!/bin/sh\necho 'sccache 0.4.0-pre.6'\n", 0o755)
+	probe := &VersionProbe{Args: []string{"--version"}, Pattern: `(?:ccache version|sccache) ([0-9]+(?:\.[0-9]+)+)`}
+	d := &Descriptor{
+		Launcher: &Launcher{Name: "launcher", Env: "OPFORGE_COMPILER_LAUNCHER", Version: probe},
+		Tools: []Tool{
+			{Name: "nvcc", Env: "NVCC", Launcher: &Launcher{Name: "nvcc_launcher", Env: "NVCC_LAUNCHER", Version: probe}},
+			{Name: "cxx", Env: "CXX"},
+		},
+	}
+	cases := []struct {
+		name      string
+		vars      map[string]string
+		tool      string
+		path, ver string // want: path suffix and version ("" = none)
+		problem   string // want: a problem containing this
+	}{
+		{name: "opt-in: nothing set is no launcher and no problem", tool: "cxx"},
+		{name: "the target's variable, a name on PATH", vars: map[string]string{"OPFORGE_COMPILER_LAUNCHER": "ccache"}, tool: "cxx", path: "bin/ccache", ver: "4.7.5"},
+		{name: "a tool's own launcher wins", vars: map[string]string{"OPFORGE_COMPILER_LAUNCHER": "ccache", "NVCC_LAUNCHER": "sccache"}, tool: "nvcc", path: "bin/sccache", ver: "0.4.0"},
+		{name: "the target's when the tool's is unset", vars: map[string]string{"OPFORGE_COMPILER_LAUNCHER": "ccache"}, tool: "nvcc", path: "bin/ccache"},
+		{name: "compilers that are no tool take the target's", vars: map[string]string{"OPFORGE_COMPILER_LAUNCHER": "ccache"}, tool: "", path: "bin/ccache"},
+		{name: "set but missing is a problem", vars: map[string]string{"OPFORGE_COMPILER_LAUNCHER": "ccahce"}, tool: "cxx", problem: "$OPFORGE_COMPILER_LAUNCHER=ccahce is not an executable"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			clear(vars)
+			for k, v := range c.vars {
+				vars[k] = v
+			}
+			f := env.LauncherFor(d, c.tool)
+			if f.Kind != "launcher" {
+				t.Errorf("kind %q", f.Kind)
+			}
+			switch {
+			case c.problem != "":
+				if f.OK() || !strings.Contains(f.Problem, c.problem) || !f.Configured() {
+					t.Errorf("want problem %q, got %+v", c.problem, f)
+				}
+			case c.path == "":
+				if f.Configured() || f.OK() {
+					t.Errorf("want no launcher, got %+v", f)
+				}
+			default:
+				if !f.OK() || !strings.HasSuffix(f.Path, c.path) || (c.ver != "" && f.Version != c.ver) {
+					t.Errorf("want %s %s, got %+v", c.path, c.ver, f)
+				}
+			}
+		})
+	}
+	if got := env.Launchers(d); len(got) != 2 {
+		t.Errorf("Launchers lists %d, want the target's and nvcc's", len(got))
+	}
+	// Names on PATH make a launcher found without any variable.
+	clear(vars)
+	d.Launcher.Names = []string{"ccache"}
+	if f := env.LauncherFor(d, "cxx"); !f.OK() || f.Via != "PATH" {
+		t.Errorf("PATH lookup: %+v", f)
+	}
+}
+
+func TestShippedLaunchersAreOptIn(t *testing.T) {
+	env, _ := fakeEnv(t, nil)
+	for _, target := range []string{"htp", "trt", "aipu"} {
+		d, err := Load("../../toolchains", target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Launcher == nil || d.Launcher.Env != "OPFORGE_COMPILER_LAUNCHER" {
+			t.Errorf("%s: no launcher read from OPFORGE_COMPILER_LAUNCHER: %+v", target, d.Launcher)
+		}
+		for _, f := range env.Launchers(d) {
+			if f.Configured() {
+				t.Errorf("%s: %s is used with no variable set: %+v", target, f.Name, f)
+			}
+		}
+	}
+}
