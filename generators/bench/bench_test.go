@@ -2,6 +2,8 @@ package bench
 
 import (
 	"bytes"
+	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -46,4 +48,45 @@ func TestRunSmall(t *testing.T) {
 	if rows := strings.Count(table.String(), "\n"); rows != 13 {
 		t.Errorf("table has %d rows:\n%s", rows, table.String())
 	}
+	testTeamBuild(t, o)
+}
+
+// testTeamBuild runs the team case on a 2-op package where the TensorRT
+// headers are given (nvcc from CUDA_HOME or the test venv): the clone
+// after the one that warmed the remote cache runs no compiler.
+func testTeamBuild(t *testing.T, o Options) {
+	if os.Getenv("CUDA_HOME") == "" {
+		if m, _ := filepath.Glob("../../.venv/lib/python3*/site-packages/nvidia/cu13"); len(m) > 0 {
+			cuda, _ := filepath.Abs(m[0])
+			t.Setenv("CUDA_HOME", cuda)
+			t.Setenv("NVCC", filepath.Join(cuda, "bin", "nvcc"))
+		}
+	}
+	var table bytes.Buffer
+	o.Out = &table
+	steps, err := TeamBuild(o, 2)
+	if errors.Is(err, ErrTeamSkipped) {
+		if os.Getenv("TENSORRT_INCLUDE_DIR") != "" {
+			t.Fatalf("team build skipped although TENSORRT_INCLUDE_DIR is set: %v", err)
+		}
+		t.Logf("team build not measured: %v", err)
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 3 {
+		t.Fatalf("%d team steps:\n%s", len(steps), table.String())
+	}
+	plain, fill, warm := steps[0], steps[1], steps[2]
+	if plain.Units < 4 || plain.Compiled != plain.Units || plain.RemoteHits != 0 {
+		t.Errorf("plain build: %+v", plain)
+	}
+	if fill.Compiled != fill.Units || fill.RemoteHits != 0 {
+		t.Errorf("build filling the cache: %+v", fill)
+	}
+	if warm.Compiled != 0 || warm.RemoteHits != warm.Units {
+		t.Errorf("build against the warm cache compiled: %+v", warm)
+	}
+	t.Logf("\n%s%s", TeamHeader, table.String())
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/opforge/opforge/generators/bench"
 	"github.com/opforge/opforge/generators/build"
 	"github.com/opforge/opforge/generators/build/cachetest"
+	"github.com/opforge/opforge/generators/build/remotecache"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/gen"
 	"github.com/opforge/opforge/generators/toolchain"
@@ -100,7 +101,7 @@ func TestTRTBuildSharesRemoteCache(t *testing.T) {
 	type cloneResult struct {
 		dir   string
 		r     build.Result
-		stats cachetest.Stats
+		stats remotecache.Stats
 		units int
 		took  time.Duration
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	toolchains := fs.String("toolchains", "toolchains", "toolchain descriptors")
+	teamOps := fs.Int("team-ops", 10, "ops in the TensorRT package of the team build (shared compiler cache)")
 	fake := fs.String("fake-compiler", "testdata/build/fake-compiler.sh", "stand-in compiler for the no-op build measurement")
 	if rest, err := parse(fs, args); err != nil || len(rest) > 0 {
 		return 2
@@ -42,6 +44,13 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if _, err := bench.NoopBuild(o, 100, *fake); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	fmt.Fprint(stdout, "\n"+bench.TeamHeader)
+	if _, err := bench.TeamBuild(o, *teamOps); errors.Is(err, bench.ErrTeamSkipped) {
+		fmt.Fprintf(stdout, "\n%v\n", err)
+	} else if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
