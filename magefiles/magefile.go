@@ -136,8 +136,11 @@ func Fuzz() error {
 }
 
 // debianPackages are tools the tests run, by command: clang checks the
-// generated AIPU kernels as OpenCL, make dry-runs the generated Makefiles.
-var debianPackages = [][2]string{{"clang", "clang"}, {"make", "make"}, {"g++", "g++"}}
+// generated AIPU kernels as OpenCL, make dry-runs the generated Makefiles;
+// ccache, sccache and redis-server are the shared compiler cache the team
+// build tests run against.
+var debianPackages = [][2]string{{"clang", "clang"}, {"make", "make"}, {"g++", "g++"},
+	{"ccache", "ccache"}, {"sccache", "sccache"}, {"redis-server", "redis-server"}}
 
 // ensureDebianPackages installs the missing ones with apt-get when running
 // as root (CI and these machines); otherwise the tests that need them skip
