@@ -29,13 +29,7 @@ func TestTRTBuild(t *testing.T) {
 		t.Skip("TENSORRT_INCLUDE_DIR is not set: building the plugin libraries needs the TensorRT headers")
 	}
 	repo, _ := filepath.Abs("../..")
-	o := Options{Out: filepath.Join(repo, "out"), Build: t.TempDir(), Toolchains: filepath.Join(repo, "toolchains"),
-		Env: toolchain.Env{Getenv: func(k string) string {
-			if k == "CUDA_ARCHS" && os.Getenv(k) == "" {
-				return "80" // one architecture keeps the test short
-			}
-			return os.Getenv(k)
-		}, LookPath: exec.LookPath, Root: repo}}
+	o := Options{Out: filepath.Join(repo, "out"), Build: t.TempDir(), Toolchains: filepath.Join(repo, "toolchains"), Env: trtTestEnv(repo, nil)}
 	p, err := TRT(o)
 	if err != nil {
 		t.Fatal(err)
@@ -112,15 +106,7 @@ func TestTRTBuildSharesRemoteCache(t *testing.T) {
 		copyDir(t, pkg, filepath.Join(dir, "out"))
 		t.Chdir(dir)
 		o := Options{Out: "out", Build: "build", Toolchains: filepath.Join(repo, "toolchains"),
-			Env: toolchain.Env{Getenv: func(k string) string {
-				switch k {
-				case "CUDA_ARCHS":
-					return "80" // one architecture keeps the test short
-				case "OPFORGE_COMPILER_LAUNCHER":
-					return "ccache"
-				}
-				return os.Getenv(k)
-			}, LookPath: exec.LookPath, Root: repo}}
+			Env: trtTestEnv(repo, map[string]string{"OPFORGE_COMPILER_LAUNCHER": "ccache"})}
 		p, err := TRT(o)
 		if err != nil {
 			t.Fatal(err)
@@ -184,4 +170,19 @@ func generateBench(t *testing.T, toolchains, out string, n int, targets string) 
 	if _, err := writer.Apply(plan); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// trtTestEnv is the real environment with one CUDA architecture unless
+// CUDA_ARCHS is set (it keeps the tests short), the variables in set
+// overriding it, and relative search paths (the venv's CUDA) from repo.
+func trtTestEnv(repo string, set map[string]string) toolchain.Env {
+	return toolchain.Env{Getenv: func(k string) string {
+		if v, ok := set[k]; ok {
+			return v
+		}
+		if k == "CUDA_ARCHS" && os.Getenv(k) == "" {
+			return "80"
+		}
+		return os.Getenv(k)
+	}, LookPath: exec.LookPath, Root: repo}
 }

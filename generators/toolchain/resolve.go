@@ -256,8 +256,7 @@ func (e Env) ResolveLauncher(l *Launcher) Found {
 	if l == nil {
 		return Found{Kind: "launcher"}
 	}
-	t := Tool{Name: l.Name, Description: l.Description, Env: l.Env, Names: l.Names, Search: l.Search, Version: l.Version}
-	f := e.ResolveTool(t)
+	f := e.ResolveTool(Tool(*l))
 	f.Kind = "launcher"
 	if f.Path == "" && e.Getenv(l.Env) == "" {
 		f.Problem = "" // optional: nothing asked for, nothing found

@@ -65,15 +65,9 @@ type Tool struct {
 // way a tool is (variable, PATH names, search paths, version). It is
 // optional: not configured or not found means compiles run directly, and a
 // launcher that is set but unusable is a warning, never a failed build,
-// because a shared cache is an accelerator, not a dependency.
-type Launcher struct {
-	Name        string        `yaml:"name"`
-	Description string        `yaml:"description"`
-	Env         string        `yaml:"env"`
-	Names       []string      `yaml:"names"`
-	Search      []string      `yaml:"search"`
-	Version     *VersionProbe `yaml:"version"`
-}
+// because a shared cache is an accelerator, not a dependency. (The schema
+// gives a launcher no launcher of its own.)
+type Launcher Tool
 
 // VersionProbe says how to read a version and which is the lowest that works.
 type VersionProbe struct {
