@@ -278,6 +278,38 @@ func TestMakefileBuildsObjects(t *testing.T) {
 	}
 }
 
+// TestMakefileLauncher: with OPFORGE_COMPILER_LAUNCHER set, every aipuocc
+// run of the package Makefile goes through the launcher, and the objects
+// are still built.
+func TestMakefileLauncher(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "aipuocc")
+	launcher := filepath.Join(dir, "launcher")
+	log := filepath.Join(dir, "launcher.log")
+	_ = os.WriteFile(fake, []byte("#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then out=$2; fi; shift; done\necho built > \"$out\"\n"), 0o755)
+	_ = os.WriteFile(launcher, []byte("#!/bin/sh\necho \"$1\" >> "+log+"\nexec \"$@\"\n"), 0o755)
+	pd := packages(t)[0]
+	build := t.TempDir()
+	cmd := exec.Command("make", "-C", pd.Dir, "AIPUOCC="+fake, "BUILD="+build)
+	cmd.Env = append(os.Environ(), "OPFORGE_COMPILER_LAUNCHER="+launcher)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make: %v\n%s", err, out)
+	}
+	kernels := aipu.Kernels(pd.Pkg, nil)
+	data, _ := os.ReadFile(log)
+	if runs := strings.Count(string(data), fake+"\n"); runs != len(kernels) || len(kernels) == 0 {
+		t.Errorf("%d aipuocc runs through the launcher for %d objects", runs, len(kernels))
+	}
+	for _, b := range kernels {
+		if _, err := os.Stat(filepath.Join(build, b.Object)); err != nil {
+			t.Errorf("%s: %v", pd.Pkg.Name, err)
+		}
+	}
+}
+
 // TestKernelsAreOpenCL checks every variant of every kernel with clang's
 // OpenCL C 2.0 front end (-fsyntax-only -Wall -Werror): the Compass
 // compiler is closed, but its language is OpenCL C. It also checks that

@@ -163,12 +163,12 @@ type objectLines struct {
 //
 //	$(BUILD)/<path>: <source> | check-aipuocc
 //		@mkdir -p $(@D)
-//		$(AIPUOCC) -c -target aipu -mcpu=<mcpu> <flags> $(AIPUOCC_FLAGS) -o $@ $<
+//		$(OPFORGE_COMPILER_LAUNCHER) $(AIPUOCC) -c -target aipu -mcpu=<mcpu> <flags> $(AIPUOCC_FLAGS) -o $@ $<
 //
 //	| `<path>` | `<source>` | `<mcpu>` | `<flags>` |
 func (o *objectLines) add(path, source, mcpu, flags string) {
 	write(&o.list, "\n\t$(BUILD)/", path, " \\")
-	write(&o.rules, "\n$(BUILD)/", path, ": ", source, " | check-aipuocc\n\t@mkdir -p $(@D)\n\t$(AIPUOCC) -c -target aipu -mcpu=", mcpu, " ", flags, " $(AIPUOCC_FLAGS) -o $@ $<\n")
+	write(&o.rules, "\n$(BUILD)/", path, ": ", source, " | check-aipuocc\n\t@mkdir -p $(@D)\n\t$(OPFORGE_COMPILER_LAUNCHER) $(AIPUOCC) -c -target aipu -mcpu=", mcpu, " ", flags, " $(AIPUOCC_FLAGS) -o $@ $<\n")
 	write(&o.rows, "\n| `", path, "` | `", source, "` | `", mcpu, "` | `", flags, "` |")
 }
 

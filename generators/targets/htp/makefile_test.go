@@ -80,3 +80,61 @@ func TestMakefileDryRun(t *testing.T) {
 		t.Errorf("make clean needs no SDK, but failed: %v\n%s", err, out)
 	}
 }
+
+// TestMakefileLauncher: OPFORGE_COMPILER_LAUNCHER, from the environment or
+// the make command line, goes in front of every compile and of no link.
+func TestMakefileLauncher(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	pkgs, _ := filepath.Glob("../../../testdata/gen/htp-params/out/htp/*")
+	if len(pkgs) == 0 {
+		t.Fatal("no golden HTP package")
+	}
+	sdk := t.TempDir()
+	for _, p := range []string{"qnn/include/QNN/QnnOpPackage.h", "hexagon/hexagon-sdk-6.0.0/tools/HEXAGON_Tools/8.8.02/Tools/libnative/include/x.h"} {
+		full := filepath.Join(sdk, p)
+		_ = os.MkdirAll(filepath.Dir(full), 0o755)
+		_ = os.WriteFile(full, nil, 0o644)
+	}
+	base := []string{"QNN_SDK_ROOT=" + filepath.Join(sdk, "qnn"), "HEXAGON_SDK_ROOT=" + filepath.Join(sdk, "hexagon", "hexagon-sdk-6.0.0"),
+		"X86_CXX=/usr/bin/clang++", "PATH=" + os.Getenv("PATH")}
+	for _, c := range []struct {
+		name     string
+		env      []string
+		args     []string
+		launcher string
+	}{
+		{name: "none", launcher: ""},
+		{name: "environment", env: []string{"OPFORGE_COMPILER_LAUNCHER=/opt/cache/ccache"}, launcher: "/opt/cache/ccache "},
+		{name: "command line", args: []string{"OPFORGE_COMPILER_LAUNCHER=sccache"}, launcher: "sccache "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command("make", append([]string{"-n", "-B", "-C", pkgs[0], "htp_x86"}, c.args...)...)
+			cmd.Env = append(append([]string{}, base...), c.env...)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("make -n: %v\n%s", err, out)
+			}
+			compiles, links := 0, 0
+			for _, line := range strings.Split(string(out), "\n") {
+				line = strings.TrimSpace(line)
+				switch {
+				case strings.Contains(line, " -MMD -c "):
+					compiles++
+					if !strings.HasPrefix(line, c.launcher+"/usr/bin/clang++ ") {
+						t.Errorf("compile does not start with %q: %s", c.launcher, line)
+					}
+				case strings.Contains(line, " -shared"):
+					links++
+					if !strings.HasPrefix(line, "/usr/bin/clang++ ") {
+						t.Errorf("link goes through a launcher: %s", line)
+					}
+				}
+			}
+			if compiles < 2 || links != 1 {
+				t.Errorf("%d compiles and %d links in:\n%s", compiles, links, out)
+			}
+		})
+	}
+}
