@@ -68,12 +68,15 @@ func (Build) Aipu() error { return opforge("build", "aipu") }
 func (Build) All() error { return opforge("build", "all") }
 
 // Doctor prints, per target, where every SDK and tool was found or exactly
-// what is missing and how to provide it.
+// what is missing and how to provide it, and the compiler launcher
+// (OPFORGE_COMPILER_LAUNCHER) compiles run through.
 func Doctor() error { return opforge("doctor") }
 
 // Bench times generation (cold, no-op, one op changed) and a no-op build
 // over synthetic packages of 10, 100 and 1,000 ops, beside the time cp -r
-// takes to copy the generated tree.
+// takes to copy the generated tree, and a team's cold TensorRT build
+// through a shared ccache on redis-server (when they and the TensorRT
+// headers are there).
 func Bench() error {
 	if err := run(nil, "go", "build", "-o", "build/opforge", "./generators/cmd/opforge"); err != nil {
 		return err

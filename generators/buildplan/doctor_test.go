@@ -118,4 +118,12 @@ func TestHTPCompilesRunThroughLauncher(t *testing.T) {
 	if launched == 0 || !strings.Contains(log, "through the compiler launcher") {
 		t.Errorf("no compile went through the launcher:\n%s", log)
 	}
+	// A no-op build starts no process: not the compilers, and not the
+	// launcher for its version either (cached like every tool's).
+	if log, err := f.build(t, "x86", "aarch64", "v73"); err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	if calls := f.calls(t); len(calls) != 0 {
+		t.Errorf("the no-op build started %v", calls)
+	}
 }

@@ -139,8 +139,13 @@ func Doctor(o Options, w io.Writer) error {
 		for _, f := range o.Env.ResolveAll(d) {
 			problems += report(w, f)
 		}
-		for _, f := range o.Env.Launchers(d) {
-			reportLauncher(w, f)
+		if d.Launcher != nil {
+			reportLauncher(w, o.Env.ResolveLauncher(d.Launcher), "compiles run directly; set "+d.Launcher.Env+"=ccache (or another compiler cache) to share results")
+		}
+		for _, t := range d.Tools {
+			if t.Launcher != nil {
+				reportLauncher(w, o.Env.ResolveLauncher(t.Launcher), fmt.Sprintf("%s compiles use the target's launcher; %s gives them one of their own", t.Name, t.Launcher.Env))
+			}
 		}
 		if target == "htp" {
 			p, err := HTP(o, nil)
@@ -159,16 +164,17 @@ func Doctor(o Options, w io.Writer) error {
 	return nil
 }
 
-// reportLauncher prints a launcher's line. A launcher is optional, so none
-// and an unusable one are not counted as missing pieces.
-func reportLauncher(w io.Writer, f toolchain.Found) {
+// reportLauncher prints a launcher's line, with unset saying what happens
+// when none is configured. A launcher is optional, so none and an unusable
+// one are not counted as missing pieces.
+func reportLauncher(w io.Writer, f toolchain.Found, unset string) {
 	switch {
 	case f.OK():
 		report(w, f)
 	case f.Problem != "":
 		fmt.Fprintf(w, "  warning  %-28s %s; compiles run without it\n", f.Name, f.Problem)
 	default:
-		fmt.Fprintf(w, "  none     %-28s compiles run directly; set it to a compiler cache (e.g. ccache) to share results\n", f.Name)
+		fmt.Fprintf(w, "  none     %-28s %s\n", f.Name, unset)
 	}
 }
 

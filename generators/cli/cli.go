@@ -16,8 +16,10 @@ const usage = `usage:
   opforge gen [--opdefs DIR] [--toolchains DIR] [--out DIR]      regenerate out/ (writes nothing on error)
   opforge check [--format text|json] [--opdefs DIR] [--out DIR]  validate opdefs and fail when out/ is stale
   opforge build htp|trt|aipu|all [--arch LIST] [--jobs N]        build out/ with the vendor toolchains into build/
-  opforge doctor                                                  where every SDK and tool is, or what is missing
-  opforge bench                                                   time generation and no-op builds (10/100/1000 ops)
+                 (OPFORGE_COMPILER_LAUNCHER=ccache: compiles through a compiler cache)
+  opforge doctor                                                  where every SDK, tool and launcher is, or what is missing
+  opforge bench [--team-ops N]                                    time generation, no-op builds (10/100/1000 ops)
+                                                                  and a team's build through a shared ccache
   opforge validate [--format text|json] [PATH ...]    check op definitions (default: opdefs)
   opforge convert [--to yaml|xml] [-o OUT] FILE      convert between YAML and QNN XML
   opforge fmt [-w] [--check] FILE ...                canonical YAML, comments kept

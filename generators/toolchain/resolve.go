@@ -280,18 +280,3 @@ func (e Env) LauncherFor(d *Descriptor, tool string) Found {
 	}
 	return e.ResolveLauncher(d.Launcher)
 }
-
-// Launchers resolves every launcher a descriptor names, the target's first
-// then each tool's, for `mage doctor`.
-func (e Env) Launchers(d *Descriptor) []Found {
-	var out []Found
-	if d.Launcher != nil {
-		out = append(out, e.ResolveLauncher(d.Launcher))
-	}
-	for _, t := range d.Tools {
-		if t.Launcher != nil {
-			out = append(out, e.ResolveLauncher(t.Launcher))
-		}
-	}
-	return out
-}
