@@ -23,6 +23,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/opforge/opforge/generators/filelock"
 )
 
 // Placeholders in Unit.Args replaced by temporary paths at run time, so a
@@ -87,6 +89,15 @@ type Engine struct {
 // units; their tools' output has been written to Log.
 func (e *Engine) Run(ctx context.Context, units []*Unit) (Result, error) {
 	start := time.Now()
+	// One build at a time per state file: two would race on the state and
+	// on the artifacts. The lock goes with the process however it ends.
+	unlock, err := filelock.Lock(e.StateFile+".lock", func(holder string) {
+		e.logf("%swaiting for another opforge build here (pid %s) to finish\n", labelOf(e.Label), holder)
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 	st := loadState(e.StateFile)
 	if err := checkGraph(units); err != nil {
 		return Result{}, err
@@ -113,10 +124,7 @@ func (e *Engine) Run(ctx context.Context, units []*Unit) (Result, error) {
 	if err := st.save(e.StateFile); err != nil {
 		return r.res, err
 	}
-	label := e.Label
-	if label != "" {
-		label += ": "
-	}
+	label := labelOf(e.Label)
 	if r.res.LauncherFailed > 0 {
 		e.logf("%swarning: the compiler launcher failed on %d of %d launched units; they were compiled directly\n", label, r.res.LauncherFailed, r.res.Launched)
 	}
@@ -130,6 +138,13 @@ func (e *Engine) Run(ctx context.Context, units []*Unit) (Result, error) {
 		return r.res, fmt.Errorf("%d failed: %s", len(r.failed), strings.Join(r.failed, ", "))
 	}
 	return r.res, nil
+}
+
+func labelOf(label string) string {
+	if label != "" {
+		return label + ": "
+	}
+	return label
 }
 
 func (e *Engine) logf(format string, args ...any) {
@@ -237,8 +252,11 @@ func (r *runner) exec(ctx context.Context, u *Unit) (out []byte, deps []string, 
 	if err := os.MkdirAll(filepath.Dir(u.Output), 0o755); err != nil {
 		return []byte(err.Error()), nil, 0, err
 	}
-	tmpOut := u.Output + ".tmp"
-	tmpDep := u.Output + ".d.tmp"
+	tmpOut, tmpDep, err := temporaries(u.Output)
+	if err != nil {
+		return []byte(err.Error()), nil, 0, err
+	}
+	defer os.Remove(tmpOut) // gone after the rename, unless the run failed
 	args := make([]string, len(u.Args))
 	for i, a := range u.Args {
 		a = strings.ReplaceAll(a, OutArg, tmpOut)
@@ -304,6 +322,41 @@ func (r *runner) launcherFailed(u *Unit, out []byte) {
 		}
 		r.e.logf("warning: compiler launcher %s failed on %s, which was compiled directly (further failures are only counted):\n%s\n", u.Launcher, u.ID, msg)
 	}
+}
+
+// temporaries names the unit's temporary artifact and depfile beside the
+// output: unique names (no two runs, nor a leftover of a killed one, ever
+// share a path), created empty so the names are taken. Leftovers of
+// killed builds are removed first; the build lock makes sure no running
+// build owns them.
+func temporaries(output string) (out, dep string, err error) {
+	stale, _ := filepath.Glob(globEscape(output) + ".*.tmp")
+	for _, s := range stale {
+		_ = os.Remove(s)
+	}
+	dir, base := filepath.Split(output)
+	if dir == "" {
+		dir = "." // CreateTemp would take "" for the system's temp dir
+	}
+	f, err := os.CreateTemp(dir, base+".*.tmp")
+	if err != nil {
+		return "", "", err
+	}
+	f.Close()
+	out = f.Name()
+	return out, strings.TrimSuffix(out, ".tmp") + ".d.tmp", nil
+}
+
+// globEscape quotes the glob metacharacters of a path.
+func globEscape(p string) string {
+	var sb strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\`, r) {
+			sb.WriteByte('\\')
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
 }
 
 func commandLine(u *Unit) string {

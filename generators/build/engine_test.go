@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -121,8 +122,8 @@ func TestIncrementalBuild(t *testing.T) {
 	if got := p.processes(t); err != nil || r.Built != 3 {
 		t.Errorf("header change: %+v %v %v", r, err, got)
 	}
-	if _, err := os.Stat(filepath.Join(p.dir, "build", "a.o.d.tmp")); !os.IsNotExist(err) {
-		t.Error("temporary depfile left behind")
+	if left, _ := filepath.Glob(filepath.Join(p.dir, "build", "*.tmp")); len(left) > 0 {
+		t.Errorf("temporaries left behind: %v", left)
 	}
 }
 
@@ -186,5 +187,58 @@ func TestParseDepfile(t *testing.T) {
 	want := []string{"/proj/src/a.cpp", "/usr/include/x.h"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("got %v", got)
+	}
+}
+
+// TestConcurrentBuilds: two builds of one tree at once both succeed — the
+// second waits for the first (saying so) and finds everything up to date.
+func TestConcurrentBuilds(t *testing.T) {
+	p := newProject(t)
+	var wg sync.WaitGroup
+	results := make([]Result, 2)
+	logs := make([]string, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], logs[i], errs[i] = p.run(t)
+		}()
+	}
+	wg.Wait()
+	for i := range 2 {
+		if errs[i] != nil {
+			t.Fatalf("build %d: %v\n%s", i, errs[i], logs[i])
+		}
+	}
+	if built := results[0].Built + results[1].Built; built != 4 {
+		t.Errorf("%d units built in all, want 4 (one build, one no-op): %+v %+v", built, results[0], results[1])
+	}
+	if !strings.Contains(logs[0]+logs[1], "waiting for another opforge build here (pid ") {
+		t.Errorf("neither build said it waited:\n%s\n%s", logs[0], logs[1])
+	}
+}
+
+// TestLeftoverTemporaries: what killed builds left beside an output — a
+// directory where an older opforge put its fixed-name temporary, and unique
+// temporaries — does not break the next build, and the unique ones go.
+func TestLeftoverTemporaries(t *testing.T) {
+	p := newProject(t)
+	build := filepath.Join(p.dir, "build")
+	for _, d := range []string{"a.o.tmp", "a.o.d.tmp"} {
+		if err := os.MkdirAll(filepath.Join(build, d, "x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"b.o.1234.tmp", "b.o.1234.d.tmp", "libx.so.99.tmp"} {
+		p.write(t, filepath.Join("build", f), "half written")
+	}
+	if r, log, err := p.run(t); err != nil || r.Built != 4 {
+		t.Fatalf("%+v %v\n%s", r, err, log)
+	}
+	for _, f := range []string{"b.o.1234.tmp", "b.o.1234.d.tmp", "libx.so.99.tmp"} {
+		if _, err := os.Stat(filepath.Join(build, f)); !os.IsNotExist(err) {
+			t.Errorf("leftover %s stayed: %v", f, err)
+		}
 	}
 }

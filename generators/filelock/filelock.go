@@ -1,0 +1,62 @@
+// Package filelock serializes opforge runs that write the same tree (two
+// builds of one target, two gens of one out/): an advisory lock on a file
+// beside the tree, held for the run and released by the kernel when the
+// process ends, however it ends — so a killed run never leaves a lock
+// behind that the next one must be told to remove.
+package filelock
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Lock takes the exclusive lock on path (created if missing). When another
+// process holds it, waiting is called once with that process's pid (or ""
+// when unknown) and Lock blocks until the lock is free. The returned
+// function releases it.
+func Lock(path string, waiting func(holder string)) (unlock func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %w", path, err)
+		}
+		if waiting != nil {
+			data, _ := os.ReadFile(path)
+			waiting(strings.TrimSpace(string(data)))
+		}
+		if err := flock(f, syscall.LOCK_EX); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %w", path, err)
+		}
+	}
+	// Say who holds it, for the message of the next one to wait.
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return func() {
+		_ = flock(f, syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// flock retries on EINTR, which a signal to the waiting process causes.
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
