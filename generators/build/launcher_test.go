@@ -1,0 +1,115 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// launcherScript is a stand-in for ccache: it logs its argv, then either
+// runs the compiler it was given or fails like a cache that is down.
+func launcherScript(t *testing.T, p *project, fail bool) string {
+	t.Helper()
+	body := "#!/bin/sh\necho \"launcher $@\" >> " + p.log + "\nexec \"$@\"\n"
+	if fail {
+		body = "#!/bin/sh\necho \"launcher $@\" >> " + p.log + "\necho 'remote storage unreachable' >&2\nexit 3\n"
+	}
+	path := filepath.Join(p.dir, "launcher")
+	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func (p *project) runWith(t *testing.T, launcher string) (Result, string, error) {
+	t.Helper()
+	units := p.units()
+	for _, u := range units {
+		if u.Source != "" { // compiles only: caches do not serve links
+			u.Launcher = launcher
+		}
+	}
+	var log bytes.Buffer
+	e := &Engine{StateFile: filepath.Join(p.dir, "build", ".state.json"), Log: &log, Jobs: 2}
+	r, err := e.Run(context.Background(), units)
+	return r, log.String(), err
+}
+
+func TestLauncherRunsOnlyOutOfDateCompiles(t *testing.T) {
+	p := newProject(t)
+	launcher := launcherScript(t, p, false)
+	r, log, err := p.runWith(t, launcher)
+	if err != nil || r.Built != 4 || r.Launched != 3 || r.LauncherFailed != 0 {
+		t.Fatalf("cold build: %+v %v\n%s", r, err, log)
+	}
+	got := p.processes(t)
+	launched := 0
+	for _, l := range got {
+		if strings.HasPrefix(l, "launcher "+p.cxx+" ") {
+			launched++
+		}
+		if strings.HasPrefix(l, "launcher") && strings.Contains(l, "-shared") {
+			t.Errorf("the link ran through the launcher: %s", l)
+		}
+	}
+	if launched != 3 {
+		t.Errorf("%d compiles went through the launcher, want 3:\n%s", launched, strings.Join(got, "\n"))
+	}
+	if !strings.Contains(log, "3 through the compiler launcher") {
+		t.Errorf("the summary does not count launched units:\n%s", log)
+	}
+	// The launcher is not part of a unit's key: taking it away, or adding
+	// it back, rebuilds nothing and starts no process.
+	for _, l := range []string{"", launcher} {
+		r, log, err = p.runWith(t, l)
+		if err != nil || r.Built != 0 || r.Processes != 0 || len(p.processes(t)) != 0 {
+			t.Errorf("launcher %q changed what is up to date: %+v %v\n%s", l, r, err, log)
+		}
+	}
+}
+
+func TestFailingLauncherNeverFailsTheBuild(t *testing.T) {
+	p := newProject(t)
+	launcher := launcherScript(t, p, true)
+	r, log, err := p.runWith(t, launcher)
+	if err != nil || r.Built != 4 || r.LauncherFailed != 3 {
+		t.Fatalf("a failing launcher failed the build: %+v %v\n%s", r, err, log)
+	}
+	if n := strings.Count(log, "warning: compiler launcher"); n != 1 {
+		t.Errorf("%d per-unit warnings, want one for the build:\n%s", n, log)
+	}
+	for _, want := range []string{"remote storage unreachable", "compiled directly", "failed on 3 of 3 launched units"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log does not say %q:\n%s", want, log)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "build", "libx.so")); err != nil {
+		t.Errorf("library missing: %v", err)
+	}
+	// Each compile: the launcher, then the compiler alone.
+	if got := p.processes(t); len(got) != 3*2+1 || r.Processes != 3*2+1 {
+		t.Errorf("%d processes logged, %d counted; want 7:\n%s", len(got), r.Processes, strings.Join(got, "\n"))
+	}
+	// A launcher that is not there at all is the same.
+	p.write(t, "src/c.cpp", "int c() { return 9; }\n")
+	r, log, err = p.runWith(t, filepath.Join(p.dir, "no-such-launcher"))
+	if err != nil || r.Built != 2 || r.LauncherFailed != 1 {
+		t.Errorf("missing launcher: %+v %v\n%s", r, err, log)
+	}
+}
+
+func TestCompileErrorThroughLauncherShowsTheCompiler(t *testing.T) {
+	p := newProject(t)
+	launcher := launcherScript(t, p, false)
+	p.write(t, "src/b.cpp", "int b() { return undefined_thing; }\n")
+	r, log, err := p.runWith(t, launcher)
+	if err == nil || r.Failed != 1 || r.LauncherFailed != 0 {
+		t.Fatalf("a broken source passed or blamed the launcher: %+v %v\n%s", r, err, log)
+	}
+	if !strings.Contains(log, "undefined_thing") || strings.Contains(log, "warning: compiler launcher") {
+		t.Errorf("the compiler's diagnostics are not what is shown:\n%s", log)
+	}
+}
