@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -104,11 +105,22 @@ func TeamBuild(o Options, n int) ([]TeamStep, error) {
 	return steps, nil
 }
 
-// teamEnv is the environment of the builds: CUDA_ARCHS=80 unless set, and
-// the test venv's CUDA wheels when no CUDA is named (the descriptor's
-// relative search path would be looked up inside each clone).
+// teamEnv is the environment of the builds: the caller's without any
+// launcher or compiler-cache setting (each step sets its own, so a
+// developer's ccache cannot make the plain step warm), CUDA_ARCHS=80
+// unless set, and the test venv's CUDA wheels when no CUDA is named (the
+// descriptor's relative search path would be looked up inside each clone).
 func teamEnv() []string {
-	env := os.Environ()
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "OPFORGE_COMPILER_LAUNCHER", strings.HasSuffix(name, "_LAUNCHER"),
+			strings.HasPrefix(name, "CCACHE_"), strings.HasPrefix(name, "SCCACHE_"):
+			continue
+		}
+		env = append(env, kv)
+	}
 	if os.Getenv("CUDA_ARCHS") == "" {
 		env = append(env, "CUDA_ARCHS=80")
 	}
@@ -151,7 +163,7 @@ func teamBuild(binary, clone, toolchains string, env []string) (TeamStep, error)
 		return st, fmt.Errorf("opforge build trt printed no summary:\n%s", output)
 	}
 	units, _ := strconv.Atoi(string(m[1]))
-	st.Units = units - 1 // the library's link
+	st.Units = units - 1 // the library's link: the bench generates one package
 	if l := launchedLine.FindSubmatch(output); l != nil {
 		if launched, _ := strconv.Atoi(string(l[1])); launched != st.Units {
 			return st, fmt.Errorf("%d of %d compile units ran through the launcher:\n%s", launched, st.Units, output)

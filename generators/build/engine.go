@@ -71,7 +71,16 @@ type Result struct {
 	// Launched counts units run through their launcher; LauncherFailed
 	// those whose launcher failed where the tool alone succeeded.
 	Launched, LauncherFailed int
+	// LauncherOff is set when the launcher failed often enough that the
+	// rest of the build ran without it.
+	LauncherOff bool
 }
+
+// launcherGiveUp is how many launcher failures (where the tool alone then
+// succeeded) turn the launcher off for the rest of a build. A cache that
+// is down fails every unit the same way, and each failure costs a wasted
+// process and often a connection timeout: two say enough.
+const launcherGiveUp = 2
 
 // Engine runs units, remembering successful runs in a state file.
 type Engine struct {
@@ -91,13 +100,22 @@ func (e *Engine) Run(ctx context.Context, units []*Unit) (Result, error) {
 	start := time.Now()
 	// One build at a time per state file: two would race on the state and
 	// on the artifacts. The lock goes with the process however it ends.
-	unlock, err := filelock.Lock(e.StateFile+".lock", func(holder string) {
-		e.logf("%swaiting for another opforge build here (pid %s) to finish\n", labelOf(e.Label), holder)
+	unlock, err := filelock.LockContext(ctx, e.StateFile+".lock", func(holder string) {
+		who := "another opforge build here"
+		if holder != "" {
+			who += " (pid " + holder + ")"
+		}
+		e.logf("%swaiting for %s to finish\n", labelOf(e.Label), who)
 	})
 	if err != nil {
 		return Result{}, err
 	}
 	defer unlock()
+	// Leftovers of a killed build, removed while the lock says no build
+	// runs here, before any unit makes temporaries of its own.
+	for _, u := range units {
+		removeLeftovers(u.Output)
+	}
 	st := loadState(e.StateFile)
 	if err := checkGraph(units); err != nil {
 		return Result{}, err
@@ -126,7 +144,11 @@ func (e *Engine) Run(ctx context.Context, units []*Unit) (Result, error) {
 	}
 	label := labelOf(e.Label)
 	if r.res.LauncherFailed > 0 {
-		e.logf("%swarning: the compiler launcher failed on %d of %d launched units; they were compiled directly\n", label, r.res.LauncherFailed, r.res.Launched)
+		off := ""
+		if r.res.LauncherOff {
+			off = "; it was turned off for the rest of this build"
+		}
+		e.logf("%swarning: the compiler launcher failed on %d of %d launched units; they were compiled directly%s\n", label, r.res.LauncherFailed, r.res.Launched, off)
 	}
 	launched := ""
 	if r.res.Launched > 0 {
@@ -215,9 +237,6 @@ func (r *runner) run(ctx context.Context, u *Unit) {
 	r.res.Processes += procs
 	r.seq++
 	seq := r.seq
-	if u.Launcher != "" {
-		r.res.Launched++
-	}
 	r.mu.Unlock()
 	if runErr != nil {
 		r.e.logf("[%d/%d] FAILED %s (%s)\n%s\n%s", seq, r.total, u.ID, elapsed.Round(time.Millisecond), commandLine(u), out)
@@ -264,7 +283,7 @@ func (r *runner) exec(ctx context.Context, u *Unit) (out []byte, deps []string, 
 	}
 	defer os.Remove(tmpDep)
 	procs = 1
-	if u.Launcher != "" {
+	if r.launcherOn(u) {
 		out, err = runTool(ctx, u.Dir, u.Launcher, append([]string{u.Tool}, args...), tmpOut)
 		if err != nil && ctx.Err() == nil {
 			launcherOut := out
@@ -288,11 +307,18 @@ func (r *runner) exec(ctx context.Context, u *Unit) (out []byte, deps []string, 
 	return out, deps, procs, nil
 }
 
+// pipeGrace bounds how long a finished process's output pipes are
+// waited for: a launcher that starts a daemon (sccache starts its server
+// on first use) can leave a child holding them open for as long as the
+// daemon lives.
+var pipeGrace = 5 * time.Second
+
 // runTool runs one process and checks that it wrote tmpOut.
 func runTool(ctx context.Context, dir, tool string, args []string, tmpOut string) ([]byte, error) {
 	_ = os.Remove(tmpOut) // a failed launcher may have left half a file
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Dir = dir
+	cmd.WaitDelay = pipeGrace
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		os.Remove(tmpOut)
@@ -307,33 +333,47 @@ func runTool(ctx context.Context, dir, tool string, args []string, tmpOut string
 	return out, nil
 }
 
+// launcherOn says whether u runs through its launcher, counting it when
+// it does: not when the unit has none, nor once the launcher was turned
+// off for this build.
+func (r *runner) launcherOn(u *Unit) bool {
+	if u.Launcher == "" {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.res.LauncherOff {
+		return false
+	}
+	r.res.Launched++
+	return true
+}
+
 // launcherFailed counts a unit whose launcher failed where the tool alone
 // succeeded, and shows the first such failure in full: one warning per
-// build, not one per unit, when a shared cache goes away.
+// build, not one per unit, when a shared cache goes away. After
+// launcherGiveUp of them the launcher is off for the rest of the build.
 func (r *runner) launcherFailed(u *Unit, out []byte) {
 	r.mu.Lock()
 	r.res.LauncherFailed++
 	first := r.res.LauncherFailed == 1
+	if r.res.LauncherFailed >= launcherGiveUp {
+		r.res.LauncherOff = true
+	}
 	r.mu.Unlock()
 	if first {
 		msg := strings.TrimSpace(string(out))
 		if msg == "" {
 			msg = "(no output)"
 		}
-		r.e.logf("warning: compiler launcher %s failed on %s, which was compiled directly (further failures are only counted):\n%s\n", u.Launcher, u.ID, msg)
+		r.e.logf("%swarning: compiler launcher %s failed on %s, which was compiled directly (further failures are only counted):\n%s\n", labelOf(r.e.Label), u.Launcher, u.ID, msg)
 	}
 }
 
 // temporaries names the unit's temporary artifact and depfile beside the
-// output: unique names (no two runs, nor a leftover of a killed one, ever
-// share a path), created empty so the names are taken. Leftovers of
-// killed builds are removed first; the build lock makes sure no running
-// build owns them.
+// output: <output>.<random digits>.tmp and .d.tmp, unique (no two runs
+// ever share a path) and created empty so the name is taken.
 func temporaries(output string) (out, dep string, err error) {
-	stale, _ := filepath.Glob(globEscape(output) + ".*.tmp")
-	for _, s := range stale {
-		_ = os.Remove(s)
-	}
 	dir, base := filepath.Split(output)
 	if dir == "" {
 		dir = "." // CreateTemp would take "" for the system's temp dir
@@ -345,6 +385,21 @@ func temporaries(output string) (out, dep string, err error) {
 	f.Close()
 	out = f.Name()
 	return out, strings.TrimSuffix(out, ".tmp") + ".d.tmp", nil
+}
+
+// removeLeftovers removes the temporaries a killed build left beside
+// output. Only names temporaries makes are matched: the random part is
+// all digits, so another output's temporaries (a.o beside a.o.x.o) are
+// never taken for this one's.
+func removeLeftovers(output string) {
+	matches, _ := filepath.Glob(globEscape(output) + ".*.tmp")
+	for _, m := range matches {
+		rest := strings.TrimSuffix(strings.TrimPrefix(m, output+"."), ".tmp")
+		rest = strings.TrimSuffix(rest, ".d")
+		if rest != "" && strings.Trim(rest, "0123456789") == "" {
+			_ = os.Remove(m)
+		}
+	}
 }
 
 // globEscape quotes the glob metacharacters of a path.

@@ -236,9 +236,18 @@ func TestLeftoverTemporaries(t *testing.T) {
 	if r, log, err := p.run(t); err != nil || r.Built != 4 {
 		t.Fatalf("%+v %v\n%s", r, err, log)
 	}
+	// Not a temporary of b.o (another output's, or the user's): kept.
+	p.write(t, filepath.Join("build", "b.o.x.o.tmp"), "someone else's")
+	p.write(t, "src/a.cpp", "int a() { return 2; }\n")
+	if r, log, err := p.run(t); err != nil || r.Built != 2 {
+		t.Fatalf("%+v %v\n%s", r, err, log)
+	}
 	for _, f := range []string{"b.o.1234.tmp", "b.o.1234.d.tmp", "libx.so.99.tmp"} {
 		if _, err := os.Stat(filepath.Join(build, f)); !os.IsNotExist(err) {
 			t.Errorf("leftover %s stayed: %v", f, err)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(build, "b.o.x.o.tmp")); err != nil {
+		t.Errorf("a file that is no temporary of b.o was removed: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // launcherScript is a stand-in for ccache: it logs its argv, then either
@@ -26,6 +27,11 @@ func launcherScript(t *testing.T, p *project, fail bool) string {
 
 func (p *project) runWith(t *testing.T, launcher string) (Result, string, error) {
 	t.Helper()
+	return p.runWithJobs(t, launcher, 2)
+}
+
+func (p *project) runWithJobs(t *testing.T, launcher string, jobs int) (Result, string, error) {
+	t.Helper()
 	units := p.units()
 	for _, u := range units {
 		if u.Source != "" { // compiles only: caches do not serve links
@@ -33,7 +39,7 @@ func (p *project) runWith(t *testing.T, launcher string) (Result, string, error)
 		}
 	}
 	var log bytes.Buffer
-	e := &Engine{StateFile: filepath.Join(p.dir, "build", ".state.json"), Log: &log, Jobs: 2}
+	e := &Engine{StateFile: filepath.Join(p.dir, "build", ".state.json"), Log: &log, Jobs: jobs}
 	r, err := e.Run(context.Background(), units)
 	return r, log.String(), err
 }
@@ -74,14 +80,16 @@ func TestLauncherRunsOnlyOutOfDateCompiles(t *testing.T) {
 func TestFailingLauncherNeverFailsTheBuild(t *testing.T) {
 	p := newProject(t)
 	launcher := launcherScript(t, p, true)
-	r, log, err := p.runWith(t, launcher)
-	if err != nil || r.Built != 4 || r.LauncherFailed != 3 {
-		t.Fatalf("a failing launcher failed the build: %+v %v\n%s", r, err, log)
+	// One job: which units ran through the launcher before it was turned
+	// off is then fixed.
+	r, log, err := p.runWithJobs(t, launcher, 1)
+	if err != nil || r.Built != 4 || r.Launched != launcherGiveUp || r.LauncherFailed != launcherGiveUp || !r.LauncherOff {
+		t.Fatalf("a failing launcher failed the build or stayed on: %+v %v\n%s", r, err, log)
 	}
 	if n := strings.Count(log, "warning: compiler launcher"); n != 1 {
 		t.Errorf("%d per-unit warnings, want one for the build:\n%s", n, log)
 	}
-	for _, want := range []string{"remote storage unreachable", "compiled directly", "failed on 3 of 3 launched units"} {
+	for _, want := range []string{"remote storage unreachable", "compiled directly", "failed on 2 of 2 launched units", "turned off for the rest of this build", "4 units: 4 built (2 through the compiler launcher)"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log does not say %q:\n%s", want, log)
 		}
@@ -89,15 +97,40 @@ func TestFailingLauncherNeverFailsTheBuild(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(p.dir, "build", "libx.so")); err != nil {
 		t.Errorf("library missing: %v", err)
 	}
-	// Each compile: the launcher, then the compiler alone.
-	if got := p.processes(t); len(got) != 3*2+1 || r.Processes != 3*2+1 {
-		t.Errorf("%d processes logged, %d counted; want 7:\n%s", len(got), r.Processes, strings.Join(got, "\n"))
+	// Two compiles: the launcher, then the compiler alone; the third
+	// compile and the link: the tool alone.
+	if got := p.processes(t); len(got) != 2*2+1+1 || r.Processes != 2*2+1+1 {
+		t.Errorf("%d processes logged, %d counted; want 6:\n%s", len(got), r.Processes, strings.Join(got, "\n"))
 	}
-	// A launcher that is not there at all is the same.
+	// A launcher that is not there at all is the same; one failure leaves
+	// it on.
 	p.write(t, "src/c.cpp", "int c() { return 9; }\n")
 	r, log, err = p.runWith(t, filepath.Join(p.dir, "no-such-launcher"))
-	if err != nil || r.Built != 2 || r.LauncherFailed != 1 {
+	if err != nil || r.Built != 2 || r.LauncherFailed != 1 || r.LauncherOff {
 		t.Errorf("missing launcher: %+v %v\n%s", r, err, log)
+	}
+}
+
+// TestLauncherLeavingPipesOpen: a launcher that starts a daemon holding
+// its output pipes (sccache starts its server on first use) does not hold
+// the build for as long as the daemon lives.
+func TestLauncherLeavingPipesOpen(t *testing.T) {
+	defer func(d time.Duration) { pipeGrace = d }(pipeGrace)
+	pipeGrace = 300 * time.Millisecond
+	p := newProject(t)
+	path := filepath.Join(p.dir, "daemonizing-launcher")
+	body := "#!/bin/sh\n(sleep 60) &\nexec \"$@\"\n"
+	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	r, log, err := p.runWithJobs(t, path, 1)
+	if err != nil || r.Built != 4 {
+		t.Fatalf("%+v %v\n%s", r, err, log)
+	}
+	// Three compiles each wait at most pipeGrace for the pipes.
+	if took := time.Since(t0); took > 20*time.Second {
+		t.Errorf("the build took %s: it waited for the daemon", took)
 	}
 }
 

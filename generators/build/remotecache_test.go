@@ -64,9 +64,14 @@ func clone(t *testing.T, files map[string]string) string {
 // lines passed to onLine as they come.
 func buildIn(t *testing.T, dir string, units []*Unit, onLine func(string)) (Result, string, time.Duration) {
 	t.Helper()
+	return buildJobs(t, dir, units, 2, onLine)
+}
+
+func buildJobs(t *testing.T, dir string, units []*Unit, jobs int, onLine func(string)) (Result, string, time.Duration) {
+	t.Helper()
 	t.Chdir(dir)
 	w := &lineWriter{onLine: onLine}
-	e := &Engine{StateFile: "build/.state.json", Log: w, Jobs: 2}
+	e := &Engine{StateFile: "build/.state.json", Log: w, Jobs: jobs}
 	start := time.Now()
 	r, err := e.Run(context.Background(), units)
 	elapsed := time.Since(start)
@@ -145,24 +150,28 @@ func TestRemoteCacheSharesCompilesAcrossClones(t *testing.T) {
 		sameFile(t, filepath.Join(dirA, fmt.Sprintf("build/op%d.o", i)), filepath.Join(dirB, fmt.Sprintf("build/op%d.o", i)))
 	}
 	t.Logf("cold build %s, second clone from the remote cache %s (%.0f%%); ccache: %s", coldTime.Round(time.Millisecond), warmTime.Round(time.Millisecond), 100*warmTime.Seconds()/coldTime.Seconds(), stats)
+	if warmTime > coldTime/3 {
+		t.Errorf("the second clone took %s against %s cold: the remote cache saved less than two thirds", warmTime, coldTime)
+	}
 
-	// The server goes away after the first compile of a third clone: ccache
-	// falls back to compiling, and the build neither fails nor warns.
+	// The server goes away after the first compile of a third clone (one
+	// job, so the stop falls between compiles): that compile is a remote
+	// hit, the rest compile, and the build neither fails nor warns.
 	third := cachetest.NewCcache(t, redis.URL())
 	third.Setenv(t)
 	dirC := clone(t, files)
 	var once sync.Once
-	r, log, _ := buildIn(t, dirC, teamUnits(n, gxx, third.Path), func(line string) {
+	r, log, _ := buildJobs(t, dirC, teamUnits(n, gxx, third.Path), 1, func(line string) {
 		if strings.HasPrefix(line, "[1/") {
 			once.Do(redis.Stop)
 		}
 	})
 	stats = third.Stats(t)
-	if r.Built != n+1 || r.LauncherFailed != 0 {
+	if r.Built != n+1 || r.LauncherFailed != 0 || strings.Contains(log, "warning") {
 		t.Errorf("build with the server stopped mid-way: %+v\n%s", r, log)
 	}
-	if stats.RemoteHits() == 0 || stats.Compiled() == 0 {
-		t.Logf("the stop did not fall between compiles this time; ccache: %s", stats)
+	if stats.RemoteHits() != 1 || stats.Compiled() != n-1 {
+		t.Errorf("server stopped after the first compile: want 1 remote hit and %d compiles; ccache: %s", n-1, stats)
 	}
 	sameFile(t, filepath.Join(dirA, "build/libteam.so"), filepath.Join(dirC, "build/libteam.so"))
 
@@ -201,10 +210,10 @@ func TestBrokenCacheNeverFailsTheBuild(t *testing.T) {
 		stop := exec.Command(sccache, "--stop-server")
 		stopOut, _ := stop.CombinedOutput()
 		if r.LauncherFailed > 0 {
-			if r.LauncherFailed != n || strings.Count(log, "warning: compiler launcher") != 1 || r.Built != n+1 {
+			if r.LauncherFailed < launcherGiveUp || !r.LauncherOff || strings.Count(log, "warning: compiler launcher") != 1 || r.Built != n+1 {
 				t.Errorf("sccache failing: %+v\n%s", r, log)
 			}
-			t.Logf("sccache failed on every compile, which then ran directly:\n%s", firstLines(log, 4))
+			t.Logf("sccache failed, was turned off, and the compiles ran directly:\n%s", firstLines(log, 4))
 		} else if hits := sccacheHits(string(stopOut)); i == 1 && hits != n {
 			t.Errorf("sccache worked but the second clone had %d cache hits, want %d:\n%s", hits, n, stopOut)
 		}

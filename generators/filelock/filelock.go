@@ -6,6 +6,7 @@
 package filelock
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Lock takes the exclusive lock on path (created if missing). When another
@@ -20,6 +22,16 @@ import (
 // when unknown) and Lock blocks until the lock is free. The returned
 // function releases it.
 func Lock(path string, waiting func(holder string)) (unlock func(), err error) {
+	return LockContext(context.Background(), path, waiting)
+}
+
+// pollEvery is how often a waiting LockContext tries again: flock cannot
+// be interrupted by a context, so a cancellable wait polls.
+const pollEvery = 50 * time.Millisecond
+
+// LockContext is Lock that gives up, with ctx's error, when ctx ends
+// before the lock is free.
+func LockContext(ctx context.Context, path string, waiting func(holder string)) (unlock func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -36,7 +48,7 @@ func Lock(path string, waiting func(holder string)) (unlock func(), err error) {
 			data, _ := os.ReadFile(path)
 			waiting(strings.TrimSpace(string(data)))
 		}
-		if err := flock(f, syscall.LOCK_EX); err != nil {
+		if err := waitFor(ctx, f); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("locking %s: %w", path, err)
 		}
@@ -49,6 +61,27 @@ func Lock(path string, waiting func(holder string)) (unlock func(), err error) {
 		_ = flock(f, syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// waitFor takes the lock on f once it is free, blocking in the kernel when
+// ctx can never end and polling otherwise.
+func waitFor(ctx context.Context, f *os.File) error {
+	if ctx.Done() == nil {
+		return flock(f, syscall.LOCK_EX)
+	}
+	t := time.NewTicker(pollEvery)
+	defer t.Stop()
+	for {
+		err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
 }
 
 // flock retries on EINTR, which a signal to the waiting process causes.

@@ -1,6 +1,8 @@
 package filelock
 
 import (
+	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,9 +25,10 @@ func TestLockSerializes(t *testing.T) {
 	var events []string
 	note := func(e string) { mu.Lock(); events = append(events, e); mu.Unlock() }
 	done := make(chan struct{})
+	waiting := make(chan struct{})
 	go func() {
 		defer close(done)
-		second, err := Lock(path, func(holder string) { note("waiting for " + holder) })
+		second, err := Lock(path, func(holder string) { note("waiting for " + holder); close(waiting) })
 		if err != nil {
 			t.Error(err)
 			return
@@ -33,13 +36,35 @@ func TestLockSerializes(t *testing.T) {
 		note("second holds it")
 		second()
 	}()
-	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-waiting:
+	case <-done: // failed without waiting; the check below says so
+	}
 	note("first releases")
 	unlock()
 	<-done
 	want := []string{"waiting for " + strconv.Itoa(os.Getpid()), "first releases", "second holds it"}
 	if len(events) != 3 || events[0] != want[0] || events[1] != want[1] || events[2] != want[2] {
 		t.Errorf("events %q, want %q", events, want)
+	}
+}
+
+// TestLockContextGivesUp: a wait for a held lock ends with the context's
+// error, and the lock is still the holder's.
+func TestLockContextGivesUp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".lock")
+	unlock, err := Lock(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = LockContext(ctx, path, func(string) { cancel() })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("LockContext on a held lock with a cancelled context: %v", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != strconv.Itoa(os.Getpid())+"\n" {
+		t.Errorf("holder now recorded as %q", data)
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 type Found struct {
 	Name        string
 	Description string
-	Kind        string // "sdk" or "tool"
+	Kind        string // "sdk", "tool" or "launcher"
 	Path        string // empty when missing
 	Version     string // empty when unknown
 	Via         string // how it was found: "$ENV", "PATH", "search"

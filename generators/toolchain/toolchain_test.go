@@ -172,6 +172,14 @@ func TestShippedLaunchersAreOptIn(t *testing.T) {
 		}
 		if d.Launcher == nil || d.Launcher.Env != "OPFORGE_COMPILER_LAUNCHER" {
 			t.Errorf("%s: no launcher read from OPFORGE_COMPILER_LAUNCHER: %+v", target, d.Launcher)
+		} else if len(d.Launcher.Names) > 0 || len(d.Launcher.Search) > 0 {
+			// A launcher found on PATH would turn itself on for everyone.
+			t.Errorf("%s: the shipped launcher is looked up by name or path: %+v", target, d.Launcher)
+		}
+		for _, tool := range d.Tools {
+			if tool.Launcher != nil && (len(tool.Launcher.Names) > 0 || len(tool.Launcher.Search) > 0) {
+				t.Errorf("%s: %s's launcher is looked up by name or path: %+v", target, tool.Name, tool.Launcher)
+			}
 		}
 		for _, tool := range append(d.Tools, Tool{}) {
 			if f := env.LauncherFor(d, tool.Name); f.Configured() {
