@@ -72,8 +72,11 @@ func buildJobs(t *testing.T, dir string, units []*Unit, jobs int, onLine func(st
 	t.Chdir(dir)
 	w := &lineWriter{onLine: onLine}
 	e := &Engine{StateFile: "build/.state.json", Log: w, Jobs: jobs}
+	// Bounded: a cache that hangs must fail the test, not stall CI.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	start := time.Now()
-	r, err := e.Run(context.Background(), units)
+	r, err := e.Run(ctx, units)
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatalf("build in %s: %v\n%s", dir, err, w.String())

@@ -124,8 +124,10 @@ func TestTRTBuildSharesRemoteCache(t *testing.T) {
 			}
 		}
 		var log bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // bounded: a hanging cache fails, never stalls CI
+		defer cancel()
 		start := time.Now()
-		r, err := p.Run(context.Background(), &log, 0)
+		r, err := p.Run(ctx, &log, 0)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, log.String())
 		}
