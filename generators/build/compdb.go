@@ -32,15 +32,7 @@ func WriteCompileCommands(path string, units []*Unit) error {
 		if err != nil {
 			return err
 		}
-		// The depfile flags only serve the engine.
-		args := []string{u.Tool}
-		for _, a := range u.Args {
-			if a == "-MF" || a == "-MMD" || a == "-MD" || strings.Contains(a, DepArg) {
-				continue
-			}
-			args = append(args, strings.ReplaceAll(a, OutArg, u.Output))
-		}
-		cmds = append(cmds, compileCommand{Directory: abs, Arguments: args, File: u.Source, Output: u.Output})
+		cmds = append(cmds, compileCommand{Directory: abs, Arguments: standalone(u), File: u.Source, Output: u.Output})
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Output < cmds[j].Output })
 	data, err := json.MarshalIndent(cmds, "", "  ")
@@ -49,4 +41,18 @@ func WriteCompileCommands(path string, units []*Unit) error {
 	}
 	_, err = atomicfile.Write(path, append(data, '\n'), 0o644)
 	return err
+}
+
+// standalone is the unit's command as it runs outside the engine: the
+// artifact written in place, without the depfile flags that only serve
+// the engine's up-to-date check.
+func standalone(u *Unit) []string {
+	args := []string{u.Tool}
+	for _, a := range u.Args {
+		if a == "-MF" || a == "-MMD" || a == "-MD" || strings.Contains(a, DepArg) {
+			continue
+		}
+		args = append(args, strings.ReplaceAll(a, OutArg, u.Output))
+	}
+	return args
 }

@@ -414,8 +414,28 @@ func globEscape(p string) string {
 	return sb.String()
 }
 
+// commandLine is a failed unit's command as a user can paste it into a
+// shell to see the failure again: quoted for sh, run from the unit's
+// directory, writing the artifact itself.
 func commandLine(u *Unit) string {
-	return "  " + u.Tool + " " + strings.Join(u.Args, " ")
+	argv := standalone(u)
+	for i, a := range argv {
+		argv[i] = shellQuote(a)
+	}
+	line := strings.Join(argv, " ")
+	if u.Dir != "" {
+		line = "cd " + shellQuote(u.Dir) + " && " + line
+	}
+	return "  " + line
+}
+
+// shellQuote leaves words of plain characters alone and single-quotes the
+// rest, the one quoting in which sh gives no character a meaning.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // parseDepfile reads a make-style depfile (target: dep dep \ ...) and

@@ -127,6 +127,29 @@ func TestIncrementalBuild(t *testing.T) {
 	}
 }
 
+// failedCommand is the command line the log shows under the FAILED line
+// of unit id.
+func failedCommand(t *testing.T, log, id string) string {
+	t.Helper()
+	lines := strings.Split(log, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "FAILED "+id+" ") && i+1 < len(lines) {
+			return strings.TrimSpace(lines[i+1])
+		}
+	}
+	t.Fatalf("no FAILED %s in\n%s", id, log)
+	return ""
+}
+
+func TestShellQuote(t *testing.T) {
+	for _, word := range []string{"plain-arg.o", "", "with space", "it's", `a"b`, "$HOME", "x;rm -rf /", "back\\slash", "-DX=\"1\"", "new\nline"} {
+		out, err := exec.Command("sh", "-c", "printf %s "+shellQuote(word)).Output()
+		if err != nil || string(out) != word {
+			t.Errorf("%q quoted as %s reads back as %q (%v)", word, shellQuote(word), out, err)
+		}
+	}
+}
+
 func TestFailedCompileKeepsLastGoodLibrary(t *testing.T) {
 	p := newProject(t)
 	if _, _, err := p.run(t); err != nil {
@@ -145,6 +168,16 @@ func TestFailedCompileKeepsLastGoodLibrary(t *testing.T) {
 	now, _ := os.ReadFile(lib)
 	if !bytes.Equal(good, now) {
 		t.Error("the last good library was replaced")
+	}
+	// The command shown is the one to paste: no placeholders, and run by
+	// sh it fails the same way.
+	line := failedCommand(t, log, "compile b")
+	if strings.Contains(line, OutArg) || strings.Contains(line, DepArg) {
+		t.Errorf("the failed command shows the engine's placeholders: %s", line)
+	}
+	out, err := exec.Command("sh", "-c", line).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "undefined_thing") {
+		t.Errorf("pasting %s: %v\n%s", line, err, out)
 	}
 	if _, err := os.Stat(filepath.Join(p.dir, "build", "b.o")); err != nil {
 		t.Error("the last good object was removed")

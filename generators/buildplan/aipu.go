@@ -28,7 +28,7 @@ func AIPU(o Options, opdefs string) (*Plan, error) {
 	root := filepath.Join(o.Build, "aipu")
 	p := &Plan{Target: "aipu", StateFile: filepath.Join(root, ".opforge-build.json")}
 	o.Env = withVersionCache(o, p)
-	occ := o.Env.ResolveTool(*d.Tool("aipuocc"))
+	occ := o.Env.ResolveToolOf(d, "aipuocc")
 	p.require(occ)
 	// The Compass DSL headers are needed only by kernels that include
 	// compass/dsl.h; the generated ones are plain OpenCL.

@@ -123,9 +123,9 @@ func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn,
 	}
 	switch name {
 	case "x86":
-		cxx := env.ResolveTool(*d.Tool("host_cxx"))
+		cxx := env.ResolveToolOf(d, "host_cxx")
 		p.require(cxx)
-		root, tools := pinDirs(env, base, "X86", d.HTP.X86)
+		root, tools := pinDirs(env, base, hexagon.Path, "X86", d.HTP.X86)
 		native := filepath.Join(root, "tools", "HEXAGON_Tools", tools, "Tools", "libnative")
 		ok := p.requirePath("x86 HTP simulator library (libnative)", native, hexagon,
 			"HEXAGON_SDK_ROOT (or HEXAGON_SDK_ROOT_X86 and HEXAGON_TOOLS_VERSION_X86)", d.HTP.X86.SDK+" with Hexagon tools "+d.HTP.X86.Tools)
@@ -158,7 +158,7 @@ func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn,
 			continue
 		}
 		up := strings.ToUpper(pin.Arch)
-		root, tools := pinDirs(env, base, up, pin)
+		root, tools := pinDirs(env, base, hexagon.Path, up, pin)
 		cxx := filepath.Join(root, "tools", "HEXAGON_Tools", tools, "Tools", "bin", "hexagon-clang++")
 		if !p.requirePath("hexagon-clang++ for "+pin.Arch, cxx, hexagon,
 			fmt.Sprintf("HEXAGON_SDK_ROOT (or HEXAGON_SDK_ROOT_%s and HEXAGON_TOOLS_VERSION_%s)", up, up), pin.SDK+" with Hexagon tools "+pin.Tools) {
@@ -173,16 +173,28 @@ func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn,
 	return htpVariant{}, false
 }
 
-// pinDirs gives the Hexagon SDK directory and tools version of a pin, with
-// the same per-arch variables the generated Makefile honours.
-func pinDirs(env toolchain.Env, base, up string, pin toolchain.HexagonPin) (string, string) {
+// pinDirs gives the Hexagon SDK directory and tools version of a pin, as
+// the generated Makefile does: the per-arch variables when set; else the
+// pinned SDK beside HEXAGON_SDK_ROOT when it is installed, else the one
+// SDK HEXAGON_SDK_ROOT names; and the pinned tools version when that SDK
+// has it, else the newest it has. One installed SDK so serves every arch.
+func pinDirs(env toolchain.Env, base, sdkRoot, up string, pin toolchain.HexagonPin) (string, string) {
 	root := env.Getenv("HEXAGON_SDK_ROOT_" + up)
 	if root == "" {
 		root = filepath.Join(base, pin.SDK)
+		if _, err := os.Stat(root); err != nil && sdkRoot != "" {
+			root = filepath.Clean(sdkRoot)
+		}
 	}
 	tools := env.Getenv("HEXAGON_TOOLS_VERSION_" + up)
 	if tools == "" {
 		tools = pin.Tools
+		toolsDir := filepath.Join(root, "tools", "HEXAGON_Tools")
+		if _, err := os.Stat(filepath.Join(toolsDir, tools)); err != nil {
+			if newest := toolchain.Newest(filepath.Join(toolsDir, "*")); newest != "" {
+				tools = filepath.Base(newest)
+			}
+		}
 	}
 	return root, tools
 }

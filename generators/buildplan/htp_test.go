@@ -204,3 +204,63 @@ func TestHTPPreflightNamesWhatIsMissing(t *testing.T) {
 		t.Errorf("unknown variant: %v", err)
 	}
 }
+
+// TestHTPOneHexagonSDK: one installed Hexagon SDK, whatever its tools
+// version, serves every arch whose pinned SDK is not installed beside it,
+// and the x86 build, with no per-arch variable; a pinned SDK that is
+// installed still wins.
+func TestHTPOneHexagonSDK(t *testing.T) {
+	f := newFakeSDK(t)
+	root := f.opts.Env.Root
+	one := filepath.Join(root, "hexagon", "hexagon-sdk-6.9.0")
+	_ = os.MkdirAll(filepath.Join(one, "incs"), 0o755)
+	// The pinned SDK of x86 and v79 is not installed; v73's is.
+	_ = os.RemoveAll(filepath.Join(root, "hexagon", "hexagon-sdk-6.0.0"))
+	for _, v := range []string{"8.9.01", "19.1.02"} { // the newest by version, not by text
+		dir := filepath.Join(one, "tools", "HEXAGON_Tools", v, "Tools")
+		_ = os.MkdirAll(filepath.Join(dir, "libnative", "include"), 0o755)
+		_ = os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, "bin", "hexagon-clang++"), []byte(fakeCompiler), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.env["HEXAGON_SDK_ROOT"] = one
+	p, err := HTP(f.opts, []string{"x86", "v73", "v79", "v81"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Preflight(); err != nil {
+		t.Fatalf("one Hexagon SDK does not serve every arch: %v", err)
+	}
+	want := map[string]string{
+		"v73": filepath.Join(root, "hexagon/hexagon-sdk-5.4.0/tools/HEXAGON_Tools/8.6.02/Tools/bin/hexagon-clang++"), // pinned, installed
+		"v79": filepath.Join(one, "tools/HEXAGON_Tools/19.1.02/Tools/bin/hexagon-clang++"),
+		"v81": filepath.Join(one, "tools/HEXAGON_Tools/19.1.02/Tools/bin/hexagon-clang++"),
+	}
+	seen := map[string]bool{}
+	for _, u := range p.Units {
+		for arch, cxx := range want {
+			if strings.Contains(u.ID, "/"+arch+"/") {
+				seen[arch] = true
+				if u.Tool != cxx {
+					t.Errorf("%s compiles with %s, want %s", u.ID, u.Tool, cxx)
+				}
+			}
+		}
+		if strings.Contains(u.ID, "/x86/") && u.Source != "" && !slicesContains(u.Args, "-I"+filepath.Join(one, "tools/HEXAGON_Tools/19.1.02/Tools/libnative/include")) {
+			t.Errorf("x86 does not take libnative from the one SDK: %v", u.Args)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("units for %v, want %v", seen, want)
+	}
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -26,8 +26,8 @@ func TRT(o Options) (*Plan, error) {
 	o.Env = withVersionCache(o, p)
 	cuda := o.Env.ResolveSDK(*d.SDK("cuda"))
 	trt := o.Env.ResolveSDK(*d.SDK("tensorrt"))
-	nvcc := o.Env.ResolveTool(*d.Tool("nvcc"))
-	cxx := o.Env.ResolveTool(*d.Tool("cxx"))
+	nvcc := o.Env.ResolveToolOf(d, "nvcc")
+	cxx := o.Env.ResolveToolOf(d, "cxx")
 	for _, f := range []toolchain.Found{cuda, trt, nvcc, cxx} {
 		p.require(f)
 	}

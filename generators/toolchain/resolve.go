@@ -72,6 +72,19 @@ func (e Env) search(patterns []string, accept func(string) bool) []string {
 	return out
 }
 
+// Newest is the match of a glob with the highest version in its path
+// ("" when none): 19.0.07 beats 8.8.02.
+func Newest(pattern string) string {
+	matches, _ := filepath.Glob(pattern)
+	newest := ""
+	for _, m := range matches {
+		if newest == "" || versionLess(newest, m) {
+			newest = m
+		}
+	}
+	return newest
+}
+
 // ResolveSDK finds one SDK: its variable first, then the search paths.
 func (e Env) ResolveSDK(s SDK) Found {
 	f := Found{Name: s.Name, Description: s.Description, Kind: "sdk"}
@@ -146,6 +159,11 @@ func (e Env) ResolveTool(t Tool) Found {
 			return f
 		}
 	}
+	return e.versioned(f, t)
+}
+
+// versioned reads the version of the tool found at f.Path and checks it.
+func (e Env) versioned(f Found, t Tool) Found {
 	if t.Version != nil && len(t.Version.Args) > 0 {
 		if e.Versions != nil {
 			f.Version = e.Versions.Version(f.Path, t.Version)
@@ -242,9 +260,35 @@ func (e Env) ResolveAll(d *Descriptor) []Found {
 		out = append(out, e.ResolveSDK(s))
 	}
 	for _, t := range d.Tools {
-		out = append(out, e.ResolveTool(t))
+		out = append(out, e.ResolveToolOf(d, t.Name))
 	}
 	return out
+}
+
+// ResolveToolOf resolves the descriptor's tool name: its variable first,
+// then, for a tool inside an SDK (InSDK), that SDK as it resolves, then
+// PATH and the search paths. It panics on a name the descriptor lacks,
+// which the schema and the callers' constants rule out.
+func (e Env) ResolveToolOf(d *Descriptor, name string) Found {
+	t := d.Tool(name)
+	if t == nil {
+		panic("toolchain: descriptor " + d.Target + " has no tool " + name)
+	}
+	if t.InSDK != nil && e.Getenv(t.Env) == "" {
+		if s := d.SDK(t.InSDK.SDK); s != nil {
+			if sdk := e.ResolveSDK(*s); sdk.Path != "" {
+				p := filepath.Join(sdk.Path, t.InSDK.Path)
+				if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+					via := sdk.Via
+					if via == "search" {
+						via = "the " + s.Name + " SDK"
+					}
+					return e.versioned(Found{Name: t.Name, Description: t.Description, Kind: "tool", Path: p, Via: via}, *t)
+				}
+			}
+		}
+	}
+	return e.ResolveTool(*t)
 }
 
 // ResolveLauncher finds a launcher like a tool. A launcher that is not

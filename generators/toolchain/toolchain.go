@@ -55,9 +55,21 @@ type Tool struct {
 	Names       []string      `yaml:"names"`
 	Search      []string      `yaml:"search"`
 	Version     *VersionProbe `yaml:"version"`
+	// InSDK names the tool's place inside one of the descriptor's SDKs
+	// (nvcc in the CUDA toolkit): when the tool's own variable is unset,
+	// the SDK that was found serves it before PATH does, so pointing
+	// CUDA_HOME at a toolkit is enough, and the compiler always matches
+	// the headers.
+	InSDK *InSDK `yaml:"in_sdk"`
 	// Launcher runs in front of this tool's compiles; it overrides the
 	// target's.
 	Launcher *Launcher `yaml:"launcher"`
+}
+
+// InSDK is a path inside an SDK of the same descriptor.
+type InSDK struct {
+	SDK  string `yaml:"sdk"`
+	Path string `yaml:"path"`
 }
 
 // Launcher is a program a compile runs through — a compiler cache such as
@@ -192,6 +204,11 @@ func Load(dir, target string) (*Descriptor, error) {
 	}
 	if d.Target != target {
 		return nil, fmt.Errorf("%s: target is %q, want %q", path, d.Target, target)
+	}
+	for _, t := range d.Tools {
+		if t.InSDK != nil && d.SDK(t.InSDK.SDK) == nil {
+			return nil, fmt.Errorf("%s: tool %s: in_sdk names sdk %q, which this descriptor does not declare", path, t.Name, t.InSDK.SDK)
+		}
 	}
 	d.Path = path
 	return &d, nil

@@ -188,3 +188,61 @@ func TestShippedLaunchersAreOptIn(t *testing.T) {
 		}
 	}
 }
+
+// TestToolInSDK: with the shipped TensorRT descriptor, CUDA_HOME alone
+// finds that toolkit's nvcc, before any nvcc on PATH; NVCC still wins; a
+// toolkit without bin/nvcc falls back to PATH.
+func TestToolInSDK(t *testing.T) {
+	d, err := Load("../../toolchains", "trt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nvccScript := "#!/bin/sh\necho 'Cuda compilation tools, release 13.0, V13.0.88'\n"
+	for _, tc := range []struct {
+		name     string
+		toolkit  bool   // CUDA_HOME's toolkit has bin/nvcc
+		onPath   bool   // an nvcc on PATH
+		nvccVar  bool   // NVCC set
+		wantPath string // relative to the temporary root
+		wantVia  string
+	}{
+		{"CUDA_HOME alone", true, false, false, "cuda/bin/nvcc", "$CUDA_HOME"},
+		{"CUDA_HOME before PATH", true, true, false, "cuda/bin/nvcc", "$CUDA_HOME"},
+		{"NVCC before CUDA_HOME", true, true, true, "mine/nvcc", "$NVCC"},
+		{"toolkit without nvcc", false, true, false, "bin/nvcc", "PATH"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vars := map[string]string{}
+			env, root := fakeEnv(t, vars)
+			vars["CUDA_HOME"] = filepath.Join(root, "cuda")
+			write(t, filepath.Join(root, "cuda/include/cuda_runtime_api.h"), "", 0o644)
+			if tc.toolkit {
+				write(t, filepath.Join(root, "cuda/bin/nvcc"), nvccScript, 0o755)
+			}
+			if tc.onPath {
+				write(t, filepath.Join(root, "bin/nvcc"), nvccScript, 0o755)
+			}
+			if tc.nvccVar {
+				write(t, filepath.Join(root, "mine/nvcc"), nvccScript, 0o755)
+				vars["NVCC"] = filepath.Join(root, "mine/nvcc")
+			}
+			f := env.ResolveToolOf(d, "nvcc")
+			if !f.OK() || f.Path != filepath.Join(root, tc.wantPath) || f.Via != tc.wantVia || f.Version != "13.0" {
+				t.Errorf("got %+v, want %s via %s", f, tc.wantPath, tc.wantVia)
+			}
+		})
+	}
+}
+
+func TestInSDKMustNameAnSDK(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../toolchains/trt.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(data), "in_sdk: {sdk: cuda,", "in_sdk: {sdk: cudnn,", 1)
+	write(t, filepath.Join(dir, "trt.yaml"), bad, 0o644)
+	if _, err := Load(dir, "trt"); err == nil || !strings.Contains(err.Error(), `in_sdk names sdk "cudnn"`) {
+		t.Errorf("in_sdk naming an undeclared SDK: %v", err)
+	}
+}

@@ -138,3 +138,41 @@ func TestMakefileLauncher(t *testing.T) {
 		})
 	}
 }
+
+// TestMakefileOneHexagonSDK: with only the SDK HEXAGON_SDK_ROOT names
+// installed, every arch and the x86 build use it and its newest tools
+// (by version: 19.1.02 after 8.9.01), with no per-arch variable.
+func TestMakefileOneHexagonSDK(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	pkgs, _ := filepath.Glob("../../../testdata/gen/htp-params/out/htp/*")
+	if len(pkgs) == 0 {
+		t.Fatal("no golden HTP package")
+	}
+	sdk := t.TempDir()
+	one := filepath.Join(sdk, "hexagon-sdk-6.9.0")
+	for _, p := range []string{"qnn/include/QNN/QnnOpPackage.h",
+		"hexagon-sdk-6.9.0/tools/HEXAGON_Tools/8.9.01/Tools/bin/hexagon-clang++",
+		"hexagon-sdk-6.9.0/tools/HEXAGON_Tools/19.1.02/Tools/bin/hexagon-clang++",
+		"hexagon-sdk-6.9.0/tools/HEXAGON_Tools/19.1.02/Tools/libnative/include/x.h"} {
+		full := filepath.Join(sdk, p)
+		_ = os.MkdirAll(filepath.Dir(full), 0o755)
+		_ = os.WriteFile(full, nil, 0o755)
+	}
+	cmd := exec.Command("make", "-n", "-B", "-C", pkgs[0], "htp_x86", "htp_v73", "htp_v81")
+	cmd.Env = []string{"QNN_SDK_ROOT=" + filepath.Join(sdk, "qnn"), "HEXAGON_SDK_ROOT=" + one + "/", "X86_CXX=/usr/bin/clang++", "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n with one Hexagon SDK: %v\n%s", err, out)
+	}
+	tools := one + "/tools/HEXAGON_Tools/19.1.02/Tools"
+	for _, want := range []string{tools + "/bin/hexagon-clang++", "-mv73", "-mv81", tools + "/libnative/lib -lnative"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("make -n output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "8.9.01") {
+		t.Errorf("the older tools were chosen:\n%s", out)
+	}
+}
