@@ -323,3 +323,9 @@ func TestTRTUserEditsSurvive(t *testing.T) {
 		t.Errorf("drift after regeneration: %v", l.Sorted())
 	}
 }
+
+// TestBuiltInToolchains: in a repository without toolchains/, the
+// descriptors built into the binary serve, and the output is the same.
+func TestBuiltInToolchains(t *testing.T) {
+	goldenTree(t, Options{OpDefs: repo + "/testdata/gen/htp-params/opdefs", Toolchains: filepath.Join(t.TempDir(), "toolchains"), Out: repo + "/testdata/gen/htp-params/out"})
+}

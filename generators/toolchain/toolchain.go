@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,10 +17,14 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/opforge/opforge/schemas"
+	"github.com/opforge/opforge/toolchains"
 )
 
 // Dir is the toolchain directory relative to the repository root.
 const Dir = "toolchains"
+
+// BuiltIn prefixes the Path of a descriptor built into the binary.
+const BuiltIn = "(built in) toolchains/"
 
 // Descriptor is one toolchains/<target>.yaml.
 type Descriptor struct {
@@ -175,9 +180,18 @@ func toolchainSchema() (*jsonschema.Schema, error) {
 }
 
 // Load reads and validates dir/<target>.yaml against the toolchain schema.
+// When dir has no descriptor for the target (or dir does not exist), the
+// one built into the binary serves: a repository needs a toolchains/
+// directory only to override the shipped descriptors.
 func Load(dir, target string) (*Descriptor, error) {
 	path := filepath.Join(dir, target+".yaml")
 	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if data, err = fs.ReadFile(toolchains.FS, target+".yaml"); err != nil {
+			return nil, fmt.Errorf("no toolchain descriptor for target %q (%s does not exist, and none is built in)", target, path)
+		}
+		path = BuiltIn + target + ".yaml"
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,14 @@
 package toolchain
 
 import (
+	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/opforge/opforge/toolchains"
 )
 
 func TestShippedDescriptorsLoad(t *testing.T) {
@@ -244,5 +248,34 @@ func TestInSDKMustNameAnSDK(t *testing.T) {
 	write(t, filepath.Join(dir, "trt.yaml"), bad, 0o644)
 	if _, err := Load(dir, "trt"); err == nil || !strings.Contains(err.Error(), `in_sdk names sdk "cudnn"`) {
 		t.Errorf("in_sdk naming an undeclared SDK: %v", err)
+	}
+}
+
+// TestBuiltInDescriptors: the binary carries every shipped descriptor,
+// byte for byte, and a directory's own descriptor overrides it.
+func TestBuiltInDescriptors(t *testing.T) {
+	empty := t.TempDir()
+	for _, target := range []string{"htp", "trt", "aipu"} {
+		d, err := Load(empty, target)
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		if d.Path != BuiltIn+target+".yaml" {
+			t.Errorf("%s: path %q", target, d.Path)
+		}
+		shipped, _ := os.ReadFile("../../toolchains/" + target + ".yaml")
+		built, _ := fs.ReadFile(toolchains.FS, target+".yaml")
+		if !bytes.Equal(shipped, built) {
+			t.Errorf("%s: the built-in descriptor differs from toolchains/%s.yaml", target, target)
+		}
+	}
+	data, _ := os.ReadFile("../../toolchains/trt.yaml")
+	write(t, filepath.Join(empty, "trt.yaml"), strings.Replace(string(data), `cuda_archs: ["80", "86", "89", "90"]`, `cuda_archs: ["90"]`, 1), 0o644)
+	d, err := Load(empty, "trt")
+	if err != nil || d.Path != filepath.Join(empty, "trt.yaml") || len(d.TRT.CUDAArchs) != 1 {
+		t.Errorf("the directory's descriptor did not override the built-in one: %v %+v", err, d)
+	}
+	if _, err := Load(empty, "nosuch"); err == nil || !strings.Contains(err.Error(), "none is built in") {
+		t.Errorf("unknown target: %v", err)
 	}
 }

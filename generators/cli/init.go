@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/opforge/opforge/generators/scaffold"
+)
+
+// initCmd sets up a repository for opforge: it writes the scaffold's files
+// that are missing and never touches one that exists, so running it again
+// (or in a repository with work in it) loses nothing.
+func initCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("init", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o scaffold.Options
+	fs.StringVar(&o.Package, "package", "MyOps", "package name of the example opdef")
+	fs.BoolVar(&o.Toolchains, "toolchains", false, "also write toolchains/*.yaml, copies of the built-in descriptors to edit")
+	rest, err := parse(fs, args)
+	if err != nil || len(rest) > 1 {
+		if len(rest) > 1 {
+			fmt.Fprintln(stderr, "opforge init: one directory at most")
+		}
+		return 2
+	}
+	dir := "."
+	if len(rest) == 1 {
+		dir = rest[0]
+	}
+	files, err := scaffold.Files(o)
+	if err != nil {
+		fmt.Fprintf(stderr, "opforge init: %v\n", err)
+		return 2
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		fmt.Fprintf(stderr, "opforge init: %s is not a directory\n", dir)
+		return 1
+	}
+	var wrote, kept []string
+	for _, f := range files {
+		full := filepath.Join(dir, filepath.FromSlash(f.Path))
+		created, err := createNew(full, f.Data)
+		if err != nil {
+			fmt.Fprintf(stderr, "opforge init: %v\n", err)
+			return 1
+		}
+		if created {
+			wrote = append(wrote, f.Path)
+		} else {
+			kept = append(kept, f.Path)
+		}
+	}
+	fmt.Fprintf(stdout, "opforge init: %s: wrote %s", dir, list(wrote))
+	if len(kept) > 0 {
+		fmt.Fprintf(stdout, "; kept %s (already there)", list(kept))
+	}
+	fmt.Fprintf(stdout, "\nnext, in %s:\n%s", dir, nextSteps)
+	return 0
+}
+
+const nextSteps = `  opforge gen          # out/: TensorRT, QNN HTP (+ ExecuTorch) and Compass AIPU skeletons
+  opforge check        # in CI: the opdefs are valid and out/ is what they generate
+  opforge doctor       # which SDKs and tools each build finds, or what to set
+  opforge build trt    # or htp, aipu: compile out/ into build/
+`
+
+func list(paths []string) string {
+	if len(paths) == 0 {
+		return "nothing"
+	}
+	return strings.Join(paths, ", ")
+}
+
+// createNew writes data to path when nothing is there (created false when
+// something is): through a temporary and a hard link, so the file appears
+// whole or not at all, and a file that appeared meanwhile is never
+// replaced.
+func createNew(path string, data []byte) (created bool, err error) {
+	if _, err := os.Lstat(path); err == nil {
+		return false, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return false, err
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr != nil {
+		return false, werr
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
