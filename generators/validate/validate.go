@@ -129,6 +129,9 @@ func (v *validator) typeVars(op *ir.Op) {
 			if len(declared) > 0 {
 				hint = "declared type variables: " + strings.Join(declared, ", ")
 			}
+			if d := ir.SuggestDType(t.Type.Var); d != "" {
+				hint = fmt.Sprintf("did you mean the dtype %q?", d)
+			}
 			v.l.Errorf(t.Where.At("type", t.Pos), "unknown-type", "tensor %q has type %q, which is neither a dtype nor a type variable of op %s; %s", t.Name, t.Type.Var, op.Name, hint)
 		}
 	}

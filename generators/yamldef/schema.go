@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/schemacheck"
 	"github.com/opforge/opforge/schemas"
@@ -140,6 +142,9 @@ func (t *tree) report(e *jsonschema.ValidationError) {
 			}
 			kept = append(kept, c)
 		}
+		if t.misspelled(e, kept) {
+			return
+		}
 		if len(kept) == 0 {
 			ptr := pointer(e.InstanceLocation)
 			n := t.nodeAt(ptr)
@@ -191,6 +196,10 @@ func (t *tree) leaf(e *jsonschema.ValidationError) {
 	case *kind.Pattern:
 		t.l.Errorf(t.posOf(n), "schema-pattern", "%s: %q is not allowed here (must match %s)", where, k.Got, k.Want)
 		return
+	case *kind.Enum:
+		if t.misspelled(e, []*jsonschema.ValidationError{e}) {
+			return
+		}
 	}
 	t.l.Errorf(t.posOf(n), "schema", "%s: %s", where, e.ErrorKind.LocalizedString(printer))
 }
@@ -278,4 +287,79 @@ func dedupe(s []string) []string {
 		}
 	}
 	return out
+}
+
+// misspelled reports a string that failed only for its spelling — every
+// cause an enum or a pattern on it, as a dtype, a param type or an enum
+// value fails — as one error with the value it most likely meant, instead
+// of one error per alternative. It reports nothing and returns false for
+// any other failure.
+func (t *tree) misspelled(e *jsonschema.ValidationError, causes []*jsonschema.ValidationError) bool {
+	ptr := pointer(e.InstanceLocation)
+	n := t.nodeAt(ptr)
+	if n == nil || n.Kind != yaml.ScalarNode || len(causes) == 0 {
+		return false
+	}
+	var allowed, patterns []string
+	for _, c := range causes {
+		if len(c.Causes) > 0 {
+			return false
+		}
+		switch k := c.ErrorKind.(type) {
+		case *kind.Enum:
+			for _, w := range k.Want {
+				if s, ok := w.(string); ok {
+					allowed = append(allowed, s)
+				}
+			}
+		case *kind.Pattern:
+			patterns = append(patterns, k.Want)
+		default:
+			return false
+		}
+	}
+	where, got := fieldName(e.InstanceLocation), n.Value
+	if fix := meant(got, allowed, patterns); fix != "" {
+		t.l.Errorf(t.posOf(n), "schema-value", "%s: unknown value %q; did you mean %q?", where, got, fix)
+		return true
+	}
+	msg := fmt.Sprintf("%s: unknown value %q; expected one of: %s", where, got, strings.Join(allowed, ", "))
+	for _, p := range patterns {
+		msg += fmt.Sprintf(", or a value matching %s", p)
+	}
+	t.l.Errorf(t.posOf(n), "schema-value", "%s", msg)
+	return true
+}
+
+// meant is the allowed value got most likely stands for: a dtype spelled
+// as other tools spell it (float, fp16, int; float[2] for an array), else
+// the one allowed value within two edits; "" when there is none.
+func meant(got string, allowed, patterns []string) string {
+	fits := func(v string) bool {
+		for _, a := range allowed {
+			if a == v {
+				return true
+			}
+		}
+		for _, p := range patterns {
+			if re, err := regexp.Compile(p); err == nil && re.MatchString(v) {
+				return true
+			}
+		}
+		return false
+	}
+	base, suffix := got, ""
+	if i := strings.IndexByte(got, '['); i > 0 {
+		base, suffix = got[:i], got[i:]
+	}
+	if d := ir.SuggestDType(base); d != "" && string(d)+suffix != got && fits(string(d)+suffix) {
+		return string(d) + suffix
+	}
+	best, bestD := "", 3
+	for _, a := range allowed {
+		if d := distance(strings.ToLower(got), strings.ToLower(a)); d < bestD {
+			best, bestD = a, d
+		}
+	}
+	return best
 }

@@ -58,9 +58,20 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 		}
 	}
 	anyQDP := false
+	var defaulted []string // "Op (a, b)" per op whose Python plugin drops defaults
+	var firstDefaulted *ir.Op
 	for _, op := range ops {
-		checkOp(pkg, op, d)
+		if params := checkOp(pkg, op, d); len(params) > 0 {
+			defaulted = append(defaulted, fmt.Sprintf("%s (%s)", op.Name, strings.Join(params, ", ")))
+			if firstDefaulted == nil {
+				firstDefaulted = op
+			}
+		}
 		anyQDP = anyQDP || op.Targets.TRT.QDP != nil
+	}
+	// One warning per package, not one per op: it says the same of each.
+	if len(defaulted) > 0 {
+		d.Warnf(firstDefaulted.Where.At("params", firstDefaulted.Pos), "qdp-default", "Python plugin attributes take no defaults, so callers of the Python plugins must pass these params explicitly (the C++ plugins apply the defaults): %s", strings.Join(defaulted, "; "))
 	}
 	if anyQDP && pkg.Version == qdpVersion {
 		d.Warnf(pkg.Where.At("version", pkg.Pos), "trt-qdp-version", "package version %q is the version every Python plugin has, so the C++ plugins and the Python plugins of %s share name, namespace and version and cannot be registered together; give the package another version (e.g. 1.0.0) or set qdp: false", pkg.Version, pkg.Name)
@@ -75,7 +86,9 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 	}
 }
 
-func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
+// checkOp checks one op and returns the params with defaults its Python
+// plugin cannot apply.
+func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string) {
 	t := op.Targets.TRT
 	for _, in := range op.Inputs {
 		checkTensor(op, in, d, false)
@@ -140,8 +153,9 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
 		}
 	}
 	if t.QDP != nil {
-		checkQDP(op, d)
+		return checkQDP(op, d)
 	}
+	return nil
 }
 
 func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
@@ -162,14 +176,14 @@ func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 	}
 }
 
-// checkQDP enforces tensorrt.plugin's rules for the Python plugin.
-func checkQDP(op *ir.Op, d *diag.TargetList) {
+// checkQDP enforces tensorrt.plugin's rules for the Python plugin and
+// returns the params with defaults it cannot apply.
+func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 	for _, in := range op.Inputs {
 		if in.ShapeTensor {
 			d.Errorf(in.Where.At("shape_tensor", in.Pos), "qdp-shape-tensor", "shape-tensor input %q of op %s: Python plugins (tensorrt.plugin) have no shape inputs; set targets.trt.qdp: false for this op", in.Name, op.Name)
 		}
 	}
-	var defaulted []string
 	for _, p := range op.Params {
 		pos := p.Where.At("name", p.Pos)
 		switch {
@@ -194,9 +208,7 @@ func checkQDP(op *ir.Op, d *diag.TargetList) {
 			defaulted = append(defaulted, p.Name)
 		}
 	}
-	if len(defaulted) > 0 {
-		d.Warnf(op.Where.At("params", op.Pos), "qdp-default", "op %s: Python plugin attributes take no defaults, so callers of its Python plugin must pass %s explicitly (the C++ plugin applies the defaults)", op.Name, strings.Join(defaulted, ", "))
-	}
+	return defaulted
 }
 
 // fieldDType is the first of a param's dtypes a PluginField can carry, or "".
