@@ -303,7 +303,10 @@ type Targets struct {
 type HTPOp struct {
 	// Backends are QNN's SupportedBackend values (HTP, CPU, LPAI, ...).
 	Backends []string
-	Pos      diag.Pos
+	// TorchName is the op's torch.library name for ExecuTorch; "" is the
+	// snake-cased op name.
+	TorchName string
+	Pos       diag.Pos
 }
 
 // TRTOp holds per-op TensorRT options.
@@ -316,7 +319,10 @@ type TRTOp struct {
 	Workspace *shapeexpr.Expr
 	// QDP options; nil disables the Python plugin.
 	QDP *QDPOp
-	Pos diag.Pos
+	// PluginName is the name the plugin is registered and found under
+	// (the ONNX node's op_type); "" is the op name.
+	PluginName string
+	Pos        diag.Pos
 }
 
 // Alias ties an output to an input buffer.

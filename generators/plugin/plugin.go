@@ -15,9 +15,10 @@ type Identity struct {
 
 // TRT returns the identity of op's TensorRT plugin in pkg.
 //
-// The name is the op name: TensorRT's ONNX parser looks a creator up by
-// the node's op_type, and plugin fields by attribute name, so the node
-// keeps the op's name and attributes.
+// The name is the op's plugin_name when it sets one (a port of an NVIDIA
+// plugin keeps NVIDIA's name), else the op name: TensorRT's ONNX parser
+// looks a creator up by the node's op_type, and plugin fields by
+// attribute name, so the node carries this name and the op's attributes.
 //
 // The namespace is the package namespace (which defaults to the domain).
 //
@@ -30,5 +31,9 @@ type Identity struct {
 // tensorrt.plugin; that identity belongs to the Python plugin, not to the
 // C++ creator this function names.
 func TRT(pkg *ir.Package, op *ir.Op) Identity {
-	return Identity{Name: op.Name, Version: pkg.Version, Namespace: pkg.Namespace}
+	name := op.Name
+	if op.Targets.TRT != nil && op.Targets.TRT.PluginName != "" {
+		name = op.Targets.TRT.PluginName
+	}
+	return Identity{Name: name, Version: pkg.Version, Namespace: pkg.Namespace}
 }

@@ -86,6 +86,9 @@ func (w *writer) op(e *etree.Element, op *ir.Op) {
 	if op.Targets.TRT != nil || op.Targets.AIPU != nil {
 		w.lost(op.Pos, "op %s: QNN XML describes QNN backends only; the trt and aipu target settings are dropped", op.Name)
 	}
+	if op.Targets.HTP != nil && op.Targets.HTP.TorchName != "" {
+		w.lost(op.Where.At("htp.torch_name", op.Pos), "op %s: QNN XML has no torch op name; torch_name %s is dropped (ExecuTorch will use %s's snake case)", op.Name, op.Targets.HTP.TorchName, op.Name)
+	}
 	for _, t := range op.Inputs {
 		w.tensor(e.CreateElement("Input"), op, t, true)
 	}

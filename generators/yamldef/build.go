@@ -288,14 +288,20 @@ func (b *builder) targets(op *ir.Op, n *yaml.Node) {
 	t := asObject(n)
 	if h := t.get("htp"); h != nil {
 		ho := asObject(h)
-		op.Targets.HTP = &ir.HTPOp{Backends: ho.strings("backends"), Pos: b.pos(h)}
+		op.Targets.HTP = &ir.HTPOp{Backends: ho.strings("backends"), TorchName: ho.str("torch_name"), Pos: b.pos(h)}
+		if n := ho.get("torch_name"); n != nil {
+			op.Where["htp.torch_name"] = b.pos(n)
+		}
 		if len(op.Targets.HTP.Backends) == 0 {
 			op.Targets.HTP.Backends = []string{"HTP"}
 		}
 	}
 	if tr := t.get("trt"); tr != nil {
 		to := asObject(tr)
-		trt := &ir.TRTOp{Pos: b.pos(tr), QDP: &ir.QDPOp{Impl: "aot"}}
+		trt := &ir.TRTOp{Pos: b.pos(tr), QDP: &ir.QDPOp{Impl: "aot"}, PluginName: to.str("plugin_name")}
+		if n := to.get("plugin_name"); n != nil {
+			op.Where["trt.plugin_name"] = b.pos(n)
+		}
 		for _, f := range to.strings("formats") {
 			trt.Formats = append(trt.Formats, strings.ToUpper(f))
 		}

@@ -41,6 +41,9 @@ func hasHTPBackend(h *ir.HTPOp) bool {
 
 // Check implements target.Target.
 func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
+	if pkg.HTP.ExecuTorch {
+		checkTorchNames(pkg, d)
+	}
 	for _, op := range pkg.Ops {
 		h := op.Targets.HTP
 		if h == nil {
@@ -116,5 +119,23 @@ func checkDType(d *diag.TargetList, pos diag.Pos, dt ir.DType, what string) {
 func checkLayout(d *diag.TargetList, pos diag.Pos, l ir.Layout, name string) {
 	if l == ir.LayoutNCHW || l == ir.LayoutNCDHW {
 		d.Errorf(pos, "htp-layout", "%q has layout %s; QNN has no channels-first layout (use NHWC/NDHWC or undefined)", name, l)
+	}
+}
+
+// checkTorchNames refuses two ops of a package registered under one torch
+// op name (torch.library would take only the last), whether the names
+// were given (torch_name) or derived (snake case).
+func checkTorchNames(pkg *ir.Package, d *diag.TargetList) {
+	seen := map[string]*ir.Op{}
+	for _, op := range pkg.Ops {
+		if op.Targets.HTP == nil {
+			continue
+		}
+		name := TorchName(op)
+		if first, dup := seen[name]; dup {
+			d.Errorf(op.Where.At("htp.torch_name", op.Pos), "executorch-torch-name", "ops %s and %s both register the torch op %s::%s; give one another targets.htp.torch_name", first.Name, op.Name, torchNamespace(pkg), name)
+			continue
+		}
+		seen[name] = op
 	}
 }

@@ -12,6 +12,15 @@ import (
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
+// TorchName is op's torch.library name: its torch_name, else the op name
+// in snake case.
+func TorchName(op *ir.Op) string {
+	if op.Targets.HTP != nil && op.Targets.HTP.TorchName != "" {
+		return op.Targets.HTP.TorchName
+	}
+	return names.Snake(op.Name)
+}
+
 // torchNamespace is the torch.library namespace of a package.
 func torchNamespace(pkg *ir.Package) string { return names.Snake(pkg.Name) }
 
@@ -85,7 +94,7 @@ func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.Targ
 }
 
 func newTorchOp(op *ir.Op, namespace string) *torchOp {
-	t := &torchOp{Namespace: namespace, QNNName: op.Name, Name: names.Snake(op.Name), Region: "reference:" + op.Name, OneOutput: len(op.Outputs) == 1}
+	t := &torchOp{Namespace: namespace, QNNName: op.Name, Name: TorchName(op), Region: "reference:" + op.Name, OneOutput: len(op.Outputs) == 1}
 	// torch schemas allow defaults only at the end, so params without a
 	// default come first; ExecuTorch passes params to QNN by name and the
 	// package's DEF_PACKAGE_PARAM_ORDER fixes the order the kernel sees, so

@@ -89,7 +89,7 @@ func torchName(d ir.DType) string {
 // implementation must return for sample inputs: symbols get distinct sizes,
 // required params get small values, defaulted params keep their defaults.
 func planOp(op *ir.Op) opCase {
-	c := opCase{Op: names.Snake(op.Name), QNNOp: op.Name, Args: []tensorArg{}, Kwargs: []tensorArg{}}
+	c := opCase{Op: htp.TorchName(op), QNNOp: op.Name, Args: []tensorArg{}, Kwargs: []tensorArg{}}
 	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
 	next := int64(3)
 	varDType := map[string]string{}

@@ -252,7 +252,7 @@ func opCases(pkg *ir.Package, op *ir.Op, m *opModel) []string {
 		kind = "v2"
 	}
 	lines := []string{
-		fmt.Sprintf("plugin %s %s %s %s", op.Name, pkg.Version, pkg.Namespace, kind),
+		fmt.Sprintf("plugin %s %s %s %s", m.PluginName, pkg.Version, pkg.Namespace, kind),
 		fmt.Sprintf("io %d %d %d", len(l.Inputs), len(l.Outputs), len(l.ShapeInputs)),
 	}
 	values := map[string]value{}

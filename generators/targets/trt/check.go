@@ -9,6 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -57,6 +58,7 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 			d.Errorf(pkg.Where.At(s.what, pkg.Pos), "trt-name-length", "plugin %s is %d bytes; TensorRT allows %d including the terminator", s.what, len(s.v), maxNameBytes)
 		}
 	}
+	checkPluginNames(pkg, ops, d)
 	anyQDP := false
 	var defaulted []string // "Op (a, b)" per op whose Python plugin drops defaults
 	var firstDefaulted *ir.Op
@@ -311,5 +313,20 @@ func checkWorkspace(op *ir.Op, d *diag.TargetList) {
 			d.Errorf(op.Where.At("trt.workspace", t.Pos), "trt-workspace", "the workspace size of op %s uses %q, which only a shape-tensor input's dims bind; getWorkspaceSize sees the dims of the other inputs", op.Name, s.Name)
 			return
 		}
+	}
+}
+
+// checkPluginNames refuses two ops of a package registered under one
+// plugin name: the registry keys creators by name, version and namespace,
+// which the ops of a package share, so the second would replace the first.
+func checkPluginNames(pkg *ir.Package, ops []*ir.Op, d *diag.TargetList) {
+	seen := map[string]*ir.Op{}
+	for _, op := range ops {
+		name := plugin.TRT(pkg, op).Name
+		if first, dup := seen[name]; dup {
+			d.Errorf(op.Where.At("trt.plugin_name", op.Pos), "trt-plugin-name", "ops %s and %s are both the plugin %s (namespace %q, version %q); give one another targets.trt.plugin_name", first.Name, op.Name, name, pkg.Namespace, pkg.Version)
+			continue
+		}
+		seen[name] = op
 	}
 }

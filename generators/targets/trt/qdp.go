@@ -7,6 +7,7 @@ import (
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
@@ -79,7 +80,7 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	l := m.layout
 	q := &qdpOp{
-		ID:          pkg.Namespace + "::" + op.Name,
+		ID:          pkg.Namespace + "::" + plugin.TRT(pkg, op).Name,
 		Name:        op.Name,
 		Snake:       names.Snake(op.Name),
 		Description: m.Description,

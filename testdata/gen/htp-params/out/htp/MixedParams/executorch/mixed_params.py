@@ -20,7 +20,7 @@ NAMESPACE = "mixed_params"
 # torch op name -> QNN op type name
 QNN_OP_TYPES = {
     "blend": "Blend",
-    "gather2": "Gather2",
+    "gather_two": "Gather2",
 }
 
 _lib = Library(NAMESPACE, "DEF")
@@ -52,29 +52,29 @@ _lib.impl("blend", blend_reference, "CPU")
 _lib.impl("blend.out", _blend_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::blend", _blend_fake, lib=_lib)
 
-_lib.define("gather2(Tensor hidden) -> Tensor")
-_lib.define("gather2.out(Tensor hidden, *, Tensor(a!) index) -> Tensor(a!)")
+_lib.define("gather_two(Tensor hidden) -> Tensor")
+_lib.define("gather_two.out(Tensor hidden, *, Tensor(a!) index) -> Tensor(a!)")
 
-def gather2_reference(hidden):
+def gather_two_reference(hidden):
     """Eager reference implementation of Gather2 (CPU); used outside delegation."""
     # opforge:begin reference:Gather2
-    raise NotImplementedError("mixed_params::gather2 has no eager implementation yet; write it in reference:Gather2")
+    raise NotImplementedError("mixed_params::gather_two has no eager implementation yet; write it in reference:Gather2")
     # opforge:end reference:Gather2
 
-def _gather2_fake(hidden):
+def _gather_two_fake(hidden):
     return torch.empty(hidden.shape, dtype=(hidden.dtype if hidden.dtype in (torch.int32, torch.uint32,) else torch.int32), device=hidden.device)
 
-def _gather2_out(hidden, *, index):
-    results = gather2_reference(hidden)
+def _gather_two_out(hidden, *, index):
+    results = gather_two_reference(hidden)
     results = (results,)
     for out, result in zip((index,), results):
         out.resize_(result.shape)
         out.copy_(result)
     return index
 
-_lib.impl("gather2", gather2_reference, "CPU")
-_lib.impl("gather2.out", _gather2_out, "CPU")
-torch.library.register_fake(NAMESPACE + "::gather2", _gather2_fake, lib=_lib)
+_lib.impl("gather_two", gather_two_reference, "CPU")
+_lib.impl("gather_two.out", _gather_two_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::gather_two", _gather_two_fake, lib=_lib)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""

@@ -10,7 +10,7 @@ namespace trt_features_trt
 {
 
 //! The plugin name ScaleInplace and its creator report.
-constexpr char const* kScaleInplaceName = "ScaleInplace";
+constexpr char const* kScaleInplaceName = "ScaleInplace_TRT";
 
 class ScaleInplacePlugin final : public nvinfer1::IPluginV3,
                            public nvinfer1::IPluginV3OneCore,
