@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,6 +43,22 @@ func AIPU(o Options, opdefs string) (*Plan, error) {
 	pkgs := load.Tree(opdefs, &l)
 	if l.HasErrors() {
 		return nil, fmt.Errorf("%s has errors; run opforge check", opdefs)
+	}
+	if len(o.Packages) > 0 {
+		var known []string
+		kept := pkgs[:0:0]
+		for _, pkg := range pkgs {
+			known = append(known, pkg.Name)
+			if slices.Contains(o.Packages, pkg.Name) {
+				kept = append(kept, pkg)
+			}
+		}
+		for _, want := range o.Packages {
+			if !slices.Contains(known, want) {
+				return nil, fmt.Errorf("no package %q in %s (there: %s)", want, opdefs, strings.Join(known, ", "))
+			}
+		}
+		pkgs = kept
 	}
 	var targets []string
 	for _, t := range d.AIPU.Targets {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/opforge/opforge/generators/build"
@@ -72,8 +71,10 @@ func HTP(o Options, variants []string) (*Plan, error) {
 		return p, nil
 	}
 	inc := filepath.Join(qnn.Path, d.HTP.QNNInclude)
-	pkgs, _ := filepath.Glob(filepath.Join(o.Out, "htp", "*", "src"))
-	sort.Strings(pkgs)
+	pkgs, err := o.packageDirs("htp")
+	if err != nil {
+		return nil, err
+	}
 	for _, srcDir := range pkgs {
 		pkgDir := filepath.Dir(srcDir)
 		pkg := filepath.Base(pkgDir)

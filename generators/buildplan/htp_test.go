@@ -264,3 +264,26 @@ func slicesContains(s []string, v string) bool {
 	}
 	return false
 }
+
+// TestBuildOnePackage: --package limits a build to the packages named;
+// a name out/ does not hold is an error that lists those it does.
+func TestBuildOnePackage(t *testing.T) {
+	f := newFakeSDK(t)
+	f.opts.Packages = []string{"VisionOps"}
+	p, err := HTP(f.opts, []string{"x86"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Units) == 0 {
+		t.Fatal("no units")
+	}
+	for _, u := range p.Units {
+		if !strings.HasPrefix(u.ID, "htp/VisionOps/") {
+			t.Errorf("unit %s is not of VisionOps", u.ID)
+		}
+	}
+	f.opts.Packages = []string{"VisionOps", "NoSuchOps"}
+	if _, err := HTP(f.opts, []string{"x86"}); err == nil || !strings.Contains(err.Error(), `no htp package "NoSuchOps"`) || !strings.Contains(err.Error(), "VisionOps") {
+		t.Errorf("unknown package: %v", err)
+	}
+}

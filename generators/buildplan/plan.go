@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"slices"
 	"strings"
 
@@ -23,6 +24,36 @@ type Options struct {
 	Build      string // artifacts (build/)
 	Toolchains string // descriptors (toolchains/)
 	Env        toolchain.Env
+	// Packages, when set, limits a build to these packages (by name).
+	Packages []string
+}
+
+// packageDirs are the generated package directories of target under out/
+// that holds sources, sorted, limited to o.Packages when set; a package
+// named there that out/ does not hold is an error naming those it does.
+func (o Options) packageDirs(target string) ([]string, error) {
+	srcs, _ := filepath.Glob(filepath.Join(o.Out, target, "*", "src"))
+	sort.Strings(srcs)
+	if len(o.Packages) == 0 {
+		return srcs, nil
+	}
+	byName := map[string]string{}
+	var known []string
+	for _, s := range srcs {
+		name := filepath.Base(filepath.Dir(s))
+		byName[name] = s
+		known = append(known, name)
+	}
+	var out []string
+	for _, p := range o.Packages {
+		s, ok := byName[p]
+		if !ok {
+			return nil, fmt.Errorf("no %s package %q in %s (there: %s)", target, p, filepath.Join(o.Out, target), strings.Join(known, ", "))
+		}
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return slices.Compact(out), nil
 }
 
 // DefaultOptions are the repository layout and the real environment.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/opforge/opforge/generators/build"
@@ -56,8 +55,10 @@ func TRT(o Options) (*Plan, error) {
 	for _, a := range archs {
 		gencode = append(gencode, fmt.Sprintf("-gencode=arch=compute_%s,code=sm_%s", a, a))
 	}
-	pkgs, _ := filepath.Glob(filepath.Join(o.Out, "trt", "*", "src"))
-	sort.Strings(pkgs)
+	pkgs, err := o.packageDirs("trt")
+	if err != nil {
+		return nil, err
+	}
 	for _, src := range pkgs {
 		pkgDir := filepath.Dir(src)
 		pkg := filepath.Base(pkgDir)

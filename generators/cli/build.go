@@ -22,10 +22,14 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	arch := fs.String("arch", "", "HTP variants to build, comma-separated (x86, aarch64, v68 ...; default all)")
 	opdefs := fs.String("opdefs", "opdefs", "op definitions (the AIPU build reads kernel variants from them)")
 	jobs := fs.Int("jobs", 0, "parallel units (default: the number of CPUs)")
+	packages := fs.String("package", "", "build only these packages, comma-separated (default all)")
 	rest, err := parse(fs, args)
 	if err != nil || len(rest) != 1 {
-		fmt.Fprintln(stderr, "usage: opforge build htp|trt|aipu|all [--arch LIST] [--jobs N]")
+		fmt.Fprintln(stderr, "usage: opforge build htp|trt|aipu|all [--package LIST] [--arch LIST] [--jobs N]")
 		return 2
+	}
+	if *packages != "" {
+		o.Packages = strings.Split(*packages, ",")
 	}
 	targets := []string{rest[0]}
 	if rest[0] == "all" {

@@ -16,7 +16,8 @@ const usage = `usage:
   opforge init [--package NAME] [--toolchains] [DIR]             set up a repository: an example opdef, its schema, .gitignore
   opforge gen [--opdefs DIR] [--toolchains DIR] [--out DIR]      regenerate out/ (writes nothing on error)
   opforge check [--format text|json] [--opdefs DIR] [--out DIR]  validate opdefs and fail when out/ is stale
-  opforge build htp|trt|aipu|all [--arch LIST] [--jobs N]        build out/ with the vendor toolchains into build/
+  opforge build htp|trt|aipu|all [--package LIST] [--arch LIST] [--jobs N]
+                                                                  build out/ with the vendor toolchains into build/
                  (OPFORGE_COMPILER_LAUNCHER=ccache: compiles through a compiler cache)
   opforge doctor                                                  where every SDK, tool and launcher is, or what is missing
   opforge bench [--team-ops N]                                    time generation, no-op builds (10/100/1000 ops)
