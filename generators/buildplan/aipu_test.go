@@ -30,11 +30,11 @@ func TestAIPUBuild(t *testing.T) {
 	occ := filepath.Join(root, "aipuocc")
 	_ = os.WriteFile(occ, []byte(fakeAIPUOCC), 0o755)
 	out := filepath.Join(root, "out")
-	copyDir(t, "../../out/aipu", filepath.Join(out, "aipu"))
+	copyDir(t, "../../testdata/gen/examples/out/aipu", filepath.Join(out, "aipu"))
 	env := map[string]string{"AIPUOCC": occ}
 	o := Options{Out: out, Build: filepath.Join(root, "build"), Toolchains: "../../toolchains", Env: toolchain.Env{
 		Getenv: func(k string) string { return env[k] }, LookPath: func(string) (string, error) { return "", os.ErrNotExist }, Root: root}}
-	p, err := AIPU(o, "../../opdefs")
+	p, err := AIPU(o, "../../testdata/gen/examples/opdefs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestAIPUBuild(t *testing.T) {
 	}
 	// Without aipuocc the preflight says how to provide it.
 	delete(env, "AIPUOCC")
-	p, _ = AIPU(o, "../../opdefs")
+	p, _ = AIPU(o, "../../testdata/gen/examples/opdefs")
 	if err := p.Preflight(); err == nil || !strings.Contains(err.Error(), "set AIPUOCC") {
 		t.Errorf("preflight: %v", err)
 	}

@@ -56,7 +56,7 @@ func newFakeSDK(t *testing.T) *fakeSDK {
 	f.env["X86_CXX"] = filepath.Join(root, "host/clang++")
 	t.Setenv("FAKE_LOG", f.log)
 	out := filepath.Join(root, "out")
-	copyDir(t, "../../out/htp", filepath.Join(out, "htp"))
+	copyDir(t, "../../testdata/gen/examples/out/htp", filepath.Join(out, "htp"))
 	f.opts = Options{Out: out, Build: filepath.Join(root, "build"), Toolchains: "../../toolchains", Env: toolchain.Env{
 		Getenv:   func(k string) string { return f.env[k] },
 		LookPath: func(string) (string, error) { return "", os.ErrNotExist },

@@ -64,7 +64,7 @@ func TestTRTBuild(t *testing.T) {
 }
 
 func TestTRTPreflight(t *testing.T) {
-	o := Options{Out: "../../out", Build: t.TempDir(), Toolchains: "../../toolchains", Env: toolchain.Env{
+	o := Options{Out: "../../testdata/gen/examples/out", Build: t.TempDir(), Toolchains: "../../toolchains", Env: toolchain.Env{
 		Getenv: func(string) string { return "" }, LookPath: func(string) (string, error) { return "", os.ErrNotExist }, Root: t.TempDir()}}
 	p, err := TRT(o)
 	if err != nil {

@@ -16,7 +16,7 @@ func run(args ...string) (code int, stdout, stderr string) {
 }
 
 func TestValidateExitCodesAndJSON(t *testing.T) {
-	if code, _, errs := run("validate", "../../opdefs"); code != 0 {
+	if code, _, errs := run("validate", "../../testdata/gen/examples/opdefs"); code != 0 {
 		t.Errorf("shipped opdefs: exit %d\n%s", code, errs)
 	}
 	bad := "../../testdata/diagnostics/unknown-symbol"
@@ -65,7 +65,7 @@ func TestConvertWritesNothingOnError(t *testing.T) {
 }
 
 func TestFmtCheck(t *testing.T) {
-	if code, out, errs := run("fmt", "--check", "../../opdefs/vision/vision_ops.yaml"); code != 0 {
+	if code, out, errs := run("fmt", "--check", "../../testdata/gen/examples/opdefs/vision/vision_ops.yaml"); code != 0 {
 		t.Errorf("shipped opdef is not canonical: %s %s", out, errs)
 	}
 	messy := filepath.Join(t.TempDir(), "m.yaml")
@@ -91,7 +91,7 @@ func TestFmtCheck(t *testing.T) {
 func TestCheckDetectsDrift(t *testing.T) {
 	root := t.TempDir()
 	outDir := filepath.Join(root, "out")
-	args := []string{"--opdefs", "../../opdefs", "--toolchains", "../../toolchains", "--out", outDir}
+	args := []string{"--opdefs", "../../testdata/gen/examples/opdefs", "--toolchains", "../../toolchains", "--out", outDir}
 	genArgs := append([]string{"gen", "--cache", filepath.Join(root, "cache.json")}, args...)
 	if code, _, errs := run(genArgs...); code != 0 {
 		t.Fatal(errs)
@@ -109,7 +109,7 @@ func TestCheckDetectsDrift(t *testing.T) {
 func TestGenNoOpCache(t *testing.T) {
 	root := t.TempDir()
 	outDir := filepath.Join(root, "out")
-	args := []string{"gen", "--opdefs", "../../opdefs", "--toolchains", "../../toolchains", "--out", outDir, "--cache", filepath.Join(root, "build", "cache.json")}
+	args := []string{"gen", "--opdefs", "../../testdata/gen/examples/opdefs", "--toolchains", "../../toolchains", "--out", outDir, "--cache", filepath.Join(root, "build", "cache.json")}
 	if code, _, errs := run(args...); code != 0 {
 		t.Fatal(errs)
 	}
@@ -135,7 +135,7 @@ func TestGenNoOpCache(t *testing.T) {
 func TestGenCacheKeepsUserEdits(t *testing.T) {
 	root := t.TempDir()
 	opdefs := filepath.Join(root, "opdefs", "vision")
-	src, err := os.ReadFile("../../opdefs/vision/vision_ops.yaml")
+	src, err := os.ReadFile("../../testdata/gen/examples/opdefs/vision/vision_ops.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

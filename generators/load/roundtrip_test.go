@@ -93,7 +93,7 @@ func TestRoundTripXMLYAMLXML(t *testing.T) {
 // TestYAMLToXMLNamesLostFacts: converting a YAML package that uses what
 // QNN XML cannot say warns about each such fact.
 func TestYAMLToXMLNamesLostFacts(t *testing.T) {
-	data, err := os.ReadFile("../../opdefs/vision/vision_ops.yaml")
+	data, err := os.ReadFile("../../testdata/gen/examples/opdefs/vision/vision_ops.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestYAMLToXMLNamesLostFacts(t *testing.T) {
 
 // TestYAMLRoundTrip: YAML -> IR -> YAML is a fixed point after one pass.
 func TestYAMLRoundTrip(t *testing.T) {
-	data, err := os.ReadFile("../../opdefs/vision/vision_ops.yaml")
+	data, err := os.ReadFile("../../testdata/gen/examples/opdefs/vision/vision_ops.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

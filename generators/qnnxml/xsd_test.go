@@ -32,8 +32,8 @@ import (
 const (
 	xsdPath        = "../../schemas/qnn-opdef.xsd"
 	xsdFixturesDir = "../../../shared/fixtures/qnn"
-	xsdOpdefsDir   = "../../opdefs"
-	xsdVisionYAML  = "../../opdefs/vision/vision_ops.yaml"
+	xsdOpdefsDir   = "../../testdata/gen/examples/opdefs"
+	xsdVisionYAML  = "../../testdata/gen/examples/opdefs/vision/vision_ops.yaml"
 	// xsdWriterEdge is YAML the writer cannot copy verbatim into QNN XML.
 	xsdWriterEdge = "../../testdata/xsd/writer_edge_cases.yaml"
 )

@@ -13,7 +13,7 @@ import (
 // FuzzLoadYAML: no input makes the loader, the checks or the writer panic,
 // and whatever loads without errors writes out and loads again.
 func FuzzLoadYAML(f *testing.F) {
-	seeds, _ := filepath.Glob("../../opdefs/*/*.yaml")
+	seeds, _ := filepath.Glob("../../testdata/gen/examples/opdefs/*/*.yaml")
 	more, _ := filepath.Glob("../../testdata/diagnostics/*/*.yaml")
 	for _, s := range append(seeds, more...) {
 		if data, err := os.ReadFile(s); err == nil {

@@ -70,7 +70,7 @@ func schemaPairs(t testing.TB) (doc, op *verdicts) {
 func opdefFiles(t testing.TB) []string {
 	t.Helper()
 	var files []string
-	for _, root := range []string{"../../opdefs", "../../testdata"} {
+	for _, root := range []string{"../../testdata/gen/examples/opdefs", "../../testdata"} {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") {
 				files = append(files, path)

@@ -25,7 +25,7 @@ import (
 // trees pairs each checked-in generated tree with the opdefs it comes from
 // (the golden tests of generators/gen keep them current).
 var trees = []struct{ opdefs, out string }{
-	{"../../../opdefs", "../../../out"},
+	{"../../../testdata/gen/examples/opdefs", "../../../testdata/gen/examples/out"},
 	{"../../../testdata/gen/aipu-features/opdefs", "../../../testdata/gen/aipu-features/out"},
 }
 

@@ -20,7 +20,7 @@ import (
 // trees pairs each checked-in generated tree with the opdefs it comes from
 // (their goldens tests keep them current).
 var trees = []struct{ opdefs, out string }{
-	{"../../../opdefs", "../../../out"},
+	{"../../../testdata/gen/examples/opdefs", "../../../testdata/gen/examples/out"},
 	{"../../../../shared/fixtures/qnn", "../../../testdata/gen/fixtures/out"},
 	{"../../../testdata/gen/htp-params/opdefs", "../../../testdata/gen/htp-params/out"},
 }

@@ -15,7 +15,7 @@ func TestMakefileDryRun(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
 	}
-	pkg := "../../../out/htp/VisionOps"
+	pkg := "../../../testdata/gen/examples/out/htp/VisionOps"
 	sdk := t.TempDir()
 	touch := func(p string) {
 		full := filepath.Join(sdk, p)

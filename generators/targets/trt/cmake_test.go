@@ -26,7 +26,7 @@ func TestCMakeBuild(t *testing.T) {
 	c := findCUDA(t)
 	root := toolkitRoot(t, c)
 	build := filepath.Join(workDir(t), "cmake-VisionOps")
-	run(t, cmake, "-S", repo+"/out/trt/VisionOps", "-B", build, "-DTENSORRT_INCLUDE_DIR="+newest.dir,
+	run(t, cmake, "-S", repo+"/testdata/gen/examples/out/trt/VisionOps", "-B", build, "-DTENSORRT_INCLUDE_DIR="+newest.dir,
 		"-DCMAKE_CUDA_COMPILER="+filepath.Join(root, "bin", "nvcc"), "-DCUDAToolkit_ROOT="+root, "-DCMAKE_CUDA_ARCHITECTURES=80")
 	run(t, cmake, "--build", build, "-j", "4")
 	checkExports(t, filepath.Join(build, "libVisionOps.so"))

@@ -23,7 +23,7 @@ import (
 const repo = "../../.."
 
 var trees = []struct{ opdefs, out string }{
-	{repo + "/opdefs", repo + "/out"},
+	{repo + "/testdata/gen/examples/opdefs", repo + "/testdata/gen/examples/out"},
 	{repo + "/testdata/gen/trt-features/opdefs", repo + "/testdata/gen/trt-features/out"},
 	{repo + "/testdata/gen/trt-legacy/opdefs", repo + "/testdata/gen/trt-legacy/out"},
 }
