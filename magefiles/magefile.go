@@ -30,8 +30,14 @@ func Check() error { return opforge("check") }
 
 // Gen regenerates out/ from opdefs/: only changed files are written, user
 // code between opforge:begin/end markers is kept, and nothing is written
-// when any error was found.
-func Gen() error { return opforge("gen") }
+// when any error was found. GEN_FORCE=1 overwrites hand edits outside user
+// regions (gen --force) instead of stopping.
+func Gen() error {
+	if os.Getenv("GEN_FORCE") == "1" {
+		return opforge("gen", "--force")
+	}
+	return opforge("gen")
+}
 
 // opforge runs one opforge command in-process.
 func opforge(args ...string) error {

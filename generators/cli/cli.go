@@ -14,6 +14,7 @@ import (
 
 const usage = `usage:
   opforge gen [--opdefs DIR] [--toolchains DIR] [--out DIR]      regenerate out/ (writes nothing on error)
+              [--full] [--force]                                 (--force overwrites hand edits outside user regions)
   opforge check [--format text|json] [--opdefs DIR] [--out DIR]  validate opdefs and fail when out/ is stale
   opforge build htp|trt|aipu|all [--arch LIST] [--jobs N]        build out/ with the vendor toolchains into build/
                  (OPFORGE_COMPILER_LAUNCHER=ccache: compiles through a compiler cache)

@@ -2,7 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
+	"time"
+
 	"encoding/json"
+	"github.com/opforge/opforge/generators/filelock"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,6 +110,33 @@ func TestCheckDetectsDrift(t *testing.T) {
 	}
 }
 
+// Two gens on one out/ take turns: the second waits for the first's lock,
+// saying so, and runs once it is released.
+func TestGenWaitsForAnotherGen(t *testing.T) {
+	root := t.TempDir()
+	unlock, err := filelock.Lock(filepath.Join(root, "build", ".opforge-gen.lock"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"gen", "--opdefs", "../../opdefs", "--toolchains", "../../toolchains", "--out", filepath.Join(root, "out"), "--cache", filepath.Join(root, "build", "cache.json")}
+	done := make(chan string, 1)
+	go func() {
+		code, _, errs := run(args...)
+		done <- fmt.Sprint(code, errs)
+	}()
+	select {
+	case got := <-done:
+		unlock()
+		t.Fatalf("gen ran while another held the lock: %s", got)
+	case <-time.After(2 * time.Second):
+	}
+	unlock()
+	got := <-done
+	if !strings.HasPrefix(got, "0") || !strings.Contains(got, fmt.Sprintf("waiting for another opforge gen on %s/ (pid %d)", filepath.Join(root, "out"), os.Getpid())) {
+		t.Errorf("gen after waiting: %s", got)
+	}
+}
+
 func TestGenNoOpCache(t *testing.T) {
 	root := t.TempDir()
 	outDir := filepath.Join(root, "out")
@@ -159,8 +190,9 @@ func TestGenCacheKeepsUserEdits(t *testing.T) {
 		end := strings.Index(s, "    // opforge:end launch")
 		_ = os.WriteFile(kernel(op), []byte(s[:begin]+mine+s[end:]), 0o644)
 	}
-	// A hand edit outside any region of a file whose op did not change is
-	// undone, as a full regeneration would.
+	// A hand edit outside any region of a file whose op did not change
+	// stops gen, naming the line; --force undoes it, as a full
+	// regeneration would.
 	plugin := filepath.Join(outDir, "trt", "VisionOps", "src", "ops", "PadCropResizePlugin.cpp")
 	pristine, _ := os.ReadFile(plugin)
 	_ = os.WriteFile(plugin, append(append([]byte{}, pristine...), "// stray\n"...), 0o644)
@@ -170,8 +202,12 @@ func TestGenCacheKeepsUserEdits(t *testing.T) {
 	}
 	_ = os.WriteFile(defs, []byte(changed), 0o644)
 	code, out, errs := run(gen...)
+	if code != 1 || !strings.Contains(errs, "PadCropResizePlugin.cpp:372: error:") || !strings.Contains(errs, "[generated-edited]") || !strings.Contains(errs, "--force") {
+		t.Fatalf("gen over a hand edit: %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = run(append(gen, "--force")...)
 	if code != 0 || strings.Contains(out, "inputs unchanged") {
-		t.Fatalf("gen after an opdef change: %d\n%s%s", code, out, errs)
+		t.Fatalf("gen --force after an opdef change: %d\n%s%s", code, out, errs)
 	}
 	for _, op := range []string{"TopKLast", "PadCropResize"} {
 		if data, _ := os.ReadFile(kernel(op)); !strings.Contains(string(data), mine) {
