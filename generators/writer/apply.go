@@ -115,6 +115,11 @@ func Apply(p *Plan) (Stats, error) {
 	if manifest != nil {
 		a.writes = append(a.writes, *manifest) // last: it names the work done
 	}
+	defer func() {
+		for _, s := range append(p.gone, p.Stale...) {
+			removeEmptyParents(p.Root, filepath.Dir(filepath.Join(p.Root, filepath.FromSlash(s))))
+		}
+	}()
 	if len(a.writes) == 0 && len(p.Stale) == 0 {
 		// A journal left by a killed gen whose work this plan found done.
 		if err := removePending(p.Root); err != nil {
@@ -133,9 +138,6 @@ func Apply(p *Plan) (Stats, error) {
 		st.BytesWritten += int64(len(w.f.Data))
 	}
 	st.Removed = len(p.Stale)
-	for _, s := range p.Stale {
-		removeEmptyParents(p.Root, filepath.Dir(filepath.Join(p.Root, filepath.FromSlash(s))))
-	}
 	return st, nil
 }
 

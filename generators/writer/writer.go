@@ -93,6 +93,9 @@ type Plan struct {
 	Files *fileset.Set
 	// Stale are paths of files generated earlier that are no longer produced.
 	Stale []string
+	// gone are stale paths already missing (a killed gen removed them):
+	// Apply removes their directories when empty, as it would have.
+	gone []string
 	// onDisk is what Prepare found at each path of Files, so that Apply
 	// neither reads the tree again nor writes what is already there.
 	onDisk map[string]diskState
@@ -447,7 +450,8 @@ func (p *Plan) stale(path string, rec record, l *diag.List) {
 		l.Errorf(pos, "unsafe-path", "the manifest names %s: %v", path, err)
 		return
 	case fi == nil:
-		return // already gone
+		p.gone = append(p.gone, path)
+		return
 	case !fi.Mode().IsRegular():
 		l.Errorf(pos, "unsafe-path", "opforge generated this file earlier, and a %s is there now; opforge removes only regular files it wrote: move it away (nothing was written)", kind(fi.Mode()))
 		return
