@@ -119,8 +119,10 @@ func Test() error {
 }
 
 // fuzzTargets are the loaders' fuzz tests (opdef YAML and XML, shape
-// expressions, ONNX models), and the one holding the quick schema check to
-// the reference validator's verdicts: package -> fuzz function.
+// expressions, ONNX models), the one holding the quick schema check to
+// the reference validator's verdicts, and the writer's property test (random
+// sequences of opdef and user edits, interrupted and concurrent gens, one
+// per seed): package -> fuzz function.
 var fuzzTargets = [][2]string{
 	{"./generators/yamldef", "FuzzLoadYAML"},
 	{"./generators/yamldef", "FuzzQuickSchema"},
@@ -128,6 +130,7 @@ var fuzzTargets = [][2]string{
 	{"./generators/shapeexpr", "FuzzParse"},
 	{"./generators/onnx", "FuzzRead"},
 	{"./generators/onnximport", "FuzzImport"},
+	{"./generators/writer", "FuzzWriterSequence"},
 }
 
 // Fuzz runs each loader fuzz target for FUZZTIME (default 10s).
