@@ -261,6 +261,11 @@ func TestLeftoversRemoved(t *testing.T) {
 	for _, f := range keep {
 		writeFile(t, filepath.Join(root, f), "user")
 	}
+	var l diag.List
+	Diff(Prepare(root, files(), &l), &l)
+	if text := diagText(&l); strings.Count(text, "left by an interrupted gen") != 3 {
+		t.Errorf("check does not name each leftover once:\n%s", text)
+	}
 	if l, _ := apply(t, root, files()); l.HasErrors() {
 		t.Fatal(diagText(l))
 	}

@@ -31,6 +31,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/filestat"
@@ -686,11 +687,21 @@ func Diff(p *Plan, l *diag.List) {
 		}
 	}
 	_ = filepath.WalkDir(p.Root, func(full string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || full == p.Root {
 			return nil
 		}
 		r, _ := filepath.Rel(p.Root, full)
 		r = filepath.ToSlash(r)
+		if atomicfile.IsTemp(d.Name()) || r == PendingName {
+			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "left by an interrupted gen; run `go tool mage gen`, which removes it and finishes the work")
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
 		if p.Files.Get(r) == nil && !IsArtifact(r) {
 			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "extra file: opdefs do not generate it; delete it (or regenerate with `go tool mage gen`, which removes files it generated earlier)")
 		}
