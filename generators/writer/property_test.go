@@ -323,7 +323,7 @@ func runProperty(t *testing.T, seed int64, steps int) {
 // clean gen makes, and the drift check agrees. OPFORGE_WRITER_SEEDS runs
 // more seeds (mage fuzz runs FuzzWriterSequence).
 func TestWriterProperty(t *testing.T) {
-	seeds := 5
+	seeds := 4
 	if s, err := strconv.Atoi(os.Getenv("OPFORGE_WRITER_SEEDS")); err == nil {
 		seeds = s
 	}
