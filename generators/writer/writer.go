@@ -292,6 +292,9 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 		l.Errorf(diag.Pos{File: filepath.ToSlash(root)}, "unsafe-path", "the output directory %s is a symlink or not a directory; opforge does not write through links: make it a real directory (nothing was written)", root)
 		return p
 	}
+	// The manifest's stat before reading it, for the gen cache (as for
+	// every file: a change after this lstat shows as a different stat).
+	manifestInfo, _ := p.paths.check(ManifestName)
 	old, oldData, err := readManifest(root)
 	if err != nil {
 		l.Errorf(diag.Pos{File: rel(root, ManifestName)}, "manifest", "cannot read the manifest: %v; restore it from git", err)
@@ -436,6 +439,9 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 		p.onDisk[ManifestName] = diskDiffers
 		if bytes.Equal(oldData, data) {
 			p.onDisk[ManifestName] = diskSame
+			if manifestInfo != nil {
+				p.stats[ManifestName] = filestat.FromInfo(manifestInfo)
+			}
 		}
 	}
 	return p
