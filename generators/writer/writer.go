@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -167,7 +166,11 @@ var readFile = func(name string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: %w", name, errNotRegular)
 	}
-	return io.ReadAll(f)
+	// Sized from the fstat like os.ReadFile: one read and the EOF, where
+	// io.ReadAll's growing buffer takes several for a large file.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err = buf.ReadFrom(f)
+	return buf.Bytes(), err
 }
 
 // ReadManifest loads the manifest under root; a missing one is empty.
@@ -385,8 +388,16 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 			r.l.Errorf(pos, "read", "cannot read this file (%v); gen never replaces a file it cannot read: fix its permissions or the disk, then regenerate (nothing was written)", err)
 			return
 		}
+		// Which earlier gen wrote the file matters for the defaults to
+		// merge with only when the journal names it too; otherwise the
+		// fingerprint of the disk is needed only when the bytes change.
 		rec := records[f.Path]
-		wrote, hashed := rec.match(disk)
+		var wrote *ManifestFile
+		hashed, matched := false, false
+		if len(rec) > 1 {
+			wrote, hashed = rec.match(disk)
+			matched = true
+		}
 		if f.Owned {
 			merged, ok := mergeOwned(root, f, disk, rec.regions(wrote), &r.l)
 			if !ok {
@@ -397,6 +408,9 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 		if bytes.Equal(disk, f.Data) {
 			r.disk, r.ok = diskSame, true
 			return
+		}
+		if !matched {
+			wrote, hashed = rec.match(disk)
 		}
 		if hashed && wrote == nil && !o.Force {
 			editedError(root, f, disk, &r.l)
