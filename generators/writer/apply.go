@@ -303,7 +303,10 @@ func (a *applier) commit() error {
 		old := p.old[s]
 		a.undo(s, func() error { return restore(full, old) })
 	}
-	if w := &a.writes[len(a.writes)-1]; w.f.Path == ManifestName {
+	// The manifest is unchanged when the only work is removing what a
+	// killed gen added (named by the journal alone): no writes at all then.
+	if n := len(a.writes); n > 0 && a.writes[n-1].f.Path == ManifestName {
+		w := &a.writes[n-1]
 		if err := a.rename(ManifestName, w.tmp, w.path); err != nil {
 			return a.fail(ManifestName, err)
 		}

@@ -229,3 +229,51 @@ func TestForceOverwritesHandEdits(t *testing.T) {
 		t.Errorf("gen.txt after --force: %q", got)
 	}
 }
+
+// A gen killed just before its manifest, then the opdefs reverted: the
+// only change left is removing what the killed gen added, which only the
+// journal names.
+func TestKilledThenRevertedRemovesJournalFiles(t *testing.T) {
+	root := t.TempDir()
+	a := func() *fileset.Set { return set(plain("a.txt", "a\n")) }
+	apply(t, root, a())
+	want := tree(t, root)
+	withHook(func(n int, op, path string) error {
+		if op == "rename" && path == ManifestName {
+			return errKilled
+		}
+		return nil
+	}, func() { _ = prepareApply(t, root, set(plain("a.txt", "a\n"), plain("new/x.txt", "x\n"))) })
+	if _, err := os.Stat(filepath.Join(root, "new/x.txt")); err != nil {
+		t.Fatalf("the killed gen did not get as far as intended: %v", err)
+	}
+	if err := prepareApply(t, root, a()); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, "after the reverted gen", tree(t, root), want)
+}
+
+// A version 1 manifest (no fingerprints) is still read: its files are
+// regenerated as before, and the manifest becomes version 2.
+func TestVersion1ManifestRead(t *testing.T) {
+	root := t.TempDir()
+	files := func() *fileset.Set { return set(owned("op.cpp", "  return 0;\n"), plain("gen.txt", "g\n")) }
+	apply(t, root, files())
+	p := filepath.Join(root, "op.cpp")
+	writeFile(t, p, strings.Replace(read(t, p), "  return 0;\n", "  return mine();\n", 1))
+	writeFile(t, filepath.Join(root, ManifestName), `{"version": 1, "files": [{"path": "gen.txt"}, {"path": "op.cpp", "owned": true, "regions": {"impl": "x"}}]}`)
+	writeFile(t, filepath.Join(root, "gen.txt"), "old bytes\n")
+	if l, _ := apply(t, root, files()); l.HasErrors() {
+		t.Fatal(diagText(l))
+	}
+	if got := read(t, filepath.Join(root, "gen.txt")); got != "g\n" {
+		t.Errorf("gen.txt: %q", got)
+	}
+	if !strings.Contains(read(t, p), "return mine();") {
+		t.Error("user code lost")
+	}
+	m, err := ReadManifest(root)
+	if err != nil || m.Version != 2 || m.Files[0].Hash == "" {
+		t.Errorf("manifest after gen: %+v %v", m, err)
+	}
+}
