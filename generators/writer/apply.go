@@ -8,7 +8,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/diag"
@@ -409,7 +411,7 @@ func removeLeftovers(root string) {
 			return nil
 		}
 		switch {
-		case atomicfile.IsTemp(d.Name()):
+		case atomicfile.IsTemp(d.Name()) && !writerAlive(d.Name()):
 			os.RemoveAll(full)
 			if d.IsDir() {
 				return filepath.SkipDir
@@ -419,6 +421,20 @@ func removeLeftovers(root string) {
 		}
 		return nil
 	})
+}
+
+// writerAlive reports whether the process named in a temporary's name
+// (".<base>.tmp-<pid>-...") still runs: its temporaries are work in
+// progress (an opforge run the gen lock does not cover), not leftovers. A
+// reused pid only delays a removal.
+func writerAlive(name string) bool {
+	rest := name[strings.LastIndex(name, ".tmp-")+len(".tmp-"):]
+	pid, err := strconv.Atoi(rest[:strings.IndexByte(rest, '-')])
+	if err != nil || pid == os.Getpid() || pid <= 0 {
+		return false
+	}
+	err = syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 func relTo(root, full string) string {
