@@ -286,3 +286,21 @@ func TestLeftoversRemoved(t *testing.T) {
 		}
 	}
 }
+
+// An Apply error becomes a diagnostic at the file it failed on, saying
+// whether the tree was put back.
+func TestReportApplyError(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&ApplyError{Path: "a/b.txt", Err: syscall.EIO}, "out/a/b.txt: error: cannot write: input/output error; every file opforge had changed was put back"},
+		{&ApplyError{Path: "a/b.txt", Err: syscall.EIO, NotRestored: []string{"c.txt"}}, "out/a/b.txt: error: cannot write: input/output error, and could not put back c.txt; the journal"},
+	} {
+		var l diag.List
+		Report("out", c.err, &l)
+		if got := diagText(&l); !strings.Contains(got, c.want) || !strings.Contains(got, "[write]") {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}
