@@ -238,11 +238,6 @@ func Prepare(root string, fresh *fileset.Set, l *diag.List) *Plan {
 	return PrepareWith(root, fresh, Options{}, l)
 }
 
-// PrepareKnown is Prepare with a Known (nil: read every file).
-func PrepareKnown(root string, fresh *fileset.Set, known Known, l *diag.List) *Plan {
-	return PrepareWith(root, fresh, Options{Known: known}, l)
-}
-
 // record is what the manifest and the journal know of one path: the
 // entries opforge wrote there, the current manifest's first.
 type record []ManifestFile
