@@ -295,8 +295,10 @@ func (a *applier) commit() error {
 		full := filepath.Join(p.Root, filepath.FromSlash(s))
 		err := mutate("remove", s)
 		if err == nil {
-			if err = os.Remove(full); errors.Is(err, fs.ErrNotExist) {
-				err = nil
+			if err = a.unchanged(s, full); err == nil {
+				if err = os.Remove(full); errors.Is(err, fs.ErrNotExist) {
+					err = nil
+				}
 			}
 		}
 		if err != nil {
@@ -323,11 +325,41 @@ func (a *applier) commit() error {
 	return nil
 }
 
+// rename moves from over to, unless to changed since Prepare looked at it
+// (an editor saved it, another tool created it): that is someone's work,
+// and Apply backs out rather than overwrite it.
 func (a *applier) rename(rel, from, to string) error {
 	if err := mutate("rename", rel); err != nil {
 		return err
 	}
+	if err := a.unchanged(rel, to); err != nil {
+		return err
+	}
 	return os.Rename(from, to)
+}
+
+// errChanged is a file changed by someone else while gen ran.
+var errChanged = errors.New("changed by another process while gen ran; nothing of it was overwritten")
+
+// unchanged checks that full holds what Prepare saw at rel: the same
+// stat, or nothing when it saw nothing (a missing file, a new directory);
+// a file removed meanwhile is no loss. The manifest is exempt: it is
+// opforge's alone.
+func (a *applier) unchanged(rel, full string) error {
+	if rel == ManifestName {
+		return nil
+	}
+	fi, err := os.Lstat(full)
+	old, had := a.p.old[rel]
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // removed meanwhile: nothing there to lose
+	case err != nil:
+		return err
+	case !had || filestat.FromInfo(fi) != old.stat:
+		return errChanged
+	}
+	return nil
 }
 
 func (a *applier) undo(path string, f func() error) {

@@ -277,3 +277,39 @@ func TestVersion1ManifestRead(t *testing.T) {
 		t.Errorf("manifest after gen: %+v %v", m, err)
 	}
 }
+
+// A file saved by someone else while gen runs (between Prepare and the
+// rename over it, or created where gen creates one) is not overwritten:
+// Apply backs out, every other file as it was, and says so.
+func TestConcurrentEditNotOverwritten(t *testing.T) {
+	for _, victim := range []string{"pkg/gen.txt", "pkg/new.txt", "fresh", "old/stale.txt"} {
+		t.Run(victim, func(t *testing.T) {
+			root, next := scenario(t)
+			var err error
+			withHook(func(n int, op, path string) error {
+				if path == victim && (op == "rename" || op == "remove") {
+					full := filepath.Join(root, victim)
+					if victim == "fresh" {
+						_ = os.Mkdir(full, 0o755)
+						full = filepath.Join(full, "mine.txt")
+					}
+					writeFile(t, full, "saved by the user\n")
+				}
+				return nil
+			}, func() { err = prepareApply(t, root, next()) })
+			if !errors.Is(err, errChanged) {
+				t.Fatalf("Apply over a concurrent edit: %v", err)
+			}
+			full := filepath.Join(root, victim)
+			if victim == "fresh" {
+				full = filepath.Join(full, "mine.txt")
+			}
+			if got := read(t, full); got != "saved by the user\n" {
+				t.Errorf("%s holds %q", victim, got)
+			}
+			if got := read(t, filepath.Join(root, "pkg/op.cpp")); !strings.Contains(got, "int f() {") {
+				t.Errorf("op.cpp not rolled back:\n%s", got)
+			}
+		})
+	}
+}

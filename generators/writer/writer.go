@@ -119,6 +119,7 @@ type Plan struct {
 type oldFile struct {
 	data []byte
 	mode fs.FileMode
+	stat filestat.Stat // lstat before reading data: Apply checks it is unchanged
 }
 
 // Stat returns the stat of the file at path as this process last saw it
@@ -412,7 +413,7 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 			return
 		}
 		r.disk, r.ok, r.stat = diskDiffers, true, nil
-		r.old = &oldFile{data: disk, mode: fi.Mode().Perm()}
+		r.old = &oldFile{data: disk, mode: fi.Mode().Perm(), stat: filestat.FromInfo(fi)}
 	})
 	for i, f := range files {
 		l.Merge(&results[i].l)
@@ -493,7 +494,7 @@ func (p *Plan) stale(path string, rec record, l *diag.List) {
 		return
 	}
 	p.Stale = append(p.Stale, path)
-	p.old[path] = oldFile{data: disk, mode: fi.Mode().Perm()}
+	p.old[path] = oldFile{data: disk, mode: fi.Mode().Perm(), stat: filestat.FromInfo(fi)}
 }
 
 // kind names a non-regular file's type for a diagnostic.
