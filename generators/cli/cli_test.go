@@ -229,3 +229,45 @@ func TestGenCacheKeepsUserEdits(t *testing.T) {
 		t.Errorf("the tree differs from a full regeneration:\n%s", errs)
 	}
 }
+
+// Two gens at once on one out/ from two states of the opdefs take turns;
+// whichever ran last, a gen of the first state then leaves exactly its
+// tree (check passes), and the no-op cache never vouched for the other's.
+func TestConcurrentGensOfTwoStates(t *testing.T) {
+	root := t.TempDir()
+	src, err := os.ReadFile("../../opdefs/vision/vision_ops.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := [2]string{filepath.Join(root, "v1"), filepath.Join(root, "v2")}
+	for i, dir := range states {
+		_ = os.MkdirAll(filepath.Join(dir, "vision"), 0o755)
+		data := strings.Replace(string(src), "version: 1.0.0", fmt.Sprintf("version: 1.0.%d", i), 1)
+		_ = os.WriteFile(filepath.Join(dir, "vision", "vision_ops.yaml"), []byte(data), 0o644)
+	}
+	out, cache := filepath.Join(root, "out"), filepath.Join(root, "build", "cache.json")
+	gen := func(opdefs string) (int, string) {
+		code, _, errs := run("gen", "--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out, "--cache", cache)
+		return code, errs
+	}
+	for round := 0; round < 3; round++ {
+		done := make(chan string, 2)
+		for _, dir := range states {
+			go func() {
+				code, errs := gen(dir)
+				done <- fmt.Sprint(code, errs)
+			}()
+		}
+		for range states {
+			if got := <-done; !strings.HasPrefix(got, "0") {
+				t.Fatalf("concurrent gen: %s", got)
+			}
+		}
+		if code, errs := gen(states[0]); code != 0 {
+			t.Fatal(errs)
+		}
+		if code, _, errs := run("check", "--opdefs", states[0], "--toolchains", "../../toolchains", "--out", out); code != 0 {
+			t.Fatalf("round %d: out/ is not v1's tree after gen v1:\n%s", round, errs)
+		}
+	}
+}
