@@ -30,8 +30,14 @@ func Check() error { return opforge("check") }
 
 // Gen regenerates out/ from opdefs/: only changed files are written, user
 // code between opforge:begin/end markers is kept, and nothing is written
-// when any error was found.
-func Gen() error { return opforge("gen") }
+// when any error was found. GEN_FORCE=1 overwrites hand edits outside user
+// regions (gen --force) instead of stopping.
+func Gen() error {
+	if os.Getenv("GEN_FORCE") == "1" {
+		return opforge("gen", "--force")
+	}
+	return opforge("gen")
+}
 
 // opforge runs one opforge command in-process.
 func opforge(args ...string) error {
@@ -113,8 +119,10 @@ func Test() error {
 }
 
 // fuzzTargets are the loaders' fuzz tests (opdef YAML and XML, shape
-// expressions, ONNX models), and the one holding the quick schema check to
-// the reference validator's verdicts: package -> fuzz function.
+// expressions, ONNX models), the one holding the quick schema check to
+// the reference validator's verdicts, and the writer's property test (random
+// sequences of opdef and user edits, interrupted and concurrent gens, one
+// per seed): package -> fuzz function.
 var fuzzTargets = [][2]string{
 	{"./generators/yamldef", "FuzzLoadYAML"},
 	{"./generators/yamldef", "FuzzQuickSchema"},
@@ -122,6 +130,7 @@ var fuzzTargets = [][2]string{
 	{"./generators/shapeexpr", "FuzzParse"},
 	{"./generators/onnx", "FuzzRead"},
 	{"./generators/onnximport", "FuzzImport"},
+	{"./generators/writer", "FuzzWriterSequence"},
 }
 
 // Fuzz runs each loader fuzz target for FUZZTIME (default 10s).

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -36,6 +37,23 @@ func Write(path string, data []byte, perm os.FileMode) (changed bool, err error)
 func Replace(path string, data []byte, perm os.FileMode) error {
 	return ReplaceFrom(path, bytes.NewReader(data), perm)
 }
+
+// Temp writes data to a new, uniquely named hidden temporary beside path
+// and returns its name, for callers that rename it over path later (all
+// files of a change first, then every rename). Its name matches IsTemp.
+func Temp(path string, data []byte, perm os.FileMode) (string, error) {
+	return besideUnique(path, func(tmp string) error {
+		return create(tmp, perm, func(f *os.File) error { _, err := f.Write(data); return err })
+	})
+}
+
+// tempRE matches the names besideUnique gives: "." + base + ".tmp-" + pid
+// "-" start "-" counter.
+var tempRE = regexp.MustCompile(`^\..+\.tmp-[0-9]+-[0-9a-z]+-[0-9a-z]+$`)
+
+// IsTemp reports whether a base name is one of this package's temporary
+// files or staging directories: what a killed writer leaves behind.
+func IsTemp(base string) bool { return tempRE.MatchString(base) }
 
 // ReplaceFrom is Replace with the bytes streamed from r, for files too
 // large to hold in memory.

@@ -98,3 +98,25 @@ func TestMkdirUnique(t *testing.T) {
 		t.Errorf("staging directories %s and %s: want two distinct siblings of %s", a, b, target)
 	}
 }
+
+// IsTemp matches exactly the names Temp and MkdirUnique give, so removing
+// leftovers never touches a user's file with a similar name.
+func TestIsTemp(t *testing.T) {
+	dir := t.TempDir()
+	tmp, err := Temp(filepath.Join(dir, "f.txt"), []byte("x"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage, err := MkdirUnique(filepath.Join(dir, "pkg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{
+		filepath.Base(tmp): true, filepath.Base(stage): true, ".x.tmp-1-a-b": true,
+		"f.txt.tmp-1-a-b": false, ".x.tmp-mine": false, ".x.tmp-1-a-b.bak": false, ".tmp-1-a-b": false, ".x.tmp-1-A-b": false,
+	} {
+		if got := IsTemp(name); got != want {
+			t.Errorf("IsTemp(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

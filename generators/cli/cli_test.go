@@ -2,7 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
+	"time"
+
 	"encoding/json"
+	"github.com/opforge/opforge/generators/filelock"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,6 +110,33 @@ func TestCheckDetectsDrift(t *testing.T) {
 	}
 }
 
+// Two gens on one out/ take turns: the second waits for the first's lock,
+// saying so, and runs once it is released.
+func TestGenWaitsForAnotherGen(t *testing.T) {
+	root := t.TempDir()
+	unlock, err := filelock.Lock(filepath.Join(root, "build", ".opforge-gen.lock"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"gen", "--opdefs", "../../opdefs", "--toolchains", "../../toolchains", "--out", filepath.Join(root, "out"), "--cache", filepath.Join(root, "build", "cache.json")}
+	done := make(chan string, 1)
+	go func() {
+		code, _, errs := run(args...)
+		done <- fmt.Sprint(code, errs)
+	}()
+	select {
+	case got := <-done:
+		unlock()
+		t.Fatalf("gen ran while another held the lock: %s", got)
+	case <-time.After(2 * time.Second):
+	}
+	unlock()
+	got := <-done
+	if !strings.HasPrefix(got, "0") || !strings.Contains(got, fmt.Sprintf("waiting for another opforge gen on %s/ (pid %d)", filepath.Join(root, "out"), os.Getpid())) {
+		t.Errorf("gen after waiting: %s", got)
+	}
+}
+
 func TestGenNoOpCache(t *testing.T) {
 	root := t.TempDir()
 	outDir := filepath.Join(root, "out")
@@ -116,6 +147,14 @@ func TestGenNoOpCache(t *testing.T) {
 	_, out, _ := run(args...)
 	if !strings.Contains(out, "inputs unchanged since the last gen") || !strings.Contains(out, " 0 written") {
 		t.Errorf("second gen did not use the cache: %s", out)
+	}
+	// A full gen that writes nothing leaves a record as good as one that
+	// wrote everything.
+	if code, _, errs := run(append(args, "--full")...); code != 0 {
+		t.Fatal(errs)
+	}
+	if _, out, _ = run(args...); !strings.Contains(out, "inputs unchanged since the last gen") {
+		t.Errorf("gen after gen --full did not use the cache: %s", out)
 	}
 	// Deleting a generated file invalidates the cache: gen restores it.
 	victim := filepath.Join(outDir, "htp", "VisionOps", "Makefile")
@@ -159,8 +198,9 @@ func TestGenCacheKeepsUserEdits(t *testing.T) {
 		end := strings.Index(s, "    // opforge:end launch")
 		_ = os.WriteFile(kernel(op), []byte(s[:begin]+mine+s[end:]), 0o644)
 	}
-	// A hand edit outside any region of a file whose op did not change is
-	// undone, as a full regeneration would.
+	// A hand edit outside any region of a file whose op did not change
+	// stops gen, naming the line; --force undoes it, as a full
+	// regeneration would.
 	plugin := filepath.Join(outDir, "trt", "VisionOps", "src", "ops", "PadCropResizePlugin.cpp")
 	pristine, _ := os.ReadFile(plugin)
 	_ = os.WriteFile(plugin, append(append([]byte{}, pristine...), "// stray\n"...), 0o644)
@@ -170,8 +210,12 @@ func TestGenCacheKeepsUserEdits(t *testing.T) {
 	}
 	_ = os.WriteFile(defs, []byte(changed), 0o644)
 	code, out, errs := run(gen...)
+	if code != 1 || !strings.Contains(errs, "PadCropResizePlugin.cpp:372: error:") || !strings.Contains(errs, "[generated-edited]") || !strings.Contains(errs, "--force") {
+		t.Fatalf("gen over a hand edit: %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = run(append(gen, "--force")...)
 	if code != 0 || strings.Contains(out, "inputs unchanged") {
-		t.Fatalf("gen after an opdef change: %d\n%s%s", code, out, errs)
+		t.Fatalf("gen --force after an opdef change: %d\n%s%s", code, out, errs)
 	}
 	for _, op := range []string{"TopKLast", "PadCropResize"} {
 		if data, _ := os.ReadFile(kernel(op)); !strings.Contains(string(data), mine) {
@@ -183,5 +227,47 @@ func TestGenCacheKeepsUserEdits(t *testing.T) {
 	}
 	if code, _, errs := run(append([]string{"check"}, flags...)...); code != 0 {
 		t.Errorf("the tree differs from a full regeneration:\n%s", errs)
+	}
+}
+
+// Two gens at once on one out/ from two states of the opdefs take turns;
+// whichever ran last, a gen of the first state then leaves exactly its
+// tree (check passes), and the no-op cache never vouched for the other's.
+func TestConcurrentGensOfTwoStates(t *testing.T) {
+	root := t.TempDir()
+	src, err := os.ReadFile("../../opdefs/vision/vision_ops.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := [2]string{filepath.Join(root, "v1"), filepath.Join(root, "v2")}
+	for i, dir := range states {
+		_ = os.MkdirAll(filepath.Join(dir, "vision"), 0o755)
+		data := strings.Replace(string(src), "version: 1.0.0", fmt.Sprintf("version: 1.0.%d", i), 1)
+		_ = os.WriteFile(filepath.Join(dir, "vision", "vision_ops.yaml"), []byte(data), 0o644)
+	}
+	out, cache := filepath.Join(root, "out"), filepath.Join(root, "build", "cache.json")
+	gen := func(opdefs string) (int, string) {
+		code, _, errs := run("gen", "--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out, "--cache", cache)
+		return code, errs
+	}
+	for round := 0; round < 3; round++ {
+		done := make(chan string, 2)
+		for _, dir := range states {
+			go func() {
+				code, errs := gen(dir)
+				done <- fmt.Sprint(code, errs)
+			}()
+		}
+		for range states {
+			if got := <-done; !strings.HasPrefix(got, "0") {
+				t.Fatalf("concurrent gen: %s", got)
+			}
+		}
+		if code, errs := gen(states[0]); code != 0 {
+			t.Fatal(errs)
+		}
+		if code, _, errs := run("check", "--opdefs", states[0], "--toolchains", "../../toolchains", "--out", out); code != 0 {
+			t.Fatalf("round %d: out/ is not v1's tree after gen v1:\n%s", round, errs)
+		}
 	}
 }

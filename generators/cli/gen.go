@@ -4,9 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/filelock"
 	"github.com/opforge/opforge/generators/gen"
 	"github.com/opforge/opforge/generators/writer"
 )
@@ -24,15 +26,32 @@ func genFlags(name string, stderr io.Writer) (*flag.FlagSet, *gen.Options) {
 // genCachePath is where gen remembers the tree it left (build dir, untracked).
 const genCachePath = "build/.opforge-gen-cache.json"
 
+// genLockName is the lock, beside the cache in the build directory, that
+// makes gens take turns: two at once could mix two states of the opdefs in
+// out/ and leave a cache vouching for the wrong one.
+const genLockName = ".opforge-gen.lock"
+
 // genCmd regenerates out/: nothing is written when any error was found.
 func genCmd(args []string, stdout, stderr io.Writer) int {
 	fs, o := genFlags("gen", stderr)
 	full := fs.Bool("full", false, "ignore the cache: regenerate, read and compare every file")
+	fs.BoolVar(&o.Force, "force", false, "overwrite hand edits outside user regions and of generated files instead of stopping")
 	cachePath := fs.String("cache", genCachePath, "no-op cache file (in the build directory)")
 	if rest, err := parse(fs, args); err != nil || len(rest) > 0 {
 		return 2
 	}
 	start := time.Now()
+	unlock, err := filelock.Lock(filepath.Join(filepath.Dir(*cachePath), genLockName), func(holder string) {
+		if holder == "" {
+			holder = "unknown"
+		}
+		fmt.Fprintf(stderr, "opforge gen: waiting for another opforge gen on %s/ (pid %s)\n", o.Out, holder)
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "opforge gen: %v\n", err)
+		return 1
+	}
+	defer unlock()
 	cache, cacheErr := gen.OpenCache(*o, *cachePath)
 	if cacheErr == nil && !*full {
 		if n, fresh := cache.Fresh(); fresh {
@@ -49,12 +68,18 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "opforge gen: nothing written (%d error(s))\n", errorsIn(&l))
 		return 1
 	}
+	if cacheErr == nil {
+		if err := cache.Invalidate(); err != nil {
+			cacheErr = err // a record that cannot be removed must not be renewed either
+		}
+	}
 	st, err := writer.Apply(plan)
-	report(&l, "text", stdout, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "opforge gen: %v\n", err)
+		writer.Report(o.Out, err, &l)
+		report(&l, "text", stdout, stderr)
 		return 1
 	}
+	report(&l, "text", stdout, stderr)
 	if cacheErr == nil {
 		_ = cache.Store(plan) // a failed store only costs the next no-op its speed
 	}

@@ -42,7 +42,7 @@ type Cache struct {
 }
 
 // cacheVersion changes whenever cacheFile's meaning does.
-const cacheVersion = 2
+const cacheVersion = 3
 
 type cacheFile struct {
 	Version int                   `json:"version"`
@@ -132,15 +132,28 @@ func (c *Cache) Unchanged(rel string, fresh []byte) bool {
 	return ok && want.Fresh == hash && c.untouched(rel, want)
 }
 
-// Store records the tree a successful gen left.
+// Invalidate forgets the last gen's record; gen calls it before changing
+// out/, so that a gen that dies half way leaves no record to vouch for a
+// tree it did not finish.
+func (c *Cache) Invalidate() error {
+	if err := os.Remove(c.path); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
+
+// Store records the tree a successful gen left: for each file, the stat
+// this process saw it with while it held the planned bytes (written by
+// this gen, or read and found right), never a stat taken afterwards, which
+// could be another process's file.
 func (c *Cache) Store(p *writer.Plan) error {
 	cf := cacheFile{Version: cacheVersion, Key: c.key, Out: c.absOut, Files: map[string]fileRecord{}}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, rel := range p.Files.Paths() {
-		st, ok := filestat.Of(filepath.Join(c.Out, filepath.FromSlash(rel)))
+		st, ok := p.Stat(rel)
 		if !ok {
-			return nil // something raced us; no cache is always safe
+			return c.Invalidate() // not seen holding its bytes: no record is always safe
 		}
 		cf.Files[rel] = fileRecord{Stat: st, Fresh: c.hashes[rel]}
 	}

@@ -79,6 +79,9 @@ type Options struct {
 	// Known, when set, vouches for files the writer then neither reads
 	// nor writes (Cache.Unchanged); the drift check never sets it.
 	Known writer.Known
+	// Force overwrites hand edits outside user regions and of generated
+	// files instead of stopping (gen --force).
+	Force bool
 }
 
 // DefaultOptions are the repository layout.
@@ -106,7 +109,7 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	if l.HasErrors() {
 		return nil
 	}
-	return writer.PrepareKnown(filepath.Clean(o.Out), files, o.Known, l)
+	return writer.PrepareWith(filepath.Clean(o.Out), files, writer.Options{Known: o.Known, Force: o.Force}, l)
 }
 
 // SourceName is how a definition file is named in headers: its path below

@@ -210,3 +210,28 @@ func Pristine(r Region, defaults map[string]string) bool {
 	h, ok := defaults[r.Key]
 	return ok && h == Hash(r.Body)
 }
+
+// Frame returns data with every region body removed (marker lines kept):
+// what the generator alone decides, so its fingerprint tells a hand edit
+// outside the regions (or a deleted marker) from user code inside them.
+func Frame(data string) (string, error) {
+	if _, err := Parse(data); err != nil {
+		return "", err
+	}
+	var out strings.Builder
+	in := false
+	for _, ln := range strings.SplitAfter(data, "\n") {
+		m := marker(ln)
+		switch {
+		case m != nil && m[1] == "begin":
+			in = true
+			out.WriteString(ln)
+		case m != nil && m[1] == "end":
+			in = false
+			out.WriteString(ln)
+		case !in:
+			out.WriteString(ln)
+		}
+	}
+	return out.String(), nil
+}

@@ -70,3 +70,34 @@ func TestPristineRegionsTakeNewDefaults(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Frame keeps everything but region bodies, so a body edit leaves it alone
+// and an edit outside, or a deleted marker, changes it.
+func TestFrame(t *testing.T) {
+	base := "a\n// opforge:begin k\nbody\n// opforge:end k\nb\n"
+	frame := func(s string) string {
+		f, err := Frame(s)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		return f
+	}
+	if got := frame(base); got != "a\n// opforge:begin k\n// opforge:end k\nb\n" {
+		t.Errorf("frame %q", got)
+	}
+	for _, c := range []struct {
+		edit string
+		same bool
+	}{
+		{"a\n// opforge:begin k\nmine\nmore\n// opforge:end k\nb\n", true},
+		{"a\n// opforge:begin k\nbody\n// opforge:end k\nb\nstray\n", false},
+		{"a\nbody\nb\n", false},
+	} {
+		if got := frame(c.edit) == frame(base); got != c.same {
+			t.Errorf("%q: same frame %v, want %v", c.edit, got, c.same)
+		}
+	}
+	if _, err := Frame("// opforge:begin k\n"); err == nil {
+		t.Error("no error for an unclosed region")
+	}
+}

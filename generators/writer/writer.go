@@ -6,8 +6,12 @@
 //   - only files whose bytes changed are written, each atomically;
 //   - files generated earlier but no longer produced (tracked in the
 //     manifest) are removed, unless they still hold user code;
-//   - nothing outside the root is touched, not even through a symlink;
-//   - nothing at all is written when any error was found.
+//   - nothing outside the root is touched, not even through a symlink,
+//     and nothing but regular files is opened;
+//   - a file is never replaced or removed unless it holds what opforge
+//     wrote there (the manifest's fingerprints) or the user said --force;
+//   - nothing at all is written when any error was found, and a failed
+//     Apply puts back what it changed.
 //
 // Diff compares the same plan with the disk for the drift check.
 package writer
@@ -24,16 +28,30 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
+	"github.com/opforge/opforge/generators/filestat"
 	"github.com/opforge/opforge/generators/regions"
 	"github.com/opforge/opforge/generators/render"
 )
 
 // ManifestName is the manifest's file name in the output root.
 const ManifestName = "opforge.manifest.json"
+
+// PendingName is the journal of a gen under way, in the output root: the
+// manifests of every Apply begun since the last one that finished. A gen
+// killed between its first rename and its manifest leaves files holding
+// bytes no manifest names; the journal lets the next gen recognise them as
+// opforge's own, not as hand edits.
+const PendingName = ".opforge.pending.json"
+
+// manifestVersion 2 added Hash; version 1 manifests are still read (their
+// files are trusted as before, but none is deleted as stale: nothing says
+// what opforge wrote there).
+const manifestVersion = 2
 
 // Manifest lists every file opforge generated under the root, with the
 // default-body hashes of the user regions of owned files.
@@ -44,9 +62,27 @@ type Manifest struct {
 
 // ManifestFile is one generated file.
 type ManifestFile struct {
-	Path    string            `json:"path"`
-	Owned   bool              `json:"owned,omitempty"`
+	Path  string `json:"path"`
+	Owned bool   `json:"owned,omitempty"`
+	// Hash fingerprints what opforge wrote: the whole file, or for an
+	// owned file everything outside its user regions (Fingerprint).
+	Hash    string            `json:"hash,omitempty"`
 	Regions map[string]string `json:"regions,omitempty"`
+}
+
+// Fingerprint is the hash the manifest records of a file's bytes: of the
+// whole file, or of an owned file's frame (user region bodies left out,
+// since they are the user's to change). Trailing whitespace is ignored,
+// like region bodies, so an editor's clean-up is no hand edit.
+func Fingerprint(data []byte, owned bool) (string, error) {
+	if !owned {
+		return regions.Hash(string(data)), nil
+	}
+	frame, err := regions.Frame(string(data))
+	if err != nil {
+		return "", err
+	}
+	return regions.Hash(frame), nil
 }
 
 // Plan is what regeneration would do.
@@ -57,33 +93,52 @@ type Plan struct {
 	Files *fileset.Set
 	// Stale are paths of files generated earlier that are no longer produced.
 	Stale []string
+	// gone are stale paths already missing (a killed gen removed them):
+	// Apply removes their directories when empty, as it would have.
+	gone []string
 	// onDisk is what Prepare found at each path of Files, so that Apply
 	// neither reads the tree again nor writes what is already there.
 	onDisk map[string]diskState
+	// old holds what Prepare read of each file Apply replaces or removes
+	// (bytes and mode), so a failed Apply can put it back.
+	old map[string]oldFile
+	// stats is the stat of each file of Files as this process last saw it
+	// holding its planned bytes (Prepare's lstat before reading, or
+	// Apply's after writing); Stat hands it to the gen cache.
+	stats map[string]filestat.Stat
+	// pending are the journal's manifests (PendingName) found by Prepare,
+	// pendingData its bytes (nil: none); manifest is the new manifest.
+	pending     []Manifest
+	pendingData []byte
+	manifest    *Manifest
 	// paths is what Prepare learnt of the directories, which tells Apply
 	// the new ones it stages.
 	paths *pathChecker
+}
+
+type oldFile struct {
+	data []byte
+	mode fs.FileMode
+	stat filestat.Stat // lstat before reading data: Apply checks it is unchanged
+}
+
+// Stat returns the stat of the file at path as this process last saw it
+// holding the plan's bytes (false when it never did): the only stat the
+// gen cache may record, since a stat taken later could be another
+// process's file.
+func (p *Plan) Stat(path string) (filestat.Stat, bool) {
+	st, ok := p.stats[path]
+	return st, ok
 }
 
 // diskState is what the output root holds at a planned path.
 type diskState uint8
 
 const (
-	diskUnknown diskState = iota // not looked at: Apply compares
-	diskAbsent                   // nothing there: create
+	diskAbsent  diskState = iota // nothing there: create
 	diskSame                     // the planned bytes: leave alone
-	diskDiffers                  // other bytes (or unreadable): replace
+	diskDiffers                  // other bytes: replace
 )
-
-func stateOf(disk []byte, err error, want []byte) diskState {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return diskAbsent
-	case err == nil && bytes.Equal(disk, want):
-		return diskSame
-	}
-	return diskDiffers
-}
 
 // Stats reports what Apply did.
 type Stats struct {
@@ -93,6 +148,32 @@ type Stats struct {
 
 func rel(root, p string) string { return filepath.ToSlash(filepath.Join(root, filepath.FromSlash(p))) }
 
+// errNotRegular is a path holding a directory, FIFO, device or socket.
+var errNotRegular = errors.New("not a regular file")
+
+// readFile reads a regular file. It opens with O_NONBLOCK so that a FIFO
+// put there after the lstat cannot hang gen or check, and refuses anything
+// but a regular file. A variable so tests can inject I/O errors.
+var readFile = func(name string) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", name, errNotRegular)
+	}
+	// Sized from the fstat like os.ReadFile: one read and the EOF, where
+	// io.ReadAll's growing buffer takes several for a large file.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err = buf.ReadFrom(f)
+	return buf.Bytes(), err
+}
+
 // ReadManifest loads the manifest under root; a missing one is empty.
 func ReadManifest(root string) (*Manifest, error) {
 	m, _, err := readManifest(root)
@@ -101,9 +182,9 @@ func ReadManifest(root string) (*Manifest, error) {
 
 // readManifest also returns the manifest's bytes (nil when missing).
 func readManifest(root string) (*Manifest, []byte, error) {
-	data, err := os.ReadFile(filepath.Join(root, ManifestName))
+	data, err := readFile(filepath.Join(root, ManifestName))
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Manifest{Version: 1}, nil, nil
+		return &Manifest{Version: manifestVersion}, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
@@ -115,6 +196,23 @@ func readManifest(root string) (*Manifest, []byte, error) {
 	return &m, data, nil
 }
 
+// readPending loads the journal of unfinished Applies and its bytes (none
+// when missing).
+func readPending(root string) ([]Manifest, []byte, error) {
+	data, err := readFile(filepath.Join(root, PendingName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var ms []Manifest
+	if err := json.Unmarshal(data, &ms); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", PendingName, err)
+	}
+	return ms, data, nil
+}
+
 // Known reports, without reading the disk, that the file at path already
 // holds what Prepare would make of the fresh skeleton data (user regions
 // merged in): typically because the same skeleton was generated there last
@@ -123,28 +221,100 @@ func readManifest(root string) (*Manifest, []byte, error) {
 // vouches for is neither read nor written.
 type Known func(path string, fresh []byte) bool
 
+// Options change what Prepare does.
+type Options struct {
+	// Known (nil: read every file) vouches for files; a file it vouches
+	// for keeps its fresh skeleton bytes in the plan, which is then only
+	// fit for Apply (that leaves such files alone), not for Diff.
+	Known Known
+	// Force overwrites hand edits outside user regions and of generated
+	// files (generated-edited) instead of stopping.
+	Force bool
+}
+
 // Prepare computes the new tree: fresh skeletons with the user regions of
 // the files on disk merged in, the new manifest, and the stale files.
 // Every problem goes to l; the plan must not be applied when l has errors.
 func Prepare(root string, fresh *fileset.Set, l *diag.List) *Plan {
-	return PrepareKnown(root, fresh, nil, l)
+	return PrepareWith(root, fresh, Options{}, l)
 }
 
-// PrepareKnown is Prepare with a Known (nil: read every file). A file Known
-// vouches for keeps its fresh skeleton bytes in the plan, which is then
-// only fit for Apply (that leaves such files alone), not for Diff.
-func PrepareKnown(root string, fresh *fileset.Set, known Known, l *diag.List) *Plan {
+// record is what the manifest and the journal know of one path: the
+// entries opforge wrote there, the current manifest's first.
+type record []ManifestFile
+
+// match returns the entry whose fingerprint data has, and whether any
+// entry has a fingerprint at all (version 1 manifests have none).
+func (r record) match(data []byte) (m *ManifestFile, hashed bool) {
+	var got [2]string // fingerprint as generated, as owned (computed once each)
+	for i := range r {
+		if r[i].Hash == "" {
+			continue
+		}
+		hashed = true
+		k := 0
+		if r[i].Owned {
+			k = 1
+		}
+		if got[k] == "" {
+			h, err := Fingerprint(data, r[i].Owned)
+			if err != nil {
+				h = "!" // unreadable regions: matches no entry
+			}
+			got[k] = h
+		}
+		if r[i].Hash == got[k] {
+			return &r[i], true
+		}
+	}
+	return nil, hashed
+}
+
+// regions returns the default-body hashes to merge with: those of the
+// entry that wrote the file, else the manifest's.
+func (r record) regions(m *ManifestFile) map[string]string {
+	if m != nil {
+		return m.Regions
+	}
+	if len(r) > 0 {
+		return r[0].Regions
+	}
+	return nil
+}
+
+// PrepareWith is Prepare with Options.
+func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan {
+	p := &Plan{Root: root, Files: fileset.New(), onDisk: map[string]diskState{}, old: map[string]oldFile{}, stats: map[string]filestat.Stat{}, paths: newPathChecker(root)}
+	// The root is refused as a symlink like every path below it: writing
+	// through it would put the tree wherever the link points.
+	if fi, err := os.Lstat(root); err == nil && (fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir()) {
+		l.Errorf(diag.Pos{File: filepath.ToSlash(root)}, "unsafe-path", "the output directory %s is a symlink or not a directory; opforge does not write through links: make it a real directory (nothing was written)", root)
+		return p
+	}
+	// The manifest's stat before reading it, for the gen cache (as for
+	// every file: a change after this lstat shows as a different stat).
+	manifestInfo, _ := p.paths.check(ManifestName)
 	old, oldData, err := readManifest(root)
 	if err != nil {
 		l.Errorf(diag.Pos{File: rel(root, ManifestName)}, "manifest", "cannot read the manifest: %v; restore it from git", err)
-		old = &Manifest{Version: 1}
+		old = &Manifest{Version: manifestVersion}
 	}
-	oldByPath := map[string]ManifestFile{}
-	for _, f := range old.Files {
-		oldByPath[f.Path] = f
+	pending, pendingData, err := readPending(root)
+	if err != nil {
+		l.Errorf(diag.Pos{File: rel(root, PendingName)}, "manifest", "cannot read the journal of an interrupted gen: %v; delete it and check your user regions with `git diff`", err)
 	}
-	out := fileset.New()
-	manifest := &Manifest{Version: 1}
+	p.pending, p.pendingData = pending, pendingData
+	records := map[string]record{}
+	var order []string // paths in records, first seen first
+	for _, m := range append([]Manifest{*old}, pending...) {
+		for _, f := range m.Files {
+			if _, ok := records[f.Path]; !ok {
+				order = append(order, f.Path)
+			}
+			records[f.Path] = append(records[f.Path], f)
+		}
+	}
+	manifest := &Manifest{Version: manifestVersion}
 	// Each file is checked and merged with its copy on disk in parallel
 	// (reading and scanning the old tree is most of a regeneration's work);
 	// results and diagnostics are then taken in path order.
@@ -153,88 +323,230 @@ func PrepareKnown(root string, fresh *fileset.Set, known Known, l *diag.List) *P
 		entry ManifestFile
 		ok    bool
 		disk  diskState
+		old   *oldFile
+		stat  *filestat.Stat
 		l     diag.List
 	}
 	results := make([]result, len(files))
-	paths := newPathChecker(root)
 	render.Parallel(len(files), func(i int) {
 		f, r := files[i], &results[i]
-		if f.Path == ManifestName {
-			r.l.Errorf(diag.Pos{File: rel(root, f.Path)}, "internal", "a target generated the manifest's path")
+		pos := diag.Pos{File: rel(root, f.Path)}
+		if f.Path == ManifestName || f.Path == PendingName {
+			r.l.Errorf(pos, "internal", "a target generated the manifest's path")
 			return
 		}
-		mayExist, err := paths.check(f.Path)
+		fi, err := p.paths.check(f.Path)
 		if err != nil {
-			r.l.Errorf(diag.Pos{File: rel(root, f.Path)}, "unsafe-path", "%v", err)
+			r.l.Errorf(pos, "unsafe-path", "%v", err)
+			return
+		}
+		if fi != nil && !fi.Mode().IsRegular() {
+			r.l.Errorf(pos, "unsafe-path", "%s is a %s, not a regular file; opforge neither opens nor replaces it: move it away, then regenerate (nothing was written)", rel(root, f.Path), kind(fi.Mode()))
 			return
 		}
 		r.entry = ManifestFile{Path: f.Path, Owned: f.Owned}
 		if f.Owned {
 			defaults, err := regions.Defaults(string(f.Data))
 			if err != nil {
-				r.l.Errorf(diag.Pos{File: rel(root, f.Path)}, "internal", "generated skeleton has malformed regions: %v", err)
+				r.l.Errorf(pos, "internal", "generated skeleton has malformed regions: %v", err)
 				return
 			}
 			r.entry.Regions = defaults
 			f.Defaults = defaults
 		}
-		if known != nil && known(f.Path, f.Data) {
+		// The frame of the merged file is the skeleton's: merging changes
+		// region bodies only.
+		if r.entry.Hash, err = Fingerprint(f.Data, f.Owned); err != nil {
+			r.l.Errorf(pos, "internal", "generated skeleton has malformed regions: %v", err)
+			return
+		}
+		if fi != nil {
+			st := filestat.FromInfo(fi) // taken before reading: a later change shows
+			r.stat = &st
+		}
+		// Known is asked about every file: the gen cache records each
+		// skeleton's hash as it answers.
+		if o.Known != nil && o.Known(f.Path, f.Data) && fi != nil {
 			r.disk, r.ok = diskSame, true
 			return
 		}
-		// Below a missing directory there is nothing to read (a first
-		// generation): no system call at all.
-		disk, err := []byte(nil), error(fs.ErrNotExist)
-		if mayExist {
-			disk, err = os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
+		if fi == nil { // below a missing directory, or missing: nothing to read
+			r.disk, r.ok, r.stat = diskAbsent, true, nil
+			return
 		}
-		if f.Owned && err == nil {
-			merged, ok := mergeOwned(root, f, disk, oldByPath[f.Path].Regions, &r.l)
+		disk, err := readFile(filepath.Join(root, filepath.FromSlash(f.Path)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			r.disk, r.ok, r.stat = diskAbsent, true, nil
+			return
+		case err != nil:
+			// Replacing what cannot be read would drop its user regions.
+			r.l.Errorf(pos, "read", "cannot read this file (%v); gen never replaces a file it cannot read: fix its permissions or the disk, then regenerate (nothing was written)", err)
+			return
+		}
+		// Which earlier gen wrote the file matters for the defaults to
+		// merge with only when the journal names it too; otherwise the
+		// fingerprint of the disk is needed only when the bytes change.
+		rec := records[f.Path]
+		var wrote *ManifestFile
+		hashed, matched := false, false
+		if len(rec) > 1 {
+			wrote, hashed = rec.match(disk)
+			matched = true
+		}
+		if f.Owned {
+			merged, ok := mergeOwned(root, f, disk, rec.regions(wrote), &r.l)
 			if !ok {
 				return
 			}
 			f.Data = merged
 		}
-		r.disk = stateOf(disk, err, f.Data)
-		r.ok = true
+		if bytes.Equal(disk, f.Data) {
+			r.disk, r.ok = diskSame, true
+			return
+		}
+		if !matched {
+			wrote, hashed = rec.match(disk)
+		}
+		if hashed && wrote == nil && !o.Force {
+			editedError(root, f, disk, &r.l)
+			return
+		}
+		r.disk, r.ok, r.stat = diskDiffers, true, nil
+		r.old = &oldFile{data: disk, mode: fi.Mode().Perm(), stat: filestat.FromInfo(fi)}
 	})
-	onDisk := make(map[string]diskState, len(files)+1)
 	for i, f := range files {
 		l.Merge(&results[i].l)
-		if !results[i].ok {
+		r := results[i]
+		if !r.ok {
 			continue
 		}
-		manifest.Files = append(manifest.Files, results[i].entry)
-		onDisk[f.Path] = results[i].disk
-		_ = out.Add(f)
+		manifest.Files = append(manifest.Files, r.entry)
+		p.onDisk[f.Path] = r.disk
+		if r.old != nil {
+			p.old[f.Path] = *r.old
+		}
+		if r.stat != nil {
+			p.stats[f.Path] = *r.stat
+		}
+		_ = p.Files.Add(f)
 	}
-	var stale []string
-	for _, f := range old.Files {
-		if out.Get(f.Path) != nil {
-			continue
+	// Stale files are those written earlier that the opdefs no longer
+	// generate: fresh, not the plan, decides, so a still generated file
+	// that failed above is never called stale.
+	for _, path := range order {
+		if fresh.Get(path) == nil {
+			p.stale(path, records[path], l)
 		}
-		if _, err := paths.check(f.Path); err != nil {
-			l.Errorf(diag.Pos{File: rel(root, f.Path)}, "unsafe-path", "manifest names %s: %v", f.Path, err)
-			continue
-		}
-		disk, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err == nil && f.Owned && !pristine(root, f, disk, l) {
-			continue
-		}
-		stale = append(stale, f.Path)
 	}
 	sort.Slice(manifest.Files, func(i, j int) bool { return manifest.Files[i].Path < manifest.Files[j].Path })
 	data, _ := json.MarshalIndent(manifest, "", "  ")
 	data = append(data, '\n')
-	_ = out.Add(&fileset.File{Path: ManifestName, Data: data})
-	onDisk[ManifestName] = diskAbsent
+	p.manifest = manifest
+	_ = p.Files.Add(&fileset.File{Path: ManifestName, Data: data})
+	p.onDisk[ManifestName] = diskAbsent
 	if oldData != nil {
-		onDisk[ManifestName] = stateOf(oldData, nil, data)
+		p.onDisk[ManifestName] = diskDiffers
+		if bytes.Equal(oldData, data) {
+			p.onDisk[ManifestName] = diskSame
+			if manifestInfo != nil {
+				p.stats[ManifestName] = filestat.FromInfo(manifestInfo)
+			}
+		}
 	}
-	return &Plan{Root: root, Files: out, Stale: stale, onDisk: onDisk, paths: paths}
+	return p
+}
+
+// stale decides whether the stale file at path may be removed: only when
+// it holds exactly what opforge wrote there (and, when owned, no user code).
+func (p *Plan) stale(path string, rec record, l *diag.List) {
+	pos := diag.Pos{File: rel(p.Root, path)}
+	fi, err := p.paths.check(path)
+	switch {
+	case err != nil:
+		l.Errorf(pos, "unsafe-path", "the manifest names %s: %v", path, err)
+		return
+	case fi == nil:
+		p.gone = append(p.gone, path)
+		return
+	case !fi.Mode().IsRegular():
+		l.Errorf(pos, "unsafe-path", "opforge generated this file earlier, and a %s is there now; opforge removes only regular files it wrote: move it away (nothing was written)", kind(fi.Mode()))
+		return
+	}
+	disk, err := readFile(filepath.Join(p.Root, filepath.FromSlash(path)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		l.Errorf(pos, "read", "opforge generated this file earlier and no longer does, but cannot read it (%v); nothing was written", err)
+		return
+	}
+	wrote, hashed := rec.match(disk)
+	if !hashed {
+		l.Warnf(pos, "stale-unverified", "opforge generated this file earlier and no longer does, but its manifest entry does not say what opforge wrote there (an older or edited manifest), so it was left in place: delete it yourself if it holds nothing of yours")
+		return
+	}
+	if wrote == nil {
+		l.Errorf(pos, "user-code-stale", "this file is no longer generated (its op or package was removed or renamed) and was edited by hand since opforge wrote it; move what you need elsewhere, then delete this file (nothing was written)")
+		return
+	}
+	if wrote.Owned && !pristine(p.Root, *wrote, disk, l) {
+		return
+	}
+	p.Stale = append(p.Stale, path)
+	p.old[path] = oldFile{data: disk, mode: fi.Mode().Perm(), stat: filestat.FromInfo(fi)}
+}
+
+// kind names a non-regular file's type for a diagnostic.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	}
+	return "special file"
+}
+
+// editedError reports hand edits that regeneration would overwrite, naming
+// the lines of disk that differ from what would be written.
+func editedError(root string, f *fileset.File, disk []byte, l *diag.List) {
+	first, last := diffLines(disk, f.Data)
+	pos := diag.Pos{File: rel(root, f.Path), Line: first}
+	lines := fmt.Sprintf("line %d", first)
+	if last > first {
+		lines = fmt.Sprintf("lines %d-%d", first, last)
+	}
+	where := "this generated file (DO NOT EDIT) was edited by hand"
+	if f.Owned {
+		where = "this file was edited outside its user regions (code written beside a region, a deleted opforge:begin/end marker, or an edit of generated code)"
+	}
+	l.Errorf(pos, "generated-edited", "%s since opforge wrote it, at %s; gen would overwrite that: move the code into a user region (restore deleted markers around it), or run `opforge gen --force` to overwrite it deliberately (nothing was written)", where, lines)
+}
+
+// diffLines returns the 1-based first and last lines of a that differ from
+// b, once their common first and last lines are set aside.
+func diffLines(a, b []byte) (first, last int) {
+	al, bl := strings.SplitAfter(string(a), "\n"), strings.SplitAfter(string(b), "\n")
+	i := 0
+	for i < len(al) && i < len(bl) && al[i] == bl[i] {
+		i++
+	}
+	j := 0
+	for j < len(al)-i && j < len(bl)-i && al[len(al)-1-j] == bl[len(bl)-1-j] {
+		j++
+	}
+	first, last = i+1, len(al)-j
+	if last < first {
+		last = first
+	}
+	return first, last
 }
 
 func mergeOwned(root string, f *fileset.File, disk []byte, oldDefaults map[string]string, l *diag.List) ([]byte, bool) {
@@ -244,7 +556,7 @@ func mergeOwned(root string, f *fileset.File, disk []byte, oldDefaults map[strin
 		var re *regions.Error
 		if errors.As(err, &re) {
 			pos.Line = re.Line
-			l.Errorf(pos, "user-region-markers", "cannot carry user code over: %s; fix the opforge:begin/end markers (nothing was written)", re.Msg)
+			l.Errorf(pos, "user-region-markers", "cannot carry user code over: %s; this file is still generated: fix the opforge:begin/end markers, then regenerate (nothing was written)", re.Msg)
 		} else {
 			l.Errorf(pos, "user-region-markers", "cannot carry user code over: %v", err)
 		}
@@ -253,7 +565,7 @@ func mergeOwned(root string, f *fileset.File, disk []byte, oldDefaults map[strin
 	for _, o := range orphans {
 		p := pos
 		p.Line = o.Line
-		l.Errorf(p, "user-region-orphan", "user region %q holds code, but the regenerated file has no region %q (was an input, output or op renamed?); move the code into another region or delete the region, then regenerate (nothing was written)", o.Key, o.Key)
+		l.Errorf(p, "user-region-orphan", "user region %q holds code, but the regenerated file has no region %q (was an input, output or op renamed?); this file is still generated: move the code into another of its regions or delete the region, then regenerate (nothing was written)", o.Key, o.Key)
 	}
 	return []byte(merged), len(orphans) == 0
 }
@@ -264,7 +576,7 @@ func pristine(root string, f ManifestFile, disk []byte, l *diag.List) bool {
 	pos := diag.Pos{File: rel(root, f.Path)}
 	rs, err := regions.Parse(string(disk))
 	if err != nil {
-		l.Errorf(pos, "user-region-markers", "this file is no longer generated and its regions cannot be read (%v); remove it by hand once its code is safe", err)
+		l.Errorf(pos, "user-region-markers", "this file is no longer generated and its regions cannot be read (%v); move your code out of it, then delete it (nothing was written)", err)
 		return false
 	}
 	for _, r := range rs {
@@ -297,12 +609,12 @@ func newPathChecker(root string) *pathChecker {
 	return &pathChecker{root: root, dirs: map[string]dirState{}}
 }
 
-// check reports whether p may exist (false: a directory on its path is
-// missing) or why p may not be written.
-func (c *pathChecker) check(p string) (mayExist bool, err error) {
+// check returns what lstat says of p (nil when p or a directory on its
+// path is missing), or why p may not be written.
+func (c *pathChecker) check(p string) (fs.FileInfo, error) {
 	clean := path.Clean(p)
 	if clean != p || path.IsAbs(p) || clean == ".." || strings.HasPrefix(clean, "../") {
-		return false, fmt.Errorf("path %q leaves the output directory", p)
+		return nil, fmt.Errorf("path %q leaves the output directory", p)
 	}
 	for i := 0; i < len(clean); i++ {
 		if clean[i] != '/' {
@@ -310,17 +622,20 @@ func (c *pathChecker) check(p string) (mayExist bool, err error) {
 		}
 		st := c.dir(clean[:i])
 		if st.err != nil || st.missing {
-			return false, st.err
+			return nil, st.err
 		}
 	}
-	st, err := c.lstat(clean)
+	fi, err := c.lstat(clean)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	return true, symlinkError(c.root, clean, st)
+	if err := symlinkError(c.root, clean, fi); err != nil {
+		return nil, err
+	}
+	return fi, nil
 }
 
 // topMissing returns the topmost directory on the slash path dir (itself
@@ -373,155 +688,11 @@ func symlinkError(root, p string, fi fs.FileInfo) error {
 	return nil
 }
 
-// Apply writes the plan. Call it only when Prepare reported no error.
-//
-// Files already holding their bytes are left alone. A file whose directory
-// exists is replaced atomically (temporary file + rename). Files below a
-// directory that does not exist yet, as in a first generation, are staged
-// in a hidden sibling directory renamed into place once complete: the
-// whole new directory appears at once, and each file costs what copying it
-// costs (one create, one write), not a create, a write and a rename.
-// The manifest is written last, so that it never names work not yet done.
-func Apply(p *Plan) (Stats, error) {
-	var st Stats
-	if err := os.MkdirAll(p.Root, 0o755); err != nil {
-		return st, err
-	}
-	paths := p.paths
-	if paths == nil {
-		paths = newPathChecker(p.Root)
-	}
-	var manifest *write
-	var writes []write
-	stages := map[string]string{} // new directory -> its staging directory
-	defer func() {
-		for _, stage := range stages {
-			os.RemoveAll(stage) // only left when a write failed
-		}
-	}()
-	for _, f := range p.Files.Files() {
-		w := write{f: f, state: p.onDisk[f.Path], path: filepath.Join(p.Root, filepath.FromSlash(f.Path))}
-		switch {
-		case w.state == diskSame:
-			st.Unchanged++
-			continue
-		case f.Path == ManifestName:
-			manifest = &w
-			continue
-		case w.state == diskAbsent:
-			if top := paths.topMissing(path.Dir(f.Path)); top != "" {
-				full := filepath.Join(p.Root, filepath.FromSlash(top))
-				stage, ok := stages[full]
-				if !ok {
-					var err error
-					if stage, err = atomicfile.MkdirUnique(full); err != nil {
-						return st, err
-					}
-					stages[full] = stage
-				}
-				w.path = filepath.Join(stage, strings.TrimPrefix(w.path, full))
-				w.staged = true
-			}
-		}
-		writes = append(writes, w)
-	}
-	if err := makeStagedDirs(writes); err != nil {
-		return st, err
-	}
-	changed := make([]bool, len(writes))
-	errs := make([]error, len(writes))
-	render.ParallelIO(len(writes), func(i int) { changed[i], errs[i] = writes[i].do() })
-	for i, w := range writes {
-		if errs[i] != nil {
-			return st, errs[i]
-		}
-		st.count(changed[i], w.f)
-	}
-	// Staged directories are disjoint (each is the topmost missing one on
-	// its paths), so the order of the renames does not matter.
-	for top, stage := range stages {
-		if err := os.Rename(stage, top); err != nil {
-			return st, err
-		}
-		delete(stages, top)
-	}
-	if manifest != nil {
-		changed, err := manifest.do()
-		if err != nil {
-			return st, err
-		}
-		st.count(changed, manifest.f)
-	}
-	for _, s := range p.Stale {
-		full := filepath.Join(p.Root, filepath.FromSlash(s))
-		if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return st, err
-		}
-		st.Removed++
-		removeEmptyParents(p.Root, filepath.Dir(full))
-	}
-	return st, nil
-}
-
-func (st *Stats) count(changed bool, f *fileset.File) {
-	if changed {
-		st.Written++
-		st.BytesWritten += int64(len(f.Data))
-	} else {
-		st.Unchanged++
-	}
-}
-
-// write is one file Apply puts on disk.
-type write struct {
-	f      *fileset.File
-	state  diskState
-	path   string // where to write: in a staging directory when staged
-	staged bool
-}
-
-func (w write) do() (bool, error) {
-	mode := os.FileMode(0o644)
-	if w.f.Mode != 0 {
-		mode = os.FileMode(w.f.Mode)
-	}
-	switch {
-	case w.staged:
-		return true, atomicfile.Create(w.path, w.f.Data, mode)
-	case w.state == diskAbsent || w.state == diskDiffers:
-		return true, atomicfile.Replace(w.path, w.f.Data, mode)
-	}
-	return atomicfile.Write(w.path, w.f.Data, mode)
-}
-
-// makeStagedDirs creates the subdirectories staged files need, each once.
-func makeStagedDirs(writes []write) error {
-	made := map[string]bool{}
-	for _, w := range writes {
-		if dir := filepath.Dir(w.path); w.staged && !made[dir] {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-			made[dir] = true
-		}
-	}
-	return nil
-}
-
-func removeEmptyParents(root, dir string) {
-	for dir != root && strings.HasPrefix(dir, root) {
-		if err := os.Remove(dir); err != nil {
-			return
-		}
-		dir = filepath.Dir(dir)
-	}
-}
-
 // Diff reports every difference between the plan and the disk: changed,
 // missing and extra files (untracked ones included).
 func Diff(p *Plan, l *diag.List) {
 	for _, f := range p.Files.Files() {
-		disk, err := os.ReadFile(filepath.Join(p.Root, filepath.FromSlash(f.Path)))
+		disk, err := readFile(filepath.Join(p.Root, filepath.FromSlash(f.Path)))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			l.Errorf(diag.Pos{File: rel(p.Root, f.Path)}, "drift-missing", "missing: opdefs generate this file; run `go tool mage gen`")
@@ -532,11 +703,21 @@ func Diff(p *Plan, l *diag.List) {
 		}
 	}
 	_ = filepath.WalkDir(p.Root, func(full string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || full == p.Root {
 			return nil
 		}
 		r, _ := filepath.Rel(p.Root, full)
 		r = filepath.ToSlash(r)
+		if atomicfile.IsTemp(d.Name()) || r == PendingName {
+			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "left by an interrupted gen; run `go tool mage gen`, which removes it and finishes the work")
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
 		if p.Files.Get(r) == nil && !IsArtifact(r) {
 			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "extra file: opdefs do not generate it; delete it (or regenerate with `go tool mage gen`, which removes files it generated earlier)")
 		}
