@@ -118,7 +118,7 @@ func TestGenWaitsForAnotherGen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"gen", "--opdefs", "../../opdefs", "--toolchains", "../../toolchains", "--out", filepath.Join(root, "out"), "--cache", filepath.Join(root, "build", "cache.json")}
+	args := []string{"gen", "--opdefs", "../../testdata/gen/examples/opdefs", "--toolchains", "../../toolchains", "--out", filepath.Join(root, "out"), "--cache", filepath.Join(root, "build", "cache.json")}
 	done := make(chan string, 1)
 	go func() {
 		code, _, errs := run(args...)
@@ -235,7 +235,7 @@ func TestGenCacheKeepsUserEdits(t *testing.T) {
 // tree (check passes), and the no-op cache never vouched for the other's.
 func TestConcurrentGensOfTwoStates(t *testing.T) {
 	root := t.TempDir()
-	src, err := os.ReadFile("../../opdefs/vision/vision_ops.yaml")
+	src, err := os.ReadFile("../../testdata/gen/examples/opdefs/vision/vision_ops.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
