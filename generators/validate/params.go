@@ -135,12 +135,15 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 		if err != nil && !d.IsInteger() {
 			return
 		}
-		lo, hi := intRange(d)
-		if err != nil || float64(i) < lo || float64(i) > hi {
+		if !fits(d, lit) {
 			v.l.Errorf(pos, "default-range", "default %s of param %q does not fit %s", lit.Text, p.Name, d)
 			return
 		}
 		val = float64(i)
+		if err != nil {
+			u, _ := strconv.ParseUint(lit.Text, 0, 64)
+			val = float64(u)
+		}
 	case d.IsFloat():
 		if lit.Kind != ir.LitInt && lit.Kind != ir.LitFloat {
 			v.l.Errorf(pos, "default-type", "default %q of param %q is not a number, but its dtype is %s", literalText(lit), p.Name, d)
@@ -149,6 +152,10 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 		f, err := strconv.ParseFloat(lit.Text, 64)
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 			v.l.Errorf(pos, "default-range", "default %s of param %q is not a finite number", lit.Text, p.Name)
+			return
+		}
+		if m := floatMax(d); math.Abs(f) > m {
+			v.l.Errorf(pos, "default-range", "default %s of param %q does not fit %s (largest finite value %g)", lit.Text, p.Name, d, m)
 			return
 		}
 		val = f
@@ -162,7 +169,50 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 	}
 	if p.Min != nil && val < *p.Min || p.Max != nil && val > *p.Max {
 		v.l.Errorf(pos, "default-range", "default %s of param %q is outside its range %s", lit.Text, p.Name, rangeText(p))
+		return
 	}
+	// The default is passed in every dtype the param may have.
+	for _, other := range p.DTypes[1:] {
+		if !fits(other, lit) {
+			v.l.Errorf(pos, "default-range", "default %s of param %q does not fit %s, one of its dtypes", lit.Text, p.Name, other)
+			return
+		}
+	}
+}
+
+// fits reports whether a numeric literal is representable in d (integer
+// literals in integer dtypes, any number in float dtypes).
+func fits(d ir.DType, lit *ir.Literal) bool {
+	switch {
+	case d.IsInteger():
+		if lit.Kind != ir.LitInt {
+			return true // param-type-mix and default-type say why
+		}
+		i, err := strconv.ParseInt(lit.Text, 0, 64)
+		lo, hi := intRange(d)
+		if err != nil {
+			u, uerr := strconv.ParseUint(lit.Text, 0, 64)
+			return uerr == nil && float64(u) <= hi
+		}
+		return float64(i) >= lo && float64(i) <= hi
+	case d.IsFloat():
+		f, err := strconv.ParseFloat(lit.Text, 64)
+		return err == nil && math.Abs(f) <= floatMax(d)
+	}
+	return true
+}
+
+// floatMax is the largest finite value of a float dtype.
+func floatMax(d ir.DType) float64 {
+	switch d {
+	case ir.Float16:
+		return 65504
+	case ir.BFloat16:
+		return 3.3895313892515355e38
+	case ir.Float32:
+		return math.MaxFloat32
+	}
+	return math.MaxFloat64
 }
 
 func rangeText(p *ir.Param) string {

@@ -148,7 +148,7 @@ func (v *validator) dtypeList(list []ir.DType, pos diag.Pos, what string) {
 	seen := map[ir.DType]bool{}
 	for _, d := range list {
 		if seen[d] {
-			v.l.Warnf(pos, "duplicate-dtype", "%s lists dtype %s twice", what, d)
+			v.l.Errorf(pos, "duplicate-dtype", "%s lists dtype %s twice; every dtype would generate the same function again", what, d)
 		}
 		seen[d] = true
 	}
