@@ -70,6 +70,13 @@ func ReadFile(path string, l *diag.List) ([]byte, bool) {
 	return data, CheckText(path, data, l)
 }
 
+// Regular reports whether path is a regular file (through one symlink at
+// most) without opening it, for readers other than ReadFile (the gen cache).
+func Regular(path string) bool {
+	var l diag.List
+	return regular(path, &l)
+}
+
 // regular reports whether path is a regular file, looking with lstat so a
 // FIFO, socket or device named *.yaml is refused without being opened
 // (opening a FIFO blocks until a writer comes). A symlink is followed once,
