@@ -28,6 +28,7 @@ func Package(pkg *ir.Package, l *diag.List) {
 		v.op(op)
 	}
 	v.supplementals()
+	v.freeText()
 }
 
 type validator struct {

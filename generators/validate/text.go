@@ -1,0 +1,79 @@
+package validate
+
+import (
+	"regexp"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+)
+
+// markerText finds what generators/regions reads as a user-region marker
+// (opforge:begin / opforge:end). Free text is copied into comments of the
+// generated files, where such a line would open or close a region the
+// skeleton does not have; it is refused at the opdef, where the user can
+// fix it, instead of failing later inside out/.
+var markerText = regexp.MustCompile(`opforge:(begin|end)\b`)
+
+// freeText checks every free-text field of the package.
+func (v *validator) freeText() {
+	pkg := v.pkg
+	v.text("package domain", pkg.Domain, pkg.Where.At("domain", pkg.Pos))
+	v.text("package version", pkg.Version, pkg.Where.At("version", pkg.Pos))
+	v.text("package namespace", pkg.Namespace, pkg.Where.At("namespace", pkg.Pos))
+	for _, op := range pkg.Ops {
+		what := "op " + op.Name
+		v.text("description of "+what, op.Description, op.Where.At("description", op.Pos))
+		for _, r := range op.References {
+			for _, s := range []string{r.Source, r.URL, r.Text} {
+				v.text("reference of "+what, s, op.Where.At("references", op.Pos))
+			}
+		}
+		for _, t := range op.Tensors() {
+			tw := quote(t.Name) + " of " + what
+			v.text("description of "+tw, t.Description, t.Where.At("description", t.Pos))
+			v.text("shape text of "+tw, t.ShapeText, t.Where.At("shape", t.Pos))
+			v.text("dynamic shape of "+tw, t.DynamicShapeText, t.Where.At("dynamic_shape", t.Pos))
+			v.constraintText(tw, t.Constraints)
+			if t.Default != nil {
+				v.literalText("default of "+tw, t.Default, t.Where.At("default", t.Pos))
+			}
+		}
+		for _, p := range op.Params {
+			pw := quote(p.Name) + " of " + what
+			v.text("description of "+pw, p.Description, p.Where.At("description", p.Pos))
+			v.text("shape text of "+pw, p.ShapeText, p.Where.At("shape", p.Pos))
+			for _, val := range p.Values {
+				v.text("enum value of "+pw, val, p.Where.At("values", p.Pos))
+			}
+			v.constraintText(pw, p.Constraints)
+			if p.Default != nil {
+				v.literalText("default of "+pw, p.Default, p.Where.At("default", p.Pos))
+			}
+		}
+	}
+}
+
+func (v *validator) constraintText(what string, cs []ir.Constraint) {
+	for _, c := range cs {
+		v.text("constraint of "+what, c.Type, c.Pos)
+		v.text("constraint of "+what, c.Text, c.Pos)
+	}
+}
+
+func (v *validator) literalText(what string, lit *ir.Literal, pos diag.Pos) {
+	if lit.Pos.Line > 0 {
+		pos = lit.Pos
+	}
+	v.text(what, lit.Text, pos)
+	for _, el := range lit.List {
+		v.literalText(what, el, pos)
+	}
+}
+
+func (v *validator) text(what, s string, pos diag.Pos) {
+	m := markerText.FindStringIndex(s)
+	if m == nil {
+		return
+	}
+	v.l.Errorf(pos, "opdef-text-marker", "%s contains %q, which generated files would read as a user-region marker; reword it (for example \"opforge %s\")", what, s[m[0]:m[1]], s[m[0]+8:m[1]])
+}
