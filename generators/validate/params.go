@@ -33,6 +33,20 @@ func (v *validator) param(op *ir.Op, p *ir.Param) {
 		if p.Min != nil && p.Max != nil && *p.Min > *p.Max {
 			v.l.Errorf(p.Where.At("min", p.Pos), "range-order", "param %q has min %g greater than max %g", p.Name, *p.Min, *p.Max)
 		}
+		// A bound beyond every value of an integer dtype leaves no value
+		// the generated range checks accept.
+		for _, d := range p.DTypes {
+			if !d.IsInteger() {
+				continue
+			}
+			lo, hi := intRange(d)
+			if p.Min != nil && *p.Min > hi {
+				v.l.Errorf(p.Where.At("min", p.Pos), "range-dtype", "param %q has min %g, above the largest %s (%g): no value is allowed", p.Name, *p.Min, d, hi)
+			}
+			if p.Max != nil && *p.Max < lo {
+				v.l.Errorf(p.Where.At("max", p.Pos), "range-dtype", "param %q has max %g, below the smallest %s (%g): no value is allowed", p.Name, *p.Max, d, lo)
+			}
+		}
 	}
 	if p.Default != nil {
 		v.defaultValue(p, p.Default, pos)
