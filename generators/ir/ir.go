@@ -137,6 +137,8 @@ type TypeVar struct {
 	Name    string
 	Allowed []DType
 	Pos     diag.Pos
+	// AllowedPos is where each of Allowed was written, when known.
+	AllowedPos []diag.Pos
 }
 
 // TypeRef is a tensor's type: a type variable, or a list of dtypes each of

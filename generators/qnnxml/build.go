@@ -182,6 +182,9 @@ func (b *builder) where(e *etree.Element) ir.Where {
 	if p, ok := w["datatype"]; ok {
 		w["type"] = p
 	}
+	for i, d := range e.SelectElements("Datatype") {
+		w["type["+strconv.Itoa(i)+"]"] = b.d.at(d)
+	}
 	return w
 }
 

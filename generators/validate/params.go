@@ -15,6 +15,11 @@ func (v *validator) param(op *ir.Op, p *ir.Param) {
 		v.l.Errorf(p.Where.At("mandatory", p.Pos), "param-optional-no-default", "param %q is optional but has no default; give it a default or make it mandatory", p.Name)
 	}
 	v.constraintIDs(p.Constraints, "param "+quote(p.Name))
+	if p.Kind != ir.ParamEnum {
+		v.dtypeList(p.DTypes, func(i int) diag.Pos {
+			return p.Where.At("type["+strconv.Itoa(i)+"]", p.Where.At("type", p.Pos))
+		}, "param "+quote(p.Name))
+	}
 	if p.ZeroD && p.Layout != ir.LayoutNone {
 		v.l.Errorf(p.Where.At("layout", p.Pos), "scalar-layout", "param %q is 0-D but has layout %s; a 0-D tensor has no layout", p.Name, p.Layout)
 	}

@@ -236,6 +236,7 @@ func (b *builder) op(o object) *ir.Op {
 		tv := &ir.TypeVar{Name: name, Pos: b.keyPos(types.node, name)}
 		for _, d := range n.Content {
 			tv.Allowed = append(tv.Allowed, b.dtype(resolve(d)))
+			tv.AllowedPos = append(tv.AllowedPos, b.pos(d))
 		}
 		op.TypeVars = append(op.TypeVars, tv)
 	}
@@ -366,8 +367,9 @@ func (b *builder) tensor(o object) *ir.Tensor {
 	t.Ident = names.Ident(t.Name)
 	if n := o.get("type"); n != nil {
 		if n.Kind == yaml.SequenceNode {
-			for _, d := range n.Content {
+			for i, d := range n.Content {
 				t.Type.DTypes = append(t.Type.DTypes, b.dtype(resolve(d)))
+				t.Where["type["+strconv.Itoa(i)+"]"] = b.pos(d)
 			}
 		} else if ir.DType(n.Value).Valid() {
 			t.Type.DTypes = []ir.DType{ir.DType(n.Value)}
@@ -551,6 +553,7 @@ func (b *builder) paramType(p *ir.Param, o object) {
 			b.l.Errorf(b.pos(s), "param-type-mix", "param %q lists type %q, which is not the same kind of value as %q; alternatives may differ only in dtype", p.Name, text, spellings[0].Value)
 		}
 		if dt != "" {
+			p.Where["type["+strconv.Itoa(len(p.DTypes))+"]"] = b.pos(s)
 			p.DTypes = append(p.DTypes, dt)
 		}
 	}
