@@ -67,6 +67,9 @@ func locate(src []byte, line int, msg string) (int, int) {
 		if c := mismatchedBracket(text); c > 0 {
 			return line, c
 		}
+		if c := unclosedBracket(text); c > 0 {
+			return line, c
+		}
 	}
 	if msg == "found character that cannot start any token" {
 		if c := badTokenStart(text); c > 0 {
@@ -332,6 +335,15 @@ func unclosedFlow(lines []string, line int) (int, int, bool) {
 		return 0, 0, false
 	}
 	text := lines[opener]
+	if c := unclosedBracket(text); c > 0 {
+		return opener + 1, c, true
+	}
+	return opener + 1, firstNonBlank(text), true
+}
+
+// unclosedBracket is the column of the outermost flow bracket text opens
+// and does not close, outside quotes and comments; 0 if none.
+func unclosedBracket(text string) int {
 	var stack []int
 	var quote byte
 	for i := 0; i < len(text); i++ {
@@ -354,7 +366,7 @@ func unclosedFlow(lines []string, line int) (int, int, bool) {
 		}
 	}
 	if len(stack) == 0 {
-		return opener + 1, firstNonBlank(text), true
+		return 0
 	}
-	return opener + 1, col(text, stack[0]), true
+	return col(text, stack[0])
 }
