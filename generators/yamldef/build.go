@@ -551,6 +551,7 @@ func (b *builder) paramType(p *ir.Param, o object) {
 			first = false
 		} else if kind != p.Kind || length != p.Length {
 			b.l.Errorf(b.pos(s), "param-type-mix", "param %q lists type %q, which is not the same kind of value as %q; alternatives may differ only in dtype", p.Name, text, spellings[0].Value)
+			continue
 		}
 		if dt != "" {
 			p.Where["type["+strconv.Itoa(len(p.DTypes))+"]"] = b.pos(s)
