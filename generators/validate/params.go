@@ -2,6 +2,7 @@ package validate
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -147,6 +148,11 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 	switch {
 	case d.IsInteger() || d.Kind() == ir.KindQuant:
 		if lit.Kind != ir.LitInt {
+			if intText.MatchString(lit.Text) {
+				// An integer too large for YAML's 64 bits.
+				v.l.Errorf(pos, "default-range", "default %s of param %q does not fit %s", lit.Text, p.Name, d)
+				return
+			}
 			v.l.Errorf(pos, "default-type", "default %q of param %q is not an integer, but its dtype is %s", literalText(lit), p.Name, d)
 			return
 		}
@@ -203,17 +209,11 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 // literals in integer dtypes, any number in float dtypes).
 func fits(d ir.DType, lit *ir.Literal) bool {
 	switch {
-	case d.IsInteger():
+	case d.IsInteger() || d.Kind() == ir.KindQuant:
 		if lit.Kind != ir.LitInt {
 			return true // param-type-mix and default-type say why
 		}
-		i, err := strconv.ParseInt(lit.Text, 0, 64)
-		lo, hi := intRange(d)
-		if err != nil {
-			u, uerr := strconv.ParseUint(lit.Text, 0, 64)
-			return uerr == nil && float64(u) <= hi
-		}
-		return float64(i) >= lo && float64(i) <= hi
+		return intFits(d, lit.Text)
 	case d.IsFloat():
 		f, err := strconv.ParseFloat(lit.Text, 64)
 		return err == nil && math.Abs(f) <= floatMax(d)
@@ -252,4 +252,26 @@ func intRange(d ir.DType) (float64, float64) {
 		return 0, math.Pow(2, float64(bits)) - 1
 	}
 	return -math.Pow(2, float64(bits-1)), math.Pow(2, float64(bits-1)) - 1
+}
+
+var intText = regexp.MustCompile(`^[-+]?[0-9]+$`)
+
+// intFits reports exactly (no float64 rounding at 64 bits) whether the
+// integer text is a value of the integer dtype d.
+func intFits(d ir.DType, text string) bool {
+	bits := d.Info().Bits
+	unsigned := d.Info().Kind == ir.KindUint || strings.HasPrefix(string(d), "quint")
+	if i, err := strconv.ParseInt(text, 0, 64); err == nil {
+		switch {
+		case unsigned:
+			return i >= 0 && (bits >= 64 || uint64(i) <= 1<<bits-1)
+		case bits >= 64:
+			return true
+		}
+		return i >= -(1<<(bits-1)) && i <= 1<<(bits-1)-1
+	}
+	if _, err := strconv.ParseUint(text, 0, 64); err == nil {
+		return unsigned && bits >= 64
+	}
+	return false
 }
