@@ -174,114 +174,203 @@ type level struct {
 	seq bool
 }
 
-var keyRE = regexp.MustCompile(`^(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^\s#'"\[\]{},&*!|>%@` + "`" + `-][^#]*?|-[^\s#][^#]*?)\s*:(?:\s|$)`)
+var (
+	keyRE  = regexp.MustCompile(`^(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^\s#'"\[\]{},&*!|>%@` + "`" + `-][^#]*?|-[^\s#][^#]*?)\s*:(?:\s|$)`)
+	propRE = regexp.MustCompile(`^[&!][^\s]*$`) // a lone anchor or tag: the node follows on the next lines
+)
+
+// scan is the state of firstIndentProblem between lines.
+type scan struct {
+	stack     []level
+	expect    int  // a block opened at this indentation expects deeper lines (-1: none)
+	expectKey bool // ... and the opener was a key (a sequence may then sit at the same column)
+	blockAt   int  // inside a block scalar of a node at this indentation (-1: none)
+	plainAt   int  // a plain scalar of a node at this indentation may continue on deeper lines (-1: none)
+	flow      int  // flow brackets left open by earlier lines
+	quoted    byte // inside a quoted scalar spanning lines
+	// A scalar on its own line below a key ("package:\n  name X"), and
+	// its indentation: when the next line is a key at that indentation,
+	// the scalar line is the one that lost its colon.
+	ownLine, ownInd int
+}
+
+// value records what a node's value text (after "key:", "- " or alone)
+// leaves open for the next lines: a block, a block scalar, a flow
+// collection, a quoted or a plain scalar; at is the indentation that
+// continuation lines must exceed.
+func (st *scan) value(value string, at int, key bool) {
+	switch {
+	case value == "" || strings.HasPrefix(value, "#") || propRE.MatchString(value) ||
+		(propRE.MatchString(strings.Fields(value)[0]) && strings.HasPrefix(strings.Fields(value)[len(strings.Fields(value))-1], "#")):
+		st.expect, st.expectKey = at, key
+		return
+	case value[0] == '&' || value[0] == '!':
+		// A property before the value on the same line.
+		f := strings.SplitN(value, " ", 2)
+		st.value(strings.TrimSpace(f[1]), at, key)
+		return
+	case value[0] == '|' || value[0] == '>':
+		st.blockAt = at
+		return
+	}
+	if d := bracketDelta(value); d > 0 {
+		st.flow = d
+		return
+	}
+	switch value[0] {
+	case '"', '\'':
+		if !closesQuote(value[1:], value[0]) {
+			st.quoted = value[0]
+		}
+	case '*', '[', '{':
+	default:
+		st.plainAt = at
+	}
+}
 
 // firstIndentProblem scans block-structured YAML and returns the first
 // line whose indentation does not fit the blocks opened before it: a tab
 // in the indentation, a line indented deeper than a value allows, a
 // dedent to a column no open block has, a mapping line without a key, or
-// a sequence line without "- ". Flow collections spanning lines, block
-// scalars and comments are skipped.
+// a sequence line without "- ". Flow collections and quoted scalars
+// spanning lines, block scalars, plain scalar continuations and comments
+// are skipped.
 func firstIndentProblem(lines []string) (int, int, bool) {
-	var stack []level
-	expect := -1       // a block opened at this indentation expects deeper lines
-	expectKey := false // ... and the opener was a key (a sequence may then sit at the same column)
-	scalarAbove := -1  // inside a block scalar of a key at this indentation
-	flow := 0          // open flow brackets carried over from earlier lines
+	st := &scan{expect: -1, blockAt: -1, plainAt: -1}
 	for i, text := range lines {
 		text = strings.TrimRight(text, "\r")
 		trimmed := strings.TrimLeft(text, " ")
 		ind := len(text) - len(trimmed)
+		if st.quoted != 0 {
+			if closesQuote(text, st.quoted) {
+				st.quoted = 0
+			}
+			continue
+		}
+		if st.blockAt >= 0 {
+			if ind > st.blockAt || strings.TrimSpace(text) == "" {
+				continue
+			}
+			st.blockAt = -1
+		}
 		if strings.HasPrefix(trimmed, "\t") {
 			return i + 1, ind + 1, true
 		}
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
 			continue
 		}
-		if scalarAbove >= 0 {
-			if ind > scalarAbove {
-				continue
-			}
-			scalarAbove = -1
-		}
-		if flow > 0 {
-			flow += bracketDelta(trimmed)
+		if st.flow > 0 {
+			st.flow += bracketDelta(trimmed)
 			continue
-		}
-		if i == 0 && (strings.HasPrefix(trimmed, "---") || strings.HasPrefix(trimmed, "%")) {
-			continue
-		}
-		if expect >= 0 {
-			if ind > expect || (expectKey && ind == expect && strings.HasPrefix(trimmed, "- ")) || (expectKey && ind == expect && trimmed == "-") {
-				stack = append(stack, level{ind: ind, seq: strings.HasPrefix(trimmed, "-")})
-			}
-			expect = -1
-		}
-		for len(stack) > 0 && stack[len(stack)-1].ind > ind {
-			stack = stack[:len(stack)-1]
-		}
-		if len(stack) == 0 {
-			if ind != 0 {
-				return i + 1, ind + 1, true
-			}
-			stack = append(stack, level{ind: 0, seq: strings.HasPrefix(trimmed, "- ")})
-		}
-		top := stack[len(stack)-1]
-		if top.ind != ind {
-			return i + 1, ind + 1, true
 		}
 		isItem := trimmed == "-" || strings.HasPrefix(trimmed, "- ")
-		if top.seq && !isItem {
-			// A sequence at its parent key's column ends at the next key.
-			if len(stack) > 1 && stack[len(stack)-2].ind == ind && !stack[len(stack)-2].seq {
-				stack = stack[:len(stack)-1]
-				top = stack[len(stack)-1]
-			} else {
-				return i + 1, ind + 1, true
+		isKey := !isItem && keyRE.MatchString(trimmed)
+		if st.plainAt >= 0 {
+			if ind > st.plainAt && !isKey && !isItem {
+				continue
+			}
+			st.plainAt = -1
+		}
+		if ind == 0 && (trimmed == "---" || strings.HasPrefix(trimmed, "--- ") || trimmed == "..." || strings.HasPrefix(trimmed, "%")) {
+			// A document boundary or directive: a new block structure.
+			st.stack, st.expect = nil, -1
+			continue
+		}
+		if st.expect >= 0 || len(st.stack) == 0 {
+			opened := len(st.stack) == 0 && ind == 0
+			if st.expect >= 0 {
+				opened = ind > st.expect || (st.expectKey && ind == st.expect && isItem)
+			}
+			st.expect = -1
+			if opened && !isKey && !isItem {
+				if propRE.MatchString(trimmed) {
+					st.expect = ind - 1 // a property line: the node follows
+					continue
+				}
+				// A scalar or flow node on its own line.
+				st.ownLine, st.ownInd = i+1, ind
+				at := ind - 1
+				if len(st.stack) > 0 {
+					at = st.stack[len(st.stack)-1].ind
+				}
+				st.value(trimmed, at, false)
+				continue
+			}
+			if opened {
+				st.stack = append(st.stack, level{ind: ind, seq: isItem})
 			}
 		}
-		content, cind := trimmed, ind
-		for strings.HasPrefix(content, "- ") || content == "-" {
-			if !top.seq && cind == ind {
-				return i + 1, ind + 1, true
+		for len(st.stack) > 0 && st.stack[len(st.stack)-1].ind > ind {
+			st.stack = st.stack[:len(st.stack)-1]
+		}
+		if len(st.stack) == 0 || st.stack[len(st.stack)-1].ind != ind {
+			return st.fail(i, ind)
+		}
+		top := st.stack[len(st.stack)-1]
+		if top.seq && !isItem {
+			// A sequence at its parent key's column ends at the next key.
+			if len(st.stack) > 1 && st.stack[len(st.stack)-2].ind == ind && !st.stack[len(st.stack)-2].seq {
+				st.stack = st.stack[:len(st.stack)-1]
+				top = st.stack[len(st.stack)-1]
+			} else {
+				return st.fail(i, ind)
 			}
+		}
+		if !top.seq && !isKey {
+			return st.fail(i, ind)
+		}
+		st.ownLine = 0
+		content, cind, dash := trimmed, ind, ind
+		for strings.HasPrefix(content, "- ") || content == "-" {
+			dash = cind
 			if content == "-" {
-				expect, expectKey, content = cind, false, ""
+				content = ""
 				break
 			}
 			rest := strings.TrimLeft(content[2:], " ")
 			cind += len(content) - len(rest)
 			content = rest
-			if content != "" && !strings.HasPrefix(content, "- ") && keyRE.MatchString(content) {
-				stack = append(stack, level{ind: cind})
+			if strings.HasPrefix(content, "- ") || content == "-" {
+				st.stack = append(st.stack, level{ind: cind, seq: true})
+			} else if keyRE.MatchString(content) {
+				st.stack = append(st.stack, level{ind: cind})
 			}
 		}
-		if content == "" {
-			continue
-		}
-		if !top.seq && cind == ind && !keyRE.MatchString(content) {
-			return i + 1, ind + 1, true
-		}
-		value := content
 		if m := keyRE.FindString(content); m != "" {
-			value = strings.TrimSpace(content[len(m):])
-		}
-		if keyRE.MatchString(content) {
-			switch {
-			case value == "" || strings.HasPrefix(value, "#"):
-				expect, expectKey = cind, true
-			case strings.HasPrefix(value, "|") || strings.HasPrefix(value, ">"):
-				scalarAbove = cind
-			case strings.HasPrefix(value, "&") && !strings.Contains(value, " "):
-				expect, expectKey = cind, true // an anchored block
-			}
-		}
-		flow = bracketDelta(value)
-		if flow < 0 {
-			flow = 0
+			st.value(strings.TrimSpace(content[len(m):]), cind, true)
+		} else {
+			// An entry's own value: continuation lines pass its dash.
+			st.value(content, dash, false)
 		}
 	}
 	return 0, 0, false
+}
+
+// fail reports line i (0-based) at indentation ind, or the scalar line
+// just above it when that one, at the same indentation, is the cause.
+func (st *scan) fail(i, ind int) (int, int, bool) {
+	if st.ownLine > 0 && st.ownInd == ind {
+		return st.ownLine, ind + 1, true
+	}
+	return i + 1, ind + 1, true
+}
+
+// closesQuote reports whether text holds the end of a scalar quoted with
+// q: an unescaped double quote, or a single quote that is not doubled.
+func closesQuote(text string, q byte) bool {
+	for i := 0; i < len(text); i++ {
+		switch {
+		case q == '"' && text[i] == '\\':
+			i++
+		case text[i] == q:
+			if q == '\'' && i+1 < len(text) && text[i+1] == '\'' {
+				i++
+				continue
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // bracketDelta is the number of flow brackets text opens minus those it
