@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -126,6 +127,21 @@ func (r *rangeEnv) witness(exprs []*shapeexpr.Expr, bad func(vals []int64) bool)
 	return ""
 }
 
+// overflowWitness describes the first sample assignment for which
+// evaluating e overflows int64, or returns "".
+func (r *rangeEnv) overflowWitness(e *shapeexpr.Expr) string {
+	for _, v := range witnessValues {
+		w := witnessEnv{r, v}
+		if _, err := e.Eval(w); err != nil {
+			var oe *shapeexpr.OverflowError
+			if errors.As(err, &oe) {
+				return r.describe(w, []*shapeexpr.Expr{e})
+			}
+		}
+	}
+	return ""
+}
+
 func (r *rangeEnv) describe(w witnessEnv, exprs []*shapeexpr.Expr) string {
 	seen := map[string]bool{}
 	var parts []string
@@ -182,10 +198,18 @@ func (c *shapeChecker) values(e *shapeexpr.Expr, pos diag.Pos, where string, dim
 			c.l.Warnf(at(pos, d), "division-by-zero", "%s divides by %s, which may be 0 (%s); declare a min of at least 1 on the params it uses", where, d, why)
 		}
 	}
+	rng := e.Range(r)
+	if rng.Lo > math.MaxInt64 || rng.Hi < math.MinInt64 {
+		c.l.Errorf(pos, "shape-overflow", "%s: %s overflows a 64-bit integer for every allowed value (at least %s)", where, e, fmtBound(rng.Lo))
+		return
+	}
+	if w := r.overflowWitness(e); w != "" {
+		c.l.Warnf(pos, "shape-overflow", "%s: %s overflows a 64-bit integer for %s; use smaller factors, or bound the params it uses with min/max", where, e, w)
+		return
+	}
 	if !dim {
 		return
 	}
-	rng := e.Range(r)
 	if rng.Hi < 0 {
 		c.l.Errorf(pos, "negative-dim", "%s is %s, which is always negative (at most %s)", where, e, fmtBound(rng.Hi))
 		return
@@ -230,6 +254,9 @@ func fmtBound(v float64) string {
 			return "+inf"
 		}
 		return "-inf"
+	}
+	if math.Abs(v) >= 1e15 {
+		return strconv.FormatFloat(v, 'g', 4, 64)
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
