@@ -2,6 +2,8 @@ package validate
 
 import (
 	"regexp"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
@@ -22,7 +24,7 @@ func (v *validator) freeText() {
 	v.text("package namespace", pkg.Namespace, pkg.Where.At("namespace", pkg.Pos))
 	for _, op := range pkg.Ops {
 		what := "op " + op.Name
-		v.text("description of "+what, op.Description, op.Where.At("description", op.Pos))
+		v.textAt("description of "+what, op.Description, op.Where, "description", op.Pos)
 		for _, r := range op.References {
 			for _, s := range []string{r.Source, r.URL, r.Text} {
 				v.text("reference of "+what, s, op.Where.At("references", op.Pos))
@@ -30,7 +32,7 @@ func (v *validator) freeText() {
 		}
 		for _, t := range op.Tensors() {
 			tw := quote(t.Name) + " of " + what
-			v.text("description of "+tw, t.Description, t.Where.At("description", t.Pos))
+			v.textAt("description of "+tw, t.Description, t.Where, "description", t.Pos)
 			v.text("shape text of "+tw, t.ShapeText, t.Where.At("shape", t.Pos))
 			v.text("dynamic shape of "+tw, t.DynamicShapeText, t.Where.At("dynamic_shape", t.Pos))
 			v.constraintText(tw, t.Constraints)
@@ -40,7 +42,7 @@ func (v *validator) freeText() {
 		}
 		for _, p := range op.Params {
 			pw := quote(p.Name) + " of " + what
-			v.text("description of "+pw, p.Description, p.Where.At("description", p.Pos))
+			v.textAt("description of "+pw, p.Description, p.Where, "description", p.Pos)
 			v.text("shape text of "+pw, p.ShapeText, p.Where.At("shape", p.Pos))
 			for _, val := range p.Values {
 				v.text("enum value of "+pw, val, p.Where.At("values", p.Pos))
@@ -68,6 +70,23 @@ func (v *validator) literalText(what string, lit *ir.Literal, pos diag.Pos) {
 	for _, el := range lit.List {
 		v.literalText(what, el, pos)
 	}
+}
+
+// textAt checks a field that may be a literal block, pointing at the line
+// of the block that holds the marker.
+func (v *validator) textAt(what, s string, w ir.Where, field string, fallback diag.Pos) {
+	m := markerText.FindStringIndex(s)
+	if m == nil {
+		return
+	}
+	pos := w.At(field, fallback)
+	if body, ok := w[field+ir.LiteralBody]; ok {
+		body.Line += strings.Count(s[:m[0]], "\n")
+		lineStart := strings.LastIndexByte(s[:m[0]], '\n') + 1
+		body.Col += utf8.RuneCountInString(s[lineStart:m[0]])
+		pos = body
+	}
+	v.text(what, s, pos)
 }
 
 func (v *validator) text(what, s string, pos diag.Pos) {

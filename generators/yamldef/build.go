@@ -18,6 +18,9 @@ import (
 type builder struct {
 	file string
 	l    *diag.List
+	// lines of the source, to place the first body line of a literal
+	// block scalar (free text checked line by line).
+	lines []string
 }
 
 func (b *builder) pos(n *yaml.Node) diag.Pos {
@@ -117,9 +120,29 @@ func (o object) strings(key string) []string {
 func (b *builder) where(o object) ir.Where {
 	w := ir.Where{}
 	for _, k := range o.keys {
-		w[k] = b.pos(o.values[k])
+		n := o.values[k]
+		w[k] = b.pos(n)
+		if n != nil && n.Kind == yaml.ScalarNode && n.Style&yaml.LiteralStyle != 0 {
+			// A literal block keeps its lines: line i of the value is
+			// line i of the body, which starts below the indicator.
+			if p, ok := b.bodyPos(n.Line + 1); ok {
+				w[k+ir.LiteralBody] = p
+			}
+		}
 	}
 	return w
+}
+
+// bodyPos is the position of the first non-blank line at or after line,
+// at its first non-space character.
+func (b *builder) bodyPos(line int) (diag.Pos, bool) {
+	for ; line >= 1 && line <= len(b.lines); line++ {
+		t := strings.TrimRight(b.lines[line-1], "\r")
+		if strings.TrimSpace(t) != "" {
+			return diag.Pos{File: b.file, Line: line, Col: 1 + len(t) - len(strings.TrimLeft(t, " "))}, true
+		}
+	}
+	return diag.Pos{}, false
 }
 
 func (b *builder) pkg(root *yaml.Node) *ir.Package {

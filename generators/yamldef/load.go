@@ -12,6 +12,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -35,7 +36,7 @@ func Load(file string, data []byte, l *diag.List) *ir.Package {
 	if !t.validateStructure(v) {
 		return nil
 	}
-	b := &builder{file: file, l: l}
+	b := &builder{file: file, l: l, lines: strings.Split(string(data), "\n")}
 	return b.pkg(doc.Content[0])
 }
 
