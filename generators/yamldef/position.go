@@ -199,15 +199,19 @@ type scan struct {
 // collection, a quoted or a plain scalar; at is the indentation that
 // continuation lines must exceed.
 func (st *scan) value(value string, at int, key bool) {
+	f := strings.Fields(value)
 	switch {
-	case value == "" || strings.HasPrefix(value, "#") || propRE.MatchString(value) ||
-		(propRE.MatchString(strings.Fields(value)[0]) && strings.HasPrefix(strings.Fields(value)[len(strings.Fields(value))-1], "#")):
+	case len(f) == 0 || strings.HasPrefix(value, "#") || propRE.MatchString(value) ||
+		(len(f) > 1 && propRE.MatchString(f[0]) && strings.HasPrefix(f[1], "#")):
 		st.expect, st.expectKey = at, key
 		return
 	case value[0] == '&' || value[0] == '!':
 		// A property before the value on the same line.
-		f := strings.SplitN(value, " ", 2)
-		st.value(strings.TrimSpace(f[1]), at, key)
+		if sp := strings.IndexAny(value, " \t"); sp > 0 {
+			st.value(strings.TrimSpace(value[sp:]), at, key)
+		} else {
+			st.expect, st.expectKey = at, key
+		}
 		return
 	case value[0] == '|' || value[0] == '>':
 		st.blockAt = at

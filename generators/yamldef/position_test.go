@@ -59,3 +59,19 @@ func TestLocate(t *testing.T) {
 		t.Errorf("mismatched bracket at %d:%d, want 1:9", l, c)
 	}
 }
+
+// FuzzLocate: placing an error never panics and stays inside the text.
+func FuzzLocate(f *testing.F) {
+	f.Add("a:\n  b: 1\n c: [1, {2\n\t- &x y\n", 2)
+	f.Add("- &a\n   b: 'x''\n  y'\n? k\n: v\n", 9)
+	f.Fuzz(func(t *testing.T, src string, line int) {
+		lines := strings.Count(src, "\n") + 1
+		for _, msg := range []string{"did not find expected key", "found a tab character that violates indentation",
+			"did not find expected ',' or ']'", "found character that cannot start any token", "unknown anchor 'x' referenced", "other"} {
+			l, c := locate([]byte(src), line, msg)
+			if l != line && (l < 1 || l > lines || c < 0) {
+				t.Fatalf("%q at line %d: placed at %d:%d", msg, line, l, c)
+			}
+		}
+	})
+}
