@@ -81,6 +81,10 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 	tcs, _ := filepath.Glob(filepath.Join(o.Toolchains, "*.yaml"))
 	sort.Strings(tcs)
 	for _, f := range append(files, tcs...) {
+		if !load.Regular(f) {
+			// Never open a FIFO or device; gen's loader reports it.
+			return nil, fmt.Errorf("%s is not a regular file", f)
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err

@@ -21,6 +21,11 @@ const (
 // can point at the offending key rather than the object as a whole.
 type Where map[string]diag.Pos
 
+// LiteralBody suffixes a field whose value is a literal block of lines
+// (YAML `|`): Where[field+LiteralBody] is where its first line starts,
+// so a diagnostic about line i of the text can point at it.
+const LiteralBody = "#body"
+
 // At returns the position of field, or fallback when it was not recorded.
 func (w Where) At(field string, fallback diag.Pos) diag.Pos {
 	if p, ok := w[field]; ok {
@@ -137,6 +142,8 @@ type TypeVar struct {
 	Name    string
 	Allowed []DType
 	Pos     diag.Pos
+	// AllowedPos is where each of Allowed was written, when known.
+	AllowedPos []diag.Pos
 }
 
 // TypeRef is a tensor's type: a type variable, or a list of dtypes each of

@@ -70,12 +70,13 @@ var codeRE = regexp.MustCompile(`(?:Errorf|Warnf)\(.*?, "([a-z][a-z0-9-]+)", "`)
 // (I/O failures, internal errors) or that a golden case cannot hold.
 var noCaseNeeded = map[string]bool{
 	"internal": true, "read": true, "write": true, "convert": true, "yaml-format": true,
-	"file-type":      true, // the loader is only handed .yaml/.yml/.xml by Files
-	"no-opdefs":      true, // a case directory always has files
-	"yaml-too-large": true, // covered by TestAliasBomb (a golden file would be huge)
-	"xml-too-large":  true, // covered by TestLimits
-	"file-too-large": true, // covered by TestLimits
-	"schema":         true, // generic fallback for schema keywords without a dedicated code
+	"file-type":        true, // the loader is only handed .yaml/.yml/.xml by Files
+	"no-opdefs":        true, // a case directory always has files
+	"yaml-too-large":   true, // covered by TestAliasBomb (a golden file would be huge)
+	"xml-too-large":    true, // covered by TestLimits
+	"file-too-large":   true, // covered by TestLimits
+	"not-regular-file": true, // FIFOs cannot live in git: covered by TestSpecialFiles
+	"schema":           true, // generic fallback for schema keywords without a dedicated code
 	// The schema (schema-value) and the XML content model (xml-enum) refuse
 	// an unknown dtype before the builders see it; their check is a guard.
 	"unknown-dtype": true,

@@ -49,6 +49,9 @@ func Files(root string) ([]string, error) {
 // ReadFile reads path within MaxFileSize and refuses binary data, so a
 // stray 50 MB file or a compiled object costs no parsing time.
 func ReadFile(path string, l *diag.List) ([]byte, bool) {
+	if !regular(path, l) {
+		return nil, false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		l.Errorf(diag.Pos{File: path}, "read", "cannot read: %v", unwrapPath(err))
@@ -65,6 +68,66 @@ func ReadFile(path string, l *diag.List) ([]byte, bool) {
 		return nil, false
 	}
 	return data, CheckText(path, data, l)
+}
+
+// Regular reports whether path is a regular file (through one symlink at
+// most) without opening it, for readers other than ReadFile (the gen cache).
+func Regular(path string) bool {
+	var l diag.List
+	return regular(path, &l)
+}
+
+// regular reports whether path is a regular file, looking with lstat so a
+// FIFO, socket or device named *.yaml is refused without being opened
+// (opening a FIFO blocks until a writer comes). A symlink is followed once,
+// to a regular file.
+func regular(path string, l *diag.List) bool {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		l.Errorf(diag.Pos{File: path}, "read", "cannot read: %v", unwrapPath(err))
+		return false
+	}
+	what := ""
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(path)
+		if err != nil {
+			l.Errorf(diag.Pos{File: path}, "read", "cannot read: %v", unwrapPath(err))
+			return false
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		if fi, err = os.Lstat(target); err != nil {
+			l.Errorf(diag.Pos{File: path}, "read", "cannot read: symlink to %s: %v", target, unwrapPath(err))
+			return false
+		}
+		what = "a symlink to "
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			l.Errorf(diag.Pos{File: path, Line: 1, Col: 1}, "not-regular-file", "%sanother symlink (%s); op definitions are regular files, reached through one symlink at most", what, target)
+			return false
+		}
+	}
+	if !fi.Mode().IsRegular() {
+		l.Errorf(diag.Pos{File: path, Line: 1, Col: 1}, "not-regular-file", "is %s%s, not a regular file; op definitions are regular files, so it is not read", what, fileKind(fi.Mode()))
+		return false
+	}
+	return true
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "a special file (" + m.Type().String() + ")"
 }
 
 // CheckText refuses NUL bytes and invalid UTF-8 with the position of the

@@ -65,8 +65,8 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 	pkg.Namespace = pkg.Domain
 	pkg.HTP.InterfaceStyle = "current"
 	pkg.HTP.ExecuTorch = true
-	for _, field := range []string{"name", "domain", "version"} {
-		pkg.Where[field] = pkg.Pos
+	for field, attr := range map[string]string{"name": "PackageName", "domain": "Domain", "version": "Version"} {
+		pkg.Where[field] = b.d.attrAt(root, attr)
 	}
 	for _, e := range root.SelectElement("OpDefList").SelectElements("OpDef") {
 		pkg.Ops = append(pkg.Ops, b.op(e))
@@ -125,6 +125,12 @@ func (b *builder) op(e *etree.Element) *ir.Op {
 		Pos:         b.d.at(e),
 		Where:       ir.Where{"name": b.d.at(e.SelectElement("Name"))},
 	}
+	if d := e.SelectElement("Description"); d != nil {
+		op.Where["description"] = b.d.at(d)
+	}
+	if r := e.SelectElement("Reference"); r != nil {
+		op.Where["references"] = b.d.at(r)
+	}
 	for _, r := range e.SelectElements("Reference") {
 		op.References = append(op.References, ir.Reference{Source: r.SelectAttrValue("Source", ""), URL: r.SelectAttrValue("Url", ""), Text: text(r)})
 	}
@@ -175,6 +181,9 @@ func (b *builder) where(e *etree.Element) ir.Where {
 	// which format an op came from.
 	if p, ok := w["datatype"]; ok {
 		w["type"] = p
+	}
+	for i, d := range e.SelectElements("Datatype") {
+		w["type["+strconv.Itoa(i)+"]"] = b.d.at(d)
 	}
 	return w
 }

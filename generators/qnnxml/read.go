@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +34,16 @@ type document struct {
 	file string
 	doc  *etree.Document
 	pos  map[*etree.Element]diag.Pos
+	// attrs holds the position of each attribute name, by element.
+	attrs map[*etree.Element]map[string]diag.Pos
+}
+
+// attrAt is the position of attribute name of e, or e's when unknown.
+func (d *document) attrAt(e *etree.Element, name string) diag.Pos {
+	if p, ok := d.attrs[e][name]; ok {
+		return p
+	}
+	return d.at(e)
 }
 
 func (d *document) at(e *etree.Element) diag.Pos {
@@ -44,7 +55,7 @@ func (d *document) at(e *etree.Element) diag.Pos {
 
 // parse reads data into a positioned document, or reports why it cannot.
 func parse(file string, data []byte, l *diag.List) *document {
-	starts, ok := scanStarts(file, data, l)
+	starts, attrs, ok := scanStarts(file, data, l)
 	if !ok {
 		return nil
 	}
@@ -54,12 +65,15 @@ func parse(file string, data []byte, l *diag.List) *document {
 		l.Errorf(diag.Pos{File: file, Line: 1, Col: 1}, "xml-syntax", "invalid XML: %v", err)
 		return nil
 	}
-	d := &document{file: file, doc: doc, pos: make(map[*etree.Element]diag.Pos, len(starts))}
+	d := &document{file: file, doc: doc, pos: make(map[*etree.Element]diag.Pos, len(starts)), attrs: map[*etree.Element]map[string]diag.Pos{}}
 	i := 0
 	var walk func(e *etree.Element)
 	walk = func(e *etree.Element) {
 		if i < len(starts) {
 			d.pos[e] = starts[i]
+			if attrs[i] != nil {
+				d.attrs[e] = attrs[i]
+			}
 		}
 		i++
 		for _, c := range e.ChildElements() {
@@ -85,11 +99,12 @@ func charsetReader(label string, input io.Reader) (io.Reader, error) {
 // scanStarts records the position of every start element and turns XML
 // syntax errors into positioned diagnostics. It also enforces the depth and
 // element-count limits before etree builds a tree.
-func scanStarts(file string, data []byte, l *diag.List) ([]diag.Pos, bool) {
+func scanStarts(file string, data []byte, l *diag.List) ([]diag.Pos, []map[string]diag.Pos, bool) {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.Strict = true
 	dec.CharsetReader = charsetReader
 	var starts []diag.Pos
+	var attrs []map[string]diag.Pos
 	lines := newLineIndex(data)
 	pos := func(off int64) diag.Pos {
 		line, col := lines.at(int(off))
@@ -108,35 +123,133 @@ func scanStarts(file string, data []byte, l *diag.List) ([]diag.Pos, bool) {
 			var se *xml.SyntaxError
 			p := pos(dec.InputOffset())
 			if errors.As(err, &se) {
-				p.Line, p.Col = se.Line, 0
+				p = syntaxPos(file, data, lines, se.Line, dec.InputOffset())
+				p = closeTagPos(p, data, lines, se.Msg)
 			}
 			l.Errorf(p, "xml-syntax", "invalid XML: %s", strings.TrimPrefix(err.Error(), "XML syntax error on line "+strconv.Itoa(p.Line)+": "))
-			return nil, false
+			return nil, nil, false
 		}
 		switch tok.(type) {
 		case xml.StartElement:
 			depth++
 			if depth > maxDepth {
 				l.Errorf(pos(off), "xml-too-deep", "elements nest more than %d levels deep", maxDepth)
-				return nil, false
+				return nil, nil, false
 			}
 			if len(starts) >= maxElements {
 				l.Errorf(pos(off), "xml-too-large", "more than %d elements; a QNN config never needs that many", maxElements)
-				return nil, false
+				return nil, nil, false
 			}
 			starts = append(starts, pos(off))
+			attrs = append(attrs, attrPositions(file, data, lines, int(off), int(dec.InputOffset())))
 		case xml.EndElement:
 			depth--
 		case xml.Directive:
 			l.Errorf(pos(off), "xml-doctype", "XML directives such as DOCTYPE are not allowed in QNN configs (they can define entities); remove it")
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	if len(starts) == 0 {
 		l.Errorf(diag.Pos{File: file, Line: 1, Col: 1}, "xml-empty", "no XML element found; a QNN config starts with <OpDefCollection>")
-		return nil, false
+		return nil, nil, false
 	}
-	return starts, true
+	return starts, attrs, true
+}
+
+// attrPositions finds the attribute names of the start tag data[start:end]
+// (from '<' to '>', as the decoder just read it) and their positions.
+// encoding/xml keeps none, so the tag's raw bytes are scanned: after the
+// element name, each attribute is name, optional spaces, '=', spaces and a
+// quoted value.
+func attrPositions(file string, data []byte, lines *lineIndex, start, end int) map[string]diag.Pos {
+	if start < 0 || end > len(data) || start >= end || data[start] != '<' {
+		return nil
+	}
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	i := start + 1
+	for i < end && !isSpace(data[i]) && data[i] != '>' && data[i] != '/' {
+		i++
+	}
+	var out map[string]diag.Pos
+	for i < end {
+		for i < end && isSpace(data[i]) {
+			i++
+		}
+		if i >= end || data[i] == '>' || data[i] == '/' {
+			break
+		}
+		nameStart := i
+		for i < end && !isSpace(data[i]) && data[i] != '=' && data[i] != '>' {
+			i++
+		}
+		name := string(data[nameStart:i])
+		for i < end && isSpace(data[i]) {
+			i++
+		}
+		if i >= end || data[i] != '=' {
+			break
+		}
+		i++
+		for i < end && isSpace(data[i]) {
+			i++
+		}
+		if i >= end || (data[i] != '"' && data[i] != '\'') {
+			break
+		}
+		q := data[i]
+		i++
+		for i < end && data[i] != q {
+			i++
+		}
+		i++
+		if out == nil {
+			out = map[string]diag.Pos{}
+		}
+		line, col := lines.at(nameStart)
+		out[name] = diag.Pos{File: file, Line: line, Col: col}
+	}
+	return out
+}
+
+var closedByRE = regexp.MustCompile(`closed by (</[^>\s]+>)`)
+
+// closeTagPos moves p to the offending end tag a mismatch message names,
+// when it is on p's line.
+func closeTagPos(p diag.Pos, data []byte, lines *lineIndex, msg string) diag.Pos {
+	m := closedByRE.FindStringSubmatch(msg)
+	if m == nil || p.Line < 1 || p.Line > len(lines.starts) {
+		return p
+	}
+	start := lines.starts[p.Line-1]
+	end := len(data)
+	if p.Line < len(lines.starts) {
+		end = lines.starts[p.Line]
+	}
+	if i := bytes.Index(data[start:end], []byte(m[1])); i >= 0 {
+		p.Col = 1 + utf8.RuneCount(data[start:start+i])
+	}
+	return p
+}
+
+// syntaxPos places an XML syntax error: encoding/xml gives its line, and
+// the decoder's offset is where it stopped reading. The column is that
+// offset's when it lies on the reported line; otherwise the first
+// non-blank character of the reported line.
+func syntaxPos(file string, data []byte, lines *lineIndex, line int, off int64) diag.Pos {
+	if line < 1 || line > len(lines.starts) {
+		l, c := lines.at(int(off))
+		return diag.Pos{File: file, Line: l, Col: c}
+	}
+	if l, c := lines.at(int(off)); l == line {
+		return diag.Pos{File: file, Line: l, Col: c}
+	}
+	start := lines.starts[line-1]
+	i := start
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t') {
+		i++
+	}
+	_, c := lines.at(i)
+	return diag.Pos{File: file, Line: line, Col: c}
 }
 
 // lineIndex maps offsets to positions in O(log n), so positioning every
@@ -289,10 +402,10 @@ func (c *checker) checkAttrs(e *etree.Element, m *model) {
 		switch {
 		case a.kind == textInt:
 			if _, err := strconv.Atoi(strings.TrimSpace(v.Value)); err != nil {
-				c.l.Errorf(c.d.at(e), "xml-attribute-value", "attribute %s of <%s> must be an integer, found %q", a.name, e.Tag, v.Value)
+				c.l.Errorf(c.d.attrAt(e, a.name), "xml-attribute-value", "attribute %s of <%s> must be an integer, found %q", a.name, e.Tag, v.Value)
 			}
 		case a.kind == textEnum && !contains(constraintTypes, v.Value):
-			c.l.Errorf(c.d.at(e), "xml-attribute-value", "attribute %s of <%s> must be one of %s, found %q", a.name, e.Tag, strings.Join(constraintTypes, ", "), v.Value)
+			c.l.Errorf(c.d.attrAt(e, a.name), "xml-attribute-value", "attribute %s of <%s> must be one of %s, found %q", a.name, e.Tag, strings.Join(constraintTypes, ", "), v.Value)
 		}
 	}
 	for _, a := range e.Attr {
@@ -304,7 +417,7 @@ func (c *checker) checkAttrs(e *etree.Element, m *model) {
 			known = known || ma.name == a.Key
 		}
 		if !known {
-			c.l.Errorf(c.d.at(e), "xml-unknown-attribute", "<%s> has no attribute %s", e.Tag, a.Key)
+			c.l.Errorf(c.d.attrAt(e, attrName(a)), "xml-unknown-attribute", "<%s> has no attribute %s", e.Tag, a.Key)
 		}
 	}
 }
@@ -378,4 +491,12 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// attrName is an attribute's name as written (prefix:local).
+func attrName(a etree.Attr) string {
+	if a.Space != "" {
+		return a.Space + ":" + a.Key
+	}
+	return a.Key
 }

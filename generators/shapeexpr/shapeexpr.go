@@ -16,6 +16,7 @@ package shapeexpr
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -189,17 +190,18 @@ func (e *Expr) Eval(env Env) (int64, error) {
 		vals[i] = v
 	}
 	switch e.Kind {
-	case Neg:
-		return -vals[0], nil
-	case Add:
-		return vals[0] + vals[1], nil
-	case Sub:
-		return vals[0] - vals[1], nil
-	case Mul:
-		return vals[0] * vals[1], nil
+	case Neg, Add, Sub, Mul:
+		v, ok := checked(e.Kind, vals)
+		if !ok {
+			return 0, &OverflowError{Expr: e}
+		}
+		return v, nil
 	case FloorDiv, CeilDiv:
 		if vals[1] == 0 {
 			return 0, fmt.Errorf("division by zero in %s", e)
+		}
+		if vals[0] == math.MinInt64 && vals[1] == -1 {
+			return 0, &OverflowError{Expr: e}
 		}
 		q := vals[0] / vals[1]
 		r := vals[0] % vals[1]

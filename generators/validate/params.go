@@ -2,6 +2,7 @@ package validate
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,11 @@ func (v *validator) param(op *ir.Op, p *ir.Param) {
 		v.l.Errorf(p.Where.At("mandatory", p.Pos), "param-optional-no-default", "param %q is optional but has no default; give it a default or make it mandatory", p.Name)
 	}
 	v.constraintIDs(p.Constraints, "param "+quote(p.Name))
+	if p.Kind != ir.ParamEnum {
+		v.dtypeList(p.DTypes, func(i int) diag.Pos {
+			return p.Where.At("type["+strconv.Itoa(i)+"]", p.Where.At("type", p.Pos))
+		}, "param "+quote(p.Name))
+	}
 	if p.ZeroD && p.Layout != ir.LayoutNone {
 		v.l.Errorf(p.Where.At("layout", p.Pos), "scalar-layout", "param %q is 0-D but has layout %s; a 0-D tensor has no layout", p.Name, p.Layout)
 	}
@@ -32,6 +38,20 @@ func (v *validator) param(op *ir.Op, p *ir.Param) {
 		}
 		if p.Min != nil && p.Max != nil && *p.Min > *p.Max {
 			v.l.Errorf(p.Where.At("min", p.Pos), "range-order", "param %q has min %g greater than max %g", p.Name, *p.Min, *p.Max)
+		}
+		// A bound beyond every value of an integer dtype leaves no value
+		// the generated range checks accept.
+		for _, d := range p.DTypes {
+			if !d.IsInteger() {
+				continue
+			}
+			lo, hi := intRange(d)
+			if p.Min != nil && *p.Min > hi {
+				v.l.Errorf(p.Where.At("min", p.Pos), "range-dtype", "param %q has min %g, above the largest %s (%g): no value is allowed", p.Name, *p.Min, d, hi)
+			}
+			if p.Max != nil && *p.Max < lo {
+				v.l.Errorf(p.Where.At("max", p.Pos), "range-dtype", "param %q has max %g, below the smallest %s (%g): no value is allowed", p.Name, *p.Max, d, lo)
+			}
 		}
 	}
 	if p.Default != nil {
@@ -128,6 +148,11 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 	switch {
 	case d.IsInteger() || d.Kind() == ir.KindQuant:
 		if lit.Kind != ir.LitInt {
+			if intText.MatchString(lit.Text) {
+				// An integer too large for YAML's 64 bits.
+				v.l.Errorf(pos, "default-range", "default %s of param %q does not fit %s", lit.Text, p.Name, d)
+				return
+			}
 			v.l.Errorf(pos, "default-type", "default %q of param %q is not an integer, but its dtype is %s", literalText(lit), p.Name, d)
 			return
 		}
@@ -135,12 +160,15 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 		if err != nil && !d.IsInteger() {
 			return
 		}
-		lo, hi := intRange(d)
-		if err != nil || float64(i) < lo || float64(i) > hi {
+		if !fits(d, lit) {
 			v.l.Errorf(pos, "default-range", "default %s of param %q does not fit %s", lit.Text, p.Name, d)
 			return
 		}
 		val = float64(i)
+		if err != nil {
+			u, _ := strconv.ParseUint(lit.Text, 0, 64)
+			val = float64(u)
+		}
 	case d.IsFloat():
 		if lit.Kind != ir.LitInt && lit.Kind != ir.LitFloat {
 			v.l.Errorf(pos, "default-type", "default %q of param %q is not a number, but its dtype is %s", literalText(lit), p.Name, d)
@@ -149,6 +177,10 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 		f, err := strconv.ParseFloat(lit.Text, 64)
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 			v.l.Errorf(pos, "default-range", "default %s of param %q is not a finite number", lit.Text, p.Name)
+			return
+		}
+		if m := floatMax(d); math.Abs(f) > m {
+			v.l.Errorf(pos, "default-range", "default %s of param %q does not fit %s (largest finite value %g)", lit.Text, p.Name, d, m)
 			return
 		}
 		val = f
@@ -162,7 +194,44 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 	}
 	if p.Min != nil && val < *p.Min || p.Max != nil && val > *p.Max {
 		v.l.Errorf(pos, "default-range", "default %s of param %q is outside its range %s", lit.Text, p.Name, rangeText(p))
+		return
 	}
+	// The default is passed in every dtype the param may have.
+	for _, other := range p.DTypes[1:] {
+		if !fits(other, lit) {
+			v.l.Errorf(pos, "default-range", "default %s of param %q does not fit %s, one of its dtypes", lit.Text, p.Name, other)
+			return
+		}
+	}
+}
+
+// fits reports whether a numeric literal is representable in d (integer
+// literals in integer dtypes, any number in float dtypes).
+func fits(d ir.DType, lit *ir.Literal) bool {
+	switch {
+	case d.IsInteger() || d.Kind() == ir.KindQuant:
+		if lit.Kind != ir.LitInt {
+			return true // param-type-mix and default-type say why
+		}
+		return intFits(d, lit.Text)
+	case d.IsFloat():
+		f, err := strconv.ParseFloat(lit.Text, 64)
+		return err == nil && math.Abs(f) <= floatMax(d)
+	}
+	return true
+}
+
+// floatMax is the largest finite value of a float dtype.
+func floatMax(d ir.DType) float64 {
+	switch d {
+	case ir.Float16:
+		return 65504
+	case ir.BFloat16:
+		return 3.3895313892515355e38
+	case ir.Float32:
+		return math.MaxFloat32
+	}
+	return math.MaxFloat64
 }
 
 func rangeText(p *ir.Param) string {
@@ -183,4 +252,26 @@ func intRange(d ir.DType) (float64, float64) {
 		return 0, math.Pow(2, float64(bits)) - 1
 	}
 	return -math.Pow(2, float64(bits-1)), math.Pow(2, float64(bits-1)) - 1
+}
+
+var intText = regexp.MustCompile(`^[-+]?[0-9]+$`)
+
+// intFits reports exactly (no float64 rounding at 64 bits) whether the
+// integer text is a value of the integer dtype d.
+func intFits(d ir.DType, text string) bool {
+	bits := d.Info().Bits
+	unsigned := d.Info().Kind == ir.KindUint || strings.HasPrefix(string(d), "quint")
+	if i, err := strconv.ParseInt(text, 0, 64); err == nil {
+		switch {
+		case unsigned:
+			return i >= 0 && (bits >= 64 || uint64(i) <= 1<<bits-1)
+		case bits >= 64:
+			return true
+		}
+		return i >= -(1<<(bits-1)) && i <= 1<<(bits-1)-1
+	}
+	if _, err := strconv.ParseUint(text, 0, 64); err == nil {
+		return unsigned && bits >= 64
+	}
+	return false
 }

@@ -20,6 +20,7 @@ type shapeChecker struct {
 	op      *ir.Op
 	symbols map[string]bool
 	sizes   map[string]bool
+	ranges  *rangeEnv
 }
 
 func newShapeChecker(l *diag.List, op *ir.Op) *shapeChecker {
@@ -43,22 +44,28 @@ func (c *shapeChecker) check() {
 	}
 	// Sizes are known before the bounds are checked, so a bound that uses
 	// one is reported as such (size-in-bound), not as an unknown symbol.
+	c.ranges = &rangeEnv{op: c.op, symbols: c.symbols, sizes: map[string]*ir.SizeSymbol{}}
 	for _, s := range c.op.DataDependent {
 		c.sizes[s.Name] = true
+		c.ranges.sizes[s.Name] = s
 	}
 	for _, s := range c.op.DataDependent {
 		if c.symbols[s.Name] || c.op.Param(s.Name) != nil {
 			c.l.Errorf(s.Pos, "shape-symbol-clash", "data-dependent size %q has the name of an input dim symbol or param", s.Name)
 		}
 		c.expr(s.Upper, s.Where.At("upper", s.Pos), "upper bound of "+s.Name, false)
+		c.values(s.Upper, s.Where.At("upper", s.Pos), "upper bound of "+s.Name, false)
 		if s.Opt != nil {
 			c.expr(s.Opt, s.Where.At("opt", s.Pos), "opt value of "+s.Name, false)
+			c.values(s.Opt, s.Where.At("opt", s.Pos), "opt value of "+s.Name, false)
 		}
+		c.sizeOrder(s)
 	}
 	used := map[string]bool{}
 	for _, t := range c.op.Outputs {
 		for _, d := range t.Shape {
 			c.expr(d.Expr, d.Pos, "output "+quote(t.Name), true)
+			c.values(d.Expr, d.Pos, "output "+quote(t.Name)+" dim", true)
 			for _, s := range d.Expr.Symbols() {
 				used[s.Name] = true
 			}
@@ -71,6 +78,7 @@ func (c *shapeChecker) check() {
 	}
 	if trt := c.op.Targets.TRT; trt != nil && trt.Workspace != nil {
 		c.expr(trt.Workspace, c.op.Where.At("trt.workspace", trt.Pos), "TensorRT workspace size", false)
+		c.values(trt.Workspace, c.op.Where.At("trt.workspace", trt.Pos), "TensorRT workspace size", true)
 	}
 }
 

@@ -28,6 +28,7 @@ func Package(pkg *ir.Package, l *diag.List) {
 		v.op(op)
 	}
 	v.supplementals()
+	v.freeText()
 }
 
 type validator struct {
@@ -116,7 +117,9 @@ func (v *validator) typeVars(op *ir.Op) {
 	used := map[string]bool{}
 	for _, t := range op.Tensors() {
 		if t.Type.Var == "" {
-			v.dtypeList(t.Type.DTypes, t.Where.At("type", t.Pos), "tensor "+quote(t.Name))
+			v.dtypeList(t.Type.DTypes, func(i int) diag.Pos {
+				return t.Where.At(fmt.Sprintf("type[%d]", i), t.Where.At("type", t.Pos))
+			}, "tensor "+quote(t.Name))
 			continue
 		}
 		used[t.Type.Var] = true
@@ -143,15 +146,20 @@ func (v *validator) typeVars(op *ir.Op) {
 		} else if !used[tv.Name] {
 			v.l.Warnf(tv.Pos, "unused-typevar", "type variable %q is not used by any tensor of op %s", tv.Name, op.Name)
 		}
-		v.dtypeList(tv.Allowed, tv.Pos, "type variable "+quote(tv.Name))
+		v.dtypeList(tv.Allowed, func(i int) diag.Pos {
+			if i < len(tv.AllowedPos) {
+				return tv.AllowedPos[i]
+			}
+			return tv.Pos
+		}, "type variable "+quote(tv.Name))
 	}
 }
 
-func (v *validator) dtypeList(list []ir.DType, pos diag.Pos, what string) {
+func (v *validator) dtypeList(list []ir.DType, pos func(int) diag.Pos, what string) {
 	seen := map[ir.DType]bool{}
-	for _, d := range list {
+	for i, d := range list {
 		if seen[d] {
-			v.l.Warnf(pos, "duplicate-dtype", "%s lists dtype %s twice", what, d)
+			v.l.Errorf(pos(i), "duplicate-dtype", "%s lists dtype %s twice; every dtype would generate the same function again", what, d)
 		}
 		seen[d] = true
 	}

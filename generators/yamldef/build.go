@@ -18,6 +18,9 @@ import (
 type builder struct {
 	file string
 	l    *diag.List
+	// lines of the source, to place the first body line of a literal
+	// block scalar (free text checked line by line).
+	lines []string
 }
 
 func (b *builder) pos(n *yaml.Node) diag.Pos {
@@ -117,9 +120,29 @@ func (o object) strings(key string) []string {
 func (b *builder) where(o object) ir.Where {
 	w := ir.Where{}
 	for _, k := range o.keys {
-		w[k] = b.pos(o.values[k])
+		n := o.values[k]
+		w[k] = b.pos(n)
+		if n != nil && n.Kind == yaml.ScalarNode && n.Style&yaml.LiteralStyle != 0 {
+			// A literal block keeps its lines: line i of the value is
+			// line i of the body, which starts below the indicator.
+			if p, ok := b.bodyPos(n.Line + 1); ok {
+				w[k+ir.LiteralBody] = p
+			}
+		}
 	}
 	return w
+}
+
+// bodyPos is the position of the first non-blank line at or after line,
+// at its first non-space character.
+func (b *builder) bodyPos(line int) (diag.Pos, bool) {
+	for ; line >= 1 && line <= len(b.lines); line++ {
+		t := strings.TrimRight(b.lines[line-1], "\r")
+		if strings.TrimSpace(t) != "" {
+			return diag.Pos{File: b.file, Line: line, Col: 1 + len(t) - len(strings.TrimLeft(t, " "))}, true
+		}
+	}
+	return diag.Pos{}, false
 }
 
 func (b *builder) pkg(root *yaml.Node) *ir.Package {
@@ -236,6 +259,7 @@ func (b *builder) op(o object) *ir.Op {
 		tv := &ir.TypeVar{Name: name, Pos: b.keyPos(types.node, name)}
 		for _, d := range n.Content {
 			tv.Allowed = append(tv.Allowed, b.dtype(resolve(d)))
+			tv.AllowedPos = append(tv.AllowedPos, b.pos(d))
 		}
 		op.TypeVars = append(op.TypeVars, tv)
 	}
@@ -372,8 +396,9 @@ func (b *builder) tensor(o object) *ir.Tensor {
 	t.Ident = names.Ident(t.Name)
 	if n := o.get("type"); n != nil {
 		if n.Kind == yaml.SequenceNode {
-			for _, d := range n.Content {
+			for i, d := range n.Content {
 				t.Type.DTypes = append(t.Type.DTypes, b.dtype(resolve(d)))
+				t.Where["type["+strconv.Itoa(i)+"]"] = b.pos(d)
 			}
 		} else if ir.DType(n.Value).Valid() {
 			t.Type.DTypes = []ir.DType{ir.DType(n.Value)}
@@ -555,8 +580,10 @@ func (b *builder) paramType(p *ir.Param, o object) {
 			first = false
 		} else if kind != p.Kind || length != p.Length {
 			b.l.Errorf(b.pos(s), "param-type-mix", "param %q lists type %q, which is not the same kind of value as %q; alternatives may differ only in dtype", p.Name, text, spellings[0].Value)
+			continue
 		}
 		if dt != "" {
+			p.Where["type["+strconv.Itoa(len(p.DTypes))+"]"] = b.pos(s)
 			p.DTypes = append(p.DTypes, dt)
 		}
 	}

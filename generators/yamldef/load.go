@@ -12,6 +12,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -35,7 +36,7 @@ func Load(file string, data []byte, l *diag.List) *ir.Package {
 	if !t.validateStructure(v) {
 		return nil
 	}
-	b := &builder{file: file, l: l}
+	b := &builder{file: file, l: l, lines: strings.Split(string(data), "\n")}
 	return b.pkg(doc.Content[0])
 }
 
@@ -55,7 +56,7 @@ func Parse(file string, data []byte, l *diag.List) (doc *yaml.Node, ok bool) {
 			l.Errorf(diag.Pos{File: file, Line: 1, Col: 1}, "yaml-empty", "file is empty or holds only comments; an op definition starts with `version: 1`")
 			return nil, false
 		}
-		l.Add(yamlError(file, err))
+		l.Add(yamlError(file, data, err))
 		return nil, false
 	}
 	var extra yaml.Node
@@ -63,7 +64,7 @@ func Parse(file string, data []byte, l *diag.List) (doc *yaml.Node, ok bool) {
 		l.Errorf(diag.Pos{File: file, Line: extra.Line, Col: extra.Column}, "yaml-multi-document", "a file holds one op package; found a second YAML document")
 		return nil, false
 	} else if !errors.Is(err, io.EOF) {
-		l.Add(yamlError(file, err))
+		l.Add(yamlError(file, data, err))
 		return nil, false
 	}
 	if len(n.Content) == 0 || n.Content[0].Kind != yaml.MappingNode {
@@ -90,7 +91,7 @@ var yamlParserProblems = map[string]bool{
 	"found incompatible YAML document": true,
 }
 
-func yamlError(file string, err error) diag.Diagnostic {
+func yamlError(file string, data []byte, err error) diag.Diagnostic {
 	d := diag.Diagnostic{Pos: diag.Pos{File: file}, Severity: diag.Error, Code: "yaml-syntax", Message: err.Error()}
 	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
 		if n, e := strconv.Atoi(m[1]); e == nil {
@@ -104,6 +105,7 @@ func yamlError(file string, err error) diag.Diagnostic {
 	if d.Pos.Line == 0 {
 		d.Pos.Line = 1
 	}
+	d.Pos.Line, d.Pos.Col = locate(data, d.Pos.Line, d.Message)
 	d.Message = fmt.Sprintf("invalid YAML: %s", d.Message)
 	return d
 }

@@ -113,6 +113,12 @@ func (t *tree) scalar(n *yaml.Node) any {
 		if err := n.Decode(&i); err == nil {
 			return i
 		}
+		// Above int64 but within uint64: a valid uint64 value. The IR
+		// keeps the text, and validate checks it against the dtype.
+		var u uint64
+		if err := n.Decode(&u); err == nil {
+			return float64(u)
+		}
 		t.l.Errorf(t.pos(n), "yaml-number", "integer %s does not fit in 64 bits", n.Value)
 		return nil
 	case "!!float":
