@@ -15,8 +15,9 @@ import (
 const usage = `usage:
   opforge init [--package NAME] [--toolchains] [DIR]             set up a repository: an example opdef, its schema, .gitignore
   opforge gen [--opdefs DIR] [--toolchains DIR] [--out DIR]      regenerate out/ (writes nothing on error)
-              [--full] [--force]                                 (--force overwrites hand edits outside user regions)
+              [--package LIST] [--full] [--force]                (--force overwrites hand edits outside user regions)
   opforge check [--format text|json] [--opdefs DIR] [--out DIR]  validate opdefs and fail when out/ is stale
+                [--package LIST]                                 (--package: only these packages' files)
   opforge build htp|trt|aipu|all [--package LIST] [--arch LIST] [--jobs N]
                                                                   build out/ with the vendor toolchains into build/
                  (OPFORGE_COMPILER_LAUNCHER=ccache: compiles through a compiler cache)

@@ -271,3 +271,63 @@ func TestConcurrentGensOfTwoStates(t *testing.T) {
 		}
 	}
 }
+
+// TestGenOnePackage: gen and check --package touch and compare only that
+// package's files; the others stay as they were (even when their opdefs
+// changed or went away) and keep their manifest entries, so a later full
+// gen still knows them.
+func TestGenOnePackage(t *testing.T) {
+	root := t.TempDir()
+	opdefs := filepath.Join(root, "opdefs")
+	if err := os.CopyFS(opdefs, os.DirFS("../../testdata/gen/examples/opdefs")); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "out")
+	args := []string{"--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out}
+	gen := append([]string{"gen", "--cache", filepath.Join(root, "build", "cache.json")}, args...)
+	if code, _, errs := run(gen...); code != 0 {
+		t.Fatal(errs)
+	}
+	example := filepath.Join(out, "htp", "ExampleOpPackage", "src", "ExampleOpPackageInterface.cpp")
+	before, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ExampleOpPackage's opdef goes away; VisionOps changes.
+	if err := os.RemoveAll(filepath.Join(opdefs, "executorch_example")); err != nil {
+		t.Fatal(err)
+	}
+	vision := filepath.Join(opdefs, "vision", "vision_ops.yaml")
+	data, _ := os.ReadFile(vision)
+	if err := os.WriteFile(vision, []byte(strings.Replace(string(data), "with their indices.", "with their int32 indices.", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, errs := run(append(gen, "--package", "VisionOps")...)
+	if code != 0 || strings.Contains(stdout, " 0 written") {
+		t.Fatalf("gen --package VisionOps: %d\n%s%s", code, stdout, errs)
+	}
+	if after, err := os.ReadFile(example); err != nil || string(after) != string(before) {
+		t.Errorf("gen --package VisionOps removed or changed ExampleOpPackage's files: %v", err)
+	}
+	if code, _, errs := run(append([]string{"check", "--package", "VisionOps"}, args...)...); code != 0 {
+		t.Errorf("check --package VisionOps after its gen: %s", errs)
+	}
+	// The whole tree is not what the opdefs give: ExampleOpPackage is stale.
+	if code, _, errs := run(append([]string{"check"}, args...)...); code != 1 || !strings.Contains(errs, "ExampleOpPackage") {
+		t.Errorf("a full check after a partial gen: %d\n%s", code, errs)
+	}
+	// A full gen removes the stale package, whose manifest entries survived.
+	if code, stdout, errs := run(gen...); code != 0 || !strings.Contains(stdout, "removed") {
+		t.Fatalf("full gen: %d\n%s%s", code, stdout, errs)
+	}
+	if _, err := os.Stat(example); !os.IsNotExist(err) {
+		t.Errorf("a full gen kept the stale package: %v", err)
+	}
+	if code, _, errs := run(append([]string{"check"}, args...)...); code != 0 {
+		t.Errorf("check after the full gen: %s", errs)
+	}
+	code, _, errs = run(append(gen, "--package", "NoSuchOps")...)
+	if code != 1 || !strings.Contains(errs, `no package "NoSuchOps"`) || !strings.Contains(errs, "[unknown-package]") {
+		t.Errorf("unknown package: %d %s", code, errs)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -20,6 +21,10 @@ func genFlags(name string, stderr io.Writer) (*flag.FlagSet, *gen.Options) {
 	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory")
 	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors directory")
 	fs.StringVar(&o.Out, "out", o.Out, "output directory for generated skeletons")
+	fs.Func("package", "only these packages, comma-separated (every opdef is still checked)", func(v string) error {
+		o.Packages = append(o.Packages, strings.Split(v, ",")...)
+		return nil
+	})
 	return fs, &o
 }
 
@@ -53,6 +58,11 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	defer unlock()
 	cache, cacheErr := gen.OpenCache(*o, *cachePath)
+	if len(o.Packages) > 0 {
+		// The cache records a whole tree; a partial gen neither uses nor
+		// renews it (and drops it below, as every gen that writes does).
+		*full = true
+	}
 	if cacheErr == nil && !*full {
 		if n, fresh := cache.Fresh(); fresh {
 			fmt.Fprintf(stdout, "opforge gen: %d files in %s: 0 written (0 bytes), %d unchanged, 0 removed in %s (inputs unchanged since the last gen)\n",
@@ -80,7 +90,7 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	report(&l, "text", stdout, stderr)
-	if cacheErr == nil {
+	if cacheErr == nil && len(o.Packages) == 0 {
 		_ = cache.Store(plan) // a failed store only costs the next no-op its speed
 	}
 	fmt.Fprintf(stdout, "opforge gen: %d files in %s: %d written (%d bytes), %d unchanged, %d removed in %s\n",

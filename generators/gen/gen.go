@@ -4,6 +4,7 @@ package gen
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -82,6 +83,10 @@ type Options struct {
 	// Force overwrites hand edits outside user regions and of generated
 	// files instead of stopping (gen --force).
 	Force bool
+	// Packages, when set, limits generation (and the drift check) to these
+	// packages: every opdef is still loaded and checked, but only their
+	// files are written, removed or compared.
+	Packages []string
 }
 
 // DefaultOptions are the repository layout.
@@ -105,11 +110,60 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 		l.Errorf(diag.Pos{File: o.Toolchains}, "toolchain", "%v", err)
 		return nil
 	}
+	var scope func(string) bool
+	if len(o.Packages) > 0 {
+		if pkgs = selectPackages(pkgs, o.Packages, o.OpDefs, l); pkgs == nil {
+			return nil
+		}
+	}
 	files := Files(pkgs, ts, l)
 	if l.HasErrors() {
 		return nil
 	}
-	return writer.PrepareWith(filepath.Clean(o.Out), files, writer.Options{Known: o.Known, Force: o.Force}, l)
+	if len(o.Packages) > 0 {
+		scope = packageScope(files)
+	}
+	return writer.PrepareWith(filepath.Clean(o.Out), files, writer.Options{Known: o.Known, Force: o.Force, Scope: scope}, l)
+}
+
+// selectPackages keeps the packages named in want, in load order; a name
+// no opdef defines is an error listing those that exist (nil returned).
+func selectPackages(pkgs []*ir.Package, want []string, opdefs string, l *diag.List) []*ir.Package {
+	var kept []*ir.Package
+	var known []string
+	for _, pkg := range pkgs {
+		known = append(known, pkg.Name)
+		if slices.Contains(want, pkg.Name) {
+			kept = append(kept, pkg)
+		}
+	}
+	ok := true
+	for _, w := range want {
+		if !slices.Contains(known, w) {
+			l.Errorf(diag.Pos{File: filepath.ToSlash(opdefs)}, "unknown-package", "no package %q is defined under %s; packages: %s", w, opdefs, strings.Join(known, ", "))
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return kept
+}
+
+// packageScope accepts the paths of the package directories the files
+// lie in (<target>/<package dir>/...) and the files at the top of out/:
+// a filtered gen touches nothing of another package.
+func packageScope(files *fileset.Set) func(string) bool {
+	dirs := map[string]bool{}
+	for _, f := range files.Files() {
+		if parts := strings.SplitN(f.Path, "/", 3); len(parts) == 3 {
+			dirs[parts[0]+"/"+parts[1]] = true
+		}
+	}
+	return func(path string) bool {
+		parts := strings.SplitN(path, "/", 3)
+		return len(parts) < 3 || dirs[parts[0]+"/"+parts[1]]
+	}
 }
 
 // SourceName is how a definition file is named in headers: its path below

@@ -114,6 +114,8 @@ type Plan struct {
 	// paths is what Prepare learnt of the directories, which tells Apply
 	// the new ones it stages.
 	paths *pathChecker
+	// scope limits Diff to the paths the plan covers (nil: all).
+	scope func(path string) bool
 }
 
 type oldFile struct {
@@ -230,6 +232,10 @@ type Options struct {
 	// Force overwrites hand edits outside user regions and of generated
 	// files (generated-edited) instead of stopping.
 	Force bool
+	// Scope, when set, limits the plan to the paths it accepts (gen
+	// --package): a path outside it is neither written, nor removed, nor
+	// reported by Diff, and keeps its manifest entry.
+	Scope func(path string) bool
 }
 
 // Prepare computes the new tree: fresh skeletons with the user regions of
@@ -434,8 +440,19 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 	// Stale files are those written earlier that the opdefs no longer
 	// generate: fresh, not the plan, decides, so a still generated file
 	// that failed above is never called stale.
+	oldEntry := map[string]ManifestFile{}
+	for _, f := range old.Files {
+		oldEntry[f.Path] = f
+	}
+	p.scope = o.Scope
 	for _, path := range order {
-		if fresh.Get(path) == nil {
+		switch {
+		case fresh.Get(path) != nil:
+		case o.Scope != nil && !o.Scope(path):
+			if e, ok := oldEntry[path]; ok {
+				manifest.Files = append(manifest.Files, e)
+			}
+		default:
 			p.stale(path, records[path], l)
 		}
 	}
@@ -708,6 +725,15 @@ func Diff(p *Plan, l *diag.List) {
 		}
 		r, _ := filepath.Rel(p.Root, full)
 		r = filepath.ToSlash(r)
+		if p.scope != nil && r != PendingName {
+			// A directory is out of scope when what lies in it is.
+			switch {
+			case d.IsDir() && !p.scope(r+"/-"):
+				return filepath.SkipDir
+			case !d.IsDir() && !p.scope(r):
+				return nil
+			}
+		}
 		if atomicfile.IsTemp(d.Name()) || r == PendingName {
 			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "left by an interrupted gen; run `go tool mage gen`, which removes it and finishes the work")
 			if d.IsDir() {
