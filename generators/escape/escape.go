@@ -110,12 +110,16 @@ func lineText(s string) string {
 }
 
 // CComment is s for the rest of a // line comment (C, C++, CUDA, OpenCL)
-// or inside a /* */ comment: one line, no final backslash, and "*/" and
-// "/*" broken apart.
+// or inside a /* */ comment: one line, no final backslash, "*/" and "/*"
+// broken apart, and no trigraph.
 func CComment(s string) string {
 	t := lineText(s)
 	t = strings.ReplaceAll(t, "*/", "* /")
 	t = strings.ReplaceAll(t, "/*", "/ *")
+	// A trigraph (??/ is a backslash) where a compiler still reads them.
+	for strings.Contains(t, "??") {
+		t = strings.ReplaceAll(t, "??", "? ?")
+	}
 	return t
 }
 
@@ -226,7 +230,7 @@ func CMakeString(s string) string {
 
 // markdownSpecial are the characters CommonMark may read as inline markup
 // anywhere, plus '|' (a table cell boundary).
-const markdownSpecial = "\\`*_[]<>!|~&"
+const markdownSpecial = "\\`*_[]<!|~&"
 
 // markdownLead are the characters that start a block (heading, list,
 // quote, setext underline) at the start of a line.
@@ -240,8 +244,10 @@ func MarkdownText(s string) string {
 	var b strings.Builder
 	digits := true // still in a leading run of digits ("1." starts a list)
 	for i, r := range t {
+		// '_' inside a word is no emphasis; it stays readable.
+		intraword := r == '_' && i > 0 && isWord(t[i-1]) && i+1 < len(t) && isWord(t[i+1])
 		switch {
-		case r < utf8.RuneSelf && strings.IndexByte(markdownSpecial, byte(r)) >= 0,
+		case !intraword && r < utf8.RuneSelf && strings.IndexByte(markdownSpecial, byte(r)) >= 0,
 			i == 0 && strings.IndexRune(markdownLead, r) >= 0,
 			digits && i > 0 && (r == '.' || r == ')'):
 			b.WriteByte('\\')
@@ -310,4 +316,8 @@ func YAMLString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+func isWord(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/plugin"
@@ -390,8 +391,8 @@ func (m *opModel) paramTexts() {
 	reads, serial, declared := make([]string, n), make([]string, n), make([]string, n)
 	for i, p := range m.Params {
 		index := strconv.Itoa(p.Index)
-		members[i] = p.Member + " //!< " + p.Doc
-		docs[i] = "\n//   " + p.Name + ": " + p.Doc
+		members[i] = p.Member + " //!< " + escape.CComment(p.Doc)
+		docs[i] = "\n//   " + escape.CComment(p.Name+": "+p.Doc)
 		names[i] = p.Name
 		reads[i] = "case " + index + ": ok = " + p.Read + "; break;"
 		serial[i] = "mSerialFields[" + strconv.Itoa(p.SerialIndex) + "] = " + p.Serialize + ";"
