@@ -156,7 +156,7 @@ type defaultModel struct {
 	Name     string // the param's name as a string
 	DataType string // QNN_DATATYPE_...
 	Field    string // Qnn_Scalar_t member
-	Value    string // C++ literal
+	Literal  string // C++ literal (a number, never free text)
 }
 
 // scalarField is the Qnn_Scalar_t member holding each dtype.
@@ -225,7 +225,7 @@ func scalarDefault(p *ir.Param) (defaultModel, bool) {
 		Name:     p.Name,
 		DataType: dt.QNNName(),
 		Field:    field,
-		Value:    value,
+		Literal:  value,
 	}, true
 }
 
