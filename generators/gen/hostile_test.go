@@ -76,7 +76,19 @@ ops:
       trt: {qdp: true}
       htp: {backends: [HTP]}
       aipu: {framework_op: %[3]s, targets: [X2_1204]}
-`, q(text), q(enum), q("F"+text), pkg))
+  # String params: ExecuTorch cannot pass them, so no htp.
+  - name: Labelled
+    description: %[1]s
+    inputs:
+      - {name: x, type: float32, shape: [N]}
+    params:
+      - {name: label, type: string, default: %[2]s, description: %[1]s}
+    outputs:
+      - {name: y, type: float32, shape: [N], description: %[1]s}
+    targets:
+      trt: {qdp: true}
+      aipu: {framework_op: %[5]s, targets: [X2_1204]}
+`, q(text), q(enum), q("F"+text), pkg, q("G"+text)))
 }
 
 // generateText loads an opdef from bytes and generates every target.

@@ -106,24 +106,39 @@ func checkWithTools(t *testing.T, dir string, cases []hostileCase) {
 		if _, err := exec.LookPath("g++"); err != nil {
 			t.Skip("no g++: the TensorRT plugins are not compiled")
 		}
-		var fns []func() error
-		for _, c := range cases {
-			root := filepath.Join(dir, "trt", c.pkg)
-			// One translation unit per package: the library and every plugin.
-			srcs, _ := filepath.Glob(filepath.Join(root, "src", "ops", "*.cpp"))
-			srcs = append([]string{filepath.Join(root, "src", c.pkg+"Library.cpp")}, srcs...)
-			unit := filepath.Join(root, "unity.cpp")
-			var b strings.Builder
-			for _, s := range srcs {
-				fmt.Fprintf(&b, "#include %q\n", s)
+		// Translation units batched across the packages (each has its own
+		// C++ namespace): one per plugin source name, and the library of
+		// the first package (the others differ only in identifiers).
+		units := map[string][]string{}
+		var names []string
+		for i, c := range cases {
+			root := filepath.Join(dir, "trt", c.pkg, "src")
+			srcs, _ := filepath.Glob(filepath.Join(root, "ops", "*.cpp"))
+			if i == 0 {
+				srcs = append(srcs, filepath.Join(root, c.pkg+"Library.cpp"))
 			}
+			for _, src := range srcs {
+				base := filepath.Base(src)
+				if units[base] == nil {
+					names = append(names, base)
+				}
+				units[base] = append(units[base], src)
+			}
+		}
+		var fns []func() error
+		for _, name := range names {
+			var b strings.Builder
+			for _, src := range units[name] {
+				fmt.Fprintf(&b, "#include %q\n", src)
+			}
+			unit := filepath.Join(dir, "trt", "unity-"+name)
 			if err := os.WriteFile(unit, []byte(b.String()), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			fns = append(fns, func() error {
-				args := []string{"-std=c++17", "-fsyntax-only", "-Wall", "-Werror", "-Wno-unused-function", "-isystem", inc, "-isystem", cuda, "-I", filepath.Join(root, "src"), unit}
+				args := []string{"-std=c++17", "-fsyntax-only", "-Wall", "-Werror", "-Wno-unused-function", "-isystem", inc, "-isystem", cuda, unit}
 				if out, err := exec.Command("g++", args...).CombinedOutput(); err != nil {
-					return fmt.Errorf("%s (text %q): %v\n%s", root, c.text, err, out)
+					return fmt.Errorf("%s: %v\n%s", unit, err, out)
 				}
 				return nil
 			})
