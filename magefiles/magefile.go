@@ -113,7 +113,8 @@ func Test() error {
 }
 
 // fuzzTargets are the loaders' fuzz tests (opdef YAML and XML, shape
-// expressions, ONNX models), and the one holding the quick schema check to
+// expressions, ONNX models), random free text through every generator
+// and the escapers, and the one holding the quick schema check to
 // the reference validator's verdicts: package -> fuzz function.
 var fuzzTargets = [][2]string{
 	{"./generators/yamldef", "FuzzLoadYAML"},
@@ -122,6 +123,8 @@ var fuzzTargets = [][2]string{
 	{"./generators/shapeexpr", "FuzzParse"},
 	{"./generators/onnx", "FuzzRead"},
 	{"./generators/onnximport", "FuzzImport"},
+	{"./generators/gen", "FuzzHostileText"},
+	{"./generators/escape", "FuzzEscapers"},
 }
 
 // Fuzz runs each loader fuzz target for FUZZTIME (default 10s).

@@ -163,8 +163,6 @@ func pyBody(b *strings.Builder, s string, doc bool) {
 			} else {
 				b.WriteString(`\"`)
 			}
-		case r == '\n' && doc:
-			b.WriteByte('\n')
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\t':
@@ -189,9 +187,9 @@ func pyBody(b *strings.Builder, s string, doc bool) {
 }
 
 // PyDoc is s for the inside of a """ docstring (or any triple-quoted
-// string): the docstring's value holds exactly s. Backslashes are doubled,
-// quotes that could meet another quote are escaped, control characters
-// other than the newline are escaped.
+// string): the docstring's value holds exactly s, on the docstring's line.
+// Backslashes are doubled, quotes that could meet another quote are
+// escaped, line breaks and other control characters are escaped.
 func PyDoc(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
