@@ -140,6 +140,10 @@ func (v *validator) typeVars(op *ir.Op) {
 		}
 	}
 	for _, tv := range op.TypeVars {
+		if !ir.DType(tv.Name).Valid() {
+			// A type variable is a C++ template parameter and a Python name.
+			v.identifier("type variable", tv.Name, tv.Pos)
+		}
 		if ir.DType(tv.Name).Valid() {
 			// Tensors typed with this name get the dtype, so the variable
 			// is necessarily unused; this error says why.
