@@ -23,7 +23,7 @@ friend goto if inline int long mutable namespace new noexcept not not_eq nullptr
 protected public register reinterpret_cast requires return short signed sizeof static static_assert
 static_cast struct switch template this thread_local throw true try typedef typeid typename union unsigned
 using virtual void volatile wchar_t while xor xor_eq final override import module`,
-	"C": `_Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local restrict`,
+	"C":    `_Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local restrict`,
 	"CUDA": `__global__ __device__ __host__ __shared__ __constant__ threadIdx blockIdx blockDim gridDim warpSize dim3`,
 	"Python": `False None True and as assert async await break class continue def del elif else except finally for
 from global if import in is lambda nonlocal not or pass raise return try while with yield match case type _`,
