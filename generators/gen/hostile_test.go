@@ -94,8 +94,15 @@ ops:
 // generateText loads an opdef from bytes and generates every target.
 func generateText(t testing.TB, src []byte) (*fileset.Set, *diag.List) {
 	t.Helper()
+	return generateFile(t, "opdefs/hostile/hostile.yaml", src)
+}
+
+// generateFile is generateText for a file name (its extension picks the
+// format).
+func generateFile(t testing.TB, name string, src []byte) (*fileset.Set, *diag.List) {
+	t.Helper()
 	var l diag.List
-	pkg := load.Parse("opdefs/hostile/hostile.yaml", src, &l)
+	pkg := load.Parse(name, src, &l)
 	if pkg == nil || l.HasErrors() {
 		return nil, &l
 	}

@@ -1,12 +1,12 @@
 package htp
 
 import (
-	"fmt"
 	"path"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/qnnxml"
 	"github.com/opforge/opforge/generators/render"
@@ -191,9 +191,9 @@ func newOpModel(pkg *ir.Package, op *ir.Op) *opModel {
 	for _, p := range op.Params {
 		if dm, ok := scalarDefault(p); ok {
 			m.Defaults = append(m.Defaults, dm)
-			order = append(order, fmt.Sprintf("%q, false, &%s", p.Name, dm.Static))
+			order = append(order, escape.CString(p.Name)+", false, &"+dm.Static)
 		} else {
-			order = append(order, fmt.Sprintf("%q, true, nullptr", p.Name))
+			order = append(order, escape.CString(p.Name)+", true, nullptr")
 		}
 	}
 	m.ParamOrder = strings.Join(order, ", ")
