@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
-	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/escape"
+	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/qnnxml"
 	"github.com/opforge/opforge/generators/render"
