@@ -37,6 +37,19 @@ for j in json.load(open(sys.argv[1])):
 print("\n".join(bad))
 `
 
+// importCheck imports every module (torch.library defines and registers
+// its ops on import) and prints each failure.
+const importCheck = `
+import importlib.util, json, sys, traceback
+import torch
+for i, f in enumerate(json.load(open(sys.argv[1]))):
+    try:
+        spec = importlib.util.spec_from_file_location("opforge_mod_%d" % i, f)
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    except Exception as e:
+        print("%s: %s: %s" % (f, type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
+`
+
 type pyJob struct {
 	Name     string   `json:"name"`
 	Files    []string `json:"files"`
@@ -100,6 +113,29 @@ func checkWithTools(t *testing.T, dir string, cases []hostileCase, skip ...strin
 		out, err := exec.Command(py, "-c", pyCheck, in).CombinedOutput()
 		if err != nil || strings.TrimSpace(string(out)) != "" {
 			t.Errorf("generated Python (%s): %v\n%s", py, err, out)
+		}
+	})
+	run("executorch", func(t *testing.T) {
+		py := pythonTool()
+		if py == "" || exec.Command(py, "-c", "import torch").Run() != nil {
+			t.Skip("no Python with torch (OPFORGE_PYTHON): the ExecuTorch modules are not imported")
+		}
+		var files []string
+		for _, c := range cases {
+			f, _ := filepath.Glob(filepath.Join(dir, "htp", c.pkg, "executorch", "*.py"))
+			files = append(files, f...)
+		}
+		if len(files) == 0 {
+			t.Skip("no ExecuTorch module generated")
+		}
+		list := filepath.Join(t.TempDir(), "modules.json")
+		data, _ := json.Marshal(files)
+		if err := os.WriteFile(list, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(py, "-c", importCheck, list).CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "" {
+			t.Errorf("ExecuTorch modules (%s): %v\n%s", py, err, tail(string(out), 8000))
 		}
 	})
 	run("tensorrt", func(t *testing.T) {
