@@ -116,7 +116,7 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 		m.Member = "std::string " + p.Ident
 		m.FieldType, m.FieldLength = "kCHAR", 0
 		m.Read = reader("readString", mem)
-		m.Serialize = `charField("` + p.Name + `", mParams.` + p.Ident + ".c_str())"
+		m.Serialize = "charField(" + escape.CString(p.Name) + ", mParams." + p.Ident + ".c_str())"
 		m.PyType = "str"
 		if p.Default != nil {
 			def = cppString(p.Default.Text)
@@ -222,7 +222,7 @@ func reader(fn string, args ...string) string {
 
 // pluginField constructs an nvinfer1::PluginField.
 func pluginField(name, data, fieldType, length string) string {
-	return `nvinfer1::PluginField("` + name + `", ` + data + ", nvinfer1::PluginFieldType::" + fieldType + ", " + length + ")"
+	return "nvinfer1::PluginField(" + escape.CString(name) + ", " + data + ", nvinfer1::PluginFieldType::" + fieldType + ", " + length + ")"
 }
 
 // floatField is the PluginFieldType of a float storage type.

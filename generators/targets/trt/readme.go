@@ -92,7 +92,11 @@ func quotedList(names []string) string {
 	if len(names) == 0 {
 		return `""`
 	}
-	return `"` + strings.Join(names, `", "`) + `"`
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = escape.PyString(n)
+	}
+	return strings.Join(quoted, ", ")
 }
 
 func tripyDType(t *ioTensor) string {
