@@ -74,7 +74,7 @@ ops:
       - {name: y, type: T, shape: [N, C], description: %[1]s}
     targets:
       trt: {qdp: true}
-      htp: {backends: [HTP]}
+      htp: {backends: [HTP, %[1]s]}
       aipu: {framework_op: %[3]s, targets: [X2_1204]}
   # String params: ExecuTorch cannot pass them, so no htp.
   - name: Labelled
