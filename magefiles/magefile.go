@@ -119,8 +119,9 @@ func Test() error {
 }
 
 // fuzzTargets are the loaders' fuzz tests (opdef YAML and XML, shape
-// expressions, ONNX models), the one holding the quick schema check to
-// the reference validator's verdicts, and the writer's property test (random
+// expressions, ONNX models), random free text through every generator
+// and the escapers, the one holding the quick schema check to the
+// reference validator's verdicts, and the writer's property test (random
 // sequences of opdef and user edits, interrupted and concurrent gens, one
 // per seed): package -> fuzz function.
 var fuzzTargets = [][2]string{
@@ -131,6 +132,8 @@ var fuzzTargets = [][2]string{
 	{"./generators/onnx", "FuzzRead"},
 	{"./generators/onnximport", "FuzzImport"},
 	{"./generators/writer", "FuzzWriterSequence"},
+	{"./generators/gen", "FuzzHostileText"},
+	{"./generators/escape", "FuzzEscapers"},
 }
 
 // Fuzz runs each loader fuzz target for FUZZTIME (default 10s).

@@ -17,8 +17,9 @@ var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 func IsIdent(s string) bool { return identRE.MatchString(s) }
 
 // Reserved says why s may not be used as an identifier, or "" when it may.
-// It covers keywords of C++ (and CUDA's additions), Python and OpenCL C,
-// and the identifiers C++ reserves for the implementation.
+// It covers keywords of C++ (and CUDA's additions), Python and OpenCL C
+// (its keywords, qualifiers, scalar, vector and opaque types), and the
+// identifiers C++ reserves for the implementation.
 func Reserved(s string) string {
 	switch {
 	case cppKeywords[s]:
@@ -105,9 +106,20 @@ var pythonKeywords = set(`False None True and as assert async await break class 
 else except finally for from global if import in is lambda nonlocal not or pass raise return try while
 with yield self`)
 
-var openCLNames = set(`kernel __kernel global __global local __local constant __constant private
-__private read_only write_only read_write image2d_t image3d_t sampler_t event_t
-uchar ushort uint ulong half2 half4 float2 float4 int2 int4 char2 char4`)
+var openCLNames = func() map[string]bool {
+	m := set(`kernel __kernel global __global local __local constant __constant private
+__private read_only write_only read_write restrict uniform pipe complex imaginary quad vector
+bool char uchar short ushort int uint long ulong float double half size_t ptrdiff_t intptr_t uintptr_t void
+image1d_t image1d_array_t image1d_buffer_t image2d_t image2d_array_t image2d_depth_t image2d_array_depth_t
+image3d_t sampler_t event_t queue_t ndrange_t clk_event_t reserve_id_t cl_mem_fence_flags`)
+	// Every vector type: char2 ... double16.
+	for _, base := range strings.Fields("char uchar short ushort int uint long ulong float double half bool") {
+		for _, n := range []string{"2", "3", "4", "8", "16"} {
+			m[base+n] = true
+		}
+	}
+	return m
+}()
 
 // Snake converts CamelCase to snake_case: "RoiAlignLite" -> "roi_align_lite",
 // "TopKLast" -> "top_k_last"; existing underscores are kept.

@@ -18,6 +18,7 @@ import (
 	"github.com/Masterminds/sprig/v3"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 )
@@ -38,6 +39,10 @@ func FuncMap(extra template.FuncMap) template.FuncMap {
 	m := sprig.TxtFuncMap()
 	for _, name := range nonHermetic {
 		delete(m, name)
+	}
+	// The escapers: every free text a template prints goes through one.
+	for k, v := range escape.Funcs {
+		m[k] = v
 	}
 	for k, v := range extra {
 		m[k] = v

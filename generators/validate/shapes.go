@@ -7,6 +7,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -35,6 +36,11 @@ func (c *shapeChecker) check() {
 				if c.op.Param(d.Expr.Name) != nil || c.op.Input(d.Expr.Name) != nil {
 					c.l.Errorf(d.Pos, "shape-symbol-clash", "input %q uses %q as a dim symbol, but that is also a param or input name", t.Name, d.Expr.Name)
 				}
+				if why := names.Reserved(d.Expr.Name); why != "" {
+					// Symbols become locals in Python and kernel arguments
+					// in OpenCL and C++.
+					c.l.Errorf(d.Pos, "reserved-identifier", "input %q uses dim symbol %q, which is %s; rename it", t.Name, d.Expr.Name, why)
+				}
 				c.symbols[d.Expr.Name] = true
 			case d.Expr.IsConst():
 			default:
@@ -50,6 +56,9 @@ func (c *shapeChecker) check() {
 		c.ranges.sizes[s.Name] = s
 	}
 	for _, s := range c.op.DataDependent {
+		if why := names.Reserved(s.Name); why != "" {
+			c.l.Errorf(s.Pos, "reserved-identifier", "data-dependent size %q is %s; rename it", s.Name, why)
+		}
 		if c.symbols[s.Name] || c.op.Param(s.Name) != nil {
 			c.l.Errorf(s.Pos, "shape-symbol-clash", "data-dependent size %q has the name of an input dim symbol or param", s.Name)
 		}

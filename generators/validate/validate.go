@@ -6,6 +6,7 @@ package validate
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -13,12 +14,18 @@ import (
 	"github.com/opforge/opforge/generators/names"
 )
 
+// versionRE is what a package version may be: it becomes the TensorRT
+// plugin version, the QNN package version and Python strings.
+var versionRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._+-]*$`)
+
 // Package checks pkg and records every problem in l.
 func Package(pkg *ir.Package, l *diag.List) {
 	v := &validator{pkg: pkg, l: l}
 	v.identifier("package", pkg.Name, pkg.Where.At("name", pkg.Pos))
 	if strings.TrimSpace(pkg.Version) == "" {
 		l.Errorf(pkg.Where.At("version", pkg.Pos), "package-version", "package %s has an empty version", pkg.Name)
+	} else if !versionRE.MatchString(pkg.Version) {
+		l.Errorf(pkg.Where.At("version", pkg.Pos), "package-version", "package version %q is not a version: write letters, digits, '.', '_', '+' or '-' starting with a letter or digit (e.g. 1.0.0); it travels into C++, Python and QNN configs", pkg.Version)
 	}
 	seen := newNameSet(l, "op")
 	for _, op := range pkg.Ops {
@@ -139,6 +146,10 @@ func (v *validator) typeVars(op *ir.Op) {
 		}
 	}
 	for _, tv := range op.TypeVars {
+		if !ir.DType(tv.Name).Valid() {
+			// A type variable is a C++ template parameter and a Python name.
+			v.identifier("type variable", tv.Name, tv.Pos)
+		}
 		if ir.DType(tv.Name).Valid() {
 			// Tensors typed with this name get the dtype, so the variable
 			// is necessarily unused; this error says why.

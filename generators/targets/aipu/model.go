@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
@@ -572,7 +573,7 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile, obj
 	m.EnumTables = tables.String()
 	params := newCode(8, len(k.Args)+len(op.Params))
 	for _, a := range k.Args {
-		params.line("ro.append(", a.Python, ")  # ", a.Comment)
+		params.line("ro.append(", a.Python, ")  # ", escape.HashComment(a.Comment))
 	}
 	for _, p := range op.Params {
 		if paramPassing(p) == passNone {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 )
 
@@ -41,7 +42,7 @@ func (s scope) claim(name string) string {
 
 // pyString quotes s for Python; Go's escapes (\n, \t, \x.., \u....) are
 // all valid Python escapes.
-func pyString(s string) string { return strconv.Quote(s) }
+func pyString(s string) string { return escape.PyString(s) }
 
 // pyFloat writes a float so Python reads it back as a float.
 func pyFloat(v float64) string {

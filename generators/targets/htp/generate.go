@@ -1,11 +1,11 @@
 package htp
 
 import (
-	"fmt"
 	"path"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/qnnxml"
@@ -156,7 +156,7 @@ type defaultModel struct {
 	Name     string // the param's name as a string
 	DataType string // QNN_DATATYPE_...
 	Field    string // Qnn_Scalar_t member
-	Value    string // C++ literal
+	Literal  string // C++ literal (a number, never free text)
 }
 
 // scalarField is the Qnn_Scalar_t member holding each dtype.
@@ -191,9 +191,9 @@ func newOpModel(pkg *ir.Package, op *ir.Op) *opModel {
 	for _, p := range op.Params {
 		if dm, ok := scalarDefault(p); ok {
 			m.Defaults = append(m.Defaults, dm)
-			order = append(order, fmt.Sprintf("%q, false, &%s", p.Name, dm.Static))
+			order = append(order, escape.CString(p.Name)+", false, &"+dm.Static)
 		} else {
-			order = append(order, fmt.Sprintf("%q, true, nullptr", p.Name))
+			order = append(order, escape.CString(p.Name)+", true, nullptr")
 		}
 	}
 	m.ParamOrder = strings.Join(order, ", ")
@@ -225,7 +225,7 @@ func scalarDefault(p *ir.Param) (defaultModel, bool) {
 		Name:     p.Name,
 		DataType: dt.QNNName(),
 		Field:    field,
-		Value:    value,
+		Literal:  value,
 	}, true
 }
 

@@ -181,6 +181,13 @@ func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 // checkQDP enforces tensorrt.plugin's rules for the Python plugin and
 // returns the params with defaults it cannot apply.
 func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
+	// Inputs and outputs are arguments of the Python plugin's functions
+	// too (the impl takes outputs and stream, the autotune the tactic).
+	for _, t := range op.Tensors() {
+		if qdpReservedArgs[t.Ident] {
+			d.Errorf(t.Where.At("name", t.Pos), "qdp-reserved-name", "tensor %q of op %s: outputs, stream and tactic are reserved argument names in Python plugins; rename it or set targets.trt.qdp: false", t.Name, op.Name)
+		}
+	}
 	for _, in := range op.Inputs {
 		if in.ShapeTensor {
 			d.Errorf(in.Where.At("shape_tensor", in.Pos), "qdp-shape-tensor", "shape-tensor input %q of op %s: Python plugins (tensorrt.plugin) have no shape inputs; set targets.trt.qdp: false for this op", in.Name, op.Name)

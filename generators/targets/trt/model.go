@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/plugin"
@@ -390,8 +391,8 @@ func (m *opModel) paramTexts() {
 	reads, serial, declared := make([]string, n), make([]string, n), make([]string, n)
 	for i, p := range m.Params {
 		index := strconv.Itoa(p.Index)
-		members[i] = p.Member + " //!< " + p.Doc
-		docs[i] = "\n//   " + p.Name + ": " + p.Doc
+		members[i] = p.Member + " //!< " + escape.CComment(p.Doc)
+		docs[i] = "\n//   " + escape.CComment(p.Name+": "+p.Doc)
 		names[i] = p.Name
 		reads[i] = "case " + index + ": ok = " + p.Read + "; break;"
 		serial[i] = "mSerialFields[" + strconv.Itoa(p.SerialIndex) + "] = " + p.Serialize + ";"
@@ -399,7 +400,11 @@ func (m *opModel) paramTexts() {
 	}
 	m.Docs.Fields = strings.Join(docs, "")
 	f := &m.Fields
-	f.Names, f.List = `"`+strings.Join(names, `", "`)+`"`, strings.Join(names, ", ")
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = escape.CString(n)
+	}
+	f.Names, f.List = strings.Join(quoted, ", "), strings.Join(names, ", ")
 	f.ReadCases = strings.Join(reads, caseSep)
 	f.Serialized, f.Declared, f.Members = strings.Join(serial, statementSep), strings.Join(declared, statementSep), strings.Join(members, statementSep)
 }
@@ -721,7 +726,9 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 	for _, t := range l.Inputs {
 		if t.Rank != ir.RankAny {
 			in, rank := "inputs["+strconv.Itoa(t.Index)+"].nbDims", strconv.Itoa(t.Rank)
-			r.check("if (" + in + " != " + rank + ") { logError(\"" + op.Name + `: input \"` + t.Name + `\" has %d dims; the op defines ` + rank + "\", " + in + "); return 1; }")
+			// The name is data in a printf format: % doubled, then escaped.
+			format := escape.CString(op.Name + `: input "` + strings.ReplaceAll(t.Name, "%", "%%") + `" has %d dims; the op defines ` + rank)
+			r.check("if (" + in + " != " + rank + ") { logError(" + format + ", " + in + "); return 1; }")
 		}
 	}
 	for _, t := range l.Outputs {
@@ -774,7 +781,7 @@ func runtimeChecks(op *ir.Op, l *ioLayout, legacy bool) []string {
 		// input), checkSameDim(dims, dim, dims0, dim0, op, input, input0,
 		// symbol).
 		d := desc + "[" + strconv.Itoa(t.Index) + "].dims"
-		who := `, "` + op.Name + `", "` + t.Name + `"`
+		who := ", " + escape.CString(op.Name) + ", " + escape.CString(t.Name)
 		out = append(out, "if (!checkRank("+d+", "+strconv.Itoa(t.Rank)+who+")) return 1;")
 		for j, dim := range t.T.Shape {
 			switch {
@@ -783,7 +790,7 @@ func runtimeChecks(op *ir.Op, l *ioLayout, legacy bool) []string {
 			case dim.Expr.IsSymbol():
 				if f := l.InDim[dim.Expr.Name]; f != [2]int{t.Index, j} {
 					first := desc + "[" + strconv.Itoa(f[0]) + "].dims, " + strconv.Itoa(f[1])
-					out = append(out, "if (!checkSameDim("+d+", "+strconv.Itoa(j)+", "+first+who+`, "`+l.Inputs[f[0]].Name+`", "`+dim.Expr.Name+`")) return 1;`)
+					out = append(out, "if (!checkSameDim("+d+", "+strconv.Itoa(j)+", "+first+who+", "+escape.CString(l.Inputs[f[0]].Name)+", "+escape.CString(dim.Expr.Name)+")) return 1;")
 				}
 			}
 		}

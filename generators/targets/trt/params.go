@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 )
@@ -49,7 +50,7 @@ type enumModel struct {
 }
 
 type enumValue struct {
-	Name  string // as written
+	Value string // as written: free text, escaped where printed
 	Const string // kAvg
 	Index int
 }
@@ -115,7 +116,7 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 		m.Member = "std::string " + p.Ident
 		m.FieldType, m.FieldLength = "kCHAR", 0
 		m.Read = reader("readString", mem)
-		m.Serialize = `charField("` + p.Name + `", mParams.` + p.Ident + ".c_str())"
+		m.Serialize = "charField(" + escape.CString(p.Name) + ", mParams." + p.Ident + ".c_str())"
 		m.PyType = "str"
 		if p.Default != nil {
 			def = cppString(p.Default.Text)
@@ -126,11 +127,11 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 		m.Member = e.Type + " " + p.Ident
 		m.FieldType, m.FieldLength = "kCHAR", 0
 		m.Read = reader("readEnum", e.Names, strconv.Itoa(len(e.Values)), mem)
-		m.Serialize = `charField("` + p.Name + `", ` + e.Names + "[static_cast<int32_t>(mParams." + p.Ident + ")])"
+		m.Serialize = "charField(" + escape.CString(p.Name) + ", " + e.Names + "[static_cast<int32_t>(mParams." + p.Ident + ")])"
 		m.PyType = "str"
 		if p.Default != nil {
 			for _, v := range e.Values {
-				if v.Name == p.Default.Text {
+				if v.Value == p.Default.Text {
 					def = e.Type + "::" + v.Const
 				}
 			}
@@ -221,7 +222,7 @@ func reader(fn string, args ...string) string {
 
 // pluginField constructs an nvinfer1::PluginField.
 func pluginField(name, data, fieldType, length string) string {
-	return `nvinfer1::PluginField("` + name + `", ` + data + ", nvinfer1::PluginFieldType::" + fieldType + ", " + length + ")"
+	return "nvinfer1::PluginField(" + escape.CString(name) + ", " + data + ", nvinfer1::PluginFieldType::" + fieldType + ", " + length + ")"
 }
 
 // floatField is the PluginFieldType of a float storage type.
@@ -339,7 +340,7 @@ func newEnumModel(op *ir.Op, p *ir.Param) *enumModel {
 			c = "kValue" + strconv.Itoa(i)
 		}
 		seen[c] = true
-		e.Values = append(e.Values, enumValue{Name: v, Const: c, Index: i})
+		e.Values = append(e.Values, enumValue{Value: v, Const: c, Index: i})
 	}
 	return e
 }

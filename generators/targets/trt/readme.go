@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 )
 
@@ -61,14 +62,14 @@ func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 		if p.FieldLength == 0 {
 			length = "any"
 		}
-		rows[i] = "| `" + p.Name + "` | `" + p.FieldType + "` | " + length + " | " + p.Doc + " |"
+		rows[i] = "| " + escape.MarkdownCode(p.Name) + " | `" + p.FieldType + "` | " + length + " | " + escape.MarkdownText(p.Doc) + " |"
 		v := exampleValue(p)
 		onnx[i], tripy[i], qdp[i] = p.Name+"="+v.onnx, p.Name+"="+v.python, p.Name+"="+v.qdp
-		pyFields[i] = "trt.PluginField(" + strconv.Quote(p.Name) + ", " + v.numpy + ", trt.PluginFieldType." + strings.TrimPrefix(v.fieldType, "k") + "),"
+		pyFields[i] = "trt.PluginField(" + escape.PyString(p.Name) + ", " + v.numpy + ", trt.PluginFieldType." + strings.TrimPrefix(v.fieldType, "k") + "),"
 	}
 	r.FieldRows = strings.Join(rows, "\n")
 	r.PyFields = strings.Join(pyFields, "\n    ")
-	r.ONNXAttrs = strings.Join(append(onnx, "plugin_namespace="+strconv.Quote(pkg.Namespace), "plugin_version="+strconv.Quote(pkg.Version)), ", ")
+	r.ONNXAttrs = strings.Join(append(onnx, "plugin_namespace="+escape.PyString(pkg.Namespace), "plugin_version="+escape.PyString(pkg.Version)), ", ")
 	if r.ShapeInputs != "" {
 		r.ONNXAttrs += ", tensorrt_plugin_shape_input_indices=" + r.ShapeInputs
 	}
@@ -91,7 +92,11 @@ func quotedList(names []string) string {
 	if len(names) == 0 {
 		return `""`
 	}
-	return `"` + strings.Join(names, `", "`) + `"`
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = escape.PyString(n)
+	}
+	return strings.Join(quoted, ", ")
 }
 
 func tripyDType(t *ioTensor) string {
@@ -145,8 +150,8 @@ func exampleValue(p *paramModel) example {
 		case ip.Kind == ir.ParamEnum && len(ip.Values) > 0:
 			v = ip.Values[0]
 		}
-		q := strconv.Quote(v)
-		return example{onnx: q, python: q, qdp: q, numpy: "np.frombuffer(" + strconv.Quote(v) + ".encode(), dtype=np.int8)", fieldType: "kCHAR"}
+		q := escape.PyString(v)
+		return example{onnx: q, python: q, qdp: q, numpy: "np.frombuffer(" + escape.PyString(v) + ".encode(), dtype=np.int8)", fieldType: "kCHAR"}
 	}
 	if len(items) == 0 {
 		n := p.FieldLength
