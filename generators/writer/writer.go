@@ -582,7 +582,7 @@ func mergeOwned(root string, f *fileset.File, disk []byte, oldDefaults map[strin
 	for _, o := range orphans {
 		p := pos
 		p.Line = o.Line
-		l.Errorf(p, "user-region-orphan", "user region %q holds code, but the regenerated file has no region %q (was an input, output or op renamed?); this file is still generated: move the code into another of its regions or delete the region, then regenerate (nothing was written)", o.Key, o.Key)
+		l.Errorf(p, "user-region-orphan", "user region %q holds code, but the regenerated file has no region %q (was an input, output or op renamed? for an op, put the old name back and run `opforge mv OLD NEW`); this file is still generated: move the code into another of its regions or delete the region, then regenerate (nothing was written)", o.Key, o.Key)
 	}
 	return []byte(merged), len(orphans) == 0
 }
@@ -599,7 +599,7 @@ func pristine(root string, f ManifestFile, disk []byte, l *diag.List) bool {
 	for _, r := range rs {
 		if !regions.Pristine(r, f.Regions) {
 			pos.Line = r.Line
-			l.Errorf(pos, "user-code-stale", "this file is no longer generated (its op or package was removed or renamed) but region %q holds user code; move the code to the new file and delete this one (nothing was written)", r.Key)
+			l.Errorf(pos, "user-code-stale", "this file is no longer generated (its op or package was removed or renamed) but region %q holds user code; if you renamed an op, put the old name back in the opdef and run `opforge mv OLD NEW`, which moves this code with it; otherwise move the code to the new file and delete this one (nothing was written)", r.Key)
 			return false
 		}
 	}

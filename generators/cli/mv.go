@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/opforge/opforge/generators/atomicfile"
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/gen"
+	"github.com/opforge/opforge/generators/rename"
+	"github.com/opforge/opforge/generators/writer"
+)
+
+// mvCmd renames an op with the code written for it: the opdef's name, the
+// out/ files named after the op and the region keys carrying its name,
+// then a gen of that package. It starts only from a tree that is exactly
+// what the opdefs generate, so nothing but the rename changes.
+func mvCmd(args []string, stdout, stderr io.Writer) int {
+	fs, o := genFlags("mv", stderr)
+	rest, err := parse(fs, args)
+	if err != nil || len(rest) != 2 {
+		fmt.Fprintln(stderr, "usage: opforge mv [--opdefs DIR] [--out DIR] OLD NEW   (renames an op)")
+		return 2
+	}
+	from, to := rest[0], rest[1]
+	var l diag.List
+	plan := rename.Op(*o, from, to, &l)
+	if plan == nil {
+		report(&l, "text", stdout, stderr)
+		fmt.Fprintln(stderr, "opforge mv: nothing renamed")
+		return 1
+	}
+	scoped := *o
+	scoped.Packages = []string{plan.Package}
+	if current := gen.Plan(scoped, &l); current != nil && !l.HasErrors() {
+		writer.Diff(current, &l)
+	}
+	if l.HasErrors() {
+		report(&l, "text", stdout, stderr)
+		fmt.Fprintf(stderr, "opforge mv: %s is not what the opdefs generate for %s; run opforge gen first (nothing renamed)\n", o.Out, plan.Package)
+		return 1
+	}
+	if err := apply(o.Out, plan); err != nil {
+		fmt.Fprintf(stderr, "opforge mv: %v\n", err)
+		return 1
+	}
+	// The moved files and renamed keys are the package's own text: a gen
+	// with --force lays the new name's skeletons around the regions. Only
+	// its diagnostics are shown: the ones above were of the old name.
+	l = diag.List{}
+	scoped.Force = true
+	regen := gen.Plan(scoped, &l)
+	if regen == nil || l.HasErrors() {
+		report(&l, "text", stdout, stderr)
+		fmt.Fprintln(stderr, "opforge mv: renamed, but gen failed; fix the errors above and run opforge gen")
+		return 1
+	}
+	if _, err := writer.Apply(regen); err != nil {
+		writer.Report(o.Out, err, &l)
+		report(&l, "text", stdout, stderr)
+		return 1
+	}
+	report(&l, "text", stdout, stderr)
+	fmt.Fprintf(stdout, "opforge mv: %s -> %s in package %s:\n%s", from, to, plan.Package, plan)
+	return 0
+}
+
+// apply carries the out/ files and keys over, then renames the op in its
+// opdef: each file is replaced atomically, and a moved file is written at
+// its new path before the old one goes.
+func apply(out string, p *rename.Plan) error {
+	for _, m := range p.Moves {
+		src, dst := filepath.Join(out, filepath.FromSlash(m[0])), filepath.Join(out, filepath.FromSlash(m[1]))
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(src)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := atomicfile.Replace(dst, data, st.Mode().Perm()); err != nil {
+			return err
+		}
+		if err := os.Remove(src); err != nil {
+			return err
+		}
+	}
+	for path, data := range p.Rekeyed {
+		full := filepath.Join(out, filepath.FromSlash(path))
+		st, err := os.Stat(full)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.Replace(full, data, st.Mode().Perm()); err != nil {
+			return err
+		}
+	}
+	st, err := os.Stat(p.OpDef)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Replace(p.OpDef, p.Data, st.Mode().Perm())
+}

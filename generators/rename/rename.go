@@ -1,0 +1,255 @@
+// Package rename renames an op without losing the code users wrote for it
+// (`opforge mv OLD NEW`): the op's name in its YAML opdef, and in out/ the
+// files named after it and the region keys that carry its name, so the
+// next gen finds every user region where the new name puts it.
+//
+// What moves is not guessed from names alone: the targets generate the
+// package under both names, and a file or key is carried over only when
+// the old name's file (or key) is gone and the new name's appears in its
+// place. Anything that cannot be paired stops the rename with a diagnostic
+// before anything is written.
+package rename
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/fileset"
+	"github.com/opforge/opforge/generators/gen"
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/load"
+	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/regions"
+	"github.com/opforge/opforge/generators/targets"
+)
+
+// Plan is a rename, computed in memory.
+type Plan struct {
+	Package string
+	// OpDef is the opdef file and Data its renamed text.
+	OpDef string
+	Data  []byte
+	// Moves are out/ files (slash paths below out/) to carry to a new path.
+	Moves [][2]string
+	// Rekeyed are out/ files whose region keys carry the op's name, with
+	// those keys renamed (path below out/ -> new bytes).
+	Rekeyed map[string][]byte
+}
+
+// Op plans renaming op from to to. Every opdef is loaded and checked; the
+// op must exist in exactly one YAML opdef, and the new name must be free.
+func Op(o gen.Options, from, to string, l *diag.List) *Plan {
+	pkgs := load.Tree(o.OpDefs, l)
+	if l.HasErrors() {
+		return nil
+	}
+	var pkg *ir.Package
+	var op *ir.Op
+	for _, p := range pkgs {
+		if x := p.Op(from); x != nil {
+			pkg, op = p, x
+		}
+	}
+	here := diag.Pos{File: filepath.ToSlash(o.OpDefs)}
+	switch {
+	case op == nil:
+		l.Errorf(here, "rename", "no op %s is defined under %s", from, o.OpDefs)
+		return nil
+	case pkg.Op(to) != nil:
+		l.Errorf(pkg.Op(to).Pos, "rename", "package %s already has an op %s", pkg.Name, to)
+		return nil
+	case !strings.HasSuffix(pkg.Source, ".yaml") && !strings.HasSuffix(pkg.Source, ".yml"):
+		l.Errorf(op.Pos, "rename", "op %s is defined in a QNN XML config; opforge mv edits YAML opdefs only: rename it there and move its code by hand (opforge convert --to yaml turns the config into YAML)", from)
+		return nil
+	}
+	data, err := os.ReadFile(pkg.Source)
+	if err != nil {
+		l.Errorf(diag.Pos{File: pkg.Source}, "read", "cannot read: %v", err)
+		return nil
+	}
+	edited, ok := renameAt(data, op.Where.At("name", op.Pos), from, to)
+	if !ok {
+		l.Errorf(op.Where.At("name", op.Pos), "rename", "cannot find the name %s here to rename it", from)
+		return nil
+	}
+	renamed := load.Parse(pkg.Source, edited, l)
+	if renamed == nil || l.HasErrors() {
+		return nil
+	}
+	load.Check(renamed, l)
+	if l.HasErrors() {
+		return nil
+	}
+	ts, err := targets.ForGeneration(o.Toolchains)
+	if err != nil {
+		l.Errorf(diag.Pos{File: o.Toolchains}, "toolchain", "%v", err)
+		return nil
+	}
+	before := gen.Files([]*ir.Package{pkg}, ts, l)
+	after := gen.Files([]*ir.Package{renamed}, ts, l)
+	if l.HasErrors() {
+		return nil
+	}
+	p := &Plan{Package: pkg.Name, OpDef: pkg.Source, Data: edited, Rekeyed: map[string][]byte{}}
+	p.pair(before, after, from, to, o.Out, l)
+	if l.HasErrors() {
+		return nil
+	}
+	return p
+}
+
+// renameAt replaces the op name at pos (the name's value in the YAML text,
+// plain or quoted).
+func renameAt(data []byte, pos diag.Pos, from, to string) ([]byte, bool) {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if pos.Line < 1 || pos.Line > len(lines) {
+		return nil, false
+	}
+	start := 0
+	for _, l := range lines[:pos.Line-1] {
+		start += len(l)
+	}
+	line := lines[pos.Line-1]
+	col := max(pos.Col-1, 0)
+	if col < len(line) && (line[col] == '"' || line[col] == '\'') {
+		col++
+	}
+	if !bytes.HasPrefix(line[min(col, len(line)):], []byte(from)) {
+		return nil, false
+	}
+	at := start + col
+	out := append(append(append([]byte{}, data[:at]...), to...), data[at+len(from):]...)
+	return out, true
+}
+
+// pair finds what the rename moves: files generated under the old name
+// only whose new-name counterpart is generated under the new name only,
+// and, in files generated under both, region keys that carry the old name.
+func (p *Plan) pair(before, after *fileset.Set, from, to, out string, l *diag.List) {
+	spellings := [][2]string{{from, to}, {names.Snake(from), names.Snake(to)}, {strings.ToUpper(names.Snake(from)), strings.ToUpper(names.Snake(to))}}
+	for _, f := range before.Files() {
+		if after.Get(f.Path) != nil {
+			if f.Owned {
+				p.rekey(f.Path, spellings, out, l)
+			}
+			continue
+		}
+		moved := ""
+		for _, s := range spellings {
+			dir, base := filepath.Split(f.Path)
+			if c := dir + replaceToken(base, s[0], s[1]); c != f.Path && after.Get(c) != nil && before.Get(c) == nil {
+				moved = c
+				break
+			}
+		}
+		disk := filepath.Join(out, filepath.FromSlash(f.Path))
+		if _, err := os.Lstat(disk); err != nil {
+			continue // never generated here: nothing to carry
+		}
+		if moved == "" {
+			if f.Owned {
+				l.Errorf(diag.Pos{File: filepath.ToSlash(disk)}, "rename", "no file takes the place of this one under the name %s; nothing was renamed", to)
+			}
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(out, filepath.FromSlash(moved))); err == nil {
+			l.Errorf(diag.Pos{File: filepath.ToSlash(filepath.Join(out, filepath.FromSlash(moved)))}, "rename", "exists already; move it away to rename %s to %s", from, to)
+			continue
+		}
+		p.Moves = append(p.Moves, [2]string{f.Path, moved})
+	}
+	slices.SortFunc(p.Moves, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+}
+
+// rekey renames, in the file at path below out, the region keys that end
+// in ":<old name>" (package-wide files key a region per op that way).
+func (p *Plan) rekey(path string, spellings [][2]string, out string, l *diag.List) {
+	disk := filepath.Join(out, filepath.FromSlash(path))
+	data, err := os.ReadFile(disk)
+	if err != nil {
+		return // not generated yet: gen writes it fresh
+	}
+	rs, err := regions.Parse(string(data))
+	if err != nil {
+		l.Errorf(diag.Pos{File: filepath.ToSlash(disk)}, "rename", "its user regions cannot be read (%v); fix the markers first", err)
+		return
+	}
+	text := string(data)
+	changed := false
+	for _, r := range rs {
+		for _, s := range spellings {
+			if newKey, ok := strings.CutSuffix(r.Key, ":"+s[0]); ok {
+				text = renameMarkers(text, r.Key, newKey+":"+s[1])
+				changed = true
+				break
+			}
+		}
+	}
+	if changed {
+		p.Rekeyed[path] = []byte(text)
+	}
+}
+
+// renameMarkers renames key in the begin and end marker lines only.
+func renameMarkers(text, key, newKey string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, line := range lines {
+		if !strings.Contains(line, "opforge:") {
+			continue
+		}
+		for _, kind := range []string{"opforge:begin ", "opforge:end "} {
+			if j := strings.Index(line, kind+key); j >= 0 {
+				rest := line[j+len(kind)+len(key):]
+				if rest == "" || strings.IndexAny(rest[:1], " \t\r\n-") == 0 {
+					lines[i] = line[:j] + kind + newKey + rest
+				}
+			}
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// replaceToken replaces old in a file name only where it stands as a whole
+// name part (Add in AddPlugin.h, not in AddBias.h): followed by an upper
+// case letter, a '.', a '_' or the end; preceded by the start, '_' or '.'.
+func replaceToken(base, old, new string) string {
+	for i := 0; i+len(old) <= len(base); i++ {
+		if base[i:i+len(old)] != old {
+			continue
+		}
+		if i > 0 && base[i-1] != '_' && base[i-1] != '.' {
+			continue
+		}
+		if j := i + len(old); j < len(base) {
+			c := base[j]
+			if !(c == '.' || c == '_' || (c >= 'A' && c <= 'Z')) {
+				continue
+			}
+		}
+		return base[:i] + new + base[i+len(old):]
+	}
+	return base
+}
+
+// String lists the plan for the user.
+func (p *Plan) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %s: the op's name\n", p.OpDef)
+	for _, m := range p.Moves {
+		fmt.Fprintf(&b, "  %s -> %s\n", m[0], m[1])
+	}
+	keys := make([]string, 0, len(p.Rekeyed))
+	for k := range p.Rekeyed {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  %s: region keys\n", k)
+	}
+	return b.String()
+}
