@@ -1,6 +1,10 @@
 package ir
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/opforge/opforge/generators/names"
+)
 
 // dtypeSpellings are the names other tools give opforge's dtypes: C,
 // numpy/torch short forms and common abbreviations. Each maps to exactly
@@ -34,7 +38,7 @@ func SuggestDType(name string) DType {
 	// The one nearest name within two edits; two equally near are a guess.
 	best, bestD, ties := DType(""), 3, 0
 	for _, d := range dtypeTable {
-		switch n := editDistance(s, string(d.Name)); {
+		switch n := names.Distance(s, string(d.Name)); {
 		case n < bestD:
 			best, bestD, ties = d.Name, n, 0
 		case n == bestD:
@@ -45,29 +49,4 @@ func SuggestDType(name string) DType {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of two short names (capped: a
-// long text is never near a dtype name).
-func editDistance(a, b string) int {
-	if len(a) > 32 || len(b) > 32 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/schemacheck"
 	"github.com/opforge/opforge/schemas"
@@ -357,7 +358,7 @@ func meant(got string, allowed, patterns []string) string {
 	}
 	best, bestD := "", 3
 	for _, a := range allowed {
-		if d := distance(strings.ToLower(got), strings.ToLower(a)); d < bestD {
+		if d := names.Distance(strings.ToLower(got), strings.ToLower(a)); d < bestD {
 			best, bestD = a, d
 		}
 	}

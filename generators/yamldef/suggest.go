@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/schemas"
 )
 
@@ -130,7 +131,7 @@ func suggest(got string, known []string) string {
 	}
 	best, bestD := "", 3
 	for _, k := range known {
-		if d := distance(strings.ToLower(got), k); d < bestD {
+		if d := names.Distance(strings.ToLower(got), k); d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -138,28 +139,4 @@ func suggest(got string, known []string) string {
 		return fmt.Sprintf("; did you mean %q?", best)
 	}
 	return "; expected one of: " + strings.Join(known, ", ")
-}
-
-// distance is the Levenshtein distance, capped for long inputs.
-func distance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
