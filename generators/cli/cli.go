@@ -18,7 +18,7 @@ const usage = `usage:
               [--package LIST] [--full] [--force]                (--force overwrites hand edits outside user regions)
   opforge check [--format text|json] [--opdefs DIR] [--out DIR]  validate opdefs and fail when out/ is stale
                 [--package LIST]                                 (--package: only these packages' files)
-  opforge mv OLD NEW [--opdefs DIR] [--out DIR]                  rename an op: its opdef entry, the out/ files and regions named after it
+  opforge mv [--package] OLD NEW [--opdefs DIR] [--out DIR]      rename an op (or a package): its opdef name, the out/ files and regions named after it
   opforge build htp|trt|aipu|all [--package LIST] [--arch LIST] [--jobs N]
                                                                   build out/ with the vendor toolchains into build/
                  (OPFORGE_COMPILER_LAUNCHER=ccache: compiles through a compiler cache)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,45 +14,58 @@ import (
 	"github.com/opforge/opforge/generators/writer"
 )
 
-// mvCmd renames an op with the code written for it: the opdef's name, the
-// out/ files named after the op and the region keys carrying its name,
-// then a gen of that package. It starts only from a tree that is exactly
-// what the opdefs generate, so nothing but the rename changes.
+// mvCmd renames an op (or a package) with the code written for it: the
+// opdef's name, the out/ files named after it and the region keys carrying
+// its name, then a gen. It starts only from a tree that is exactly what the
+// opdefs generate, so nothing but the rename changes.
 func mvCmd(args []string, stdout, stderr io.Writer) int {
-	fs, o := genFlags("mv", stderr)
+	// Not genFlags: there --package selects packages; here it says what
+	// OLD names.
+	fs := flag.NewFlagSet("mv", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := gen.DefaultOptions
+	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory")
+	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors directory")
+	fs.StringVar(&o.Out, "out", o.Out, "output directory for generated skeletons")
+	pkg := fs.Bool("package", false, "rename a package, not an op")
 	rest, err := parse(fs, args)
 	if err != nil || len(rest) != 2 {
-		fmt.Fprintln(stderr, "usage: opforge mv [--opdefs DIR] [--out DIR] OLD NEW   (renames an op)")
+		fmt.Fprintln(stderr, "usage: opforge mv [--package] [--opdefs DIR] [--out DIR] OLD NEW   (renames an op, or with --package a package)")
 		return 2
 	}
 	from, to := rest[0], rest[1]
 	var l diag.List
-	plan := rename.Op(*o, from, to, &l)
+	var plan *rename.Plan
+	if *pkg {
+		plan = rename.Package(o, from, to, &l)
+	} else {
+		plan = rename.Op(o, from, to, &l)
+	}
 	if plan == nil {
 		report(&l, "text", stdout, stderr)
 		fmt.Fprintln(stderr, "opforge mv: nothing renamed")
 		return 1
 	}
-	scoped := *o
-	scoped.Packages = []string{plan.Package}
-	if current := gen.Plan(scoped, &l); current != nil && !l.HasErrors() {
+	if current := gen.Plan(o, &l); current != nil && !l.HasErrors() {
 		writer.Diff(current, &l)
 	}
 	if l.HasErrors() {
 		report(&l, "text", stdout, stderr)
-		fmt.Fprintf(stderr, "opforge mv: %s is not what the opdefs generate for %s; run opforge gen first (nothing renamed)\n", o.Out, plan.Package)
+		fmt.Fprintf(stderr, "opforge mv: %s is not what the opdefs generate; run opforge gen first (nothing renamed)\n", o.Out)
 		return 1
 	}
 	if err := apply(o.Out, plan); err != nil {
 		fmt.Fprintf(stderr, "opforge mv: %v\n", err)
 		return 1
 	}
-	// The moved files and renamed keys are the package's own text: a gen
-	// with --force lays the new name's skeletons around the regions. Only
-	// its diagnostics are shown: the ones above were of the old name.
+	// The tree was exactly what the opdefs generate, and the moved files
+	// and renamed keys are its own text: a gen with --force lays the new
+	// name's skeletons around the regions. Only its diagnostics are shown:
+	// the ones above were of the old name.
 	l = diag.List{}
-	scoped.Force = true
-	regen := gen.Plan(scoped, &l)
+	regenerate := o
+	regenerate.Force = true
+	regen := gen.Plan(regenerate, &l)
 	if regen == nil || l.HasErrors() {
 		report(&l, "text", stdout, stderr)
 		fmt.Fprintln(stderr, "opforge mv: renamed, but gen failed; fix the errors above and run opforge gen")

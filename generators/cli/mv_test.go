@@ -104,3 +104,47 @@ func TestMvCarriesUserCode(t *testing.T) {
 		}
 	}
 }
+
+// TestMvPackage: opforge mv --package renames a package in its opdef and
+// carries its directories and the files named after it, with the code in
+// them, to the new name; the other packages are untouched.
+func TestMvPackage(t *testing.T) {
+	root := t.TempDir()
+	opdefs, out := filepath.Join(root, "opdefs"), filepath.Join(root, "out")
+	if err := os.CopyFS(opdefs, os.DirFS("../../testdata/gen/examples/opdefs")); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out}
+	if code, _, errs := run(append([]string{"gen", "--cache", filepath.Join(root, "build", "c.json")}, args...)...); code != 0 {
+		t.Fatal(errs)
+	}
+	fillRegion(t, filepath.Join(out, "trt/VisionOps/src/ops/TopKLastKernel.cu"), "kernels", "// my CUDA kernel\n")
+	fillRegion(t, filepath.Join(out, "htp/VisionOps/executorch/vision_ops.py"), "reference:TopKLast", "    return x  # my reference\n")
+	fillRegion(t, filepath.Join(out, "trt/VisionOps/python/vision_ops_qdp.py"), "triton:TopKLast", "    # my Triton kernel\n")
+	example, _ := os.ReadFile(filepath.Join(out, "htp/ExampleOpPackage/src/ExampleOpPackageInterface.cpp"))
+	code, stdout, errs := run(append(append([]string{"mv", "--package"}, args...), "VisionOps", "SightOps")...)
+	if code != 0 {
+		t.Fatalf("mv --package: %d\n%s%s", code, stdout, errs)
+	}
+	for path, line := range map[string]string{
+		"trt/SightOps/src/ops/TopKLastKernel.cu": "// my CUDA kernel\n",
+		"trt/SightOps/python/sight_ops_qdp.py":   "    # my Triton kernel\n",
+		"htp/SightOps/executorch/sight_ops.py":   "    return x  # my reference\n",
+	} {
+		data, err := os.ReadFile(filepath.Join(out, path))
+		if err != nil || !strings.Contains(string(data), line) {
+			t.Errorf("%s lost the user's %q (%v)", path, line, err)
+		}
+	}
+	for _, gone := range []string{"trt/VisionOps", "htp/VisionOps", "aipu/VisionOps"} {
+		if entries, _ := os.ReadDir(filepath.Join(out, gone)); len(entries) > 0 {
+			t.Errorf("%s still holds files", gone)
+		}
+	}
+	if now, _ := os.ReadFile(filepath.Join(out, "htp/ExampleOpPackage/src/ExampleOpPackageInterface.cpp")); string(now) != string(example) {
+		t.Error("another package changed")
+	}
+	if code, _, errs := run(append([]string{"check"}, args...)...); code != 0 {
+		t.Errorf("check after mv --package: %s", errs)
+	}
+}

@@ -1,7 +1,8 @@
-// Package rename renames an op without losing the code users wrote for it
-// (`opforge mv OLD NEW`): the op's name in its YAML opdef, and in out/ the
-// files named after it and the region keys that carry its name, so the
-// next gen finds every user region where the new name puts it.
+// Package rename renames an op or a package without losing the code users
+// wrote for it (`opforge mv [--package] OLD NEW`): the name in its YAML
+// opdef, and in out/ the files and directories named after it and the
+// region keys that carry its name, so the next gen finds every user
+// region where the new name puts it.
 //
 // What moves is not guessed from names alone: the targets generate the
 // package under both names, and a file or key is carried over only when
@@ -55,16 +56,46 @@ func Op(o gen.Options, from, to string, l *diag.List) *Plan {
 			pkg, op = p, x
 		}
 	}
-	here := diag.Pos{File: filepath.ToSlash(o.OpDefs)}
 	switch {
 	case op == nil:
-		l.Errorf(here, "rename", "no op %s is defined under %s", from, o.OpDefs)
+		l.Errorf(diag.Pos{File: filepath.ToSlash(o.OpDefs)}, "rename", "no op %s is defined under %s", from, o.OpDefs)
 		return nil
 	case pkg.Op(to) != nil:
 		l.Errorf(pkg.Op(to).Pos, "rename", "package %s already has an op %s", pkg.Name, to)
 		return nil
-	case !strings.HasSuffix(pkg.Source, ".yaml") && !strings.HasSuffix(pkg.Source, ".yml"):
-		l.Errorf(op.Pos, "rename", "op %s is defined in a QNN XML config; opforge mv edits YAML opdefs only: rename it there and move its code by hand (opforge convert --to yaml turns the config into YAML)", from)
+	}
+	return plan(o, pkg, op.Where.At("name", op.Pos), "op", from, to, l)
+}
+
+// Package plans renaming package from to to: its name in its opdef, its
+// directories and the files named after it under out/.
+func Package(o gen.Options, from, to string, l *diag.List) *Plan {
+	pkgs := load.Tree(o.OpDefs, l)
+	if l.HasErrors() {
+		return nil
+	}
+	var pkg *ir.Package
+	for _, p := range pkgs {
+		switch p.Name {
+		case from:
+			pkg = p
+		case to:
+			l.Errorf(p.Pos, "rename", "a package %s exists already", to)
+			return nil
+		}
+	}
+	if pkg == nil {
+		l.Errorf(diag.Pos{File: filepath.ToSlash(o.OpDefs)}, "rename", "no package %s is defined under %s", from, o.OpDefs)
+		return nil
+	}
+	return plan(o, pkg, pkg.Where.At("name", pkg.Pos), "package", from, to, l)
+}
+
+// plan renames the name at pos in pkg's opdef, regenerates the package
+// under the new name in memory and pairs the old tree with the new one.
+func plan(o gen.Options, pkg *ir.Package, pos diag.Pos, what, from, to string, l *diag.List) *Plan {
+	if !strings.HasSuffix(pkg.Source, ".yaml") && !strings.HasSuffix(pkg.Source, ".yml") {
+		l.Errorf(pos, "rename", "%s %s is defined in a QNN XML config; opforge mv edits YAML opdefs only: rename it there and move its code by hand (opforge convert --to yaml turns the config into YAML)", what, from)
 		return nil
 	}
 	data, err := os.ReadFile(pkg.Source)
@@ -72,9 +103,9 @@ func Op(o gen.Options, from, to string, l *diag.List) *Plan {
 		l.Errorf(diag.Pos{File: pkg.Source}, "read", "cannot read: %v", err)
 		return nil
 	}
-	edited, ok := renameAt(data, op.Where.At("name", op.Pos), from, to)
+	edited, ok := renameAt(data, pos, from, to)
 	if !ok {
-		l.Errorf(op.Where.At("name", op.Pos), "rename", "cannot find the name %s here to rename it", from)
+		l.Errorf(pos, "rename", "cannot find the name %s here to rename it", from)
 		return nil
 	}
 	renamed := load.Parse(pkg.Source, edited, l)
@@ -95,7 +126,7 @@ func Op(o gen.Options, from, to string, l *diag.List) *Plan {
 	if l.HasErrors() {
 		return nil
 	}
-	p := &Plan{Package: pkg.Name, OpDef: pkg.Source, Data: edited, Rekeyed: map[string][]byte{}}
+	p := &Plan{Package: renamed.Name, OpDef: pkg.Source, Data: edited, Rekeyed: map[string][]byte{}}
 	p.pair(before, after, from, to, o.Out, l)
 	if l.HasErrors() {
 		return nil
@@ -139,13 +170,20 @@ func (p *Plan) pair(before, after *fileset.Set, from, to, out string, l *diag.Li
 			}
 			continue
 		}
-		moved := ""
-		for _, s := range spellings {
-			dir, base := filepath.Split(f.Path)
-			if c := dir + replaceToken(base, s[0], s[1]); c != f.Path && after.Get(c) != nil && before.Get(c) == nil {
-				moved = c
-				break
+		// Each part of the path may spell the name its own way
+		// (htp/VisionOps/executorch/vision_ops.py).
+		parts := strings.Split(f.Path, "/")
+		for i, part := range parts {
+			for _, s := range spellings {
+				if r := replaceToken(part, s[0], s[1]); r != part {
+					parts[i] = r
+					break
+				}
 			}
+		}
+		moved := ""
+		if c := strings.Join(parts, "/"); c != f.Path && after.Get(c) != nil && before.Get(c) == nil {
+			moved = c
 		}
 		disk := filepath.Join(out, filepath.FromSlash(f.Path))
 		if _, err := os.Lstat(disk); err != nil {
@@ -239,7 +277,7 @@ func replaceToken(base, old, new string) string {
 // String lists the plan for the user.
 func (p *Plan) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  %s: the op's name\n", p.OpDef)
+	fmt.Fprintf(&b, "  %s: the name\n", p.OpDef)
 	for _, m := range p.Moves {
 		fmt.Fprintf(&b, "  %s -> %s\n", m[0], m[1])
 	}
