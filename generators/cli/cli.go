@@ -15,9 +15,9 @@ import (
 const usage = `usage:
   opforge init [--package NAME] [--toolchains] [DIR]             set up a repository: an example opdef, its schema, .gitignore
   opforge gen [--opdefs DIR] [--toolchains DIR] [--out DIR]      regenerate out/ (writes nothing on error)
-              [--package LIST] [--full] [--force]                (--force overwrites hand edits outside user regions)
+              [--package LIST] [--op LIST] [--full] [--force]    (--force overwrites hand edits outside user regions)
   opforge check [--format text|json] [--opdefs DIR] [--out DIR]  validate opdefs and fail when out/ is stale
-                [--package LIST]                                 (--package: only these packages' files)
+                [--package LIST] [--op LIST]                     (--package/--op: only these packages' or ops' files)
   opforge mv [--package] OLD NEW [--opdefs DIR] [--out DIR]      rename an op (or a package): its opdef name, the out/ files and regions named after it
   opforge build htp|trt|aipu|all [--package LIST] [--arch LIST] [--jobs N]
                                                                   build out/ with the vendor toolchains into build/

@@ -331,3 +331,41 @@ func TestGenOnePackage(t *testing.T) {
 		t.Errorf("unknown package: %d %s", code, errs)
 	}
 }
+
+// TestCheckOneOp: check --op compares only that op's own files and its
+// package's shared files: drift in another op's own file is not its
+// business, drift in its own or a shared file is.
+func TestCheckOneOp(t *testing.T) {
+	root := t.TempDir()
+	opdefs, out := filepath.Join(root, "opdefs"), filepath.Join(root, "out")
+	if err := os.CopyFS(opdefs, os.DirFS("../../testdata/gen/examples/opdefs")); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out}
+	if code, _, errs := run(append([]string{"gen", "--cache", filepath.Join(root, "build", "c.json")}, args...)...); code != 0 {
+		t.Fatal(errs)
+	}
+	appendTo := func(rel string) {
+		f, err := os.OpenFile(filepath.Join(out, rel), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = f.WriteString("// drift\n")
+		f.Close()
+	}
+	check := func() (int, string) {
+		code, _, errs := run(append([]string{"check", "--op", "TopKLast"}, args...)...)
+		return code, errs
+	}
+	appendTo("trt/VisionOps/src/ops/RoiAlignLitePlugin.cpp") // another op's own file
+	if code, errs := check(); code != 0 {
+		t.Errorf("check --op TopKLast looked at RoiAlignLite's file: %s", errs)
+	}
+	appendTo("trt/VisionOps/src/VisionOpsLibrary.cpp") // shared by the package's ops
+	if code, errs := check(); code != 1 || !strings.Contains(errs, "VisionOpsLibrary.cpp") || strings.Contains(errs, "RoiAlignLitePlugin.cpp") {
+		t.Errorf("check --op TopKLast with a shared file changed: %d\n%s", code, errs)
+	}
+	if code, _, errs := run(append([]string{"check", "--op", "NoSuchOp"}, args...)...); code != 1 || !strings.Contains(errs, "[unknown-op]") {
+		t.Errorf("unknown op: %d %s", code, errs)
+	}
+}

@@ -25,6 +25,10 @@ func genFlags(name string, stderr io.Writer) (*flag.FlagSet, *gen.Options) {
 		o.Packages = append(o.Packages, strings.Split(v, ",")...)
 		return nil
 	})
+	fs.Func("op", "only these ops' files and their packages' shared files, comma-separated", func(v string) error {
+		o.Ops = append(o.Ops, strings.Split(v, ",")...)
+		return nil
+	})
 	return fs, &o
 }
 
@@ -58,7 +62,7 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	defer unlock()
 	cache, cacheErr := gen.OpenCache(*o, *cachePath)
-	if len(o.Packages) > 0 {
+	if len(o.Packages) > 0 || len(o.Ops) > 0 {
 		// The cache records a whole tree; a partial gen neither uses nor
 		// renews it (and drops it below, as every gen that writes does).
 		*full = true
@@ -90,7 +94,7 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	report(&l, "text", stdout, stderr)
-	if cacheErr == nil && len(o.Packages) == 0 {
+	if cacheErr == nil && len(o.Packages) == 0 && len(o.Ops) == 0 {
 		_ = cache.Store(plan) // a failed store only costs the next no-op its speed
 	}
 	fmt.Fprintf(stdout, "opforge gen: %d files in %s: %d written (%d bytes), %d unchanged, %d removed in %s\n",

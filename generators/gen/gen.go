@@ -87,6 +87,9 @@ type Options struct {
 	// packages: every opdef is still loaded and checked, but only their
 	// files are written, removed or compared.
 	Packages []string
+	// Ops, when set, limits them further to these ops' packages, less the
+	// files another op of those packages generates alone.
+	Ops []string
 }
 
 // DefaultOptions are the repository layout.
@@ -116,12 +119,31 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 			return nil
 		}
 	}
+	if len(o.Ops) > 0 {
+		if pkgs = opPackages(pkgs, o.Ops, o.OpDefs, l); pkgs == nil {
+			return nil
+		}
+	}
 	files := Files(pkgs, ts, l)
 	if l.HasErrors() {
 		return nil
 	}
-	if len(o.Packages) > 0 {
+	if len(o.Packages) > 0 || len(o.Ops) > 0 {
 		scope = packageScope(files)
+	}
+	if len(o.Ops) > 0 {
+		others := othersOwnFiles(pkgs, o.Ops, ts)
+		inPackages := scope
+		scope = func(path string) bool { return inPackages(path) && !others[path] }
+		// The plan holds only what is in scope: another op's own files are
+		// neither merged, nor written, nor compared.
+		kept := fileset.New()
+		for _, f := range files.Files() {
+			if scope(f.Path) {
+				_ = kept.Add(f)
+			}
+		}
+		files = kept
 	}
 	return writer.PrepareWith(filepath.Clean(o.Out), files, writer.Options{Known: o.Known, Force: o.Force, Scope: scope}, l)
 }
@@ -174,4 +196,51 @@ func SourceName(opdefs, path string) string {
 		return filepath.ToSlash(path)
 	}
 	return filepath.ToSlash(rel)
+}
+
+// opPackages keeps the packages that define one of the ops named; an op
+// no package defines is an error (nil returned).
+func opPackages(pkgs []*ir.Package, ops []string, opdefs string, l *diag.List) []*ir.Package {
+	var kept []*ir.Package
+	for _, pkg := range pkgs {
+		if slices.ContainsFunc(ops, func(name string) bool { return pkg.Op(name) != nil }) {
+			kept = append(kept, pkg)
+		}
+	}
+	ok := true
+	for _, name := range ops {
+		if !slices.ContainsFunc(kept, func(p *ir.Package) bool { return p.Op(name) != nil }) {
+			l.Errorf(diag.Pos{File: filepath.ToSlash(opdefs)}, "unknown-op", "no op %q is defined under %s", name, opdefs)
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return kept
+}
+
+// othersOwnFiles are the files each op not named generates alone: what
+// disappears from its package's files when that op is left out. Which
+// files are an op's own is the targets' business, so they are asked.
+func othersOwnFiles(pkgs []*ir.Package, ops []string, ts []target.Target) map[string]bool {
+	own := map[string]bool{}
+	for _, pkg := range pkgs {
+		var discard diag.List
+		all := Files([]*ir.Package{pkg}, ts, &discard)
+		for _, op := range pkg.Ops {
+			if slices.Contains(ops, op.Name) {
+				continue
+			}
+			without := *pkg
+			without.Ops = slices.DeleteFunc(slices.Clone(pkg.Ops), func(x *ir.Op) bool { return x == op })
+			rest := Files([]*ir.Package{&without}, ts, &discard)
+			for _, p := range all.Paths() {
+				if rest.Get(p) == nil {
+					own[p] = true
+				}
+			}
+		}
+	}
+	return own
 }

@@ -81,7 +81,7 @@ var noCaseNeeded = map[string]bool{
 	// an unknown dtype before the builders see it; their check is a guard.
 	"unknown-dtype": true,
 	// gen/check --package with a name no opdef defines: cli.TestGenOnePackage.
-	"unknown-package": true,
+	"unknown-package": true, "unknown-op": true,
 	// opforge mv's refusals: cli.TestMvCarriesUserCode.
 	"rename":        true,
 	"qnn-xml-lossy": true, "qnn-xml-dtype": true, // writer diagnostics: covered by convert tests
