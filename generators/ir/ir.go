@@ -329,7 +329,12 @@ type TRTOp struct {
 	// PluginName is the name the plugin is registered and found under
 	// (the ONNX node's op_type); "" is the op name.
 	PluginName string
-	Pos        diag.Pos
+	// PluginVersion ("" : the package version) and PluginNamespace (nil:
+	// the package namespace; "" is the empty namespace) override the
+	// package's for this op's plugin.
+	PluginVersion   string
+	PluginNamespace *string
+	Pos             diag.Pos
 }
 
 // Alias ties an output to an input buffer.

@@ -20,7 +20,10 @@ type Identity struct {
 // looks a creator up by the node's op_type, and plugin fields by
 // attribute name, so the node carries this name and the op's attributes.
 //
-// The namespace is the package namespace (which defaults to the domain).
+// The namespace is the package namespace (which defaults to the domain),
+// and the version the package version, unless the op overrides them
+// (targets.trt.plugin_namespace, plugin_version: a port of NVIDIA's
+// ROIAlign_TRT is version "2" in the empty namespace).
 //
 // The version is the package version string: the registry treats the
 // version as an opaque string, so a package that changes incompatibly
@@ -31,9 +34,17 @@ type Identity struct {
 // tensorrt.plugin; that identity belongs to the Python plugin, not to the
 // C++ creator this function names.
 func TRT(pkg *ir.Package, op *ir.Op) Identity {
-	name := op.Name
-	if op.Targets.TRT != nil && op.Targets.TRT.PluginName != "" {
-		name = op.Targets.TRT.PluginName
+	id := Identity{Name: op.Name, Version: pkg.Version, Namespace: pkg.Namespace}
+	if t := op.Targets.TRT; t != nil {
+		if t.PluginName != "" {
+			id.Name = t.PluginName
+		}
+		if t.PluginVersion != "" {
+			id.Version = t.PluginVersion
+		}
+		if t.PluginNamespace != nil {
+			id.Namespace = *t.PluginNamespace
+		}
 	}
-	return Identity{Name: name, Version: pkg.Version, Namespace: pkg.Namespace}
+	return id
 }

@@ -158,7 +158,9 @@ func (b *builder) pkg(root *yaml.Node) *ir.Package {
 		Pos:       b.pos(p.node),
 		Where:     b.where(p),
 	}
-	if pkg.Namespace == "" {
+	// Absent, the namespace is the domain; written "", it is the empty
+	// namespace (NVIDIA's plugins and the ONNX parser's default lookup).
+	if p.get("namespace") == nil {
 		pkg.Namespace = pkg.Domain
 	}
 	targets := asObject(doc.get("targets"))
@@ -322,7 +324,15 @@ func (b *builder) targets(op *ir.Op, n *yaml.Node) {
 	}
 	if tr := t.get("trt"); tr != nil {
 		to := asObject(tr)
-		trt := &ir.TRTOp{Pos: b.pos(tr), QDP: &ir.QDPOp{Impl: "aot"}, PluginName: to.str("plugin_name")}
+		trt := &ir.TRTOp{Pos: b.pos(tr), QDP: &ir.QDPOp{Impl: "aot"}, PluginName: to.str("plugin_name"), PluginVersion: to.str("plugin_version")}
+		if n := to.get("plugin_namespace"); n != nil {
+			ns := n.Value
+			trt.PluginNamespace = &ns
+			op.Where["trt.plugin_namespace"] = b.pos(n)
+		}
+		if n := to.get("plugin_version"); n != nil {
+			op.Where["trt.plugin_version"] = b.pos(n)
+		}
 		if n := to.get("plugin_name"); n != nil {
 			op.Where["trt.plugin_name"] = b.pos(n)
 		}

@@ -252,7 +252,7 @@ func opCases(pkg *ir.Package, op *ir.Op, m *opModel) []string {
 		kind = "v2"
 	}
 	lines := []string{
-		fmt.Sprintf("plugin %s %s %s %s", m.PluginName, pkg.Version, pkg.Namespace, kind),
+		fmt.Sprintf("plugin %s %s %s %s", m.PluginName, m.PluginVersion, casesWord(m.PluginNamespace), kind),
 		fmt.Sprintf("io %d %d %d", len(l.Inputs), len(l.Outputs), len(l.ShapeInputs)),
 	}
 	values := map[string]value{}
@@ -513,4 +513,13 @@ func rejected(all []*ioTensor, c combo, t *ioTensor) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// casesWord writes the empty namespace as "-": the driver reads the cases
+// file word by word.
+func casesWord(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

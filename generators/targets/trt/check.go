@@ -53,13 +53,10 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 	if len(ops) == 0 {
 		return
 	}
-	for _, s := range []struct{ what, v string }{{"namespace", pkg.Namespace}, {"version", pkg.Version}} {
-		if len(s.v)+1 > maxNameBytes {
-			d.Errorf(pkg.Where.At(s.what, pkg.Pos), "trt-name-length", "plugin %s is %d bytes; TensorRT allows %d including the terminator", s.what, len(s.v), maxNameBytes)
-		}
+	for _, op := range ops {
+		checkIdentity(pkg, op, d)
 	}
 	checkPluginNames(pkg, ops, d)
-	anyQDP := false
 	var defaulted []string // "Op (a, b)" per op whose Python plugin drops defaults
 	var firstDefaulted *ir.Op
 	for _, op := range ops {
@@ -69,22 +66,51 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 				firstDefaulted = op
 			}
 		}
-		anyQDP = anyQDP || op.Targets.TRT.QDP != nil
 	}
 	// One warning per package, not one per op: it says the same of each.
 	if len(defaulted) > 0 {
 		d.Warnf(firstDefaulted.Where.At("params", firstDefaulted.Pos), "qdp-default", "Python plugin attributes take no defaults, so callers of the Python plugins must pass these params explicitly (the C++ plugins apply the defaults): %s", strings.Join(defaulted, "; "))
 	}
-	if anyQDP && pkg.Version == qdpVersion {
-		d.Warnf(pkg.Where.At("version", pkg.Pos), "trt-qdp-version", "package version %q is the version every Python plugin has, so the C++ plugins and the Python plugins of %s share name, namespace and version and cannot be registered together; give the package another version (e.g. 1.0.0) or set qdp: false", pkg.Version, pkg.Name)
+}
+
+// identityPos is where an op's plugin namespace or version is written: the
+// op's override, else the package's field.
+func identityPos(pkg *ir.Package, op *ir.Op, what string) diag.Pos {
+	if p, ok := op.Where["trt.plugin_"+what]; ok {
+		return p
 	}
-	if anyQDP {
-		if qdpReservedNamespaces[pkg.Namespace] {
-			d.Errorf(pkg.Where.At("namespace", pkg.Where.At("domain", pkg.Pos)), "qdp-namespace", "namespace %q is reserved for Python plugins (reserved: \"\", trt, tensorrt, std); set package.namespace", pkg.Namespace)
+	if what == "namespace" {
+		return pkg.Where.At("namespace", pkg.Where.At("domain", pkg.Pos))
+	}
+	return pkg.Where.At(what, pkg.Pos)
+}
+
+// checkIdentity holds an op's plugin identity to TensorRT's limits and,
+// with a Python plugin, to tensorrt.plugin's (an op overriding nothing
+// repeats the package's diagnostics, which the list de-duplicates).
+func checkIdentity(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
+	id := plugin.TRT(pkg, op)
+	for _, s := range []struct{ what, v string }{{"namespace", id.Namespace}, {"version", id.Version}} {
+		if len(s.v)+1 > maxNameBytes {
+			d.Errorf(identityPos(pkg, op, s.what), "trt-name-length", "plugin %s is %d bytes; TensorRT allows %d including the terminator", s.what, len(s.v), maxNameBytes)
 		}
-		if strings.Contains(pkg.Namespace, ".") {
-			d.Errorf(pkg.Where.At("namespace", pkg.Where.At("domain", pkg.Pos)), "qdp-namespace", "namespace %q contains '.', which Python plugin ids cannot; set package.namespace (it defaults to the domain)", pkg.Namespace)
-		}
+	}
+	if op.Targets.TRT.QDP == nil {
+		return
+	}
+	// Said once for the package when the op takes the package's value.
+	switch {
+	case id.Version != qdpVersion:
+	case op.Targets.TRT.PluginVersion == "":
+		d.Warnf(identityPos(pkg, op, "version"), "trt-qdp-version", "package version %q is the version every Python plugin has, so the C++ plugins and the Python plugins of %s share name, namespace and version and cannot be registered together; give the package another version (e.g. 1.0.0) or set qdp: false", id.Version, pkg.Name)
+	default:
+		d.Warnf(identityPos(pkg, op, "version"), "trt-qdp-version", "plugin version %q is the version every Python plugin has, so the C++ and the Python plugin of %s share name, namespace and version and cannot be registered together; use another version or set qdp: false", id.Version, op.Name)
+	}
+	if qdpReservedNamespaces[id.Namespace] {
+		d.Errorf(identityPos(pkg, op, "namespace"), "qdp-namespace", "namespace %q is reserved for Python plugins (reserved: \"\", trt, tensorrt, std); use another namespace, or set targets.trt.qdp: false", id.Namespace)
+	}
+	if strings.Contains(id.Namespace, ".") {
+		d.Errorf(identityPos(pkg, op, "namespace"), "qdp-namespace", "namespace %q contains '.', which Python plugin ids cannot; set package.namespace (it defaults to the domain)", id.Namespace)
 	}
 }
 
@@ -324,16 +350,16 @@ func checkWorkspace(op *ir.Op, d *diag.TargetList) {
 }
 
 // checkPluginNames refuses two ops of a package registered under one
-// plugin name: the registry keys creators by name, version and namespace,
-// which the ops of a package share, so the second would replace the first.
+// identity: the registry keys creators by name, version and namespace, so
+// the second would replace the first.
 func checkPluginNames(pkg *ir.Package, ops []*ir.Op, d *diag.TargetList) {
-	seen := map[string]*ir.Op{}
+	seen := map[plugin.Identity]*ir.Op{}
 	for _, op := range ops {
-		name := plugin.TRT(pkg, op).Name
-		if first, dup := seen[name]; dup {
-			d.Errorf(op.Where.At("trt.plugin_name", op.Pos), "trt-plugin-name", "ops %s and %s are both the plugin %s (namespace %q, version %q); give one another targets.trt.plugin_name", first.Name, op.Name, name, pkg.Namespace, pkg.Version)
+		id := plugin.TRT(pkg, op)
+		if first, dup := seen[id]; dup {
+			d.Errorf(op.Where.At("trt.plugin_name", op.Pos), "trt-plugin-name", "ops %s and %s are both the plugin %s (namespace %q, version %q); give one another targets.trt.plugin_name", first.Name, op.Name, id.Name, id.Namespace, id.Version)
 			continue
 		}
-		seen[name] = op
+		seen[id] = op
 	}
 }

@@ -66,7 +66,9 @@ type opModel struct {
 	Workspace        string // "" when the op needs none
 	CombinationLimit int    // > 0: getFormatCombinationLimit override
 	Enums            []*enumModel
-	PluginName       string // the name the plugin and its creator report (plugin.TRT)
+	// PluginName, PluginVersion and PluginNamespace are the identity the
+	// plugin and its creator report (plugin.TRT).
+	PluginName, PluginVersion, PluginNamespace string
 
 	NbInputs, NbOutputs, NbShapeInputs int
 	// InArray and OutArray size the TensorRef arrays (C++ has no empty arrays).
@@ -205,7 +207,8 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	m.Readme = make([]*readmeOp, len(ops))
 	render.Parallel(len(ops), func(i int) {
 		om := newOpModel(m, ops[i])
-		om.PluginName = plugin.TRT(pkg, ops[i]).Name
+		id := plugin.TRT(pkg, ops[i])
+		om.PluginName, om.PluginVersion, om.PluginNamespace = id.Name, id.Version, id.Namespace
 		m.Ops[i], m.Readme[i] = om, newReadmeOp(m, ops[i], om)
 	})
 	wide, fp8 := "", ""

@@ -80,7 +80,7 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	l := m.layout
 	q := &qdpOp{
-		ID:          pkg.Namespace + "::" + plugin.TRT(pkg, op).Name,
+		ID:          plugin.TRT(pkg, op).Namespace + "::" + plugin.TRT(pkg, op).Name,
 		Name:        op.Name,
 		Snake:       names.Snake(op.Name),
 		Description: m.Description,

@@ -14,6 +14,8 @@ import (
 // come first.
 type readmeOp struct {
 	Name   string
+	// Plugin, Version and Namespace are the plugin's identity (plugin.TRT).
+	Plugin, Version, Namespace string
 	Inputs string // input names, comma separated
 	QDP    bool
 	// TripyKwargs and QDPKwargs are the keyword arguments of tp.plugin
@@ -37,7 +39,7 @@ type readmeOp struct {
 
 func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 	l := m.layout
-	r := &readmeOp{Name: op.Name, Description: m.Description, QDP: op.Targets.TRT.QDP != nil}
+	r := &readmeOp{Name: op.Name, Plugin: m.PluginName, Version: m.PluginVersion, Namespace: m.PluginNamespace, Description: m.Description, QDP: op.Targets.TRT.QDP != nil}
 	var shapeIdx []string
 	ins, outs := make([]string, len(op.Inputs)), make([]string, len(op.Outputs))
 	for i, t := range op.Inputs {
@@ -69,7 +71,7 @@ func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 	}
 	r.FieldRows = strings.Join(rows, "\n")
 	r.PyFields = strings.Join(pyFields, "\n    ")
-	r.ONNXAttrs = strings.Join(append(onnx, "plugin_namespace="+escape.PyString(pkg.Namespace), "plugin_version="+escape.PyString(pkg.Version)), ", ")
+	r.ONNXAttrs = strings.Join(append(onnx, "plugin_namespace="+escape.PyString(m.PluginNamespace), "plugin_version="+escape.PyString(m.PluginVersion)), ", ")
 	if r.ShapeInputs != "" {
 		r.ONNXAttrs += ", tensorrt_plugin_shape_input_indices=" + r.ShapeInputs
 	}

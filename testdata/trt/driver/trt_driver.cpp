@@ -378,6 +378,8 @@ std::vector<Case> parse(char const* path)
             cases.emplace_back();
             std::string kind;
             in >> cases.back().name >> cases.back().version >> cases.back().ns >> kind;
+            if (cases.back().ns == "-")
+                cases.back().ns.clear(); // the empty namespace, written "-" in the cases file
             cases.back().legacy = kind == "v2";
             continue;
         }
