@@ -369,3 +369,39 @@ func TestCheckOneOp(t *testing.T) {
 		t.Errorf("unknown op: %d %s", code, errs)
 	}
 }
+
+// TestGenOneOpLeavesStaleFiles: gen --op touches only what its ops
+// generate now: the files of an op removed from the opdef stay for a
+// wider gen to remove.
+func TestGenOneOpLeavesStaleFiles(t *testing.T) {
+	root := t.TempDir()
+	opdefs, out := filepath.Join(root, "opdefs"), filepath.Join(root, "out")
+	if err := os.CopyFS(opdefs, os.DirFS("../../testdata/gen/examples/opdefs")); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out, "--cache", filepath.Join(root, "build", "c.json")}
+	if code, _, errs := run(append([]string{"gen"}, args...)...); code != 0 {
+		t.Fatal(errs)
+	}
+	vision := filepath.Join(opdefs, "vision", "vision_ops.yaml")
+	data, _ := os.ReadFile(vision)
+	text := string(data)
+	start := strings.Index(text, "  # Pools each region of interest")
+	end := strings.Index(text, "  # Top-k along the last axis")
+	if start < 0 || end < 0 {
+		t.Fatal("the example opdef changed: update this test")
+	}
+	if err := os.WriteFile(vision, []byte(text[:start]+text[end:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, errs := run(append([]string{"gen", "--op", "TopKLast"}, args...)...)
+	if code != 0 || !strings.Contains(stdout, " 0 removed") {
+		t.Errorf("gen --op TopKLast: %d\n%s%s", code, stdout, errs)
+	}
+	if _, err := os.Stat(filepath.Join(out, "trt/VisionOps/src/ops/RoiAlignLitePlugin.cpp")); err != nil {
+		t.Errorf("gen --op TopKLast removed the removed op's file: %v", err)
+	}
+	if code, stdout, _ := run(append([]string{"gen"}, args...)...); code != 0 || strings.Contains(stdout, " 0 removed") {
+		t.Errorf("the full gen removed nothing: %s", stdout)
+	}
+}

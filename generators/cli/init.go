@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/scaffold"
 )
 
@@ -37,6 +39,21 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "opforge init: %v\n", err)
 		return 2
+	}
+	// The example must pass what gen will check: a package name the
+	// targets refuse (a keyword, a reserved form) is refused here.
+	for _, f := range files {
+		if strings.HasPrefix(f.Path, "opdefs/") {
+			var l diag.List
+			if pkg := load.Parse(f.Path, f.Data, &l); pkg != nil {
+				load.Check(pkg, &l)
+			}
+			if l.HasErrors() {
+				report(&l, "text", stdout, stderr)
+				fmt.Fprintf(stderr, "opforge init: package name %q does not pass the opdef checks; choose another with --package (nothing written)\n", o.Package)
+				return 2
+			}
+		}
 	}
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		fmt.Fprintf(stderr, "opforge init: %s is not a directory\n", dir)

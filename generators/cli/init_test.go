@@ -60,6 +60,8 @@ func TestInitRefuses(t *testing.T) {
 		{[]string{"init", file}, 1, "is not a directory"},
 		{[]string{"init", "--package", "my-ops", t.TempDir()}, 2, `package name "my-ops"`},
 		{[]string{"init", "a", "b"}, 2, "one directory at most"},
+		{[]string{"init", "--package", "class", t.TempDir()}, 2, "does not pass the opdef checks"},
+		{[]string{"init", "--package", "A__B", t.TempDir()}, 2, "does not pass the opdef checks"},
 	} {
 		code, _, errs := run(c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {

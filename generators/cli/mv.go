@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/filelock"
 	"github.com/opforge/opforge/generators/gen"
 	"github.com/opforge/opforge/generators/rename"
 	"github.com/opforge/opforge/generators/writer"
@@ -34,6 +36,15 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	from, to := rest[0], rest[1]
+	// mv writes out/ and the opdefs: it takes turns with gen.
+	unlock, err := filelock.Lock(filepath.Join(filepath.Dir(genCachePath), genLockName), func(holder string) {
+		fmt.Fprintf(stderr, "opforge mv: waiting for another opforge gen on %s/ (pid %s)\n", o.Out, holder)
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "opforge mv: %v\n", err)
+		return 1
+	}
+	defer unlock()
 	var l diag.List
 	var plan *rename.Plan
 	if *pkg {
@@ -82,9 +93,30 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // apply carries the out/ files and keys over, then renames the op in its
-// opdef: each file is replaced atomically, and a moved file is written at
-// its new path before the old one goes.
-func apply(out string, p *rename.Plan) error {
+// opdef: each file is replaced atomically, a moved file is written at its
+// new path before the old one goes, and a failure part-way puts back
+// everything done so far, so the tree and the opdefs stay as they were.
+func apply(out string, p *rename.Plan) (err error) {
+	var undo []func()
+	defer func() {
+		if err != nil {
+			for i := len(undo) - 1; i >= 0; i-- {
+				undo[i]()
+			}
+		}
+	}()
+	replace := func(path string, data []byte) error {
+		old, rerr := os.ReadFile(path)
+		st, serr := os.Stat(path)
+		if rerr != nil || serr != nil {
+			return errors.Join(rerr, serr)
+		}
+		if err := atomicfile.Replace(path, data, st.Mode().Perm()); err != nil {
+			return err
+		}
+		undo = append(undo, func() { _ = atomicfile.Replace(path, old, st.Mode().Perm()) })
+		return nil
+	}
 	for _, m := range p.Moves {
 		src, dst := filepath.Join(out, filepath.FromSlash(m[0])), filepath.Join(out, filepath.FromSlash(m[1]))
 		data, err := os.ReadFile(src)
@@ -101,23 +133,16 @@ func apply(out string, p *rename.Plan) error {
 		if err := atomicfile.Replace(dst, data, st.Mode().Perm()); err != nil {
 			return err
 		}
+		undo = append(undo, func() { _ = os.Remove(dst) })
 		if err := os.Remove(src); err != nil {
 			return err
 		}
+		undo = append(undo, func() { _ = atomicfile.Replace(src, data, st.Mode().Perm()) })
 	}
 	for path, data := range p.Rekeyed {
-		full := filepath.Join(out, filepath.FromSlash(path))
-		st, err := os.Stat(full)
-		if err != nil {
-			return err
-		}
-		if err := atomicfile.Replace(full, data, st.Mode().Perm()); err != nil {
+		if err := replace(filepath.Join(out, filepath.FromSlash(path)), data); err != nil {
 			return err
 		}
 	}
-	st, err := os.Stat(p.OpDef)
-	if err != nil {
-		return err
-	}
-	return atomicfile.Replace(p.OpDef, p.Data, st.Mode().Perm())
+	return replace(p.OpDef, p.Data)
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/opforge/opforge/generators/rename"
 )
 
 // fillRegion puts body into the region key of the file at path.
@@ -146,5 +148,88 @@ func TestMvPackage(t *testing.T) {
 	}
 	if code, _, errs := run(append([]string{"check"}, args...)...); code != 0 {
 		t.Errorf("check after mv --package: %s", errs)
+	}
+}
+
+// TestGenNeverReplacesUnknownFiles: a file gen has no record of writing
+// is never replaced without --force — one the user put where a new op's
+// file goes, and every file once the manifest that knew them is gone.
+func TestGenNeverReplacesUnknownFiles(t *testing.T) {
+	root := t.TempDir()
+	if code, _, errs := run("init", root); code != 0 {
+		t.Fatal(errs)
+	}
+	t.Chdir(root)
+	if code, _, errs := run("gen"); code != 0 {
+		t.Fatal(errs)
+	}
+	// The user's own file where a new op's kernel will go.
+	mine := "out/trt/MyOps/src/ops/Gelu2Kernel.cu"
+	if err := os.WriteFile(mine, []byte("my own kernel\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opdef := "opdefs/my_ops/my_ops.yaml"
+	data, _ := os.ReadFile(opdef)
+	gelu := strings.Replace(string(data), "  - name: ScaledSiLU", "  - name: Gelu2\n    inputs:\n      - {name: x, type: float32, shape: [N]}\n    outputs:\n      - {name: y, type: float32, shape: [N]}\n  - name: ScaledSiLU", 1)
+	if err := os.WriteFile(opdef, []byte(gelu), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := run("gen")
+	if now, _ := os.ReadFile(mine); code != 1 || !strings.Contains(errs, "[unknown-file]") || string(now) != "my own kernel\n" {
+		t.Fatalf("gen over the user's file: %d %q\n%s", code, now, errs)
+	}
+	if code, _, errs := run("gen", "--force"); code != 0 {
+		t.Fatalf("gen --force: %s", errs)
+	}
+	// The manifest goes (a bad merge), and code outside any region with
+	// it: gen cannot tell it from its own, so it stops.
+	kernel := "out/trt/MyOps/src/ops/ScaledSiLUKernel.cu"
+	fillRegion(t, filepath.Join(root, kernel), "includes", "#include <my_header.h>\n")
+	if code, _, errs := run("gen"); code != 0 {
+		t.Fatal(errs)
+	}
+	text, _ := os.ReadFile(kernel)
+	unmarked := strings.Replace(strings.Replace(string(text), "// opforge:begin includes\n", "", 1), "// opforge:end includes\n", "", 1)
+	if err := os.WriteFile(kernel, []byte(unmarked), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove("out/opforge.manifest.json"); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = run("gen")
+	if now, _ := os.ReadFile(kernel); code != 1 || !strings.Contains(errs, "manifest") || !strings.Contains(string(now), "#include <my_header.h>") {
+		t.Errorf("gen without the manifest: %d\n%s", code, errs)
+	}
+}
+
+// TestMvApplyRollsBack: a failure part-way (here the last step, the
+// opdef) puts back every file moved or rekeyed before it.
+func TestMvApplyRollsBack(t *testing.T) {
+	out := t.TempDir()
+	write := func(rel, data string) {
+		full := filepath.Join(out, rel)
+		_ = os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("trt/P/src/ops/OldKernel.cu", "old kernel")
+	write("trt/P/python/p_qdp.py", "old keys")
+	plan := &rename.Plan{
+		OpDef:   filepath.Join(out, "no-such-dir", "ops.yaml"),
+		Data:    []byte("renamed"),
+		Moves:   [][2]string{{"trt/P/src/ops/OldKernel.cu", "trt/P/src/ops/NewKernel.cu"}},
+		Rekeyed: map[string][]byte{"trt/P/python/p_qdp.py": []byte("new keys")},
+	}
+	if err := apply(out, plan); err == nil {
+		t.Fatal("apply succeeded without an opdef")
+	}
+	for rel, want := range map[string]string{"trt/P/src/ops/OldKernel.cu": "old kernel", "trt/P/python/p_qdp.py": "old keys"} {
+		if got, err := os.ReadFile(filepath.Join(out, rel)); err != nil || string(got) != want {
+			t.Errorf("%s after the rollback: %q %v", rel, got, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "trt/P/src/ops/NewKernel.cu")); !os.IsNotExist(err) {
+		t.Errorf("the moved file's new copy stayed: %v", err)
 	}
 }

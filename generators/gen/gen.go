@@ -3,6 +3,7 @@
 package gen
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -108,6 +109,13 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	for _, pkg := range pkgs {
 		pkg.Source = SourceName(o.OpDefs, pkg.Source)
 	}
+	// A toolchains directory that was asked for but is not there is
+	// probably a typo: the built-in descriptors serve, and say so.
+	if o.Toolchains != DefaultOptions.Toolchains {
+		if _, err := os.Stat(o.Toolchains); err != nil {
+			l.Warnf(diag.Pos{File: filepath.ToSlash(o.Toolchains)}, "toolchain", "no toolchains directory here (%v); the descriptors built into opforge serve", err)
+		}
+	}
 	ts, err := targets.ForGeneration(o.Toolchains)
 	if err != nil {
 		l.Errorf(diag.Pos{File: o.Toolchains}, "toolchain", "%v", err)
@@ -144,6 +152,11 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 			}
 		}
 		files = kept
+		// Nor is any file the ops named do not generate now: a stale file
+		// may be another (removed) op's, which only a wider gen removes.
+		scope = func(path string) bool {
+			return files.Get(path) != nil || strings.Count(path, "/") < 2
+		}
 	}
 	return writer.PrepareWith(filepath.Clean(o.Out), files, writer.Options{Known: o.Known, Force: o.Force, Scope: scope}, l)
 }

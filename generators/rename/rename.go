@@ -57,6 +57,9 @@ func Op(o gen.Options, from, to string, l *diag.List) *Plan {
 		}
 	}
 	switch {
+	case from == to:
+		l.Errorf(diag.Pos{File: filepath.ToSlash(o.OpDefs)}, "rename", "the old and the new name are both %s", from)
+		return nil
 	case op == nil:
 		l.Errorf(diag.Pos{File: filepath.ToSlash(o.OpDefs)}, "rename", "no op %s is defined under %s", from, o.OpDefs)
 		return nil
@@ -72,6 +75,10 @@ func Op(o gen.Options, from, to string, l *diag.List) *Plan {
 func Package(o gen.Options, from, to string, l *diag.List) *Plan {
 	pkgs := load.Tree(o.OpDefs, l)
 	if l.HasErrors() {
+		return nil
+	}
+	if from == to {
+		l.Errorf(diag.Pos{File: filepath.ToSlash(o.OpDefs)}, "rename", "the old and the new name are both %s", from)
 		return nil
 	}
 	var pkg *ir.Package

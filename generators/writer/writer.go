@@ -418,6 +418,14 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 			editedError(root, f, disk, &r.l)
 			return
 		}
+		// No gen recorded writing this path: the file there is someone's
+		// (or the manifest that knew it is gone), and its bytes cannot be
+		// told from opforge's. Replacing it could drop them.
+		// The file stays in the plan (so the drift check says how it
+		// differs); the error keeps gen from applying it.
+		if len(rec) == 0 && !o.Force {
+			unknownFileError(root, f, disk, oldData == nil, &r.l)
+		}
 		r.disk, r.ok, r.stat = diskDiffers, true, nil
 		r.old = &oldFile{data: disk, mode: fi.Mode().Perm(), stat: filestat.FromInfo(fi)}
 	})
@@ -529,6 +537,18 @@ func kind(m fs.FileMode) string {
 		return "symlink"
 	}
 	return "special file"
+}
+
+// unknownFileError stops gen at a file it would replace but has no record
+// of writing, naming where it first differs from what gen would write.
+func unknownFileError(root string, f *fileset.File, disk []byte, noManifest bool, l *diag.List) {
+	first, _ := diffLines(disk, f.Data)
+	pos := diag.Pos{File: rel(root, f.Path), Line: first}
+	why := "opforge has no record of writing this file (it is not in " + ManifestName + ")"
+	if noManifest {
+		why = "the manifest (" + ManifestName + ") is missing, so opforge cannot tell what it wrote here from hand edits; restore the manifest from git"
+	}
+	l.Errorf(pos, "unknown-file", "%s, and it differs from what gen would write here from this line on; gen would overwrite it: move your file away, or run `opforge gen --force` to replace it (user regions inside opforge markers are kept) (nothing was written)", why)
 }
 
 // editedError reports hand edits that regeneration would overwrite, naming
@@ -712,11 +732,11 @@ func Diff(p *Plan, l *diag.List) {
 		disk, err := readFile(filepath.Join(p.Root, filepath.FromSlash(f.Path)))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			l.Errorf(diag.Pos{File: rel(p.Root, f.Path)}, "drift-missing", "missing: opdefs generate this file; run `go tool mage gen`")
+			l.Errorf(diag.Pos{File: rel(p.Root, f.Path)}, "drift-missing", "missing: opdefs generate this file; run `opforge gen`")
 		case err != nil:
 			l.Errorf(diag.Pos{File: rel(p.Root, f.Path)}, "read", "cannot read: %v", err)
 		case !bytes.Equal(disk, f.Data):
-			l.Errorf(diag.Pos{File: rel(p.Root, f.Path), Line: firstDiffLine(disk, f.Data)}, "drift-changed", "out of date: differs from what opdefs generate (first difference on this line); run `go tool mage gen`")
+			l.Errorf(diag.Pos{File: rel(p.Root, f.Path), Line: firstDiffLine(disk, f.Data)}, "drift-changed", "out of date: differs from what opdefs generate (first difference on this line); run `opforge gen`")
 		}
 	}
 	_ = filepath.WalkDir(p.Root, func(full string, d fs.DirEntry, err error) error {
@@ -735,7 +755,7 @@ func Diff(p *Plan, l *diag.List) {
 			}
 		}
 		if atomicfile.IsTemp(d.Name()) || r == PendingName {
-			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "left by an interrupted gen; run `go tool mage gen`, which removes it and finishes the work")
+			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "left by an interrupted gen; run `opforge gen`, which removes it and finishes the work")
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -745,7 +765,7 @@ func Diff(p *Plan, l *diag.List) {
 			return nil
 		}
 		if p.Files.Get(r) == nil && !IsArtifact(r) {
-			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "extra file: opdefs do not generate it; delete it (or regenerate with `go tool mage gen`, which removes files it generated earlier)")
+			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "extra file: opdefs do not generate it; delete it (or regenerate with `opforge gen`, which removes files it generated earlier)")
 		}
 		return nil
 	})

@@ -13,11 +13,11 @@ import (
 // the README prints one item a line as text, and its most printed fields
 // come first.
 type readmeOp struct {
-	Name   string
+	Name string
 	// Plugin, Version and Namespace are the plugin's identity (plugin.TRT).
 	Plugin, Version, Namespace string
-	Inputs string // input names, comma separated
-	QDP    bool
+	Inputs                     string // input names, comma separated
+	QDP                        bool
 	// TripyKwargs and QDPKwargs are the keyword arguments of tp.plugin
 	// for the C++ plugin and for the Python plugin.
 	TripyKwargs string
