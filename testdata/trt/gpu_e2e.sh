@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end run of the shipped VisionOps TensorRT plugins on a GPU, without Go and without libnvinfer:
-# builds out/trt/VisionOps/libVisionOps.so (nvcc for the kernels, g++ for the plugins, the package's
+# builds testdata/gen/examples/out/trt/VisionOps/libVisionOps.so (nvcc for the kernels, g++ for the plugins, the package's
 # version script), builds testdata/trt/driver/trt_driver.cpp with CUDA, checks the library's exports,
 # then runs the driver: every check of the Go tests (fields in both encodings, serialization round
 # trips, dtypes, formats, shapes through IExprBuilder, size tensors) and, with --enqueue, onShapeChange
@@ -24,7 +24,7 @@ fi
 TRT_INCLUDE=$1
 BUILD_ONLY=${2:-}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-PKG=$ROOT/out/trt/VisionOps
+PKG=$ROOT/testdata/gen/examples/out/trt/VisionOps  # the examples' copy: never the workspace's out/
 CASES=$ROOT/testdata/trt/VisionOps.cases
 CXX=${CXX:-g++}
 ARCH=${CUDA_ARCH:-native}
