@@ -142,8 +142,18 @@ func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn,
 		if !ndk.OK() {
 			return htpVariant{}, false
 		}
+		// The QNN HTP headers include the Hexagon tools' libnative headers
+		// (hexagon_protos.h) on every platform: the vendor's aarch64 build
+		// takes the x86 build's C flags, their include included.
+		root, tools := pinDirs(env, base, hexagon.Path, "X86", d.HTP.X86)
+		native := filepath.Join(root, "tools", "HEXAGON_Tools", tools, "Tools", "libnative")
+		if !p.requirePath("libnative headers for the aarch64 build", native, hexagon,
+			"HEXAGON_SDK_ROOT (or HEXAGON_SDK_ROOT_X86 and HEXAGON_TOOLS_VERSION_X86)", d.HTP.X86.SDK+" with Hexagon tools "+d.HTP.X86.Tools) {
+			return htpVariant{}, false
+		}
 		tc := filepath.Join(ndk.Path, "toolchains", "llvm", "prebuilt", "linux-x86_64")
 		flags := append([]string{fmt.Sprintf("--target=aarch64-none-linux-android%d", d.HTP.AndroidAPI), "--sysroot=" + filepath.Join(tc, "sysroot"), "-static-libstdc++"}, d.HTP.Flags.AArch64...)
+		flags = append(flags, "-I"+filepath.Join(native, "include"))
 		lib := ""
 		if qnn.OK() {
 			lib = filepath.Join(qnn.Path, d.HTP.QNNTargetLib)

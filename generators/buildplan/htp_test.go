@@ -125,6 +125,12 @@ func TestHTPBuildIsIncremental(t *testing.T) {
 			t.Errorf("no invocation has %s", want)
 		}
 	}
+	// The aarch64 compiles include libnative's headers, as the vendor's do.
+	for _, c := range cold {
+		if strings.Contains(c, "--target=aarch64") && strings.Contains(c, " -c ") && !strings.Contains(c, "8.8.02/Tools/libnative/include") {
+			t.Errorf("aarch64 compile without the libnative include: %s", c)
+		}
+	}
 	for _, lib := range []string{"htp/VisionOps/x86_64-linux-clang/libQnnVisionOps.so", "htp/VisionOps/hexagon-v73/libQnnVisionOps.so", "htp/ExampleOpPackage/aarch64-android/libQnnExampleOpPackage.so"} {
 		if _, err := os.Stat(filepath.Join(f.opts.Build, lib)); err != nil {
 			t.Errorf("missing %s", lib)

@@ -56,6 +56,20 @@ func TestMakefileDryRun(t *testing.T) {
 			t.Errorf("make -n output lacks %q", want)
 		}
 	}
+	// The aarch64 compiles include libnative's headers, as the vendor's do
+	// (the QNN HTP headers include hexagon_protos.h on every platform).
+	aarch64 := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "--target=aarch64") && strings.Contains(line, " -c ") {
+			aarch64++
+			if !strings.Contains(line, "8.8.02/Tools/libnative/include") {
+				t.Errorf("aarch64 compile without the libnative include: %s", line)
+			}
+		}
+	}
+	if aarch64 == 0 {
+		t.Error("make -n printed no aarch64 compile")
+	}
 	missing := []struct {
 		drop, goal, want string
 	}{
@@ -63,6 +77,7 @@ func TestMakefileDryRun(t *testing.T) {
 		{"HEXAGON_SDK_ROOT", "htp_x86", "Cannot find the Hexagon tools for the x86 build"},
 		{"HEXAGON_SDK_ROOT", "htp_v75", "Cannot find hexagon-clang++ for v75"},
 		{"ANDROID_NDK_ROOT", "htp_aarch64", "set ANDROID_NDK_ROOT"},
+		{"HEXAGON_SDK_ROOT", "htp_aarch64", "libnative headers the aarch64 build includes"},
 	}
 	for _, m := range missing {
 		var e []string
