@@ -1,6 +1,7 @@
 package htp
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -139,16 +140,20 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op, d *toolchain.Descriptor) *pa
 
 // opModel is one src/ops/<Op>.cpp.
 type opModel struct {
-	Package    string
-	Name       string
-	Func       string // <op_lower>Impl
-	CostFunc   string
-	Defaults   []defaultModel
-	Signature  string // impl parameter list
-	ParamOrder string // DEF_PACKAGE_PARAM_ORDER arguments after the op name; "" when no params
-	NumInputs  int
-	NumOutputs int
-	NumParams  int
+	Package   string
+	Name      string
+	Func      string // <op_lower>Impl
+	CostFunc  string
+	Defaults  []defaultModel
+	Signature string // impl parameter list
+	// VendorNames declare the names qnn-op-package-generator gives the
+	// tensors (out_<i>, in_<i>) where they differ from opforge's, so a
+	// kernel body written for the vendor's skeleton compiles unchanged.
+	VendorNames []string
+	ParamOrder  string // DEF_PACKAGE_PARAM_ORDER arguments after the op name; "" when no params
+	NumInputs   int
+	NumOutputs  int
+	NumParams   int
 }
 
 type defaultModel struct {
@@ -187,6 +192,7 @@ func newOpModel(pkg *ir.Package, op *ir.Op) *opModel {
 		args = append(args, "const Tensor& "+p.Ident)
 	}
 	m.Signature = strings.Join(args, ", ")
+	m.VendorNames = vendorNames(op)
 	var order []string
 	for _, p := range op.Params {
 		if dm, ok := scalarDefault(p); ok {
@@ -254,4 +260,41 @@ func title(s string) string {
 		start = !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
 	}
 	return string(b)
+}
+
+// vendorNames are references named as qnn-op-package-generator names the
+// impl's tensors: outputs out_<i> when their name contains "out", inputs
+// in_<i> when it contains "in" (vendor doc, HTP skeleton item 4). Only
+// names that differ from opforge's and clash with no other argument are
+// declared.
+func vendorNames(op *ir.Op) []string {
+	taken := map[string]bool{}
+	for _, t := range op.Outputs {
+		taken[t.Ident] = true
+	}
+	for _, t := range op.Inputs {
+		taken[t.Ident] = true
+	}
+	for _, p := range op.Params {
+		taken[p.Ident] = true
+	}
+	var out []string
+	add := func(t *ir.Tensor, prefix, substr, qual string, i int) {
+		if !strings.Contains(t.Name, substr) {
+			return
+		}
+		name := fmt.Sprintf("%s_%d", prefix, i)
+		if taken[name] {
+			return
+		}
+		taken[name] = true
+		out = append(out, fmt.Sprintf("[[maybe_unused]] %sauto& %s = %s;", qual, name, t.Ident))
+	}
+	for i, t := range op.Outputs {
+		add(t, "out", "out", "", i)
+	}
+	for i, t := range op.Inputs {
+		add(t, "in", "in", "const ", i)
+	}
+	return out
 }
