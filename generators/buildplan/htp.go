@@ -84,9 +84,11 @@ func HTP(o Options, variants []string) (*Plan, error) {
 		for _, v := range vs {
 			outDir := filepath.Join(o.Build, "htp", pkg, v.dir)
 			var objs, ids []string
-			for _, src := range sources {
+			// The variant's assembly, as the vendor's Makefile builds it.
+			asm, _ := filepath.Glob(filepath.Join(srcDir, "ops", v.asmDir(), "*.S"))
+			for _, src := range append(slices.Clone(sources), asm...) {
 				rel, _ := filepath.Rel(srcDir, src)
-				obj := filepath.Join(outDir, strings.TrimSuffix(rel, ".cpp")+".o")
+				obj := filepath.Join(outDir, strings.TrimSuffix(strings.TrimSuffix(rel, ".cpp"), ".S")+".o")
 				args := append([]string{}, d.HTP.Flags.Common...)
 				args = append(args, "-I"+inc, "-I"+filepath.Join(inc, "HTP", "core"),
 					`-DQNN_API=__attribute__((visibility("default")))`,
@@ -94,7 +96,7 @@ func HTP(o Options, variants []string) (*Plan, error) {
 					"-DTHIS_PKG_NAME="+pkg)
 				args = append(args, v.flags...)
 				args = append(args, "-MMD", "-MF", build.DepArg, "-c", src, "-o", build.OutArg)
-				id := fmt.Sprintf("htp/%s/%s/%s", pkg, v.name, filepath.ToSlash(strings.TrimSuffix(rel, ".cpp")+".o"))
+				id := fmt.Sprintf("htp/%s/%s/%s", pkg, v.name, filepath.ToSlash(strings.TrimSuffix(strings.TrimSuffix(rel, ".cpp"), ".S")+".o"))
 				p.Units = append(p.Units, &build.Unit{ID: id, Tool: v.cxx, Launcher: v.launcher, Args: args, Inputs: []string{src}, Output: obj, Source: src})
 				objs = append(objs, obj)
 				ids = append(ids, id)
@@ -106,6 +108,18 @@ func HTP(o Options, variants []string) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// asmDir is the directory under src/ops/ holding the variant's assembly
+// sources: x86_asm, android_asm, v<NN>_asm.
+func (v htpVariant) asmDir() string {
+	switch v.name {
+	case "x86":
+		return "x86_asm"
+	case "aarch64":
+		return "android_asm"
+	}
+	return v.name + "_asm"
 }
 
 func (v htpVariant) flagsForLink(d *toolchain.Descriptor) []string {

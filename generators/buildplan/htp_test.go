@@ -293,3 +293,37 @@ func TestBuildOnePackage(t *testing.T) {
 		t.Errorf("unknown package: %v", err)
 	}
 }
+
+// TestHTPAssembly: src/ops/<arch>_asm/*.S build with their variant only,
+// into its library, as the vendor's Makefile builds them.
+func TestHTPAssembly(t *testing.T) {
+	f := newFakeSDK(t)
+	asm := filepath.Join(f.opts.Out, "htp", "VisionOps", "src", "ops", "v73_asm", "fast.S")
+	_ = os.MkdirAll(filepath.Dir(asm), 0o755)
+	if err := os.WriteFile(asm, []byte("// assembly\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := HTP(f.opts, []string{"x86", "v73"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v73, x86 bool
+	for _, u := range p.Units {
+		if u.Source == asm {
+			switch {
+			case strings.Contains(u.ID, "/v73/"):
+				v73 = true
+			default:
+				x86 = true
+			}
+		}
+		if strings.HasSuffix(u.ID, "hexagon-v73/libQnnVisionOps.so") || strings.HasSuffix(u.ID, "/v73/libQnnVisionOps.so") {
+			if !slicesContains(u.Inputs, filepath.Join(f.opts.Build, "htp", "VisionOps", "hexagon-v73", "ops", "v73_asm", "fast.o")) {
+				t.Errorf("the v73 library does not link the assembly object: %v", u.Inputs)
+			}
+		}
+	}
+	if !v73 || x86 {
+		t.Errorf("assembly compiled for v73: %v, for x86: %v", v73, x86)
+	}
+}

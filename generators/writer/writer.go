@@ -764,7 +764,7 @@ func Diff(p *Plan, l *diag.List) {
 		if d.IsDir() {
 			return nil
 		}
-		if p.Files.Get(r) == nil && !IsArtifact(r) {
+		if p.Files.Get(r) == nil && !IsArtifact(r) && !IsUserSource(r) {
 			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "extra file: opdefs do not generate it; delete it (or regenerate with `opforge gen`, which removes files it generated earlier)")
 		}
 		return nil
@@ -803,4 +803,14 @@ func firstDiffLine(a, b []byte) int {
 		}
 	}
 	return line
+}
+
+// IsUserSource reports whether a path below the output root is a source
+// the user adds beside the generated ones and the generated build picks
+// up: assembly in a `<arch>_asm/` directory (QNN HTP packages take
+// src/ops/{x86,android,v<NN>}_asm/*.S, as the vendor's Makefile does). It
+// is the user's, never drift.
+func IsUserSource(rel string) bool {
+	dir, file := path.Split(rel)
+	return strings.HasSuffix(file, ".S") && strings.HasSuffix(strings.TrimSuffix(dir, "/"), "_asm")
 }

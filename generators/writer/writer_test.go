@@ -282,3 +282,20 @@ func TestFailedStagingLeavesNothing(t *testing.T) {
 		t.Errorf("tree after a failed Apply:\n got %v\nwant %v", got, before)
 	}
 }
+
+// TestUserSources: assembly a user adds in an <arch>_asm directory is
+// theirs (the generated HTP build picks it up), not drift; nothing else is.
+func TestUserSources(t *testing.T) {
+	for path, want := range map[string]bool{
+		"htp/Pkg/src/ops/v73_asm/fast.S":     true,
+		"htp/Pkg/src/ops/x86_asm/k.S":        true,
+		"htp/Pkg/src/ops/android_asm/k.S":    true,
+		"htp/Pkg/src/ops/fast.S":             false,
+		"htp/Pkg/src/ops/v73_asm/helper.cpp": false,
+		"htp/Pkg/src/ops/v73_asm":            false,
+	} {
+		if got := IsUserSource(path); got != want {
+			t.Errorf("IsUserSource(%s) = %v, want %v", path, got, want)
+		}
+	}
+}

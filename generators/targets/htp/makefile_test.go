@@ -191,3 +191,47 @@ func TestMakefileOneHexagonSDK(t *testing.T) {
 		t.Errorf("the older tools were chosen:\n%s", out)
 	}
 }
+
+// TestMakefileAssembly: src/ops/<arch>_asm/*.S are compiled for their
+// build only and linked into its library, as in the vendor's Makefile.
+func TestMakefileAssembly(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	pkg := filepath.Join(t.TempDir(), "MixedParams")
+	if err := os.CopyFS(pkg, os.DirFS("../../../testdata/gen/htp-params/out/htp/MixedParams")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(pkg, "src/ops/v73_asm"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pkg, "src/ops/v73_asm/fast.S"), []byte("// assembly\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sdk := t.TempDir()
+	one := filepath.Join(sdk, "hexagon-sdk-6.9.0")
+	for _, p := range []string{"qnn/include/QNN/QnnOpPackage.h", "hexagon-sdk-6.9.0/tools/HEXAGON_Tools/19.1.02/Tools/bin/hexagon-clang++",
+		"hexagon-sdk-6.9.0/tools/HEXAGON_Tools/19.1.02/Tools/libnative/include/x.h"} {
+		full := filepath.Join(sdk, p)
+		_ = os.MkdirAll(filepath.Dir(full), 0o755)
+		_ = os.WriteFile(full, nil, 0o755)
+	}
+	run := func(goal string) string {
+		cmd := exec.Command("make", "-n", "-B", "-C", pkg, goal)
+		cmd.Env = []string{"QNN_SDK_ROOT=" + filepath.Join(sdk, "qnn"), "HEXAGON_SDK_ROOT=" + one, "X86_CXX=/usr/bin/clang++", "PATH=" + os.Getenv("PATH")}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("make -n %s: %v\n%s", goal, err, out)
+		}
+		return string(out)
+	}
+	v73 := run("htp_v73")
+	for _, want := range []string{"-c src/ops/v73_asm/fast.S -o build/hexagon-v73/ops/v73_asm/fast.o", "build/hexagon-v73/ops/v73_asm/fast.o"} {
+		if !strings.Contains(v73, want) {
+			t.Errorf("make -n htp_v73 lacks %q:\n%s", want, v73)
+		}
+	}
+	if x86 := run("htp_x86"); strings.Contains(x86, "fast.S") {
+		t.Errorf("the v73 assembly is in the x86 build:\n%s", x86)
+	}
+}
