@@ -99,19 +99,10 @@ func TestMakefileDryRun(t *testing.T) {
 // TestMakefileLauncher: OPFORGE_COMPILER_LAUNCHER, from the environment or
 // the make command line, goes in front of every compile and of no link.
 func TestMakefileLauncher(t *testing.T) {
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make is not installed")
-	}
-	pkgs, _ := filepath.Glob("../../../testdata/gen/htp-params/out/htp/*")
-	if len(pkgs) == 0 {
-		t.Fatal("no golden HTP package")
-	}
+	requireMake(t)
+	pkgs := []string{goldenPackage(t)}
 	sdk := t.TempDir()
-	for _, p := range []string{"qnn/include/QNN/QnnOpPackage.h", "hexagon/hexagon-sdk-6.0.0/tools/HEXAGON_Tools/8.8.02/Tools/libnative/include/x.h"} {
-		full := filepath.Join(sdk, p)
-		_ = os.MkdirAll(filepath.Dir(full), 0o755)
-		_ = os.WriteFile(full, nil, 0o644)
-	}
+	touchAll(t, sdk, "qnn/include/QNN/QnnOpPackage.h", "hexagon/hexagon-sdk-6.0.0/tools/HEXAGON_Tools/8.8.02/Tools/libnative/include/x.h")
 	base := []string{"QNN_SDK_ROOT=" + filepath.Join(sdk, "qnn"), "HEXAGON_SDK_ROOT=" + filepath.Join(sdk, "hexagon", "hexagon-sdk-6.0.0"),
 		"X86_CXX=/usr/bin/clang++", "PATH=" + os.Getenv("PATH")}
 	for _, c := range []struct {
@@ -158,23 +149,14 @@ func TestMakefileLauncher(t *testing.T) {
 // installed, every arch and the x86 build use it and its newest tools
 // (by version: 19.1.02 after 8.9.01), with no per-arch variable.
 func TestMakefileOneHexagonSDK(t *testing.T) {
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make is not installed")
-	}
-	pkgs, _ := filepath.Glob("../../../testdata/gen/htp-params/out/htp/*")
-	if len(pkgs) == 0 {
-		t.Fatal("no golden HTP package")
-	}
+	requireMake(t)
+	pkgs := []string{goldenPackage(t)}
 	sdk := t.TempDir()
 	one := filepath.Join(sdk, "hexagon-sdk-6.9.0")
-	for _, p := range []string{"qnn/include/QNN/QnnOpPackage.h",
+	touchAll(t, sdk, "qnn/include/QNN/QnnOpPackage.h",
 		"hexagon-sdk-6.9.0/tools/HEXAGON_Tools/8.9.01/Tools/bin/hexagon-clang++",
 		"hexagon-sdk-6.9.0/tools/HEXAGON_Tools/19.1.02/Tools/bin/hexagon-clang++",
-		"hexagon-sdk-6.9.0/tools/HEXAGON_Tools/19.1.02/Tools/libnative/include/x.h"} {
-		full := filepath.Join(sdk, p)
-		_ = os.MkdirAll(filepath.Dir(full), 0o755)
-		_ = os.WriteFile(full, nil, 0o755)
-	}
+		"hexagon-sdk-6.9.0/tools/HEXAGON_Tools/19.1.02/Tools/libnative/include/x.h")
 	cmd := exec.Command("make", "-n", "-B", "-C", pkgs[0], "htp_x86", "htp_v73", "htp_v81")
 	cmd.Env = []string{"QNN_SDK_ROOT=" + filepath.Join(sdk, "qnn"), "HEXAGON_SDK_ROOT=" + one + "/", "X86_CXX=/usr/bin/clang++", "PATH=" + os.Getenv("PATH")}
 	out, err := cmd.CombinedOutput()
@@ -195,9 +177,7 @@ func TestMakefileOneHexagonSDK(t *testing.T) {
 // TestMakefileAssembly: src/ops/<arch>_asm/*.S are compiled for their
 // build only and linked into its library, as in the vendor's Makefile.
 func TestMakefileAssembly(t *testing.T) {
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make is not installed")
-	}
+	requireMake(t)
 	pkg := filepath.Join(t.TempDir(), "MixedParams")
 	if err := os.CopyFS(pkg, os.DirFS("../../../testdata/gen/htp-params/out/htp/MixedParams")); err != nil {
 		t.Fatal(err)
@@ -210,12 +190,8 @@ func TestMakefileAssembly(t *testing.T) {
 	}
 	sdk := t.TempDir()
 	one := filepath.Join(sdk, "hexagon-sdk-6.9.0")
-	for _, p := range []string{"qnn/include/QNN/QnnOpPackage.h", "hexagon-sdk-6.9.0/tools/HEXAGON_Tools/19.1.02/Tools/bin/hexagon-clang++",
-		"hexagon-sdk-6.9.0/tools/HEXAGON_Tools/19.1.02/Tools/libnative/include/x.h"} {
-		full := filepath.Join(sdk, p)
-		_ = os.MkdirAll(filepath.Dir(full), 0o755)
-		_ = os.WriteFile(full, nil, 0o755)
-	}
+	touchAll(t, sdk, "qnn/include/QNN/QnnOpPackage.h", "hexagon-sdk-6.9.0/tools/HEXAGON_Tools/19.1.02/Tools/bin/hexagon-clang++",
+		"hexagon-sdk-6.9.0/tools/HEXAGON_Tools/19.1.02/Tools/libnative/include/x.h")
 	run := func(goal string) string {
 		cmd := exec.Command("make", "-n", "-B", "-C", pkg, goal)
 		cmd.Env = []string{"QNN_SDK_ROOT=" + filepath.Join(sdk, "qnn"), "HEXAGON_SDK_ROOT=" + one, "X86_CXX=/usr/bin/clang++", "PATH=" + os.Getenv("PATH")}
@@ -233,5 +209,36 @@ func TestMakefileAssembly(t *testing.T) {
 	}
 	if x86 := run("htp_x86"); strings.Contains(x86, "fast.S") {
 		t.Errorf("the v73 assembly is in the x86 build:\n%s", x86)
+	}
+}
+
+// requireMake skips a test where make is not installed.
+func requireMake(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+}
+
+// goldenPackage is a generated HTP package of the golden trees.
+func goldenPackage(t *testing.T) string {
+	t.Helper()
+	pkgs, _ := filepath.Glob("../../../testdata/gen/htp-params/out/htp/*")
+	if len(pkgs) == 0 {
+		t.Fatal("no golden HTP package")
+	}
+	return pkgs[0]
+}
+
+// touchAll creates the given files (empty, executable) below root: the
+// layout of an SDK, enough for make -n.
+func touchAll(t *testing.T, root string, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		full := filepath.Join(root, p)
+		_ = os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
