@@ -98,6 +98,25 @@ func create(path string, perm os.FileMode, fill func(*os.File) error) error {
 	return nil
 }
 
+// CreateNew writes data to path when nothing is there and returns false,
+// writing nothing, when something is: through a temporary beside it and a
+// hard link, so the file appears whole or not at all, and a file created
+// meanwhile is never replaced.
+func CreateNew(path string, data []byte, perm os.FileMode) (created bool, err error) {
+	tmp, err := besideUnique(path, func(name string) error { return Create(name, data, perm) })
+	if err != nil {
+		return false, err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
 // MkdirUnique creates a new directory beside path, named after it with a
 // unique hidden suffix, for a tree to be staged there and renamed to path.
 func MkdirUnique(path string) (string, error) {

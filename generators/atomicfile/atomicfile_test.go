@@ -120,3 +120,19 @@ func TestIsTemp(t *testing.T) {
 		}
 	}
 }
+
+func TestCreateNew(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if created, err := CreateNew(path, []byte("first"), 0o644); !created || err != nil {
+		t.Fatalf("new file: %v %v", created, err)
+	}
+	if created, err := CreateNew(path, []byte("second"), 0o644); created || err != nil {
+		t.Fatalf("existing file: %v %v", created, err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "first" {
+		t.Errorf("the existing file was replaced: %q", data)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) > 0 {
+		t.Errorf("temporaries left: %v", left)
+	}
+}

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/build"
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/targets/aipu"
 	"github.com/opforge/opforge/generators/toolchain"
@@ -45,18 +45,9 @@ func AIPU(o Options, opdefs string) (*Plan, error) {
 		return nil, fmt.Errorf("%s has errors; run opforge check", opdefs)
 	}
 	if len(o.Packages) > 0 {
-		var known []string
-		kept := pkgs[:0:0]
-		for _, pkg := range pkgs {
-			known = append(known, pkg.Name)
-			if slices.Contains(o.Packages, pkg.Name) {
-				kept = append(kept, pkg)
-			}
-		}
-		for _, want := range o.Packages {
-			if !slices.Contains(known, want) {
-				return nil, fmt.Errorf("no package %q in %s (there: %s)", want, opdefs, strings.Join(known, ", "))
-			}
+		kept, unknown := ir.SelectPackages(pkgs, o.Packages)
+		if len(unknown) > 0 {
+			return nil, fmt.Errorf("no package %q in %s (there: %s)", unknown[0], opdefs, strings.Join(ir.PackageNames(pkgs), ", "))
 		}
 		pkgs = kept
 	}

@@ -277,17 +277,8 @@ func TestConcurrentGensOfTwoStates(t *testing.T) {
 // changed or went away) and keep their manifest entries, so a later full
 // gen still knows them.
 func TestGenOnePackage(t *testing.T) {
-	root := t.TempDir()
-	opdefs := filepath.Join(root, "opdefs")
-	if err := os.CopyFS(opdefs, os.DirFS("../../testdata/gen/examples/opdefs")); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(root, "out")
-	args := []string{"--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out}
-	gen := append([]string{"gen", "--cache", filepath.Join(root, "build", "cache.json")}, args...)
-	if code, _, errs := run(gen...); code != 0 {
-		t.Fatal(errs)
-	}
+	opdefs, out, args := examplesWorkspace(t)
+	gen := append([]string{"gen", "--cache", filepath.Join(filepath.Dir(out), "build", "c.json")}, args...)
 	example := filepath.Join(out, "htp", "ExampleOpPackage", "src", "ExampleOpPackageInterface.cpp")
 	before, err := os.ReadFile(example)
 	if err != nil {
@@ -336,15 +327,7 @@ func TestGenOnePackage(t *testing.T) {
 // package's shared files: drift in another op's own file is not its
 // business, drift in its own or a shared file is.
 func TestCheckOneOp(t *testing.T) {
-	root := t.TempDir()
-	opdefs, out := filepath.Join(root, "opdefs"), filepath.Join(root, "out")
-	if err := os.CopyFS(opdefs, os.DirFS("../../testdata/gen/examples/opdefs")); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out}
-	if code, _, errs := run(append([]string{"gen", "--cache", filepath.Join(root, "build", "c.json")}, args...)...); code != 0 {
-		t.Fatal(errs)
-	}
+	_, out, args := examplesWorkspace(t)
 	appendTo := func(rel string) {
 		f, err := os.OpenFile(filepath.Join(out, rel), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -374,15 +357,8 @@ func TestCheckOneOp(t *testing.T) {
 // generate now: the files of an op removed from the opdef stay for a
 // wider gen to remove.
 func TestGenOneOpLeavesStaleFiles(t *testing.T) {
-	root := t.TempDir()
-	opdefs, out := filepath.Join(root, "opdefs"), filepath.Join(root, "out")
-	if err := os.CopyFS(opdefs, os.DirFS("../../testdata/gen/examples/opdefs")); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out, "--cache", filepath.Join(root, "build", "c.json")}
-	if code, _, errs := run(append([]string{"gen"}, args...)...); code != 0 {
-		t.Fatal(errs)
-	}
+	opdefs, out, args := examplesWorkspace(t)
+	args = append(args, "--cache", filepath.Join(filepath.Dir(out), "build", "c.json"))
 	vision := filepath.Join(opdefs, "vision", "vision_ops.yaml")
 	data, _ := os.ReadFile(vision)
 	text := string(data)
@@ -404,4 +380,22 @@ func TestGenOneOpLeavesStaleFiles(t *testing.T) {
 	if code, stdout, _ := run(append([]string{"gen"}, args...)...); code != 0 || strings.Contains(stdout, " 0 removed") {
 		t.Errorf("the full gen removed nothing: %s", stdout)
 	}
+}
+
+// examplesWorkspace copies the examples' opdefs into a temporary
+// repository, generates out/ there, and returns the opdefs and out/
+// directories and the flags that name them (and the gen cache, in the
+// repository's build/).
+func examplesWorkspace(t *testing.T) (opdefs, out string, args []string) {
+	t.Helper()
+	root := t.TempDir()
+	opdefs, out = filepath.Join(root, "opdefs"), filepath.Join(root, "out")
+	if err := os.CopyFS(opdefs, os.DirFS("../../testdata/gen/examples/opdefs")); err != nil {
+		t.Fatal(err)
+	}
+	args = []string{"--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out}
+	if code, _, errs := run(append([]string{"gen", "--cache", filepath.Join(root, "build", "c.json")}, args...)...); code != 0 {
+		t.Fatal(errs)
+	}
+	return opdefs, out, args
 }

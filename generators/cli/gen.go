@@ -18,9 +18,7 @@ func genFlags(name string, stderr io.Writer) (*flag.FlagSet, *gen.Options) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := gen.DefaultOptions
-	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory")
-	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors directory")
-	fs.StringVar(&o.Out, "out", o.Out, "output directory for generated skeletons")
+	locationFlags(fs, &o)
 	fs.Func("package", "only these packages, comma-separated (every opdef is still checked)", func(v string) error {
 		o.Packages = append(o.Packages, strings.Split(v, ",")...)
 		return nil
@@ -30,6 +28,13 @@ func genFlags(name string, stderr io.Writer) (*flag.FlagSet, *gen.Options) {
 		return nil
 	})
 	return fs, &o
+}
+
+// locationFlags are where the opdefs, descriptors and out/ are.
+func locationFlags(fs *flag.FlagSet, o *gen.Options) {
+	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory")
+	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors directory")
+	fs.StringVar(&o.Out, "out", o.Out, "output directory for generated skeletons")
 }
 
 // genCachePath is where gen remembers the tree it left (build dir, untracked).

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/scaffold"
@@ -95,9 +96,7 @@ func list(paths []string) string {
 }
 
 // createNew writes data to path when nothing is there (created false when
-// something is): through a temporary and a hard link, so the file appears
-// whole or not at all, and a file that appeared meanwhile is never
-// replaced.
+// something is), making its directory first.
 func createNew(path string, data []byte) (created bool, err error) {
 	if _, err := os.Lstat(path); err == nil {
 		return false, nil
@@ -107,26 +106,5 @@ func createNew(path string, data []byte) (created bool, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return false, err
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr != nil {
-		return false, werr
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return false, nil
-		}
-		return false, err
-	}
-	return true, nil
+	return atomicfile.CreateNew(path, data, 0o644)
 }

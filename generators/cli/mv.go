@@ -26,9 +26,7 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mv", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := gen.DefaultOptions
-	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory")
-	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors directory")
-	fs.StringVar(&o.Out, "out", o.Out, "output directory for generated skeletons")
+	locationFlags(fs, &o)
 	pkg := fs.Bool("package", false, "rename a package, not an op")
 	rest, err := parse(fs, args)
 	if err != nil || len(rest) != 2 {

@@ -35,15 +35,7 @@ func fillRegion(t *testing.T, path, key, body string) {
 // package-wide files (region keys renamed) — to the new name, on every
 // target; afterwards the tree is exactly what the opdefs generate.
 func TestMvCarriesUserCode(t *testing.T) {
-	root := t.TempDir()
-	opdefs, out := filepath.Join(root, "opdefs"), filepath.Join(root, "out")
-	if err := os.CopyFS(opdefs, os.DirFS("../../testdata/gen/examples/opdefs")); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out}
-	if code, _, errs := run(append([]string{"gen", "--cache", filepath.Join(root, "build", "c.json")}, args...)...); code != 0 {
-		t.Fatal(errs)
-	}
+	opdefs, out, args := examplesWorkspace(t)
 	written := map[string]string{ // file after the rename -> a user line that must be there
 		"trt/VisionOps/src/ops/TopKAlongLastKernel.cu":      "// my CUDA kernel\n",
 		"trt/VisionOps/python/vision_ops_qdp.py":            "    # my Triton kernel\n",
@@ -111,15 +103,7 @@ func TestMvCarriesUserCode(t *testing.T) {
 // carries its directories and the files named after it, with the code in
 // them, to the new name; the other packages are untouched.
 func TestMvPackage(t *testing.T) {
-	root := t.TempDir()
-	opdefs, out := filepath.Join(root, "opdefs"), filepath.Join(root, "out")
-	if err := os.CopyFS(opdefs, os.DirFS("../../testdata/gen/examples/opdefs")); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out}
-	if code, _, errs := run(append([]string{"gen", "--cache", filepath.Join(root, "build", "c.json")}, args...)...); code != 0 {
-		t.Fatal(errs)
-	}
+	_, out, args := examplesWorkspace(t)
 	fillRegion(t, filepath.Join(out, "trt/VisionOps/src/ops/TopKLastKernel.cu"), "kernels", "// my CUDA kernel\n")
 	fillRegion(t, filepath.Join(out, "htp/VisionOps/executorch/vision_ops.py"), "reference:TopKLast", "    return x  # my reference\n")
 	fillRegion(t, filepath.Join(out, "trt/VisionOps/python/vision_ops_qdp.py"), "triton:TopKLast", "    # my Triton kernel\n")

@@ -136,27 +136,26 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	if l.HasErrors() {
 		return nil
 	}
-	if len(o.Packages) > 0 || len(o.Ops) > 0 {
-		scope = packageScope(files)
-	}
-	if len(o.Ops) > 0 {
+	switch {
+	case len(o.Ops) > 0:
+		// The plan holds only the named ops' own files and their packages'
+		// shared ones: another op's own files are neither merged, nor
+		// written, nor compared.
 		others := othersOwnFiles(pkgs, o.Ops, ts)
-		inPackages := scope
-		scope = func(path string) bool { return inPackages(path) && !others[path] }
-		// The plan holds only what is in scope: another op's own files are
-		// neither merged, nor written, nor compared.
 		kept := fileset.New()
 		for _, f := range files.Files() {
-			if scope(f.Path) {
+			if !others[f.Path] {
 				_ = kept.Add(f)
 			}
 		}
 		files = kept
-		// Nor is any file the ops named do not generate now: a stale file
-		// may be another (removed) op's, which only a wider gen removes.
+		// Nor is any file those ops do not generate now: a stale file may
+		// be another (removed) op's, which only a wider gen removes.
 		scope = func(path string) bool {
 			return files.Get(path) != nil || strings.Count(path, "/") < 2
 		}
+	case len(o.Packages) > 0:
+		scope = packageScope(files)
 	}
 	return writer.PrepareWith(filepath.Clean(o.Out), files, writer.Options{Known: o.Known, Force: o.Force, Scope: scope}, l)
 }
@@ -164,22 +163,11 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 // selectPackages keeps the packages named in want, in load order; a name
 // no opdef defines is an error listing those that exist (nil returned).
 func selectPackages(pkgs []*ir.Package, want []string, opdefs string, l *diag.List) []*ir.Package {
-	var kept []*ir.Package
-	var known []string
-	for _, pkg := range pkgs {
-		known = append(known, pkg.Name)
-		if slices.Contains(want, pkg.Name) {
-			kept = append(kept, pkg)
-		}
+	kept, unknown := ir.SelectPackages(pkgs, want)
+	for _, w := range unknown {
+		l.Errorf(diag.Pos{File: filepath.ToSlash(opdefs)}, "unknown-package", "no package %q is defined under %s; packages: %s", w, opdefs, strings.Join(ir.PackageNames(pkgs), ", "))
 	}
-	ok := true
-	for _, w := range want {
-		if !slices.Contains(known, w) {
-			l.Errorf(diag.Pos{File: filepath.ToSlash(opdefs)}, "unknown-package", "no package %q is defined under %s; packages: %s", w, opdefs, strings.Join(known, ", "))
-			ok = false
-		}
-	}
-	if !ok {
+	if len(unknown) > 0 {
 		return nil
 	}
 	return kept

@@ -7,6 +7,7 @@ package ir
 import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"slices"
 )
 
 // Format names the source format of a package.
@@ -429,4 +430,29 @@ func (p *Package) OpsWhere(keep func(*Op) bool) []*Op {
 		}
 	}
 	return out
+}
+
+// SelectPackages keeps the packages named in want, in their order in pkgs,
+// and returns the names of want that no package has.
+func SelectPackages(pkgs []*Package, want []string) (kept []*Package, unknown []string) {
+	for _, pkg := range pkgs {
+		if slices.Contains(want, pkg.Name) {
+			kept = append(kept, pkg)
+		}
+	}
+	for _, w := range want {
+		if !slices.ContainsFunc(pkgs, func(p *Package) bool { return p.Name == w }) {
+			unknown = append(unknown, w)
+		}
+	}
+	return kept, unknown
+}
+
+// PackageNames lists the names of pkgs, in order.
+func PackageNames(pkgs []*Package) []string {
+	names := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		names[i] = p.Name
+	}
+	return names
 }

@@ -6,13 +6,13 @@
 package scaffold
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
-	"text/template"
 
+	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/schemas"
 	"github.com/opforge/opforge/templates"
 	"github.com/opforge/opforge/toolchains"
@@ -43,18 +43,22 @@ func Files(o Options) ([]File, error) {
 	}
 	// The domain doubles as the TensorRT plugin namespace, which Python
 	// plugin ids allow no dots in.
-	model := struct{ Package, Domain string }{o.Package, snake(o.Package)}
-	example, err := render("init/opdef.yaml.tmpl", model)
+	model := struct{ Package, Domain string }{o.Package, names.Snake(o.Package)}
+	set, err := render.Load(templates.FS, "init", nil)
 	if err != nil {
 		return nil, err
 	}
-	ignore, err := render("init/gitignore.tmpl", model)
+	example, err := set.Execute("opdef.yaml.tmpl", model)
+	if err != nil {
+		return nil, err
+	}
+	ignore, err := set.Execute("gitignore.tmpl", model)
 	if err != nil {
 		return nil, err
 	}
 	files := []File{
 		{Path: ".gitignore", Data: ignore},
-		{Path: path.Join("opdefs", snake(o.Package), snake(o.Package)+".yaml"), Data: example},
+		{Path: path.Join("opdefs", names.Snake(o.Package), names.Snake(o.Package)+".yaml"), Data: example},
 		{Path: "schemas/opdef.schema.json", Data: schemas.OpDefJSON},
 	}
 	if o.Toolchains {
@@ -69,32 +73,4 @@ func Files(o Options) ([]File, error) {
 		files = append(files, File{Path: "schemas/toolchain.schema.json", Data: schemas.ToolchainJSON})
 	}
 	return files, nil
-}
-
-func render(name string, model any) ([]byte, error) {
-	t, err := template.New(path.Base(name)).Option("missingkey=error").ParseFS(templates.FS, name)
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if err := t.Execute(&b, model); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// snake turns MyOps into my_ops for directory and file names.
-func snake(s string) string {
-	var b []byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			if i > 0 && s[i-1] != '_' && !(s[i-1] >= 'A' && s[i-1] <= 'Z') {
-				b = append(b, '_')
-			}
-			c += 'a' - 'A'
-		}
-		b = append(b, c)
-	}
-	return string(b)
 }

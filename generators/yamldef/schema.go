@@ -18,7 +18,6 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/schemacheck"
 	"github.com/opforge/opforge/schemas"
@@ -356,11 +355,5 @@ func meant(got string, allowed, patterns []string) string {
 	if d := ir.SuggestDType(base); d != "" && string(d)+suffix != got && fits(string(d)+suffix) {
 		return string(d) + suffix
 	}
-	best, bestD := "", 3
-	for _, a := range allowed {
-		if d := names.Distance(strings.ToLower(got), strings.ToLower(a)); d < bestD {
-			best, bestD = a, d
-		}
-	}
-	return best
+	return nearest(got, allowed)
 }

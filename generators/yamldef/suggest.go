@@ -129,14 +129,20 @@ func suggest(got string, known []string) string {
 	if len(known) == 0 {
 		return ""
 	}
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := names.Distance(strings.ToLower(got), k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if best != "" {
+	if best := nearest(got, known); best != "" {
 		return fmt.Sprintf("; did you mean %q?", best)
 	}
 	return "; expected one of: " + strings.Join(known, ", ")
+}
+
+// nearest is the known name within two edits of got, ignoring case ("" when
+// none is).
+func nearest(got string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := names.Distance(strings.ToLower(got), strings.ToLower(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
 }

@@ -31,10 +31,6 @@
 namespace vision_ops_trt
 {
 
-//! The plugin version and namespace every plugin and creator of VisionOps reports.
-constexpr char const* kPluginVersion = "1.0.0";
-constexpr char const* kPluginNamespace = "vision";
-
 //! getFieldsToSerialize writes this field first; createPlugin at the runtime phase requires it, so an
 //! engine serialized with another field layout fails with a message instead of misreading its fields.
 //! '$' cannot start an opdef param name, so the field cannot clash with a param.

@@ -34,10 +34,6 @@
 namespace trt_features_trt
 {
 
-//! The plugin version and namespace every plugin and creator of TrtFeatures reports.
-constexpr char const* kPluginVersion = "2.0.0";
-constexpr char const* kPluginNamespace = "feat";
-
 //! getFieldsToSerialize writes this field first; createPlugin at the runtime phase requires it, so an
 //! engine serialized with another field layout fails with a message instead of misreading its fields.
 //! '$' cannot start an opdef param name, so the field cannot clash with a param.
