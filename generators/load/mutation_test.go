@@ -34,7 +34,6 @@ type mutation struct {
 func mutationSources(t *testing.T) []string {
 	var files []string
 	for _, pat := range []string{
-		"../../opdefs/*/*.yaml", "../../opdefs/*/*.xml",
 		"../../testdata/gen/*/opdefs/*/*.yaml", "../../testdata/gen/*/out/htp/*/config/*.xml",
 		"../../../shared/fixtures/qnn*/*/*.xml",
 		"../../testdata/diagnostics/*/*.yaml", "../../testdata/diagnostics/*/*.xml",
