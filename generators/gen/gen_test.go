@@ -168,7 +168,7 @@ func TestUserEditsSurviveOpdefChanges(t *testing.T) {
 	edit(t, cpp, "  return 0.0f;\n", "  return 2.5f; // measured\n")
 	edit(t, cpp, "// opforge:begin includes\n", "// opforge:begin includes\n#include <utility>\n")
 	reference := "    return torch.topk(x, k, dim=-1, largest=(order == 0))\n"
-	edit(t, py, "    raise NotImplementedError(\"vision_ops::top_k_last has no eager implementation yet; write it in reference:TopKLast\")\n", reference)
+	edit(t, py, "    raise NotImplementedError(\"vision_ops::top_k_last has no eager implementation yet (eager runs and quantization calibration need one); write it in reference:TopKLast\")\n", reference)
 	// A new param changes the impl signature, the torch schema and the param order.
 	edit(t, filepath.Join(o.OpDefs, "vision/vision_ops.yaml"),
 		"      - {name: order, type: enum, values: [largest, smallest], default: largest}\n",
@@ -183,7 +183,7 @@ func TestUserEditsSurviveOpdefChanges(t *testing.T) {
 			t.Errorf("TopKLast.cpp lost %q:\n%s", want, gotCpp)
 		}
 	}
-	for _, want := range []string{reference, "int order=0, int sorted=1) -> (Tensor, Tensor)"} {
+	for _, want := range []string{reference, "int order, int sorted) -> (Tensor, Tensor)", "def top_k_last(x, k, order=0, sorted=1):"} {
 		if !strings.Contains(string(gotPy), want) {
 			t.Errorf("vision_ops.py lacks %q", want)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/render"
@@ -33,6 +34,9 @@ type torchModel struct {
 	// OpSections are the module's parts for each op ("executorch-op"),
 	// rendered on every core and joined in op order.
 	OpSections string
+	// CallSections are the methods of class ops ("executorch-call"), one
+	// per op, joined in op order.
+	CallSections string
 }
 
 type torchOp struct {
@@ -90,17 +94,26 @@ func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.Targ
 	if m.OpSections, err = render.Sections(tmpl, "executorch-op", m.Ops); err != nil {
 		d.Errorf(pkg.Pos, "internal", "rendering executorch-op: %v", err)
 	}
+	if m.CallSections, err = render.Sections(tmpl, "executorch-call", m.Ops); err != nil {
+		d.Errorf(pkg.Pos, "internal", "rendering executorch-call: %v", err)
+	}
 	return m
 }
 
 func newTorchOp(op *ir.Op, namespace string) *torchOp {
 	t := &torchOp{Namespace: namespace, QNNName: op.Name, Name: TorchName(op), Region: "reference:" + op.Name, OneOutput: len(op.Outputs) == 1}
-	// torch schemas allow defaults only at the end, so params without a
-	// default come first; ExecuTorch passes params to QNN by name and the
-	// package's DEF_PACKAGE_PARAM_ORDER fixes the order the kernel sees, so
-	// the torch order does not matter to the package. Inputs keep their
-	// order (ExecuTorch passes them positionally); an optional input has no
-	// default and is passed as None explicitly.
+	// The schema declares no defaults: torch.export records a call's
+	// arguments without the trailing ones equal to a schema default (even
+	// when the caller passed them), and ExecuTorch's Qualcomm custom-op
+	// builder refuses a node whose argument count differs from the schema,
+	// so with schema defaults a call leaving a param at its default would not
+	// be delegated. The generated Python wrapper (ops.<name>) holds the
+	// defaults and passes every argument. Python allows defaults only at the
+	// end, so params without a default come first; ExecuTorch passes params
+	// to QNN by name and the package's DEF_PACKAGE_PARAM_ORDER fixes the
+	// order the kernel sees, so this order does not matter to the package.
+	// Inputs keep their order (ExecuTorch passes them positionally); an
+	// optional input is passed as None explicitly.
 	var schemaArgs, pyArgs, callArgs []string
 	for _, in := range op.Inputs {
 		typ := "Tensor"
@@ -111,28 +124,18 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 		pyArgs = append(pyArgs, in.Ident)
 		callArgs = append(callArgs, in.Ident)
 	}
-	type schemaParam struct {
-		p        *ir.Param
-		typ, def string
-	}
-	var required, defaulted []schemaParam
+	var required, defaulted []*ir.Param
 	for _, p := range op.Params {
-		typ, def := torchParam(p)
-		if def == "" {
-			required = append(required, schemaParam{p, typ, def})
+		if hasTorchDefault(p) {
+			defaulted = append(defaulted, p)
 		} else {
-			defaulted = append(defaulted, schemaParam{p, typ, def})
+			required = append(required, p)
 		}
 	}
-	for _, sp := range append(required, defaulted...) {
-		p, typ, def := sp.p, sp.typ, sp.def
-		arg := typ + " " + p.Ident
-		if def != "" {
-			arg += "=" + def
-		}
-		schemaArgs = append(schemaArgs, arg)
+	for _, p := range append(required, defaulted...) {
+		schemaArgs = append(schemaArgs, torchType(p)+" "+p.Ident)
 		py := p.Ident
-		if def != "" {
+		if hasTorchDefault(p) {
 			py += "=" + pythonDefault(p)
 		}
 		pyArgs = append(pyArgs, py)
@@ -154,8 +157,8 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 	}
 	t.Schema = "(" + strings.Join(schemaArgs, ", ") + ") -> " + ret(rets)
 	t.OutSchema = "(" + strings.Join(append(append([]string{}, schemaArgs...), "*", strings.Join(outArgs, ", ")), ", ") + ") -> " + ret(outRets)
-	// torch hands Python kernels the arguments as the caller passed them, so
-	// the Python functions repeat the schema's defaults.
+	// The wrapper and the eager reference state the defaults the schema
+	// leaves out.
 	t.Args = strings.Join(pyArgs, ", ")
 	t.CallArgs = strings.Join(callArgs, ", ")
 	t.OutArgs = strings.Join(outputs, ", ")
@@ -163,8 +166,12 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 	return t
 }
 
-// torchParam returns a param's schema type and schema default.
-func torchParam(p *ir.Param) (typ, def string) {
+// hasTorchDefault reports whether the Python functions give p a default (a
+// tensor param is a tensor argument and has none).
+func hasTorchDefault(p *ir.Param) bool { return p.Default != nil && p.Kind != ir.ParamTensor }
+
+// torchType returns a param's schema type.
+func torchType(p *ir.Param) (typ string) {
 	elem := "int"
 	if len(p.DTypes) > 0 {
 		if s, ok := torchScalar[p.DTypes[0].Kind()]; ok {
@@ -188,10 +195,7 @@ func torchParam(p *ir.Param) (typ, def string) {
 	default:
 		typ = elem
 	}
-	if p.Default == nil || p.Kind == ir.ParamTensor {
-		return typ, ""
-	}
-	return typ, schemaLiteral(p, p.Default)
+	return typ
 }
 
 func enumIndex(p *ir.Param, v string) string {
@@ -203,21 +207,21 @@ func enumIndex(p *ir.Param, v string) string {
 	return "0"
 }
 
-// schemaLiteral writes a default in torch schema syntax.
-func schemaLiteral(p *ir.Param, l *ir.Literal) string {
+// pyLiteral writes a default as a Python literal (lists in brackets).
+func pyLiteral(p *ir.Param, l *ir.Literal) string {
 	switch {
 	case p.Kind == ir.ParamEnum:
 		return enumIndex(p, l.Text)
 	case l.Kind == ir.LitList:
 		parts := make([]string, len(l.List))
 		for i, e := range l.List {
-			parts[i] = schemaLiteral(p, e)
+			parts[i] = pyLiteral(p, e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case l.Kind == ir.LitBool:
 		return map[bool]string{true: "True", false: "False"}[l.Text == "true"]
 	case l.Kind == ir.LitString:
-		return strconv.Quote(l.Text)
+		return escape.PyString(l.Text)
 	case len(p.DTypes) > 0 && p.DTypes[0].IsFloat():
 		return withPoint(l.Text)
 	}
@@ -226,7 +230,7 @@ func schemaLiteral(p *ir.Param, l *ir.Literal) string {
 
 // pythonDefault is a param's default as a Python expression.
 func pythonDefault(p *ir.Param) string {
-	s := schemaLiteral(p, p.Default)
+	s := pyLiteral(p, p.Default)
 	if p.Kind == ir.ParamArray {
 		return "(" + strings.Trim(s, "[]") + map[bool]string{true: ",", false: ""}[len(p.Default.List) == 1] + ")"
 	}

@@ -4,10 +4,14 @@
 Importing this module defines the torch operators torch.ops.example_op_package.*
 (functional and .out variants) with fake implementations, so models calling
 them can be exported with torch.export and lowered by ExecuTorch's Qualcomm
-backend. Argument order: the inputs, then params without a default, then
-params with one. ExecuTorch delegates a call only when every argument is
-passed positionally and none is None. op_package_options() builds the QnnExecuTorchOpPackageOptions that
-make the backend delegate those operators to this op package.
+backend. Call them through ops.<name>(...), which fills in the defaults: the
+torch schemas declare none, because torch.export leaves out the trailing
+arguments equal to a schema default and ExecuTorch's Qualcomm backend
+delegates only a call that carries every argument of the schema. Argument
+order: the inputs, then params without a default, then params with one.
+ExecuTorch does not delegate a call with a None argument.
+op_package_options() builds the QnnExecuTorchOpPackageOptions that make the
+backend delegate those operators to this op package.
 """
 
 import torch
@@ -23,14 +27,18 @@ QNN_OP_TYPES = {
 }
 
 _lib = Library(NAMESPACE, "DEF")
+_OPS = getattr(torch.ops, NAMESPACE)
 
 _lib.define("example_custom_op(Tensor input) -> Tensor")
 _lib.define("example_custom_op.out(Tensor input, *, Tensor(a!) output) -> Tensor(a!)")
 
 def example_custom_op_reference(input):
-    """Eager reference implementation of ExampleCustomOp (CPU); used outside delegation."""
+    """Eager reference implementation of ExampleCustomOp (CPU): every run
+    outside the delegate calls it, quantization's calibration included."""
+    # While this raises, quantizing a model that calls the op fails: PT2E
+    # calibration runs the prepared model eagerly, which calls this.
     # opforge:begin reference:ExampleCustomOp
-    raise NotImplementedError("example_op_package::example_custom_op has no eager implementation yet; write it in reference:ExampleCustomOp")
+    raise NotImplementedError("example_op_package::example_custom_op has no eager implementation yet (eager runs and quantization calibration need one); write it in reference:ExampleCustomOp")
     # opforge:end reference:ExampleCustomOp
 
 def _example_custom_op_fake(input):
@@ -47,6 +55,15 @@ def _example_custom_op_out(input, *, output):
 _lib.impl("example_custom_op", example_custom_op_reference, "CPU")
 _lib.impl("example_custom_op.out", _example_custom_op_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::example_custom_op", _example_custom_op_fake, lib=_lib)
+
+class ops:
+    """Calls of this package's operators with every argument passed, the
+    defaults filled in (what ExecuTorch needs to delegate a call)."""
+
+    @staticmethod
+    def example_custom_op(input):
+        """ExampleCustomOp with every argument passed."""
+        return _OPS.example_custom_op.default(input)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""

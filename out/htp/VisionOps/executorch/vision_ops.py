@@ -4,10 +4,14 @@
 Importing this module defines the torch operators torch.ops.vision_ops.*
 (functional and .out variants) with fake implementations, so models calling
 them can be exported with torch.export and lowered by ExecuTorch's Qualcomm
-backend. Argument order: the inputs, then params without a default, then
-params with one. ExecuTorch delegates a call only when every argument is
-passed positionally and none is None. op_package_options() builds the QnnExecuTorchOpPackageOptions that
-make the backend delegate those operators to this op package.
+backend. Call them through ops.<name>(...), which fills in the defaults: the
+torch schemas declare none, because torch.export leaves out the trailing
+arguments equal to a schema default and ExecuTorch's Qualcomm backend
+delegates only a call that carries every argument of the schema. Argument
+order: the inputs, then params without a default, then params with one.
+ExecuTorch does not delegate a call with a None argument.
+op_package_options() builds the QnnExecuTorchOpPackageOptions that make the
+backend delegate those operators to this op package.
 """
 
 import torch
@@ -25,14 +29,18 @@ QNN_OP_TYPES = {
 }
 
 _lib = Library(NAMESPACE, "DEF")
+_OPS = getattr(torch.ops, NAMESPACE)
 
-_lib.define("top_k_last(Tensor x, int k, int order=0) -> (Tensor, Tensor)")
-_lib.define("top_k_last.out(Tensor x, int k, int order=0, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))")
+_lib.define("top_k_last(Tensor x, int k, int order) -> (Tensor, Tensor)")
+_lib.define("top_k_last.out(Tensor x, int k, int order, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))")
 
 def top_k_last_reference(x, k, order=0):
-    """Eager reference implementation of TopKLast (CPU); used outside delegation."""
+    """Eager reference implementation of TopKLast (CPU): every run
+    outside the delegate calls it, quantization's calibration included."""
+    # While this raises, quantizing a model that calls the op fails: PT2E
+    # calibration runs the prepared model eagerly, which calls this.
     # opforge:begin reference:TopKLast
-    raise NotImplementedError("vision_ops::top_k_last has no eager implementation yet; write it in reference:TopKLast")
+    raise NotImplementedError("vision_ops::top_k_last has no eager implementation yet (eager runs and quantization calibration need one); write it in reference:TopKLast")
     # opforge:end reference:TopKLast
 
 def _top_k_last_fake(x, k, order=0):
@@ -51,13 +59,16 @@ _lib.impl("top_k_last", top_k_last_reference, "CPU")
 _lib.impl("top_k_last.out", _top_k_last_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::top_k_last", _top_k_last_fake, lib=_lib)
 
-_lib.define("pad_crop_resize(Tensor image, int[4] pads=[0, 0, 0, 0], int factor=2, int block=8, int interpolation=0) -> Tensor")
-_lib.define("pad_crop_resize.out(Tensor image, int[4] pads=[0, 0, 0, 0], int factor=2, int block=8, int interpolation=0, *, Tensor(a!) resized) -> Tensor(a!)")
+_lib.define("pad_crop_resize(Tensor image, int[4] pads, int factor, int block, int interpolation) -> Tensor")
+_lib.define("pad_crop_resize.out(Tensor image, int[4] pads, int factor, int block, int interpolation, *, Tensor(a!) resized) -> Tensor(a!)")
 
 def pad_crop_resize_reference(image, pads=(0, 0, 0, 0), factor=2, block=8, interpolation=0):
-    """Eager reference implementation of PadCropResize (CPU); used outside delegation."""
+    """Eager reference implementation of PadCropResize (CPU): every run
+    outside the delegate calls it, quantization's calibration included."""
+    # While this raises, quantizing a model that calls the op fails: PT2E
+    # calibration runs the prepared model eagerly, which calls this.
     # opforge:begin reference:PadCropResize
-    raise NotImplementedError("vision_ops::pad_crop_resize has no eager implementation yet; write it in reference:PadCropResize")
+    raise NotImplementedError("vision_ops::pad_crop_resize has no eager implementation yet (eager runs and quantization calibration need one); write it in reference:PadCropResize")
     # opforge:end reference:PadCropResize
 
 def _pad_crop_resize_fake(image, pads=(0, 0, 0, 0), factor=2, block=8, interpolation=0):
@@ -83,9 +94,12 @@ _lib.define("non_zero_coords(Tensor mask) -> Tensor")
 _lib.define("non_zero_coords.out(Tensor mask, *, Tensor(a!) coords) -> Tensor(a!)")
 
 def non_zero_coords_reference(mask):
-    """Eager reference implementation of NonZeroCoords (CPU); used outside delegation."""
+    """Eager reference implementation of NonZeroCoords (CPU): every run
+    outside the delegate calls it, quantization's calibration included."""
+    # While this raises, quantizing a model that calls the op fails: PT2E
+    # calibration runs the prepared model eagerly, which calls this.
     # opforge:begin reference:NonZeroCoords
-    raise NotImplementedError("vision_ops::non_zero_coords has no eager implementation yet; write it in reference:NonZeroCoords")
+    raise NotImplementedError("vision_ops::non_zero_coords has no eager implementation yet (eager runs and quantization calibration need one); write it in reference:NonZeroCoords")
     # opforge:end reference:NonZeroCoords
 
 def _non_zero_coords_fake(mask):
@@ -106,6 +120,25 @@ def _non_zero_coords_out(mask, *, coords):
 _lib.impl("non_zero_coords", non_zero_coords_reference, "CPU")
 _lib.impl("non_zero_coords.out", _non_zero_coords_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::non_zero_coords", _non_zero_coords_fake, lib=_lib)
+
+class ops:
+    """Calls of this package's operators with every argument passed, the
+    defaults filled in (what ExecuTorch needs to delegate a call)."""
+
+    @staticmethod
+    def top_k_last(x, k, order=0):
+        """TopKLast with every argument passed."""
+        return _OPS.top_k_last.default(x, k, order)
+
+    @staticmethod
+    def pad_crop_resize(image, pads=(0, 0, 0, 0), factor=2, block=8, interpolation=0):
+        """PadCropResize with every argument passed."""
+        return _OPS.pad_crop_resize.default(image, pads, factor, block, interpolation)
+
+    @staticmethod
+    def non_zero_coords(mask):
+        """NonZeroCoords with every argument passed."""
+        return _OPS.non_zero_coords.default(mask)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""

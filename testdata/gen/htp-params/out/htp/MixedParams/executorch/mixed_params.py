@@ -4,10 +4,14 @@
 Importing this module defines the torch operators torch.ops.mixed_params.*
 (functional and .out variants) with fake implementations, so models calling
 them can be exported with torch.export and lowered by ExecuTorch's Qualcomm
-backend. Argument order: the inputs, then params without a default, then
-params with one. ExecuTorch delegates a call only when every argument is
-passed positionally and none is None. op_package_options() builds the QnnExecuTorchOpPackageOptions that
-make the backend delegate those operators to this op package.
+backend. Call them through ops.<name>(...), which fills in the defaults: the
+torch schemas declare none, because torch.export leaves out the trailing
+arguments equal to a schema default and ExecuTorch's Qualcomm backend
+delegates only a call that carries every argument of the schema. Argument
+order: the inputs, then params without a default, then params with one.
+ExecuTorch does not delegate a call with a None argument.
+op_package_options() builds the QnnExecuTorchOpPackageOptions that make the
+backend delegate those operators to this op package.
 """
 
 import torch
@@ -24,14 +28,18 @@ QNN_OP_TYPES = {
 }
 
 _lib = Library(NAMESPACE, "DEF")
+_OPS = getattr(torch.ops, NAMESPACE)
 
-_lib.define("blend(Tensor in_0, Tensor? in_1, Tensor table, int count, float alpha=0.5, int steps=3, int[] axes=[1, 2], int[2] window=[3, 3], bool clamp=False, int mode=1) -> (Tensor, Tensor)")
-_lib.define("blend.out(Tensor in_0, Tensor? in_1, Tensor table, int count, float alpha=0.5, int steps=3, int[] axes=[1, 2], int[2] window=[3, 3], bool clamp=False, int mode=1, *, Tensor(a!) out, Tensor(b!) stats) -> (Tensor(a!), Tensor(b!))")
+_lib.define("blend(Tensor in_0, Tensor? in_1, Tensor table, int count, float alpha, int steps, int[] axes, int[2] window, bool clamp, int mode) -> (Tensor, Tensor)")
+_lib.define("blend.out(Tensor in_0, Tensor? in_1, Tensor table, int count, float alpha, int steps, int[] axes, int[2] window, bool clamp, int mode, *, Tensor(a!) out, Tensor(b!) stats) -> (Tensor(a!), Tensor(b!))")
 
 def blend_reference(in_0, in_1, table, count, alpha=0.5, steps=3, axes=(1, 2), window=(3, 3), clamp=False, mode=1):
-    """Eager reference implementation of Blend (CPU); used outside delegation."""
+    """Eager reference implementation of Blend (CPU): every run
+    outside the delegate calls it, quantization's calibration included."""
+    # While this raises, quantizing a model that calls the op fails: PT2E
+    # calibration runs the prepared model eagerly, which calls this.
     # opforge:begin reference:Blend
-    raise NotImplementedError("mixed_params::blend has no eager implementation yet; write it in reference:Blend")
+    raise NotImplementedError("mixed_params::blend has no eager implementation yet (eager runs and quantization calibration need one); write it in reference:Blend")
     # opforge:end reference:Blend
 
 def _blend_fake(in_0, in_1, table, count, alpha=0.5, steps=3, axes=(1, 2), window=(3, 3), clamp=False, mode=1):
@@ -56,9 +64,12 @@ _lib.define("gather_two(Tensor hidden) -> Tensor")
 _lib.define("gather_two.out(Tensor hidden, *, Tensor(a!) index) -> Tensor(a!)")
 
 def gather_two_reference(hidden):
-    """Eager reference implementation of Gather2 (CPU); used outside delegation."""
+    """Eager reference implementation of Gather2 (CPU): every run
+    outside the delegate calls it, quantization's calibration included."""
+    # While this raises, quantizing a model that calls the op fails: PT2E
+    # calibration runs the prepared model eagerly, which calls this.
     # opforge:begin reference:Gather2
-    raise NotImplementedError("mixed_params::gather_two has no eager implementation yet; write it in reference:Gather2")
+    raise NotImplementedError("mixed_params::gather_two has no eager implementation yet (eager runs and quantization calibration need one); write it in reference:Gather2")
     # opforge:end reference:Gather2
 
 def _gather_two_fake(hidden):
@@ -75,6 +86,20 @@ def _gather_two_out(hidden, *, index):
 _lib.impl("gather_two", gather_two_reference, "CPU")
 _lib.impl("gather_two.out", _gather_two_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::gather_two", _gather_two_fake, lib=_lib)
+
+class ops:
+    """Calls of this package's operators with every argument passed, the
+    defaults filled in (what ExecuTorch needs to delegate a call)."""
+
+    @staticmethod
+    def blend(in_0, in_1, table, count, alpha=0.5, steps=3, axes=(1, 2), window=(3, 3), clamp=False, mode=1):
+        """Blend with every argument passed."""
+        return _OPS.blend.default(in_0, in_1, table, count, alpha, steps, axes, window, clamp, mode)
+
+    @staticmethod
+    def gather_two(hidden):
+        """Gather2 with every argument passed."""
+        return _OPS.gather_two.default(hidden)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""
