@@ -1,10 +1,10 @@
 """Lowers calls of a generated ExecuTorch op with the real executorch wheel.
 
-Usage: python lower_executorch.py PLAN.json
+Usage: python lower_executorch.py PLAN.json builder|delegate
 The plan names the generated module, the op, its sample inputs and required
-params (as for check_executorch.py), the op package directory and the SoC.
+params, the op package directory and the SoC.
 
-Two stages, each reported on its own line:
+Two stages:
 
 builder   For a call leaving every default out and one passing each
           explicitly: torch.export, then to_edge with the Qualcomm pass
@@ -16,17 +16,17 @@ delegate  to_edge_transform_and_lower_to_qnn with the Qualcomm partitioner
           and the generated op_package_options(): the custom node must end
           up inside the delegate (no call of it left in the edge graph, one
           executorch_call_delegate). Needs the QNN HTP backend (libQnnHtp.so
-          on LD_LIBRARY_PATH) and the package's x86 build registered by
-          op_package_options(); when the plan says the x86 build is absent
-          the stage is reported as not run, with the reason.
+          on LD_LIBRARY_PATH, QNN_SDK_ROOT set so that executorch does not
+          try to download an SDK) and the package's x86 build at the path
+          op_package_options() registers.
 
-Exit status 1 when a stage that ran failed.
+Exit status 1 when the stage failed.
 """
 
 import collections
 import importlib.util
+import inspect
 import json
-import os
 import sys
 import traceback
 import warnings
@@ -56,8 +56,6 @@ def load(plan):
 def models(mod, plan):
     """One model leaving the defaults out, one passing each explicitly."""
     call = getattr(mod.ops, plan["op"])
-    import inspect
-
     defaults = {n: p.default for n, p in inspect.signature(call).parameters.items() if p.default is not inspect.Parameter.empty}
     if not defaults:
         fail(f"{plan['op']}: the op has no defaulted param, so the test proves nothing")
@@ -144,9 +142,6 @@ def stage_delegate(mod, plan):
     """The full lowering with the Qualcomm partitioner."""
     from executorch.backends.qualcomm.utils.utils import to_edge_transform_and_lower_to_qnn
 
-    if plan.get("skip_delegate"):
-        print(f"delegate: not run: {plan['skip_delegate']}")
-        return
     _, specs = compiler_specs(mod, plan)
     target = f"{plan['namespace']}.{plan['op']}.default"
     for what, model in models(mod, plan).items():
@@ -168,11 +163,11 @@ def main():
     with open(sys.argv[1]) as f:
         plan = json.load(f)
     mod = load(plan)
-    for stage in (stage_builder, stage_delegate):
-        try:
-            stage(mod, plan)
-        except Exception as e:  # noqa: BLE001
-            fail(f"{stage.__name__}: {type(e).__name__}: {e}\n{traceback.format_exc()}")
+    stage = {"builder": stage_builder, "delegate": stage_delegate}[sys.argv[2]]
+    try:
+        stage(mod, plan)
+    except Exception as e:  # noqa: BLE001
+        fail(f"{sys.argv[2]}: {type(e).__name__}: {e}\n{traceback.format_exc()}")
     print(f"{len(failures)} failures")
     sys.exit(1 if failures else 0)
 

@@ -23,6 +23,7 @@ var trees = []struct{ opdefs, out string }{
 	{"../../../testdata/gen/examples/opdefs", "../../../testdata/gen/examples/out"},
 	{"../../../../shared/fixtures/qnn", "../../../testdata/gen/fixtures/out"},
 	{"../../../testdata/gen/htp-params/opdefs", "../../../testdata/gen/htp-params/out"},
+	{"../../../testdata/gen/executorch-lower/opdefs", "../../../testdata/gen/executorch-lower/out"},
 }
 
 // python returns the interpreter of the test virtualenv, or skips.
@@ -301,4 +302,88 @@ func TestPythonCompiles(t *testing.T) {
 			t.Errorf("%s: %v\n%s", f, err, out)
 		}
 	}
+}
+
+// TestExecuTorchLowering takes the generated module of
+// testdata/gen/executorch-lower (an op with defaulted int, float, array and
+// enum params) through the real executorch wheel, for a call leaving every
+// default out and one passing each: "builder" runs ExecuTorch's Qualcomm
+// pass pipeline and its CustomOp builder, which refuses a node whose
+// argument count differs from the schema; "delegate" lowers with the
+// Qualcomm partitioner and op_package_options() and wants the node inside
+// the delegate, which needs Qualcomm's HTP backend and the package's x86
+// build.
+func TestExecuTorchLowering(t *testing.T) {
+	py := os.Getenv("OPFORGE_EXECUTORCH_PYTHON")
+	if py == "" {
+		t.Skip("OPFORGE_EXECUTORCH_PYTHON is not set: name a Python with the executorch wheel and its torch (pip install executorch torch)")
+	}
+	if out, err := exec.Command(py, "-c", "import executorch.backends.qualcomm.python.PyQnnManagerAdaptor").CombinedOutput(); err != nil {
+		t.Fatalf("OPFORGE_EXECUTORCH_PYTHON=%s cannot import ExecuTorch's Qualcomm AOT bridge: %v\n%s", py, err, out)
+	}
+	const root = "../../../testdata/gen/executorch-lower"
+	var l diag.List
+	pkgs := load.Tree(root+"/opdefs", &l)
+	if l.HasErrors() || len(pkgs) != 1 || len(pkgs[0].Ops) != 1 {
+		t.Fatalf("%s: want one package of one op: %v", root, l.Sorted())
+	}
+	pkg, op := pkgs[0], pkgs[0].Ops[0]
+	c := planOp(op)
+	inputs := []tensorArg{}
+	for _, a := range c.Args {
+		inputs = append(inputs, tensorArg{Shape: a.Shape, DType: a.DType})
+	}
+	required := map[string]any{}
+	for _, k := range c.Kwargs {
+		required[k.Name] = k.Value
+	}
+	abs := func(p string) string {
+		p, err := filepath.Abs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	packageDir := os.Getenv("OPFORGE_ET_PACKAGE_DIR")
+	if packageDir == "" {
+		packageDir = filepath.Join(t.TempDir(), pkg.Name)
+	}
+	ns := names.Snake(pkg.Name)
+	plan := map[string]any{
+		"module":      abs(filepath.Join(root, "out", "htp", pkg.Name, "executorch", ns+".py")),
+		"namespace":   ns,
+		"op":          c.Op,
+		"inputs":      inputs,
+		"required":    required,
+		"package_dir": abs(packageDir),
+		"soc":         "SM8650",
+	}
+	data, _ := json.Marshal(plan)
+	planPath := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(planPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lower := func(t *testing.T, stage string, env ...string) {
+		cmd := exec.Command(py, "../../../testdata/python/lower_executorch.py", planPath, stage)
+		cmd.Env = append(os.Environ(), env...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("ExecuTorch %s stage failed: %v\n%s", stage, err, out.String())
+		}
+		t.Log(out.String())
+	}
+	t.Run("builder", func(t *testing.T) { lower(t, "builder") })
+	t.Run("delegate", func(t *testing.T) {
+		backend := os.Getenv("OPFORGE_QNN_HTP_LIB_DIR")
+		if backend == "" {
+			t.Skip("OPFORGE_QNN_HTP_LIB_DIR is not set: name the directory of Qualcomm's x86_64 libQnnHtp.so (the QNN SDK's lib/x86_64-linux-clang, or the onnxruntime_qnn package of the onnxruntime-qnn wheel)")
+		}
+		lib := filepath.Join(packageDir, "build", "x86_64-linux-clang", "libQnn"+pkg.Name+".so")
+		if _, err := os.Stat(lib); err != nil {
+			t.Skipf("no x86 build of the package (%v): set OPFORGE_ET_PACKAGE_DIR to a copy of %s/out/htp/%s built with `make htp_x86` against the QNN headers of the backend's version", err, root, pkg.Name)
+		}
+		// QNN_SDK_ROOT set (even empty) keeps executorch from downloading an SDK.
+		lower(t, "delegate", "LD_LIBRARY_PATH="+backend+string(os.PathListSeparator)+os.Getenv("LD_LIBRARY_PATH"), "QNN_SDK_ROOT="+os.Getenv("QNN_SDK_ROOT"))
+	})
 }
