@@ -21,6 +21,7 @@ type packageModel struct {
 	CppNs     string // C++ namespace of the generated code
 	Namespace string // TensorRT plugin namespace
 	Version   string // plugin version
+	Domain    string // the package's ONNX domain
 	Source    string
 	Macro     string // macro prefix: VISION_OPS
 	Snake     string // vision_ops
@@ -191,6 +192,7 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 		Source:    pkg.Source,
 		Namespace: id.Namespace,
 		Version:   id.Version,
+		Domain:    pkg.Domain,
 		CppNs:     snake + "_trt",
 		Macro:     strings.ToUpper(snake),
 		Snake:     snake,
