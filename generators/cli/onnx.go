@@ -119,7 +119,7 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "opdef file to write, or - for standard output (default: opdefs/<package>/<package>.yaml)")
 	force := fs.Bool("force", false, "overwrite an existing opdef file")
 	domain := fs.String("domain", "", "package domain (default: the package name in lower case)")
-	namespace := fs.String("namespace", "", "TensorRT plugin namespace (default: the domain)")
+	namespace := fs.String("namespace", "", "TensorRT plugin namespace; \"\" is the empty namespace (default: the domain)")
 	version := fs.String("package-version", "1.0.0", "package version, which is also the TensorRT plugin version")
 	var targets listFlag
 	fs.Var(&targets, "targets", "targets the ops generate for: trt, htp, aipu (default: trt, or the --unsupported-for target)")
@@ -131,7 +131,14 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	opts.Domain, opts.Namespace, opts.Version = *domain, *namespace, *version
+	opts.Domain, opts.Version = *domain, *version
+	// --namespace "" is the empty namespace; only an absent flag means the
+	// domain.
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "namespace" {
+			opts.Namespace = namespace
+		}
+	})
 	for _, t := range targets {
 		if !slices.Contains(onnximport.Targets, t) {
 			fmt.Fprintf(stderr, "opforge import onnx: unknown target %q; targets are %s\n", t, strings.Join(onnximport.Targets, ", "))

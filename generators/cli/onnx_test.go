@@ -221,3 +221,66 @@ func TestImportedOpdefsGenerate(t *testing.T) {
 		}
 	}
 }
+
+// TestImportKeepsNodePluginIdentity: a model made for an existing plugin
+// (NVIDIA's ROIAlign_TRT: version "2", empty namespace) imports to an op
+// whose creator has that identity, and `rewrite onnx` leaves the node's
+// attributes as they were; --namespace "" is the empty namespace.
+func TestImportKeepsNodePluginIdentity(t *testing.T) {
+	dir := t.TempDir()
+	m := onnxtest.Model{
+		Opsets: []onnxtest.Opset{{Domain: "", Version: 17}},
+		Graph: onnxtest.Graph{
+			Name: "g",
+			Nodes: []onnxtest.Node{{Name: "roi", OpType: "ROIAlign_TRT", Inputs: []string{"x", "rois"}, Outputs: []string{"y"},
+				Attrs: []onnxtest.Attr{
+					{Name: "output_height", Type: onnxtest.AttrInt, I: 7},
+					{Name: "spatial_scale", Type: onnxtest.AttrFloat, F: 0.25},
+					{Name: "plugin_version", Type: onnxtest.AttrString, S: "2"},
+					{Name: "plugin_namespace", Type: onnxtest.AttrString, S: ""},
+				}}},
+			Inputs:  []onnxtest.Value{{Name: "x", Elem: onnxtest.Float, Dims: []any{"N", "C", "H", "W"}}, {Name: "rois", Elem: onnxtest.Float, Dims: []any{"R", 5}}},
+			Outputs: []onnxtest.Value{{Name: "y", Elem: onnxtest.Float, Dims: []any{"R", "C", 7, 7}}},
+		},
+	}
+	model := writeModel(t, dir, m)
+	opdef := filepath.Join(dir, "opdefs", "nv", "nv.yaml")
+	sel := []string{"--op-types", "ROIAlign_TRT", "--package", "Nv"}
+	if code, out, errs := run(append([]string{"import", "onnx", model, "-o", opdef}, sel...)...); code != 0 {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errs)
+	}
+	written, _ := os.ReadFile(opdef)
+	if !strings.Contains(string(written), `plugin_version: "2"`) || !strings.Contains(string(written), `plugin_namespace: ""`) {
+		t.Errorf("the node's plugin identity is not in the opdef:\n%s", written)
+	}
+	rewritten := filepath.Join(dir, "out.onnx")
+	code, out, errs := run(append([]string{"rewrite", "onnx", model, "--opdef", opdef, "-o", rewritten}, sel...)...)
+	if code != 0 || !strings.Contains(out, "-> ::ROIAlign_TRT version 2") {
+		t.Fatalf("rewrite: exit %d\n%s%s", code, out, errs)
+	}
+	data, _ := os.ReadFile(rewritten)
+	got, err := onnx.Read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roi := got.Nodes()[0]
+	before := m.Graph.Nodes[0]
+	if roi.OpType != before.OpType || len(roi.Attributes) != len(before.Attrs) {
+		t.Fatalf("rewritten node: %s %+v", roi, roi.Attributes)
+	}
+	for _, a := range before.Attrs {
+		if r := roi.Attr(a.Name); r == nil || string(r.S) != a.S || r.I != a.I || r.F != a.F {
+			t.Errorf("attribute %s changed: %+v", a.Name, r)
+		}
+	}
+
+	// --namespace "" makes the package's namespace empty: no per-op override.
+	opdef2 := filepath.Join(dir, "opdefs", "nv2", "nv2.yaml")
+	if code, out, errs := run(append([]string{"import", "onnx", model, "-o", opdef2, "--namespace", ""}, sel...)...); code != 0 {
+		t.Fatalf("import --namespace '': exit %d\n%s%s", code, out, errs)
+	}
+	written, _ = os.ReadFile(opdef2)
+	if !strings.Contains(string(written), `namespace: ""`) || strings.Contains(string(written), "plugin_namespace") {
+		t.Errorf("--namespace \"\" not kept as the package namespace:\n%s", written)
+	}
+}

@@ -26,7 +26,10 @@ import (
 type Options struct {
 	Selection
 	// Package identity; empty fields get defaults (DefaultPackage).
-	Package, Domain, Namespace, Version string
+	Package, Domain, Version string
+	// Namespace is the TensorRT plugin namespace; nil is the domain, and
+	// "" the empty namespace (NVIDIA's plugins and the parser's default).
+	Namespace *string
 	// Targets the ops generate for: trt, htp, aipu (default trt).
 	Targets []string
 	// Rename maps an op type to the op (plugin) name it gets.
@@ -121,6 +124,7 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 		op := g.op
 		op.Description = describe(g, path)
 		op.Targets = opTargets(targets, g.nodes[0].OpType, op.Name)
+		keepPluginIdentity(op, g.derived, g.nodes[0].OpType, pkg)
 		pkg.Ops = append(pkg.Ops, op)
 		for _, note := range g.notes {
 			l.Warnf(diag.Pos{File: path}, note.code, "op %s (node %s): %s", op.Name, label(g.nodes[0]), note.msg)
@@ -137,7 +141,7 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 func newPackage(path string, opts Options) *ir.Package {
 	name, dir := DefaultPackage(path)
 	pkg := &ir.Package{
-		Name: opts.Package, Domain: opts.Domain, Version: opts.Version, Namespace: opts.Namespace,
+		Name: opts.Package, Domain: opts.Domain, Version: opts.Version,
 		Source: opts.Source, Format: ir.FormatYAML,
 		HTP: ir.HTPPackage{InterfaceStyle: "current", ExecuTorch: true},
 	}
@@ -153,8 +157,9 @@ func newPackage(path string, opts Options) *ir.Package {
 	if pkg.Version == "" {
 		pkg.Version = "1.0.0"
 	}
-	if pkg.Namespace == "" {
-		pkg.Namespace = pkg.Domain
+	pkg.Namespace = pkg.Domain
+	if opts.Namespace != nil {
+		pkg.Namespace = *opts.Namespace
 	}
 	return pkg
 }
@@ -175,6 +180,37 @@ func opTargets(targets []string, opType, name string) ir.Targets {
 		}
 	}
 	return t
+}
+
+// stringAttr is node n's string attribute called name, or nil.
+func stringAttr(n *onnx.Node, name string) *string {
+	a := n.Attr(name)
+	if a == nil || a.Type != onnx.AttrString {
+		return nil
+	}
+	s := strings.ToValidUTF8(string(a.S), "\uFFFD")
+	return &s
+}
+
+// keepPluginIdentity gives op the plugin identity its nodes already name
+// (plugin_version, plugin_namespace, and the op type as plugin name when
+// the op is named otherwise), where it differs from the package's, so the
+// creator is registered under it and `rewrite onnx` writes it back
+// unchanged.
+func keepPluginIdentity(op *ir.Op, d *derived, opType string, pkg *ir.Package) {
+	t := op.Targets.TRT
+	if t == nil || d.pluginVersion == nil && d.pluginNamespace == nil {
+		return
+	}
+	if v := d.pluginVersion; v != nil && *v != pkg.Version {
+		t.PluginVersion = *v
+	}
+	if ns := d.pluginNamespace; ns != nil && *ns != pkg.Namespace {
+		t.PluginNamespace = ns
+	}
+	if op.Name != opType {
+		t.PluginName = opType
+	}
 }
 
 func describe(g *group, path string) string {
@@ -222,6 +258,11 @@ type derived struct {
 	op    *ir.Op
 	key   string
 	notes []note
+	// pluginVersion and pluginNamespace are the node's own plugin_version
+	// and plugin_namespace (nil when absent): a node made for an existing
+	// plugin (NVIDIA's ROIAlign_TRT is version "2" in the empty namespace)
+	// keeps naming it after `rewrite onnx`.
+	pluginVersion, pluginNamespace *string
 }
 
 type group struct {
@@ -349,7 +390,16 @@ func (im *importer) derive(n *onnx.Node) *derived {
 		}
 		d.op.Outputs = append(d.op.Outputs, t)
 	}
+	d.pluginVersion, d.pluginNamespace = stringAttr(n, "plugin_version"), stringAttr(n, "plugin_namespace")
 	d.key = signature(n, d.op)
+	// Nodes naming different plugins never share an op.
+	for _, id := range []*string{d.pluginVersion, d.pluginNamespace} {
+		if id != nil {
+			d.key += "|id " + strconv.Quote(*id)
+		} else {
+			d.key += "|id -"
+		}
+	}
 	return d
 }
 

@@ -112,7 +112,7 @@ var importCases = []struct {
 				ValueInfo: []T{{Name: "count", Elem: onnxtest.Int32, Dims: []any{"K"}}, {Name: "idx", Elem: onnxtest.Int64, Dims: []any{"N", nil}}},
 			},
 		},
-		opts: Options{Selection: Selection{Nodes: []string{"sel"}}, Package: "Guesses", Domain: "example", Namespace: "guess_ns", Version: "2.1.0"},
+		opts: Options{Selection: Selection{Nodes: []string{"sel"}}, Package: "Guesses", Domain: "example", Namespace: ptr("guess_ns"), Version: "2.1.0"},
 	},
 	{
 		// --unsupported-for trt: standard ops TensorRT lacks (renamed, as
@@ -432,3 +432,5 @@ func TestTensorNamesAvoidAttributes(t *testing.T) {
 		t.Error(l.Sorted())
 	}
 }
+
+func ptr(s string) *string { return &s }

@@ -28,7 +28,9 @@ func Write(pkg *ir.Package, schemaPath string) ([]byte, error) {
 	add(p, "name", str(pkg.Name))
 	add(p, "domain", str(pkg.Domain))
 	add(p, "version", str(pkg.Version))
-	if pkg.Namespace != "" && pkg.Namespace != pkg.Domain {
+	// An absent namespace is the domain; "" is the empty namespace, where
+	// NVIDIA's plugins live, and is written out.
+	if pkg.Namespace != pkg.Domain {
 		add(p, "namespace", str(pkg.Namespace))
 	}
 	add(root, "package", p)
@@ -542,6 +544,15 @@ func opTargets(op *ir.Op) *yaml.Node {
 		}
 		if t.Workspace != nil {
 			add(tm, "workspace", exprNode(t.Workspace.String()))
+		}
+		if t.PluginName != "" {
+			add(tm, "plugin_name", str(t.PluginName))
+		}
+		if t.PluginVersion != "" {
+			add(tm, "plugin_version", str(t.PluginVersion))
+		}
+		if t.PluginNamespace != nil {
+			add(tm, "plugin_namespace", str(*t.PluginNamespace))
 		}
 		switch {
 		case t.QDP == nil:
