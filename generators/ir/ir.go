@@ -135,6 +135,8 @@ type Op struct {
 	UseDefaultTranslation *bool
 	Pos                   diag.Pos
 	Where                 Where
+	// Facts are derived once by the validator (see Derived).
+	Facts *Facts
 }
 
 // TypeVar is a type variable: every tensor typed with it has the same dtype,

@@ -36,6 +36,10 @@ func Package(pkg *ir.Package, l *diag.List) {
 	}
 	v.supplementals()
 	v.freeText()
+	// What every target derives from an op is derived here, once.
+	for _, op := range pkg.Ops {
+		op.Facts = ir.Derive(op)
+	}
 }
 
 type validator struct {

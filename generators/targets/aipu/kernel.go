@@ -1,7 +1,6 @@
 package aipu
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -233,20 +232,19 @@ type dimSymbol struct {
 	visible int // index among the layer's (non-static) inputs
 }
 
-// dimSymbols lists the symbols input shapes bind, in first-binding order.
-// An op binds a handful: a scan finds the ones seen.
+// dimSymbols lists the symbols input shapes bind (ir.Facts.Bindings), in
+// first-use order, with where the layer finds each binding input.
 func dimSymbols(op *ir.Op) []dimSymbol {
-	var out []dimSymbol
-	visible := 0
-	for j, in := range op.Inputs {
-		for i, d := range in.Shape {
-			if d.Expr.IsSymbol() && !slices.ContainsFunc(out, func(s dimSymbol) bool { return s.name == d.Expr.Name }) {
-				out = append(out, dimSymbol{d.Expr.Name, in, j, i, visible})
+	bindings := op.Derived().Bindings
+	out := make([]dimSymbol, len(bindings))
+	for k, b := range bindings {
+		visible := 0
+		for _, in := range op.Inputs[:b.Input] {
+			if !in.Static {
+				visible++
 			}
 		}
-		if !in.Static {
-			visible++
-		}
+		out[k] = dimSymbol{b.Symbol, op.Inputs[b.Input], b.Input, b.Dim, visible}
 	}
 	return out
 }

@@ -222,8 +222,9 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 		}
 	}
 	infer.line("return [")
-	for _, o := range op.Outputs {
-		infer.line("    np.zeros(", shapeTuple(o, l.ref), ", dtype=", m.parserDType(op, o, l.inputs), "),")
+	rules := op.Derived().Outputs
+	for i, o := range op.Outputs {
+		infer.line("    np.zeros(", shapeTuple(o, l.ref), ", dtype=", m.parserDType(op, rules[i], l.inputs), "),")
 	}
 	infer.line("]")
 	m.Infer = infer.String()
@@ -269,28 +270,33 @@ func (m *parserModel) numpy(d ir.DType) string {
 	return np
 }
 
-// parserDType picks an output array's dtype: a type variable follows the
-// first input with the same variable; an output that may have the first
-// input's dtype takes it; otherwise its first dtype. inputs are the
-// inputs' locals.
-func (m *parserModel) parserDType(op *ir.Op, o *ir.Tensor, inputs []string) string {
-	if o.Type.Var != "" {
-		for i, in := range op.Inputs {
-			if in.Type.Var == o.Type.Var {
-				return inputs[i] + ".dtype"
-			}
+// parserDType is an output array's dtype, as the op's dtype rule
+// (ir.OutputDType) says, in Compass's dtypes. inputs are the inputs'
+// locals.
+func (m *parserModel) parserDType(op *ir.Op, r ir.OutputDType, inputs []string) string {
+	switch r.Rule {
+	case ir.DTypeSameAs:
+		x := inputs[r.Input]
+		if op.Inputs[r.Input].Optional {
+			return "(" + x + ".dtype if " + x + " is not None else " + m.numpy(r.DType) + ")"
 		}
+		return x + ".dtype"
+	case ir.DTypeFollow:
+		allowed := distinctCompass(r.Allowed)
+		if len(allowed) == 1 {
+			break
+		}
+		set := make([]string, len(allowed))
+		for i, d := range allowed {
+			set[i] = m.numpy(d)
+		}
+		x := inputs[r.Input]
+		return "(" + x + ".dtype if " + x + ".dtype in " + pyTuple(set) + " else " + set[0] + ")"
 	}
-	allowed := distinctCompass(op.AllowedDTypes(o))
-	if len(allowed) == 1 || len(op.Inputs) == 0 {
+	if allowed := distinctCompass(r.Allowed); len(allowed) > 0 {
 		return m.numpy(allowed[0])
 	}
-	set := make([]string, len(allowed))
-	for i, d := range allowed {
-		set[i] = m.numpy(d)
-	}
-	first := inputs[0]
-	return "(" + first + ".dtype if " + first + ".dtype in " + pyTuple(set) + " else " + set[0] + ")"
+	return m.numpy(r.DType)
 }
 
 // optReserved are the names the OPT plugin template uses.

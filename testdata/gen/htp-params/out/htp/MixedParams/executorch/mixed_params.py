@@ -21,6 +21,7 @@ NAMESPACE = "mixed_params"
 QNN_OP_TYPES = {
     "blend": "Blend",
     "gather_two": "Gather2",
+    "masked_scale": "MaskedScale",
 }
 
 _lib = Library(NAMESPACE, "DEF")
@@ -75,6 +76,31 @@ def _gather_two_out(hidden, *, index):
 _lib.impl("gather_two", gather_two_reference, "CPU")
 _lib.impl("gather_two.out", _gather_two_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::gather_two", _gather_two_fake, lib=_lib)
+
+_lib.define("masked_scale(Tensor x, Tensor? mask) -> (Tensor, Tensor)")
+_lib.define("masked_scale.out(Tensor x, Tensor? mask, *, Tensor(a!) y, Tensor(b!) kept) -> (Tensor(a!), Tensor(b!))")
+
+def masked_scale_reference(x, mask):
+    """Eager reference implementation of MaskedScale (CPU); used outside delegation."""
+    # opforge:begin reference:MaskedScale
+    raise NotImplementedError("mixed_params::masked_scale has no eager implementation yet; write it in reference:MaskedScale")
+    # opforge:end reference:MaskedScale
+
+def _masked_scale_fake(x, mask):
+    _N = x.shape[0]
+    _C = x.shape[1]
+    return (torch.empty((_N, _C), dtype=x.dtype, device=x.device), torch.empty((_C,), dtype=(mask.dtype if mask is not None else torch.uint8), device=x.device))
+
+def _masked_scale_out(x, mask, *, y, kept):
+    results = masked_scale_reference(x, mask)
+    for out, result in zip((y, kept,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y, kept
+
+_lib.impl("masked_scale", masked_scale_reference, "CPU")
+_lib.impl("masked_scale.out", _masked_scale_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::masked_scale", _masked_scale_fake, lib=_lib)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""
