@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/opforge/opforge/generators/atomicfile"
@@ -17,6 +18,7 @@ import (
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnximport"
 	"github.com/opforge/opforge/generators/plugin"
+	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -43,10 +45,20 @@ type onnxFlags struct {
 	pkg                     string
 }
 
+// frontEndNames are the targets --unsupported-for accepts, sorted.
+func frontEndNames() []string {
+	var names []string
+	for t := range targets.FrontEnds() {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	return names
+}
+
 func (o *onnxFlags) register(fs *flag.FlagSet) {
 	fs.Var(&o.nodes, "nodes", "select nodes by name (comma-separated, repeatable)")
 	fs.Var(&o.opTypes, "op-types", "select nodes by op type: the ops the target lacks (comma-separated, repeatable)")
-	fs.StringVar(&o.unsupportedFor, "unsupported-for", "", "select nodes whose op the target's ONNX front end cannot run: "+strings.Join(onnximport.FrontEnds(), ", "))
+	fs.StringVar(&o.unsupportedFor, "unsupported-for", "", "select nodes whose op the target's ONNX front end cannot run: "+strings.Join(frontEndNames(), ", "))
 	fs.Var(&o.renames, "rename", "name the op of an op type: OPTYPE=NAME (comma-separated, repeatable)")
 	fs.BoolVar(&o.allowStandard, "allow-standard-names", false, "allow op names of standard ONNX ops (TensorRT 10.15+ with kENABLE_PLUGIN_OVERRIDE)")
 	fs.StringVar(&o.pkg, "package", "", "package name (default: from the model's file name)")
@@ -54,7 +66,7 @@ func (o *onnxFlags) register(fs *flag.FlagSet) {
 
 func (o *onnxFlags) options(stderr io.Writer, cmd string) (onnximport.Options, bool) {
 	opts := onnximport.Options{
-		Selection:          onnximport.Selection{Nodes: o.nodes, OpTypes: o.opTypes, UnsupportedFor: o.unsupportedFor},
+		Selection:          onnximport.Selection{Nodes: o.nodes, OpTypes: o.opTypes, UnsupportedFor: o.unsupportedFor, FrontEnds: targets.FrontEnds()},
 		Package:            o.pkg,
 		AllowStandardNames: o.allowStandard,
 		Rename:             map[string]string{},

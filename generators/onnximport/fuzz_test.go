@@ -8,6 +8,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnx/onnxtest"
+	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -22,7 +23,7 @@ func FuzzImport(f *testing.F) {
 			return
 		}
 		var l diag.List
-		res := Import(m, "f.onnx", Options{Selection: Selection{UnsupportedFor: "trt"}, AllowStandardNames: true}, &l)
+		res := Import(m, "f.onnx", Options{Selection: Selection{UnsupportedFor: "trt", FrontEnds: targets.FrontEnds()}, AllowStandardNames: true}, &l)
 		if res == nil {
 			return
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnx/onnxtest"
+	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -142,7 +143,7 @@ var importCases = []struct {
 				ValueInfo: []T{f32("r", "N", 16)},
 			},
 		},
-		opts: Options{Selection: Selection{UnsupportedFor: "trt"}, Rename: map[string]string{"Unique": "UniquePlugin", "Det": "DetPlugin"}, Package: "Fallbacks"},
+		opts: Options{Selection: Selection{UnsupportedFor: "trt", FrontEnds: targets.FrontEnds()}, Rename: map[string]string{"Unique": "UniquePlugin", "Det": "DetPlugin"}, Package: "Fallbacks"},
 	},
 	{
 		// An op for every target validates under each target's checks.
@@ -350,7 +351,7 @@ func TestImportErrors(t *testing.T) {
 		{"no outputs", model(onnxtest.Node{Name: "n", OpType: "Foo", Inputs: []string{"x"}}), sel, "onnx-node", "no outputs"},
 		{"unknown node", model(node()), Options{Selection: Selection{Nodes: []string{"m", "n"}}}, "onnx-select", `no node named "m"`},
 		{"unknown op type", model(node()), Options{Selection: Selection{OpTypes: []string{"Bar"}}}, "onnx-select", `no node of op type "Bar"`},
-		{"unknown front end", model(node()), Options{Selection: Selection{UnsupportedFor: "cpu"}}, "onnx-select", "aipu, htp, trt"},
+		{"unknown front end", model(node()), Options{Selection: Selection{UnsupportedFor: "cpu", FrontEnds: targets.FrontEnds()}}, "onnx-select", "aipu, htp, trt"},
 		{"standard name", model(onnxtest.Node{Name: "n", OpType: "NonZero", Inputs: []string{"x"}, Outputs: []string{"y"}}), Options{Selection: Selection{OpTypes: []string{"NonZero"}}}, "onnx-standard-name", "--rename NonZero=NonZeroPlugin"},
 		{"renamed to a standard name", model(node()), Options{Selection: sel.Selection, Rename: map[string]string{"Foo": "Gemm"}}, "onnx-standard-name", "Gemm"},
 		{"function name", onnxtest.Model{Graph: model(node()).Graph, Extra: functionProto("Foo")}, sel, "onnx-function-name", "inline the function"},
@@ -391,9 +392,9 @@ func TestSelect(t *testing.T) {
 		sel  Selection
 		want string
 	}{
-		{Selection{UnsupportedFor: "trt"}, "uniq grid det"},
-		{Selection{UnsupportedFor: "htp"}, "uniq grid det"},
-		{Selection{UnsupportedFor: "aipu"}, "grid det"},
+		{Selection{UnsupportedFor: "trt", FrontEnds: targets.FrontEnds()}, "uniq grid det"},
+		{Selection{UnsupportedFor: "htp", FrontEnds: targets.FrontEnds()}, "uniq grid det"},
+		{Selection{UnsupportedFor: "aipu", FrontEnds: targets.FrontEnds()}, "grid det"},
 		{Selection{Nodes: []string{"relu"}, OpTypes: []string{"Det"}}, "relu det"},
 	} {
 		var l diag.List

@@ -7,6 +7,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/onnx"
 )
 
 // Target is a code generation target (htp, trt, aipu, ...).
@@ -21,4 +22,7 @@ type Target interface {
 	// out/<name>/, without headers (the pipeline adds them). It is called
 	// only for packages that passed every check.
 	Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set
+	// ONNXFrontEnd lists the ONNX ops the target's own ONNX front end runs
+	// natively (import onnx --unsupported-for), or nil without one.
+	ONNXFrontEnd() *onnx.FrontEnd
 }

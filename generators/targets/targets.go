@@ -2,6 +2,7 @@
 package targets
 
 import (
+	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/targets/aipu"
 	"github.com/opforge/opforge/generators/targets/htp"
@@ -21,4 +22,15 @@ func ForGeneration(toolchainDir string) ([]target.Target, error) {
 		return nil, err
 	}
 	return []target.Target{h, &trt.Generator{}, aipu.New()}, nil
+}
+
+// FrontEnds returns each target's ONNX front end, by target name.
+func FrontEnds() map[string]*onnx.FrontEnd {
+	m := map[string]*onnx.FrontEnd{}
+	for _, t := range All() {
+		if fe := t.ONNXFrontEnd(); fe != nil {
+			m[t.Name()] = fe
+		}
+	}
+	return m
 }
