@@ -207,6 +207,9 @@ type Tensor struct {
 	// ShapeTensor marks an integer input whose values are sizes
 	// (referenced as name[i] in output shapes).
 	ShapeTensor bool
+	// DTypeParam names the param whose value chooses an output's dtype (a
+	// Cast-like `to`: an enum whose values are dtype names); "" for none.
+	DTypeParam string
 	// DynamicShapeText is QNN's DynamicShape/Text (2024 schema).
 	DynamicShapeText string
 	// Default is QNN's tensor Default text; outputs may not have one.

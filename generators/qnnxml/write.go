@@ -202,6 +202,9 @@ func (w *writer) tensor(e *etree.Element, op *ir.Op, t *ir.Tensor, input bool) {
 	if t.ShapeTensor {
 		w.lost(t.Pos, "%q: QNN XML cannot mark a shape tensor; the flag is dropped", t.Name)
 	}
+	if t.DTypeParam != "" {
+		w.lost(t.Where.At("dtype_param", t.Pos), "%q: QNN XML cannot say that param %s chooses the dtype; the output lists its dtypes only", t.Name, t.DTypeParam)
+	}
 }
 
 // literalText renders a default the way QNN configs write them; enum

@@ -400,6 +400,7 @@ func (b *builder) tensor(o object) *ir.Tensor {
 		Variadic:         o.boolean("variadic"),
 		Static:           o.boolean("static"),
 		ShapeTensor:      o.boolean("shape_tensor"),
+		DTypeParam:       o.str("dtype_param"),
 		Pos:              b.pos(o.node),
 		Where:            b.where(o),
 	}

@@ -387,6 +387,9 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 			add(m, f.key, boolNode(true))
 		}
 	}
+	if t.DTypeParam != "" {
+		add(m, "dtype_param", str(t.DTypeParam))
+	}
 	if t.Default != nil {
 		add(m, "default", literalNode(t.Default))
 	}

@@ -281,6 +281,13 @@ func (m *parserModel) parserDType(op *ir.Op, r ir.OutputDType, inputs []string) 
 			return "(" + x + ".dtype if " + x + " is not None else " + m.numpy(r.DType) + ")"
 		}
 		return x + ".dtype"
+	case ir.DTypeParam:
+		// The param holds a dtype name (the Parser reads it as a string).
+		entries := make([]string, len(r.Allowed))
+		for i, d := range r.Allowed {
+			entries[i] = pyString(string(d)) + ": " + m.numpy(d)
+		}
+		return "{" + strings.Join(entries, ", ") + "}[self.params[" + pyString(op.Params[r.Param].Ident) + "]]"
 	case ir.DTypeFollow:
 		allowed := distinctCompass(r.Allowed)
 		if len(allowed) == 1 {
@@ -387,8 +394,22 @@ func quantDefault(op *ir.Op) string {
 			"        c.dtype, c.scale, c.zerop, c.qbits, c.qinvariant = c.ir_dtype, 1.0, 0, dtype2bits(c.ir_dtype), True",
 			"        c.qmin, c.qmax = dtype2range(c.dtype)")
 	}
+	rules := op.Derived().Outputs
 	for i, o := range op.Outputs {
 		c.line("out = self.outputs[", strconv.Itoa(i), "]  # ", o.Name)
+		if r := rules[i]; r.Rule == ir.DTypeParam {
+			// The Compass IR reader turns the dtype name into a Dtype.
+			c.line("out.dtype = self.get_param(", pyString(op.Params[r.Param].Ident), ")  # chosen by the param")
+			c.lines(
+				"if is_float(out.dtype):",
+				`    out.qbits = self.attrs["q_bits_activation"]`,
+				`    out.scale, out.zerop, out.qmin, out.qmax, out.dtype = get_linear_quant_params_from_tensor(out, self.attrs["q_mode_activation"], out.qbits, is_signed=True)`,
+				"    out.qinvariant = False",
+				"else:",
+				"    out.scale, out.zerop, out.qbits, out.qinvariant = 1.0, 0, dtype2bits(out.dtype), True",
+				"    out.qmin, out.qmax = dtype2range(out.dtype)")
+			continue
+		}
 		if j, in := sameTypedInput(op, o); in != nil {
 			c.line("inp = self.inputs[", strconv.Itoa(j), "]  # ", in.Name, ": the same type")
 			c.lines(

@@ -101,6 +101,8 @@ type planTensor struct {
 	DType  string  `json:"dtype"` // Compass / numpy name
 	Static bool    `json:"static,omitempty"`
 	Values []int64 `json:"values,omitempty"` // a shape tensor's values
+	// DTypeParam is the param an output's dtype is chosen by.
+	DTypeParam string `json:"dtype_param,omitempty"`
 }
 
 // planValue is a param value as a Python literal, or a tensor of zeros.
@@ -163,6 +165,9 @@ type planOp struct {
 	Variants    []planVariant        `json:"variants"`
 	Targets     []string             `json:"targets"`
 	Enums       map[string][]string  `json:"enums"`
+	// DTypeParams are the params an output takes its dtype from: the
+	// Compass IR reader turns their dtype-name values into Dtypes.
+	DTypeParams []string `json:"dtype_params"`
 }
 
 type planPackage struct {
@@ -341,6 +346,12 @@ func planFor(pkg *ir.Package, op *ir.Op, known []string) planOp {
 		if prm.Kind == ir.ParamEnum {
 			p.Enums[prm.Ident] = prm.Values
 		}
+		for _, o := range op.Outputs {
+			if o.DTypeParam == prm.Name {
+				p.DTypeParams = append(p.DTypeParams, prm.Ident)
+				break
+			}
+		}
 	}
 	// Inputs: distinct sizes per symbol; the first dtype of every tensor
 	// (type variables shared); shape tensors hold small sizes.
@@ -388,7 +399,12 @@ func planFor(pkg *ir.Package, op *ir.Op, known []string) planOp {
 	}
 	for _, o := range op.Outputs {
 		pt := planTensor{Name: o.Name, DType: dtypeOf(o)}
-		if o.Type.Var == "" && len(op.Inputs) > 0 {
+		if prm := op.Param(o.DTypeParam); prm != nil {
+			pt.DTypeParam = prm.Ident
+			if v, ok := testValue(prm).(string); ok {
+				pt.DType = compass(ir.DType(v))
+			}
+		} else if o.Type.Var == "" && len(op.Inputs) > 0 {
 			for _, d := range distinct(op.AllowedDTypes(o)) {
 				if d == p.Inputs[0].DType {
 					pt.DType = d

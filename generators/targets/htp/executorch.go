@@ -327,6 +327,13 @@ func outputDType(op *ir.Op, r ir.OutputDType) string {
 			return fmt.Sprintf("(%s.dtype if %s is not None else %s)", in.Ident, in.Ident, torchDType(r.DType))
 		}
 		return in.Ident + ".dtype"
+	case ir.DTypeParam:
+		// The enum travels as its value's index (torchParam).
+		set := make([]string, len(r.Allowed))
+		for i, d := range r.Allowed {
+			set[i] = torchDType(d)
+		}
+		return fmt.Sprintf("(%s,)[%s]", strings.Join(set, ", "), op.Params[r.Param].Ident)
 	case ir.DTypeFollow:
 		set := make([]string, 0, len(r.Allowed))
 		seen := map[string]bool{}

@@ -203,7 +203,15 @@ func planOp(op *ir.Op) opCase {
 		}
 		allowed := op.AllowedDTypes(o)
 		out.DType = torchName(allowed[0])
-		if o.Type.Var != "" {
+		if p := op.Param(o.DTypeParam); p != nil {
+			// The param's value names the dtype; the plan leaves it at its
+			// default (or passes 2, the index of its third value).
+			if p.Default != nil {
+				out.DType = torchName(ir.DType(p.Default.Text))
+			} else {
+				out.DType = torchName(ir.DType(p.Values[2]))
+			}
+		} else if o.Type.Var != "" {
 			if dt, ok := varDType[o.Type.Var]; ok {
 				out.DType = dt
 			}

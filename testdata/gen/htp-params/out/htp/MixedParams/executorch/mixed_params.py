@@ -22,6 +22,7 @@ QNN_OP_TYPES = {
     "blend": "Blend",
     "gather_two": "Gather2",
     "masked_scale": "MaskedScale",
+    "cast_to": "CastTo",
 }
 
 _lib = Library(NAMESPACE, "DEF")
@@ -101,6 +102,31 @@ def _masked_scale_out(x, mask, *, y, kept):
 _lib.impl("masked_scale", masked_scale_reference, "CPU")
 _lib.impl("masked_scale.out", _masked_scale_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::masked_scale", _masked_scale_fake, lib=_lib)
+
+_lib.define("cast_to(Tensor x, int to) -> Tensor")
+_lib.define("cast_to.out(Tensor x, int to, *, Tensor(a!) y) -> Tensor(a!)")
+
+def cast_to_reference(x, to):
+    """Eager reference implementation of CastTo (CPU); used outside delegation."""
+    # opforge:begin reference:CastTo
+    raise NotImplementedError("mixed_params::cast_to has no eager implementation yet; write it in reference:CastTo")
+    # opforge:end reference:CastTo
+
+def _cast_to_fake(x, to):
+    _N = x.shape[0]
+    return torch.empty((_N,), dtype=(torch.float16, torch.float32, torch.uint8,)[to], device=x.device)
+
+def _cast_to_out(x, to, *, y):
+    results = cast_to_reference(x, to)
+    results = (results,)
+    for out, result in zip((y,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y
+
+_lib.impl("cast_to", cast_to_reference, "CPU")
+_lib.impl("cast_to.out", _cast_to_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::cast_to", _cast_to_fake, lib=_lib)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""
