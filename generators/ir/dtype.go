@@ -118,6 +118,14 @@ var dtypeByQNN = func() map[string]DType {
 // Info returns the table row of d, or nil for an unknown dtype.
 func (d DType) Info() *DTypeInfo { return dtypeByName[d] }
 
+// Bits is the size of one element in bits (0 for unknown and opaque dtypes).
+func (d DType) Bits() int {
+	if i := d.Info(); i != nil {
+		return i.Bits
+	}
+	return 0
+}
+
 // Valid reports whether d is in the vocabulary.
 func (d DType) Valid() bool { return dtypeByName[d] != nil }
 

@@ -335,7 +335,17 @@ func opCases(pkg *ir.Package, op *ir.Op, m *opModel) []string {
 		lines = append(lines, fmt.Sprintf("output %d %d%s", t.Index, len(dims), ints(dims)))
 	}
 	if w := op.Targets.TRT.Workspace; w != nil {
-		v, _ := w.Eval(env)
+		// The driver asks for the workspace with the first dtype combination.
+		env.ElemSizes = map[string]int64{}
+		for _, t := range l.All() {
+			if t.T != nil {
+				env.ElemSizes[t.T.Name] = max(1, int64(l.Combos()[0].DTypes[t.Pos].Bits()+7)/8)
+			}
+		}
+		v, err := w.Eval(env)
+		if err != nil {
+			panic(fmt.Sprintf("%s: workspace: %v", op.Name, err)) // a test bug: every name has a value
+		}
 		lines = append(lines, fmt.Sprintf("workspace %d", max(v, 0)))
 	}
 	for _, a := range m.Aliases {

@@ -341,6 +341,10 @@ func checkWorkspace(op *ir.Op, d *diag.TargetList) {
 		bound[s.Name] = true // validate reports sizes in the workspace (size-in-bound)
 	}
 	for _, s := range t.Workspace.Symbols() {
+		if in := op.Input(s.Name); in != nil && in.ShapeTensor && s.Kind == shapeexpr.ElemSize {
+			d.Errorf(op.Where.At("trt.workspace", t.Pos), "trt-workspace", "the workspace size of op %s uses %s, but shape tensor %q travels apart from the tensors getWorkspaceSize sees", op.Name, s, s.Name)
+			return
+		}
 		if in := op.Input(s.Name); in != nil && in.ShapeTensor {
 			d.Errorf(op.Where.At("trt.workspace", t.Pos), "trt-workspace", "the workspace size of op %s reads the values of shape tensor %q, which getWorkspaceSize does not receive; use input dims and params", op.Name, s.Name)
 			return

@@ -810,18 +810,51 @@ func workspaceExpr(op *ir.Op, l *ioLayout, w *shapeexpr.Expr, legacy bool) strin
 	if legacy {
 		dims = "dims"
 	}
-	s, _ := cppInt(op, l, w, func(i, j int) string { return fmt.Sprintf("inputs[%d].%s.d[%d]", i, dims, j) }, "mParams")
+	desc := ".desc"
+	if legacy {
+		desc = ""
+	}
+	// elem_size(x): the byte size of x's run-time dtype, from the
+	// descriptors getWorkspaceSize receives (validate allows it here only).
+	elem := func(name string) string {
+		for _, t := range l.All() {
+			if t.T != nil && t.T.Name == name {
+				list, idx := "inputs", t.Index
+				if !t.Input {
+					list = "outputs"
+				}
+				return fmt.Sprintf("elementSize(static_cast<int32_t>(%s[%d]%s.type))", list, idx, desc)
+			}
+		}
+		return ""
+	}
+	s, _ := cppIntElem(op, l, w, func(i, j int) string { return fmt.Sprintf("inputs[%d].%s.d[%d]", i, dims, j) }, "mParams", elem)
 	return s
 }
 
 // cppInt renders e as int64 C++ arithmetic: input dims through dim(i, j),
 // params as members of params. ok is false when e reads something plain
-// code does not have (shape-tensor values, data-dependent sizes).
+// code does not have (shape-tensor values, data-dependent sizes, element
+// sizes).
 func cppInt(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string, params string) (string, bool) {
+	return cppIntElem(op, l, e, dim, params, nil)
+}
+
+// cppIntElem is cppInt that also renders elem_size(x) through elem.
+func cppIntElem(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string, params string, elem func(name string) string) (string, bool) {
 	ok := true
 	s := e.Render(shapeexpr.Syntax{
 		Const: func(v int64) string { return "int64_t{" + strconv.FormatInt(v, 10) + "}" },
 		Ref: func(x *shapeexpr.Expr) string {
+			if x.Kind == shapeexpr.ElemSize {
+				if elem != nil {
+					if s := elem(x.Name); s != "" {
+						return s
+					}
+				}
+				ok = false
+				return "0"
+			}
 			if d, found := l.InDim[x.Name]; found && x.Kind == shapeexpr.Sym {
 				return "static_cast<int64_t>(" + dim(d[0], d[1]) + ")"
 			}
