@@ -35,7 +35,7 @@ import (
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/filestat"
 	"github.com/opforge/opforge/generators/regions"
-	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // ManifestName is the manifest's file name in the output root.
@@ -334,7 +334,7 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 		l     diag.List
 	}
 	results := make([]result, len(files))
-	render.Parallel(len(files), func(i int) {
+	workpool.Parallel(len(files), func(i int) {
 		f, r := files[i], &results[i]
 		pos := diag.Pos{File: rel(root, f.Path)}
 		if f.Path == ManifestName || f.Path == PendingName {

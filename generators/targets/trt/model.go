@@ -10,8 +10,8 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/plugin"
-	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // packageModel is everything the package-level templates print; every
@@ -205,7 +205,7 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	// Op models are independent of each other: build them on every core.
 	m.Ops = make([]*opModel, len(ops))
 	m.Readme = make([]*readmeOp, len(ops))
-	render.Parallel(len(ops), func(i int) {
+	workpool.Parallel(len(ops), func(i int) {
 		om := newOpModel(m, ops[i])
 		id := plugin.TRT(pkg, ops[i])
 		om.PluginName, om.PluginVersion, om.PluginNamespace = id.Name, id.Version, id.Namespace
