@@ -12,6 +12,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
+	targetreg "github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/targets/aipu"
 	"github.com/opforge/opforge/generators/toolchain"
 )
@@ -41,6 +42,7 @@ func AIPU(o Options, opdefs string) (*Plan, error) {
 	}
 	var l diag.List
 	pkgs := load.Tree(opdefs, &l)
+	targetreg.Check(&l, pkgs...)
 	if l.HasErrors() {
 		return nil, fmt.Errorf("%s has errors; run opforge check", opdefs)
 	}

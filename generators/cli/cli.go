@@ -10,6 +10,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
+	"github.com/opforge/opforge/generators/targets"
 )
 
 const usage = `usage:
@@ -124,6 +125,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	pkgs := load.Paths(files, &l)
+	targets.Check(&l, pkgs...)
 	code := report(&l, *format, stdout, stderr)
 	if *format == "text" {
 		e, w := l.Counts()

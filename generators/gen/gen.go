@@ -101,6 +101,7 @@ var DefaultOptions = Options{OpDefs: "opdefs", Toolchains: "toolchains", Out: "o
 // has errors; it is nil when loading failed.
 func Plan(o Options, l *diag.List) *writer.Plan {
 	pkgs := load.Tree(o.OpDefs, l)
+	targets.Check(l, pkgs...)
 	if l.HasErrors() {
 		return nil
 	}
