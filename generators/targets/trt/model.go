@@ -21,7 +21,6 @@ type packageModel struct {
 	CppNs     string // C++ namespace of the generated code
 	Namespace string // TensorRT plugin namespace
 	Version   string // plugin version
-	Source    string
 	Macro     string // macro prefix: VISION_OPS
 	Snake     string // vision_ops
 	Legacy    bool
@@ -188,7 +187,6 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	id := plugin.TRT(pkg, ops[0])
 	m := &packageModel{
 		Name:      pkg.Name,
-		Source:    pkg.Source,
 		Namespace: id.Namespace,
 		Version:   id.Version,
 		CppNs:     snake + "_trt",
