@@ -84,10 +84,12 @@ func Doctor() error { return opforge("doctor") }
 // through a shared ccache on redis-server (when they and the TensorRT
 // headers are there).
 func Bench() error {
-	if err := run(nil, "go", "build", "-o", "build/opforge", "./generators/cmd/opforge"); err != nil {
-		return err
+	for _, cmd := range []string{"opforge", "opforge-bench"} {
+		if err := run(nil, "go", "build", "-o", "build/"+cmd, "./generators/cmd/"+cmd); err != nil {
+			return err
+		}
 	}
-	return run(nil, "build/opforge", "bench")
+	return run(nil, "build/opforge-bench", "--opforge", "build/opforge")
 }
 
 // Clean removes the build directory (artifacts, caches, the test venv stays).

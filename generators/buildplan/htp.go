@@ -71,7 +71,7 @@ func HTP(o Options, variants []string) (*Plan, error) {
 		return p, nil
 	}
 	inc := filepath.Join(qnn.Path, d.HTP.QNNInclude)
-	pkgs, err := o.packageDirs("htp")
+	pkgs, err := o.packageDirs("htp", "src")
 	if err != nil {
 		return nil, err
 	}

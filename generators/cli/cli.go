@@ -10,6 +10,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
+	"github.com/opforge/opforge/generators/targets"
 )
 
 const usage = `usage:
@@ -23,7 +24,6 @@ const usage = `usage:
                                                                   build out/ with the vendor toolchains into build/
                  (OPFORGE_COMPILER_LAUNCHER=ccache: compiles through a compiler cache)
   opforge doctor                                                  where every SDK, tool and launcher is, or what is missing
-  opforge bench [--team-ops N]                                    time generation, no-op builds (10/100/1000 ops)
                                                                   and a team's build through a shared ccache
   opforge validate [--format text|json] [PATH ...]    check op definitions (default: opdefs)
   opforge convert [--to yaml|xml] [-o OUT] FILE      convert between YAML and QNN XML
@@ -59,8 +59,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return buildCmd(args[1:], stdout, stderr)
 	case "doctor":
 		return doctorCmd(args[1:], stdout, stderr)
-	case "bench":
-		return benchCmd(args[1:], stdout, stderr)
 	case "convert":
 		return convertCmd(args[1:], stdout, stderr)
 	case "fmt":
@@ -124,6 +122,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	pkgs := load.Paths(files, &l)
+	targets.Check(&l, pkgs...)
 	code := report(&l, *format, stdout, stderr)
 	if *format == "text" {
 		e, w := l.Counts()

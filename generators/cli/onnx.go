@@ -133,8 +133,8 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	domain := fs.String("domain", "", "package domain (default: the package name in lower case)")
 	namespace := fs.String("namespace", "", "TensorRT plugin namespace; \"\" is the empty namespace (default: the domain)")
 	version := fs.String("package-version", "1.0.0", "package version, which is also the TensorRT plugin version")
-	var targets listFlag
-	fs.Var(&targets, "targets", "targets the ops generate for: trt, htp, aipu (default: trt, or the --unsupported-for target)")
+	var targetNames listFlag
+	fs.Var(&targetNames, "targets", "targets the ops generate for: trt, htp, aipu (default: trt, or the --unsupported-for target)")
 	model, ok := parseOnnx(fs, args, "import", stderr)
 	if !ok {
 		return 2
@@ -151,14 +151,14 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 			opts.Namespace = namespace
 		}
 	})
-	for _, t := range targets {
+	for _, t := range targetNames {
 		if !slices.Contains(onnximport.Targets, t) {
 			fmt.Fprintf(stderr, "opforge import onnx: unknown target %q; targets are %s\n", t, strings.Join(onnximport.Targets, ", "))
 			return 2
 		}
 	}
-	opts.Targets = targets
-	if len(targets) == 0 && of.unsupportedFor != "" {
+	opts.Targets = targetNames
+	if len(targetNames) == 0 && of.unsupportedFor != "" {
 		opts.Targets = []string{of.unsupportedFor}
 	}
 	if *out == "" {
@@ -198,7 +198,8 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 			name = defaultOpdef(model, of.pkg)
 		}
 		if pkg := load.Parse(name, data, &l); pkg != nil {
-			load.Check(pkg, &l)
+			load.Validate(pkg, &l)
+			targets.Check(&l, pkg)
 		}
 	}
 	if l.HasErrors() {
@@ -278,6 +279,7 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 			l.Errorf(diag.Pos{File: *opdef}, "read", "no opdef here: run `opforge import onnx %s` first, or pass --opdef", model)
 		} else {
 			pkg = load.File(*opdef, &l)
+			targets.Check(&l, pkg)
 		}
 	}
 	if res == nil && !l.HasErrors() {

@@ -22,6 +22,7 @@ import (
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnximport"
 	"github.com/opforge/opforge/generators/plugin"
+	"github.com/opforge/opforge/generators/targets"
 )
 
 const onnxScript = "../../testdata/python/onnx_models.py"
@@ -81,6 +82,7 @@ func TestRewrittenModelsPassOnnxChecker(t *testing.T) {
 			}
 			var l diag.List
 			pkg := load.File(opdef, &l)
+			targets.Check(&l, pkg)
 			if pkg == nil || l.HasErrors() {
 				t.Fatalf("imported opdef does not validate: %v", l.Sorted())
 			}

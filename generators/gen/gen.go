@@ -12,9 +12,9 @@ import (
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/generators/writer"
 )
 
@@ -39,7 +39,7 @@ func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 			jobs = append(jobs, &job{t: t, pkg: pkg})
 		}
 	}
-	render.Parallel(len(jobs), func(i int) {
+	workpool.Parallel(len(jobs), func(i int) {
 		j := jobs[i]
 		if j.set = j.t.Generate(j.pkg, j.l.ForTarget(j.t.Name())); j.set != nil {
 			addHeaders(j.set)
@@ -101,6 +101,7 @@ var DefaultOptions = Options{OpDefs: "opdefs", Toolchains: "toolchains", Out: "o
 // has errors; it is nil when loading failed.
 func Plan(o Options, l *diag.List) *writer.Plan {
 	pkgs := load.Tree(o.OpDefs, l)
+	targets.Check(l, pkgs...)
 	if l.HasErrors() {
 		return nil
 	}

@@ -10,14 +10,6 @@ import (
 	"slices"
 )
 
-// Format names the source format of a package.
-type Format string
-
-const (
-	FormatYAML   Format = "yaml"
-	FormatQNNXML Format = "qnn-xml"
-)
-
 // Where remembers the position of each field of an object, so diagnostics
 // can point at the offending key rather than the object as a whole.
 type Where map[string]diag.Pos
@@ -41,9 +33,8 @@ type Package struct {
 	Domain    string
 	Version   string
 	Namespace string
-	// Source is the path of the definition file; Format its format.
+	// Source is the path of the definition file.
 	Source string
-	Format Format
 	Ops    []*Op
 	HTP    HTPPackage
 	TRT    TRTPackage

@@ -142,8 +142,8 @@ func newPackage(path string, opts Options) *ir.Package {
 	name, dir := DefaultPackage(path)
 	pkg := &ir.Package{
 		Name: opts.Package, Domain: opts.Domain, Version: opts.Version,
-		Source: opts.Source, Format: ir.FormatYAML,
-		HTP: ir.HTPPackage{InterfaceStyle: "current", ExecuTorch: true},
+		Source: opts.Source,
+		HTP:    ir.HTPPackage{InterfaceStyle: "current", ExecuTorch: true},
 	}
 	if pkg.Name == "" {
 		pkg.Name = name

@@ -196,7 +196,8 @@ func TestImportGolden(t *testing.T) {
 			file := filepath.Join(dir, "expected.yaml")
 			pkg := load.Parse(file, data, &l)
 			if pkg != nil {
-				load.Check(pkg, &l)
+				load.Validate(pkg, &l)
+				targets.Check(&l, pkg)
 			}
 			if pkg == nil || l.HasErrors() {
 				var buf bytes.Buffer
@@ -427,7 +428,8 @@ func TestTensorNamesAvoidAttributes(t *testing.T) {
 	}
 	var l diag.List
 	if pkg := load.Parse("x.yaml", data, &l); pkg != nil {
-		load.Check(pkg, &l)
+		load.Validate(pkg, &l)
+		targets.Check(&l, pkg)
 	}
 	if l.HasErrors() {
 		t.Error(l.Sorted())

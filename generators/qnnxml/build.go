@@ -58,7 +58,6 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 		Domain:  root.SelectAttrValue("Domain", ""),
 		Version: root.SelectAttrValue("Version", ""),
 		Source:  b.d.file,
-		Format:  ir.FormatQNNXML,
 		Pos:     b.d.at(root),
 		Where:   ir.Where{},
 	}

@@ -2,6 +2,8 @@
 package targets
 
 import (
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/targets/aipu"
@@ -12,6 +14,21 @@ import (
 // All returns every target for checking, in a fixed order.
 func All() []target.Target {
 	return []target.Target{htp.Target{}, trt.Target{}, aipu.Target{}}
+}
+
+// Check runs every target's checks on validated packages (nil ones are
+// skipped), each target reporting as itself. It is the one place target
+// checks run: everything that loads opdefs for the user calls it after
+// load.
+func Check(l *diag.List, pkgs ...*ir.Package) {
+	for _, pkg := range pkgs {
+		if pkg == nil {
+			continue
+		}
+		for _, t := range All() {
+			t.Check(pkg, l.ForTarget(t.Name()))
+		}
+	}
 }
 
 // ForGeneration returns every target ready to generate, with the toolchain

@@ -154,7 +154,6 @@ func (b *builder) pkg(root *yaml.Node) *ir.Package {
 		Version:   p.str("version"),
 		Namespace: p.str("namespace"),
 		Source:    b.file,
-		Format:    ir.FormatYAML,
 		Pos:       b.pos(p.node),
 		Where:     b.where(p),
 	}

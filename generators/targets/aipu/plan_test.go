@@ -15,6 +15,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/targets/aipu"
 )
 
@@ -43,6 +44,7 @@ func packages(t *testing.T) []pkgDir {
 	for _, tr := range trees {
 		var l diag.List
 		pkgs := load.Tree(tr.opdefs, &l)
+		targets.Check(&l, pkgs...)
 		if l.HasErrors() {
 			t.Fatalf("%s: %v", tr.opdefs, l.Sorted())
 		}

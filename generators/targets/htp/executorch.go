@@ -10,6 +10,7 @@ import (
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // TorchName is op's torch.library name: its torch_name, else the op name
@@ -80,7 +81,7 @@ func torchDType(d ir.DType) string {
 // on every core; the warnings follow in op order.
 func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.TargetList) *torchModel {
 	m := &torchModel{Package: pkg.Name, Namespace: pm.TorchNamespace, Provider: pm.Provider, Ops: make([]*torchOp, len(ops))}
-	render.Parallel(len(ops), func(i int) { m.Ops[i] = newTorchOp(ops[i], m.Namespace) })
+	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newTorchOp(ops[i], m.Namespace) })
 	for i, t := range m.Ops {
 		for _, o := range t.assumed {
 			d.Warnf(o.Where.At("name", o.Pos), "executorch-assumed-shape", "output %q of op %s states no shape (QNN XML cannot), so its torch fake implementation assumes the shape of input %q; convert the op to YAML and give the output a shape if that is wrong", o.Name, ops[i].Name, ops[i].Inputs[0].Name)

@@ -14,6 +14,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/targets/htp"
 )
 
@@ -239,6 +240,7 @@ func TestExecuTorchModules(t *testing.T) {
 	for _, tr := range trees {
 		var l diag.List
 		pkgs := load.Tree(tr.opdefs, &l)
+		targets.Check(&l, pkgs...)
 		if l.HasErrors() {
 			t.Fatalf("%s: %v", tr.opdefs, l.Sorted())
 		}

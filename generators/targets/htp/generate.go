@@ -12,6 +12,7 @@ import (
 	"github.com/opforge/opforge/generators/qnnxml"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/toolchain"
+	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/templates"
 )
 
@@ -134,7 +135,7 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op, d *toolchain.Descriptor) *pa
 		m.Archs = append(m.Archs, archModel{a.Arch, strings.ToUpper(a.Arch), a.SDK, a.Tools})
 	}
 	m.Ops = make([]*opModel, len(ops))
-	render.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(pkg, ops[i]) })
+	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(pkg, ops[i]) })
 	return m
 }
 

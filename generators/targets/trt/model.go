@@ -10,8 +10,8 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/plugin"
-	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // packageModel is everything the package-level templates print; every
@@ -22,7 +22,6 @@ type packageModel struct {
 	Namespace string // TensorRT plugin namespace
 	Version   string // plugin version
 	Domain    string // the package's ONNX domain
-	Source    string
 	Macro     string // macro prefix: VISION_OPS
 	Snake     string // vision_ops
 	Legacy    bool
@@ -189,7 +188,6 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	id := plugin.TRT(pkg, ops[0])
 	m := &packageModel{
 		Name:      pkg.Name,
-		Source:    pkg.Source,
 		Namespace: id.Namespace,
 		Version:   id.Version,
 		Domain:    pkg.Domain,
@@ -207,7 +205,7 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	// Op models are independent of each other: build them on every core.
 	m.Ops = make([]*opModel, len(ops))
 	m.Readme = make([]*readmeOp, len(ops))
-	render.Parallel(len(ops), func(i int) {
+	workpool.Parallel(len(ops), func(i int) {
 		om := newOpModel(m, ops[i])
 		id := plugin.TRT(pkg, ops[i])
 		om.PluginName, om.PluginVersion, om.PluginNamespace = id.Name, id.Version, id.Namespace

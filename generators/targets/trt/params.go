@@ -18,7 +18,6 @@ import (
 // error text) and mParams (the plugin's params).
 type paramModel struct {
 	Name  string // as written: the field and attribute name
-	Ident string // the C++/Python member name
 	Index int
 	// SerialIndex is its place in getFieldsToSerialize, after the layout field.
 	SerialIndex int
@@ -71,7 +70,7 @@ func floatStorage(d ir.DType) string {
 }
 
 func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
-	m := &paramModel{Name: p.Name, Ident: p.Ident, Index: index, SerialIndex: index + 1, p: p, Required: p.Default == nil}
+	m := &paramModel{Name: p.Name, Index: index, SerialIndex: index + 1, p: p, Required: p.Default == nil}
 	dt := fieldDType(p)
 	m.elem = dt
 	info := dt.Info()

@@ -8,8 +8,8 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/plugin"
-	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // qdpModel is the package's Python plugin module (tensorrt.plugin).
@@ -58,7 +58,7 @@ var pyDType = map[ir.DType]string{
 func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 	m := &qdpModel{Module: names.Snake(pkg.Name) + "_qdp", Namespace: pkg.Namespace, Package: pkg.Name, Version: pkg.Version}
 	qs := make([]*qdpOp, len(ops))
-	render.Parallel(len(ops), func(i int) {
+	workpool.Parallel(len(ops), func(i int) {
 		if ops[i].Targets.TRT.QDP != nil {
 			qs[i] = newQDPOp(pkg, ops[i], models[i])
 		}
