@@ -73,6 +73,10 @@ func (Build) Aipu() error { return opforge("build", "aipu") }
 // All builds every target.
 func (Build) All() error { return opforge("build", "all") }
 
+// Verify runs every op on every target it can run here against the op's
+// reference (opforge verify); a skip is never a pass.
+func Verify() error { return opforge("verify") }
+
 // Doctor prints, per target, where every SDK and tool was found or exactly
 // what is missing and how to provide it, and the compiler launcher
 // (OPFORGE_COMPILER_LAUNCHER) compiles run through.

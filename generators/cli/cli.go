@@ -23,6 +23,8 @@ const usage = `usage:
   opforge build htp|trt|aipu|all [--package LIST] [--arch LIST] [--jobs N]
                                                                   build out/ with the vendor toolchains into build/
                  (OPFORGE_COMPILER_LAUNCHER=ccache: compiles through a compiler cache)
+  opforge verify [--package LIST] [--op LIST] [--target LIST]   run each op on every target it can run here against its reference
+                 [--format text|json] [--python PY] [--rtol R] [--atol A]   (exit 1 on a mismatch; a skip is never a pass)
   opforge doctor                                                  where every SDK, tool and launcher is, or what is missing
                                                                   and a team's build through a shared ccache
   opforge validate [--format text|json] [PATH ...]    check op definitions (default: opdefs)
@@ -67,6 +69,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return importCmd(args[1:], stdout, stderr)
 	case "rewrite":
 		return rewriteCmd(args[1:], stdout, stderr)
+	case "verify":
+		return verifyCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
