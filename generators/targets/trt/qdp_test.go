@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -462,5 +463,72 @@ func checkQDPAOT(t *testing.T, pkg *ir.Package, op *ir.Op, r qdpRun) {
 	}
 	if grid := int64(aot["grid_x"].(float64)); grid != (largest+255)/256 {
 		t.Errorf("%s: grid_x %d for %d elements", op.Name, grid, largest)
+	}
+}
+
+// qdpTopLevel matches a module-level binding of a Python module: def,
+// class, import (as), from-import and assignment, at column 0 or inside a
+// module-level if/else block (column 4 after an unindented if/else line).
+var qdpTopLevel = regexp.MustCompile(`^(?:def|class) (\w+)|^import [\w.]+ as (\w+)|^import (\w+)|^from \S+ import (.+)|^(\w+) =`)
+
+// TestQDPModuleNamesReserved parses the module-level names of every
+// generated Python plugin module and requires validation to refuse each
+// as a tensor or param name of some op of the module (qdpShadows), so the
+// reserved list cannot drift from qdp.py.tmpl.
+func TestQDPModuleNamesReserved(t *testing.T) {
+	seen := 0
+	for _, p := range packages(t) {
+		modules, _ := filepath.Glob(filepath.Join(p.dir, "python", "*.py"))
+		if len(modules) != 1 {
+			continue
+		}
+		data, err := os.ReadFile(modules[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ops []*ir.Op
+		for _, op := range Ops(p.pkg) {
+			if op.Targets.TRT.QDP != nil {
+				ops = append(ops, op)
+			}
+		}
+		inBlock := false
+		for _, line := range strings.Split(string(data), "\n") {
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			if !strings.HasPrefix(line, " ") {
+				inBlock = strings.HasPrefix(line, "if ") || strings.HasPrefix(line, "else:")
+			} else if inBlock && strings.HasPrefix(line, "    ") && !strings.HasPrefix(line, "     ") {
+				line = line[4:]
+			} else {
+				continue
+			}
+			m := qdpTopLevel.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			var found []string
+			for _, g := range m[1:] {
+				for _, n := range strings.Split(g, ",") {
+					if n = strings.TrimSpace(n); n != "" {
+						found = append(found, n)
+					}
+				}
+			}
+			for _, n := range found {
+				seen++
+				shadowed := false
+				for _, op := range ops {
+					shadowed = shadowed || qdpShadows(op, n)
+				}
+				if !shadowed {
+					t.Errorf("%s: module-level name %s is not refused as a tensor or param name (qdpModuleNames, qdpOpNames)", modules[0], n)
+				}
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no generated Python plugin module found")
 	}
 }
