@@ -32,6 +32,32 @@ var (
 	qdpArrayDTypes = map[ir.DType]bool{ir.Int8: true, ir.Int16: true, ir.Int32: true, ir.Int64: true, ir.Float16: true, ir.Float32: true, ir.Float64: true, ir.Bool: true}
 )
 
+// qdpModuleNames are the names the generated Python plugin module's
+// functions use from module level (qdp.py.tmpl's imports; torch, which the
+// impl imports). Its helpers all start with '_', and each op adds its own
+// functions (qdpOpNames). TestQDPModuleNamesReserved keeps this complete.
+var qdpModuleNames = map[string]bool{"List": true, "Tuple": true, "Union": true, "warnings": true, "np": true, "npt": true, "trt": true, "trtp": true, "triton": true, "tl": true, "torch": true}
+
+// qdpOpNames are the module-level functions of op's Python plugin.
+func qdpOpNames(op *ir.Op) []string {
+	s := names.Snake(op.Name)
+	return []string{s, s + "_autotune", s + "_impl", s + "_aot_impl", s + "_kernel", qdpAttrsFunc(s)}
+}
+
+// qdpShadows reports whether an argument named ident would shadow a
+// module-level name that op's Python plugin functions use.
+func qdpShadows(op *ir.Op, ident string) bool {
+	if strings.HasPrefix(ident, "_") || qdpModuleNames[ident] {
+		return true
+	}
+	for _, n := range qdpOpNames(op) {
+		if n == ident {
+			return true
+		}
+	}
+	return false
+}
+
 // qdpVersion is the version of every Python plugin's creator.
 const qdpVersion = "1"
 
@@ -213,8 +239,11 @@ func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 	// Inputs and outputs are arguments of the Python plugin's functions
 	// too (the impl takes outputs and stream, the autotune the tactic).
 	for _, t := range op.Tensors() {
-		if qdpReservedArgs[t.Ident] {
+		switch {
+		case qdpReservedArgs[t.Ident]:
 			d.Errorf(t.Where.At("name", t.Pos), "qdp-reserved-name", "tensor %q of op %s: outputs, stream and tactic are reserved argument names in Python plugins; rename it or set targets.trt.qdp: false", t.Name, op.Name)
+		case qdpShadows(op, t.Ident):
+			d.Errorf(t.Where.At("name", t.Pos), "qdp-reserved-name", "tensor %q of op %s is an argument of the Python plugin's functions and would shadow the module's name %s (its imports, names starting with _, and the op's functions); rename it or set targets.trt.qdp: false", t.Name, op.Name, t.Ident)
 		}
 	}
 	for _, in := range op.Inputs {
@@ -229,6 +258,8 @@ func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 			d.Errorf(pos, "qdp-reserved-name", "param %q of op %s: outputs, stream and tactic are reserved argument names in Python plugins", p.Name, op.Name)
 		case !names.IsIdent(p.Name) || names.Reserved(p.Name) == "a Python keyword":
 			d.Errorf(pos, "qdp-attr-name", "param %q of op %s is not a Python identifier, so it cannot be a Python plugin attribute; rename it or disable qdp", p.Name, op.Name)
+		case qdpShadows(op, p.Ident):
+			d.Errorf(pos, "qdp-reserved-name", "param %q of op %s is an argument of the Python plugin's functions and would shadow the module's name %s (its imports, names starting with _, and the op's functions); rename it or set targets.trt.qdp: false", p.Name, op.Name, p.Ident)
 		}
 		switch p.Kind {
 		case ir.ParamTensor:

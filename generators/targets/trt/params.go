@@ -235,6 +235,12 @@ func floatField(cType string) string {
 // intBounds is the range createPlugin accepts for an integer param: its
 // storage dtype's range narrowed by the opdef's min and max.
 func intBounds(p *ir.Param, dt ir.DType) (string, string) {
+	lo, hi := intLimits(p, dt)
+	return int64Literal(lo), int64Literal(hi)
+}
+
+// intLimits is intBounds as numbers; the Python plugin checks the same.
+func intLimits(p *ir.Param, dt ir.DType) (int64, int64) {
 	r, ok := intRange[dt]
 	if !ok {
 		r = intRange[ir.Int64]
@@ -246,7 +252,7 @@ func intBounds(p *ir.Param, dt ir.DType) (string, string) {
 	if p.Max != nil && *p.Max < float64(hi) {
 		hi = int64(math.Floor(*p.Max))
 	}
-	return int64Literal(lo), int64Literal(hi)
+	return lo, hi
 }
 
 func int64Literal(v int64) string {
@@ -320,13 +326,26 @@ func cppString(s string) string {
 }
 
 // qdpArrayType is the numpy.typing annotation of an array attribute.
+// float16 arrays travel as float32: the ONNX parser sends float lists as
+// kFLOAT32, which tensorrt.plugin would reinterpret byte by byte as
+// float16 under an NDArray[np.float16] annotation; the module's functions
+// receive them as float16 (qdpArrayDType).
 func qdpArrayType(d ir.DType) string {
+	if d == ir.Float16 {
+		d = ir.Float32
+	}
+	return "npt.NDArray[" + qdpArrayDType(d) + "]"
+}
+
+// qdpArrayDType is the numpy dtype the Python plugin's functions receive
+// an array attribute as.
+func qdpArrayDType(d ir.DType) string {
 	np := map[ir.DType]string{ir.Bool: "np.bool_", ir.Int8: "np.int8", ir.Int16: "np.int16", ir.Int32: "np.int32",
 		ir.Int64: "np.int64", ir.Float16: "np.float16", ir.Float32: "np.float32", ir.Float64: "np.float64"}[d]
 	if np == "" {
 		np = "np.int64"
 	}
-	return "npt.NDArray[" + np + "]"
+	return np
 }
 
 func newEnumModel(op *ir.Op, p *ir.Param) *enumModel {

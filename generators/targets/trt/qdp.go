@@ -2,9 +2,11 @@ package trt
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/plugin"
@@ -19,6 +21,7 @@ type qdpModel struct {
 	Package   string
 	Version   string // the C++ plugins' version, for the docstring
 	AOT       bool   // any op with an ahead-of-time Triton implementation
+	Attrs     bool   // any op with attributes (the module's check helpers)
 	Ops       []*qdpOp
 }
 
@@ -45,6 +48,14 @@ type qdpOp struct {
 	Signature  string // ASTSource signature entries
 	Numels     string // element count of each output, as ShapeExprs
 	Zeros      string // the placeholder kernel body's stores (statementSep)
+	// The op's attribute check (none without params): AttrsFunc(AttrParams)
+	// returns AttrValues, the attributes checked as the C++ plugin's
+	// createPlugin checks them; Unpack rebinds them in register, impl and
+	// aot_impl.
+	AttrsFunc  string
+	AttrParams string
+	AttrValues string // one a line (",\n        ")
+	Unpack     string
 }
 
 // pyDType is the tensorrt module's name of each dtype.
@@ -66,6 +77,7 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 	for _, q := range qs {
 		if q != nil {
 			m.AOT = m.AOT || q.AOT
+			m.Attrs = m.Attrs || q.AttrsFunc != ""
 			m.Ops = append(m.Ops, q)
 		}
 	}
@@ -115,6 +127,23 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	}
 	py := newPyRefs(op, l)
 	var body, results []string
+	if len(op.Params) > 0 {
+		idents := make([]string, len(op.Params))
+		values := make([]string, len(op.Params))
+		for i, p := range op.Params {
+			idents[i] = p.Ident
+			values[i] = qdpAttrCheck(q.ID, p, m.Params[i])
+		}
+		q.AttrsFunc = qdpAttrsFunc(q.Snake)
+		q.AttrParams = strings.Join(idents, ", ")
+		q.AttrValues = strings.Join(values, ",\n        ")
+		lhs := q.AttrParams
+		if len(idents) == 1 {
+			lhs += ","
+		}
+		q.Unpack = lhs + " = " + q.AttrsFunc + "(" + q.AttrParams + ")"
+		body = append(body, q.Unpack)
+	}
 	for _, t := range l.Outputs {
 		if t.Size == nil {
 			continue
@@ -220,6 +249,76 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	q.Numels = strings.Join(numels, ", ")
 	q.Zeros = strings.Join(zeros, statementSep)
 	return q
+}
+
+// qdpAttrsFunc is the name of the function that checks an op's attributes.
+func qdpAttrsFunc(snake string) string { return "_" + snake + "_attrs" }
+
+// qdpAttrCheck is the Python expression that checks attribute p (its
+// value in the variable p.Ident) as the C++ plugin's createPlugin does
+// (same ranges, enum values and array lengths) and yields the value the
+// module's functions work with: strings without the ONNX parser's
+// trailing NUL, float16 arrays as float16.
+func qdpAttrCheck(id string, p *ir.Param, m *paramModel) string {
+	args := escape.PyString(id) + ", " + escape.PyString(p.Name) + ", " + p.Ident
+	switch p.Kind {
+	case ir.ParamBool:
+		return p.Ident
+	case ir.ParamString:
+		return "_text(" + args + ")"
+	case ir.ParamEnum:
+		vals := make([]string, len(p.Values))
+		for i, v := range p.Values {
+			vals[i] = escape.PyString(v)
+		}
+		tuple := strings.Join(vals, ", ")
+		if len(vals) == 1 {
+			tuple += ","
+		}
+		return "_choice(" + args + ", (" + tuple + "))"
+	case ir.ParamScalar:
+		if m.elem.IsFloat() {
+			if p.Min == nil && p.Max == nil {
+				return p.Ident
+			}
+			lo, hi := pyFloatBounds(p)
+			return "_number(" + args + ", " + lo + ", " + hi + ")"
+		}
+		lo, hi := intLimits(p, m.elem)
+		return "_number(" + args + ", " + strconv.FormatInt(lo, 10) + ", " + strconv.FormatInt(hi, 10) + ")"
+	}
+	// Arrays (and flattened tensors): the length of a fixed array, and the
+	// opdef's range of every element (their dtype holds them already).
+	length := "None"
+	if p.Kind == ir.ParamArray && p.Length > 0 {
+		length = strconv.Itoa(p.Length)
+	}
+	lo, hi := "None", "None"
+	switch {
+	case m.elem.IsFloat():
+		lo, hi = pyFloatBounds(p)
+	case m.elem != ir.Bool && p.Kind != ir.ParamBool:
+		if p.Min != nil {
+			lo = strconv.FormatFloat(math.Ceil(*p.Min), 'f', 0, 64)
+		}
+		if p.Max != nil {
+			hi = strconv.FormatFloat(math.Floor(*p.Max), 'f', 0, 64)
+		}
+	}
+	return "_array(" + args + ", " + qdpArrayDType(m.elem) + ", " + length + ", " + lo + ", " + hi + ")"
+}
+
+// pyFloatBounds are a float param's min and max as Python literals (None
+// where the opdef gives none).
+func pyFloatBounds(p *ir.Param) (string, string) {
+	lo, hi := "None", "None"
+	if p.Min != nil {
+		lo = withPoint(strconv.FormatFloat(*p.Min, 'g', -1, 64))
+	}
+	if p.Max != nil {
+		hi = withPoint(strconv.FormatFloat(*p.Max, 'g', -1, 64))
+	}
+	return lo, hi
 }
 
 // joinArgs joins parameter lists, some of them empty, into one.
