@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/magefile/mage/mg"
@@ -115,6 +116,15 @@ func Test() error {
 		return err
 	}
 	env := append(os.Environ(), "OPFORGE_PYTHON="+python)
+	if os.Getenv("OPFORGE_TRT_BINDINGS") == "" {
+		// The tensorrt bindings wheel (requirements-nodeps.txt) holds the real
+		// tensorrt.plugin the Python plugin modules run against.
+		site, err := output(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+		if err != nil {
+			return err
+		}
+		env = append(env, "OPFORGE_TRT_BINDINGS="+strings.TrimSpace(site))
+	}
 	if err := run(env, "go", "vet", "./..."); err != nil {
 		return err
 	}
@@ -237,4 +247,13 @@ func run(env []string, name string, args ...string) error {
 	}
 	fmt.Printf("$ %s %v\n", name, args)
 	return cmd.Run()
+}
+
+// output runs a command and returns its standard output.
+func output(name string, args ...string) (string, error) {
+	out, err := exec.Command(name, args...).Output()
+	if err != nil {
+		return "", fmt.Errorf("%s %v: %w", name, args, err)
+	}
+	return string(out), nil
 }
