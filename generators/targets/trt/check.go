@@ -36,7 +36,7 @@ var (
 // functions use from module level (qdp.py.tmpl's imports; torch, which the
 // impl imports). Its helpers all start with '_', and each op adds its own
 // functions (qdpOpNames). TestQDPModuleNamesReserved keeps this complete.
-var qdpModuleNames = map[string]bool{"List": true, "Tuple": true, "Union": true, "warnings": true, "np": true, "npt": true, "trt": true, "trtp": true, "triton": true, "tl": true, "torch": true}
+var qdpModuleNames = map[string]bool{"List": true, "Tuple": true, "Union": true, "warnings": true, "np": true, "npt": true, "trt": true, "trtp": true, "triton": true, "tl": true, "torch": true, "os": true, "sys": true, "importlib": true}
 
 // qdpOpNames are the module-level functions of op's Python plugin.
 func qdpOpNames(op *ir.Op) []string {

@@ -10,6 +10,7 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/plugin"
+	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	"github.com/opforge/opforge/generators/workpool"
 )
@@ -23,6 +24,12 @@ type qdpModel struct {
 	AOT       bool   // any op with an ahead-of-time Triton implementation
 	Attrs     bool   // any op with attributes (the module's check helpers)
 	Ops       []*qdpOp
+	// Reference is the package's reference module (generators/reference)
+	// below out/, which JIT implementations run until written: its
+	// module name and path parts from the package's trt directory.
+	Reference     string
+	ReferencePath string // Python string arguments of os.path.join
+	RunsReference bool   // some JIT implementation calls it
 }
 
 // qdpOp is one op's Python plugin; the fields qdp.py prints most come
@@ -56,6 +63,11 @@ type qdpOp struct {
 	AttrParams string
 	AttrValues string // one a line (",\n        ")
 	Unpack     string
+	// RefInputs and RefParams are the JIT implementation's call of the
+	// op's reference: the inputs as torch tensors, the attributes as the
+	// reference takes them ("" RefInputs: not wired, e.g. data-dependent
+	// outputs, whose sizes the reference cannot report).
+	RefInputs, RefParams string
 }
 
 // pyDType is the tensorrt module's name of each dtype.
@@ -67,7 +79,17 @@ var pyDType = map[ir.DType]string{
 // newQDPModel builds the Python plugins of ops; models are the ops' C++
 // plugin models, in the same order.
 func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
-	m := &qdpModel{Module: names.Snake(pkg.Name) + "_qdp", Namespace: pkg.Namespace, Package: pkg.Name, Version: pkg.Version}
+	m := &qdpModel{Module: names.Snake(pkg.Name) + "_qdp", Namespace: pkg.Namespace, Package: pkg.Name, Version: pkg.Version, Reference: reference.Module(pkg)}
+	// The module lies in out/trt/<Package>/python/.
+	parts := []string{"..", "..", ".."}
+	for _, part := range strings.Split(reference.Path(pkg), "/") {
+		parts = append(parts, part)
+	}
+	quoted := make([]string, len(parts))
+	for i, part := range parts {
+		quoted[i] = escape.PyString(part)
+	}
+	m.ReferencePath = strings.Join(quoted, ", ")
 	qs := make([]*qdpOp, len(ops))
 	workpool.Parallel(len(ops), func(i int) {
 		if ops[i].Targets.TRT.QDP != nil {
@@ -78,6 +100,7 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 		if q != nil {
 			m.AOT = m.AOT || q.AOT
 			m.Attrs = m.Attrs || q.AttrsFunc != ""
+			m.RunsReference = m.RunsReference || (!q.AOT && q.RefInputs != "")
 			m.Ops = append(m.Ops, q)
 		}
 	}
@@ -179,6 +202,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		}
 	}
 	q.Body = strings.Join(append(body, "return "+strings.Join(results, ", ")), statementSep)
+	q.RefInputs, q.RefParams = referenceCall(op, l, m)
 	// Each format's layouts are the same in every dtype combination.
 	formats := op.Targets.TRT.Formats
 	layouts := make([]string, len(formats))
@@ -399,4 +423,31 @@ func (r *pyRefs) ref(s *shapeexpr.Expr, upper bool) string {
 		}
 	}
 	return "trtp.ShapeExpr(int(" + identOf(r.op, s.Name) + "))"
+}
+
+// referenceCall is how a JIT implementation calls the op's reference: the
+// inputs as torch tensors on the GPU and the attributes converted to what
+// the reference takes (arrays as tuples, tensor params as tensors). It is
+// "" for ops whose outputs the reference cannot fill alone: data-dependent
+// sizes (the size tensors) and shape-tensor inputs (not among impl's).
+func referenceCall(op *ir.Op, l *ioLayout, m *opModel) (inputs, params string) {
+	if len(op.DataDependent) > 0 || len(l.ShapeInputs) > 0 {
+		return "", ""
+	}
+	ins := make([]string, len(l.Inputs))
+	for i, t := range l.Inputs {
+		ins[i] = "torch.as_tensor(" + t.Ident + ", device=\"cuda\")"
+	}
+	kw := make([]string, len(op.Params))
+	for i, p := range op.Params {
+		v := p.Ident
+		switch p.Kind {
+		case ir.ParamArray:
+			v = "tuple(" + v + ".tolist())"
+		case ir.ParamTensor:
+			v = "torch.as_tensor(" + v + ", device=\"cuda\")"
+		}
+		kw[i] = p.Ident + "=" + v
+	}
+	return strings.Join(ins, ", "), strings.Join(kw, ", ")
 }
