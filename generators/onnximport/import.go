@@ -1,6 +1,7 @@
 // Package onnximport turns selected nodes of an ONNX model into an opforge
 // op package, typed and shaped from the graph, and plans the rewrite of
-// those nodes into calls of the TensorRT plugins generated from it.
+// those nodes into calls of the ops generated from it (TensorRT plugins,
+// or an HTP op package in ONNX Runtime's QNN execution provider).
 //
 // One op is made per signature: nodes of one op type whose inputs,
 // outputs and attributes agree (dims up to the renaming of symbols) share
