@@ -165,3 +165,44 @@ func checkCreatorFields(t *testing.T, path string, pkg *ir.Package, nodes map[st
 		}
 	}
 }
+
+// TestImportedOpsReferenceRunsTheModelsOps: ops imported from ONNX (two
+// standard ops, one a function of the model defines) get a reference that
+// runs the model's op with onnx.reference.ReferenceEvaluator, with the
+// params as attributes; the generated module finds the model from another
+// working directory and matches torch.
+func TestImportedOpsReferenceRunsTheModelsOps(t *testing.T) {
+	python := onnxPython(t)
+	if out, err := exec.Command(python, "-c", "import torch, onnx.reference").CombinedOutput(); err != nil {
+		t.Skipf("OPFORGE_PYTHON=%s cannot import torch and onnx.reference: %v\n%s", python, err, out)
+	}
+	script, err := filepath.Abs("../../testdata/python/onnx_reference.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	if out, err := exec.Command(python, script, "build", ws).CombinedOutput(); err != nil {
+		t.Fatalf("building the model: %v\n%s", err, out)
+	}
+	t.Chdir(ws)
+	if code, out, errs := run("import", "onnx", "model.onnx", "--op-types", "Det,LeakyRelu,Swish", "--rename", "Det=DetPlugin,LeakyRelu=LeakyReluPlugin,Swish=SwishPlugin"); code != 0 {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errs)
+	}
+	opdef, _ := os.ReadFile(filepath.Join("opdefs", "model", "model.yaml"))
+	for _, want := range []string{"onnx: {model: ../../model.onnx, op_type: Det}", "onnx: {model: ../../model.onnx, op_type: Swish, domain: custom}"} {
+		if !strings.Contains(string(opdef), want) {
+			t.Errorf("the opdef lacks %q:\n%s", want, opdef)
+		}
+	}
+	if code, out, errs := run("gen"); code != 0 {
+		t.Fatalf("gen: exit %d\n%s%s", code, out, errs)
+	}
+	module, _ := filepath.Abs(filepath.Join("out", "reference", "Model", "model_reference.py"))
+	check := exec.Command(python, script, "check", module)
+	check.Dir = filepath.Join("out", "reference")
+	out, err := check.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the reference module does not match torch: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
