@@ -68,6 +68,9 @@ func describe(parent *etree.Element, text string, required bool) {
 func (w *writer) op(e *etree.Element, op *ir.Op) {
 	leaf(e, "Name", op.Name)
 	describe(e, op.Description, true)
+	if op.ONNX != nil {
+		w.lost(op.ONNX.Pos, "op %s: QNN XML cannot record the ONNX op it was imported from (%s in %s), so its reference starts unwritten", op.Name, op.ONNX.OpType, op.ONNX.Model)
+	}
 	for _, r := range op.References {
 		re := leaf(e, "Reference", r.Text)
 		if r.Source != "" {
