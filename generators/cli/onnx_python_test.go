@@ -23,6 +23,7 @@ import (
 	"github.com/opforge/opforge/generators/onnximport"
 	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/targets/trt"
 )
 
 const onnxScript = "../../testdata/python/onnx_models.py"
@@ -151,7 +152,7 @@ func checkCreatorFields(t *testing.T, path string, pkg *ir.Package, nodes map[st
 				t.Errorf("%s: attribute %q is no field of the %s creator", n, a.Name, op.Name)
 				continue
 			}
-			if sent, declared := onnximport.ParserFieldType(a), p.DTypes[0].Info().TRTField; sent != declared {
+			if sent, declared := onnximport.ParserFieldType(a), trt.FieldType(p.DTypes[0]); sent != declared {
 				t.Errorf("%s: attribute %q arrives as %s, the creator declares %s", n, a.Name, sent, declared)
 			}
 		}

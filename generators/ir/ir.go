@@ -129,11 +129,11 @@ type Op struct {
 	References  []Reference
 	// ONNX is the ONNX op the op was imported from, nil when written by
 	// hand: its reference runs that op until the user writes one.
-	ONNX        *ONNXOrigin
-	TypeVars    []*TypeVar
-	Inputs      []*Tensor
-	Outputs     []*Tensor
-	Params      []*Param
+	ONNX     *ONNXOrigin
+	TypeVars []*TypeVar
+	Inputs   []*Tensor
+	Outputs  []*Tensor
+	Params   []*Param
 	// DataDependent are output sizes known only at run time, with bounds.
 	DataDependent []*SizeSymbol
 	Targets       Targets

@@ -123,7 +123,7 @@ func (w *writer) constraints(e *etree.Element, cs []ir.Constraint) {
 
 func (w *writer) datatypes(e *etree.Element, pos diag.Pos, what string, ds []ir.DType) {
 	for _, d := range ds {
-		name := d.QNNName()
+		name := QNNName(d)
 		if name == "" {
 			w.l.Errorf(pos, "qnn-xml-dtype", "%s: dtype %s has no QNN datatype, so it cannot be written to QNN XML", what, d)
 			continue

@@ -218,11 +218,10 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 	pos := t.Where.At("type", t.Pos)
 	for _, dt := range op.AllowedDTypes(t) {
-		info := dt.Info()
-		if info == nil {
+		if !dt.Valid() {
 			continue
 		}
-		if info.TRT == "" {
+		if TensorDType(dt) == "" {
 			d.Errorf(pos, "trt-dtype", "%q of op %s may be %s, which TensorRT tensors cannot be (no nvinfer1::DataType)", t.Name, op.Name, dt)
 		} else if output && (dt == ir.Bool || dt == ir.Uint8) {
 			d.Errorf(pos, "trt-output-dtype", "output %q of op %s may be %s; TensorRT plugins cannot produce kBOOL or kUINT8 outputs", t.Name, op.Name, dt)
@@ -283,7 +282,7 @@ func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 // fieldDType is the first of a param's dtypes a PluginField can carry, or "".
 func fieldDType(p *ir.Param) ir.DType {
 	for _, dt := range p.DTypes {
-		if info := dt.Info(); info != nil && info.TRTField != "" {
+		if FieldType(dt) != "" {
 			return dt
 		}
 	}

@@ -179,7 +179,7 @@ func dtypeC(d ir.DType) string {
 // cudaHeaders are the headers declaring each non-builtin kernel type.
 var cudaHeaders = map[string]string{"__half": "cuda_fp16.h", "__nv_bfloat16": "cuda_bf16.h", "__nv_fp8_e4m3": "cuda_fp8.h"}
 
-func trtType(d ir.DType) string { return "nvinfer1::DataType::" + d.Info().TRT }
+func trtType(d ir.DType) string { return "nvinfer1::DataType::" + TensorDType(d) }
 
 func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	snake := names.Snake(pkg.Name)

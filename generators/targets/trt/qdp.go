@@ -221,7 +221,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	types := make([]string, len(all))
 	for _, c := range combos {
 		for i, d := range c.DTypes {
-			types[i] = strings.TrimPrefix(d.Info().TRT, "k")
+			types[i] = strings.TrimPrefix(TensorDType(d), "k")
 		}
 		quoted := strconv.Quote(strings.Join(types, ", "))
 		for _, layout := range layouts {

@@ -194,7 +194,7 @@ func qdpCaseOf(pkg *ir.Package, op *ir.Op) qdpCase {
 	c := qdpCase{ID: pkg.Namespace + "::" + plugin.TRT(pkg, op).Name, Attrs: map[string]any{}}
 	combo := l.Combos()[0]
 	for i, t := range l.Inputs {
-		c.Inputs = append(c.Inputs, qdpInput{Dims: dims[i], DType: strings.TrimPrefix(combo.DTypes[t.Pos].Info().TRT, "k")})
+		c.Inputs = append(c.Inputs, qdpInput{Dims: dims[i], DType: strings.TrimPrefix(TensorDType(combo.DTypes[t.Pos]), "k")})
 	}
 	pm := newPackageModel(pkg, []*ir.Op{op})
 	for i, p := range op.Params {
@@ -335,7 +335,7 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 	}
 	for i, o := range l.Outputs {
 		got := r.Outputs[i]
-		wantType := strings.TrimPrefix(combo.DTypes[o.Pos].Info().TRT, "k")
+		wantType := strings.TrimPrefix(TensorDType(combo.DTypes[o.Pos]), "k")
 		if got.DType != wantType {
 			t.Errorf("%s (%s) output %s: dtype %s, want %s", op.Name, style, o.Name, got.DType, wantType)
 		}
