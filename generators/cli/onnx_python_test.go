@@ -21,7 +21,6 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnximport"
-	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/targets/trt"
 )
@@ -99,7 +98,7 @@ func TestRewrittenModelsPassOnnxChecker(t *testing.T) {
 						op = o
 					}
 				}
-				id := plugin.TRT(pkg, op)
+				id := trt.PluginID(pkg, op)
 				expect[name] = map[string]string{"op_type": n.op, "domain": n.domain, "plugin_namespace": id.Namespace, "plugin_version": id.Version}
 			}
 			ej, _ := json.Marshal(expect)

@@ -8,7 +8,6 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
-	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/targets/trt"
 )
 
@@ -64,7 +63,7 @@ func TestPlanRewritesIntoPluginCalls(t *testing.T) {
 			continue
 		}
 		op := res.Package.Op(n.OpType)
-		id := plugin.TRT(res.Package, op)
+		id := trt.PluginID(res.Package, op)
 		if ns, v := n.Attr("plugin_namespace"), n.Attr("plugin_version"); ns == nil || string(ns.S) != id.Namespace || v == nil || string(v.S) != id.Version || id.Version != "1.0.0" {
 			t.Errorf("%s: plugin attributes %+v %+v, want %+v", n, ns, v, id)
 		}

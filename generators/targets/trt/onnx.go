@@ -5,7 +5,6 @@ import (
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
-	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/target"
 )
 
@@ -52,7 +51,7 @@ func (Target) ONNXCall(pkg *ir.Package, op *ir.Op, n *onnx.Node) target.ONNXCall
 	if op.Targets.TRT == nil {
 		return target.ONNXCall{Unavailable: fmt.Sprintf("op %s, which does not generate for trt (no targets.trt in %s), so no plugin would be found", op.Name, pkg.Source)}
 	}
-	id := plugin.TRT(pkg, op)
+	id := PluginID(pkg, op)
 	e := onnx.NodeEdit{OpType: id.Name, Attrs: []onnx.NewAttr{
 		onnx.StringAttr("plugin_namespace", id.Namespace),
 		onnx.StringAttr("plugin_version", id.Version),

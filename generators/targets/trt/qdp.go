@@ -9,7 +9,6 @@ import (
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
-	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	"github.com/opforge/opforge/generators/workpool"
@@ -115,7 +114,7 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	l := m.layout
 	q := &qdpOp{
-		ID:          plugin.TRT(pkg, op).Namespace + "::" + plugin.TRT(pkg, op).Name,
+		ID:          PluginID(pkg, op).Namespace + "::" + PluginID(pkg, op).Name,
 		Name:        op.Name,
 		Snake:       names.Snake(op.Name),
 		Description: m.Description,

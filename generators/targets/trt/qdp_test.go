@@ -14,7 +14,6 @@ import (
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
-	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -191,7 +190,7 @@ func qdpEnv(pkg *ir.Package, op *ir.Op) ([][]int64, map[string]value, shapeexpr.
 func qdpCaseOf(pkg *ir.Package, op *ir.Op) qdpCase {
 	l := layoutOf(op)
 	dims, values, _ := qdpEnv(pkg, op)
-	c := qdpCase{ID: pkg.Namespace + "::" + plugin.TRT(pkg, op).Name, Attrs: map[string]any{}}
+	c := qdpCase{ID: pkg.Namespace + "::" + PluginID(pkg, op).Name, Attrs: map[string]any{}}
 	combo := l.Combos()[0]
 	for i, t := range l.Inputs {
 		c.Inputs = append(c.Inputs, qdpInput{Dims: dims[i], DType: strings.TrimPrefix(TensorDType(combo.DTypes[t.Pos]), "k")})
