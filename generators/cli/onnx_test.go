@@ -221,3 +221,125 @@ func TestImportedOpdefsGenerate(t *testing.T) {
 		}
 	}
 }
+
+// TestImportKeepsNodePluginIdentity: a model made for an existing plugin
+// (NVIDIA's ROIAlign_TRT: version "2", empty namespace) imports to an op
+// whose creator has that identity, and `rewrite onnx` leaves the node's
+// attributes as they were; --namespace "" is the empty namespace.
+func TestImportKeepsNodePluginIdentity(t *testing.T) {
+	dir := t.TempDir()
+	m := onnxtest.Model{
+		Opsets: []onnxtest.Opset{{Domain: "", Version: 17}},
+		Graph: onnxtest.Graph{
+			Name: "g",
+			Nodes: []onnxtest.Node{{Name: "roi", OpType: "ROIAlign_TRT", Inputs: []string{"x", "rois"}, Outputs: []string{"y"},
+				Attrs: []onnxtest.Attr{
+					{Name: "output_height", Type: onnxtest.AttrInt, I: 7},
+					{Name: "spatial_scale", Type: onnxtest.AttrFloat, F: 0.25},
+					{Name: "plugin_version", Type: onnxtest.AttrString, S: "2"},
+					{Name: "plugin_namespace", Type: onnxtest.AttrString, S: ""},
+				}}},
+			Inputs:  []onnxtest.Value{{Name: "x", Elem: onnxtest.Float, Dims: []any{"N", "C", "H", "W"}}, {Name: "rois", Elem: onnxtest.Float, Dims: []any{"R", 5}}},
+			Outputs: []onnxtest.Value{{Name: "y", Elem: onnxtest.Float, Dims: []any{"R", "C", 7, 7}}},
+		},
+	}
+	model := writeModel(t, dir, m)
+	opdef := filepath.Join(dir, "opdefs", "nv", "nv.yaml")
+	sel := []string{"--op-types", "ROIAlign_TRT", "--package", "Nv"}
+	if code, out, errs := run(append([]string{"import", "onnx", model, "-o", opdef}, sel...)...); code != 0 {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errs)
+	}
+	written, _ := os.ReadFile(opdef)
+	if !strings.Contains(string(written), `plugin_version: "2"`) || !strings.Contains(string(written), `plugin_namespace: ""`) {
+		t.Errorf("the node's plugin identity is not in the opdef:\n%s", written)
+	}
+	rewritten := filepath.Join(dir, "out.onnx")
+	code, out, errs := run(append([]string{"rewrite", "onnx", model, "--opdef", opdef, "-o", rewritten}, sel...)...)
+	if code != 0 || !strings.Contains(out, "-> ::ROIAlign_TRT version 2") {
+		t.Fatalf("rewrite: exit %d\n%s%s", code, out, errs)
+	}
+	data, _ := os.ReadFile(rewritten)
+	got, err := onnx.Read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roi := got.Nodes()[0]
+	before := m.Graph.Nodes[0]
+	if roi.OpType != before.OpType || len(roi.Attributes) != len(before.Attrs) {
+		t.Fatalf("rewritten node: %s %+v", roi, roi.Attributes)
+	}
+	for _, a := range before.Attrs {
+		if r := roi.Attr(a.Name); r == nil || string(r.S) != a.S || r.I != a.I || r.F != a.F {
+			t.Errorf("attribute %s changed: %+v", a.Name, r)
+		}
+	}
+
+	// --namespace "" makes the package's namespace empty: no per-op override.
+	opdef2 := filepath.Join(dir, "opdefs", "nv2", "nv2.yaml")
+	if code, out, errs := run(append([]string{"import", "onnx", model, "-o", opdef2, "--namespace", ""}, sel...)...); code != 0 {
+		t.Fatalf("import --namespace '': exit %d\n%s%s", code, out, errs)
+	}
+	written, _ = os.ReadFile(opdef2)
+	if !strings.Contains(string(written), `namespace: ""`) || strings.Contains(string(written), "plugin_namespace") {
+		t.Errorf("--namespace \"\" not kept as the package namespace:\n%s", written)
+	}
+}
+
+// TestRewriteForHTP retargets a node to an op of an HTP op package for ONNX
+// Runtime's QNN execution provider: the op type is the op's, no TensorRT
+// plugin attributes, the attributes kept; an op without targets.htp and a
+// target without an ONNX runtime are refused.
+func TestRewriteForHTP(t *testing.T) {
+	dir := t.TempDir()
+	model := writeModel(t, dir, onnxtest.Model{
+		Opsets: []onnxtest.Opset{{Domain: "", Version: 17}, {Domain: "custom", Version: 1}},
+		Graph: onnxtest.Graph{
+			Name: "g",
+			Nodes: []onnxtest.Node{
+				{Name: "relu", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"r"}},
+				{Name: "scale", OpType: "ScaleShift", Domain: "custom", Inputs: []string{"r"}, Outputs: []string{"y"},
+					Attrs: []onnxtest.Attr{{Name: "alpha", Type: onnxtest.AttrFloat, F: 0.5}, {Name: "window", Type: onnxtest.AttrInts, Ints: []int64{3, 3}}}},
+			},
+			Inputs:    []onnxtest.Value{{Name: "x", Elem: onnxtest.Float, Dims: []any{"N", 4}}},
+			Outputs:   []onnxtest.Value{{Name: "y", Elem: onnxtest.Float, Dims: []any{"N", 4}}},
+			ValueInfo: []onnxtest.Value{{Name: "r", Elem: onnxtest.Float, Dims: []any{"N", 4}}},
+		},
+	})
+	htpOpdef := filepath.Join(dir, "opdefs", "htp", "roi.yaml")
+	trtOpdef := filepath.Join(dir, "opdefs", "trt", "roi.yaml")
+	sel := []string{"--op-types", "ScaleShift", "--package", "Scale"}
+	for opdef, tgt := range map[string]string{htpOpdef: "htp", trtOpdef: "trt"} {
+		if code, out, errs := run(append([]string{"import", "onnx", model, "-o", opdef, "--targets", tgt}, sel...)...); code != 0 {
+			t.Fatalf("import for %s: exit %d\n%s%s", tgt, code, out, errs)
+		}
+	}
+	rewritten := filepath.Join(dir, "model.qnn.onnx")
+	code, out, errs := run(append([]string{"rewrite", "onnx", model, "--opdef", htpOpdef, "--for", "htp", "-o", rewritten}, sel...)...)
+	if code != 0 || !strings.Contains(out, "scale -> ScaleShift of op package Scale") || !strings.Contains(out, "op_packages=ScaleShift:<library>:ScaleInterfaceProvider") {
+		t.Fatalf("rewrite --for htp: exit %d\n%s%s", code, out, errs)
+	}
+	data, _ := os.ReadFile(rewritten)
+	m, err := onnx.Read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := m.Nodes()[1]
+	if n.OpType != "ScaleShift" || n.Domain != "custom" || n.Attr("plugin_namespace") != nil || n.Attr("plugin_version") != nil ||
+		n.Attr("alpha") == nil || n.Attr("alpha").F != 0.5 || len(n.Attr("window").Ints) != 2 {
+		t.Errorf("rewritten node: %s %+v", n, n.Attributes)
+	}
+
+	code, _, errs = run(append([]string{"rewrite", "onnx", model, "--opdef", trtOpdef, "--for", "htp", "-o", rewritten + ".2"}, sel...)...)
+	if code != 1 || !strings.Contains(errs, "which does not generate for htp") || !strings.Contains(errs, "[onnx-rewrite-op]") {
+		t.Errorf("trt-only op for htp: exit %d %s", code, errs)
+	}
+	code, _, errs = run(append([]string{"rewrite", "onnx", model, "--opdef", htpOpdef, "--for", "aipu", "-o", rewritten + ".3"}, sel...)...)
+	if code != 2 || !strings.Contains(errs, `--for "aipu"`) {
+		t.Errorf("--for aipu: exit %d %s", code, errs)
+	}
+	for _, p := range []string{rewritten + ".2", rewritten + ".3"} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s written despite the error", p)
+		}
+	}
+}

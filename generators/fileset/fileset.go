@@ -61,9 +61,6 @@ type File struct {
 	Source string // the opdef it came from, for headers and messages
 	Owned  bool
 	Mode   uint32 // 0 means 0644
-	// Defaults maps each user region's key to the hash of its default
-	// body, filled in when the file is finalised.
-	Defaults map[string]string
 }
 
 // Set is an ordered collection of files keyed by path.

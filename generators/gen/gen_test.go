@@ -246,7 +246,7 @@ func TestAIPUUserEditsSurvive(t *testing.T) {
 	edit(t, cl, "// opforge:begin helpers\n", "// opforge:begin helpers\nstatic inline int twice(int v) { return 2 * v; }\n")
 	forward := "    out_values, out_indices = torch.topk(x, min(k, L), dim=-1, largest=(order == \"largest\"))\n" +
 		"    self.outputs[0].betensor, self.outputs[1].betensor = out_values, out_indices\n"
-	edit(t, opt, "    for out, shape in zip(self.outputs, (values_shape, indices_shape)):\n        out.betensor = torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)\n", forward)
+	edit(t, opt, "    for out, result in zip(self.outputs, results):\n        out.betensor = result\n", forward)
 	edit(t, opt, "# opforge:begin imports\n", "# opforge:begin imports\nimport math\n")
 	edit(t, filepath.Join(o.OpDefs, "vision/vision_ops.yaml"),
 		"      - {name: order, type: enum, values: [largest, smallest], default: largest}\n",

@@ -8,6 +8,8 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnx/onnxtest"
+	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/targets/trt"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -22,7 +24,7 @@ func FuzzImport(f *testing.F) {
 			return
 		}
 		var l diag.List
-		res := Import(m, "f.onnx", Options{Selection: Selection{UnsupportedFor: "trt"}, AllowStandardNames: true}, &l)
+		res := Import(m, "f.onnx", Options{Selection: Selection{UnsupportedFor: "trt", FrontEnds: targets.FrontEnds()}, AllowStandardNames: true}, &l)
 		if res == nil {
 			return
 		}
@@ -35,6 +37,6 @@ func FuzzImport(f *testing.F) {
 		if pkg == nil {
 			t.Fatalf("imported opdef does not load: %v\n%s", l2.Sorted(), out)
 		}
-		Plan(m, "f.onnx", res.Calls, pkg, true, &l2)
+		Plan(m, "f.onnx", res.Calls, pkg, trt.Target{}, true, &l2)
 	})
 }

@@ -1,6 +1,7 @@
 // Package onnximport turns selected nodes of an ONNX model into an opforge
 // op package, typed and shaped from the graph, and plans the rewrite of
-// those nodes into calls of the TensorRT plugins generated from it.
+// those nodes into calls of the ops generated from it (TensorRT plugins,
+// or an HTP op package in ONNX Runtime's QNN execution provider).
 //
 // One op is made per signature: nodes of one op type whose inputs,
 // outputs and attributes agree (dims up to the renaming of symbols) share
@@ -14,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
@@ -26,7 +28,10 @@ import (
 type Options struct {
 	Selection
 	// Package identity; empty fields get defaults (DefaultPackage).
-	Package, Domain, Namespace, Version string
+	Package, Domain, Version string
+	// Namespace is the TensorRT plugin namespace; nil is the domain, and
+	// "" the empty namespace (NVIDIA's plugins and the parser's default).
+	Namespace *string
 	// Targets the ops generate for: trt, htp, aipu (default trt).
 	Targets []string
 	// Rename maps an op type to the op (plugin) name it gets.
@@ -121,6 +126,7 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 		op := g.op
 		op.Description = describe(g, path)
 		op.Targets = opTargets(targets, g.nodes[0].OpType, op.Name)
+		keepPluginIdentity(op, g.derived, g.nodes[0].OpType, pkg)
 		pkg.Ops = append(pkg.Ops, op)
 		for _, note := range g.notes {
 			l.Warnf(diag.Pos{File: path}, note.code, "op %s (node %s): %s", op.Name, label(g.nodes[0]), note.msg)
@@ -134,12 +140,43 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	return res
 }
 
+// origin is where an op's reference comes from when nobody wrote one: the
+// node's op type run by onnx.reference.ReferenceEvaluator, which implements
+// the standard ONNX ops and runs a model's functions. A custom op the model
+// does not define as a function has none (nil). The model path is written
+// relative to the opdef's directory (the working directory for -o -).
+func origin(n *onnx.Node, m *onnx.Model, model, opdef string) *ir.ONNXOrigin {
+	evaluable := onnx.IsDefaultDomain(n.Domain)
+	for _, f := range m.Functions {
+		evaluable = evaluable || f.Name == n.OpType && f.Domain == n.Domain
+	}
+	// Only text an opdef can hold and a Python string can carry.
+	if !evaluable || !utf8.ValidString(n.OpType+n.Domain+model) {
+		return nil
+	}
+	dir := "."
+	if opdef != "" && opdef != "-" {
+		dir = filepath.Dir(opdef)
+	}
+	rel := filepath.ToSlash(model)
+	absDir, err1 := filepath.Abs(dir)
+	absModel, err2 := filepath.Abs(model)
+	if err1 == nil && err2 == nil {
+		if r, err := filepath.Rel(absDir, absModel); err == nil {
+			rel = filepath.ToSlash(r)
+		} else {
+			rel = filepath.ToSlash(absModel)
+		}
+	}
+	return &ir.ONNXOrigin{Model: rel, OpType: n.OpType, Domain: n.Domain}
+}
+
 func newPackage(path string, opts Options) *ir.Package {
 	name, dir := DefaultPackage(path)
 	pkg := &ir.Package{
-		Name: opts.Package, Domain: opts.Domain, Version: opts.Version, Namespace: opts.Namespace,
-		Source: opts.Source, Format: ir.FormatYAML,
-		HTP: ir.HTPPackage{InterfaceStyle: "current", ExecuTorch: true},
+		Name: opts.Package, Domain: opts.Domain, Version: opts.Version,
+		Source: opts.Source,
+		HTP:    ir.HTPPackage{InterfaceStyle: "current", ExecuTorch: true},
 	}
 	if pkg.Name == "" {
 		pkg.Name = name
@@ -153,8 +190,9 @@ func newPackage(path string, opts Options) *ir.Package {
 	if pkg.Version == "" {
 		pkg.Version = "1.0.0"
 	}
-	if pkg.Namespace == "" {
-		pkg.Namespace = pkg.Domain
+	pkg.Namespace = pkg.Domain
+	if opts.Namespace != nil {
+		pkg.Namespace = *opts.Namespace
 	}
 	return pkg
 }
@@ -175,6 +213,37 @@ func opTargets(targets []string, opType, name string) ir.Targets {
 		}
 	}
 	return t
+}
+
+// stringAttr is node n's string attribute called name, or nil.
+func stringAttr(n *onnx.Node, name string) *string {
+	a := n.Attr(name)
+	if a == nil || a.Type != onnx.AttrString {
+		return nil
+	}
+	s := strings.ToValidUTF8(string(a.S), "\uFFFD")
+	return &s
+}
+
+// keepPluginIdentity gives op the plugin identity its nodes already name
+// (plugin_version, plugin_namespace, and the op type as plugin name when
+// the op is named otherwise), where it differs from the package's, so the
+// creator is registered under it and `rewrite onnx` writes it back
+// unchanged.
+func keepPluginIdentity(op *ir.Op, d *derived, opType string, pkg *ir.Package) {
+	t := op.Targets.TRT
+	if t == nil || d.pluginVersion == nil && d.pluginNamespace == nil {
+		return
+	}
+	if v := d.pluginVersion; v != nil && *v != pkg.Version {
+		t.PluginVersion = *v
+	}
+	if ns := d.pluginNamespace; ns != nil && *ns != pkg.Namespace {
+		t.PluginNamespace = ns
+	}
+	if op.Name != opType {
+		t.PluginName = opType
+	}
 }
 
 func describe(g *group, path string) string {
@@ -222,6 +291,11 @@ type derived struct {
 	op    *ir.Op
 	key   string
 	notes []note
+	// pluginVersion and pluginNamespace are the node's own plugin_version
+	// and plugin_namespace (nil when absent): a node made for an existing
+	// plugin (NVIDIA's ROIAlign_TRT is version "2" in the empty namespace)
+	// keeps naming it after `rewrite onnx`.
+	pluginVersion, pluginNamespace *string
 }
 
 type group struct {
@@ -349,7 +423,16 @@ func (im *importer) derive(n *onnx.Node) *derived {
 		}
 		d.op.Outputs = append(d.op.Outputs, t)
 	}
+	d.pluginVersion, d.pluginNamespace = stringAttr(n, "plugin_version"), stringAttr(n, "plugin_namespace")
 	d.key = signature(n, d.op)
+	// Nodes naming different plugins never share an op.
+	for _, id := range []*string{d.pluginVersion, d.pluginNamespace} {
+		if id != nil {
+			d.key += "|id " + strconv.Quote(*id)
+		} else {
+			d.key += "|id -"
+		}
+	}
 	return d
 }
 
@@ -556,6 +639,7 @@ func (im *importer) name(groups []*group, opts Options, m *onnx.Model, pkg *ir.P
 		}
 		used[strings.ToLower(name)] = true
 		g.op.Name = name
+		g.op.ONNX = origin(g.nodes[0], m, im.path, opts.Source)
 		if _, std := onnx.StandardOp(name); std && !opts.AllowStandardNames {
 			standard[name] = append(standard[name], opType)
 		}

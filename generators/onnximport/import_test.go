@@ -13,6 +13,8 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnx/onnxtest"
+	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/targets/trt"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -112,7 +114,7 @@ var importCases = []struct {
 				ValueInfo: []T{{Name: "count", Elem: onnxtest.Int32, Dims: []any{"K"}}, {Name: "idx", Elem: onnxtest.Int64, Dims: []any{"N", nil}}},
 			},
 		},
-		opts: Options{Selection: Selection{Nodes: []string{"sel"}}, Package: "Guesses", Domain: "example", Namespace: "guess_ns", Version: "2.1.0"},
+		opts: Options{Selection: Selection{Nodes: []string{"sel"}}, Package: "Guesses", Domain: "example", Namespace: ptr("guess_ns"), Version: "2.1.0"},
 	},
 	{
 		// --unsupported-for trt: standard ops TensorRT lacks (renamed, as
@@ -142,7 +144,7 @@ var importCases = []struct {
 				ValueInfo: []T{f32("r", "N", 16)},
 			},
 		},
-		opts: Options{Selection: Selection{UnsupportedFor: "trt"}, Rename: map[string]string{"Unique": "UniquePlugin", "Det": "DetPlugin"}, Package: "Fallbacks"},
+		opts: Options{Selection: Selection{UnsupportedFor: "trt", FrontEnds: targets.FrontEnds()}, Rename: map[string]string{"Unique": "UniquePlugin", "Det": "DetPlugin"}, Package: "Fallbacks"},
 	},
 	{
 		// An op for every target validates under each target's checks.
@@ -195,7 +197,8 @@ func TestImportGolden(t *testing.T) {
 			file := filepath.Join(dir, "expected.yaml")
 			pkg := load.Parse(file, data, &l)
 			if pkg != nil {
-				load.Check(pkg, &l)
+				load.Validate(pkg, &l)
+				targets.Check(&l, pkg)
 			}
 			if pkg == nil || l.HasErrors() {
 				var buf bytes.Buffer
@@ -253,7 +256,7 @@ func TestCreatorFieldsMatchAttributes(t *testing.T) {
 					continue
 				}
 				want := ParserFieldType(a)
-				got := p.DTypes[0].Info().TRTField
+				got := trt.FieldType(p.DTypes[0])
 				if want != "" && got != want {
 					t.Errorf("%s: %s: attribute %q (%s) arrives as %s, the creator field is %s", c.name, call.Node, a.Name, a.Type, want, got)
 				}
@@ -302,7 +305,7 @@ func TestParserFieldTypes(t *testing.T) {
 		}
 		// Whatever the parser sends, the imported param declares the same.
 		if p, _ := paramFor(c.a); p != nil && c.want != "" {
-			if got := p.DTypes[0].Info().TRTField; got != c.want {
+			if got := trt.FieldType(p.DTypes[0]); got != c.want {
 				t.Errorf("param for %s: field %s, want %s", c.a.Type, got, c.want)
 			}
 		}
@@ -350,7 +353,7 @@ func TestImportErrors(t *testing.T) {
 		{"no outputs", model(onnxtest.Node{Name: "n", OpType: "Foo", Inputs: []string{"x"}}), sel, "onnx-node", "no outputs"},
 		{"unknown node", model(node()), Options{Selection: Selection{Nodes: []string{"m", "n"}}}, "onnx-select", `no node named "m"`},
 		{"unknown op type", model(node()), Options{Selection: Selection{OpTypes: []string{"Bar"}}}, "onnx-select", `no node of op type "Bar"`},
-		{"unknown front end", model(node()), Options{Selection: Selection{UnsupportedFor: "cpu"}}, "onnx-select", "aipu, htp, trt"},
+		{"unknown front end", model(node()), Options{Selection: Selection{UnsupportedFor: "cpu", FrontEnds: targets.FrontEnds()}}, "onnx-select", "aipu, htp, trt"},
 		{"standard name", model(onnxtest.Node{Name: "n", OpType: "NonZero", Inputs: []string{"x"}, Outputs: []string{"y"}}), Options{Selection: Selection{OpTypes: []string{"NonZero"}}}, "onnx-standard-name", "--rename NonZero=NonZeroPlugin"},
 		{"renamed to a standard name", model(node()), Options{Selection: sel.Selection, Rename: map[string]string{"Foo": "Gemm"}}, "onnx-standard-name", "Gemm"},
 		{"function name", onnxtest.Model{Graph: model(node()).Graph, Extra: functionProto("Foo")}, sel, "onnx-function-name", "inline the function"},
@@ -391,9 +394,9 @@ func TestSelect(t *testing.T) {
 		sel  Selection
 		want string
 	}{
-		{Selection{UnsupportedFor: "trt"}, "uniq grid det"},
-		{Selection{UnsupportedFor: "htp"}, "uniq grid det"},
-		{Selection{UnsupportedFor: "aipu"}, "grid det"},
+		{Selection{UnsupportedFor: "trt", FrontEnds: targets.FrontEnds()}, "uniq grid det"},
+		{Selection{UnsupportedFor: "htp", FrontEnds: targets.FrontEnds()}, "uniq grid det"},
+		{Selection{UnsupportedFor: "aipu", FrontEnds: targets.FrontEnds()}, "grid det"},
 		{Selection{Nodes: []string{"relu"}, OpTypes: []string{"Det"}}, "relu det"},
 	} {
 		var l diag.List
@@ -426,9 +429,12 @@ func TestTensorNamesAvoidAttributes(t *testing.T) {
 	}
 	var l diag.List
 	if pkg := load.Parse("x.yaml", data, &l); pkg != nil {
-		load.Check(pkg, &l)
+		load.Validate(pkg, &l)
+		targets.Check(&l, pkg)
 	}
 	if l.HasErrors() {
 		t.Error(l.Sorted())
 	}
 }
+
+func ptr(s string) *string { return &s }

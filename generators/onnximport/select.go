@@ -15,10 +15,12 @@ type Selection struct {
 	Nodes []string
 	// OpTypes are op types, in any domain: the ops the target lacks.
 	OpTypes []string
-	// UnsupportedFor is a target (FrontEnds) whose ONNX front end does not
-	// run the node's op. Nodes that already call a plugin (they carry
-	// plugin_namespace or plugin_version) are left alone.
+	// UnsupportedFor is a target (a key of FrontEnds) whose ONNX front end
+	// does not run the node's op. Nodes that already call a plugin (they
+	// carry plugin_namespace or plugin_version) are left alone.
 	UnsupportedFor string
+	// FrontEnds are the targets' ONNX front ends (targets.FrontEnds).
+	FrontEnds map[string]*onnx.FrontEnd
 }
 
 // Empty reports a selection with no selector.
@@ -31,10 +33,15 @@ func (s Selection) Empty() bool {
 // is a typo more often than not.
 func Select(m *onnx.Model, path string, s Selection, l *diag.List) []*onnx.Node {
 	pos := diag.Pos{File: path}
-	var fe *frontEnd
+	var fe *onnx.FrontEnd
 	if s.UnsupportedFor != "" {
-		if fe = frontEnds[s.UnsupportedFor]; fe == nil {
-			l.Errorf(pos, "onnx-select", "no list of the ONNX ops %q runs; --unsupported-for takes %s", s.UnsupportedFor, strings.Join(FrontEnds(), ", "))
+		if fe = s.FrontEnds[s.UnsupportedFor]; fe == nil {
+			names := make([]string, 0, len(s.FrontEnds))
+			for t := range s.FrontEnds {
+				names = append(names, t)
+			}
+			sort.Strings(names)
+			l.Errorf(pos, "onnx-select", "no list of the ONNX ops %q runs; --unsupported-for takes %s", s.UnsupportedFor, strings.Join(names, ", "))
 			return nil
 		}
 	}
@@ -56,7 +63,7 @@ func Select(m *onnx.Model, path string, s Selection, l *diag.List) []*onnx.Node 
 		if byType[n.OpType] {
 			matchedType[n.OpType], sel = true, true
 		}
-		if fe != nil && !fe.runs(n) && n.Attr("plugin_namespace") == nil && n.Attr("plugin_version") == nil {
+		if fe != nil && !fe.Runs(n) && n.Attr("plugin_namespace") == nil && n.Attr("plugin_version") == nil {
 			sel = true
 		}
 		if sel {
@@ -77,7 +84,7 @@ func Select(m *onnx.Model, path string, s Selection, l *diag.List) []*onnx.Node 
 	missing(s.Nodes, matchedName, "node named")
 	missing(s.OpTypes, matchedType, "node of op type")
 	if fe != nil && len(out) == 0 && !l.HasErrors() {
-		l.Warnf(pos, "onnx-select", "every node of the model is an op %s runs (per %s); nothing to import", s.UnsupportedFor, fe.source)
+		l.Warnf(pos, "onnx-select", "every node of the model is an op %s runs (per %s); nothing to import", s.UnsupportedFor, fe.Source)
 	}
 	return out
 }

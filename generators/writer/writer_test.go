@@ -101,6 +101,33 @@ func TestUserCodeSurvivesRegeneration(t *testing.T) {
 	}
 }
 
+// TestPrepareLeavesFreshAlone: the plan holds new values; the generator's
+// file set keeps its skeletons, whatever Prepare merged.
+func TestPrepareLeavesFreshAlone(t *testing.T) {
+	root := t.TempDir()
+	apply(t, root, set(owned("op.cpp", "  return 0;\n")))
+	path := filepath.Join(root, "op.cpp")
+	_ = os.WriteFile(path, []byte(strings.Replace(read(t, path), "  return 0;\n", "  return 1;\n", 1)), 0o644)
+	skeleton := owned("op.cpp", "  return 0;\n")
+	want := *skeleton
+	want.Data = append([]byte(nil), skeleton.Data...)
+	fresh := set(skeleton)
+	var l diag.List
+	p := Prepare(root, fresh, &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	if got := p.Files.Get("op.cpp"); got == skeleton || !strings.Contains(string(got.Data), "return 1;") {
+		t.Errorf("the plan's file is the generator's or lacks the user's region: %q", got.Data)
+	}
+	if got := fresh.Get("op.cpp"); got != skeleton || string(got.Data) != string(want.Data) || got.Owned != want.Owned || got.Path != want.Path {
+		t.Errorf("Prepare changed the generator's file: %q", got.Data)
+	}
+	if fresh.Get(ManifestName) != nil || len(fresh.Files()) != 1 {
+		t.Errorf("Prepare added to the generator's set: %d files", len(fresh.Files()))
+	}
+}
+
 func TestErrorsWriteNothing(t *testing.T) {
 	cases := []struct {
 		name  string

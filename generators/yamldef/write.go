@@ -28,7 +28,9 @@ func Write(pkg *ir.Package, schemaPath string) ([]byte, error) {
 	add(p, "name", str(pkg.Name))
 	add(p, "domain", str(pkg.Domain))
 	add(p, "version", str(pkg.Version))
-	if pkg.Namespace != "" && pkg.Namespace != pkg.Domain {
+	// An absent namespace is the domain; "" is the empty namespace, where
+	// NVIDIA's plugins live, and is written out.
+	if pkg.Namespace != pkg.Domain {
 		add(p, "namespace", str(pkg.Namespace))
 	}
 	add(root, "package", p)
@@ -284,6 +286,15 @@ func opNode(op *ir.Op) *yaml.Node {
 		}
 		add(m, "references", rs)
 	}
+	if o := op.ONNX; o != nil {
+		om := mapping(true)
+		add(om, "model", str(o.Model))
+		add(om, "op_type", str(o.OpType))
+		if o.Domain != "" {
+			add(om, "domain", str(o.Domain))
+		}
+		add(m, "onnx", om)
+	}
 	if len(op.TypeVars) > 0 {
 		tm := mapping(false)
 		for _, tv := range op.TypeVars {
@@ -384,6 +395,9 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 		if f.on {
 			add(m, f.key, boolNode(true))
 		}
+	}
+	if t.DTypeParam != "" {
+		add(m, "dtype_param", str(t.DTypeParam))
 	}
 	if t.Default != nil {
 		add(m, "default", literalNode(t.Default))
@@ -542,6 +556,15 @@ func opTargets(op *ir.Op) *yaml.Node {
 		}
 		if t.Workspace != nil {
 			add(tm, "workspace", exprNode(t.Workspace.String()))
+		}
+		if t.PluginName != "" {
+			add(tm, "plugin_name", str(t.PluginName))
+		}
+		if t.PluginVersion != "" {
+			add(tm, "plugin_version", str(t.PluginVersion))
+		}
+		if t.PluginNamespace != nil {
+			add(tm, "plugin_namespace", str(*t.PluginNamespace))
 		}
 		switch {
 		case t.QDP == nil:

@@ -1,7 +1,6 @@
 package aipu
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -16,8 +15,6 @@ type axis struct {
 	Typedef string // the element type name in the kernel (T_t, mask_t)
 	Macro   string // the -D macro that picks it (OPFORGE_TYPE_T)
 	Values  []ir.DType
-	varName string // the type variable, or "" for a tensor's own list
-	tensor  *ir.Tensor
 }
 
 // kernelArg is one kernel parameter with the GBuilder expression that
@@ -90,7 +87,7 @@ func (k *kernelModel) axes(op *ir.Op, ocl scope) {
 			}
 			continue
 		}
-		a := &axis{Typedef: ocl.claim(tv.Name + "_t"), Macro: typeMacro + tv.Name, Values: values, varName: tv.Name}
+		a := &axis{Typedef: ocl.claim(tv.Name + "_t"), Macro: typeMacro + tv.Name, Values: values}
 		for _, t := range users {
 			k.axisOf[t] = len(k.Axes)
 		}
@@ -106,7 +103,7 @@ func (k *kernelModel) axes(op *ir.Op, ocl scope) {
 			continue
 		}
 		k.axisOf[t] = len(k.Axes)
-		k.Axes = append(k.Axes, &axis{Typedef: ocl.claim(t.Ident + "_t"), Macro: typeMacro + t.Ident, Values: values, tensor: t})
+		k.Axes = append(k.Axes, &axis{Typedef: ocl.claim(t.Ident + "_t"), Macro: typeMacro + t.Ident, Values: values})
 	}
 	for _, a := range k.Axes {
 		for _, v := range a.Values {
@@ -233,20 +230,19 @@ type dimSymbol struct {
 	visible int // index among the layer's (non-static) inputs
 }
 
-// dimSymbols lists the symbols input shapes bind, in first-binding order.
-// An op binds a handful: a scan finds the ones seen.
+// dimSymbols lists the symbols input shapes bind (ir.Facts.Bindings), in
+// first-use order, with where the layer finds each binding input.
 func dimSymbols(op *ir.Op) []dimSymbol {
-	var out []dimSymbol
-	visible := 0
-	for j, in := range op.Inputs {
-		for i, d := range in.Shape {
-			if d.Expr.IsSymbol() && !slices.ContainsFunc(out, func(s dimSymbol) bool { return s.name == d.Expr.Name }) {
-				out = append(out, dimSymbol{d.Expr.Name, in, j, i, visible})
+	bindings := op.Derived().Bindings
+	out := make([]dimSymbol, len(bindings))
+	for k, b := range bindings {
+		visible := 0
+		for _, in := range op.Inputs[:b.Input] {
+			if !in.Static {
+				visible++
 			}
 		}
-		if !in.Static {
-			visible++
-		}
+		out[k] = dimSymbol{b.Symbol, op.Inputs[b.Input], b.Input, b.Dim, visible}
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // TorchName is op's torch.library name: its torch_name, else the op name
@@ -84,7 +85,7 @@ func torchDType(d ir.DType) string {
 // on every core; the warnings follow in op order.
 func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.TargetList) *torchModel {
 	m := &torchModel{Package: pkg.Name, Namespace: pm.TorchNamespace, Provider: pm.Provider, Ops: make([]*torchOp, len(ops))}
-	render.Parallel(len(ops), func(i int) { m.Ops[i] = newTorchOp(ops[i], m.Namespace) })
+	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newTorchOp(ops[i], m.Namespace) })
 	for i, t := range m.Ops {
 		for _, o := range t.assumed {
 			d.Warnf(o.Where.At("name", o.Pos), "executorch-assumed-shape", "output %q of op %s states no shape (QNN XML cannot), so its torch fake implementation assumes the shape of input %q; convert the op to YAML and give the output a shape if that is wrong", o.Name, ops[i].Name, ops[i].Inputs[0].Name)
@@ -242,18 +243,16 @@ func pythonDefault(p *ir.Param) string {
 // It also returns the outputs without a shape that take the first input's.
 func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 	bound := map[string]string{}
-	for _, in := range op.Inputs {
-		for i, dim := range in.Shape {
-			if dim.Expr.IsSymbol() && bound[dim.Expr.Name] == "" {
-				local := "_" + dim.Expr.Name
-				bound[dim.Expr.Name] = local
-				guard := ""
-				if in.Optional {
-					guard = " if " + in.Ident + " is not None else 0"
-				}
-				lines = append(lines, fmt.Sprintf("%s = %s.shape[%d]%s", local, in.Ident, i, guard))
-			}
+	facts := op.Derived()
+	for _, b := range facts.Bindings {
+		in := op.Inputs[b.Input]
+		local := "_" + b.Symbol
+		bound[b.Symbol] = local
+		guard := ""
+		if in.Optional {
+			guard = " if " + in.Ident + " is not None else 0"
 		}
+		lines = append(lines, fmt.Sprintf("%s = %s.shape[%d]%s", local, in.Ident, b.Dim, guard))
 	}
 	if len(op.DataDependent) > 0 {
 		lines = append(lines, "ctx = torch.library.get_ctx()")
@@ -280,8 +279,8 @@ func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 		first = op.Inputs[0].Ident
 	}
 	var results []string
-	for _, o := range op.Outputs {
-		dtype := outputDType(op, o)
+	for i, o := range op.Outputs {
+		dtype := outputDType(op, facts.Outputs[i])
 		var shape string
 		switch {
 		case o.Shape != nil:
@@ -323,32 +322,37 @@ func identOf(op *ir.Op, name string) string {
 	return name
 }
 
-// outputDType picks an output's dtype at trace time: a type variable takes
-// the dtype of the first input with the same variable; an output that may
-// have the first input's dtype takes it; otherwise its first allowed dtype.
-func outputDType(op *ir.Op, o *ir.Tensor) string {
-	if o.Type.Var != "" {
-		for _, in := range op.Inputs {
-			if in.Type.Var == o.Type.Var && !in.Optional {
-				return in.Ident + ".dtype"
-			}
+// outputDType is an output's dtype at trace time, as the op's dtype rule
+// (ir.OutputDType) says.
+func outputDType(op *ir.Op, r ir.OutputDType) string {
+	switch r.Rule {
+	case ir.DTypeSameAs:
+		in := op.Inputs[r.Input]
+		if in.Optional {
+			return fmt.Sprintf("(%s.dtype if %s is not None else %s)", in.Ident, in.Ident, torchDType(r.DType))
 		}
-	}
-	allowed := op.AllowedDTypes(o)
-	if len(allowed) == 0 {
-		return "torch.float32"
-	}
-	if len(allowed) > 1 && len(op.Inputs) > 0 && !op.Inputs[0].Optional {
-		set := make([]string, 0, len(allowed))
+		return in.Ident + ".dtype"
+	case ir.DTypeParam:
+		// The enum travels as its value's index (torchParam).
+		set := make([]string, len(r.Allowed))
+		for i, d := range r.Allowed {
+			set[i] = torchDType(d)
+		}
+		return fmt.Sprintf("(%s,)[%s]", strings.Join(set, ", "), op.Params[r.Param].Ident)
+	case ir.DTypeFollow:
+		set := make([]string, 0, len(r.Allowed))
 		seen := map[string]bool{}
-		for _, d := range allowed {
+		for _, d := range r.Allowed {
 			if t := torchDType(d); !seen[t] {
 				seen[t] = true
 				set = append(set, t)
 			}
 		}
-		first := op.Inputs[0].Ident
-		return fmt.Sprintf("(%s.dtype if %s.dtype in (%s,) else %s)", first, first, strings.Join(set, ", "), set[0])
+		if len(set) == 1 {
+			return set[0]
+		}
+		x := op.Inputs[r.Input].Ident
+		return fmt.Sprintf("(%s.dtype if %s.dtype in (%s,) else %s)", x, x, strings.Join(set, ", "), set[0])
 	}
-	return torchDType(allowed[0])
+	return torchDType(r.DType)
 }

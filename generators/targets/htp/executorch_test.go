@@ -14,6 +14,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/targets/htp"
 )
 
@@ -204,7 +205,15 @@ func planOp(op *ir.Op) opCase {
 		}
 		allowed := op.AllowedDTypes(o)
 		out.DType = torchName(allowed[0])
-		if o.Type.Var != "" {
+		if p := op.Param(o.DTypeParam); p != nil {
+			// The param's value names the dtype; the plan leaves it at its
+			// default (or passes 2, the index of its third value).
+			if p.Default != nil {
+				out.DType = torchName(ir.DType(p.Default.Text))
+			} else {
+				out.DType = torchName(ir.DType(p.Values[2]))
+			}
+		} else if o.Type.Var != "" {
 			if dt, ok := varDType[o.Type.Var]; ok {
 				out.DType = dt
 			}
@@ -232,6 +241,7 @@ func TestExecuTorchModules(t *testing.T) {
 	for _, tr := range trees {
 		var l diag.List
 		pkgs := load.Tree(tr.opdefs, &l)
+		targets.Check(&l, pkgs...)
 		if l.HasErrors() {
 			t.Fatalf("%s: %v", tr.opdefs, l.Sorted())
 		}

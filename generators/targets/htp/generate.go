@@ -12,6 +12,7 @@ import (
 	"github.com/opforge/opforge/generators/qnnxml"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/toolchain"
+	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/templates"
 )
 
@@ -134,7 +135,7 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op, d *toolchain.Descriptor) *pa
 		m.Archs = append(m.Archs, archModel{a.Arch, strings.ToUpper(a.Arch), a.SDK, a.Tools})
 	}
 	m.Ops = make([]*opModel, len(ops))
-	render.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(pkg, ops[i]) })
+	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(pkg, ops[i]) })
 	return m
 }
 
@@ -229,7 +230,7 @@ func scalarDefault(p *ir.Param) (defaultModel, bool) {
 	return defaultModel{
 		Static:   "sg_opDefault" + title(p.Ident),
 		Name:     p.Name,
-		DataType: dt.QNNName(),
+		DataType: qnnxml.QNNName(dt),
 		Field:    field,
 		Literal:  value,
 	}, true

@@ -74,60 +74,76 @@ type ioLayout struct {
 // own: callers read it.
 func (l *ioLayout) All() []*ioTensor { return l.all }
 
+// layoutOf lays out op's plugin I/O from the op's derived facts (ir.Facts):
+// the symbol bindings, dtype slots and output dtype rules every target
+// shares, restricted to what the plugin sees (shape tensors are not among
+// its inputs, so they neither bind dims nor decide dtypes here).
 func layoutOf(op *ir.Op) *ioLayout {
+	facts := op.Derived()
 	l := &ioLayout{InDim: map[string][2]int{}}
-	varPos := map[string]int{}
+	// Plugin position of each regular input, by index into op.Inputs.
+	posOf := make([]int, len(op.Inputs))
 	pos := 0
-	for _, in := range op.Inputs {
+	for i, in := range op.Inputs {
+		posOf[i] = -1
 		if in.ShapeTensor {
 			l.ShapeInputs = append(l.ShapeInputs, in)
 			continue
 		}
-		t := &ioTensor{T: in, Name: in.Name, Ident: in.Ident, Input: true, Index: len(l.Inputs), Pos: pos, Rank: rankOf(in), Allowed: op.AllowedDTypes(in)}
-		switch {
-		case in.Type.Var != "":
-			if p, ok := varPos[in.Type.Var]; ok {
-				t.Rule, t.Tie = ruleTied, p
-			} else {
-				varPos[in.Type.Var] = pos
-				t.Rule, t.Slot = ruleFree, len(l.Slots)
-				l.Slots = append(l.Slots, &slot{Name: in.Type.Var, Allowed: t.Allowed, Pos: pos})
-			}
-		case len(t.Allowed) == 1:
-			t.Rule, t.Fixed = ruleFixed, t.Allowed[0]
-		default:
-			t.Rule, t.Slot = ruleFree, len(l.Slots)
-			l.Slots = append(l.Slots, &slot{Name: in.Ident + "_t", Allowed: t.Allowed, Pos: pos})
-		}
-		l.Inputs = append(l.Inputs, t)
+		posOf[i] = pos
+		l.Inputs = append(l.Inputs, &ioTensor{T: in, Name: in.Name, Ident: in.Ident, Input: true, Index: pos, Pos: pos, Rank: rankOf(in), Allowed: op.AllowedDTypes(in)})
 		pos++
-		for j, d := range in.Shape {
-			if !d.Expr.IsSymbol() {
-				continue
-			}
-			if _, ok := l.InDim[d.Expr.Name]; !ok {
-				l.InDim[d.Expr.Name] = [2]int{t.Index, j}
-			}
+	}
+	for _, b := range facts.Bindings {
+		if p := posOf[b.Input]; p >= 0 {
+			l.InDim[b.Symbol] = [2]int{p, b.Dim}
 		}
 	}
-	for _, out := range op.Outputs {
+	varPos := map[string]int{}
+	decides := make([]bool, len(l.Inputs))
+	for _, s := range facts.Slots {
+		p := posOf[s.Input]
+		if p < 0 {
+			continue
+		}
+		t := l.Inputs[p]
+		t.Rule, t.Slot, decides[p] = ruleFree, len(l.Slots), true
+		name := s.Var
+		if name == "" {
+			name = t.Ident + "_t"
+		} else {
+			varPos[name] = p
+		}
+		l.Slots = append(l.Slots, &slot{Name: name, Allowed: s.Allowed, Pos: p})
+	}
+	for _, t := range l.Inputs {
+		switch {
+		case decides[t.Pos]:
+		case t.T.Type.Var != "":
+			if p, ok := varPos[t.T.Type.Var]; ok {
+				t.Rule, t.Tie = ruleTied, p
+			} else {
+				// The variable's slot is a shape tensor's: fixed here.
+				t.Rule, t.Fixed = ruleFixed, first(t.Allowed)
+			}
+		default:
+			t.Rule, t.Fixed = ruleFixed, first(t.Allowed)
+		}
+	}
+	for i, out := range op.Outputs {
 		t := &ioTensor{T: out, Name: out.Name, Ident: out.Ident, Index: len(l.Outputs), Pos: pos, Rank: rankOf(out), Allowed: op.AllowedDTypes(out)}
+		r := facts.Outputs[i]
 		switch {
 		case len(l.Inputs) == 0:
 			// IPluginV3OneBuild: outputs of a plugin without inputs are
 			// kFLOAT (the trt-no-input-dtype check makes that allowed).
 			t.Rule, t.Fixed = ruleFixed, ir.Float32
-		case out.Type.Var != "":
-			if p, ok := varPos[out.Type.Var]; ok {
-				t.Rule, t.Tie = ruleTied, p
-			} else {
-				varPos[out.Type.Var] = pos
-				t.Rule, t.Fixed = ruleFixed, first(t.Allowed)
-			}
-		case len(t.Allowed) == 1:
-			t.Rule, t.Fixed = ruleFixed, t.Allowed[0]
-		default:
+		case r.Rule == ir.DTypeSameAs && posOf[r.Input] >= 0:
+			t.Rule, t.Tie = ruleTied, posOf[r.Input]
+		case r.Rule == ir.DTypeFollow && posOf[r.Input] == 0:
 			t.Rule = ruleFollowFirst
+		default:
+			t.Rule, t.Fixed = ruleFixed, r.DType
 		}
 		l.Outputs = append(l.Outputs, t)
 		pos++

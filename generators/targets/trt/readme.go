@@ -14,10 +14,16 @@ import (
 // come first.
 type readmeOp struct {
 	Name string
-	// Plugin, Version and Namespace are the plugin's identity (plugin.TRT).
+	// Plugin, Version and Namespace are the plugin's identity (PluginID).
 	Plugin, Version, Namespace string
 	Inputs                     string // input names, comma separated
-	QDP                        bool
+	// TensorInputs and ShapeInputList split Inputs as addPluginV3 takes
+	// them: regular inputs, then shape tensors in their own list.
+	TensorInputs, ShapeInputList string
+	// Domain is the ONNX domain of the node, the package's: the domain
+	// `rewrite onnx` moves plugin nodes to, so onnx.checker accepts them.
+	Domain string
+	QDP    bool
 	// TripyKwargs and QDPKwargs are the keyword arguments of tp.plugin
 	// for the C++ plugin and for the Python plugin.
 	TripyKwargs string
@@ -31,6 +37,8 @@ type readmeOp struct {
 	ONNXInputs, ONNXOutputs string
 	// ONNXAttrs are onnx.helper.make_node keyword arguments.
 	ONNXAttrs string
+	// ONNXNumpy: an attribute is a tensor, written with numpy_helper.
+	ONNXNumpy bool
 	// PyFields are trt.PluginField constructions, one a line (joined with
 	// the Python list's indentation).
 	PyFields string
@@ -40,14 +48,19 @@ type readmeOp struct {
 func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 	l := m.layout
 	r := &readmeOp{Name: op.Name, Plugin: m.PluginName, Version: m.PluginVersion, Namespace: m.PluginNamespace, Description: m.Description, QDP: op.Targets.TRT.QDP != nil}
-	var shapeIdx []string
+	var shapeIdx, tensors, shapes []string
 	ins, outs := make([]string, len(op.Inputs)), make([]string, len(op.Outputs))
 	for i, t := range op.Inputs {
 		ins[i] = t.Ident
 		if t.ShapeTensor {
 			shapeIdx = append(shapeIdx, strconv.Itoa(i))
+			shapes = append(shapes, t.Ident)
+		} else {
+			tensors = append(tensors, t.Ident)
 		}
 	}
+	r.TensorInputs, r.ShapeInputList = strings.Join(tensors, ", "), strings.Join(shapes, ", ")
+	r.Domain = pkg.Domain
 	for i, t := range op.Outputs {
 		outs[i] = t.Ident
 	}
@@ -67,6 +80,7 @@ func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 		rows[i] = "| " + escape.MarkdownCode(p.Name) + " | `" + p.FieldType + "` | " + length + " | " + escape.MarkdownText(p.Doc) + " |"
 		v := exampleValue(p)
 		onnx[i], tripy[i], qdp[i] = p.Name+"="+v.onnx, p.Name+"="+v.python, p.Name+"="+v.qdp
+		r.ONNXNumpy = r.ONNXNumpy || v.tensor
 		pyFields[i] = "trt.PluginField(" + escape.PyString(p.Name) + ", " + v.numpy + ", trt.PluginFieldType." + strings.TrimPrefix(v.fieldType, "k") + "),"
 	}
 	r.FieldRows = strings.Join(rows, "\n")
@@ -112,6 +126,7 @@ func tripyDType(t *ioTensor) string {
 // example is one param value written for each front end.
 type example struct {
 	onnx, python, qdp, numpy, fieldType string
+	tensor                              bool // the ONNX attribute is a TensorProto
 }
 
 // exampleValue is the param's default, or a value within its range.
@@ -194,6 +209,7 @@ func exampleValue(p *paramModel) example {
 		qdpType := strings.TrimSuffix(strings.TrimPrefix(p.PyType, "npt.NDArray["), "]")
 		e.onnx, e.python, e.qdp = list, list, "np.array("+list+", dtype="+qdpType+")"
 		if ip.Kind == ir.ParamTensor {
+			e.tensor = true
 			e.onnx = "numpy_helper.from_array(np.array(" + list + ", dtype=" + npType + "))"
 		}
 	}

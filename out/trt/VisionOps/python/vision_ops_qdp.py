@@ -2,7 +2,8 @@
 """TensorRT Python plugins ("quickly deployable plugins", tensorrt.plugin) of VisionOps.
 
 Importing this module registers vision::RoiAlignLite, vision::TopKLast, vision::PadCropResize, vision::NonZeroCoords with TensorRT
-(tensorrt.plugin needs TensorRT >= 10.6; ahead-of-time Triton implementations need 10.9).
+(tensorrt.plugin needs TensorRT >= 10.6; ahead-of-time Triton implementations need 10.9: before, the
+module imports but registers no aot_impl and warns that those plugins have no implementation).
 Add one to a network with
 
     network.add_plugin(trtp.op.vision.<Op>(<input tensors>, <attributes>), aot=True)
@@ -10,9 +11,14 @@ Add one to a network with
 or reference it from an ONNX node (op type <Op>, attribute plugin_namespace="vision").
 Every attribute must be passed: Python plugins have no defaults. Their version is "1"; the
 C++ plugins of the package have version "1.0.0", so both can be registered together.
+The register functions check the attributes as the C++ plugins' createPlugin does (ranges, enum
+values, array lengths) and raise ValueError naming the plugin and the attribute; strings lose the
+NUL the ONNX parser appends, and float16 arrays are passed as float32 arrays (the ONNX parser sends
+float lists as float32) and reach the functions as float16.
 """
 
 from typing import List, Tuple, Union
+import warnings
 
 import numpy as np
 import numpy.typing as npt
@@ -39,10 +45,69 @@ _TRITON_POINTERS = {
 def _pointer(desc: trtp.TensorDesc) -> str:
     return _TRITON_POINTERS[desc.dtype]
 
+# tensorrt.plugin has aot_impl and KernelLaunchParams from TensorRT 10.9 on (KernelLaunchParams only
+# where the TensorRT core has quick-plugin creation requests); before, the aot_impl functions below
+# are left unregistered, so the module still imports.
+_AOT = hasattr(trtp, "aot_impl") and hasattr(trtp, "KernelLaunchParams")
+if _AOT:
+    _aot_impl = trtp.aot_impl
+    _AOTResult = Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymExprs]
+else:
+    _AOTResult = tuple
+
+    def _aot_impl(plugin_id: str):
+        def unregistered(fn):
+            warnings.warn(f"{plugin_id}: this tensorrt.plugin has no aot_impl (TensorRT >= 10.9), so the plugin has no implementation")
+            return fn
+
+        return unregistered
+
+# Attribute checks: the same rules and messages as the C++ plugins' createPlugin.
+
+def _fail(plugin_id: str, name: str, problem: str) -> None:
+    raise ValueError(f'{plugin_id}: attribute "{name}" {problem}')
+
+def _text(plugin_id: str, name: str, value: str) -> str:
+    # The ONNX parser sends strings with their terminating NUL; tensorrt.plugin keeps it.
+    value = value.rstrip("\0")
+    if "\0" in value:
+        _fail(plugin_id, name, "holds a NUL character inside the string")
+    return value
+
+def _choice(plugin_id: str, name: str, value: str, allowed: Tuple[str, ...]) -> str:
+    value = _text(plugin_id, name, value)
+    if value not in allowed:
+        _fail(plugin_id, name, f"is {value!r}, not one of the values " + ", ".join(repr(a) for a in allowed))
+    return value
+
+def _number(plugin_id: str, name: str, value, lo, hi):
+    if (lo is not None and not value >= lo) or (hi is not None and not value <= hi):
+        _fail(plugin_id, name, f"value {value} is outside [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]")
+    return value
+
+def _array(plugin_id: str, name: str, value, dtype, length, lo, hi) -> np.ndarray:
+    value = np.asarray(value).reshape(-1)
+    if length is not None and value.size != length:
+        _fail(plugin_id, name, f"has {value.size} value(s); expected {length}")
+    if lo is not None or hi is not None:
+        for v in value.tolist():
+            _number(plugin_id, name, v, lo, hi)
+    return value.astype(dtype)
+
 # vision::RoiAlignLite: Average- or max-pools each region of interest to pooled_hw.
+
+def _roi_align_lite_attrs(pooled_hw, spatial_scale, sampling_ratio, mode, aligned):
+    return (
+        _array("vision::RoiAlignLite", "pooled_hw", pooled_hw, np.int32, 2, 1, None),
+        _number("vision::RoiAlignLite", "spatial_scale", spatial_scale, 0.0, None),
+        _number("vision::RoiAlignLite", "sampling_ratio", sampling_ratio, 0, 16),
+        _choice("vision::RoiAlignLite", "mode", mode, ("avg", "max")),
+        aligned,
+    )
 
 @trtp.register("vision::RoiAlignLite")
 def roi_align_lite(features: trtp.TensorDesc, rois: trtp.TensorDesc, pooled_hw: npt.NDArray[np.int32], spatial_scale: float, sampling_ratio: int, mode: str, aligned: bool) -> trtp.TensorDesc:
+    pooled_hw, spatial_scale, sampling_ratio, mode, aligned = _roi_align_lite_attrs(pooled_hw, spatial_scale, sampling_ratio, mode, aligned)
     return trtp.from_shape_expr((rois.shape_expr[0], features.shape_expr[1], trtp.ShapeExpr(int(pooled_hw[0])), trtp.ShapeExpr(int(pooled_hw[1]))), dtype=features.dtype)
 
 @trtp.autotune("vision::RoiAlignLite")
@@ -62,10 +127,11 @@ def roi_align_lite_kernel(features_ptr, rois_ptr, n_pooled, pooled_ptr, BLOCK_SI
     tl.store(pooled_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=pooled_ptr.dtype.element_ty), mask=offsets < n_pooled)
 # opforge:end triton:RoiAlignLite
 
-@trtp.aot_impl("vision::RoiAlignLite")
+@_aot_impl("vision::RoiAlignLite")
 def roi_align_lite_aot_impl(
     features: trtp.TensorDesc, rois: trtp.TensorDesc, pooled_hw: npt.NDArray[np.int32], spatial_scale: float, sampling_ratio: int, mode: str, aligned: bool, outputs: Tuple[trtp.TensorDesc], tactic: int
-) -> Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymExprs]:
+) -> _AOTResult:
+    pooled_hw, spatial_scale, sampling_ratio, mode, aligned = _roi_align_lite_attrs(pooled_hw, spatial_scale, sampling_ratio, mode, aligned)
     # opforge:begin aot:RoiAlignLite
     # Compiles roi_align_lite_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
     # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute
@@ -92,8 +158,15 @@ def roi_align_lite_aot_impl(
 
 # vision::TopKLast: The k largest (or smallest) values along the last axis, with their indices.
 
+def _top_k_last_attrs(k, order):
+    return (
+        _number("vision::TopKLast", "k", k, 1, 2147483647),
+        _choice("vision::TopKLast", "order", order, ("largest", "smallest")),
+    )
+
 @trtp.register("vision::TopKLast")
 def top_k_last(x: trtp.TensorDesc, k: int, order: str) -> Tuple[trtp.TensorDesc, trtp.TensorDesc]:
+    k, order = _top_k_last_attrs(k, order)
     return trtp.from_shape_expr((x.shape_expr[0], trtp.min(trtp.ShapeExpr(int(k)), x.shape_expr[1])), dtype=x.dtype), trtp.from_shape_expr((x.shape_expr[0], trtp.min(trtp.ShapeExpr(int(k)), x.shape_expr[1])), dtype=trt.int32)
 
 @trtp.autotune("vision::TopKLast")
@@ -114,10 +187,11 @@ def top_k_last_kernel(x_ptr, n_values, n_indices, values_ptr, indices_ptr, BLOCK
     tl.store(indices_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=indices_ptr.dtype.element_ty), mask=offsets < n_indices)
 # opforge:end triton:TopKLast
 
-@trtp.aot_impl("vision::TopKLast")
+@_aot_impl("vision::TopKLast")
 def top_k_last_aot_impl(
     x: trtp.TensorDesc, k: int, order: str, outputs: Tuple[trtp.TensorDesc, trtp.TensorDesc], tactic: int
-) -> Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymExprs]:
+) -> _AOTResult:
+    k, order = _top_k_last_attrs(k, order)
     # opforge:begin aot:TopKLast
     # Compiles top_k_last_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
     # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute
@@ -144,8 +218,17 @@ def top_k_last_aot_impl(
 
 # vision::PadCropResize: Pads by pads, scales by factor, then crops to a multiple of the block size.
 
+def _pad_crop_resize_attrs(pads, factor, block, interpolation):
+    return (
+        _array("vision::PadCropResize", "pads", pads, np.int32, 4, None, None),
+        _number("vision::PadCropResize", "factor", factor, 1, 8),
+        _number("vision::PadCropResize", "block", block, 1, 2147483647),
+        _choice("vision::PadCropResize", "interpolation", interpolation, ("nearest", "bilinear")),
+    )
+
 @trtp.register("vision::PadCropResize")
 def pad_crop_resize(image: trtp.TensorDesc, pads: npt.NDArray[np.int32], factor: int, block: int, interpolation: str) -> trtp.TensorDesc:
+    pads, factor, block, interpolation = _pad_crop_resize_attrs(pads, factor, block, interpolation)
     return trtp.from_shape_expr((image.shape_expr[0], (((((image.shape_expr[1] + trtp.ShapeExpr(int(pads[0]))) + trtp.ShapeExpr(int(pads[1]))) * trtp.ShapeExpr(int(factor))) // trtp.ShapeExpr(int(block))) * trtp.ShapeExpr(int(block))), (trtp.cdiv((((image.shape_expr[2] + trtp.ShapeExpr(int(pads[2]))) + trtp.ShapeExpr(int(pads[3]))) * trtp.ShapeExpr(int(factor))), trtp.ShapeExpr(int(block))) * trtp.ShapeExpr(int(block))), image.shape_expr[3]), dtype=image.dtype)
 
 @trtp.autotune("vision::PadCropResize")
@@ -166,10 +249,11 @@ def pad_crop_resize_kernel(image_ptr, n_resized, resized_ptr, BLOCK_SIZE: tl.con
     tl.store(resized_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=resized_ptr.dtype.element_ty), mask=offsets < n_resized)
 # opforge:end triton:PadCropResize
 
-@trtp.aot_impl("vision::PadCropResize")
+@_aot_impl("vision::PadCropResize")
 def pad_crop_resize_aot_impl(
     image: trtp.TensorDesc, pads: npt.NDArray[np.int32], factor: int, block: int, interpolation: str, outputs: Tuple[trtp.TensorDesc], tactic: int
-) -> Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymExprs]:
+) -> _AOTResult:
+    pads, factor, block, interpolation = _pad_crop_resize_attrs(pads, factor, block, interpolation)
     # opforge:begin aot:PadCropResize
     # Compiles pad_crop_resize_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
     # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute
@@ -219,10 +303,10 @@ def non_zero_coords_kernel(mask_ptr, n_coords, n_size_K, coords_ptr, size_K_ptr,
     tl.store(size_K_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=size_K_ptr.dtype.element_ty), mask=offsets < n_size_K)
 # opforge:end triton:NonZeroCoords
 
-@trtp.aot_impl("vision::NonZeroCoords")
+@_aot_impl("vision::NonZeroCoords")
 def non_zero_coords_aot_impl(
     mask: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc, trtp.TensorDesc], tactic: int
-) -> Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymExprs]:
+) -> _AOTResult:
     # opforge:begin aot:NonZeroCoords
     # Compiles non_zero_coords_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
     # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute

@@ -4,6 +4,19 @@
 // Write the kernels in the "kernels" region and launch them in the "launch" region:
 // launchPadCropResize receives the tensors typed for one dtype combination (io), the params and
 // the workspace, and returns the first CUDA error. The default writes zeros to every output.
+//
+// What it is handed:
+// - io.<tensor>.data is device memory holding the tensor densely in row-major order (format
+//   kLINEAR: the last dim is contiguous; when the op lists other formats, .format says which
+//   one TensorRT chose): element (i0, i1, ..., ik) is data[((i0 * dims[1] + i1) * dims[2] + ...)
+//   * dims[k] + ik].
+// - io.<tensor>.rank, .dims[j] and .numel() are the run-time shape; the comment beside each
+//   tensor of the io struct names its dims.
+// - params.<field> are host values (the params struct of PadCropResizeKernel.h): pass what a
+//   kernel needs as kernel arguments, by value.
+// - workspace is device scratch memory of the size the op's workspace expression gives (unused
+//   when the op has none).
+// Launch on stream; do not synchronize it.
 
 #include "PadCropResizeKernel.h"
 

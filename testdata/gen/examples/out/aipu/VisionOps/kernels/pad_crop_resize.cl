@@ -6,6 +6,11 @@
 // the inputs (a static input is a constant of the layer), the outputs, the
 // params (one scalar per element of a fixed array, bools as int, enums as
 // their index), then the size of every dimension symbol of the inputs.
+// Every tensor is a dense buffer in row-major order over the dims of its shape
+// in the opdef (the last dim contiguous): element (i0, i1, ..., ik) of a tensor
+// with dims d0..dk is at [((i0 * d1 + i1) * d2 + ...) * dk + ik], the dims being
+// the size arguments at the end. Each element type is the typedef of its
+// variant (T_t and the like) or a fixed OpenCL type.
 // Each variant is compiled on its own (see the package Makefile):
 //   -DOPFORGE_KERNEL=vision_ops_pad_crop_resize_float32 -DOPFORGE_TYPE_T=float
 //   -DOPFORGE_KERNEL=vision_ops_pad_crop_resize_float16 -DOPFORGE_TYPE_T=half

@@ -4,14 +4,10 @@
 Importing this module defines the torch operators torch.ops.mixed_params.*
 (functional and .out variants) with fake implementations, so models calling
 them can be exported with torch.export and lowered by ExecuTorch's Qualcomm
-backend. Call them through ops.<name>(...), which fills in the defaults: the
-torch schemas declare none, because torch.export leaves out the trailing
-arguments equal to a schema default and ExecuTorch's Qualcomm backend
-delegates only a call that carries every argument of the schema. Argument
-order: the inputs, then params without a default, then params with one.
-ExecuTorch does not delegate a call with a None argument.
-op_package_options() builds the QnnExecuTorchOpPackageOptions that make the
-backend delegate those operators to this op package.
+backend. Argument order: the inputs, then params without a default, then
+params with one. ExecuTorch delegates a call only when every argument is
+passed positionally and none is None. op_package_options() builds the QnnExecuTorchOpPackageOptions that
+make the backend delegate those operators to this op package.
 """
 
 import torch
@@ -25,21 +21,19 @@ NAMESPACE = "mixed_params"
 QNN_OP_TYPES = {
     "blend": "Blend",
     "gather_two": "Gather2",
+    "masked_scale": "MaskedScale",
+    "cast_to": "CastTo",
 }
 
 _lib = Library(NAMESPACE, "DEF")
-_OPS = getattr(torch.ops, NAMESPACE)
 
-_lib.define("blend(Tensor in_0, Tensor? in_1, Tensor table, int count, float alpha, int steps, int[] axes, int[2] window, bool clamp, int mode) -> (Tensor, Tensor)")
-_lib.define("blend.out(Tensor in_0, Tensor? in_1, Tensor table, int count, float alpha, int steps, int[] axes, int[2] window, bool clamp, int mode, *, Tensor(a!) out, Tensor(b!) stats) -> (Tensor(a!), Tensor(b!))")
+_lib.define("blend(Tensor in_0, Tensor? in_1, Tensor table, int count, float alpha=0.5, int steps=3, int[] axes=[1, 2], int[2] window=[3, 3], bool clamp=False, int mode=1) -> (Tensor, Tensor)")
+_lib.define("blend.out(Tensor in_0, Tensor? in_1, Tensor table, int count, float alpha=0.5, int steps=3, int[] axes=[1, 2], int[2] window=[3, 3], bool clamp=False, int mode=1, *, Tensor(a!) out, Tensor(b!) stats) -> (Tensor(a!), Tensor(b!))")
 
 def blend_reference(in_0, in_1, table, count, alpha=0.5, steps=3, axes=(1, 2), window=(3, 3), clamp=False, mode=1):
-    """Eager reference implementation of Blend (CPU): every run
-    outside the delegate calls it, quantization's calibration included."""
-    # While this raises, quantizing a model that calls the op fails: PT2E
-    # calibration runs the prepared model eagerly, which calls this.
+    """Eager reference implementation of Blend (CPU); used outside delegation."""
     # opforge:begin reference:Blend
-    raise NotImplementedError("mixed_params::blend has no eager implementation yet (eager runs and quantization calibration need one); write it in reference:Blend")
+    raise NotImplementedError("mixed_params::blend has no eager implementation yet; write it in reference:Blend")
     # opforge:end reference:Blend
 
 def _blend_fake(in_0, in_1, table, count, alpha=0.5, steps=3, axes=(1, 2), window=(3, 3), clamp=False, mode=1):
@@ -64,12 +58,9 @@ _lib.define("gather_two(Tensor hidden) -> Tensor")
 _lib.define("gather_two.out(Tensor hidden, *, Tensor(a!) index) -> Tensor(a!)")
 
 def gather_two_reference(hidden):
-    """Eager reference implementation of Gather2 (CPU): every run
-    outside the delegate calls it, quantization's calibration included."""
-    # While this raises, quantizing a model that calls the op fails: PT2E
-    # calibration runs the prepared model eagerly, which calls this.
+    """Eager reference implementation of Gather2 (CPU); used outside delegation."""
     # opforge:begin reference:Gather2
-    raise NotImplementedError("mixed_params::gather_two has no eager implementation yet (eager runs and quantization calibration need one); write it in reference:Gather2")
+    raise NotImplementedError("mixed_params::gather_two has no eager implementation yet; write it in reference:Gather2")
     # opforge:end reference:Gather2
 
 def _gather_two_fake(hidden):
@@ -87,19 +78,55 @@ _lib.impl("gather_two", gather_two_reference, "CPU")
 _lib.impl("gather_two.out", _gather_two_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::gather_two", _gather_two_fake, lib=_lib)
 
-class ops:
-    """Calls of this package's operators with every argument passed, the
-    defaults filled in (what ExecuTorch needs to delegate a call)."""
+_lib.define("masked_scale(Tensor x, Tensor? mask) -> (Tensor, Tensor)")
+_lib.define("masked_scale.out(Tensor x, Tensor? mask, *, Tensor(a!) y, Tensor(b!) kept) -> (Tensor(a!), Tensor(b!))")
 
-    @staticmethod
-    def blend(in_0, in_1, table, count, alpha=0.5, steps=3, axes=(1, 2), window=(3, 3), clamp=False, mode=1):
-        """Blend with every argument passed."""
-        return _OPS.blend.default(in_0, in_1, table, count, alpha, steps, axes, window, clamp, mode)
+def masked_scale_reference(x, mask):
+    """Eager reference implementation of MaskedScale (CPU); used outside delegation."""
+    # opforge:begin reference:MaskedScale
+    raise NotImplementedError("mixed_params::masked_scale has no eager implementation yet; write it in reference:MaskedScale")
+    # opforge:end reference:MaskedScale
 
-    @staticmethod
-    def gather_two(hidden):
-        """Gather2 with every argument passed."""
-        return _OPS.gather_two.default(hidden)
+def _masked_scale_fake(x, mask):
+    _N = x.shape[0]
+    _C = x.shape[1]
+    return (torch.empty((_N, _C), dtype=x.dtype, device=x.device), torch.empty((_C,), dtype=(mask.dtype if mask is not None else torch.uint8), device=x.device))
+
+def _masked_scale_out(x, mask, *, y, kept):
+    results = masked_scale_reference(x, mask)
+    for out, result in zip((y, kept,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y, kept
+
+_lib.impl("masked_scale", masked_scale_reference, "CPU")
+_lib.impl("masked_scale.out", _masked_scale_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::masked_scale", _masked_scale_fake, lib=_lib)
+
+_lib.define("cast_to(Tensor x, int to) -> Tensor")
+_lib.define("cast_to.out(Tensor x, int to, *, Tensor(a!) y) -> Tensor(a!)")
+
+def cast_to_reference(x, to):
+    """Eager reference implementation of CastTo (CPU); used outside delegation."""
+    # opforge:begin reference:CastTo
+    raise NotImplementedError("mixed_params::cast_to has no eager implementation yet; write it in reference:CastTo")
+    # opforge:end reference:CastTo
+
+def _cast_to_fake(x, to):
+    _N = x.shape[0]
+    return torch.empty((_N,), dtype=(torch.float16, torch.float32, torch.uint8,)[to], device=x.device)
+
+def _cast_to_out(x, to, *, y):
+    results = cast_to_reference(x, to)
+    results = (results,)
+    for out, result in zip((y,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y
+
+_lib.impl("cast_to", cast_to_reference, "CPU")
+_lib.impl("cast_to.out", _cast_to_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::cast_to", _cast_to_fake, lib=_lib)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""

@@ -1,0 +1,204 @@
+package ir
+
+// Facts are what every target derives the same way from a checked op:
+// which input dim gives each shape symbol its value, the op's free dtype
+// choices, and how each output's dtype follows from the inputs'. The
+// validator computes them once (Op.Facts) and every target reads them, so
+// a TensorRT plugin, its Python plugin, the ExecuTorch fake and the
+// Compass Parser cannot disagree about an op.
+type Facts struct {
+	// Bindings lists every dim symbol of the input shapes, in order of
+	// first use, with the input dim that binds it (Binding).
+	Bindings []Binding
+	// Slots are the free dtype choices, in input order: a type variable
+	// at the first input that uses it, or an input with a list of dtypes
+	// of its own. Every dtype combination of the op is one dtype per slot.
+	Slots []DTypeSlot
+	// Outputs says how each output's dtype is decided, by output index.
+	Outputs []OutputDType
+}
+
+// Binding is the input dim a shape symbol takes its value from.
+//
+// A symbol may appear in several inputs. The binding is the first of them
+// that is always there and is a data tensor; failing that, the first
+// optional data tensor; failing that, the first shape tensor (TensorRT
+// cannot read a shape input's own dims, so there it binds nothing).
+type Binding struct {
+	Symbol string
+	Input  int // index into Op.Inputs
+	Dim    int
+}
+
+// DTypeSlot is one free dtype choice.
+type DTypeSlot struct {
+	// Var is the type variable, or "" for an input's own list.
+	Var string
+	// Input is the index (into Op.Inputs) of the input that decides it.
+	Input   int
+	Allowed []DType
+}
+
+// DTypeRule names how an output's dtype is decided.
+type DTypeRule int
+
+const (
+	// DTypeFixed: always DType (a single allowed dtype; a type variable no
+	// input binds; an op without data inputs).
+	DTypeFixed DTypeRule = iota
+	// DTypeSameAs: the dtype of input Input, which has the output's type
+	// variable; DType when that input is optional and absent.
+	DTypeSameAs
+	// DTypeFollow: an output with a list of dtypes of its own takes the
+	// dtype of input Input (the first data input, which is required) when
+	// the list has it, else DType, the list's first.
+	DTypeFollow
+	// DTypeParam: the value of param Param (an enum whose values are
+	// dtype names) is the dtype; DType is its default's, else the first
+	// value's.
+	DTypeParam
+)
+
+// OutputDType is the rule for one output.
+type OutputDType struct {
+	Rule  DTypeRule
+	Input int   // DTypeSameAs, DTypeFollow: index into Op.Inputs
+	Param int   // DTypeParam: index into Op.Params
+	DType DType // DTypeFixed; the fallback of the other rules
+	// Allowed are the output's dtypes.
+	Allowed []DType
+}
+
+// Derived returns the op's facts: those the validator stored, or, for an
+// op built by hand (tests), freshly derived ones.
+func (o *Op) Derived() *Facts {
+	if o.Facts != nil {
+		return o.Facts
+	}
+	return Derive(o)
+}
+
+// Binding returns the binding of a dim symbol.
+func (f *Facts) Binding(symbol string) (Binding, bool) {
+	for _, b := range f.Bindings {
+		if b.Symbol == symbol {
+			return b, true
+		}
+	}
+	return Binding{}, false
+}
+
+// bindingClass orders the inputs a symbol may bind from: lower is better.
+func bindingClass(t *Tensor) int {
+	switch {
+	case t.ShapeTensor:
+		return 2
+	case t.Optional:
+		return 1
+	}
+	return 0
+}
+
+// Derive computes the facts of op. It assumes a validated op: every type
+// variable a tensor names is declared.
+func Derive(op *Op) *Facts {
+	f := &Facts{}
+	class := map[string]int{}
+	for i, in := range op.Inputs {
+		c := bindingClass(in)
+		for j, d := range in.Shape {
+			if d.Expr == nil || !d.Expr.IsSymbol() {
+				continue
+			}
+			name := d.Expr.Name
+			have, seen := class[name]
+			switch {
+			case !seen:
+				class[name] = c
+				f.Bindings = append(f.Bindings, Binding{Symbol: name, Input: i, Dim: j})
+			case c < have:
+				class[name] = c
+				for k := range f.Bindings {
+					if f.Bindings[k].Symbol == name {
+						f.Bindings[k].Input, f.Bindings[k].Dim = i, j
+					}
+				}
+			}
+		}
+	}
+
+	// A type variable is decided by the first input using it that is always
+	// there, else by the first optional one.
+	varInput := map[string]int{}
+	for i, in := range op.Inputs {
+		if v := in.Type.Var; v != "" {
+			if j, ok := varInput[v]; !ok || op.Inputs[j].Optional && !in.Optional {
+				varInput[v] = i
+			}
+		}
+	}
+	slotted := map[string]bool{}
+	for i, in := range op.Inputs {
+		allowed := op.AllowedDTypes(in)
+		switch v := in.Type.Var; {
+		case v != "":
+			if !slotted[v] {
+				slotted[v] = true
+				f.Slots = append(f.Slots, DTypeSlot{Var: v, Input: i, Allowed: allowed})
+			}
+		case len(allowed) > 1:
+			f.Slots = append(f.Slots, DTypeSlot{Input: i, Allowed: allowed})
+		}
+	}
+
+	follow := -1
+	for i, in := range op.Inputs {
+		if !in.ShapeTensor {
+			if !in.Optional {
+				follow = i
+			}
+			break
+		}
+	}
+	f.Outputs = make([]OutputDType, len(op.Outputs))
+	for i, o := range op.Outputs {
+		allowed := op.AllowedDTypes(o)
+		r := OutputDType{Rule: DTypeFixed, DType: firstDType(allowed), Allowed: allowed}
+		if p, j := paramOf(op, o.DTypeParam); p != nil {
+			r.Rule, r.Param, r.Allowed = DTypeParam, j, make([]DType, len(p.Values))
+			for k, v := range p.Values {
+				r.Allowed[k] = DType(v)
+			}
+			r.DType = firstDType(r.Allowed)
+			if p.Default != nil && p.Default.Text != "" {
+				r.DType = DType(p.Default.Text)
+			}
+		} else if j, ok := varInput[o.Type.Var]; ok && o.Type.Var != "" {
+			r.Rule, r.Input = DTypeSameAs, j
+		} else if o.Type.Var == "" && len(allowed) > 1 && follow >= 0 {
+			r.Rule, r.Input = DTypeFollow, follow
+		}
+		f.Outputs[i] = r
+	}
+	return f
+}
+
+// paramOf is the enum param called name and its index, or nil.
+func paramOf(op *Op, name string) (*Param, int) {
+	if name == "" {
+		return nil, -1
+	}
+	for i, p := range op.Params {
+		if p.Name == name && p.Kind == ParamEnum {
+			return p, i
+		}
+	}
+	return nil, -1
+}
+
+func firstDType(ds []DType) DType {
+	if len(ds) == 0 {
+		return Float32
+	}
+	return ds[0]
+}
