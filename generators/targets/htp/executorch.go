@@ -9,6 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	"github.com/opforge/opforge/generators/workpool"
@@ -31,7 +32,12 @@ type torchModel struct {
 	Package   string
 	Namespace string
 	Provider  string
-	Ops       []*torchOp
+	// Reference is the package's reference module name and ReferencePath
+	// the arguments of os.path.join from the ExecuTorch module's directory
+	// to its file, both Python string literals: the eager implementations
+	// call it.
+	Reference, ReferencePath string
+	Ops                      []*torchOp
 	// OpSections are the module's parts for each op ("executorch-op"),
 	// rendered on every core and joined in op order.
 	OpSections string
@@ -51,8 +57,12 @@ type torchOp struct {
 	OutArgs   string // keyword-only output parameters of the .out variant
 	// Fake is the body of the fake (meta) implementation, one line each.
 	Fake      []string
-	OneOutput bool   // the reference returns a tensor, not a tuple
-	Region    string // user region key of the eager reference implementation
+	OneOutput bool // the op returns a tensor, not a tuple
+	// RefOp is the op's key in the reference module's OPS (a Python string
+	// literal); RefInputs and RefParams are the eager implementation's call
+	// of it: the inputs positionally, the params by keyword as the
+	// reference takes them (enums by value name, arrays as tuples).
+	RefOp, RefInputs, RefParams string
 	// assumed are the outputs without a shape whose fake takes the first
 	// input's (QNN XML states none); each gets a warning.
 	assumed []*ir.Tensor
@@ -85,6 +95,13 @@ func torchDType(d ir.DType) string {
 // on every core; the warnings follow in op order.
 func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.TargetList) *torchModel {
 	m := &torchModel{Package: pkg.Name, Namespace: pm.TorchNamespace, Provider: pm.Provider, Ops: make([]*torchOp, len(ops))}
+	m.Reference = escape.PyString(reference.Module(pkg))
+	// The module lies in out/htp/<Package>/executorch/.
+	parts := []string{escape.PyString(".."), escape.PyString(".."), escape.PyString("..")}
+	for _, part := range strings.Split(reference.Path(pkg), "/") {
+		parts = append(parts, escape.PyString(part))
+	}
+	m.ReferencePath = strings.Join(parts, ", ")
 	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newTorchOp(ops[i], m.Namespace) })
 	for i, t := range m.Ops {
 		for _, o := range t.assumed {
@@ -102,7 +119,7 @@ func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.Targ
 }
 
 func newTorchOp(op *ir.Op, namespace string) *torchOp {
-	t := &torchOp{Namespace: namespace, QNNName: op.Name, Name: TorchName(op), Region: "reference:" + op.Name, OneOutput: len(op.Outputs) == 1}
+	t := &torchOp{Namespace: namespace, QNNName: op.Name, Name: TorchName(op), RefOp: escape.PyString(op.Name), OneOutput: len(op.Outputs) == 1}
 	// The schema declares no defaults: torch.export records a call's
 	// arguments without the trailing ones equal to a schema default (even
 	// when the caller passed them), and ExecuTorch's Qualcomm custom-op
@@ -158,13 +175,44 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 	}
 	t.Schema = "(" + strings.Join(schemaArgs, ", ") + ") -> " + ret(rets)
 	t.OutSchema = "(" + strings.Join(append(append([]string{}, schemaArgs...), "*", strings.Join(outArgs, ", ")), ", ") + ") -> " + ret(outRets)
-	// The wrapper and the eager reference state the defaults the schema
-	// leaves out.
+	// The wrapper and the eager implementation state the defaults the
+	// schema leaves out.
 	t.Args = strings.Join(pyArgs, ", ")
 	t.CallArgs = strings.Join(callArgs, ", ")
 	t.OutArgs = strings.Join(outputs, ", ")
+	t.RefInputs, t.RefParams = referenceCall(op)
 	t.Fake, t.assumed = fakeBody(op)
 	return t
+}
+
+// referenceCall is the eager implementation's call of the op's reference:
+// the inputs as a tuple's items, the params as a dict's items. torch hands
+// the implementation an enum as its value's index (the schema's int), an
+// array as a list; the reference takes the value's name and a tuple.
+func referenceCall(op *ir.Op) (inputs, params string) {
+	var ins, ps []string
+	for _, in := range op.Inputs {
+		ins = append(ins, in.Ident)
+	}
+	for _, p := range op.Params {
+		v := p.Ident
+		switch p.Kind {
+		case ir.ParamEnum:
+			vals := make([]string, len(p.Values))
+			for i, name := range p.Values {
+				vals[i] = escape.PyString(name)
+			}
+			v = fmt.Sprintf("_enum_value(%s, %s, (%s,), %s)", escape.PyString(op.Name), escape.PyString(p.Name), strings.Join(vals, ", "), p.Ident)
+		case ir.ParamArray:
+			v = "tuple(" + p.Ident + ")"
+		}
+		ps = append(ps, escape.PyString(p.Ident)+": "+v)
+	}
+	inputs = strings.Join(ins, ", ")
+	if len(ins) == 1 {
+		inputs += ","
+	}
+	return inputs, strings.Join(ps, ", ")
 }
 
 // hasTorchDefault reports whether the Python functions give p a default (a
@@ -333,7 +381,7 @@ func outputDType(op *ir.Op, r ir.OutputDType) string {
 		}
 		return in.Ident + ".dtype"
 	case ir.DTypeParam:
-		// The enum travels as its value's index (torchParam).
+		// The enum travels as its value's index (torchType).
 		set := make([]string, len(r.Allowed))
 		for i, d := range r.Allowed {
 			set[i] = torchDType(d)

@@ -10,9 +10,17 @@ arguments equal to a schema default and ExecuTorch's Qualcomm backend
 delegates only a call that carries every argument of the schema. Argument
 order: the inputs, then params without a default, then params with one.
 ExecuTorch does not delegate a call with a None argument.
+Outside the delegate (eager runs, PT2E quantization calibration) an op runs
+the package's reference module, out/reference/VisionOps/, found relative
+to this file (or imported already under its module name).
 op_package_options() builds the QnnExecuTorchOpPackageOptions that make the
 backend delegate those operators to this op package.
 """
+
+import importlib
+import importlib.util
+import os
+import sys
 
 import torch
 from torch.library import Library
@@ -31,17 +39,61 @@ QNN_OP_TYPES = {
 _lib = Library(NAMESPACE, "DEF")
 _OPS = getattr(torch.ops, NAMESPACE)
 
+_REFERENCE = "vision_ops_reference"
+_REFERENCE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "reference", "VisionOps", "vision_ops_reference.py")
+
+def _reference_module():
+    """The package's reference module: imported already, else the file
+    opforge gen lays out beside this one's package, else by name from
+    sys.path."""
+    module = sys.modules.get(_REFERENCE)
+    if module is not None:
+        return module
+    if not os.path.isfile(_REFERENCE_PATH):
+        try:
+            return importlib.import_module(_REFERENCE)
+        except ModuleNotFoundError as e:
+            if e.name != _REFERENCE:
+                raise
+            raise ModuleNotFoundError(
+                f"{PACKAGE_NAME}: the ops run eagerly through the reference module {_REFERENCE}, which is neither at "
+                f"{_REFERENCE_PATH} nor importable; keep out/reference/ beside out/htp/ or put its directory on sys.path",
+                name=_REFERENCE) from None
+    spec = importlib.util.spec_from_file_location(_REFERENCE, _REFERENCE_PATH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[_REFERENCE] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[_REFERENCE]
+        raise
+    return module
+
+def _reference(op, name, inputs, params):
+    """Runs op's reference on the inputs and params (as the reference takes
+    them); name is the torch op's, for the message."""
+    try:
+        return _reference_module().OPS[op](*inputs, **params)
+    except NotImplementedError as e:
+        raise NotImplementedError(
+            f"{NAMESPACE}::{name} runs eagerly through the reference of {op}, which raised NotImplementedError; "
+            f"quantization calibration runs the model eagerly and needs it, so write it in region reference:{op} "
+            f"of {_REFERENCE_PATH} ({e})") from e
+
+def _enum_value(op, param, values, index):
+    """The name of an enum param's value, from the index the schema carries."""
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(values):
+        raise ValueError(f"{NAMESPACE}: param {param} of {op} is the index of one of {values}, not {index!r}")
+    return values[index]
+
 _lib.define("top_k_last(Tensor x, int k, int order) -> (Tensor, Tensor)")
 _lib.define("top_k_last.out(Tensor x, int k, int order, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))")
 
-def top_k_last_reference(x, k, order=0):
-    """Eager reference implementation of TopKLast (CPU): every run
-    outside the delegate calls it, quantization's calibration included."""
-    # While this raises, quantizing a model that calls the op fails: PT2E
-    # calibration runs the prepared model eagerly, which calls this.
-    # opforge:begin reference:TopKLast
-    raise NotImplementedError("vision_ops::top_k_last has no eager implementation yet (eager runs and quantization calibration need one); write it in reference:TopKLast")
-    # opforge:end reference:TopKLast
+def _top_k_last_eager(x, k, order=0):
+    """TopKLast on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("TopKLast", "top_k_last", (x,), {"k": k, "order": _enum_value("TopKLast", "order", ("largest", "smallest",), order)})
+    return tuple(results)
 
 def _top_k_last_fake(x, k, order=0):
     _B = x.shape[0]
@@ -49,27 +101,24 @@ def _top_k_last_fake(x, k, order=0):
     return (torch.empty((_B, min(k, _L)), dtype=x.dtype, device=x.device), torch.empty((_B, min(k, _L)), dtype=torch.int32, device=x.device))
 
 def _top_k_last_out(x, k, order=0, *, values, indices):
-    results = top_k_last_reference(x, k, order)
+    results = _top_k_last_eager(x, k, order)
     for out, result in zip((values, indices,), results):
         out.resize_(result.shape)
         out.copy_(result)
     return values, indices
 
-_lib.impl("top_k_last", top_k_last_reference, "CPU")
+_lib.impl("top_k_last", _top_k_last_eager, "CPU")
 _lib.impl("top_k_last.out", _top_k_last_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::top_k_last", _top_k_last_fake, lib=_lib)
 
 _lib.define("pad_crop_resize(Tensor image, int[4] pads, int factor, int block, int interpolation) -> Tensor")
 _lib.define("pad_crop_resize.out(Tensor image, int[4] pads, int factor, int block, int interpolation, *, Tensor(a!) resized) -> Tensor(a!)")
 
-def pad_crop_resize_reference(image, pads=(0, 0, 0, 0), factor=2, block=8, interpolation=0):
-    """Eager reference implementation of PadCropResize (CPU): every run
-    outside the delegate calls it, quantization's calibration included."""
-    # While this raises, quantizing a model that calls the op fails: PT2E
-    # calibration runs the prepared model eagerly, which calls this.
-    # opforge:begin reference:PadCropResize
-    raise NotImplementedError("vision_ops::pad_crop_resize has no eager implementation yet (eager runs and quantization calibration need one); write it in reference:PadCropResize")
-    # opforge:end reference:PadCropResize
+def _pad_crop_resize_eager(image, pads=(0, 0, 0, 0), factor=2, block=8, interpolation=0):
+    """PadCropResize on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("PadCropResize", "pad_crop_resize", (image,), {"pads": tuple(pads), "factor": factor, "block": block, "interpolation": _enum_value("PadCropResize", "interpolation", ("nearest", "bilinear",), interpolation)})
+    return results
 
 def _pad_crop_resize_fake(image, pads=(0, 0, 0, 0), factor=2, block=8, interpolation=0):
     _N = image.shape[0]
@@ -79,28 +128,25 @@ def _pad_crop_resize_fake(image, pads=(0, 0, 0, 0), factor=2, block=8, interpola
     return torch.empty((_N, (((((_H + pads[0]) + pads[1]) * factor) // block) * block), ((-(-(((_W + pads[2]) + pads[3]) * factor) // block)) * block), _C), dtype=image.dtype, device=image.device)
 
 def _pad_crop_resize_out(image, pads=(0, 0, 0, 0), factor=2, block=8, interpolation=0, *, resized):
-    results = pad_crop_resize_reference(image, pads, factor, block, interpolation)
+    results = _pad_crop_resize_eager(image, pads, factor, block, interpolation)
     results = (results,)
     for out, result in zip((resized,), results):
         out.resize_(result.shape)
         out.copy_(result)
     return resized
 
-_lib.impl("pad_crop_resize", pad_crop_resize_reference, "CPU")
+_lib.impl("pad_crop_resize", _pad_crop_resize_eager, "CPU")
 _lib.impl("pad_crop_resize.out", _pad_crop_resize_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::pad_crop_resize", _pad_crop_resize_fake, lib=_lib)
 
 _lib.define("non_zero_coords(Tensor mask) -> Tensor")
 _lib.define("non_zero_coords.out(Tensor mask, *, Tensor(a!) coords) -> Tensor(a!)")
 
-def non_zero_coords_reference(mask):
-    """Eager reference implementation of NonZeroCoords (CPU): every run
-    outside the delegate calls it, quantization's calibration included."""
-    # While this raises, quantizing a model that calls the op fails: PT2E
-    # calibration runs the prepared model eagerly, which calls this.
-    # opforge:begin reference:NonZeroCoords
-    raise NotImplementedError("vision_ops::non_zero_coords has no eager implementation yet (eager runs and quantization calibration need one); write it in reference:NonZeroCoords")
-    # opforge:end reference:NonZeroCoords
+def _non_zero_coords_eager(mask):
+    """NonZeroCoords on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("NonZeroCoords", "non_zero_coords", (mask,), {})
+    return results
 
 def _non_zero_coords_fake(mask):
     _H = mask.shape[0]
@@ -110,14 +156,14 @@ def _non_zero_coords_fake(mask):
     return torch.empty((_K, 2), dtype=torch.int32, device=mask.device)
 
 def _non_zero_coords_out(mask, *, coords):
-    results = non_zero_coords_reference(mask)
+    results = _non_zero_coords_eager(mask)
     results = (results,)
     for out, result in zip((coords,), results):
         out.resize_(result.shape)
         out.copy_(result)
     return coords
 
-_lib.impl("non_zero_coords", non_zero_coords_reference, "CPU")
+_lib.impl("non_zero_coords", _non_zero_coords_eager, "CPU")
 _lib.impl("non_zero_coords.out", _non_zero_coords_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::non_zero_coords", _non_zero_coords_fake, lib=_lib)
 
