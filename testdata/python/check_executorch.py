@@ -6,7 +6,10 @@ with schemas declaring no defaults, its fake implementations give the
 declared output shapes and dtypes, a model calling each operator exports
 with torch.export with the node carrying every schema argument (through
 ops.<name> with the defaults left out and passed, and through the torch op
-by keyword), and op_package_options()
+by keyword), the eager implementation calls the package's reference
+module with the params as the reference takes them (and, while the
+reference is not written, raises NotImplementedError naming quantization
+calibration), and op_package_options()
 builds the documented QnnExecuTorchOpPackageInfo records (checked against a
 stand-in of executorch's qc_schema with the documented fields).
 """
@@ -203,6 +206,61 @@ def check_schema(mod, case):
             pass
 
 
+class _Called(Exception):
+    """Raised by the stand-in reference: the call it recorded ends there."""
+
+
+def check_reference_call(mod, case):
+    """The eager implementation calls the package's reference module (a
+    stand-in put in sys.modules under its name): OPS[<QNN op>] with the
+    inputs positionally and every param by keyword as the reference takes
+    it (enums by value name, arrays as tuples)."""
+    ns = mod.NAMESPACE
+    calls = []
+
+    def record(*args, **kwargs):
+        calls.append((args, kwargs))
+        raise _Called()
+
+    stub = types.ModuleType(mod._REFERENCE)
+    stub.OPS = {case["qnn_op"]: record}
+    saved = sys.modules.get(mod._REFERENCE)
+    sys.modules[mod._REFERENCE] = stub
+    try:
+        args, kwargs = make_args(case, lambda shape, dtype: torch.zeros(shape, dtype=dtype))
+        try:
+            wrapper(mod, case)(*args, **kwargs)
+        except _Called:
+            pass
+    finally:
+        if saved is None:
+            del sys.modules[mod._REFERENCE]
+        else:
+            sys.modules[mod._REFERENCE] = saved
+    if len(calls) != 1:
+        fail(f"{ns}::{case['op']}: the eager implementation called the reference {len(calls)} times, want once")
+        return
+    got_args, got_kwargs = calls[0]
+    if len(got_args) != len(args) or any(g is not w for g, w in zip(got_args, args)):
+        fail(f"{ns}::{case['op']}: the reference got inputs {got_args}, want the call's {args}")
+    want = case["ref_params"]
+    if set(got_kwargs) != set(want):
+        fail(f"{ns}::{case['op']}: the reference got params {sorted(got_kwargs)}, want {sorted(want)}")
+        return
+    for name, w in want.items():
+        g = got_kwargs[name]
+        if w is None:
+            ok = isinstance(g, torch.Tensor)
+        elif isinstance(w, list):
+            ok = isinstance(g, tuple) and list(g) == w
+        elif isinstance(w, str):
+            ok = isinstance(g, str) and g == w
+        else:
+            ok = not isinstance(g, (str, list, tuple)) and g == w
+        if not ok:
+            fail(f"{ns}::{case['op']}: the reference got {name}={g!r}, want {w!r}")
+
+
 def check_module(m):
     spec = importlib.util.spec_from_file_location(m["namespace"], m["path"])
     mod = importlib.util.module_from_spec(spec)
@@ -221,6 +279,7 @@ def check_module(m):
         except NotImplementedError as e:
             if "quantization calibration" not in str(e):
                 fail(f"{ns}::{case['op']}: the reference's error does not mention calibration: {e}")
+        check_reference_call(mod, case)
     qc = sys.modules["executorch.backends.qualcomm.serialization.qc_schema"]
     opts = mod.op_package_options("/pkg", "/data/local/tmp/pkg", 75)
     infos = opts.op_package_infos

@@ -24,6 +24,18 @@ func TorchName(op *ir.Op) string {
 	return names.Snake(op.Name)
 }
 
+// movedEagerRegions: the ExecuTorch module once held each op's eager
+// implementation in its own region reference:<Op>; it calls the package's
+// reference module now, whose region of the same name takes that code.
+func movedEagerRegions(pkg *ir.Package, ops []*ir.Op) map[string]string {
+	m := make(map[string]string, len(ops))
+	for _, op := range ops {
+		key := "reference:" + op.Name
+		m[key] = "the eager implementation calls the package's reference module now, whose region " + key + " of out/" + reference.Path(pkg) + " takes this code (with enums by value name, not index, and arrays as tuples)"
+	}
+	return m
+}
+
 // torchNamespace is the torch.library namespace of a package.
 func torchNamespace(pkg *ir.Package) string { return names.Snake(pkg.Name) }
 

@@ -3,12 +3,15 @@ package htp_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/opforge/opforge/generators/cli"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
@@ -63,6 +66,11 @@ type opCase struct {
 	Kwargs     []tensorArg `json:"kwargs"`
 	Outputs    []output    `json:"outputs"`
 	SkipExport bool        `json:"skip_export,omitempty"`
+	// RefParams are the params as the package's reference must receive
+	// them from the eager implementation for the test's call: enums by
+	// value name, arrays as lists (a tuple is wanted), tensor params as
+	// null (a tensor is wanted).
+	RefParams map[string]any `json:"ref_params"`
 }
 
 type module struct {
@@ -91,7 +99,7 @@ func torchName(d ir.DType) string {
 // implementation must return for sample inputs: symbols get distinct sizes,
 // required params get small values, defaulted params keep their defaults.
 func planOp(op *ir.Op) opCase {
-	c := opCase{Op: htp.TorchName(op), QNNOp: op.Name, Args: []tensorArg{}, Kwargs: []tensorArg{}}
+	c := opCase{Op: htp.TorchName(op), QNNOp: op.Name, Args: []tensorArg{}, Kwargs: []tensorArg{}, RefParams: map[string]any{}}
 	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
 	next := int64(3)
 	varDType := map[string]string{}
@@ -139,6 +147,7 @@ func planOp(op *ir.Op) opCase {
 			value = int64(*p.Min)
 		}
 		if p.Default != nil && p.Kind != ir.ParamTensor {
+			c.RefParams[p.Ident] = refValue(p, p.Default)
 			if p.Kind == ir.ParamArray {
 				var elems []int64
 				for _, e := range p.Default.List {
@@ -179,6 +188,17 @@ func planOp(op *ir.Op) opCase {
 			}
 		}
 		c.Kwargs = append(c.Kwargs, arg)
+		switch {
+		case p.Kind == ir.ParamTensor:
+			c.RefParams[p.Ident] = nil
+		case p.Kind == ir.ParamEnum:
+			// The schema carries the value's index.
+			if i, ok := arg.Value.(int64); ok && i < int64(len(p.Values)) {
+				c.RefParams[p.Ident] = p.Values[i]
+			}
+		default:
+			c.RefParams[p.Ident] = arg.Value
+		}
 	}
 	dd := map[string]bool{}
 	for _, s := range op.DataDependent {
@@ -227,6 +247,31 @@ func planOp(op *ir.Op) opCase {
 		c.Outputs = append(c.Outputs, out)
 	}
 	return c
+}
+
+// refValue is a default as the reference receives it: an enum's value
+// name, a string, a bool, a number, a list of them.
+func refValue(p *ir.Param, l *ir.Literal) any {
+	switch {
+	case l.Kind == ir.LitList:
+		list := make([]any, len(l.List))
+		for i, e := range l.List {
+			list[i] = refValue(p, e)
+		}
+		return list
+	case p.Kind == ir.ParamEnum || p.Kind == ir.ParamString || l.Kind == ir.LitString:
+		return l.Text
+	case p.Kind == ir.ParamBool || l.Kind == ir.LitBool:
+		return l.Text == "true" || l.Text == "1"
+	}
+	if v, err := strconv.ParseInt(l.Text, 0, 64); err == nil {
+		return v
+	}
+	v, err := strconv.ParseFloat(l.Text, 64)
+	if err != nil {
+		panic(p.Name + ": default " + l.Text + ": " + err.Error())
+	}
+	return v
 }
 
 // TestExecuTorchModules imports every generated ExecuTorch module with
@@ -396,4 +441,58 @@ func TestExecuTorchLowering(t *testing.T) {
 		// QNN_SDK_ROOT set (even empty) keeps executorch from downloading an SDK.
 		lower(t, "delegate", "LD_LIBRARY_PATH="+backend+string(os.PathListSeparator)+os.Getenv("LD_LIBRARY_PATH"), "QNN_SDK_ROOT="+os.Getenv("QNN_SDK_ROOT"))
 	})
+}
+
+// TestOldEagerRegionKept: an ExecuTorch module written before the eager
+// implementations called the package's reference module held the reference
+// in its own region reference:<Op>. User code there has no region to go to
+// in the new module, so gen stops with user-region-orphan at that region's
+// line and writes nothing: the code is not lost.
+func TestOldEagerRegionKept(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.CopyFS(filepath.Join(ws, "opdefs"), os.DirFS("../../../testdata/gen/examples/opdefs")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(ws)
+	gen := func() (int, string) {
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"gen"}, &stdout, &stderr)
+		return code, stdout.String() + stderr.String()
+	}
+	if code, out := gen(); code != 0 {
+		t.Fatalf("opforge gen: exit %d\n%s", code, out)
+	}
+	et := filepath.Join("out", "htp", "VisionOps", "executorch", "vision_ops.py")
+	data, err := os.ReadFile(et)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const anchor = "def _top_k_last_fake("
+	at := bytes.Index(data, []byte(anchor))
+	if at < 0 {
+		t.Fatalf("%s has no %q", et, anchor)
+	}
+	old := "def top_k_last_reference(x, k, order=0):\n" +
+		"    # opforge:begin reference:TopKLast\n" +
+		"    return torch.topk(x, k, dim=-1)  # the user's eager code\n" +
+		"    # opforge:end reference:TopKLast\n\n"
+	line := bytes.Count(data[:at], []byte("\n")) + 2 // the begin marker's
+	edited := append(append(append([]byte{}, data[:at]...), old...), data[at:]...)
+	if err := os.WriteFile(et, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := gen()
+	if code == 0 {
+		t.Fatalf("gen succeeded over user code in the old region reference:TopKLast:\n%s", out)
+	}
+	t.Log(out)
+	want := fmt.Sprintf("%s:%d", filepath.ToSlash(et), line)
+	for _, w := range []string{want, "user-region-orphan", `"reference:TopKLast"`, "region reference:TopKLast of out/reference/VisionOps/vision_ops_reference.py"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("gen's diagnostics lack %q:\n%s", w, out)
+		}
+	}
+	if now, _ := os.ReadFile(et); !bytes.Equal(now, edited) {
+		t.Error("gen changed the module holding user code in a region it no longer generates")
+	}
 }
