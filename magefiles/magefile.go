@@ -125,6 +125,11 @@ func Test() error {
 		}
 		env = append(env, "OPFORGE_TRT_BINDINGS="+strings.TrimSpace(site))
 	}
+	if os.Getenv("OPFORGE_EXECUTORCH_PYTHON") == "" {
+		// executorch 1.0 (requirements-nodeps.txt), the release of the
+		// venv's torch: the ExecuTorch lowering test's builder stage.
+		env = append(env, "OPFORGE_EXECUTORCH_PYTHON="+python)
+	}
 	if err := run(env, "go", "vet", "./..."); err != nil {
 		return err
 	}

@@ -49,6 +49,9 @@ DTYPES = {name: getattr(torch, name) for name in ["float16", "float32", "int32",
 def load(plan):
     spec = importlib.util.spec_from_file_location(plan["namespace"], plan["module"])
     mod = importlib.util.module_from_spec(spec)
+    # Registered as an import would: strict torch.export (dynamo) looks the
+    # module's globals up by the module's name.
+    sys.modules[plan["namespace"]] = mod
     spec.loader.exec_module(mod)
     return mod
 
@@ -112,11 +115,16 @@ def stage_builder(mod, plan):
     for what, model in models(mod, plan).items():
         # What to_edge_transform_and_lower_to_qnn does, less the partitioner.
         ep = torch.export.export(model, sample(plan), strict=True)
+        # A fresh pass manager for each step, as the vendor's function does
+        # (one left holding the export pipeline's passes breaks 1.0's edge
+        # step).
+        aten = QnnPassManager().transform_for_export_pipeline(ep)
         passes = QnnPassManager()
-        aten = passes.transform_for_export_pipeline(ep)
+        # executorch 1.0 takes no compiler_specs here; later releases do.
+        extra = {"compiler_specs": specs} if "compiler_specs" in inspect.signature(passes.get_to_edge_transform_passes).parameters else {}
         edge = to_edge_transform_and_lower(
             aten,
-            transform_passes=passes.get_to_edge_transform_passes(ep, compiler_specs=specs),
+            transform_passes=passes.get_to_edge_transform_passes(ep, **extra),
             compile_config=qnn_edge_config(),
         ).exported_program()
         nodes = custom_nodes(edge.graph_module, target)

@@ -367,13 +367,24 @@ func TestPythonCompiles(t *testing.T) {
 // argument count differs from the schema; "delegate" lowers with the
 // Qualcomm partitioner and op_package_options() and wants the node inside
 // the delegate, which needs Qualcomm's HTP backend and the package's x86
-// build.
+// build. go tool mage test installs executorch 1.0 (the release of the test
+// virtualenv's torch) and sets OPFORGE_EXECUTORCH_PYTHON to it.
 func TestExecuTorchLowering(t *testing.T) {
 	py := os.Getenv("OPFORGE_EXECUTORCH_PYTHON")
 	if py == "" {
-		t.Skip("OPFORGE_EXECUTORCH_PYTHON is not set: name a Python with the executorch wheel and its torch (pip install executorch torch)")
+		t.Skip("OPFORGE_EXECUTORCH_PYTHON is not set: name a Python with the executorch wheel and its torch (go tool mage test sets it to the test virtualenv, which has executorch 1.0)")
 	}
-	if out, err := exec.Command(py, "-c", "import executorch.backends.qualcomm.python.PyQnnManagerAdaptor").CombinedOutput(); err != nil {
+	// The interpreter's directory (a virtualenv's bin) holds executorch's
+	// flatc. QNN_SDK_ROOT must be set: importing executorch's Qualcomm
+	// backend without it downloads a QNN SDK (1.0 wants it non-empty).
+	sdk := os.Getenv("QNN_SDK_ROOT")
+	if sdk == "" {
+		sdk = t.TempDir()
+	}
+	base := append(os.Environ(), "PATH="+filepath.Dir(py)+string(os.PathListSeparator)+os.Getenv("PATH"), "QNN_SDK_ROOT="+sdk)
+	probe := exec.Command(py, "-c", "import executorch.backends.qualcomm.python.PyQnnManagerAdaptor")
+	probe.Env = base
+	if out, err := probe.CombinedOutput(); err != nil {
 		t.Fatalf("OPFORGE_EXECUTORCH_PYTHON=%s cannot import ExecuTorch's Qualcomm AOT bridge: %v\n%s", py, err, out)
 	}
 	const root = "../../../testdata/gen/executorch-lower"
@@ -420,7 +431,7 @@ func TestExecuTorchLowering(t *testing.T) {
 	}
 	lower := func(t *testing.T, stage string, env ...string) {
 		cmd := exec.Command(py, "../../../testdata/python/lower_executorch.py", planPath, stage)
-		cmd.Env = append(os.Environ(), env...)
+		cmd.Env = append(append([]string{}, base...), env...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
@@ -438,8 +449,7 @@ func TestExecuTorchLowering(t *testing.T) {
 		if _, err := os.Stat(lib); err != nil {
 			t.Skipf("no x86 build of the package (%v): set OPFORGE_ET_PACKAGE_DIR to a copy of %s/out/htp/%s built with `make htp_x86` against the QNN headers of the backend's version", err, root, pkg.Name)
 		}
-		// QNN_SDK_ROOT set (even empty) keeps executorch from downloading an SDK.
-		lower(t, "delegate", "LD_LIBRARY_PATH="+backend+string(os.PathListSeparator)+os.Getenv("LD_LIBRARY_PATH"), "QNN_SDK_ROOT="+os.Getenv("QNN_SDK_ROOT"))
+		lower(t, "delegate", "LD_LIBRARY_PATH="+backend+string(os.PathListSeparator)+os.Getenv("LD_LIBRARY_PATH"))
 	})
 }
 
