@@ -247,6 +247,7 @@ func TestVerifyBrokenFails(t *testing.T) {
 	var buf bytes.Buffer
 	WriteText(&buf, rs)
 	out := buf.String()
+	t.Log(out)
 	for _, want := range []string{"FAIL VisionOps/TopKLast executorch [base] max_abs=", "output values differs beyond rtol=0.0001 atol=1e-05", "PASS VisionOps/NonZeroCoords executorch [base]"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
