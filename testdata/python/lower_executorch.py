@@ -1,6 +1,6 @@
 """Lowers calls of a generated ExecuTorch op with the real executorch wheel.
 
-Usage: python lower_executorch.py PLAN.json builder|delegate
+Usage: python lower_executorch.py PLAN.json builder|delegate|calibrate
 The plan names the generated module, the op, its sample inputs and required
 params, the op package directory and the SoC.
 
@@ -19,6 +19,13 @@ delegate  to_edge_transform_and_lower_to_qnn with the Qualcomm partitioner
           on LD_LIBRARY_PATH, QNN_SDK_ROOT set so that executorch does not
           try to download an SDK) and the package's x86 build at the path
           op_package_options() registers.
+
+calibrate PT2E quantization with the Qualcomm quantizer, for both calls, of
+          the module at calibrate_module (a copy whose reference module has
+          the op written): calibration runs the prepared model eagerly, so
+          the op's eager implementation must call the reference and return
+          what it returns; convert_pt2e must then succeed. Needs executorch
+          only.
 
 Exit status 1 when the stage failed.
 """
@@ -167,11 +174,44 @@ def stage_delegate(mod, plan):
         print(f"delegate ({what}): delegated")
 
 
+def stage_calibrate(mod, plan):
+    """Calibration through the eager implementation and the reference."""
+    from executorch.backends.qualcomm.quantizer.quantizer import QnnQuantizer
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    ref = mod._reference_module()
+    real = ref.OPS[plan["qnn_op"]]
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append((args, kwargs))
+        return real(*args, **kwargs)
+
+    ref.OPS[plan["qnn_op"]] = counted
+    for what, model in models(mod, plan).items():
+        calls.clear()
+        xs = sample(plan)
+        prepared = prepare_pt2e(torch.export.export(model, xs, strict=True).module(), QnnQuantizer())
+        got = prepared(*xs)
+        if not calls:
+            fail(f"calibrate ({what}): the prepared model ran without calling the reference")
+            continue
+        args, kwargs = calls[-1]
+        want = real(*args, **kwargs)
+        if not torch.equal(got, want):
+            fail(f"calibrate ({what}): the prepared model returned {got}, the reference {want}")
+            continue
+        convert_pt2e(prepared)
+        print(f"calibrate ({what}): the reference ran {len(calls)} time(s) with {kwargs}; converted")
+
+
 def main():
     with open(sys.argv[1]) as f:
         plan = json.load(f)
+    if sys.argv[2] == "calibrate":
+        plan = dict(plan, module=plan["calibrate_module"])
     mod = load(plan)
-    stage = {"builder": stage_builder, "delegate": stage_delegate}[sys.argv[2]]
+    stage = {"builder": stage_builder, "delegate": stage_delegate, "calibrate": stage_calibrate}[sys.argv[2]]
     try:
         stage(mod, plan)
     except Exception as e:  # noqa: BLE001
