@@ -447,10 +447,10 @@ func TestExecuTorchLowering(t *testing.T) {
 		"qnn_op":           op.Name,
 		"namespace":        ns,
 		"op":               c.Op,
-		"inputs":      inputs,
-		"required":    required,
-		"package_dir": abs(packageDir),
-		"soc":         "SM8650",
+		"inputs":           inputs,
+		"required":         required,
+		"package_dir":      abs(packageDir),
+		"soc":              "SM8650",
 	}
 	data, _ := json.Marshal(plan)
 	planPath := filepath.Join(t.TempDir(), "plan.json")
