@@ -16,6 +16,7 @@ import (
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/targets/aipu"
 )
 
 // Case is one run of an op: concrete input shapes and dtypes, param
@@ -374,7 +375,7 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 			return c, fmt.Errorf("input %s: torch cannot make %s", in.Name, d)
 		}
 		info := d.Info()
-		t := Tensor{Name: in.Ident, DType: info.Torch, Kind: kind, Compass: info.Compass, Variadic: in.Variadic}
+		t := Tensor{Name: in.Ident, DType: info.Torch, Kind: kind, Compass: aipu.CompassDType(d), Variadic: in.Variadic}
 		shape, err := evalShape(in, env)
 		if err != nil {
 			return c, fmt.Errorf("input %s: %v", in.Name, err)
@@ -418,7 +419,7 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 			return c, fmt.Errorf("output %s: torch cannot make %s", o.Name, d)
 		}
 		info := d.Info()
-		t := Tensor{Name: o.Ident, DType: info.Torch, Kind: kind, Compass: info.Compass}
+		t := Tensor{Name: o.Ident, DType: info.Torch, Kind: kind, Compass: aipu.CompassDType(d)}
 		dependent := false
 		for _, dim := range o.Shape {
 			for _, s := range dim.Expr.Symbols() {

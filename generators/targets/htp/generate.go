@@ -230,7 +230,7 @@ func scalarDefault(p *ir.Param) (defaultModel, bool) {
 	return defaultModel{
 		Static:   "sg_opDefault" + title(p.Ident),
 		Name:     p.Name,
-		DataType: dt.QNNName(),
+		DataType: qnnxml.QNNName(dt),
 		Field:    field,
 		Literal:  value,
 	}, true

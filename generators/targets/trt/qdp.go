@@ -9,7 +9,6 @@ import (
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
-	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	"github.com/opforge/opforge/generators/workpool"
@@ -119,7 +118,7 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	l := m.layout
 	q := &qdpOp{
-		ID:          plugin.TRT(pkg, op).Namespace + "::" + plugin.TRT(pkg, op).Name,
+		ID:          PluginID(pkg, op).Namespace + "::" + PluginID(pkg, op).Name,
 		Name:        op.Name,
 		Snake:       names.Snake(op.Name),
 		Description: m.Description,
@@ -225,7 +224,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	types := make([]string, len(all))
 	for _, c := range combos {
 		for i, d := range c.DTypes {
-			types[i] = strings.TrimPrefix(d.Info().TRT, "k")
+			types[i] = strings.TrimPrefix(TensorDType(d), "k")
 		}
 		quoted := strconv.Quote(strings.Join(types, ", "))
 		for _, layout := range layouts {

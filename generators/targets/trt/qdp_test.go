@@ -14,7 +14,6 @@ import (
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
-	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -191,10 +190,10 @@ func qdpEnv(pkg *ir.Package, op *ir.Op) ([][]int64, map[string]value, shapeexpr.
 func qdpCaseOf(pkg *ir.Package, op *ir.Op) qdpCase {
 	l := layoutOf(op)
 	dims, values, _ := qdpEnv(pkg, op)
-	c := qdpCase{ID: pkg.Namespace + "::" + plugin.TRT(pkg, op).Name, Attrs: map[string]any{}}
+	c := qdpCase{ID: pkg.Namespace + "::" + PluginID(pkg, op).Name, Attrs: map[string]any{}}
 	combo := l.Combos()[0]
 	for i, t := range l.Inputs {
-		c.Inputs = append(c.Inputs, qdpInput{Dims: dims[i], DType: strings.TrimPrefix(combo.DTypes[t.Pos].Info().TRT, "k")})
+		c.Inputs = append(c.Inputs, qdpInput{Dims: dims[i], DType: strings.TrimPrefix(TensorDType(combo.DTypes[t.Pos]), "k")})
 	}
 	pm := newPackageModel(pkg, []*ir.Op{op})
 	for i, p := range op.Params {
@@ -335,7 +334,7 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 	}
 	for i, o := range l.Outputs {
 		got := r.Outputs[i]
-		wantType := strings.TrimPrefix(combo.DTypes[o.Pos].Info().TRT, "k")
+		wantType := strings.TrimPrefix(TensorDType(combo.DTypes[o.Pos]), "k")
 		if got.DType != wantType {
 			t.Errorf("%s (%s) output %s: dtype %s, want %s", op.Name, style, o.Name, got.DType, wantType)
 		}
