@@ -12,7 +12,7 @@ import (
 
 	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/plugin"
+	"github.com/opforge/opforge/generators/targets/trt"
 	"github.com/opforge/opforge/generators/toolchain"
 )
 
@@ -60,10 +60,9 @@ func trtLayoutProblem(op *ir.Op) string {
 }
 
 func trtOpOf(pkg *ir.Package, op *ir.Op) *trtOp {
-	id := plugin.TRT(pkg, op)
+	id := trt.PluginID(pkg, op)
 	t := &trtOp{Name: id.Name, Namespace: id.Namespace, Version: id.Version}
-	ns := pkg.Namespace
-	t.ID = ns + "::" + id.Name
+	t.ID = id.Namespace + "::" + id.Name // as the Python plugin registers itself
 	for _, p := range op.Params {
 		f := trtField{Ident: p.Ident, Name: p.Name, Type: "int32"}
 		switch {
