@@ -128,7 +128,7 @@ func fillRegion(t *testing.T, file, key, body string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	re := regexp.MustCompile(`(?s)(# opforge:begin ` + regexp.QuoteMeta(key) + `\n).*?(\n\s*# opforge:end ` + regexp.QuoteMeta(key) + `\n)`)
+	re := regexp.MustCompile(`(?s)((?:#|//) opforge:begin ` + regexp.QuoteMeta(key) + `\n).*?(\n\s*(?:#|//) opforge:end ` + regexp.QuoteMeta(key) + `\n)`)
 	if !re.Match(data) {
 		t.Fatalf("%s has no region %s", file, key)
 	}
