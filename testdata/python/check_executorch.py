@@ -301,6 +301,11 @@ def check_module(m):
                 fail(f"{ns}::{case['op']}: package/provider {i.op_package_name}/{i.interface_provider}")
             if i.custom_op_name != f"{ns}.{case['op']}.default":
                 fail(f"{ns}::{case['op']}: custom_op_name {i.custom_op_name}")
+    # opforge build's layout: the variants under build/htp/<Package>/.
+    built = mod.op_package_options("/pkg", "/data/local/tmp/pkg", 75, build_dir=f"/repo/build/htp/{m['package']}")
+    x86 = {i.op_package_path for i in built.op_package_infos if i.platform == qc.QnnExecuTorchOpPackagePlatform.X86_64}
+    if x86 != {f"/repo/build/htp/{m['package']}/x86_64-linux-clang/{lib}.so"}:
+        fail(f"{ns}: x86 libraries with build_dir: {x86}")
 
 
 def main():

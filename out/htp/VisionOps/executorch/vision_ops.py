@@ -190,24 +190,27 @@ def torch_ops():
     """The functional torch operators, by QNN op type name."""
     return {qnn: getattr(getattr(torch.ops, NAMESPACE), name).default for name, qnn in QNN_OP_TYPES.items()}
 
-def library_paths(package_dir, device_dir, htp_arch):
-    """Where the libraries of `make htp_x86 htp_aarch64 htp_v<arch>` are, and
-    where they go on the device (the Hexagon one renamed *_HTP.so so that it
-    does not collide with the aarch64 one)."""
+def library_paths(package_dir, device_dir, htp_arch, build_dir=None):
+    """Where the libraries of `make htp_x86 htp_aarch64 htp_v<arch>` are
+    (build_dir, default package_dir/build; `opforge build htp` puts them in
+    build/htp/<Package>/ of the repository), and where they go on the device
+    (the Hexagon one renamed *_HTP.so so that it does not collide with the
+    aarch64 one)."""
     lib = "libQnn" + PACKAGE_NAME
+    build = build_dir if build_dir is not None else f"{package_dir}/build"
     return {
-        "x86_64": f"{package_dir}/build/x86_64-linux-clang/{lib}.so",
+        "x86_64": f"{build}/x86_64-linux-clang/{lib}.so",
         "aarch64": f"{device_dir}/{lib}.so",
         "htp": f"{device_dir}/{lib}_HTP.so",
-        "htp_build": f"{package_dir}/build/hexagon-v{htp_arch}/{lib}.so",
-        "aarch64_build": f"{package_dir}/build/aarch64-android/{lib}.so",
+        "htp_build": f"{build}/hexagon-v{htp_arch}/{lib}.so",
+        "aarch64_build": f"{build}/aarch64-android/{lib}.so",
     }
 
-def op_package_options(package_dir, device_dir, htp_arch=73):
+def op_package_options(package_dir, device_dir, htp_arch=73, build_dir=None):
     """QnnExecuTorchOpPackageOptions for every op of this package: the x86
     simulator build registered as target CPU on x86-64 (the HTP simulator
     must be registered as CPU), and the aarch64 and Hexagon builds on the
-    device as CPU and HTP."""
+    device as CPU and HTP. build_dir: as for library_paths."""
     from executorch.backends.qualcomm.serialization.qc_schema import (
         QnnExecuTorchOpPackageInfo,
         QnnExecuTorchOpPackageOptions,
@@ -215,7 +218,7 @@ def op_package_options(package_dir, device_dir, htp_arch=73):
         QnnExecuTorchOpPackageTarget,
     )
 
-    paths = library_paths(package_dir, device_dir, htp_arch)
+    paths = library_paths(package_dir, device_dir, htp_arch, build_dir)
     placements = [
         (paths["x86_64"], QnnExecuTorchOpPackageTarget.CPU, QnnExecuTorchOpPackagePlatform.X86_64),
         (paths["aarch64"], QnnExecuTorchOpPackageTarget.CPU, QnnExecuTorchOpPackagePlatform.AARCH64_ANDROID),
