@@ -122,7 +122,7 @@ func TestVerifyTRTSkipsWithoutPieces(t *testing.T) {
 // (data-dependent outputs) are skips naming why, never passes.
 func TestVerifyTRTLayoutSkips(t *testing.T) {
 	needPython(t)
-	o := workspace(t, goodTopK)
+	o := workspace(t, nil)
 	o.Targets, o.Ops = []string{"trt", "trt-python"}, []string{"NonZeroCoords"}
 	var l diag.List
 	rs := Run(o, &l)
