@@ -490,7 +490,78 @@ def trt_name(trt, spec):
     return names[spec["dtype"]]
 
 
-TARGETS = {"executorch": ExecuTorch, "aipu": AIPU, "trt": TRT, "trt-python": TRTPython}
+class HTP:
+    """The HTP op package built for x86, run in Qualcomm's HTP backend through ONNX Runtime's QNN
+    execution provider (opforge's htp_qnn.py under the Python that has onnxruntime-qnn), one process
+    per case: a one-node model carrying every param as an attribute, inputs and outputs as .npy."""
+
+    def __init__(self, torch, job):
+        import subprocess
+        self.torch, self.subprocess = torch, subprocess
+        impl = job["impl"]
+        self.python, self.script, self.library = impl["python"], impl["script"], impl["library"]
+        self.interface, self.domain, self.mismatch = impl["interface"], impl["domain"], impl.get("mismatch", "")
+
+    def attrs(self, op, case):
+        specs = {p["ident"]: p for p in op["htp"]["params"]}
+        out = []
+        for p in case["params"]:
+            spec = specs[p["name"]]
+            v = p["value"]
+            if p["kind"] == "enum":
+                out.append(dict(name=spec["name"], type="int", value=p.get("index", 0)))
+            elif p["kind"] == "bool":
+                out.append(dict(name=spec["name"], type="int", value=int(bool(v))))
+            elif p["kind"] == "string":
+                out.append(dict(name=spec["name"], type="string", value=v))
+            elif p.get("array"):
+                out.append(dict(name=spec["name"], type="floats" if spec["float"] else "ints", value=list(v)))
+            elif p["kind"] == "tensor":
+                raise NotTaken("verify does not pass tensor params to HTP op packages yet")
+            else:
+                out.append(dict(name=spec["name"], type="float" if spec["float"] else "int", value=v))
+        return out
+
+    def run(self, op, case, inputs):
+        import numpy as np
+        torch = self.torch
+        with tempfile.TemporaryDirectory() as d:
+            req = dict(library=self.library, interface=self.interface, op_type=op["op"], domain=self.domain,
+                       attrs=self.attrs(op, case), inputs=[], outputs=[])
+            for i, x in enumerate(inputs):
+                if x is None:
+                    req["inputs"].append(None)
+                    continue
+                if isinstance(x, list):
+                    raise NotTaken("verify does not pass variadic inputs to HTP op packages yet")
+                path = os.path.join(d, "in%d.npy" % i)
+                np.save(path, x.detach().cpu().numpy())
+                req["inputs"].append(dict(path=path))
+            for i, spec in enumerate(case["outputs"]):
+                req["outputs"].append(dict(path=os.path.join(d, "out%d.npy" % i), dtype=spec["dtype"], shape=spec.get("shape")))
+            path = os.path.join(d, "request.json")
+            with open(path, "w") as fh:
+                json.dump(req, fh)
+            p = self.subprocess.run([self.python, self.script, "run", path], capture_output=True, text=True, timeout=300)
+            if p.returncode != 0:
+                import re
+                log = re.sub(r"\x1b\[[0-9;]*m", "", p.stdout + p.stderr).strip().splitlines()
+                stage = "the package did not run"
+                text = "\n".join(log)
+                if "session created" in text:
+                    stage = "the session was created, the run failed"
+                elif "Starting stage: Graph Optimizations" in text:
+                    stage = "the package registered, the backend failed in graph preparation"
+                elif "Successfully register the op package" in text:
+                    stage = "the package registered, graph finalization failed"
+                why = "%s (exit %d): %s" % (stage, p.returncode, " | ".join(log[-3:])[:600])
+                if self.mismatch:
+                    raise NotTaken(self.mismatch + "; " + why)
+                raise RuntimeError(why)
+            return [torch.from_numpy(np.load(o["path"])) for o in req["outputs"]]
+
+
+TARGETS = {"executorch": ExecuTorch, "aipu": AIPU, "trt": TRT, "trt-python": TRTPython, "htp": HTP}
 
 
 def main():

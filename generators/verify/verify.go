@@ -77,6 +77,7 @@ type jobOp struct {
 	Op        string `json:"op"`
 	LayerType string `json:"layer_type,omitempty"`
 	TRT       *trtOp `json:"trt,omitempty"`
+	HTP       *htpOp `json:"htp,omitempty"`
 	Cases     []Case `json:"cases"`
 }
 
@@ -179,6 +180,20 @@ func Run(o Options, l *diag.List) []Result {
 					continue
 				}
 				j.Impl = map[string]string{"library": prep.library, "runner": prep.runner}
+			case "htp":
+				prep := prepareHTP(o, pkg, filepath.Join(tmp, "htp", pkg.Name))
+				if prep.skip != "" || prep.err != "" {
+					for _, op := range run {
+						if prep.skip != "" {
+							skip(op, prep.skip)
+						} else {
+							results = append(results, Result{Package: pkg.Name, Op: op.Name, Target: t, Case: "-", Status: Fail, Reason: prep.err})
+						}
+					}
+					continue
+				}
+				j.Impl = map[string]string{"python": prep.python, "script": prep.script, "library": prep.library,
+					"interface": pkg.Name + "InterfaceProvider", "domain": htpDomain(pkg), "mismatch": prep.mismatch}
 			case "trt-python":
 				mod, err := pythonPluginModule(o.Out, pkg)
 				e, problem := trtPythonEnv()
@@ -204,6 +219,9 @@ func Run(o Options, l *diag.List) []Result {
 				}
 				if t == "trt" || t == "trt-python" {
 					jo.TRT = trtOpOf(pkg, op)
+				}
+				if t == "htp" {
+					jo.HTP = htpOpOf(op)
 				}
 				j.Ops = append(j.Ops, jo)
 			}
@@ -252,7 +270,9 @@ func runnable(pkg *ir.Package, op *ir.Op, t string, o Options) (why string, appl
 		if op.Targets.HTP == nil {
 			return "", false
 		}
-		return "the HTP op package needs the QNN x86 HTP backend (libQnnHtp.so) and its built x86 library; verify does not run it yet", true
+		if len(op.DataDependent) > 0 {
+			return "verify does not run HTP ops with data-dependent output sizes yet", true
+		}
 	}
 	return "", true
 }
