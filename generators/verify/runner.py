@@ -299,7 +299,16 @@ class TRT:
             for i, spec in enumerate(case["outputs"]):
                 path = os.path.join(d, "out%d" % i)
                 outs.append(path)
-                lines.append("out %d %d %s %s" % (trt_dtype(spec), len(spec["shape"]), " ".join(str(s) for s in spec["shape"]), path))
+                shape = spec["shape"] if spec.get("shape") is not None else spec["upper"]
+                if spec.get("shape") is None and "?" in spec.get("size_dims", []):
+                    raise NotTaken("output %s has a dim computed from a data-dependent size; verify takes dims that are a size" % spec["name"])
+                lines.append("out %d %d %s %s" % (trt_dtype(spec), len(shape), " ".join(str(s) for s in shape), path))
+            # One kINT32 0-D size tensor per data-dependent size, after the outputs (the trt layout).
+            sizes = []
+            for i, name in enumerate(case.get("sizes") or []):
+                path = os.path.join(d, "size%d" % i)
+                sizes.append(path)
+                lines.append("out %d 0  %s" % (TRT_DTYPES["int32"], path))
             req = os.path.join(d, "request")
             with open(req, "w") as fh:
                 fh.write("\n".join(lines) + "\n")
@@ -308,13 +317,29 @@ class TRT:
                 raise NotTaken(p.stdout.strip())
             if p.returncode != 0:
                 raise RuntimeError((p.stderr.strip() or p.stdout.strip() or "the runner exited %d" % p.returncode)[:800])
+            size_of = {}
+            for name, path in zip(case.get("sizes") or [], sizes):
+                with open(path, "rb") as fh:
+                    size_of[name] = int.from_bytes(fh.read()[:4], "little", signed=True)
             got = []
             for spec, path in zip(case["outputs"], outs):
                 with open(path, "rb") as fh:
                     data = bytearray(fh.read())
                 dt = getattr(torch, spec["dtype"])
+                shape = spec.get("shape")
+                if shape is None:
+                    # The plugin writes the actual tensor, row-major, at the front of the buffer
+                    # allocated for the upper bound; its size tensors say how large it is.
+                    shape = [size_of[n] if n else u for n, u in zip(spec["size_dims"], spec["upper"])]
+                    for n, u in zip(spec["size_dims"], spec["upper"]):
+                        if n and not 0 <= size_of[n] <= u:
+                            raise RuntimeError("size tensor %s is %d, outside [0, %d]" % (n, size_of[n], u))
+                    count = 1
+                    for e in shape:
+                        count *= e
+                    data = data[:count * torch.tensor([], dtype=dt).element_size()]
                 x = torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
-                got.append(x.view(dt).reshape(spec["shape"]) if dt != torch.bool else x.reshape(spec["shape"]).bool())
+                got.append(x.view(dt).reshape(shape) if dt != torch.bool else x.reshape(shape).bool())
             return got
 
 

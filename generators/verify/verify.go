@@ -260,12 +260,12 @@ func runnable(pkg *ir.Package, op *ir.Op, t string, o Options) (why string, appl
 		if op.Targets.TRT == nil {
 			return "", false
 		}
-		return trtLayoutProblem(op), true
+		return trtLayoutProblem(op, false), true
 	case "trt-python":
 		if op.Targets.TRT == nil || op.Targets.TRT.QDP == nil {
 			return "", false
 		}
-		return trtLayoutProblem(op), true
+		return trtLayoutProblem(op, true), true
 	case "htp":
 		if op.Targets.HTP == nil {
 			return "", false
