@@ -16,6 +16,39 @@ type Facts struct {
 	Slots []DTypeSlot
 	// Outputs says how each output's dtype is decided, by output index.
 	Outputs []OutputDType
+	// Shapes says how each output's shape is decided, by output index.
+	Shapes []OutputShape
+}
+
+// ShapeRule names how an output's shape is decided.
+type ShapeRule int
+
+const (
+	// ShapeDeclared: the output's own dims (Tensor.Shape).
+	ShapeDeclared ShapeRule = iota
+	// ShapeSameAs: input Input's shape, dims and rank alike (Tensor.Like).
+	ShapeSameAs
+	// ShapeUnknown: neither is given (rank any without a rule).
+	ShapeUnknown
+)
+
+// OutputShape is the shape rule for one output.
+type OutputShape struct {
+	Rule  ShapeRule
+	Input int // ShapeSameAs: index into Op.Inputs
+}
+
+// RankPolymorphic reports whether some data input or output of the op has
+// no fixed rank.
+func (o *Op) RankPolymorphic() bool {
+	for _, ts := range [][]*Tensor{o.Inputs, o.Outputs} {
+		for _, t := range ts {
+			if t.Shape == nil && !t.Scalar && t.Rank == RankAny {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Binding is the input dim a shape symbol takes its value from.
@@ -179,6 +212,20 @@ func Derive(op *Op) *Facts {
 			r.Rule, r.Input = DTypeFollow, follow
 		}
 		f.Outputs[i] = r
+	}
+	f.Shapes = make([]OutputShape, len(op.Outputs))
+	for i, o := range op.Outputs {
+		switch {
+		case o.Like != nil:
+			f.Shapes[i] = OutputShape{Rule: ShapeUnknown}
+			for j, in := range op.Inputs {
+				if in.Name == o.Like.Input {
+					f.Shapes[i] = OutputShape{Rule: ShapeSameAs, Input: j}
+				}
+			}
+		case o.Shape == nil:
+			f.Shapes[i] = OutputShape{Rule: ShapeUnknown}
+		}
 	}
 	return f
 }

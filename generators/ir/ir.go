@@ -201,6 +201,9 @@ type Tensor struct {
 	// DTypeParam names the param whose value chooses an output's dtype (a
 	// Cast-like `to`: an enum whose values are dtype names); "" for none.
 	DTypeParam string
+	// Like makes an output's shape that of an input, whatever its rank
+	// (`shape: {like: x}`); nil for a declared shape. Shape is then nil.
+	Like *ShapeLike
 	// DynamicShapeText is QNN's DynamicShape/Text (2024 schema).
 	DynamicShapeText string
 	// Default is QNN's tensor Default text; outputs may not have one.
@@ -208,6 +211,13 @@ type Tensor struct {
 	Constraints []Constraint
 	Pos         diag.Pos
 	Where       Where
+}
+
+// ShapeLike is an output shape written relative to an input: the same
+// shape as input Input (elementwise ops), whatever its rank.
+type ShapeLike struct {
+	Input string
+	Pos   diag.Pos // where the input's name was written
 }
 
 // Dim is one dimension: an expression and where it was written.

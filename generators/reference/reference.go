@@ -271,6 +271,8 @@ func tensorDoc(op *ir.Op, t *ir.Tensor) string {
 		b.WriteString(strings.ReplaceAll(dtypeList(t.Type.DTypes), ", ", " or "))
 	}
 	switch {
+	case t.Like != nil:
+		b.WriteString(" shaped like " + escape.PyDoc(t.Like.Input))
 	case t.Shape != nil:
 		dims := make([]string, len(t.Shape))
 		for i, d := range t.Shape {

@@ -422,7 +422,13 @@ func (b *builder) tensor(o object) *ir.Tensor {
 	}
 	t.Constraints = b.constraints(o.items("constraints"))
 	t.Rank = ir.RankAny
-	if shape := o.get("shape"); shape != nil {
+	if shape := o.get("shape"); shape != nil && shape.Kind == yaml.MappingNode {
+		// shape: {like: x} (outputs only; the schema says so).
+		like := asObject(shape)
+		if n := like.get("like"); n != nil {
+			t.Like = &ir.ShapeLike{Input: n.Value, Pos: b.pos(n)}
+		}
+	} else if shape != nil {
 		// shape: [] is a known 0-D shape, not an unknown one.
 		t.Shape = make([]*ir.Dim, 0, len(shape.Content))
 		for _, d := range shape.Content {

@@ -367,7 +367,11 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 	} else {
 		add(m, "type", dtypeList(t.Type.DTypes))
 	}
-	if t.Shape != nil {
+	if t.Like != nil {
+		like := mapping(true)
+		add(like, "like", str(t.Like.Input))
+		add(m, "shape", like)
+	} else if t.Shape != nil {
 		s := seq(true)
 		for _, d := range t.Shape {
 			s.Content = append(s.Content, exprNode(d.Expr.String()))

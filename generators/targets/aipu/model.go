@@ -230,7 +230,7 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 	infer.line("return [")
 	rules := op.Derived().Outputs
 	for i, o := range op.Outputs {
-		infer.line("    np.zeros(", shapeTuple(o, l.ref), ", dtype=", m.parserDType(op, rules[i], l.inputs), "),")
+		infer.line("    np.zeros(", l.shapeOf(op, i, o), ", dtype=", m.parserDType(op, rules[i], l.inputs), "),")
 	}
 	infer.line("]")
 	m.Infer = infer.String()
@@ -356,7 +356,7 @@ func newOptModel(pkg *ir.Package, op *ir.Op, dims []dimSymbol, desc, stem string
 	shapes := make([]string, len(op.Outputs))
 	for i, o := range op.Outputs {
 		shapes[i] = s.claim(o.Ident + "_shape")
-		forward.line(shapes[i], " = ", shapeTuple(o, l.ref))
+		forward.line(shapes[i], " = ", l.shapeOf(op, i, o))
 	}
 	m.Forward = forward.String()
 	// The float forward is the op's reference once the user wrote it; the
@@ -553,6 +553,15 @@ func refers(e *shapeexpr.Expr, name string) bool {
 		return true
 	}
 	return slices.ContainsFunc(e.Args, func(a *shapeexpr.Expr) bool { return refers(a, name) })
+}
+
+// shapeOf is output i's shape as a Python tuple: its declared dims, or
+// the shape of the input it is like (`shape: {like: x}`), whatever its rank.
+func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor) string {
+	if r := op.Derived().Shapes[i]; r.Rule == ir.ShapeSameAs {
+		return "tuple(" + l.inputs[r.Input] + ".shape)"
+	}
+	return shapeTuple(o, l.ref)
 }
 
 // shapeTuple is an output's declared shape as a Python tuple.

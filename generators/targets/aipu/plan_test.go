@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,6 +29,7 @@ import (
 var trees = []struct{ opdefs, out string }{
 	{"../../../testdata/gen/examples/opdefs", "../../../testdata/gen/examples/out"},
 	{"../../../testdata/gen/aipu-features/opdefs", "../../../testdata/gen/aipu-features/out"},
+	{"../../../testdata/gen/rank-poly/opdefs", "../../../testdata/gen/rank-poly/out"},
 }
 
 // pkgDir is one generated package with its ops.
@@ -419,6 +421,9 @@ func planFor(pkg *ir.Package, op *ir.Op, known []string) planOp {
 				panic(op.Name + ": " + err.Error())
 			}
 			pt.Shape = append(pt.Shape, v)
+		}
+		if r := op.Derived().Shapes[len(p.Outputs)]; r.Rule == ir.ShapeSameAs {
+			pt.Shape = slices.Clone(p.Inputs[r.Input].Shape)
 		}
 		p.Outputs = append(p.Outputs, pt)
 	}

@@ -279,6 +279,8 @@ func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 		dtype := outputDType(op, facts.Outputs[i])
 		var shape string
 		switch {
+		case facts.Shapes[i].Rule == ir.ShapeSameAs:
+			shape = op.Inputs[facts.Shapes[i].Input].Ident + ".shape"
 		case o.Shape != nil:
 			dims := make([]string, len(o.Shape))
 			for i, dim := range o.Shape {

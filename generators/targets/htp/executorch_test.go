@@ -24,6 +24,7 @@ var trees = []struct{ opdefs, out string }{
 	{"../../../testdata/gen/examples/opdefs", "../../../testdata/gen/examples/out"},
 	{"../../../../shared/fixtures/qnn", "../../../testdata/gen/fixtures/out"},
 	{"../../../testdata/gen/htp-params/opdefs", "../../../testdata/gen/htp-params/out"},
+	{"../../../testdata/gen/rank-poly/opdefs", "../../../testdata/gen/rank-poly/out"},
 }
 
 // python returns the interpreter of the test virtualenv, or skips.

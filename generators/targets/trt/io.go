@@ -163,6 +163,20 @@ func first(ds []ir.DType) ir.DType {
 	return ds[0]
 }
 
+// like is the regular input whose shape output t has (`shape: {like: x}`),
+// or nil.
+func (l *ioLayout) like(t *ioTensor) *ioTensor {
+	if t.T == nil || t.T.Like == nil {
+		return nil
+	}
+	for _, in := range l.Inputs {
+		if in.Name == t.T.Like.Input {
+			return in
+		}
+	}
+	return nil
+}
+
 func rankOf(t *ir.Tensor) int {
 	if t.Shape != nil {
 		return len(t.Shape)

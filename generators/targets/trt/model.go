@@ -751,6 +751,11 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 		if legacy {
 			target = "out"
 		}
+		if in := l.like(t); in != nil {
+			// Input in's dims, whatever its rank: DimsExprs copies.
+			sc.Outputs = append(sc.Outputs, []string{target + " = inputs[" + strconv.Itoa(in.Index) + "];"})
+			continue
+		}
 		lines := make([]string, 1, 1+len(t.T.Shape))
 		lines[0] = target + ".nbDims = " + strconv.Itoa(len(t.T.Shape)) + ";"
 		for j, d := range t.T.Shape {

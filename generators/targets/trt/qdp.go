@@ -194,6 +194,10 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			continue
 		}
 		tuple := "(" + strings.Join(dims[i], ", ") + map[bool]string{true: ",", false: ""}[len(dims[i]) == 1] + ")"
+		if in := l.like(t); in != nil {
+			// Input in's dims, whatever its rank.
+			tuple = in.Ident + ".shape_expr"
+		}
 		results = append(results, "trtp.from_shape_expr("+tuple+", dtype="+pyTypeExpr(l, all, t.Pos)+")")
 	}
 	for _, t := range l.Outputs {
@@ -257,6 +261,9 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			} else {
 				n = "(" + n + " * " + e + ")"
 			}
+		}
+		if in := l.like(t); in != nil {
+			n = in.Ident + ".shape_expr.numel()"
 		}
 		if n == "" {
 			n = "trtp.ShapeExpr(1)"

@@ -167,7 +167,7 @@ func qdpEnv(pkg *ir.Package, op *ir.Op) ([][]int64, map[string]value, shapeexpr.
 	next := int64(5)
 	var dims [][]int64
 	for _, t := range layoutOf(op).Inputs {
-		dims = append(dims, dimsOf(t.T, env, &next))
+		dims = append(dims, dimsOf(t.T, env, &next, 0))
 	}
 	values := map[string]value{}
 	for _, m := range pm.Ops[0].Params {
@@ -324,7 +324,7 @@ func checkQDPResult(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRe
 func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, style string) {
 	t.Helper()
 	l := layoutOf(op)
-	_, values, env := qdpEnv(pkg, op)
+	inDims, values, env := qdpEnv(pkg, op)
 	combo := l.Combos()[0]
 	if len(r.Outputs) != len(l.Outputs) {
 		t.Fatalf("%s (%s): %d outputs, want %d", op.Name, style, len(r.Outputs), len(l.Outputs))
@@ -354,6 +354,9 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 		for _, d := range o.T.Shape {
 			v, _ := d.Expr.Eval(env)
 			want = append(want, v)
+		}
+		if in := l.like(o); in != nil {
+			want = inDims[in.Index]
 		}
 		if !reflect.DeepEqual(got.Dims, want) {
 			t.Errorf("%s (%s) output %s: dims %v, want %v", op.Name, style, o.Name, got.Dims, want)
@@ -433,7 +436,7 @@ func checkQDPAOT(t *testing.T, pkg *ir.Package, op *ir.Op, r qdpRun) {
 		return
 	}
 	l := layoutOf(op)
-	_, _, env := qdpEnv(pkg, op)
+	inDims, _, env := qdpEnv(pkg, op)
 	var numels []int64
 	for _, o := range l.Outputs {
 		if o.Size != nil {
@@ -444,6 +447,11 @@ func checkQDPAOT(t *testing.T, pkg *ir.Package, op *ir.Op, r qdpRun) {
 		for _, d := range o.T.Shape {
 			v, _ := d.Expr.Eval(env)
 			n *= v
+		}
+		if in := l.like(o); in != nil {
+			for _, v := range inDims[in.Index] {
+				n *= v
+			}
 		}
 		numels = append(numels, n)
 	}
