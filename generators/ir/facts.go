@@ -1,5 +1,12 @@
 package ir
 
+import (
+	"fmt"
+	"slices"
+
+	"github.com/opforge/opforge/generators/shapeexpr"
+)
+
 // Facts are what every target derives the same way from a checked op:
 // which input dim gives each shape symbol its value, the op's free dtype
 // choices, and how each output's dtype follows from the inputs'. The
@@ -248,4 +255,42 @@ func firstDType(ds []DType) DType {
 		return Float32
 	}
 	return ds[0]
+}
+
+// LikeDims evaluates a shape written relative to an input: in are the
+// input's dims, env gives the axis param's value (by name) and the names
+// of the replacing dim. It is what every target's rendering computes.
+func LikeDims(l *ShapeLike, in []int64, env shapeexpr.Env) ([]int64, error) {
+	if l.Axis == "" {
+		return slices.Clone(in), nil
+	}
+	axis, ok := env.Symbol(l.Axis)
+	if !ok {
+		return nil, fmt.Errorf("no value for axis param %s", l.Axis)
+	}
+	n := int64(len(in))
+	if axis < -n || axis >= n {
+		return nil, fmt.Errorf("axis %d is not an axis of a rank-%d tensor", axis, n)
+	}
+	if axis < 0 {
+		axis += n
+	}
+	out := make([]int64, 0, len(in))
+	for d, v := range in {
+		if int64(d) != axis {
+			out = append(out, v)
+			continue
+		}
+		switch l.Mode {
+		case AxisKeep:
+			out = append(out, 1)
+		case AxisReplace:
+			r, err := l.Replace.Expr.Eval(env)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -214,11 +214,32 @@ type Tensor struct {
 }
 
 // ShapeLike is an output shape written relative to an input: the same
-// shape as input Input (elementwise ops), whatever its rank.
+// shape as input Input (elementwise ops), whatever its rank, or, with an
+// Axis, that shape with the dim at the axis (the value of an integer param,
+// negative counting from the end) replaced, removed or kept as 1
+// (reductions, TopK along an axis).
 type ShapeLike struct {
 	Input string
 	Pos   diag.Pos // where the input's name was written
+	// Axis names the integer param holding the axis; "" for none.
+	Axis    string
+	AxisPos diag.Pos
+	Mode    AxisMode
+	// Replace is the dim at the axis (AxisReplace).
+	Replace *Dim
+	// ModePos is where the mode (replace, remove, keep) was written.
+	ModePos diag.Pos
 }
+
+// AxisMode says what becomes of the dim at a ShapeLike's axis.
+type AxisMode string
+
+const (
+	AxisNone    AxisMode = ""
+	AxisReplace AxisMode = "replace"
+	AxisRemove  AxisMode = "remove"
+	AxisKeep    AxisMode = "keep"
+)
 
 // Dim is one dimension: an expression and where it was written.
 type Dim struct {

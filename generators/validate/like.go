@@ -51,7 +51,68 @@ func (v *validator) like(op *ir.Op, t *ir.Tensor) {
 		v.l.Errorf(pos, "shape-like", "output %q of op %s has the shape of input %q, whose rank is %s; drop the output's rank or make it the same", t.Name, op.Name, in.Name, rankText(in))
 		return
 	}
-	t.Rank, t.Scalar = rank, in.Scalar
+	if t.Like.Axis != "" && !v.likeAxis(op, t, in, rank) {
+		return
+	}
+	if t.Like.Mode == ir.AxisRemove && rank != ir.RankAny {
+		rank--
+	}
+	t.Rank, t.Scalar = rank, in.Scalar && t.Like.Axis == ""
+}
+
+// likeAxis checks the axis param of a shape written relative to input in,
+// of rank rank (ir.RankAny when not fixed): an integer scalar param whose
+// declared range and default can be an axis of in (-rank to rank-1).
+func (v *validator) likeAxis(op *ir.Op, t, in *ir.Tensor, rank int) bool {
+	l := t.Like
+	p := op.Param(l.Axis)
+	switch {
+	case p == nil:
+		var ints []string
+		for _, c := range op.Params {
+			if c.Kind == ir.ParamScalar && len(c.DTypes) > 0 && c.DTypes[0].IsInteger() {
+				ints = append(ints, c.Name)
+			}
+		}
+		hint := "the op has no integer params; declare one (e.g. {name: axis, type: int32, default: -1})"
+		if len(ints) > 0 {
+			hint = "its integer params are " + strings.Join(ints, ", ")
+		}
+		v.l.Errorf(l.AxisPos, "shape-like", "output %q of op %s takes its axis from %q, which is not a param of the op; %s", t.Name, op.Name, l.Axis, hint)
+		return false
+	case p.Kind != ir.ParamScalar || len(p.DTypes) == 0 || !p.DTypes[0].IsInteger():
+		v.l.Errorf(l.AxisPos, "shape-like", "output %q of op %s takes its axis from param %q, which is not an integer scalar; an axis is one integer", t.Name, op.Name, l.Axis)
+		return false
+	case rank == 0 || in.Scalar:
+		v.l.Errorf(l.AxisPos, "shape-like", "output %q of op %s changes the dim at axis param %q of %q, which has no dims", t.Name, op.Name, l.Axis, in.Name)
+		return false
+	}
+	if rank == ir.RankAny {
+		return true
+	}
+	// A fixed rank: the axis must be able to lie in [-rank, rank-1].
+	lo, hi := float64(-rank), float64(rank-1)
+	if (p.Min != nil && *p.Min > hi) || (p.Max != nil && *p.Max < lo) {
+		v.l.Errorf(l.AxisPos, "shape-like", "output %q of op %s takes its axis from param %q, whose range %s is never an axis of %q (rank %d: -%d to %d)", t.Name, op.Name, p.Name, rangeOf(p), in.Name, rank, rank, rank-1)
+		return false
+	}
+	if p.Default != nil {
+		if d, err := strconv.ParseFloat(p.Default.Text, 64); err == nil && (d < lo || d > hi) {
+			v.l.Errorf(p.Where.At("default", p.Pos), "shape-like", "param %q of op %s is the axis of output %q, but its default %s is not an axis of %q (rank %d: -%d to %d)", p.Name, op.Name, t.Name, p.Default.Text, in.Name, rank, rank, rank-1)
+			return false
+		}
+	}
+	return true
+}
+
+func rangeOf(p *ir.Param) string {
+	b := func(f *float64, inf string) string {
+		if f == nil {
+			return inf
+		}
+		return strconv.FormatFloat(*f, 'g', -1, 64)
+	}
+	return "[" + b(p.Min, "-inf") + ", " + b(p.Max, "inf") + "]"
 }
 
 func rankText(t *ir.Tensor) string {

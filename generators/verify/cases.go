@@ -429,7 +429,11 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 		}
 		if r := f.Shapes[i]; r.Rule == ir.ShapeSameAs {
 			// The input's shape, whatever rank the case gave it.
-			t.Shape = slices.Clone(c.Inputs[r.Input].Shape)
+			shape, err := ir.LikeDims(o.Like, c.Inputs[r.Input].Shape, env)
+			if err != nil {
+				return c, fmt.Errorf("output %s: %v", o.Name, err)
+			}
+			t.Shape = shape
 		} else if !dependent {
 			shape, err := evalShape(o, env)
 			if err != nil {

@@ -424,10 +424,7 @@ func (b *builder) tensor(o object) *ir.Tensor {
 	t.Rank = ir.RankAny
 	if shape := o.get("shape"); shape != nil && shape.Kind == yaml.MappingNode {
 		// shape: {like: x} (outputs only; the schema says so).
-		like := asObject(shape)
-		if n := like.get("like"); n != nil {
-			t.Like = &ir.ShapeLike{Input: n.Value, Pos: b.pos(n)}
-		}
+		t.Like = b.like(asObject(shape))
 	} else if shape != nil {
 		// shape: [] is a known 0-D shape, not an unknown one.
 		t.Shape = make([]*ir.Dim, 0, len(shape.Content))
@@ -445,6 +442,42 @@ func (b *builder) tensor(o object) *ir.Tensor {
 		t.Rank, t.Scalar = rank, scalar
 	}
 	return t
+}
+
+// like reads `shape: {like: x[, axis: a, replace: e | remove: true |
+// keep: true]}`; the schema checked the keys and their kinds.
+func (b *builder) like(o object) *ir.ShapeLike {
+	n := o.get("like")
+	if n == nil {
+		return nil
+	}
+	l := &ir.ShapeLike{Input: n.Value, Pos: b.pos(n)}
+	var modes []string
+	for _, k := range o.keys {
+		switch k {
+		case "replace", "remove", "keep":
+			modes = append(modes, k)
+		}
+	}
+	axis := o.get("axis")
+	if axis != nil {
+		l.Axis, l.AxisPos = axis.Value, b.pos(axis)
+	}
+	switch {
+	case axis == nil && len(modes) > 0:
+		b.l.Errorf(b.pos(o.get(modes[0])), "shape-like", "%s needs an axis: add axis: <an integer param> beside like: %s", modes[0], l.Input)
+	case axis != nil && len(modes) == 0:
+		b.l.Errorf(l.AxisPos, "shape-like", "axis param %q says which dim of %q changes but not how: add replace: <dim>, remove: true or keep: true", l.Axis, l.Input)
+	case len(modes) > 1:
+		b.l.Errorf(b.pos(o.get(modes[1])), "shape-like", "%s and %s both say what becomes of the dim at axis param %q; keep one", modes[0], modes[1], l.Axis)
+	case len(modes) == 1:
+		m := o.get(modes[0])
+		l.Mode, l.ModePos = ir.AxisMode(modes[0]), b.pos(m)
+		if l.Mode == ir.AxisReplace {
+			l.Replace = &ir.Dim{Expr: b.expr(m), Pos: b.exprPos(m)}
+		}
+	}
+	return l
 }
 
 func (b *builder) rank(n *yaml.Node) (rank int, scalar bool) {

@@ -370,6 +370,15 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 	if t.Like != nil {
 		like := mapping(true)
 		add(like, "like", str(t.Like.Input))
+		if t.Like.Axis != "" {
+			add(like, "axis", str(t.Like.Axis))
+		}
+		switch t.Like.Mode {
+		case ir.AxisReplace:
+			add(like, "replace", exprNode(t.Like.Replace.Expr.String()))
+		case ir.AxisRemove, ir.AxisKeep:
+			add(like, string(t.Like.Mode), boolNode(true))
+		}
 		add(m, "shape", like)
 	} else if t.Shape != nil {
 		s := seq(true)

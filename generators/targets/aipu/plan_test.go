@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -423,7 +422,10 @@ func planFor(pkg *ir.Package, op *ir.Op, known []string) planOp {
 			pt.Shape = append(pt.Shape, v)
 		}
 		if r := op.Derived().Shapes[len(p.Outputs)]; r.Rule == ir.ShapeSameAs {
-			pt.Shape = slices.Clone(p.Inputs[r.Input].Shape)
+			var err error
+			if pt.Shape, err = ir.LikeDims(o.Like, p.Inputs[r.Input].Shape, env); err != nil {
+				panic(op.Name + ": " + err.Error())
+			}
 		}
 		p.Outputs = append(p.Outputs, pt)
 	}

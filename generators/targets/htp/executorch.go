@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/render"
@@ -280,7 +281,18 @@ func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 		var shape string
 		switch {
 		case facts.Shapes[i].Rule == ir.ShapeSameAs:
-			shape = op.Inputs[facts.Shapes[i].Input].Ident + ".shape"
+			in := op.Inputs[facts.Shapes[i].Input]
+			shape = in.Ident + ".shape"
+			if lk := o.Like; lk.Axis != "" {
+				local, p := "_axis_"+o.Ident, op.Param(lk.Axis)
+				msg := escape.PyString(op.Name+": param "+p.Name+" is ") + " + str(" + local + ") + " + escape.PyString(", not an axis of input \""+in.Name+"\" (") + " + str(" + in.Ident + ".dim()) + " + escape.PyString(" dims)")
+				lines = append(lines, shapeexpr.PythonAxisCheck(local, p.Ident, in.Ident+".dim()", msg)...)
+				replace := ""
+				if lk.Replace != nil {
+					replace = lk.Replace.Expr.Python(ref)
+				}
+				shape = shapeexpr.PythonAxisShape(shape, local, replace, "1", lk.Mode == ir.AxisKeep)
+			}
 		case o.Shape != nil:
 			dims := make([]string, len(o.Shape))
 			for i, dim := range o.Shape {

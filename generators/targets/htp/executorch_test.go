@@ -184,9 +184,17 @@ func planOp(op *ir.Op) opCase {
 	for _, s := range op.DataDependent {
 		dd[s.Name] = true
 	}
-	for _, o := range op.Outputs {
+	for i, o := range op.Outputs {
 		out := output{Name: o.Name}
-		if o.Shape == nil {
+		if r := op.Derived().Shapes[i]; r.Rule == ir.ShapeSameAs {
+			dims, err := ir.LikeDims(o.Like, c.Args[r.Input].Shape, env)
+			if err != nil {
+				panic(op.Name + ": " + err.Error())
+			}
+			for _, v := range dims {
+				out.Shape = append(out.Shape, &v)
+			}
+		} else if o.Shape == nil {
 			for _, v := range c.Args[0].Shape {
 				v := v
 				out.Shape = append(out.Shape, &v)

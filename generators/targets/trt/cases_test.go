@@ -336,7 +336,10 @@ func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
 	for _, t := range l.Outputs {
 		var dims []int64
 		if in := l.like(t); in != nil {
-			dims = inDims[in.Index]
+			var err error
+			if dims, err = ir.LikeDims(t.T.Like, inDims[in.Index], env); err != nil {
+				panic(fmt.Sprintf("%s: %v", op.Name, err)) // a test bug: the case's axis fits
+			}
 		} else if t.T != nil {
 			for _, d := range t.T.Shape {
 				v, err := d.Expr.Eval(env)

@@ -716,6 +716,45 @@ func (r *refs) ref(e *shapeexpr.Expr) string {
 	return "exprBuilder.constant(mParams." + identOf(r.op, e.Name) + ")"
 }
 
+// likeLines set target to input in's dims (`shape: {like: x}`), with the
+// dim at the axis param replaced, removed or kept as 1; the axis is
+// range-checked against the input's rank and normalized.
+func (r *refs) likeLines(target string, out *ir.Tensor, in *ioTensor) []string {
+	src := "inputs[" + strconv.Itoa(in.Index) + "]"
+	like := out.Like
+	if like.Axis == "" {
+		// DimsExprs copies.
+		return []string{target + " = " + src + ";"}
+	}
+	p := r.op.Param(like.Axis)
+	// The names are data in a printf format: % doubled, then escaped.
+	format := escape.CString(r.op.Name + `: param ` + p.Name + ` is %lld, not an axis of input "` + strings.ReplaceAll(in.Name, "%", "%%") + `" (%d dims) for output "` + strings.ReplaceAll(out.Name, "%", "%%") + `"`)
+	nb := "nbDims"
+	if like.Mode == ir.AxisRemove {
+		nb = "nbDims - 1"
+	}
+	at := "target.d[o++] = " + src + ".d[d];"
+	switch like.Mode {
+	case ir.AxisKeep:
+		at = "target.d[o++] = d == axis ? exprBuilder.constant(1) : " + src + ".d[d];"
+	case ir.AxisReplace:
+		at = "target.d[o++] = d == axis ? " + r.expr(like.Replace.Expr) + " : " + src + ".d[d];"
+	case ir.AxisRemove:
+		at = "if (d != axis) { target.d[o++] = " + src + ".d[d]; }"
+	}
+	return []string{
+		"{",
+		"    int32_t const nbDims = " + src + ".nbDims;",
+		"    int64_t axis = static_cast<int64_t>(mParams." + p.Ident + ");",
+		"    if (axis < -nbDims || axis >= nbDims) { logError(" + format + ", static_cast<long long>(axis), nbDims); return 1; }",
+		"    axis = axis < 0 ? axis + nbDims : axis;",
+		"    nvinfer1::DimsExprs& target = " + target + ";",
+		"    target.nbDims = " + nb + ";",
+		"    for (int32_t d = 0, o = 0; d < nbDims; ++d) { " + at + " }",
+		"}",
+	}
+}
+
 func identOf(op *ir.Op, name string) string {
 	if p := op.Param(name); p != nil {
 		return p.Ident
@@ -752,8 +791,7 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 			target = "out"
 		}
 		if in := l.like(t); in != nil {
-			// Input in's dims, whatever its rank: DimsExprs copies.
-			sc.Outputs = append(sc.Outputs, []string{target + " = inputs[" + strconv.Itoa(in.Index) + "];"})
+			sc.Outputs = append(sc.Outputs, r.likeLines(target, t.T, in))
 			continue
 		}
 		lines := make([]string, 1, 1+len(t.T.Shape))

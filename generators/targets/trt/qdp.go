@@ -195,8 +195,19 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		}
 		tuple := "(" + strings.Join(dims[i], ", ") + map[bool]string{true: ",", false: ""}[len(dims[i]) == 1] + ")"
 		if in := l.like(t); in != nil {
-			// Input in's dims, whatever its rank.
+			// Input in's dims, whatever its rank, the axis's changed.
 			tuple = in.Ident + ".shape_expr"
+			if lk := t.T.Like; lk.Axis != "" {
+				local, p := "_axis_"+t.Ident, op.Param(lk.Axis)
+				rank := "len(" + tuple + ")"
+				msg := escape.PyString(op.Name+": param "+p.Name+" is ") + " + str(" + local + ") + " + escape.PyString(", not an axis of input \""+in.Name+"\" (") + " + str(" + rank + ") + " + escape.PyString(" dims)")
+				body = append(body, shapeexpr.PythonAxisCheck(local, p.Ident, rank, msg)...)
+				replace := ""
+				if lk.Replace != nil {
+					replace = py.expr(lk.Replace.Expr, false)
+				}
+				tuple = shapeexpr.PythonAxisShape(tuple, local, replace, "trtp.ShapeExpr(1)", lk.Mode == ir.AxisKeep)
+			}
 		}
 		results = append(results, "trtp.from_shape_expr("+tuple+", dtype="+pyTypeExpr(l, all, t.Pos)+")")
 	}
@@ -263,7 +274,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			}
 		}
 		if in := l.like(t); in != nil {
-			n = in.Ident + ".shape_expr.numel()"
+			n = "outputs[" + strconv.Itoa(t.Index) + "].shape_expr.numel()"
 		}
 		if n == "" {
 			n = "trtp.ShapeExpr(1)"

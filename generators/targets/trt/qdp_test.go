@@ -356,7 +356,7 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 			want = append(want, v)
 		}
 		if in := l.like(o); in != nil {
-			want = inDims[in.Index]
+			want, _ = ir.LikeDims(o.T.Like, inDims[in.Index], env)
 		}
 		if !reflect.DeepEqual(got.Dims, want) {
 			t.Errorf("%s (%s) output %s: dims %v, want %v", op.Name, style, o.Name, got.Dims, want)
@@ -449,7 +449,8 @@ func checkQDPAOT(t *testing.T, pkg *ir.Package, op *ir.Op, r qdpRun) {
 			n *= v
 		}
 		if in := l.like(o); in != nil {
-			for _, v := range inDims[in.Index] {
+			dims, _ := ir.LikeDims(o.T.Like, inDims[in.Index], env)
+			for _, v := range dims {
 				n *= v
 			}
 		}

@@ -51,8 +51,61 @@ def add_like(a, b):
     raise NotImplementedError("AddLike has no reference implementation yet: write it in the region reference:AddLike of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
     # opforge:end reference:AddLike
 
+def reduce_sum_axis(x, *, axis=-1):
+    """ReduceSumAxis: Sums x along axis.
+
+    Type T is one of float32, float16.
+
+    Inputs (torch tensors):
+        x: T of any rank
+
+    Params (keyword-only Python values):
+        axis: int32, default -1
+
+    Returns y: T shaped like x without the dim at axis.
+    """
+    # opforge:begin reference:ReduceSumAxis
+    raise NotImplementedError("ReduceSumAxis has no reference implementation yet: write it in the region reference:ReduceSumAxis of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:ReduceSumAxis
+
+def reduce_max_keep(x, *, axis=0):
+    """ReduceMaxKeep: The maximum of x along axis, keeping the axis as 1.
+
+    Inputs (torch tensors):
+        x: float32 of any rank
+
+    Params (keyword-only Python values):
+        axis: int32, default 0
+
+    Returns y: float32 shaped like x with the dim at axis kept as 1.
+    """
+    # opforge:begin reference:ReduceMaxKeep
+    raise NotImplementedError("ReduceMaxKeep has no reference implementation yet: write it in the region reference:ReduceMaxKeep of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:ReduceMaxKeep
+
+def top_k_axis(x, *, k=1, axis=-1):
+    """TopKAxis: The k largest values of x along axis, and their indices.
+
+    Inputs (torch tensors):
+        x: float32 of any rank
+
+    Params (keyword-only Python values):
+        k: int32, min 1, default 1
+        axis: int32, default -1
+
+    Returns a tuple, in this order:
+        values: float32 shaped like x with the dim at axis replaced by k
+        indices: int32 shaped like x with the dim at axis replaced by k
+    """
+    # opforge:begin reference:TopKAxis
+    raise NotImplementedError("TopKAxis has no reference implementation yet: write it in the region reference:TopKAxis of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:TopKAxis
+
 # op name -> reference function
 OPS = {
     "ScaledSiLU": scaled_si_lu,
     "AddLike": add_like,
+    "ReduceSumAxis": reduce_sum_axis,
+    "ReduceMaxKeep": reduce_max_keep,
+    "TopKAxis": top_k_axis,
 }

@@ -21,6 +21,9 @@ NAMESPACE = "rank_poly"
 QNN_OP_TYPES = {
     "scaled_si_lu": "ScaledSiLU",
     "add_like": "AddLike",
+    "reduce_sum_axis": "ReduceSumAxis",
+    "reduce_max_keep": "ReduceMaxKeep",
+    "top_k_axis": "TopKAxis",
 }
 
 _lib = Library(NAMESPACE, "DEF")
@@ -74,6 +77,89 @@ def _add_like_out(a, b, *, z):
 _lib.impl("add_like", add_like_reference, "CPU")
 _lib.impl("add_like.out", _add_like_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::add_like", _add_like_fake, lib=_lib)
+
+_lib.define("reduce_sum_axis(Tensor x, int axis=-1) -> Tensor")
+_lib.define("reduce_sum_axis.out(Tensor x, int axis=-1, *, Tensor(a!) y) -> Tensor(a!)")
+
+def reduce_sum_axis_reference(x, axis=-1):
+    """Eager reference implementation of ReduceSumAxis (CPU); used outside delegation."""
+    # opforge:begin reference:ReduceSumAxis
+    raise NotImplementedError("rank_poly::reduce_sum_axis has no eager implementation yet; write it in reference:ReduceSumAxis")
+    # opforge:end reference:ReduceSumAxis
+
+def _reduce_sum_axis_fake(x, axis=-1):
+    _axis_y = int(axis)
+    if not -x.dim() <= _axis_y < x.dim(): raise IndexError("ReduceSumAxis: param axis is " + str(_axis_y) + ", not an axis of input \"x\" (" + str(x.dim()) + " dims)")
+    _axis_y %= x.dim()
+    return torch.empty(tuple(_s for _d, _s in enumerate(x.shape) if _d != _axis_y), dtype=x.dtype, device=x.device)
+
+def _reduce_sum_axis_out(x, axis=-1, *, y):
+    results = reduce_sum_axis_reference(x, axis)
+    results = (results,)
+    for out, result in zip((y,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y
+
+_lib.impl("reduce_sum_axis", reduce_sum_axis_reference, "CPU")
+_lib.impl("reduce_sum_axis.out", _reduce_sum_axis_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::reduce_sum_axis", _reduce_sum_axis_fake, lib=_lib)
+
+_lib.define("reduce_max_keep(Tensor x, int axis=0) -> Tensor")
+_lib.define("reduce_max_keep.out(Tensor x, int axis=0, *, Tensor(a!) y) -> Tensor(a!)")
+
+def reduce_max_keep_reference(x, axis=0):
+    """Eager reference implementation of ReduceMaxKeep (CPU); used outside delegation."""
+    # opforge:begin reference:ReduceMaxKeep
+    raise NotImplementedError("rank_poly::reduce_max_keep has no eager implementation yet; write it in reference:ReduceMaxKeep")
+    # opforge:end reference:ReduceMaxKeep
+
+def _reduce_max_keep_fake(x, axis=0):
+    _axis_y = int(axis)
+    if not -x.dim() <= _axis_y < x.dim(): raise IndexError("ReduceMaxKeep: param axis is " + str(_axis_y) + ", not an axis of input \"x\" (" + str(x.dim()) + " dims)")
+    _axis_y %= x.dim()
+    return torch.empty(tuple((1) if _d == _axis_y else _s for _d, _s in enumerate(x.shape)), dtype=torch.float32, device=x.device)
+
+def _reduce_max_keep_out(x, axis=0, *, y):
+    results = reduce_max_keep_reference(x, axis)
+    results = (results,)
+    for out, result in zip((y,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y
+
+_lib.impl("reduce_max_keep", reduce_max_keep_reference, "CPU")
+_lib.impl("reduce_max_keep.out", _reduce_max_keep_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::reduce_max_keep", _reduce_max_keep_fake, lib=_lib)
+
+_lib.define("top_k_axis(Tensor x, int k=1, int axis=-1) -> (Tensor, Tensor)")
+_lib.define("top_k_axis.out(Tensor x, int k=1, int axis=-1, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))")
+
+def top_k_axis_reference(x, k=1, axis=-1):
+    """Eager reference implementation of TopKAxis (CPU); used outside delegation."""
+    # opforge:begin reference:TopKAxis
+    raise NotImplementedError("rank_poly::top_k_axis has no eager implementation yet; write it in reference:TopKAxis")
+    # opforge:end reference:TopKAxis
+
+def _top_k_axis_fake(x, k=1, axis=-1):
+    _axis_values = int(axis)
+    if not -x.dim() <= _axis_values < x.dim(): raise IndexError("TopKAxis: param axis is " + str(_axis_values) + ", not an axis of input \"x\" (" + str(x.dim()) + " dims)")
+    _axis_values %= x.dim()
+    _axis_indices = int(axis)
+    if not -x.dim() <= _axis_indices < x.dim(): raise IndexError("TopKAxis: param axis is " + str(_axis_indices) + ", not an axis of input \"x\" (" + str(x.dim()) + " dims)")
+    _axis_indices %= x.dim()
+    return (torch.empty(tuple((k) if _d == _axis_values else _s for _d, _s in enumerate(x.shape)), dtype=torch.float32, device=x.device), torch.empty(tuple((k) if _d == _axis_indices else _s for _d, _s in enumerate(x.shape)), dtype=torch.int32, device=x.device))
+
+def _top_k_axis_out(x, k=1, axis=-1, *, values, indices):
+    results = top_k_axis_reference(x, k, axis)
+    for out, result in zip((values, indices,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return values, indices
+
+_lib.impl("top_k_axis", top_k_axis_reference, "CPU")
+_lib.impl("top_k_axis.out", _top_k_axis_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::top_k_axis", _top_k_axis_fake, lib=_lib)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""

@@ -20,12 +20,15 @@ DEFINE_UNIQ_TY()
 BEGIN_PKG_OPS_OPTS_LIST()
 DECLARE_PKG_OPS_OPTS_LIST(PKG_ScaledSiLU)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_AddLike)
+DECLARE_PKG_OPS_OPTS_LIST(PKG_ReduceSumAxis)
+DECLARE_PKG_OPS_OPTS_LIST(PKG_ReduceMaxKeep)
+DECLARE_PKG_OPS_OPTS_LIST(PKG_TopKAxis)
 END_PKG_OPS_OPTS_LIST()
 
 // The package name comes from -DTHIS_PKG_NAME=RankPoly (see the Makefile).
 static constexpr auto sg_packageName = THIS_PKG_NAME_STR;
 
-static std::array<const char*, 2> sg_opNames{ {"ScaledSiLU", "AddLike"} };
+static std::array<const char*, 5> sg_opNames{ {"ScaledSiLU", "AddLike", "ReduceSumAxis", "ReduceMaxKeep", "TopKAxis"} };
 
 // Input, output and param counts of every op, for ValidateOpConfig.
 struct OpCounts {
@@ -37,6 +40,9 @@ struct OpCounts {
 static constexpr OpCounts sg_opCounts[] = {
     {"ScaledSiLU", 1, 1, 2},
     {"AddLike", 2, 1, 0},
+    {"ReduceSumAxis", 1, 1, 1},
+    {"ReduceMaxKeep", 1, 1, 1},
+    {"TopKAxis", 1, 2, 2},
 };
 
 static Qnn_ApiVersion_t sg_sdkApiVersion = QNN_HTP_API_VERSION_INIT;

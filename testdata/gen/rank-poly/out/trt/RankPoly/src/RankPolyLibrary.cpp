@@ -7,6 +7,9 @@
 
 #include "ops/ScaledSiLUPlugin.h"
 #include "ops/AddLikePlugin.h"
+#include "ops/ReduceSumAxisPlugin.h"
+#include "ops/ReduceMaxKeepPlugin.h"
+#include "ops/TopKAxisPlugin.h"
 
 #if defined(_WIN32)
 #define RANK_POLY_EXPORT __declspec(dllexport)
@@ -27,8 +30,11 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
     {
         static ScaledSiLUPluginCreator sScaledSiLU;
         static AddLikePluginCreator sAddLike;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaledSiLU, &sAddLike};
-        nbCreators = 2;
+        static ReduceSumAxisPluginCreator sReduceSumAxis;
+        static ReduceMaxKeepPluginCreator sReduceMaxKeep;
+        static TopKAxisPluginCreator sTopKAxis;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaledSiLU, &sAddLike, &sReduceSumAxis, &sReduceMaxKeep, &sTopKAxis};
+        nbCreators = 5;
         return sCreators;
     }
     catch (...)
