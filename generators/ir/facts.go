@@ -37,12 +37,17 @@ const (
 	ShapeSameAs
 	// ShapeUnknown: neither is given (rank any without a rule).
 	ShapeUnknown
+	// ShapeBroadcastOf: the broadcast of inputs Inputs' shapes
+	// (Tensor.Broadcast).
+	ShapeBroadcastOf
 )
 
 // OutputShape is the shape rule for one output.
 type OutputShape struct {
 	Rule  ShapeRule
 	Input int // ShapeSameAs: index into Op.Inputs
+	// Inputs are ShapeBroadcastOf's inputs, indexes into Op.Inputs.
+	Inputs []int
 }
 
 // RankPolymorphic reports whether some data input or output of the op has
@@ -230,6 +235,19 @@ func Derive(op *Op) *Facts {
 					f.Shapes[i] = OutputShape{Rule: ShapeSameAs, Input: j}
 				}
 			}
+		case o.Broadcast != nil:
+			r := OutputShape{Rule: ShapeBroadcastOf}
+			for _, name := range o.Broadcast.Inputs {
+				for j, in := range op.Inputs {
+					if in.Name == name {
+						r.Inputs = append(r.Inputs, j)
+					}
+				}
+			}
+			if len(r.Inputs) != len(o.Broadcast.Inputs) {
+				r = OutputShape{Rule: ShapeUnknown}
+			}
+			f.Shapes[i] = r
 		case o.Shape == nil:
 			f.Shapes[i] = OutputShape{Rule: ShapeUnknown}
 		}
@@ -290,6 +308,32 @@ func LikeDims(l *ShapeLike, in []int64, env shapeexpr.Env) ([]int64, error) {
 				return nil, err
 			}
 			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// BroadcastDims is the numpy broadcast of shapes: aligned at the last
+// dim, each dim the common size where a 1 (or a missing dim) stretches.
+func BroadcastDims(shapes ...[]int64) ([]int64, error) {
+	n := 0
+	for _, s := range shapes {
+		n = max(n, len(s))
+	}
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = 1
+	}
+	for _, s := range shapes {
+		for j, v := range s {
+			d := n - len(s) + j
+			switch {
+			case v == out[d] || v == 1:
+			case out[d] == 1:
+				out[d] = v
+			default:
+				return nil, fmt.Errorf("dims %d and %d do not broadcast", out[d], v)
+			}
 		}
 	}
 	return out, nil

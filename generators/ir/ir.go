@@ -204,6 +204,9 @@ type Tensor struct {
 	// Like makes an output's shape that of an input, whatever its rank
 	// (`shape: {like: x}`); nil for a declared shape. Shape is then nil.
 	Like *ShapeLike
+	// Broadcast makes an output's shape the numpy broadcast of inputs'
+	// shapes (`shape: {broadcast: [a, b]}`); nil otherwise.
+	Broadcast *ShapeBroadcast
 	// DynamicShapeText is QNN's DynamicShape/Text (2024 schema).
 	DynamicShapeText string
 	// Default is QNN's tensor Default text; outputs may not have one.
@@ -229,6 +232,15 @@ type ShapeLike struct {
 	Replace *Dim
 	// ModePos is where the mode (replace, remove, keep) was written.
 	ModePos diag.Pos
+}
+
+// ShapeBroadcast is an output shape that is the numpy-style broadcast of
+// several inputs' shapes: aligned at the last dim, each dim the inputs'
+// common size, where a dim of 1 (or a missing leading dim) stretches.
+type ShapeBroadcast struct {
+	Inputs []string
+	Pos    []diag.Pos // where each input's name was written
+	At     diag.Pos   // the broadcast key
 }
 
 // AxisMode says what becomes of the dim at a ShapeLike's axis.

@@ -271,6 +271,8 @@ func tensorDoc(op *ir.Op, t *ir.Tensor) string {
 		b.WriteString(strings.ReplaceAll(dtypeList(t.Type.DTypes), ", ", " or "))
 	}
 	switch {
+	case t.Broadcast != nil:
+		b.WriteString(" shaped as the broadcast of " + escape.PyDoc(strings.Join(t.Broadcast.Inputs, ", ")))
 	case t.Like != nil:
 		b.WriteString(" shaped like " + escape.PyDoc(t.Like.Input))
 		switch t.Like.Mode {

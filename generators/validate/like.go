@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 )
 
@@ -13,9 +14,70 @@ func (v *validator) like(op *ir.Op, t *ir.Tensor) {
 	if t.Like == nil {
 		return
 	}
+	in := v.shapeSource(op, t, t.Like.Input, t.Like.Pos)
+	if in == nil {
+		return
+	}
+	rank := in.Rank
+	if in.Shape != nil {
+		rank = len(in.Shape)
+	}
+	if pos, given := t.Where["rank"]; given && (t.Rank != rank || t.Scalar != in.Scalar) && t.Like.Axis == "" {
+		v.l.Errorf(pos, "shape-like", "output %q of op %s has the shape of input %q, whose rank is %s; drop the output's rank or make it the same", t.Name, op.Name, in.Name, rankText(in))
+		return
+	}
+	if t.Like.Axis != "" && !v.likeAxis(op, t, in, rank) {
+		return
+	}
+	if t.Like.Mode == ir.AxisRemove && rank != ir.RankAny {
+		rank--
+	}
+	t.Rank, t.Scalar = rank, in.Scalar && t.Like.Axis == ""
+}
+
+// broadcast checks an output shaped as the broadcast of inputs
+// (`shape: {broadcast: [a, b]}`) and gives it the largest of their ranks
+// (any when one of them has no fixed rank).
+func (v *validator) broadcast(op *ir.Op, t *ir.Tensor) {
+	b := t.Broadcast
+	if b == nil {
+		return
+	}
+	rank := 0
+	seen := map[string]bool{}
+	for i, name := range b.Inputs {
+		if seen[name] {
+			v.l.Errorf(b.Pos[i], "shape-like", "output %q of op %s broadcasts input %q twice", t.Name, op.Name, name)
+			return
+		}
+		seen[name] = true
+		in := v.shapeSource(op, t, name, b.Pos[i])
+		if in == nil {
+			return
+		}
+		r := in.Rank
+		if in.Shape != nil {
+			r = len(in.Shape)
+		}
+		if r == ir.RankAny || rank == ir.RankAny {
+			rank = ir.RankAny
+		} else {
+			rank = max(rank, r)
+		}
+	}
+	if pos, given := t.Where["rank"]; given && t.Rank != rank {
+		v.l.Errorf(pos, "shape-like", "output %q of op %s has the broadcast shape of %s, whose rank is not %d; drop the output's rank", t.Name, op.Name, strings.Join(b.Inputs, ", "), t.Rank)
+		return
+	}
+	t.Rank, t.Scalar = rank, false
+}
+
+// shapeSource is the input an output's shape is written relative to, or
+// nil after reporting why it cannot be.
+func (v *validator) shapeSource(op *ir.Op, t *ir.Tensor, name string, pos diag.Pos) *ir.Tensor {
 	var in *ir.Tensor
 	for _, c := range op.Inputs {
-		if c.Name == t.Like.Input {
+		if c.Name == name {
 			in = c
 		}
 	}
@@ -31,33 +93,19 @@ func (v *validator) like(op *ir.Op, t *ir.Tensor) {
 		if len(names) > 0 {
 			hint = "its data inputs are " + strings.Join(names, ", ")
 		}
-		v.l.Errorf(t.Like.Pos, "shape-like", "output %q of op %s takes the shape of %q, which is not an input of the op; %s", t.Name, op.Name, t.Like.Input, hint)
-		return
+		v.l.Errorf(pos, "shape-like", "output %q of op %s takes the shape of %q, which is not an input of the op; %s", t.Name, op.Name, name, hint)
+		return nil
 	case in.ShapeTensor:
-		v.l.Errorf(t.Like.Pos, "shape-like", "output %q of op %s takes the shape of %q, a shape tensor; its values are sizes, so write the output's dims from them (e.g. shape: [%s[0]])", t.Name, op.Name, in.Name, in.Name)
-		return
+		v.l.Errorf(pos, "shape-like", "output %q of op %s takes the shape of %q, a shape tensor; its values are sizes, so write the output's dims from them (e.g. shape: [%s[0]])", t.Name, op.Name, in.Name, in.Name)
+		return nil
 	case in.Variadic:
-		v.l.Errorf(t.Like.Pos, "shape-like", "output %q of op %s takes the shape of variadic input %q, which is several tensors; name a single input", t.Name, op.Name, in.Name)
-		return
+		v.l.Errorf(pos, "shape-like", "output %q of op %s takes the shape of variadic input %q, which is several tensors; name a single input", t.Name, op.Name, in.Name)
+		return nil
 	case in.Optional:
-		v.l.Errorf(t.Like.Pos, "shape-like", "output %q of op %s takes the shape of optional input %q, which may be absent; name a required input", t.Name, op.Name, in.Name)
-		return
+		v.l.Errorf(pos, "shape-like", "output %q of op %s takes the shape of optional input %q, which may be absent; name a required input", t.Name, op.Name, in.Name)
+		return nil
 	}
-	rank := in.Rank
-	if in.Shape != nil {
-		rank = len(in.Shape)
-	}
-	if pos, given := t.Where["rank"]; given && (t.Rank != rank || t.Scalar != in.Scalar) {
-		v.l.Errorf(pos, "shape-like", "output %q of op %s has the shape of input %q, whose rank is %s; drop the output's rank or make it the same", t.Name, op.Name, in.Name, rankText(in))
-		return
-	}
-	if t.Like.Axis != "" && !v.likeAxis(op, t, in, rank) {
-		return
-	}
-	if t.Like.Mode == ir.AxisRemove && rank != ir.RankAny {
-		rank--
-	}
-	t.Rank, t.Scalar = rank, in.Scalar && t.Like.Axis == ""
+	return in
 }
 
 // likeAxis checks the axis param of a shape written relative to input in,

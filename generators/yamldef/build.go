@@ -423,8 +423,17 @@ func (b *builder) tensor(o object) *ir.Tensor {
 	t.Constraints = b.constraints(o.items("constraints"))
 	t.Rank = ir.RankAny
 	if shape := o.get("shape"); shape != nil && shape.Kind == yaml.MappingNode {
-		// shape: {like: x} (outputs only; the schema says so).
-		t.Like = b.like(asObject(shape))
+		// shape: {like: x} or {broadcast: [a, b]} (outputs only; the schema says so).
+		so := asObject(shape)
+		t.Like = b.like(so)
+		if n := so.get("broadcast"); n != nil {
+			t.Broadcast = &ir.ShapeBroadcast{At: b.pos(n)}
+			for _, c := range n.Content {
+				c = resolve(c)
+				t.Broadcast.Inputs = append(t.Broadcast.Inputs, c.Value)
+				t.Broadcast.Pos = append(t.Broadcast.Pos, b.pos(c))
+			}
+		}
 	} else if shape != nil {
 		// shape: [] is a known 0-D shape, not an unknown one.
 		t.Shape = make([]*ir.Dim, 0, len(shape.Content))

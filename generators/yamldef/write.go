@@ -367,7 +367,15 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 	} else {
 		add(m, "type", dtypeList(t.Type.DTypes))
 	}
-	if t.Like != nil {
+	if t.Broadcast != nil {
+		m2 := mapping(true)
+		names := seq(true)
+		for _, n := range t.Broadcast.Inputs {
+			names.Content = append(names.Content, str(n))
+		}
+		add(m2, "broadcast", names)
+		add(m, "shape", m2)
+	} else if t.Like != nil {
 		like := mapping(true)
 		add(like, "like", str(t.Like.Input))
 		if t.Like.Axis != "" {

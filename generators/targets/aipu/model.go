@@ -229,7 +229,7 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 	}
 	shapes := make([]string, len(op.Outputs))
 	for i, o := range op.Outputs {
-		shapes[i] = l.shapeOf(op, i, o, s, infer)
+		shapes[i] = l.shapeOf(op, i, o, s, infer, "np.broadcast_shapes")
 	}
 	infer.line("return [")
 	rules := op.Derived().Outputs
@@ -360,7 +360,7 @@ func newOptModel(pkg *ir.Package, op *ir.Op, dims []dimSymbol, desc, stem string
 	shapes := make([]string, len(op.Outputs))
 	for i, o := range op.Outputs {
 		shapes[i] = s.claim(o.Ident + "_shape")
-		forward.line(shapes[i], " = ", l.shapeOf(op, i, o, s, forward))
+		forward.line(shapes[i], " = ", l.shapeOf(op, i, o, s, forward, "torch.broadcast_shapes"))
 	}
 	m.Forward = forward.String()
 	// The float forward is the op's reference once the user wrote it; the
@@ -565,8 +565,16 @@ func refers(e *shapeexpr.Expr, name string) bool {
 // shapeOf is output i's shape as a Python tuple: its declared dims, or
 // the shape of the input it is like (`shape: {like: x}`), whatever its rank.
 // With an axis, the statements that read, check and normalize it go to c.
-func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor, s scope, c *code) string {
+// broadcast is the module function broadcasting shapes (np. or torch.).
+func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor, s scope, c *code, broadcast string) string {
 	r := op.Derived().Shapes[i]
+	if r.Rule == ir.ShapeBroadcastOf {
+		shapes := make([]string, len(r.Inputs))
+		for k, j := range r.Inputs {
+			shapes[k] = "tuple(" + l.inputs[j] + ".shape)"
+		}
+		return "tuple(" + broadcast + "(" + strings.Join(shapes, ", ") + "))"
+	}
 	if r.Rule != ir.ShapeSameAs {
 		return shapeTuple(o, l.ref)
 	}

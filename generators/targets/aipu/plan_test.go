@@ -421,7 +421,16 @@ func planFor(pkg *ir.Package, op *ir.Op, known []string) planOp {
 			}
 			pt.Shape = append(pt.Shape, v)
 		}
-		if r := op.Derived().Shapes[len(p.Outputs)]; r.Rule == ir.ShapeSameAs {
+		if r := op.Derived().Shapes[len(p.Outputs)]; r.Rule == ir.ShapeBroadcastOf {
+			var shapes [][]int64
+			for _, j := range r.Inputs {
+				shapes = append(shapes, p.Inputs[j].Shape)
+			}
+			var err error
+			if pt.Shape, err = ir.BroadcastDims(shapes...); err != nil {
+				panic(op.Name + ": " + err.Error())
+			}
+		} else if r.Rule == ir.ShapeSameAs {
 			var err error
 			if pt.Shape, err = ir.LikeDims(o.Like, p.Inputs[r.Input].Shape, env); err != nil {
 				panic(op.Name + ": " + err.Error())

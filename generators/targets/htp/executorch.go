@@ -280,6 +280,12 @@ func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 		dtype := outputDType(op, facts.Outputs[i])
 		var shape string
 		switch {
+		case facts.Shapes[i].Rule == ir.ShapeBroadcastOf:
+			shapes := make([]string, len(facts.Shapes[i].Inputs))
+			for k, j := range facts.Shapes[i].Inputs {
+				shapes[k] = op.Inputs[j].Ident + ".shape"
+			}
+			shape = "torch.broadcast_shapes(" + strings.Join(shapes, ", ") + ")"
 		case facts.Shapes[i].Rule == ir.ShapeSameAs:
 			in := op.Inputs[facts.Shapes[i].Input]
 			shape = in.Ident + ".shape"

@@ -186,7 +186,19 @@ func planOp(op *ir.Op) opCase {
 	}
 	for i, o := range op.Outputs {
 		out := output{Name: o.Name}
-		if r := op.Derived().Shapes[i]; r.Rule == ir.ShapeSameAs {
+		if r := op.Derived().Shapes[i]; r.Rule == ir.ShapeBroadcastOf {
+			var shapes [][]int64
+			for _, j := range r.Inputs {
+				shapes = append(shapes, c.Args[j].Shape)
+			}
+			dims, err := ir.BroadcastDims(shapes...)
+			if err != nil {
+				panic(op.Name + ": " + err.Error())
+			}
+			for _, v := range dims {
+				out.Shape = append(out.Shape, &v)
+			}
+		} else if r.Rule == ir.ShapeSameAs {
 			dims, err := ir.LikeDims(o.Like, c.Args[r.Input].Shape, env)
 			if err != nil {
 				panic(op.Name + ": " + err.Error())

@@ -340,6 +340,15 @@ func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
 			if dims, err = ir.LikeDims(t.T.Like, inDims[in.Index], env); err != nil {
 				panic(fmt.Sprintf("%s: %v", op.Name, err)) // a test bug: the case's axis fits
 			}
+		} else if ins := l.broadcast(t); ins != nil {
+			shapes := make([][]int64, len(ins))
+			for k, in := range ins {
+				shapes[k] = inDims[in.Index]
+			}
+			var err error
+			if dims, err = ir.BroadcastDims(shapes...); err != nil {
+				panic(fmt.Sprintf("%s: %v", op.Name, err)) // a test bug: the case's dims broadcast
+			}
 		} else if t.T != nil {
 			for _, d := range t.T.Shape {
 				v, err := d.Expr.Eval(env)

@@ -755,6 +755,32 @@ func (r *refs) likeLines(target string, out *ir.Tensor, in *ioTensor) []string {
 	}
 }
 
+// broadcastLines set target to the numpy broadcast of the inputs' dims:
+// aligned at the last dim, each dim the largest of the inputs' there (a
+// 1 stretches to the others; IExprBuilder has no test for equal sizes, so
+// incompatible dims are the engine's to refuse).
+func broadcastLines(target string, ins []*ioTensor) []string {
+	lines := []string{"{", "    int32_t nbDims = 0;"}
+	for _, in := range ins {
+		lines = append(lines, "    nbDims = std::max(nbDims, inputs["+strconv.Itoa(in.Index)+"].nbDims);")
+	}
+	lines = append(lines,
+		"    nvinfer1::DimsExprs& target = "+target+";",
+		"    target.nbDims = nbDims;",
+		"    for (int32_t d = 0; d < nbDims; ++d)",
+		"    {",
+		"        nvinfer1::IDimensionExpr const* dim = nullptr;")
+	for _, in := range ins {
+		src := "inputs[" + strconv.Itoa(in.Index) + "]"
+		lines = append(lines,
+			"        if (int32_t const j = d - (nbDims - "+src+".nbDims); j >= 0)",
+			"        {",
+			"            dim = dim == nullptr ? "+src+".d[j] : dimOp(exprBuilder, nvinfer1::DimensionOperation::kMAX, dim, "+src+".d[j]);",
+			"        }")
+	}
+	return append(lines, "        target.d[d] = dim;", "    }", "}")
+}
+
 func identOf(op *ir.Op, name string) string {
 	if p := op.Param(name); p != nil {
 		return p.Ident
@@ -792,6 +818,10 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 		}
 		if in := l.like(t); in != nil {
 			sc.Outputs = append(sc.Outputs, r.likeLines(target, t.T, in))
+			continue
+		}
+		if ins := l.broadcast(t); ins != nil {
+			sc.Outputs = append(sc.Outputs, broadcastLines(target, ins))
 			continue
 		}
 		lines := make([]string, 1, 1+len(t.T.Shape))

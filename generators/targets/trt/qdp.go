@@ -194,6 +194,23 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			continue
 		}
 		tuple := "(" + strings.Join(dims[i], ", ") + map[bool]string{true: ",", false: ""}[len(dims[i]) == 1] + ")"
+		if ins := l.broadcast(t); ins != nil {
+			local := "_rank_" + t.Ident
+			ranks := make([]string, len(ins))
+			padded := make([]string, len(ins))
+			vars := make([]string, len(ins))
+			for k, in := range ins {
+				ranks[k] = "len(" + in.Ident + ".shape_expr)"
+				padded[k] = "(trtp.ShapeExpr(1),) * (" + local + " - " + ranks[k] + ") + tuple(" + in.Ident + ".shape_expr)"
+				vars[k] = "_d" + strconv.Itoa(k)
+			}
+			body = append(body, local+" = max("+strings.Join(ranks, ", ")+")")
+			fold := vars[0]
+			for _, v := range vars[1:] {
+				fold = "trtp.max(" + fold + ", " + v + ")"
+			}
+			tuple = "tuple(" + fold + " for " + strings.Join(vars, ", ") + " in zip(" + strings.Join(padded, ", ") + "))"
+		}
 		if in := l.like(t); in != nil {
 			// Input in's dims, whatever its rank, the axis's changed.
 			tuple = in.Ident + ".shape_expr"
@@ -273,7 +290,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 				n = "(" + n + " * " + e + ")"
 			}
 		}
-		if in := l.like(t); in != nil {
+		if l.like(t) != nil || l.broadcast(t) != nil {
 			n = "outputs[" + strconv.Itoa(t.Index) + "].shape_expr.numel()"
 		}
 		if n == "" {

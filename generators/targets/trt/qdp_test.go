@@ -358,6 +358,9 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 		if in := l.like(o); in != nil {
 			want, _ = ir.LikeDims(o.T.Like, inDims[in.Index], env)
 		}
+		if ins := l.broadcast(o); ins != nil {
+			want, _ = ir.BroadcastDims(pick(inDims, ins)...)
+		}
 		if !reflect.DeepEqual(got.Dims, want) {
 			t.Errorf("%s (%s) output %s: dims %v, want %v", op.Name, style, o.Name, got.Dims, want)
 		}
@@ -454,6 +457,12 @@ func checkQDPAOT(t *testing.T, pkg *ir.Package, op *ir.Op, r qdpRun) {
 				n *= v
 			}
 		}
+		if ins := l.broadcast(o); ins != nil {
+			dims, _ := ir.BroadcastDims(pick(inDims, ins)...)
+			for _, v := range dims {
+				n *= v
+			}
+		}
 		numels = append(numels, n)
 	}
 	if aot["ptx_has_entry"] != true {
@@ -540,4 +549,13 @@ func TestQDPModuleNamesReserved(t *testing.T) {
 	if seen == 0 {
 		t.Fatal("no generated Python plugin module found")
 	}
+}
+
+// pick are the dims of the inputs ins.
+func pick(dims [][]int64, ins []*ioTensor) [][]int64 {
+	out := make([][]int64, len(ins))
+	for k, in := range ins {
+		out[k] = dims[in.Index]
+	}
+	return out
 }

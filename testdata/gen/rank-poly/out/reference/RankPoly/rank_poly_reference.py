@@ -101,6 +101,35 @@ def top_k_axis(x, *, k=1, axis=-1):
     raise NotImplementedError("TopKAxis has no reference implementation yet: write it in the region reference:TopKAxis of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
     # opforge:end reference:TopKAxis
 
+def add_broadcast(a, b):
+    """AddBroadcast: z = a + b, broadcast numpy-style.
+
+    Type T is one of float32, float16.
+
+    Inputs (torch tensors):
+        a: T of any rank
+        b: T of any rank
+
+    Returns z: T shaped as the broadcast of a, b.
+    """
+    # opforge:begin reference:AddBroadcast
+    raise NotImplementedError("AddBroadcast has no reference implementation yet: write it in the region reference:AddBroadcast of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:AddBroadcast
+
+def mul_add_broadcast(x, scale, bias):
+    """MulAddBroadcast: y = x * scale + bias, broadcast numpy-style.
+
+    Inputs (torch tensors):
+        x: float32 [N, C, L]
+        scale: float32 [C, 1]
+        bias: float32 [L]
+
+    Returns y: float32 shaped as the broadcast of x, scale, bias.
+    """
+    # opforge:begin reference:MulAddBroadcast
+    raise NotImplementedError("MulAddBroadcast has no reference implementation yet: write it in the region reference:MulAddBroadcast of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:MulAddBroadcast
+
 # op name -> reference function
 OPS = {
     "ScaledSiLU": scaled_si_lu,
@@ -108,4 +137,6 @@ OPS = {
     "ReduceSumAxis": reduce_sum_axis,
     "ReduceMaxKeep": reduce_max_keep,
     "TopKAxis": top_k_axis,
+    "AddBroadcast": add_broadcast,
+    "MulAddBroadcast": mul_add_broadcast,
 }

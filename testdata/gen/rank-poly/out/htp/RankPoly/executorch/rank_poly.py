@@ -24,6 +24,8 @@ QNN_OP_TYPES = {
     "reduce_sum_axis": "ReduceSumAxis",
     "reduce_max_keep": "ReduceMaxKeep",
     "top_k_axis": "TopKAxis",
+    "add_broadcast": "AddBroadcast",
+    "mul_add_broadcast": "MulAddBroadcast",
 }
 
 _lib = Library(NAMESPACE, "DEF")
@@ -160,6 +162,57 @@ def _top_k_axis_out(x, k=1, axis=-1, *, values, indices):
 _lib.impl("top_k_axis", top_k_axis_reference, "CPU")
 _lib.impl("top_k_axis.out", _top_k_axis_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::top_k_axis", _top_k_axis_fake, lib=_lib)
+
+_lib.define("add_broadcast(Tensor a, Tensor b) -> Tensor")
+_lib.define("add_broadcast.out(Tensor a, Tensor b, *, Tensor(a!) z) -> Tensor(a!)")
+
+def add_broadcast_reference(a, b):
+    """Eager reference implementation of AddBroadcast (CPU); used outside delegation."""
+    # opforge:begin reference:AddBroadcast
+    raise NotImplementedError("rank_poly::add_broadcast has no eager implementation yet; write it in reference:AddBroadcast")
+    # opforge:end reference:AddBroadcast
+
+def _add_broadcast_fake(a, b):
+    return torch.empty(torch.broadcast_shapes(a.shape, b.shape), dtype=a.dtype, device=a.device)
+
+def _add_broadcast_out(a, b, *, z):
+    results = add_broadcast_reference(a, b)
+    results = (results,)
+    for out, result in zip((z,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return z
+
+_lib.impl("add_broadcast", add_broadcast_reference, "CPU")
+_lib.impl("add_broadcast.out", _add_broadcast_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::add_broadcast", _add_broadcast_fake, lib=_lib)
+
+_lib.define("mul_add_broadcast(Tensor x, Tensor scale, Tensor bias) -> Tensor")
+_lib.define("mul_add_broadcast.out(Tensor x, Tensor scale, Tensor bias, *, Tensor(a!) y) -> Tensor(a!)")
+
+def mul_add_broadcast_reference(x, scale, bias):
+    """Eager reference implementation of MulAddBroadcast (CPU); used outside delegation."""
+    # opforge:begin reference:MulAddBroadcast
+    raise NotImplementedError("rank_poly::mul_add_broadcast has no eager implementation yet; write it in reference:MulAddBroadcast")
+    # opforge:end reference:MulAddBroadcast
+
+def _mul_add_broadcast_fake(x, scale, bias):
+    _N = x.shape[0]
+    _C = x.shape[1]
+    _L = x.shape[2]
+    return torch.empty(torch.broadcast_shapes(x.shape, scale.shape, bias.shape), dtype=torch.float32, device=x.device)
+
+def _mul_add_broadcast_out(x, scale, bias, *, y):
+    results = mul_add_broadcast_reference(x, scale, bias)
+    results = (results,)
+    for out, result in zip((y,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y
+
+_lib.impl("mul_add_broadcast", mul_add_broadcast_reference, "CPU")
+_lib.impl("mul_add_broadcast.out", _mul_add_broadcast_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::mul_add_broadcast", _mul_add_broadcast_fake, lib=_lib)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""

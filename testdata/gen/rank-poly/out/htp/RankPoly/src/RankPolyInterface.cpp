@@ -23,12 +23,14 @@ DECLARE_PKG_OPS_OPTS_LIST(PKG_AddLike)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_ReduceSumAxis)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_ReduceMaxKeep)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_TopKAxis)
+DECLARE_PKG_OPS_OPTS_LIST(PKG_AddBroadcast)
+DECLARE_PKG_OPS_OPTS_LIST(PKG_MulAddBroadcast)
 END_PKG_OPS_OPTS_LIST()
 
 // The package name comes from -DTHIS_PKG_NAME=RankPoly (see the Makefile).
 static constexpr auto sg_packageName = THIS_PKG_NAME_STR;
 
-static std::array<const char*, 5> sg_opNames{ {"ScaledSiLU", "AddLike", "ReduceSumAxis", "ReduceMaxKeep", "TopKAxis"} };
+static std::array<const char*, 7> sg_opNames{ {"ScaledSiLU", "AddLike", "ReduceSumAxis", "ReduceMaxKeep", "TopKAxis", "AddBroadcast", "MulAddBroadcast"} };
 
 // Input, output and param counts of every op, for ValidateOpConfig.
 struct OpCounts {
@@ -43,6 +45,8 @@ static constexpr OpCounts sg_opCounts[] = {
     {"ReduceSumAxis", 1, 1, 1},
     {"ReduceMaxKeep", 1, 1, 1},
     {"TopKAxis", 1, 2, 2},
+    {"AddBroadcast", 2, 1, 0},
+    {"MulAddBroadcast", 3, 1, 0},
 };
 
 static Qnn_ApiVersion_t sg_sdkApiVersion = QNN_HTP_API_VERSION_INIT;

@@ -10,6 +10,8 @@
 #include "ops/ReduceSumAxisPlugin.h"
 #include "ops/ReduceMaxKeepPlugin.h"
 #include "ops/TopKAxisPlugin.h"
+#include "ops/AddBroadcastPlugin.h"
+#include "ops/MulAddBroadcastPlugin.h"
 
 #if defined(_WIN32)
 #define RANK_POLY_EXPORT __declspec(dllexport)
@@ -33,8 +35,10 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
         static ReduceSumAxisPluginCreator sReduceSumAxis;
         static ReduceMaxKeepPluginCreator sReduceMaxKeep;
         static TopKAxisPluginCreator sTopKAxis;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaledSiLU, &sAddLike, &sReduceSumAxis, &sReduceMaxKeep, &sTopKAxis};
-        nbCreators = 5;
+        static AddBroadcastPluginCreator sAddBroadcast;
+        static MulAddBroadcastPluginCreator sMulAddBroadcast;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaledSiLU, &sAddLike, &sReduceSumAxis, &sReduceMaxKeep, &sTopKAxis, &sAddBroadcast, &sMulAddBroadcast};
+        nbCreators = 7;
         return sCreators;
     }
     catch (...)
