@@ -114,6 +114,12 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	if l.HasErrors() {
 		return nil
 	}
+	groups = mergeRanks(groups)
+	for _, g := range groups {
+		for _, n := range g.nodes {
+			groupOf[n] = g
+		}
+	}
 	pkg := newPackage(path, opts)
 	im.name(groups, opts, m, pkg)
 	if l.HasErrors() {

@@ -159,6 +159,28 @@ var importCases = []struct {
 		},
 		opts: Options{Selection: Selection{OpTypes: []string{"Shift"}}, Targets: []string{"trt", "htp", "aipu"}},
 	},
+	{
+		// Nodes of one op type that differ only in rank become one
+		// rank-polymorphic op (issue 13): inputs of any rank, the output
+		// shaped like its input. A node whose output is no input's shape
+		// keeps an op of its own.
+		name: "ranks",
+		model: onnxtest.Model{
+			Opsets: []onnxtest.Opset{{Domain: "", Version: 17}, {Domain: "custom", Version: 1}},
+			Graph: onnxtest.Graph{
+				Name: "g",
+				Nodes: []onnxtest.Node{
+					{Name: "btc", OpType: "ScaledSiLU", Domain: "custom", Inputs: []string{"x3"}, Outputs: []string{"y3"}, Attrs: []onnxtest.Attr{{Name: "alpha", Type: onnxtest.AttrFloat, F: 1}}},
+					{Name: "nchw", OpType: "ScaledSiLU", Domain: "custom", Inputs: []string{"x4"}, Outputs: []string{"y4"}, Attrs: []onnxtest.Attr{{Name: "alpha", Type: onnxtest.AttrFloat, F: 2}}},
+					{Name: "flat", OpType: "ScaledSiLU", Domain: "custom", Inputs: []string{"x1"}, Outputs: []string{"y1"}, Attrs: []onnxtest.Attr{{Name: "alpha", Type: onnxtest.AttrFloat, F: 1}}},
+					{Name: "pool", OpType: "ScaledSiLU", Domain: "custom", Inputs: []string{"x2"}, Outputs: []string{"y2"}, Attrs: []onnxtest.Attr{{Name: "alpha", Type: onnxtest.AttrFloat, F: 1}}},
+				},
+				Inputs:  []T{f32("x3", "B", "T", "C"), f32("x4", "N", "C", "H", "W"), f32("x1", "L"), f32("x2", "N", "C")},
+				Outputs: []T{f32("y3", "B", "T", "C"), f32("y4", "N", "C", "H", "W"), f32("y1", "L"), f32("y2", "N")},
+			},
+		},
+		opts: Options{Selection: Selection{OpTypes: []string{"ScaledSiLU"}}, Package: "RankImport"},
+	},
 }
 
 // runImport imports a case as `opforge import` would, returning the
