@@ -181,6 +181,27 @@ var importCases = []struct {
 		},
 		opts: Options{Selection: Selection{OpTypes: []string{"ScaledSiLU"}}, Package: "RankImport"},
 	},
+	{
+		// Nodes of one op type that differ only in trailing inputs become
+		// one op whose trailing inputs are optional (issue 13), as
+		// ModulatedDeformConv2d with and without bias; only for targets
+		// that take optional inputs (here HTP).
+		name: "optional",
+		model: onnxtest.Model{
+			Opsets: []onnxtest.Opset{{Domain: "", Version: 17}, {Domain: "custom", Version: 1}},
+			Graph: onnxtest.Graph{
+				Name: "g",
+				Nodes: []onnxtest.Node{
+					{Name: "plain", OpType: "BiasedScale", Domain: "custom", Inputs: []string{"x", "w"}, Outputs: []string{"y1"}},
+					{Name: "biased", OpType: "BiasedScale", Domain: "custom", Inputs: []string{"x", "w", "b"}, Outputs: []string{"y2"}},
+					{Name: "trailing", OpType: "BiasedScale", Domain: "custom", Inputs: []string{"x", "w", ""}, Outputs: []string{"y3"}},
+				},
+				Inputs:  []T{f32("x", "N", "C"), f32("w", "C"), f32("b", "C")},
+				Outputs: []T{f32("y1", "N", "C"), f32("y2", "N", "C"), f32("y3", "N", "C")},
+			},
+		},
+		opts: Options{Selection: Selection{OpTypes: []string{"BiasedScale"}}, Package: "OptionalImport", Targets: []string{"htp"}},
+	},
 }
 
 // runImport imports a case as `opforge import` would, returning the

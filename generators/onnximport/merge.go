@@ -2,6 +2,7 @@ package onnximport
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/opforge/opforge/generators/ir"
@@ -59,7 +60,7 @@ func rankFreeKey(g *group) (string, bool) {
 		if t.Shape == nil && !t.ShapeTensor {
 			return "", false
 		}
-		fmt.Fprintf(&sb, "|in %s static=%v shape_tensor=%v", t.Type.DTypes[0], t.Static, t.ShapeTensor)
+		fmt.Fprintf(&sb, "|in %s static=%v shape_tensor=%v optional=%v", t.Type.DTypes[0], t.Static, t.ShapeTensor, t.Optional)
 	}
 	for _, p := range op.Params {
 		fmt.Fprintf(&sb, "|param %s %s %v rank=%d", p.Name, p.Kind, p.DTypes, p.Rank)
@@ -111,4 +112,76 @@ func rankFree(op *ir.Op) {
 		o.Shape, o.Rank = nil, ir.RankAny
 		o.Like = &ir.ShapeLike{Input: op.Inputs[like[i]].Name}
 	}
+}
+
+// optionalTargets are the targets whose ops may have optional inputs: only
+// for them does import join nodes that differ in trailing inputs (the
+// Compass AIPU plugins cannot take optional inputs; TensorRT joins this
+// list when its plugins accept them, issue 13 item 2).
+var optionalTargets = map[string]bool{"htp": true}
+
+// mergeOptional joins a group into another of the same op type whose
+// signature, cut to the group's inputs, is the group's own: the nodes
+// differ only in trailing inputs, which the joined op takes as optional
+// (issue 13). Each group joins the first group, in order of appearance,
+// with the fewest inputs beyond its own.
+func mergeOptional(groups []*group, targets []string) []*group {
+	for _, t := range targets {
+		if !optionalTargets[t] {
+			return groups
+		}
+	}
+	into := map[*group]*group{}
+	for _, g := range groups {
+		var best *group
+		for _, h := range groups {
+			if h == g || len(h.op.Inputs) <= len(g.op.Inputs) {
+				continue
+			}
+			if best != nil && len(h.op.Inputs) >= len(best.op.Inputs) {
+				continue
+			}
+			if idKey(h) == idKey(g) && signatureN(h.nodes[0], h.op, len(g.op.Inputs)) == signatureN(g.nodes[0], g.op, len(g.op.Inputs)) {
+				best = h
+			}
+		}
+		if best != nil {
+			into[g] = best
+		}
+	}
+	// Follow chains (a 1-input group into a 2-input one into a 3-input
+	// one) to the group that stays.
+	root := func(g *group) *group {
+		for into[g] != nil {
+			g = into[g]
+		}
+		return g
+	}
+	out := make([]*group, 0, len(groups))
+	for _, g := range groups {
+		r := root(g)
+		if r == g {
+			out = append(out, g)
+			continue
+		}
+		for _, t := range r.op.Inputs[len(g.op.Inputs):] {
+			t.Optional = true
+		}
+		r.nodes = append(r.nodes, g.nodes...)
+		r.notes = append(r.notes, g.notes...)
+	}
+	return out
+}
+
+// idKey is the plugin identity a group's nodes name themselves.
+func idKey(g *group) string {
+	var sb strings.Builder
+	for _, id := range []*string{g.pluginVersion, g.pluginNamespace} {
+		if id != nil {
+			sb.WriteString("|" + strconv.Quote(*id))
+		} else {
+			sb.WriteString("|-")
+		}
+	}
+	return sb.String()
 }
