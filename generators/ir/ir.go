@@ -188,6 +188,9 @@ type Tensor struct {
 	Rank int
 	// Scalar marks QNN's SCALAR rank (as opposed to 0D).
 	Scalar bool
+	// RankRange bounds the rank of a tensor of rank any (`rank: [min,
+	// max]`); nil for none.
+	RankRange *RankRange
 	// Shape has one entry per dim when the shape is known, else nil.
 	Shape     []*Dim
 	Layout    Layout
@@ -232,6 +235,17 @@ type ShapeLike struct {
 	Replace *Dim
 	// ModePos is where the mode (replace, remove, keep) was written.
 	ModePos diag.Pos
+}
+
+// RankRange is the ranks a rank-polymorphic tensor may have, both ends
+// included.
+type RankRange struct {
+	Min, Max int
+}
+
+// Admits reports whether rank r is in the range (a nil range admits all).
+func (r *RankRange) Admits(rank int) bool {
+	return r == nil || rank >= r.Min && rank <= r.Max
 }
 
 // ShapeBroadcast is an output shape that is the numpy-style broadcast of

@@ -32,6 +32,12 @@ func (v *validator) like(op *ir.Op, t *ir.Tensor) {
 	if t.Like.Mode == ir.AxisRemove && rank != ir.RankAny {
 		rank--
 	}
+	if r := in.RankRange; r != nil {
+		t.RankRange = &ir.RankRange{Min: r.Min, Max: r.Max}
+		if t.Like.Mode == ir.AxisRemove {
+			t.RankRange = &ir.RankRange{Min: max(r.Min-1, 0), Max: max(r.Max-1, 0)}
+		}
+	}
 	t.Rank, t.Scalar = rank, in.Scalar && t.Like.Axis == ""
 }
 

@@ -443,7 +443,19 @@ func (b *builder) tensor(o object) *ir.Tensor {
 		}
 		t.Rank = len(t.Shape)
 	}
-	if rn := o.get("rank"); rn != nil {
+	if rn := o.get("rank"); rn != nil && rn.Kind == yaml.SequenceNode {
+		// rank: [min, max] (the schema checked two integers 0..8).
+		lo, _ := strconv.Atoi(resolve(rn.Content[0]).Value)
+		hi, _ := strconv.Atoi(resolve(rn.Content[1]).Value)
+		switch {
+		case t.Shape != nil || t.Like != nil || t.Broadcast != nil:
+			b.l.Errorf(b.pos(rn), "rank-range", "a rank range is for tensors of any rank; this one has a shape, which fixes its rank (drop the range or the shape)")
+		case lo > hi:
+			b.l.Errorf(b.pos(rn.Content[1]), "rank-range", "rank range [%d, %d] is empty: the maximum is below the minimum", lo, hi)
+		default:
+			t.Rank, t.RankRange = ir.RankAny, &ir.RankRange{Min: lo, Max: hi}
+		}
+	} else if rn != nil {
 		rank, scalar := b.rank(rn)
 		if t.Shape != nil && rank != len(t.Shape) {
 			b.l.Errorf(b.pos(rn), "rank-mismatch", "rank %s does not match the %d dims of shape", rn.Value, len(t.Shape))
@@ -655,7 +667,9 @@ func (b *builder) paramType(p *ir.Param, o object) {
 	} else if s := o.get("storage"); s != nil {
 		b.l.Errorf(b.pos(s), "param-storage", "storage applies to enum params only; param %q has type %s", p.Name, p.Kind)
 	}
-	if rn := o.get("rank"); rn != nil {
+	if rn := o.get("rank"); rn != nil && rn.Kind == yaml.SequenceNode {
+		b.l.Errorf(b.pos(rn), "rank-range", "a rank range is for input and output tensors; param %q takes a rank, any or scalar", p.Name)
+	} else if rn != nil {
 		rank, scalar := b.rank(rn)
 		switch {
 		case p.Kind != ir.ParamScalar:

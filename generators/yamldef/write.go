@@ -394,6 +394,10 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 			s.Content = append(s.Content, exprNode(d.Expr.String()))
 		}
 		add(m, "shape", s)
+	} else if r := t.RankRange; r != nil {
+		s := seq(true)
+		s.Content = append(s.Content, intNode(r.Min), intNode(r.Max))
+		add(m, "rank", s)
 	} else if t.Rank != ir.RankAny || t.Scalar {
 		add(m, "rank", rankNode(t.Rank, t.Scalar))
 	}

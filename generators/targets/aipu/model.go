@@ -227,6 +227,12 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 			infer.line("self.remove_inputs_at(", strconv.Itoa(i), ")")
 		}
 	}
+	for i, in := range op.Inputs {
+		if rr := in.RankRange; rr != nil {
+			lo, hi := strconv.Itoa(rr.Min), strconv.Itoa(rr.Max)
+			infer.line("if not ", lo, " <= len(", l.inputs[i], ".shape) <= ", hi, ": raise ValueError(", pyString(op.Name+`: input "`+in.Name+`" has `), " + str(len(", l.inputs[i], ".shape)) + ", pyString(" dims; the op takes "+lo+" to "+hi), ")")
+		}
+	}
 	shapes := make([]string, len(op.Outputs))
 	for i, o := range op.Outputs {
 		shapes[i] = l.shapeOf(op, i, o, s, infer, "np.broadcast_shapes")

@@ -251,6 +251,12 @@ func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 		}
 		lines = append(lines, fmt.Sprintf("%s = %s.shape[%d]%s", local, in.Ident, b.Dim, guard))
 	}
+	for _, in := range op.Inputs {
+		if rr := in.RankRange; rr != nil && !in.Optional {
+			lo, hi := strconv.Itoa(rr.Min), strconv.Itoa(rr.Max)
+			lines = append(lines, "if not "+lo+" <= "+in.Ident+".dim() <= "+hi+": raise ValueError("+escape.PyString(op.Name+`: input "`+in.Name+`" has `)+" + str("+in.Ident+".dim()) + "+escape.PyString(" dims; the op takes "+lo+" to "+hi)+")")
+		}
+	}
 	if len(op.DataDependent) > 0 {
 		lines = append(lines, "ctx = torch.library.get_ctx()")
 	}

@@ -246,7 +246,13 @@ func driverCases(pkg *ir.Package) string {
 		}
 		// A rank-polymorphic op runs once per rank TensorRT has (1 to
 		// Dims::MAX_DIMS), its rank-any inputs at that rank.
+	ranks:
 		for rank := 1; rank <= 8; rank++ {
+			for _, in := range op.Inputs {
+				if in.Shape == nil && !in.RankRange.Admits(rank) {
+					continue ranks // outside a declared rank range
+				}
+			}
 			lines = append(lines, opCases(pkg, op, pm.Ops[i], rank)...)
 		}
 	}

@@ -792,6 +792,12 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 	r := newRefs(op, l)
 	var sc shapeCode
 	for _, t := range l.Inputs {
+		if rr := t.T.RankRange; rr != nil {
+			in := "inputs[" + strconv.Itoa(t.Index) + "].nbDims"
+			lo, hi := strconv.Itoa(rr.Min), strconv.Itoa(rr.Max)
+			format := escape.CString(op.Name + `: input "` + strings.ReplaceAll(t.Name, "%", "%%") + `" has %d dims; the op takes ` + lo + ` to ` + hi)
+			r.check("if (" + in + " < " + lo + " || " + in + " > " + hi + ") { logError(" + format + ", " + in + "); return 1; }")
+		}
 		if t.Rank != ir.RankAny {
 			in, rank := "inputs["+strconv.Itoa(t.Index)+"].nbDims", strconv.Itoa(t.Rank)
 			// The name is data in a printf format: % doubled, then escaped.

@@ -167,6 +167,12 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		q.Unpack = lhs + " = " + q.AttrsFunc + "(" + q.AttrParams + ")"
 		body = append(body, q.Unpack)
 	}
+	for _, t := range l.Inputs {
+		if rr := t.T.RankRange; rr != nil {
+			lo, hi := strconv.Itoa(rr.Min), strconv.Itoa(rr.Max)
+			body = append(body, "if not "+lo+" <= len("+t.Ident+".shape_expr) <= "+hi+": raise ValueError("+escape.PyString(op.Name+`: input "`+t.Name+`" has `)+" + str(len("+t.Ident+".shape_expr)) + "+escape.PyString(" dims; the op takes "+lo+" to "+hi)+")")
+		}
+	}
 	for _, t := range l.Outputs {
 		if t.Size == nil {
 			continue

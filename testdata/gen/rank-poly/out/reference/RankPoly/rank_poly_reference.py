@@ -130,6 +130,23 @@ def mul_add_broadcast(x, scale, bias):
     raise NotImplementedError("MulAddBroadcast has no reference implementation yet: write it in the region reference:MulAddBroadcast of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
     # opforge:end reference:MulAddBroadcast
 
+def softmax_ranked(x, *, axis=1):
+    """SoftmaxRanked: Softmax of x along axis, for inputs of rank 2 to 4.
+
+    Inputs (torch tensors):
+        x: float32 of any rank
+
+    Params (keyword-only Python values):
+        axis: int32, default 1
+
+    Returns a tuple, in this order:
+        y: float32 shaped like x
+        sum: float32 shaped like x without the dim at axis
+    """
+    # opforge:begin reference:SoftmaxRanked
+    raise NotImplementedError("SoftmaxRanked has no reference implementation yet: write it in the region reference:SoftmaxRanked of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:SoftmaxRanked
+
 # op name -> reference function
 OPS = {
     "ScaledSiLU": scaled_si_lu,
@@ -139,4 +156,5 @@ OPS = {
     "TopKAxis": top_k_axis,
     "AddBroadcast": add_broadcast,
     "MulAddBroadcast": mul_add_broadcast,
+    "SoftmaxRanked": softmax_ranked,
 }

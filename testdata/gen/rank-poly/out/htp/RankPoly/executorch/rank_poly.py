@@ -26,6 +26,7 @@ QNN_OP_TYPES = {
     "top_k_axis": "TopKAxis",
     "add_broadcast": "AddBroadcast",
     "mul_add_broadcast": "MulAddBroadcast",
+    "softmax_ranked": "SoftmaxRanked",
 }
 
 _lib = Library(NAMESPACE, "DEF")
@@ -213,6 +214,33 @@ def _mul_add_broadcast_out(x, scale, bias, *, y):
 _lib.impl("mul_add_broadcast", mul_add_broadcast_reference, "CPU")
 _lib.impl("mul_add_broadcast.out", _mul_add_broadcast_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::mul_add_broadcast", _mul_add_broadcast_fake, lib=_lib)
+
+_lib.define("softmax_ranked(Tensor x, int axis=1) -> (Tensor, Tensor)")
+_lib.define("softmax_ranked.out(Tensor x, int axis=1, *, Tensor(a!) y, Tensor(b!) sum) -> (Tensor(a!), Tensor(b!))")
+
+def softmax_ranked_reference(x, axis=1):
+    """Eager reference implementation of SoftmaxRanked (CPU); used outside delegation."""
+    # opforge:begin reference:SoftmaxRanked
+    raise NotImplementedError("rank_poly::softmax_ranked has no eager implementation yet; write it in reference:SoftmaxRanked")
+    # opforge:end reference:SoftmaxRanked
+
+def _softmax_ranked_fake(x, axis=1):
+    if not 2 <= x.dim() <= 4: raise ValueError("SoftmaxRanked: input \"x\" has " + str(x.dim()) + " dims; the op takes 2 to 4")
+    _axis_sum = int(axis)
+    if not -x.dim() <= _axis_sum < x.dim(): raise IndexError("SoftmaxRanked: param axis is " + str(_axis_sum) + ", not an axis of input \"x\" (" + str(x.dim()) + " dims)")
+    _axis_sum %= x.dim()
+    return (torch.empty(x.shape, dtype=torch.float32, device=x.device), torch.empty(tuple(_s for _d, _s in enumerate(x.shape) if _d != _axis_sum), dtype=torch.float32, device=x.device))
+
+def _softmax_ranked_out(x, axis=1, *, y, sum):
+    results = softmax_ranked_reference(x, axis)
+    for out, result in zip((y, sum,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y, sum
+
+_lib.impl("softmax_ranked", softmax_ranked_reference, "CPU")
+_lib.impl("softmax_ranked.out", _softmax_ranked_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::softmax_ranked", _softmax_ranked_fake, lib=_lib)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""

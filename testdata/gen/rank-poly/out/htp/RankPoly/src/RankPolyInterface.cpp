@@ -25,12 +25,13 @@ DECLARE_PKG_OPS_OPTS_LIST(PKG_ReduceMaxKeep)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_TopKAxis)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_AddBroadcast)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_MulAddBroadcast)
+DECLARE_PKG_OPS_OPTS_LIST(PKG_SoftmaxRanked)
 END_PKG_OPS_OPTS_LIST()
 
 // The package name comes from -DTHIS_PKG_NAME=RankPoly (see the Makefile).
 static constexpr auto sg_packageName = THIS_PKG_NAME_STR;
 
-static std::array<const char*, 7> sg_opNames{ {"ScaledSiLU", "AddLike", "ReduceSumAxis", "ReduceMaxKeep", "TopKAxis", "AddBroadcast", "MulAddBroadcast"} };
+static std::array<const char*, 8> sg_opNames{ {"ScaledSiLU", "AddLike", "ReduceSumAxis", "ReduceMaxKeep", "TopKAxis", "AddBroadcast", "MulAddBroadcast", "SoftmaxRanked"} };
 
 // Input, output and param counts of every op, for ValidateOpConfig.
 struct OpCounts {
@@ -47,6 +48,7 @@ static constexpr OpCounts sg_opCounts[] = {
     {"TopKAxis", 1, 2, 2},
     {"AddBroadcast", 2, 1, 0},
     {"MulAddBroadcast", 3, 1, 0},
+    {"SoftmaxRanked", 1, 2, 1},
 };
 
 static Qnn_ApiVersion_t sg_sdkApiVersion = QNN_HTP_API_VERSION_INIT;

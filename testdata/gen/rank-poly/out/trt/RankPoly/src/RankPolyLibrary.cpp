@@ -12,6 +12,7 @@
 #include "ops/TopKAxisPlugin.h"
 #include "ops/AddBroadcastPlugin.h"
 #include "ops/MulAddBroadcastPlugin.h"
+#include "ops/SoftmaxRankedPlugin.h"
 
 #if defined(_WIN32)
 #define RANK_POLY_EXPORT __declspec(dllexport)
@@ -37,8 +38,9 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
         static TopKAxisPluginCreator sTopKAxis;
         static AddBroadcastPluginCreator sAddBroadcast;
         static MulAddBroadcastPluginCreator sMulAddBroadcast;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaledSiLU, &sAddLike, &sReduceSumAxis, &sReduceMaxKeep, &sTopKAxis, &sAddBroadcast, &sMulAddBroadcast};
-        nbCreators = 7;
+        static SoftmaxRankedPluginCreator sSoftmaxRanked;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaledSiLU, &sAddLike, &sReduceSumAxis, &sReduceMaxKeep, &sTopKAxis, &sAddBroadcast, &sMulAddBroadcast, &sSoftmaxRanked};
+        nbCreators = 8;
         return sCreators;
     }
     catch (...)
