@@ -203,6 +203,9 @@ type Tensor struct {
 	Rank int
 	// Scalar marks QNN's SCALAR rank (as opposed to 0D).
 	Scalar bool
+	// RankRange bounds the rank of a tensor of rank any (`rank: [min,
+	// max]`); nil for none.
+	RankRange *RankRange
 	// Shape has one entry per dim when the shape is known, else nil.
 	Shape     []*Dim
 	Layout    Layout
@@ -216,6 +219,12 @@ type Tensor struct {
 	// DTypeParam names the param whose value chooses an output's dtype (a
 	// Cast-like `to`: an enum whose values are dtype names); "" for none.
 	DTypeParam string
+	// Like makes an output's shape that of an input, whatever its rank
+	// (`shape: {like: x}`); nil for a declared shape. Shape is then nil.
+	Like *ShapeLike
+	// Broadcast makes an output's shape the numpy broadcast of inputs'
+	// shapes (`shape: {broadcast: [a, b]}`); nil otherwise.
+	Broadcast *ShapeBroadcast
 	// DynamicShapeText is QNN's DynamicShape/Text (2024 schema).
 	DynamicShapeText string
 	// Default is QNN's tensor Default text; outputs may not have one.
@@ -224,6 +233,54 @@ type Tensor struct {
 	Pos         diag.Pos
 	Where       Where
 }
+
+// ShapeLike is an output shape written relative to an input: the same
+// shape as input Input (elementwise ops), whatever its rank, or, with an
+// Axis, that shape with the dim at the axis (the value of an integer param,
+// negative counting from the end) replaced, removed or kept as 1
+// (reductions, TopK along an axis).
+type ShapeLike struct {
+	Input string
+	Pos   diag.Pos // where the input's name was written
+	// Axis names the integer param holding the axis; "" for none.
+	Axis    string
+	AxisPos diag.Pos
+	Mode    AxisMode
+	// Replace is the dim at the axis (AxisReplace).
+	Replace *Dim
+	// ModePos is where the mode (replace, remove, keep) was written.
+	ModePos diag.Pos
+}
+
+// RankRange is the ranks a rank-polymorphic tensor may have, both ends
+// included.
+type RankRange struct {
+	Min, Max int
+}
+
+// Admits reports whether rank r is in the range (a nil range admits all).
+func (r *RankRange) Admits(rank int) bool {
+	return r == nil || rank >= r.Min && rank <= r.Max
+}
+
+// ShapeBroadcast is an output shape that is the numpy-style broadcast of
+// several inputs' shapes: aligned at the last dim, each dim the inputs'
+// common size, where a dim of 1 (or a missing leading dim) stretches.
+type ShapeBroadcast struct {
+	Inputs []string
+	Pos    []diag.Pos // where each input's name was written
+	At     diag.Pos   // the broadcast key
+}
+
+// AxisMode says what becomes of the dim at a ShapeLike's axis.
+type AxisMode string
+
+const (
+	AxisNone    AxisMode = ""
+	AxisReplace AxisMode = "replace"
+	AxisRemove  AxisMode = "remove"
+	AxisKeep    AxisMode = "keep"
+)
 
 // Dim is one dimension: an expression and where it was written.
 type Dim struct {

@@ -173,6 +173,18 @@ func (w *writer) tensor(e *etree.Element, op *ir.Op, t *ir.Tensor, input bool) {
 	leaf(shape, "Rank", rankText(t.Rank, t.Scalar))
 	w.layout(shape, t.Layout, t.Where.At("layout", t.Pos), t.Name)
 	text := t.ShapeText
+	if t.Broadcast != nil {
+		if text == "" {
+			text = "broadcast of " + strings.Join(t.Broadcast.Inputs, ", ")
+		}
+		w.lost(t.Where.At("shape", t.Pos), "%q: QNN XML cannot say an output has the broadcast shape of inputs; kept as Text only", t.Name)
+	}
+	if t.Like != nil {
+		if text == "" {
+			text = "same shape as " + t.Like.Input
+		}
+		w.lost(t.Where.At("shape", t.Pos), "%q: QNN XML cannot say an output has an input's shape; kept as Text only", t.Name)
+	}
 	if t.Shape != nil {
 		dims := make([]string, len(t.Shape))
 		for i, d := range t.Shape {

@@ -118,6 +118,8 @@ func (v *validator) op(op *ir.Op) {
 	for i, t := range op.Outputs {
 		v.tensor(op, t, false, i == len(op.Outputs)-1)
 		v.dtypeParam(op, t)
+		v.like(op, t)
+		v.broadcast(op, t)
 	}
 	for _, p := range op.Params {
 		v.param(op, p)

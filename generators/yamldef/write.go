@@ -376,12 +376,37 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 	} else {
 		add(m, "type", dtypeList(t.Type.DTypes))
 	}
-	if t.Shape != nil {
+	if t.Broadcast != nil {
+		m2 := mapping(true)
+		names := seq(true)
+		for _, n := range t.Broadcast.Inputs {
+			names.Content = append(names.Content, str(n))
+		}
+		add(m2, "broadcast", names)
+		add(m, "shape", m2)
+	} else if t.Like != nil {
+		like := mapping(true)
+		add(like, "like", str(t.Like.Input))
+		if t.Like.Axis != "" {
+			add(like, "axis", str(t.Like.Axis))
+		}
+		switch t.Like.Mode {
+		case ir.AxisReplace:
+			add(like, "replace", exprNode(t.Like.Replace.Expr.String()))
+		case ir.AxisRemove, ir.AxisKeep:
+			add(like, string(t.Like.Mode), boolNode(true))
+		}
+		add(m, "shape", like)
+	} else if t.Shape != nil {
 		s := seq(true)
 		for _, d := range t.Shape {
 			s.Content = append(s.Content, exprNode(d.Expr.String()))
 		}
 		add(m, "shape", s)
+	} else if r := t.RankRange; r != nil {
+		s := seq(true)
+		s.Content = append(s.Content, intNode(r.Min), intNode(r.Max))
+		add(m, "rank", s)
 	} else if t.Rank != ir.RankAny || t.Scalar {
 		add(m, "rank", rankNode(t.Rank, t.Scalar))
 	}
