@@ -23,6 +23,7 @@ import (
 var trees = []struct{ opdefs, out string }{
 	{"../../../testdata/gen/examples/opdefs", "../../../testdata/gen/examples/out"},
 	{"../../../../shared/fixtures/qnn", "../../../testdata/gen/fixtures/out"},
+	{"../../../../shared/fixtures/qnn-more", "../../../testdata/gen/fixtures-more/out"},
 	{"../../../testdata/gen/htp-params/opdefs", "../../../testdata/gen/htp-params/out"},
 }
 
