@@ -125,6 +125,21 @@ func Test() error {
 		}
 		env = append(env, "OPFORGE_TRT_BINDINGS="+strings.TrimSpace(site))
 	}
+	if os.Getenv("OPFORGE_EXECUTORCH_PYTHON") == "" {
+		// executorch 1.0 (requirements-nodeps.txt), the release of the
+		// venv's torch: the ExecuTorch lowering test's builder and calibrate
+		// stages.
+		env = append(env, "OPFORGE_EXECUTORCH_PYTHON="+python)
+	}
+	if os.Getenv("OPFORGE_TRT_CORE") == "" {
+		// verify's trt-python runner uses the same stand-in core as the tests
+		// of the Python plugins (it runs only where a GPU is).
+		core, err := filepath.Abs(filepath.Join("testdata", "trt", "qdp", "core"))
+		if err != nil {
+			return err
+		}
+		env = append(env, "OPFORGE_TRT_CORE="+core)
+	}
 	if err := run(env, "go", "vet", "./..."); err != nil {
 		return err
 	}

@@ -34,9 +34,11 @@ const usage = `usage:
                  [--package NAME] [--domain D] [--namespace NS] [--package-version V]
                  [--targets trt,htp,aipu] [--allow-standard-names]
                                                      opdefs for the selected nodes of an ONNX model
-  opforge rewrite onnx MODEL SELECT -o OUT [--rename T=NAME] [--opdef OPDEF]
+  opforge rewrite onnx MODEL SELECT -o OUT [--for trt|htp] [--rename T=NAME] [--opdef OPDEF]
                  [--package NAME] [--allow-standard-names] [--copy-external-data]
-                                                     make the selected nodes call the TensorRT plugins
+                                                     make the selected nodes call the generated ops (trt:
+                                                     TensorRT plugins; htp: an op package in ONNX Runtime's
+                                                     QNN execution provider)
     SELECT is any of --nodes N,... --op-types T,... --unsupported-for trt|htp|aipu
 `
 

@@ -115,15 +115,30 @@ type Reference struct {
 	Text   string
 }
 
+// ONNXOrigin is the ONNX op an op was imported from: its op type and
+// domain, and the model that gives the opset imports and the function
+// defining a custom op (Model as written, relative to the opdef's
+// directory; ModelPath resolved against it).
+type ONNXOrigin struct {
+	Model     string
+	ModelPath string
+	OpType    string
+	Domain    string
+	Pos       diag.Pos
+}
+
 // Op is one operator.
 type Op struct {
 	Name        string
 	Description string
 	References  []Reference
-	TypeVars    []*TypeVar
-	Inputs      []*Tensor
-	Outputs     []*Tensor
-	Params      []*Param
+	// ONNX is the ONNX op the op was imported from, nil when written by
+	// hand: its reference runs that op until the user writes one.
+	ONNX     *ONNXOrigin
+	TypeVars []*TypeVar
+	Inputs   []*Tensor
+	Outputs  []*Tensor
+	Params   []*Param
 	// DataDependent are output sizes known only at run time, with bounds.
 	DataDependent []*SizeSymbol
 	Targets       Targets

@@ -10,6 +10,8 @@ package reference
 
 import (
 	"math"
+	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -56,7 +58,7 @@ func Path(pkg *ir.Package) string {
 // the snake-cased op name, made a safe identifier, with a numeric suffix
 // where two ops would meet or where it would shadow the module's own names.
 func Funcs(pkg *ir.Package) map[string]string {
-	taken := map[string]bool{"torch": true, "OPS": true}
+	taken := map[string]bool{"torch": true, "OPS": true, "_onnx_op": true, "_onnx_model": true, "_onnx_models": true}
 	m := make(map[string]string, len(pkg.Ops))
 	for _, op := range pkg.Ops {
 		base := names.Ident(names.Snake(op.Name))
@@ -75,6 +77,9 @@ type moduleModel struct {
 	Module  string
 	Path    string
 	Ops     []opModel
+	// AnyONNX: some op was imported from ONNX, so the module carries the
+	// helper that runs ONNX ops.
+	AnyONNX bool
 }
 
 type opModel struct {
@@ -83,6 +88,48 @@ type opModel struct {
 	Signature string // the parameter list, escaped
 	Doc       string // the docstring body, escaped, indented
 	Message   string // the NotImplementedError text, unescaped
+	// ONNX, for an op imported from an ONNX model, is the call of that
+	// op the region starts with.
+	ONNX *onnxCall
+}
+
+// onnxCall runs the ONNX op an op was imported from.
+type onnxCall struct {
+	// Model is the model's path relative to the repository root (the
+	// directory that holds opdefs/), or absolute as the opdef wrote it.
+	Model, OpType, Domain string
+	// Inputs are the input identifiers, a variadic one starred.
+	Inputs []string
+	// Attrs map the attribute names (the params' own names) to the
+	// params' identifiers.
+	Attrs   []onnxAttr
+	Outputs int
+}
+
+type onnxAttr struct{ Name, Ident string }
+
+// onnxCallOf is the call of op's ONNX origin, or nil.
+func onnxCallOf(pkg *ir.Package, op *ir.Op) *onnxCall {
+	o := op.ONNX
+	if o == nil {
+		return nil
+	}
+	model := o.Model
+	if !path.IsAbs(model) && !filepath.IsAbs(filepath.FromSlash(model)) {
+		model = path.Join(path.Dir(pkg.Source), model)
+	}
+	c := &onnxCall{Model: model, OpType: o.OpType, Domain: o.Domain, Outputs: len(op.Outputs)}
+	for _, in := range op.Inputs {
+		id := in.Ident
+		if in.Variadic {
+			id = "*" + id
+		}
+		c.Inputs = append(c.Inputs, id)
+	}
+	for _, p := range op.Params {
+		c.Attrs = append(c.Attrs, onnxAttr{Name: p.Name, Ident: p.Ident})
+	}
+	return c
 }
 
 // Generate renders the package's reference module (paths relative to
@@ -101,7 +148,9 @@ func (Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 			Doc:       docstring(op),
 			Message: op.Name + " has no reference implementation yet: write it in the region reference:" + op.Name +
 				" of " + m.Path + " (ExecuTorch calibration and quantization and opforge verify need it)",
+			ONNX: onnxCallOf(pkg, op),
 		})
+		m.AnyONNX = m.AnyONNX || op.ONNX != nil
 	}
 	return tmpl.Package(pkg, []render.File{{Path: m.Module + ".py", Tmpl: "reference.py.tmpl", Data: m, Owned: true}}, d)
 }

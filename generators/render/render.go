@@ -93,6 +93,9 @@ type File struct {
 	Tmpl  string // template name
 	Data  any
 	Owned bool // has user-owned regions
+	// Moved: where the code of regions the file no longer has belongs
+	// now, by region key (fileset.File.Moved).
+	Moved map[string]string
 }
 
 // Package renders a package's files and returns them below pkg.Name. Files
@@ -113,7 +116,7 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", f.Tmpl, errs[i])
 			continue
 		}
-		if err := set.Add(&fileset.File{Path: path.Join(pkg.Name, f.Path), Data: outs[i], Source: pkg.Source, Owned: f.Owned}); err != nil {
+		if err := set.Add(&fileset.File{Path: path.Join(pkg.Name, f.Path), Data: outs[i], Source: pkg.Source, Owned: f.Owned, Moved: f.Moved}); err != nil {
 			d.Errorf(pkg.Pos, "internal", "%v", err)
 		}
 	}

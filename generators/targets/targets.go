@@ -51,3 +51,15 @@ func FrontEnds() map[string]*onnx.FrontEnd {
 	}
 	return m
 }
+
+// ONNXCallers returns the targets whose runtimes can call generated ops
+// from ONNX nodes (rewrite onnx --for), by target name.
+func ONNXCallers() map[string]target.ONNXCaller {
+	m := map[string]target.ONNXCaller{}
+	for _, t := range All() {
+		if c, ok := t.(target.ONNXCaller); ok {
+			m[t.Name()] = c
+		}
+	}
+	return m
+}

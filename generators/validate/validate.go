@@ -123,6 +123,7 @@ func (v *validator) op(op *ir.Op) {
 	for _, p := range op.Params {
 		v.param(op, p)
 	}
+	v.onnxOrigin(op)
 	newShapeChecker(v.l, op).check()
 }
 

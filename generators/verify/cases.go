@@ -16,6 +16,7 @@ import (
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/targets/aipu"
 )
 
 // Case is one run of an op: concrete input shapes and dtypes, param
@@ -26,6 +27,9 @@ type Case struct {
 	Params  []Param  `json:"params"`
 	Outputs []Tensor `json:"outputs"`
 	Seed    int      `json:"seed"`
+	// Sizes are the op's data-dependent sizes, in opdef order (the order of
+	// a TensorRT plugin's size-tensor outputs).
+	Sizes []string `json:"sizes,omitempty"`
 }
 
 // Tensor is one input or output of a case.
@@ -41,6 +45,12 @@ type Tensor struct {
 	Values []int64 `json:"values,omitempty"`
 	// Variadic inputs are passed as a list of one tensor.
 	Variadic bool `json:"variadic,omitempty"`
+	// Upper is a data-dependent output's shape with every data-dependent
+	// size at its upper bound (what a runtime allocates); SizeDims names,
+	// per dim, the size it is ("" a fixed dim, "?" an expression over
+	// sizes, which runners that need the split cannot take).
+	Upper    []int64  `json:"upper,omitempty"`
+	SizeDims []string `json:"size_dims,omitempty"`
 }
 
 // Param is one param value of a case: Value as the reference receives it
@@ -374,7 +384,7 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 			return c, fmt.Errorf("input %s: torch cannot make %s", in.Name, d)
 		}
 		info := d.Info()
-		t := Tensor{Name: in.Ident, DType: info.Torch, Kind: kind, Compass: info.Compass, Variadic: in.Variadic}
+		t := Tensor{Name: in.Ident, DType: info.Torch, Kind: kind, Compass: aipu.CompassDType(d), Variadic: in.Variadic}
 		shape, err := evalShape(in, env)
 		if err != nil {
 			return c, fmt.Errorf("input %s: %v", in.Name, err)
@@ -418,7 +428,7 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 			return c, fmt.Errorf("output %s: torch cannot make %s", o.Name, d)
 		}
 		info := d.Info()
-		t := Tensor{Name: o.Ident, DType: info.Torch, Kind: kind, Compass: info.Compass}
+		t := Tensor{Name: o.Ident, DType: info.Torch, Kind: kind, Compass: aipu.CompassDType(d)}
 		dependent := false
 		for _, dim := range o.Shape {
 			for _, s := range dim.Expr.Symbols() {
@@ -433,10 +443,54 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 				return c, fmt.Errorf("output %s: %v", o.Name, err)
 			}
 			t.Shape = shape
+		} else {
+			upper, sizeDims, err := upperShape(op, o, env, dd)
+			if err != nil {
+				return c, fmt.Errorf("output %s: %v", o.Name, err)
+			}
+			t.Upper, t.SizeDims = upper, sizeDims
 		}
 		c.Outputs = append(c.Outputs, t)
 	}
+	for _, s := range op.DataDependent {
+		c.Sizes = append(c.Sizes, s.Name)
+	}
 	return c, nil
+}
+
+// upperShape evaluates a data-dependent output's dims with every size at
+// its upper bound, and names the size each dim is.
+func upperShape(op *ir.Op, o *ir.Tensor, env shapeexpr.MapEnv, dd map[string]bool) ([]int64, []string, error) {
+	bound := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: env.Elements, ElemSizes: env.ElemSizes}
+	for k, v := range env.Symbols {
+		bound.Symbols[k] = v
+	}
+	for _, s := range op.DataDependent {
+		if s.Upper == nil {
+			return nil, nil, fmt.Errorf("size %s has no upper bound", s.Name)
+		}
+		v, err := s.Upper.Eval(env)
+		if err != nil {
+			return nil, nil, fmt.Errorf("upper bound of %s: %v", s.Name, err)
+		}
+		bound.Symbols[s.Name] = v
+	}
+	upper, err := evalShape(o, bound)
+	if err != nil {
+		return nil, nil, err
+	}
+	sizeDims := make([]string, len(o.Shape))
+	for i, d := range o.Shape {
+		for _, s := range d.Expr.Symbols() {
+			if s.Kind == shapeexpr.Sym && dd[s.Name] {
+				sizeDims[i] = "?"
+				if d.Expr.Kind == shapeexpr.Sym {
+					sizeDims[i] = s.Name
+				}
+			}
+		}
+	}
+	return upper, sizeDims, nil
 }
 
 // evalShape evaluates a tensor's dims; a tensor without a shape gets the

@@ -45,6 +45,10 @@ type Options struct {
 	Tolerances map[string][2]float64
 	// CompassOptimizer is a Compass_Optimizer checkout ("" : $COMPASS_OPTIMIZER_DIR).
 	CompassOptimizer string
+	// Build is the build directory the TensorRT plugin libraries are built
+	// in ("" : build); Toolchains the descriptors ("" : the built-in ones
+	// or toolchains/).
+	Build, Toolchains string
 }
 
 // Result is one op × target × case (Case "-" when the target did not run).
@@ -72,6 +76,8 @@ type job struct {
 type jobOp struct {
 	Op        string `json:"op"`
 	LayerType string `json:"layer_type,omitempty"`
+	TRT       *trtOp `json:"trt,omitempty"`
+	HTP       *htpOp `json:"htp,omitempty"`
 	Cases     []Case `json:"cases"`
 }
 
@@ -102,6 +108,10 @@ func Run(o Options, l *diag.List) []Result {
 		targets = Targets
 	}
 	python, pyProblem := findPython(o.Python)
+	// Built runners live here for the run (a failure to make it shows as
+	// the TensorRT runner's failure to be written).
+	tmp, _ := os.MkdirTemp("", "opforge-verify-trt-")
+	defer os.RemoveAll(tmp)
 	var results []Result
 	for _, pkg := range pkgs {
 		ops := pkg.OpsWhere(func(op *ir.Op) bool { return len(o.Ops) == 0 || slices.Contains(o.Ops, op.Name) })
@@ -157,6 +167,47 @@ func Run(o Options, l *diag.List) []Result {
 				j.Impl = map[string]string{"path": mod}
 			case "aipu":
 				env = append(env, "AIPUPLUGIN_PATH="+filepath.Join(o.Out, "aipu", pkg.Name, "opt"), "COMPASS_OPTIMIZER_DIR="+compassDir(o))
+			case "trt":
+				prep := prepareTRT(o, pkg, filepath.Join(tmp, pkg.Name))
+				if prep.skip != "" || prep.err != "" {
+					for _, op := range run {
+						if prep.skip != "" {
+							skip(op, prep.skip)
+						} else {
+							results = append(results, Result{Package: pkg.Name, Op: op.Name, Target: t, Case: "-", Status: Fail, Reason: prep.err})
+						}
+					}
+					continue
+				}
+				j.Impl = map[string]string{"library": prep.library, "runner": prep.runner}
+			case "htp":
+				prep := prepareHTP(o, pkg, filepath.Join(tmp, "htp", pkg.Name))
+				if prep.skip != "" || prep.err != "" {
+					for _, op := range run {
+						if prep.skip != "" {
+							skip(op, prep.skip)
+						} else {
+							results = append(results, Result{Package: pkg.Name, Op: op.Name, Target: t, Case: "-", Status: Fail, Reason: prep.err})
+						}
+					}
+					continue
+				}
+				j.Impl = map[string]string{"python": prep.python, "script": prep.script, "library": prep.library,
+					"interface": pkg.Name + "InterfaceProvider", "domain": htpDomain(pkg), "mismatch": prep.mismatch}
+			case "trt-python":
+				mod, err := pythonPluginModule(o.Out, pkg)
+				e, problem := trtPythonEnv()
+				if err != nil || problem != "" {
+					if problem == "" {
+						problem = err.Error()
+					}
+					for _, op := range run {
+						skip(op, problem)
+					}
+					continue
+				}
+				env = append(env, e...)
+				j.Impl = map[string]string{"path": mod}
 			}
 			for _, op := range run {
 				jo := jobOp{Op: op.Name, Cases: cases[op.Name]}
@@ -165,6 +216,12 @@ func Run(o Options, l *diag.List) []Result {
 					if jo.LayerType == "" {
 						jo.LayerType = op.Name
 					}
+				}
+				if t == "trt" || t == "trt-python" {
+					jo.TRT = trtOpOf(pkg, op)
+				}
+				if t == "htp" {
+					jo.HTP = htpOpOf(op)
 				}
 				j.Ops = append(j.Ops, jo)
 			}
@@ -203,17 +260,19 @@ func runnable(pkg *ir.Package, op *ir.Op, t string, o Options) (why string, appl
 		if op.Targets.TRT == nil {
 			return "", false
 		}
-		return "the TensorRT C++ plugin needs the built plugin library and an NVIDIA GPU; verify does not run it yet", true
+		return trtLayoutProblem(op, false), true
 	case "trt-python":
 		if op.Targets.TRT == nil || op.Targets.TRT.QDP == nil {
 			return "", false
 		}
-		return "the TensorRT Python plugin needs TensorRT, Triton and an NVIDIA GPU; verify does not run it yet", true
+		return trtLayoutProblem(op, true), true
 	case "htp":
 		if op.Targets.HTP == nil {
 			return "", false
 		}
-		return "the HTP op package needs the QNN x86 HTP backend (libQnnHtp.so) and its built x86 library; verify does not run it yet", true
+		if len(op.DataDependent) > 0 {
+			return "verify does not run HTP ops with data-dependent output sizes yet", true
+		}
 	}
 	return "", true
 }

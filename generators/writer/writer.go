@@ -607,6 +607,10 @@ func mergeOwned(root string, f *fileset.File, disk []byte, oldDefaults map[strin
 	for _, o := range orphans {
 		p := pos
 		p.Line = o.Line
+		if where, ok := f.Moved[o.Key]; ok {
+			l.Errorf(p, "user-region-orphan", "user region %q holds code, but this file no longer has a region %q: %s; move the code there and delete the region here, then regenerate (nothing was written)", o.Key, o.Key, where)
+			continue
+		}
 		l.Errorf(p, "user-region-orphan", "user region %q holds code, but the regenerated file has no region %q (was an input, output or op renamed? for an op, put the old name back and run `opforge mv OLD NEW`); this file is still generated: move the code into another of its regions or delete the region, then regenerate (nothing was written)", o.Key, o.Key)
 	}
 	return []byte(merged), len(orphans) == 0

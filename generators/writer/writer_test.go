@@ -134,6 +134,7 @@ func TestErrorsWriteNothing(t *testing.T) {
 		setup func(root string)
 		next  *fileset.Set
 		code  string
+		says  string // in the message, when set
 	}{
 		{
 			name: "broken markers",
@@ -152,6 +153,17 @@ func TestErrorsWriteNothing(t *testing.T) {
 			},
 			next: set(&fileset.File{Path: "op.cpp", Owned: true, Data: []byte("// opforge:begin kernel\n// opforge:end kernel\n")}, plain("new.txt", "n")),
 			code: "user-region-orphan",
+		},
+		{
+			name: "region moved to another file",
+			setup: func(root string) {
+				p := filepath.Join(root, "op.cpp")
+				_ = os.WriteFile(p, []byte(strings.Replace(read(nil, p), "  return 0;\n", "  keep_me();\n", 1)), 0o644)
+			},
+			next: set(&fileset.File{Path: "op.cpp", Owned: true, Data: []byte("// opforge:begin kernel\n// opforge:end kernel\n"),
+				Moved: map[string]string{"impl": "its code belongs in region impl of other.cpp now"}}),
+			code: "user-region-orphan",
+			says: `no longer has a region "impl": its code belongs in region impl of other.cpp now; move the code there`,
 		},
 		{
 			name: "stale file with user code",
@@ -183,7 +195,7 @@ func TestErrorsWriteNothing(t *testing.T) {
 			}
 			found := false
 			for _, d := range l.Sorted() {
-				found = found || d.Code == c.code
+				found = found || d.Code == c.code && strings.Contains(d.Message, c.says)
 			}
 			if !found {
 				t.Errorf("codes %v, want %s", l.Sorted(), c.code)

@@ -286,6 +286,15 @@ func opNode(op *ir.Op) *yaml.Node {
 		}
 		add(m, "references", rs)
 	}
+	if o := op.ONNX; o != nil {
+		om := mapping(true)
+		add(om, "model", str(o.Model))
+		add(om, "op_type", str(o.OpType))
+		if o.Domain != "" {
+			add(om, "domain", str(o.Domain))
+		}
+		add(m, "onnx", om)
+	}
 	if len(op.TypeVars) > 0 {
 		tm := mapping(false)
 		for _, tv := range op.TypeVars {

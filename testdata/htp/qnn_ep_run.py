@@ -1,10 +1,9 @@
 """Runs an opforge-built HTP op package inside Qualcomm's HTP backend (x86)
 through ONNX Runtime's QNN execution provider (the onnxruntime-qnn wheel).
 
-  qnn_ep_run.py model OUT.onnx OP_TYPE DOMAIN
-      writes a one-node model: y = OP_TYPE(x) in DOMAIN, x float32 [1, 2, 3, 4],
-      node "r0": the node a retargeting to the package's op gives (opforge
-      rewrite onnx retargets to TensorRT plugins only, so far).
+  qnn_ep_run.py model OUT.onnx
+      writes a one-node model y = Relu(x), x float32 [1, 2, 3, 4], node "r0",
+      for `opforge rewrite onnx --for htp` to retarget to the package's op.
   qnn_ep_run.py versions
       prints the onnxruntime, onnxruntime-qnn and bundled QNN versions and
       the path of the wheel's libQnnHtp.so.
@@ -33,17 +32,17 @@ def versions():
     return ort.__version__, info.__version__, info.qnn_version, oq
 
 
-def make_model(out, op_type, domain):
+def make_model(out):
     import onnx
     from onnx import TensorProto, helper
 
     shape = [1, 2, 3, 4]
-    node = helper.make_node(op_type, ["x"], ["y"], name="r0", domain=domain)
+    node = helper.make_node("Relu", ["x"], ["y"], name="r0")
     g = helper.make_graph(
         [node], "opforge_qnn_run",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(domain, 1)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     m.ir_version = 10  # readable by older onnxruntime releases too
     onnx.save(m, out)
 
@@ -107,7 +106,7 @@ def run(model, lib, op_type, interface):
 
 
 def main(argv):
-    if len(argv) == 4 and argv[0] == "model":
+    if len(argv) == 2 and argv[0] == "model":
         make_model(*argv[1:])
         return 0
     if argv and argv[0] == "versions":

@@ -179,7 +179,7 @@ type planPackage struct {
 }
 
 // compass is a dtype's Compass IR name.
-func compass(d ir.DType) string { return d.Info().Compass }
+func compass(d ir.DType) string { return aipu.CompassDType(d) }
 
 // distinct drops dtypes whose Compass name repeats (qint8 is int8).
 func distinct(ds []ir.DType) []string {

@@ -68,7 +68,7 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		render.File{Path: "README.md", Tmpl: "README.md.tmpl", Data: m},
 	)
 	if pkg.HTP.ExecuTorch {
-		files = append(files, render.File{Path: "executorch/" + m.TorchNamespace + ".py", Tmpl: "executorch.py.tmpl", Data: newTorchModel(pkg, ops, m, d), Owned: true})
+		files = append(files, render.File{Path: "executorch/" + m.TorchNamespace + ".py", Tmpl: "executorch.py.tmpl", Data: newTorchModel(pkg, ops, m, d), Owned: true, Moved: movedEagerRegions(pkg, ops)})
 	}
 	for _, op := range m.Ops {
 		files = append(files, render.File{Path: "src/ops/" + op.Name + ".cpp", Tmpl: "op.cpp.tmpl", Data: op, Owned: true})
@@ -230,7 +230,7 @@ func scalarDefault(p *ir.Param) (defaultModel, bool) {
 	return defaultModel{
 		Static:   "sg_opDefault" + title(p.Ident),
 		Name:     p.Name,
-		DataType: dt.QNNName(),
+		DataType: qnnxml.QNNName(dt),
 		Field:    field,
 		Literal:  value,
 	}, true

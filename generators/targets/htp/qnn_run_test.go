@@ -34,7 +34,8 @@ var implRegion = regexp.MustCompile(`(?s)  // opforge:begin impl\n.*?  // opforg
 // TestOpPackageRunsInQualcommHTPBackend builds the shipped ExampleOpPackage
 // for x86 with opforge build (the QNN headers of QNN_SDK_ROOT, the libnative
 // stand-in of testdata/htp), with a ReLU written in its impl region, and
-// runs a model whose custom node calls the op inside Qualcomm's HTP backend
+// runs a model whose Relu node opforge rewrite onnx --for htp retargeted to
+// the op inside Qualcomm's HTP backend
 // (the x86 libQnnHtp.so of the onnxruntime-qnn wheel) through ONNX Runtime's
 // QNN execution provider with the package registered (op_packages), CPU
 // fallback disabled; the output must equal max(x, 0).
@@ -78,7 +79,7 @@ func TestOpPackageRunsInQualcommHTPBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opdef, err := os.ReadFile("../../../opdefs/executorch_example/example_op_package_htp.xml")
+	opdef, err := os.ReadFile("../../../testdata/gen/examples/opdefs/executorch_example/example_op_package_htp.xml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,10 +158,15 @@ func TestOpPackageRunsInQualcommHTPBackend(t *testing.T) {
 		t.Logf("%d symbol(s) of the package resolve in no library of the backend:\n  %s", len(missing), strings.Join(demangle(missing), "\n  "))
 	}
 
-	model := filepath.Join(ws, "example_custom_op.onnx")
-	if out, err := exec.Command(py, script, "model", model, "ExampleCustomOp", "aisw").CombinedOutput(); err != nil {
+	// The QNN half of the TPAT flow: a model's Relu node retargeted to the
+	// package's op by opforge rewrite onnx --for htp.
+	plain := filepath.Join(ws, "relu.onnx")
+	if out, err := exec.Command(py, script, "model", plain).CombinedOutput(); err != nil {
 		t.Fatalf("writing the model: %v\n%s", err, out)
 	}
+	model := filepath.Join(ws, "example_custom_op.onnx")
+	opforge("rewrite", "onnx", plain, "--nodes", "r0", "--rename", "Relu=ExampleCustomOp",
+		"--opdef", filepath.Join("opdefs", "executorch_example", "example_op_package_htp.xml"), "--for", "htp", "-o", model)
 	run := exec.Command(py, script, "run", model, lib, "ExampleCustomOp", "ExampleOpPackageInterfaceProvider")
 	out, err = run.CombinedOutput()
 	log := string(out)

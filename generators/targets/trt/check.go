@@ -9,7 +9,6 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
-	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -115,7 +114,7 @@ func identityPos(pkg *ir.Package, op *ir.Op, what string) diag.Pos {
 // with a Python plugin, to tensorrt.plugin's (an op overriding nothing
 // repeats the package's diagnostics, which the list de-duplicates).
 func checkIdentity(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
-	id := plugin.TRT(pkg, op)
+	id := PluginID(pkg, op)
 	for _, s := range []struct{ what, v string }{{"namespace", id.Namespace}, {"version", id.Version}} {
 		if len(s.v)+1 > maxNameBytes {
 			d.Errorf(identityPos(pkg, op, s.what), "trt-name-length", "plugin %s is %d bytes; TensorRT allows %d including the terminator", s.what, len(s.v), maxNameBytes)
@@ -218,11 +217,10 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 	pos := t.Where.At("type", t.Pos)
 	for _, dt := range op.AllowedDTypes(t) {
-		info := dt.Info()
-		if info == nil {
+		if !dt.Valid() {
 			continue
 		}
-		if info.TRT == "" {
+		if TensorDType(dt) == "" {
 			d.Errorf(pos, "trt-dtype", "%q of op %s may be %s, which TensorRT tensors cannot be (no nvinfer1::DataType)", t.Name, op.Name, dt)
 		} else if output && (dt == ir.Bool || dt == ir.Uint8) {
 			d.Errorf(pos, "trt-output-dtype", "output %q of op %s may be %s; TensorRT plugins cannot produce kBOOL or kUINT8 outputs", t.Name, op.Name, dt)
@@ -283,7 +281,7 @@ func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 // fieldDType is the first of a param's dtypes a PluginField can carry, or "".
 func fieldDType(p *ir.Param) ir.DType {
 	for _, dt := range p.DTypes {
-		if info := dt.Info(); info != nil && info.TRTField != "" {
+		if FieldType(dt) != "" {
 			return dt
 		}
 	}
@@ -391,9 +389,9 @@ func checkWorkspace(op *ir.Op, d *diag.TargetList) {
 // identity: the registry keys creators by name, version and namespace, so
 // the second would replace the first.
 func checkPluginNames(pkg *ir.Package, ops []*ir.Op, d *diag.TargetList) {
-	seen := map[plugin.Identity]*ir.Op{}
+	seen := map[PluginIdentity]*ir.Op{}
 	for _, op := range ops {
-		id := plugin.TRT(pkg, op)
+		id := PluginID(pkg, op)
 		if first, dup := seen[id]; dup {
 			d.Errorf(op.Where.At("trt.plugin_name", op.Pos), "trt-plugin-name", "ops %s and %s are both the plugin %s (namespace %q, version %q); give one another targets.trt.plugin_name", first.Name, op.Name, id.Name, id.Namespace, id.Version)
 			continue

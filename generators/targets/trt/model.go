@@ -9,7 +9,6 @@ import (
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
-	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	"github.com/opforge/opforge/generators/workpool"
 )
@@ -67,7 +66,7 @@ type opModel struct {
 	CombinationLimit int    // > 0: getFormatCombinationLimit override
 	Enums            []*enumModel
 	// PluginName, PluginVersion and PluginNamespace are the identity the
-	// plugin and its creator report (plugin.TRT).
+	// plugin and its creator report (PluginID).
 	PluginName, PluginVersion, PluginNamespace string
 
 	NbInputs, NbOutputs, NbShapeInputs int
@@ -179,13 +178,13 @@ func dtypeC(d ir.DType) string {
 // cudaHeaders are the headers declaring each non-builtin kernel type.
 var cudaHeaders = map[string]string{"__half": "cuda_fp16.h", "__nv_bfloat16": "cuda_bf16.h", "__nv_fp8_e4m3": "cuda_fp8.h"}
 
-func trtType(d ir.DType) string { return "nvinfer1::DataType::" + d.Info().TRT }
+func trtType(d ir.DType) string { return "nvinfer1::DataType::" + TensorDType(d) }
 
 func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	snake := names.Snake(pkg.Name)
 	// Every op of a package has the package's plugin version and
-	// namespace; plugin.TRT is where `rewrite onnx` reads them too.
-	id := plugin.TRT(pkg, ops[0])
+	// namespace; PluginID is where `rewrite onnx` reads them too.
+	id := PluginID(pkg, ops[0])
 	m := &packageModel{
 		Name:      pkg.Name,
 		Namespace: id.Namespace,
@@ -207,7 +206,7 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	m.Readme = make([]*readmeOp, len(ops))
 	workpool.Parallel(len(ops), func(i int) {
 		om := newOpModel(m, ops[i])
-		id := plugin.TRT(pkg, ops[i])
+		id := PluginID(pkg, ops[i])
 		om.PluginName, om.PluginVersion, om.PluginNamespace = id.Name, id.Version, id.Namespace
 		m.Ops[i], m.Readme[i] = om, newReadmeOp(m, ops[i], om)
 	})

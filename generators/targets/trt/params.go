@@ -73,19 +73,15 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 	m := &paramModel{Name: p.Name, Index: index, SerialIndex: index + 1, p: p, Required: p.Default == nil}
 	dt := fieldDType(p)
 	m.elem = dt
-	info := dt.Info()
-	field := ""
-	if info != nil {
-		field = info.TRTField
-	}
+	field := FieldType(dt)
 	var cType string // element storage type
 	switch {
 	case p.Kind == ir.ParamBool || dt == ir.Bool:
 		cType = "bool"
 	case dt.IsFloat():
 		cType = floatStorage(dt)
-	case info != nil:
-		cType = info.C
+	case dt.Info() != nil:
+		cType = dt.Info().C
 	}
 	n := p.Length
 	mem := "p." + p.Ident

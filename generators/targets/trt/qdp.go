@@ -9,7 +9,6 @@ import (
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
-	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	"github.com/opforge/opforge/generators/workpool"
@@ -55,6 +54,10 @@ type qdpOp struct {
 	Signature  string // ASTSource signature entries
 	Numels     string // element count of each output, as ShapeExprs
 	Zeros      string // the placeholder kernel body's stores (statementSep)
+	// Constexprs are the attributes the kernel receives as tl.constexpr
+	// (aot_impl's constexprs entries); ParamDocs says what each is.
+	Constexprs []kernelConstexpr
+	ParamDocs  []string
 	// The op's attribute check (none without params): AttrsFunc(AttrParams)
 	// returns AttrValues, the attributes checked as the C++ plugin's
 	// createPlugin checks them; Unpack rebinds them in register, impl and
@@ -115,7 +118,7 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	l := m.layout
 	q := &qdpOp{
-		ID:          plugin.TRT(pkg, op).Namespace + "::" + plugin.TRT(pkg, op).Name,
+		ID:          PluginID(pkg, op).Namespace + "::" + PluginID(pkg, op).Name,
 		Name:        op.Name,
 		Snake:       names.Snake(op.Name),
 		Description: m.Description,
@@ -221,7 +224,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	types := make([]string, len(all))
 	for _, c := range combos {
 		for i, d := range c.DTypes {
-			types[i] = strings.TrimPrefix(d.Info().TRT, "k")
+			types[i] = strings.TrimPrefix(TensorDType(d), "k")
 		}
 		quoted := strconv.Quote(strings.Join(types, ", "))
 		for _, layout := range layouts {
@@ -268,11 +271,90 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		sig = append(sig, `"`+t.Ident+`_ptr": _pointer(outputs[`+strconv.Itoa(t.Index)+"])")
 		zeros = append(zeros, fmt.Sprintf("tl.store(%s_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=%s_ptr.dtype.element_ty), mask=offsets < n_%s)", t.Ident, t.Ident, t.Ident))
 	}
+	q.Constexprs, q.ParamDocs = kernelParams(op, kargs)
+	for _, c := range q.Constexprs {
+		kargs = append(kargs, c.Name+": tl.constexpr")
+	}
 	q.KernelArgs = strings.Join(append(kargs, "BLOCK_SIZE: tl.constexpr"), ", ")
 	q.Signature = strings.Join(sig, ", ")
 	q.Numels = strings.Join(numels, ", ")
 	q.Zeros = strings.Join(zeros, statementSep)
 	return q
+}
+
+// kernelConstexpr is one attribute value handed to the Triton kernel as a
+// tl.constexpr: Name in the kernel, Expr the aot_impl expression.
+type kernelConstexpr struct{ Name, Expr string }
+
+// kernelParams gives the op's attributes to the placeholder Triton kernel
+// as compile-time constants (aot_impl compiles the kernel for one plugin
+// instance, whose attributes are fixed): scalars and bools as themselves,
+// enums as their index, fixed-length arrays one constant per element.
+// Strings, variable-length arrays and tensors are not passed (docs says
+// so). Names are the attributes' upper-cased, made unique against the
+// kernel's other arguments, BLOCK_SIZE and each other.
+func kernelParams(op *ir.Op, taken []string) (consts []kernelConstexpr, docs []string) {
+	used := map[string]bool{"BLOCK_SIZE": true, "offsets": true}
+	for _, t := range taken {
+		used[t] = true
+	}
+	name := func(base string) string {
+		n := base
+		for used[n] {
+			n += "_"
+		}
+		used[n] = true
+		return n
+	}
+	for _, p := range op.Params {
+		base := strings.ToUpper(p.Ident)
+		switch p.Kind {
+		case ir.ParamScalar:
+			conv := "int"
+			if p.DTypes[0].IsFloat() {
+				conv = "float"
+			}
+			n := name(base)
+			consts = append(consts, kernelConstexpr{n, conv + "(" + p.Ident + ")"})
+			docs = append(docs, n+": "+p.Ident)
+		case ir.ParamBool:
+			n := name(base)
+			consts = append(consts, kernelConstexpr{n, "bool(" + p.Ident + ")"})
+			docs = append(docs, n+": "+p.Ident)
+		case ir.ParamEnum:
+			n := name(base)
+			quoted := make([]string, len(p.Values))
+			for i, v := range p.Values {
+				quoted[i] = escape.PyString(v)
+			}
+			tuple := "(" + strings.Join(quoted, ", ") + map[bool]string{true: ",", false: ""}[len(quoted) == 1] + ")"
+			consts = append(consts, kernelConstexpr{n, tuple + ".index(" + p.Ident + ")"})
+			idx := make([]string, len(p.Values))
+			for i, v := range p.Values {
+				idx[i] = strconv.Itoa(i) + " " + v
+			}
+			docs = append(docs, n+": "+p.Ident+" as its index ("+strings.Join(idx, ", ")+")")
+		case ir.ParamArray:
+			if p.Length <= 0 {
+				docs = append(docs, p.Ident+" (variable length) is not passed: add it to extra_args or compile it in")
+				continue
+			}
+			conv := "int"
+			if p.DTypes[0].IsFloat() {
+				conv = "float"
+			}
+			var ns []string
+			for i := 0; i < p.Length; i++ {
+				n := name(base + "_" + strconv.Itoa(i))
+				consts = append(consts, kernelConstexpr{n, conv + "(" + p.Ident + "[" + strconv.Itoa(i) + "])"})
+				ns = append(ns, n)
+			}
+			docs = append(docs, strings.Join(ns, ", ")+": "+p.Ident+"[0.."+strconv.Itoa(p.Length-1)+"]")
+		default:
+			docs = append(docs, p.Ident+" ("+string(p.Kind)+") is not passed: add it to extra_args or compile it in")
+		}
+	}
+	return consts, docs
 }
 
 // qdpAttrsFunc is the name of the function that checks an op's attributes.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
-	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -191,10 +190,10 @@ func qdpEnv(pkg *ir.Package, op *ir.Op) ([][]int64, map[string]value, shapeexpr.
 func qdpCaseOf(pkg *ir.Package, op *ir.Op) qdpCase {
 	l := layoutOf(op)
 	dims, values, _ := qdpEnv(pkg, op)
-	c := qdpCase{ID: pkg.Namespace + "::" + plugin.TRT(pkg, op).Name, Attrs: map[string]any{}}
+	c := qdpCase{ID: pkg.Namespace + "::" + PluginID(pkg, op).Name, Attrs: map[string]any{}}
 	combo := l.Combos()[0]
 	for i, t := range l.Inputs {
-		c.Inputs = append(c.Inputs, qdpInput{Dims: dims[i], DType: strings.TrimPrefix(combo.DTypes[t.Pos].Info().TRT, "k")})
+		c.Inputs = append(c.Inputs, qdpInput{Dims: dims[i], DType: strings.TrimPrefix(TensorDType(combo.DTypes[t.Pos]), "k")})
 	}
 	pm := newPackageModel(pkg, []*ir.Op{op})
 	for i, p := range op.Params {
@@ -335,7 +334,7 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 	}
 	for i, o := range l.Outputs {
 		got := r.Outputs[i]
-		wantType := strings.TrimPrefix(combo.DTypes[o.Pos].Info().TRT, "k")
+		wantType := strings.TrimPrefix(TensorDType(combo.DTypes[o.Pos]), "k")
 		if got.DType != wantType {
 			t.Errorf("%s (%s) output %s: dtype %s, want %s", op.Name, style, o.Name, got.DType, wantType)
 		}
@@ -530,5 +529,44 @@ func TestQDPModuleNamesReserved(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatal("no generated Python plugin module found")
+	}
+}
+
+// TestKernelParams: every attribute the placeholder Triton kernel can take
+// arrives as a tl.constexpr under a name no other kernel argument, BLOCK_SIZE
+// or other attribute has; what cannot be a constant is named in the docs.
+func TestKernelParams(t *testing.T) {
+	f := 1.0
+	op := &ir.Op{Params: []*ir.Param{
+		{Ident: "block_size", Kind: ir.ParamScalar, DTypes: []ir.DType{ir.Int32}},
+		{Ident: "a", Kind: ir.ParamArray, Length: 2, DTypes: []ir.DType{ir.Float32}},
+		{Ident: "a_0", Kind: ir.ParamScalar, DTypes: []ir.DType{ir.Float32}, Min: &f},
+		{Ident: "mode", Kind: ir.ParamEnum, Values: []string{"x\"y"}, DTypes: []ir.DType{ir.Int32}},
+		{Ident: "on", Kind: ir.ParamBool, DTypes: []ir.DType{ir.Bool}},
+		{Ident: "v", Kind: ir.ParamArray, DTypes: []ir.DType{ir.Int32}},
+		{Ident: "s", Kind: ir.ParamString},
+	}}
+	consts, docs := kernelParams(op, []string{"x_ptr", "ON"})
+	var got []string
+	for _, c := range consts {
+		got = append(got, c.Name+"="+c.Expr)
+	}
+	want := []string{
+		"BLOCK_SIZE_=int(block_size)",
+		"A_0=float(a[0])", "A_1=float(a[1])",
+		"A_0_=float(a_0)",
+		`MODE=("x\"y",).index(mode)`,
+		"ON_=bool(on)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("constexprs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	wantDocs := []string{
+		"BLOCK_SIZE_: block_size", "A_0, A_1: a[0..1]", "A_0_: a_0", `MODE: mode as its index (0 x"y)`, "ON_: on",
+		"v (variable length) is not passed: add it to extra_args or compile it in",
+		"s (string) is not passed: add it to extra_args or compile it in",
+	}
+	if strings.Join(docs, "\n") != strings.Join(wantDocs, "\n") {
+		t.Errorf("docs:\n%s\nwant:\n%s", strings.Join(docs, "\n"), strings.Join(wantDocs, "\n"))
 	}
 }

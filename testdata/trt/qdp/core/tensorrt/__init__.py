@@ -54,6 +54,14 @@ if os.environ.get("OPFORGE_TRT_CORE_BEFORE_10_9") != "1":
     QuickPluginCreationRequest = _enum("QuickPluginCreationRequest", ["UNKNOWN", "PREFER_JIT", "PREFER_AOT", "STRICT_JIT", "STRICT_AOT"])
 
 
+_NPTYPES = {"FLOAT": np.float32, "HALF": np.float16, "INT8": np.int8, "INT32": np.int32, "BOOL": np.bool_, "UINT8": np.uint8, "INT64": np.int64}
+
+
+def nptype(dtype):
+    """The numpy type of a DataType (Tensor.__cuda_array_interface__ asks for it)."""
+    return _NPTYPES[dtype.name]
+
+
 class Logger:
     INTERNAL_ERROR, ERROR, WARNING, INFO, VERBOSE = range(5)
 

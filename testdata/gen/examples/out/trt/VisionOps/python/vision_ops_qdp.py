@@ -120,9 +120,18 @@ def roi_align_lite_autotune(features: trtp.TensorDesc, rois: trtp.TensorDesc, ou
 
 # opforge:begin triton:RoiAlignLite
 @triton.jit
-def roi_align_lite_kernel(features_ptr, rois_ptr, n_pooled, pooled_ptr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here; the arguments are the
-    # inputs, then aot_impl's extra_args, then the outputs.
+def roi_align_lite_kernel(features_ptr, rois_ptr, n_pooled, pooled_ptr, POOLED_HW_0: tl.constexpr, POOLED_HW_1: tl.constexpr, SPATIAL_SCALE: tl.constexpr, SAMPLING_RATIO: tl.constexpr, MODE: tl.constexpr, ALIGNED: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
+    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
+    # pointers, then the attributes as compile-time constants:
+    #   POOLED_HW_0, POOLED_HW_1: pooled_hw[0..1]
+    #   SPATIAL_SCALE: spatial_scale
+    #   SAMPLING_RATIO: sampling_ratio
+    #   MODE: mode as its index (0 avg, 1 max)
+    #   ALIGNED: aligned
+    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
+    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
+    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     tl.store(pooled_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=pooled_ptr.dtype.element_ty), mask=offsets < n_pooled)
 # opforge:end triton:RoiAlignLite
@@ -133,8 +142,12 @@ def roi_align_lite_aot_impl(
 ) -> _AOTResult:
     pooled_hw, spatial_scale, sampling_ratio, mode, aligned = _roi_align_lite_attrs(pooled_hw, spatial_scale, sampling_ratio, mode, aligned)
     # opforge:begin aot:RoiAlignLite
-    # Compiles roi_align_lite_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
-    # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute
+    # Compiles roi_align_lite_kernel to PTX for this plugin's attributes (the kernel's
+    # tl.constexpr arguments). extra_args are the element counts of the outputs (data-dependent
+    # sizes at their upper bounds); the grid covers the largest. The dims are symbolic here
+    # (<input>.shape_expr[i], outputs[i].shape_expr[j]): to hand the kernel a dim, append
+    # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
+    # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
     _numels = [(((rois.shape_expr[0] * features.shape_expr[1]) * trtp.ShapeExpr(int(pooled_hw[0]))) * trtp.ShapeExpr(int(pooled_hw[1])))]
     _block_size = 256
@@ -142,7 +155,15 @@ def roi_align_lite_aot_impl(
         triton.compiler.ASTSource(
             fn=roi_align_lite_kernel,
             signature={"features_ptr": _pointer(features), "rois_ptr": _pointer(rois), "n_pooled": "i32", "pooled_ptr": _pointer(outputs[0])},
-            constexprs={"BLOCK_SIZE": _block_size},
+            constexprs={
+                "POOLED_HW_0": int(pooled_hw[0]),
+                "POOLED_HW_1": int(pooled_hw[1]),
+                "SPATIAL_SCALE": float(spatial_scale),
+                "SAMPLING_RATIO": int(sampling_ratio),
+                "MODE": ("avg", "max").index(mode),
+                "ALIGNED": bool(aligned),
+                "BLOCK_SIZE": _block_size,
+            },
         )
     )
     _largest = _numels[0]
@@ -179,9 +200,15 @@ def top_k_last_autotune(x: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc, trtp
 
 # opforge:begin triton:TopKLast
 @triton.jit
-def top_k_last_kernel(x_ptr, n_values, n_indices, values_ptr, indices_ptr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here; the arguments are the
-    # inputs, then aot_impl's extra_args, then the outputs.
+def top_k_last_kernel(x_ptr, n_values, n_indices, values_ptr, indices_ptr, K: tl.constexpr, ORDER: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
+    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
+    # pointers, then the attributes as compile-time constants:
+    #   K: k
+    #   ORDER: order as its index (0 largest, 1 smallest)
+    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
+    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
+    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     tl.store(values_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=values_ptr.dtype.element_ty), mask=offsets < n_values)
     tl.store(indices_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=indices_ptr.dtype.element_ty), mask=offsets < n_indices)
@@ -193,8 +220,12 @@ def top_k_last_aot_impl(
 ) -> _AOTResult:
     k, order = _top_k_last_attrs(k, order)
     # opforge:begin aot:TopKLast
-    # Compiles top_k_last_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
-    # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute
+    # Compiles top_k_last_kernel to PTX for this plugin's attributes (the kernel's
+    # tl.constexpr arguments). extra_args are the element counts of the outputs (data-dependent
+    # sizes at their upper bounds); the grid covers the largest. The dims are symbolic here
+    # (<input>.shape_expr[i], outputs[i].shape_expr[j]): to hand the kernel a dim, append
+    # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
+    # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
     _numels = [(x.shape_expr[0] * trtp.min(trtp.ShapeExpr(int(k)), x.shape_expr[1])), (x.shape_expr[0] * trtp.min(trtp.ShapeExpr(int(k)), x.shape_expr[1]))]
     _block_size = 256
@@ -202,7 +233,11 @@ def top_k_last_aot_impl(
         triton.compiler.ASTSource(
             fn=top_k_last_kernel,
             signature={"x_ptr": _pointer(x), "n_values": "i32", "n_indices": "i32", "values_ptr": _pointer(outputs[0]), "indices_ptr": _pointer(outputs[1])},
-            constexprs={"BLOCK_SIZE": _block_size},
+            constexprs={
+                "K": int(k),
+                "ORDER": ("largest", "smallest").index(order),
+                "BLOCK_SIZE": _block_size,
+            },
         )
     )
     _largest = _numels[0]
@@ -242,9 +277,17 @@ def pad_crop_resize_autotune(image: trtp.TensorDesc, outputs: Tuple[trtp.TensorD
 
 # opforge:begin triton:PadCropResize
 @triton.jit
-def pad_crop_resize_kernel(image_ptr, n_resized, resized_ptr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here; the arguments are the
-    # inputs, then aot_impl's extra_args, then the outputs.
+def pad_crop_resize_kernel(image_ptr, n_resized, resized_ptr, PADS_0: tl.constexpr, PADS_1: tl.constexpr, PADS_2: tl.constexpr, PADS_3: tl.constexpr, FACTOR: tl.constexpr, BLOCK: tl.constexpr, INTERPOLATION: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
+    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
+    # pointers, then the attributes as compile-time constants:
+    #   PADS_0, PADS_1, PADS_2, PADS_3: pads[0..3]
+    #   FACTOR: factor
+    #   BLOCK: block
+    #   INTERPOLATION: interpolation as its index (0 nearest, 1 bilinear)
+    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
+    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
+    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     tl.store(resized_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=resized_ptr.dtype.element_ty), mask=offsets < n_resized)
 # opforge:end triton:PadCropResize
@@ -255,8 +298,12 @@ def pad_crop_resize_aot_impl(
 ) -> _AOTResult:
     pads, factor, block, interpolation = _pad_crop_resize_attrs(pads, factor, block, interpolation)
     # opforge:begin aot:PadCropResize
-    # Compiles pad_crop_resize_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
-    # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute
+    # Compiles pad_crop_resize_kernel to PTX for this plugin's attributes (the kernel's
+    # tl.constexpr arguments). extra_args are the element counts of the outputs (data-dependent
+    # sizes at their upper bounds); the grid covers the largest. The dims are symbolic here
+    # (<input>.shape_expr[i], outputs[i].shape_expr[j]): to hand the kernel a dim, append
+    # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
+    # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
     _numels = [(((image.shape_expr[0] * (((((image.shape_expr[1] + trtp.ShapeExpr(int(pads[0]))) + trtp.ShapeExpr(int(pads[1]))) * trtp.ShapeExpr(int(factor))) // trtp.ShapeExpr(int(block))) * trtp.ShapeExpr(int(block)))) * (trtp.cdiv((((image.shape_expr[2] + trtp.ShapeExpr(int(pads[2]))) + trtp.ShapeExpr(int(pads[3]))) * trtp.ShapeExpr(int(factor))), trtp.ShapeExpr(int(block))) * trtp.ShapeExpr(int(block)))) * image.shape_expr[3])]
     _block_size = 256
@@ -264,7 +311,16 @@ def pad_crop_resize_aot_impl(
         triton.compiler.ASTSource(
             fn=pad_crop_resize_kernel,
             signature={"image_ptr": _pointer(image), "n_resized": "i32", "resized_ptr": _pointer(outputs[0])},
-            constexprs={"BLOCK_SIZE": _block_size},
+            constexprs={
+                "PADS_0": int(pads[0]),
+                "PADS_1": int(pads[1]),
+                "PADS_2": int(pads[2]),
+                "PADS_3": int(pads[3]),
+                "FACTOR": int(factor),
+                "BLOCK": int(block),
+                "INTERPOLATION": ("nearest", "bilinear").index(interpolation),
+                "BLOCK_SIZE": _block_size,
+            },
         )
     )
     _largest = _numels[0]
@@ -296,8 +352,12 @@ def non_zero_coords_autotune(mask: trtp.TensorDesc, outputs: Tuple[trtp.TensorDe
 # opforge:begin triton:NonZeroCoords
 @triton.jit
 def non_zero_coords_kernel(mask_ptr, n_coords, n_size_K, coords_ptr, size_K_ptr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here; the arguments are the
-    # inputs, then aot_impl's extra_args, then the outputs.
+    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
+    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
+    # pointers.
+    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
+    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
+    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     tl.store(coords_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=coords_ptr.dtype.element_ty), mask=offsets < n_coords)
     tl.store(size_K_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=size_K_ptr.dtype.element_ty), mask=offsets < n_size_K)
@@ -308,8 +368,11 @@ def non_zero_coords_aot_impl(
     mask: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc, trtp.TensorDesc], tactic: int
 ) -> _AOTResult:
     # opforge:begin aot:NonZeroCoords
-    # Compiles non_zero_coords_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
-    # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute
+    # Compiles non_zero_coords_kernel to PTX for this plugin's attributes. extra_args are the element counts of the outputs (data-dependent
+    # sizes at their upper bounds); the grid covers the largest. The dims are symbolic here
+    # (<input>.shape_expr[i], outputs[i].shape_expr[j]): to hand the kernel a dim, append
+    # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
+    # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
     _numels = [((mask.shape_expr[0] * mask.shape_expr[1]) * trtp.ShapeExpr(2)), trtp.ShapeExpr(1)]
     _block_size = 256
@@ -317,7 +380,9 @@ def non_zero_coords_aot_impl(
         triton.compiler.ASTSource(
             fn=non_zero_coords_kernel,
             signature={"mask_ptr": _pointer(mask), "n_coords": "i32", "n_size_K": "i32", "coords_ptr": _pointer(outputs[0]), "size_K_ptr": _pointer(outputs[1])},
-            constexprs={"BLOCK_SIZE": _block_size},
+            constexprs={
+                "BLOCK_SIZE": _block_size,
+            },
         )
     )
     _largest = _numels[0]

@@ -190,9 +190,14 @@ def unique_values_autotune(x: trtp.TensorDesc, mask: trtp.TensorDesc, outputs: T
 
 # opforge:begin triton:UniqueValues
 @triton.jit
-def unique_values_kernel(x_ptr, mask_ptr, n_values, n_counts, n_firsts, n_size_U, n_size_F, values_ptr, counts_ptr, firsts_ptr, size_U_ptr, size_F_ptr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here; the arguments are the
-    # inputs, then aot_impl's extra_args, then the outputs.
+def unique_values_kernel(x_ptr, mask_ptr, n_values, n_counts, n_firsts, n_size_U, n_size_F, values_ptr, counts_ptr, firsts_ptr, size_U_ptr, size_F_ptr, SORTED: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
+    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
+    # pointers, then the attributes as compile-time constants:
+    #   SORTED: sorted
+    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
+    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
+    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     tl.store(values_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=values_ptr.dtype.element_ty), mask=offsets < n_values)
     tl.store(counts_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=counts_ptr.dtype.element_ty), mask=offsets < n_counts)
@@ -207,8 +212,12 @@ def unique_values_aot_impl(
 ) -> _AOTResult:
     sorted, = _unique_values_attrs(sorted)
     # opforge:begin aot:UniqueValues
-    # Compiles unique_values_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
-    # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute
+    # Compiles unique_values_kernel to PTX for this plugin's attributes (the kernel's
+    # tl.constexpr arguments). extra_args are the element counts of the outputs (data-dependent
+    # sizes at their upper bounds); the grid covers the largest. The dims are symbolic here
+    # (<input>.shape_expr[i], outputs[i].shape_expr[j]): to hand the kernel a dim, append
+    # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
+    # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
     _numels = [x.shape_expr[0], x.shape_expr[0], (trtp.max(x.shape_expr[0], trtp.ShapeExpr(1)) * trtp.ShapeExpr(2)), trtp.ShapeExpr(1), trtp.ShapeExpr(1)]
     _block_size = 256
@@ -216,7 +225,10 @@ def unique_values_aot_impl(
         triton.compiler.ASTSource(
             fn=unique_values_kernel,
             signature={"x_ptr": _pointer(x), "mask_ptr": _pointer(mask), "n_values": "i32", "n_counts": "i32", "n_firsts": "i32", "n_size_U": "i32", "n_size_F": "i32", "values_ptr": _pointer(outputs[0]), "counts_ptr": _pointer(outputs[1]), "firsts_ptr": _pointer(outputs[2]), "size_U_ptr": _pointer(outputs[3]), "size_F_ptr": _pointer(outputs[4])},
-            constexprs={"BLOCK_SIZE": _block_size},
+            constexprs={
+                "SORTED": bool(sorted),
+                "BLOCK_SIZE": _block_size,
+            },
         )
     )
     _largest = _numels[0]

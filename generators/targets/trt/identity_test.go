@@ -1,4 +1,4 @@
-package plugin
+package trt
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 )
 
-func TestTRTIdentity(t *testing.T) {
+func TestPluginID(t *testing.T) {
 	pkg := &ir.Package{Version: "2", Namespace: ""}
 	for _, c := range []struct {
 		op   *ir.Op
@@ -16,7 +16,7 @@ func TestTRTIdentity(t *testing.T) {
 		{&ir.Op{Name: "RoiAlign", Targets: ir.Targets{TRT: &ir.TRTOp{}}}, "RoiAlign"},                               // default
 		{&ir.Op{Name: "RoiAlign", Targets: ir.Targets{TRT: &ir.TRTOp{PluginName: "ROIAlign_TRT"}}}, "ROIAlign_TRT"}, // a port keeps NVIDIA's name
 	} {
-		if got := TRT(pkg, c.op); got != (Identity{Name: c.want, Version: "2", Namespace: ""}) {
+		if got := PluginID(pkg, c.op); got != (PluginIdentity{Name: c.want, Version: "2", Namespace: ""}) {
 			t.Errorf("%+v: %+v, want name %s", c.op.Targets.TRT, got, c.want)
 		}
 	}

@@ -1,19 +1,20 @@
-// Package plugin decides the identity a TensorRT plugin is registered and
-// found under: its name, version and namespace. The trt target declares
-// its creators with it and `opforge rewrite onnx` writes it into ONNX
-// nodes, so the two can never disagree.
-package plugin
+package trt
+
+// The identity a TensorRT plugin is registered and found under: its name,
+// version and namespace. The creators are declared with it and
+// `opforge rewrite onnx` (ONNXCall) writes it into ONNX nodes, so the two
+// can never disagree.
 
 import "github.com/opforge/opforge/generators/ir"
 
-// Identity is the triple TensorRT's plugin registry is keyed by.
-type Identity struct {
+// PluginIdentity is the triple TensorRT's plugin registry is keyed by.
+type PluginIdentity struct {
 	Name      string
 	Version   string
 	Namespace string
 }
 
-// TRT returns the identity of op's TensorRT plugin in pkg.
+// PluginID returns the identity of op's TensorRT plugin in pkg.
 //
 // The name is the op's plugin_name when it sets one (a port of an NVIDIA
 // plugin keeps NVIDIA's name), else the op name: TensorRT's ONNX parser
@@ -33,8 +34,8 @@ type Identity struct {
 // quickly deployable plugins are always registered as version "1" by
 // tensorrt.plugin; that identity belongs to the Python plugin, not to the
 // C++ creator this function names.
-func TRT(pkg *ir.Package, op *ir.Op) Identity {
-	id := Identity{Name: op.Name, Version: pkg.Version, Namespace: pkg.Namespace}
+func PluginID(pkg *ir.Package, op *ir.Op) PluginIdentity {
+	id := PluginIdentity{Name: op.Name, Version: pkg.Version, Namespace: pkg.Namespace}
 	if t := op.Targets.TRT; t != nil {
 		if t.PluginName != "" {
 			id.Name = t.PluginName
