@@ -71,8 +71,11 @@ type Supplemental struct {
 	Backend      string
 	Runtime      string
 	SupportedOps []string
-	Ops          []*SupplementalOp
-	Pos          diag.Pos
+	// SupportedOpsPos holds where each SupportedOps name is written, where
+	// the front-end knows it (index for index); Pos stands in otherwise.
+	SupportedOpsPos []diag.Pos
+	Ops             []*SupplementalOp
+	Pos             diag.Pos
 }
 
 // SupplementalOp refines one op for a backend.

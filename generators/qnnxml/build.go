@@ -362,6 +362,7 @@ func (b *builder) supplemental(e *etree.Element) *ir.Supplemental {
 	if so := e.SelectElement("SupportedOps"); so != nil {
 		for _, n := range so.SelectElements("OpName") {
 			s.SupportedOps = append(s.SupportedOps, text(n))
+			s.SupportedOpsPos = append(s.SupportedOpsPos, b.d.at(n))
 		}
 	}
 	for _, od := range e.SelectElements("SupplementalOpDef") {

@@ -245,9 +245,13 @@ func (v *validator) supplementals() {
 	}
 	resolved := map[string]bool{} // backend/op/tensor
 	for _, s := range v.pkg.HTP.Supplementals {
-		for _, name := range s.SupportedOps {
+		for i, name := range s.SupportedOps {
 			if ops[name] == nil {
-				v.l.Warnf(s.Pos, "qnn-supplemental-unknown", "SupplementalOpDefList for %s lists op %q in SupportedOps, which no OpDef defines; the QNN generator accepts this and opforge ignores the entry", s.Backend, name)
+				pos := s.Pos
+				if i < len(s.SupportedOpsPos) {
+					pos = s.SupportedOpsPos[i]
+				}
+				v.l.Warnf(pos, "qnn-supplemental-unknown", "SupplementalOpDefList for %s lists op %q in SupportedOps, which no OpDef defines; the QNN generator accepts this and opforge ignores the entry", s.Backend, name)
 			}
 		}
 		for _, so := range s.Ops {
