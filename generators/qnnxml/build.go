@@ -67,7 +67,15 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 	if q := root.SelectAttr("UseQHPI"); q != nil && q.Value == "true" {
 		pkg.HTP.UseQHPI = true
 		pkg.Where["use_qhpi"] = b.d.attrAt(root, "UseQHPI")
-		b.l.Warnf(b.d.attrAt(root, "UseQHPI"), "qnn-qhpi", "UseQHPI=\"true\": qnn-op-package-generator writes a QHPI (Qualcomm Hexagon Plugin Interface) package here; opforge generates the DEF_PACKAGE_OP skeleton instead, which the HTP backend loads beside QHPI packages; write QHPI kernels and their registration by hand, or drop the attribute")
+		// QHPI (QAIRT docs, "Qualcomm Hexagon Plugin Interface", 2.44):
+		// a C API that coexists with DEF_PACKAGE_OP packages; both kinds
+		// implement QnnOpPackage.h and are registered with
+		// backendRegisterOpPackage. No public project commits the
+		// generator's QHPI output (LiteRT commits only this config and
+		// docs that build and register it like a classic package), and the
+		// QHPI headers are in none of the QNN header sets at hand (2.13,
+		// 2.25, 2.36, 2.43), so opforge generates the classic package.
+		b.l.Warnf(b.d.attrAt(root, "UseQHPI"), "qnn-qhpi", "UseQHPI=\"true\": qnn-op-package-generator would write a QHPI (Qualcomm Hexagon Plugin Interface) package; opforge generates the classic HTP op package instead (DEF_PACKAGE_OP registration, the same %sInterfaceProvider, libQnn%s.so and make targets), which the HTP backend registers the same way and runs beside QHPI packages; a QHPI skeleton needs the QHPI C API headers, which are in no QNN header set opforge is checked against (2.13 to 2.43); drop the attribute to silence this", pkg.Name, pkg.Name)
 	}
 	for field, attr := range map[string]string{"name": "PackageName", "domain": "Domain", "version": "Version"} {
 		pkg.Where[field] = b.d.attrAt(root, attr)
