@@ -81,7 +81,7 @@ func TestFixturesEveryHTPOpGenerates(t *testing.T) {
 					t.Errorf("%s is not generated", w)
 				}
 			}
-			t.Logf("%d configs, %d HTP sources generated", len(files), len(want))
+			t.Logf("%d configs, %d HTP sources wanted and generated", len(files), len(want))
 		})
 	}
 }
