@@ -93,7 +93,13 @@ func torchName(d ir.DType) string {
 	case ir.QInt32:
 		return "int32"
 	}
-	return d.Info().Torch
+	if t := d.Info().Torch; t != "" {
+		return t
+	}
+	// A dtype torch has no name for (QNN's BACKEND_SPECIFIC, which a
+	// SupplementalOpDefList resolves for the backend): the module's
+	// tensors are float32 there.
+	return "float32"
 }
 
 // planOp computes, independently of the generator, what the fake
