@@ -80,6 +80,8 @@ static float addconstCostFunc(const Op* op);
 DEF_PACKAGE_OP((addconstImpl<Tensor>), "AddConst")
 
 // Params in the order the impl receives them; a graph's params with other names are dropped.
+// axis: the config's default "N-1" forms no value, so the param is required (true, nullptr); every graph passes it
+// pads: the config's default "{0,..,0}" forms no value, so the param is required (true, nullptr); every graph passes it
 DEF_PACKAGE_PARAM_ORDER("AddConst", "constant", false, &sg_opDefaultConstant_, "relu", false, &sg_opDefaultRelu, "saturate", false, &sg_opDefaultSaturate, "mode", false, &sg_opDefaultMode, "axis", true, nullptr, "pads", true, nullptr)
 
 template <typename TensorType>
