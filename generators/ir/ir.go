@@ -51,6 +51,11 @@ type HTPPackage struct {
 	ExecuTorch bool
 	// Supplementals are the XML SupplementalOpDefLists, one per backend.
 	Supplementals []*Supplemental
+	// UseQHPI is the XML OpDefCollection attribute UseQHPI="true": the
+	// vendor generator then emits a QHPI package; opforge generates the
+	// DEF_PACKAGE_OP skeleton (which the HTP backend accepts beside QHPI
+	// packages) and says so.
+	UseQHPI bool
 }
 
 // TRTPackage holds package-wide TensorRT options.
@@ -66,8 +71,11 @@ type Supplemental struct {
 	Backend      string
 	Runtime      string
 	SupportedOps []string
-	Ops          []*SupplementalOp
-	Pos          diag.Pos
+	// SupportedOpsPos holds where each SupportedOps name is written, where
+	// the front-end knows it (index for index); Pos stands in otherwise.
+	SupportedOpsPos []diag.Pos
+	Ops             []*SupplementalOp
+	Pos             diag.Pos
 }
 
 // SupplementalOp refines one op for a backend.
@@ -317,12 +325,18 @@ type Param struct {
 	// ZeroD marks a scalar declared as a 0-D tensor (QNN 0D, not SCALAR).
 	ZeroD bool
 	// Values of an enum param, in index order.
-	Values    []string
-	Default   *Literal
-	Mandatory bool
-	Min, Max  *float64
-	ShapeText string
-	Layout    Layout
+	Values  []string
+	Default *Literal
+	// DefaultText is a QNN Default that forms no value of the param's
+	// dtype (`N-1` for "last axis", `{0,..,0}`): the vendor generator keeps
+	// it as text and registers the param as required in the HTP package.
+	// Default is nil then; the text travels only where it can be written
+	// as text (the QNN XML writer).
+	DefaultText string
+	Mandatory   bool
+	Min, Max    *float64
+	ShapeText   string
+	Layout      Layout
 	// Constraints are QNN Constraint elements.
 	Constraints []Constraint
 	Pos         diag.Pos

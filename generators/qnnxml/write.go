@@ -23,6 +23,9 @@ func Write(pkg *ir.Package, l *diag.List) ([]byte, error) {
 	root.CreateAttr("PackageName", pkg.Name)
 	root.CreateAttr("Domain", pkg.Domain)
 	root.CreateAttr("Version", pkg.Version)
+	if pkg.HTP.UseQHPI {
+		root.CreateAttr("UseQHPI", "true")
+	}
 	list := root.CreateElement("OpDefList")
 	for _, op := range pkg.Ops {
 		w.op(list.CreateElement("OpDef"), op)
@@ -275,6 +278,8 @@ func (w *writer) param(e *etree.Element, p *ir.Param) {
 	}
 	if p.Default != nil {
 		leaf(e, "Default", literalText(p.Default, p.Values))
+	} else if p.DefaultText != "" {
+		leaf(e, "Default", p.DefaultText)
 	}
 	if p.Kind == ir.ParamEnum {
 		en := e.CreateElement("Enumeration")

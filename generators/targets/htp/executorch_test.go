@@ -26,6 +26,7 @@ import (
 var trees = []struct{ opdefs, out string }{
 	{"../../../testdata/gen/examples/opdefs", "../../../testdata/gen/examples/out"},
 	{"../../../../shared/fixtures/qnn", "../../../testdata/gen/fixtures/out"},
+	{"../../../../shared/fixtures/qnn-more", "../../../testdata/gen/fixtures-more/out"},
 	{"../../../testdata/gen/htp-params/opdefs", "../../../testdata/gen/htp-params/out"},
 	{"../../../testdata/gen/executorch-lower/opdefs", "../../../testdata/gen/executorch-lower/out"},
 	{"../../../testdata/gen/rank-poly/opdefs", "../../../testdata/gen/rank-poly/out"},
@@ -93,7 +94,13 @@ func torchName(d ir.DType) string {
 	case ir.QInt32:
 		return "int32"
 	}
-	return d.Info().Torch
+	if t := d.Info().Torch; t != "" {
+		return t
+	}
+	// A dtype torch has no name for (QNN's BACKEND_SPECIFIC, which a
+	// SupplementalOpDefList resolves for the backend): the module's
+	// tensors are float32 there.
+	return "float32"
 }
 
 // planOp computes, independently of the generator, what the fake
