@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/magefile/mage/mg"
@@ -73,6 +74,10 @@ func (Build) Aipu() error { return opforge("build", "aipu") }
 // All builds every target.
 func (Build) All() error { return opforge("build", "all") }
 
+// Verify runs every op on every target it can run here against the op's
+// reference (opforge verify); a skip is never a pass.
+func Verify() error { return opforge("verify") }
+
 // Doctor prints, per target, where every SDK and tool was found or exactly
 // what is missing and how to provide it, and the compiler launcher
 // (OPFORGE_COMPILER_LAUNCHER) compiles run through.
@@ -84,10 +89,12 @@ func Doctor() error { return opforge("doctor") }
 // through a shared ccache on redis-server (when they and the TensorRT
 // headers are there).
 func Bench() error {
-	if err := run(nil, "go", "build", "-o", "build/opforge", "./generators/cmd/opforge"); err != nil {
-		return err
+	for _, cmd := range []string{"opforge", "opforge-bench"} {
+		if err := run(nil, "go", "build", "-o", "build/"+cmd, "./generators/cmd/"+cmd); err != nil {
+			return err
+		}
 	}
-	return run(nil, "build/opforge", "bench")
+	return run(nil, "build/opforge-bench", "--opforge", "build/opforge")
 }
 
 // Clean removes the build directory (artifacts, caches, the test venv stays).
@@ -109,6 +116,30 @@ func Test() error {
 		return err
 	}
 	env := append(os.Environ(), "OPFORGE_PYTHON="+python)
+	if os.Getenv("OPFORGE_TRT_BINDINGS") == "" {
+		// The tensorrt bindings wheel (requirements-nodeps.txt) holds the real
+		// tensorrt.plugin the Python plugin modules run against.
+		site, err := output(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+		if err != nil {
+			return err
+		}
+		env = append(env, "OPFORGE_TRT_BINDINGS="+strings.TrimSpace(site))
+	}
+	if os.Getenv("OPFORGE_EXECUTORCH_PYTHON") == "" {
+		// executorch 1.0 (requirements-nodeps.txt), the release of the
+		// venv's torch: the ExecuTorch lowering test's builder and calibrate
+		// stages.
+		env = append(env, "OPFORGE_EXECUTORCH_PYTHON="+python)
+	}
+	if os.Getenv("OPFORGE_TRT_CORE") == "" {
+		// verify's trt-python runner uses the same stand-in core as the tests
+		// of the Python plugins (it runs only where a GPU is).
+		core, err := filepath.Abs(filepath.Join("testdata", "trt", "qdp", "core"))
+		if err != nil {
+			return err
+		}
+		env = append(env, "OPFORGE_TRT_CORE="+core)
+	}
 	if err := run(env, "go", "vet", "./..."); err != nil {
 		return err
 	}
@@ -231,4 +262,13 @@ func run(env []string, name string, args ...string) error {
 	}
 	fmt.Printf("$ %s %v\n", name, args)
 	return cmd.Run()
+}
+
+// output runs a command and returns its standard output.
+func output(name string, args ...string) (string, error) {
+	out, err := exec.Command(name, args...).Output()
+	if err != nil {
+		return "", fmt.Errorf("%s %v: %w", name, args, err)
+	}
+	return string(out), nil
 }

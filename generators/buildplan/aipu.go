@@ -9,10 +9,6 @@ import (
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/build"
-	"github.com/opforge/opforge/generators/diag"
-	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/targets/aipu"
 	"github.com/opforge/opforge/generators/toolchain"
 )
 
@@ -20,8 +16,10 @@ import (
 // dtype variant of every op, as the GBuilder plugins name them) and lays
 // out the plugin directories for AIPUPLUGIN_PATH: build/aipu/plugins/
 // {parser,opt,builder}, one per stage, because each stage imports every
-// aipubt_* module on its path.
-func AIPU(o Options, opdefs string) (*Plan, error) {
+// aipubt_* module on its path. The objects are those the generator wrote
+// into each package's Makefile under out/aipu/, so the build compiles
+// exactly what the plugins name, without reading the opdefs again.
+func AIPU(o Options) (*Plan, error) {
 	d, err := toolchain.Load(o.Toolchains, "aipu")
 	if err != nil {
 		return nil, err
@@ -39,49 +37,101 @@ func AIPU(o Options, opdefs string) (*Plan, error) {
 			include = []string{"-I", f.Path}
 		}
 	}
-	var l diag.List
-	pkgs := load.Tree(opdefs, &l)
-	if l.HasErrors() {
-		return nil, fmt.Errorf("%s has errors; run opforge check", opdefs)
-	}
-	if len(o.Packages) > 0 {
-		kept, unknown := ir.SelectPackages(pkgs, o.Packages)
-		if len(unknown) > 0 {
-			return nil, fmt.Errorf("no package %q in %s (there: %s)", unknown[0], opdefs, strings.Join(ir.PackageNames(pkgs), ", "))
-		}
-		pkgs = kept
-	}
-	var targets []string
-	for _, t := range d.AIPU.Targets {
-		targets = append(targets, t.Name)
+	makefiles, err := o.packageDirs("aipu", "Makefile")
+	if err != nil {
+		return nil, err
 	}
 	if !occ.OK() {
 		return p, nil
 	}
 	launcher := p.launcher(o.Env.LauncherFor(d, "aipuocc"))
-	for _, pkg := range pkgs {
-		for _, k := range aipu.Kernels(pkg, targets) {
-			src := filepath.Join(o.Out, "aipu", filepath.FromSlash(k.Source))
+	for _, mk := range makefiles {
+		pkgDir := filepath.Dir(mk)
+		pkg := filepath.Base(pkgDir)
+		kernels, err := readKernelRules(mk)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range kernels {
+			src := filepath.Join(pkgDir, filepath.FromSlash(k.source))
 			if _, err := os.Stat(src); err != nil {
 				return nil, fmt.Errorf("%s is missing: run opforge gen first", src)
 			}
 			args := append([]string{}, d.AIPU.Flags.AIPUOCC...)
-			args = append(args, "-mcpu="+k.MCPU)
-			args = append(append(args, k.Defines...), include...)
+			args = append(args, "-mcpu="+k.mcpu)
+			args = append(append(args, k.defines...), include...)
 			args = append(args, "-o", build.OutArg, src)
 			p.Units = append(p.Units, &build.Unit{
-				ID:       fmt.Sprintf("aipu/%s/%s", pkg.Name, k.Object),
+				ID:       fmt.Sprintf("aipu/%s/%s", pkg, k.object),
 				Tool:     occ.Path,
 				Launcher: launcher,
 				Args:     args,
 				Inputs:   []string{src},
-				Output:   filepath.Join(root, pkg.Name, filepath.FromSlash(k.Object)),
+				Output:   filepath.Join(root, pkg, filepath.FromSlash(k.object)),
 				Source:   src,
 			})
 		}
 	}
 	p.Extra = func() error { return layOutPlugins(o.Out, root) }
 	return p, nil
+}
+
+// kernelRule is one kernel object of a generated AIPU package Makefile.
+type kernelRule struct {
+	object  string   // below the build directory: <mcpu>/<entry>.o
+	source  string   // relative to the package directory: kernels/<op>.cl
+	mcpu    string   // aipuocc -mcpu
+	defines []string // the -D flags of the variant
+}
+
+// readKernelRules reads the kernel objects of a package Makefile the AIPU
+// generator wrote, in its order: each rule
+//
+//	$(BUILD)/<object>: <source> | check-aipuocc
+//		@mkdir -p $(@D)
+//		$(OPFORGE_COMPILER_LAUNCHER) $(AIPUOCC) -c -target aipu -mcpu=<mcpu> <-D flags> $(AIPUOCC_FLAGS) -o $@ $<
+func readKernelRules(makefile string) ([]kernelRule, error) {
+	data, err := os.ReadFile(makefile)
+	if err != nil {
+		return nil, fmt.Errorf("%v: run opforge gen first", err)
+	}
+	const prereq = " | check-aipuocc"
+	var rules []kernelRule
+	var cur *kernelRule
+	for n, line := range strings.Split(string(data), "\n") {
+		bad := func(why string) error {
+			return fmt.Errorf("%s:%d: %s; regenerate it with opforge gen", makefile, n+1, why)
+		}
+		switch {
+		case strings.HasPrefix(line, "$(BUILD)/") && strings.HasSuffix(line, prereq):
+			if cur != nil {
+				return nil, bad("kernel rule without an aipuocc command before it")
+			}
+			object, source, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(line, "$(BUILD)/"), prereq), ": ")
+			if !ok || object == "" || source == "" || strings.ContainsAny(object+source, " \t") {
+				return nil, bad("malformed kernel rule")
+			}
+			cur = &kernelRule{object: object, source: source}
+		case cur != nil && strings.HasPrefix(line, "\t$(OPFORGE_COMPILER_LAUNCHER) $(AIPUOCC) "):
+			for _, f := range strings.Fields(line) {
+				switch {
+				case strings.HasPrefix(f, "-mcpu="):
+					cur.mcpu = strings.TrimPrefix(f, "-mcpu=")
+				case strings.HasPrefix(f, "-D"):
+					cur.defines = append(cur.defines, f)
+				}
+			}
+			if cur.mcpu == "" {
+				return nil, bad("aipuocc command without -mcpu")
+			}
+			rules = append(rules, *cur)
+			cur = nil
+		}
+	}
+	if cur != nil {
+		return nil, fmt.Errorf("%s: kernel rule %s has no aipuocc command; regenerate it with opforge gen", makefile, cur.object)
+	}
+	return rules, nil
 }
 
 // layOutPlugins copies every package's plugins into one directory per

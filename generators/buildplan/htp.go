@@ -71,7 +71,7 @@ func HTP(o Options, variants []string) (*Plan, error) {
 		return p, nil
 	}
 	inc := filepath.Join(qnn.Path, d.HTP.QNNInclude)
-	pkgs, err := o.packageDirs("htp")
+	pkgs, err := o.packageDirs("htp", "src")
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,9 @@ func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn,
 		}
 		flags := append(append([]string{}, d.HTP.Flags.X86...), "-I"+filepath.Join(native, "include"))
 		return htpVariant{name: name, dir: "x86_64-linux-clang", cxx: cxx.Path, flags: flags,
-			ldArgs: []string{"-Wl,--whole-archive", "-L" + filepath.Join(native, "lib"), "-lnative", "-Wl,--no-whole-archive", "-lpthread"}}, true
+			// Linked against libc++ as compiled (-stdlib=libc++ is a common
+			// flag), not the host compiler's default libstdc++.
+			ldArgs: []string{"-stdlib=libc++", "-Wl,--whole-archive", "-L" + filepath.Join(native, "lib"), "-lnative", "-Wl,--no-whole-archive", "-lpthread"}}, true
 	case "aarch64":
 		ndk := env.ResolveSDK(*d.SDK("android_ndk"))
 		p.require(ndk)

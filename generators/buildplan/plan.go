@@ -28,11 +28,12 @@ type Options struct {
 	Packages []string
 }
 
-// packageDirs are the generated package directories of target under out/
-// that holds sources, sorted, limited to o.Packages when set; a package
-// named there that out/ does not hold is an error naming those it does.
-func (o Options) packageDirs(target string) ([]string, error) {
-	srcs, _ := filepath.Glob(filepath.Join(o.Out, target, "*", "src"))
+// packageDirs are the paths of marker (a directory or file name) in the
+// generated package directories of target under out/ that hold one,
+// sorted, limited to o.Packages when set; a package named there that out/
+// does not hold is an error naming those it does.
+func (o Options) packageDirs(target, marker string) ([]string, error) {
+	srcs, _ := filepath.Glob(filepath.Join(o.Out, target, "*", marker))
 	sort.Strings(srcs)
 	if len(o.Packages) == 0 {
 		return srcs, nil

@@ -55,7 +55,7 @@ func TRT(o Options) (*Plan, error) {
 	for _, a := range archs {
 		gencode = append(gencode, fmt.Sprintf("-gencode=arch=compute_%s,code=sm_%s", a, a))
 	}
-	pkgs, err := o.packageDirs("trt")
+	pkgs, err := o.packageDirs("trt", "src")
 	if err != nil {
 		return nil, err
 	}

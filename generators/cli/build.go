@@ -20,7 +20,6 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Build, "build", o.Build, "artifact directory")
 	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors")
 	arch := fs.String("arch", "", "HTP variants to build, comma-separated (x86, aarch64, v68 ...; default all)")
-	opdefs := fs.String("opdefs", "opdefs", "op definitions (the AIPU build reads kernel variants from them)")
 	jobs := fs.Int("jobs", 0, "parallel units (default: the number of CPUs)")
 	packages := fs.String("package", "", "build only these packages, comma-separated (default all)")
 	rest, err := parse(fs, args)
@@ -37,7 +36,7 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	failed := false
 	for _, t := range targets {
-		plan, err := planFor(o, t, *arch, *opdefs)
+		plan, err := planFor(o, t, *arch)
 		if err == nil {
 			_, err = plan.Run(context.Background(), stdout, *jobs)
 		}
@@ -55,10 +54,10 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func planFor(o buildplan.Options, target, arch, opdefs string) (*buildplan.Plan, error) {
+func planFor(o buildplan.Options, target, arch string) (*buildplan.Plan, error) {
 	switch target {
 	case "aipu":
-		return buildplan.AIPU(o, opdefs)
+		return buildplan.AIPU(o)
 	case "trt":
 		return buildplan.TRT(o)
 	case "htp":

@@ -10,6 +10,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
+	"github.com/opforge/opforge/generators/targets"
 )
 
 const usage = `usage:
@@ -22,8 +23,9 @@ const usage = `usage:
   opforge build htp|trt|aipu|all [--package LIST] [--arch LIST] [--jobs N]
                                                                   build out/ with the vendor toolchains into build/
                  (OPFORGE_COMPILER_LAUNCHER=ccache: compiles through a compiler cache)
+  opforge verify [--package LIST] [--op LIST] [--target LIST]   run each op on every target it can run here against its reference
+                 [--format text|json] [--python PY] [--rtol R] [--atol A]   (exit 1 on a mismatch; a skip is never a pass)
   opforge doctor                                                  where every SDK, tool and launcher is, or what is missing
-  opforge bench [--team-ops N]                                    time generation, no-op builds (10/100/1000 ops)
                                                                   and a team's build through a shared ccache
   opforge validate [--format text|json] [PATH ...]    check op definitions (default: opdefs)
   opforge convert [--to yaml|xml] [-o OUT] FILE      convert between YAML and QNN XML
@@ -32,9 +34,11 @@ const usage = `usage:
                  [--package NAME] [--domain D] [--namespace NS] [--package-version V]
                  [--targets trt,htp,aipu] [--allow-standard-names]
                                                      opdefs for the selected nodes of an ONNX model
-  opforge rewrite onnx MODEL SELECT -o OUT [--rename T=NAME] [--opdef OPDEF]
+  opforge rewrite onnx MODEL SELECT -o OUT [--for trt|htp] [--rename T=NAME] [--opdef OPDEF]
                  [--package NAME] [--allow-standard-names] [--copy-external-data]
-                                                     make the selected nodes call the TensorRT plugins
+                                                     make the selected nodes call the generated ops (trt:
+                                                     TensorRT plugins; htp: an op package in ONNX Runtime's
+                                                     QNN execution provider)
     SELECT is any of --nodes N,... --op-types T,... --unsupported-for trt|htp|aipu
 `
 
@@ -59,8 +63,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return buildCmd(args[1:], stdout, stderr)
 	case "doctor":
 		return doctorCmd(args[1:], stdout, stderr)
-	case "bench":
-		return benchCmd(args[1:], stdout, stderr)
 	case "convert":
 		return convertCmd(args[1:], stdout, stderr)
 	case "fmt":
@@ -69,6 +71,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return importCmd(args[1:], stdout, stderr)
 	case "rewrite":
 		return rewriteCmd(args[1:], stdout, stderr)
+	case "verify":
+		return verifyCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -124,6 +128,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	pkgs := load.Paths(files, &l)
+	targets.Check(&l, pkgs...)
 	code := report(&l, *format, stdout, stderr)
 	if *format == "text" {
 		e, w := l.Counts()

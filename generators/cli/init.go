@@ -14,6 +14,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/scaffold"
+	"github.com/opforge/opforge/generators/targets"
 )
 
 // initCmd sets up a repository for opforge: it writes the scaffold's files
@@ -47,7 +48,8 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 		if strings.HasPrefix(f.Path, "opdefs/") {
 			var l diag.List
 			if pkg := load.Parse(f.Path, f.Data, &l); pkg != nil {
-				load.Check(pkg, &l)
+				load.Validate(pkg, &l)
+				targets.Check(&l, pkg)
 			}
 			if l.HasErrors() {
 				report(&l, "text", stdout, stderr)

@@ -39,7 +39,7 @@ func TestMvCarriesUserCode(t *testing.T) {
 	written := map[string]string{ // file after the rename -> a user line that must be there
 		"trt/VisionOps/src/ops/TopKAlongLastKernel.cu":      "// my CUDA kernel\n",
 		"trt/VisionOps/python/vision_ops_qdp.py":            "    # my Triton kernel\n",
-		"htp/VisionOps/executorch/vision_ops.py":            "    return torch.topk(x, k)  # my reference\n",
+		"reference/VisionOps/vision_ops_reference.py":       "    return torch.topk(x, k)  # my reference\n",
 		"htp/VisionOps/src/ops/TopKAlongLast.cpp":           "    // my HTP code\n",
 		"aipu/VisionOps/opt/aipubt_opt_top_k_along_last.py": "        pass  # my forward\n",
 		"aipu/VisionOps/kernels/top_k_along_last.cl":        "// my OpenCL\n",
@@ -47,7 +47,7 @@ func TestMvCarriesUserCode(t *testing.T) {
 	fill := []struct{ before, key, body string }{
 		{"trt/VisionOps/src/ops/TopKLastKernel.cu", "kernels", written["trt/VisionOps/src/ops/TopKAlongLastKernel.cu"]},
 		{"trt/VisionOps/python/vision_ops_qdp.py", "triton:TopKLast", written["trt/VisionOps/python/vision_ops_qdp.py"]},
-		{"htp/VisionOps/executorch/vision_ops.py", "reference:TopKLast", written["htp/VisionOps/executorch/vision_ops.py"]},
+		{"reference/VisionOps/vision_ops_reference.py", "reference:TopKLast", written["reference/VisionOps/vision_ops_reference.py"]},
 		{"htp/VisionOps/src/ops/TopKLast.cpp", "impl", written["htp/VisionOps/src/ops/TopKAlongLast.cpp"]},
 		{"aipu/VisionOps/opt/aipubt_opt_top_k_last.py", "forward", written["aipu/VisionOps/opt/aipubt_opt_top_k_along_last.py"]},
 		{"aipu/VisionOps/kernels/top_k_last.cl", "kernel", written["aipu/VisionOps/kernels/top_k_along_last.cl"]},
@@ -66,7 +66,7 @@ func TestMvCarriesUserCode(t *testing.T) {
 		}
 	}
 	for _, f := range fill {
-		if f.before != "trt/VisionOps/python/vision_ops_qdp.py" && f.before != "htp/VisionOps/executorch/vision_ops.py" {
+		if f.before != "trt/VisionOps/python/vision_ops_qdp.py" && f.before != "reference/VisionOps/vision_ops_reference.py" {
 			if _, err := os.Stat(filepath.Join(out, f.before)); !os.IsNotExist(err) {
 				t.Errorf("%s is still there: %v", f.before, err)
 			}
@@ -105,7 +105,7 @@ func TestMvCarriesUserCode(t *testing.T) {
 func TestMvPackage(t *testing.T) {
 	_, out, args := examplesWorkspace(t)
 	fillRegion(t, filepath.Join(out, "trt/VisionOps/src/ops/TopKLastKernel.cu"), "kernels", "// my CUDA kernel\n")
-	fillRegion(t, filepath.Join(out, "htp/VisionOps/executorch/vision_ops.py"), "reference:TopKLast", "    return x  # my reference\n")
+	fillRegion(t, filepath.Join(out, "reference/VisionOps/vision_ops_reference.py"), "reference:TopKLast", "    return x  # my reference\n")
 	fillRegion(t, filepath.Join(out, "trt/VisionOps/python/vision_ops_qdp.py"), "triton:TopKLast", "    # my Triton kernel\n")
 	example, _ := os.ReadFile(filepath.Join(out, "htp/ExampleOpPackage/src/ExampleOpPackageInterface.cpp"))
 	code, stdout, errs := run(append(append([]string{"mv", "--package"}, args...), "VisionOps", "SightOps")...)
@@ -113,16 +113,16 @@ func TestMvPackage(t *testing.T) {
 		t.Fatalf("mv --package: %d\n%s%s", code, stdout, errs)
 	}
 	for path, line := range map[string]string{
-		"trt/SightOps/src/ops/TopKLastKernel.cu": "// my CUDA kernel\n",
-		"trt/SightOps/python/sight_ops_qdp.py":   "    # my Triton kernel\n",
-		"htp/SightOps/executorch/sight_ops.py":   "    return x  # my reference\n",
+		"trt/SightOps/src/ops/TopKLastKernel.cu":    "// my CUDA kernel\n",
+		"trt/SightOps/python/sight_ops_qdp.py":      "    # my Triton kernel\n",
+		"reference/SightOps/sight_ops_reference.py": "    return x  # my reference\n",
 	} {
 		data, err := os.ReadFile(filepath.Join(out, path))
 		if err != nil || !strings.Contains(string(data), line) {
 			t.Errorf("%s lost the user's %q (%v)", path, line, err)
 		}
 	}
-	for _, gone := range []string{"trt/VisionOps", "htp/VisionOps", "aipu/VisionOps"} {
+	for _, gone := range []string{"trt/VisionOps", "htp/VisionOps", "aipu/VisionOps", "reference/VisionOps"} {
 		if entries, _ := os.ReadDir(filepath.Join(out, gone)); len(entries) > 0 {
 			t.Errorf("%s still holds files", gone)
 		}

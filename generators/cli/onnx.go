@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +18,6 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnximport"
-	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/yamldef"
 )
@@ -133,8 +133,8 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	domain := fs.String("domain", "", "package domain (default: the package name in lower case)")
 	namespace := fs.String("namespace", "", "TensorRT plugin namespace; \"\" is the empty namespace (default: the domain)")
 	version := fs.String("package-version", "1.0.0", "package version, which is also the TensorRT plugin version")
-	var targets listFlag
-	fs.Var(&targets, "targets", "targets the ops generate for: trt, htp, aipu (default: trt, or the --unsupported-for target)")
+	var targetNames listFlag
+	fs.Var(&targetNames, "targets", "targets the ops generate for: trt, htp, aipu (default: trt, or the --unsupported-for target)")
 	model, ok := parseOnnx(fs, args, "import", stderr)
 	if !ok {
 		return 2
@@ -151,14 +151,14 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 			opts.Namespace = namespace
 		}
 	})
-	for _, t := range targets {
+	for _, t := range targetNames {
 		if !slices.Contains(onnximport.Targets, t) {
 			fmt.Fprintf(stderr, "opforge import onnx: unknown target %q; targets are %s\n", t, strings.Join(onnximport.Targets, ", "))
 			return 2
 		}
 	}
-	opts.Targets = targets
-	if len(targets) == 0 && of.unsupportedFor != "" {
+	opts.Targets = targetNames
+	if len(targetNames) == 0 && of.unsupportedFor != "" {
 		opts.Targets = []string{of.unsupportedFor}
 	}
 	if *out == "" {
@@ -198,7 +198,8 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 			name = defaultOpdef(model, of.pkg)
 		}
 		if pkg := load.Parse(name, data, &l); pkg != nil {
-			load.Check(pkg, &l)
+			load.Validate(pkg, &l)
+			targets.Check(&l, pkg)
 		}
 	}
 	if l.HasErrors() {
@@ -243,8 +244,15 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "rewritten model to write (required)")
 	opdef := fs.String("opdef", "", "the opdef the plugins are generated from (default: opdefs/<package>/<package>.yaml)")
 	copyExternal := fs.Bool("copy-external-data", false, "copy external data files next to the output when it is written to another directory")
+	callers := targets.ONNXCallers()
+	forTarget := fs.String("for", "trt", "the runtime the rewritten nodes call the ops in: "+strings.Join(slices.Sorted(maps.Keys(callers)), ", ")+" (trt: TensorRT's ONNX parser; htp: ONNX Runtime's QNN execution provider)")
 	model, ok := parseOnnx(fs, args, "rewrite", stderr)
 	if !ok {
+		return 2
+	}
+	caller := callers[*forTarget]
+	if caller == nil {
+		fmt.Fprintf(stderr, "opforge rewrite onnx: --for %q: ops are called from ONNX nodes on %s\n", *forTarget, strings.Join(slices.Sorted(maps.Keys(callers)), ", "))
 		return 2
 	}
 	if *out == "" {
@@ -278,6 +286,7 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 			l.Errorf(diag.Pos{File: *opdef}, "read", "no opdef here: run `opforge import onnx %s` first, or pass --opdef", model)
 		} else {
 			pkg = load.File(*opdef, &l)
+			targets.Check(&l, pkg)
 		}
 	}
 	if res == nil && !l.HasErrors() {
@@ -290,7 +299,7 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "opforge rewrite onnx: nothing written")
 		return max(code, 1)
 	}
-	edits, opsets := onnximport.Plan(m, model, res.Calls, pkg, opts.AllowStandardNames, &l)
+	edits, opsets := onnximport.Plan(m, model, res.Calls, pkg, caller, opts.AllowStandardNames, &l)
 	if !l.HasErrors() {
 		externalData(m, model, *out, *copyExternal, &l)
 	}
@@ -311,11 +320,11 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 		return report(&l, "text", stdout, stderr)
 	}
 	code := report(&l, "text", stdout, stderr)
-	fmt.Fprintf(stdout, "opforge rewrite onnx: wrote %s: %d node(s) call plugins of %s\n", *out, len(edits), pkg.Name)
+	fmt.Fprintf(stdout, "opforge rewrite onnx: wrote %s: %d node(s) call ops of %s on %s\n", *out, len(edits), pkg.Name, *forTarget)
 	for _, c := range res.Calls {
-		if e, ok := edits[c.Node]; ok {
-			id := plugin.TRT(pkg, pkg.Op(e.OpType))
-			fmt.Fprintf(stdout, "  %s -> %s::%s version %s\n", nodeLabel(c.Node), id.Namespace, id.Name, id.Version)
+		if _, ok := edits[c.Node]; ok {
+			call := caller.ONNXCall(pkg, pkg.Op(c.Op.Name), c.Node)
+			fmt.Fprintf(stdout, "  %s -> %s\n", nodeLabel(c.Node), call.Label)
 		}
 	}
 	return code

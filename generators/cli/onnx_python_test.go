@@ -21,7 +21,8 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnximport"
-	"github.com/opforge/opforge/generators/plugin"
+	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/targets/trt"
 )
 
 const onnxScript = "../../testdata/python/onnx_models.py"
@@ -81,6 +82,7 @@ func TestRewrittenModelsPassOnnxChecker(t *testing.T) {
 			}
 			var l diag.List
 			pkg := load.File(opdef, &l)
+			targets.Check(&l, pkg)
 			if pkg == nil || l.HasErrors() {
 				t.Fatalf("imported opdef does not validate: %v", l.Sorted())
 			}
@@ -96,7 +98,7 @@ func TestRewrittenModelsPassOnnxChecker(t *testing.T) {
 						op = o
 					}
 				}
-				id := plugin.TRT(pkg, op)
+				id := trt.PluginID(pkg, op)
 				expect[name] = map[string]string{"op_type": n.op, "domain": n.domain, "plugin_namespace": id.Namespace, "plugin_version": id.Version}
 			}
 			ej, _ := json.Marshal(expect)
@@ -149,7 +151,7 @@ func checkCreatorFields(t *testing.T, path string, pkg *ir.Package, nodes map[st
 				t.Errorf("%s: attribute %q is no field of the %s creator", n, a.Name, op.Name)
 				continue
 			}
-			if sent, declared := onnximport.ParserFieldType(a), p.DTypes[0].Info().TRTField; sent != declared {
+			if sent, declared := onnximport.ParserFieldType(a), trt.FieldType(p.DTypes[0]); sent != declared {
 				t.Errorf("%s: attribute %q arrives as %s, the creator declares %s", n, a.Name, sent, declared)
 			}
 		}
@@ -162,4 +164,45 @@ func checkCreatorFields(t *testing.T, path string, pkg *ir.Package, nodes map[st
 			t.Errorf("%s: attributes %v, creator fields %v", n, attrs, params)
 		}
 	}
+}
+
+// TestImportedOpsReferenceRunsTheModelsOps: ops imported from ONNX (two
+// standard ops, one a function of the model defines) get a reference that
+// runs the model's op with onnx.reference.ReferenceEvaluator, with the
+// params as attributes; the generated module finds the model from another
+// working directory and matches torch.
+func TestImportedOpsReferenceRunsTheModelsOps(t *testing.T) {
+	python := onnxPython(t)
+	if out, err := exec.Command(python, "-c", "import torch, onnx.reference").CombinedOutput(); err != nil {
+		t.Skipf("OPFORGE_PYTHON=%s cannot import torch and onnx.reference: %v\n%s", python, err, out)
+	}
+	script, err := filepath.Abs("../../testdata/python/onnx_reference.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	if out, err := exec.Command(python, script, "build", ws).CombinedOutput(); err != nil {
+		t.Fatalf("building the model: %v\n%s", err, out)
+	}
+	t.Chdir(ws)
+	if code, out, errs := run("import", "onnx", "model.onnx", "--op-types", "Det,LeakyRelu,Swish", "--rename", "Det=DetPlugin,LeakyRelu=LeakyReluPlugin,Swish=SwishPlugin"); code != 0 {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errs)
+	}
+	opdef, _ := os.ReadFile(filepath.Join("opdefs", "model", "model.yaml"))
+	for _, want := range []string{"onnx: {model: ../../model.onnx, op_type: Det}", "onnx: {model: ../../model.onnx, op_type: Swish, domain: custom}"} {
+		if !strings.Contains(string(opdef), want) {
+			t.Errorf("the opdef lacks %q:\n%s", want, opdef)
+		}
+	}
+	if code, out, errs := run("gen"); code != 0 {
+		t.Fatalf("gen: exit %d\n%s%s", code, out, errs)
+	}
+	module, _ := filepath.Abs(filepath.Join("out", "reference", "Model", "model_reference.py"))
+	check := exec.Command(python, script, "check", module)
+	check.Dir = filepath.Join("out", "reference")
+	out, err := check.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the reference module does not match torch: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
 }

@@ -284,3 +284,62 @@ func TestImportKeepsNodePluginIdentity(t *testing.T) {
 		t.Errorf("--namespace \"\" not kept as the package namespace:\n%s", written)
 	}
 }
+
+// TestRewriteForHTP retargets a node to an op of an HTP op package for ONNX
+// Runtime's QNN execution provider: the op type is the op's, no TensorRT
+// plugin attributes, the attributes kept; an op without targets.htp and a
+// target without an ONNX runtime are refused.
+func TestRewriteForHTP(t *testing.T) {
+	dir := t.TempDir()
+	model := writeModel(t, dir, onnxtest.Model{
+		Opsets: []onnxtest.Opset{{Domain: "", Version: 17}, {Domain: "custom", Version: 1}},
+		Graph: onnxtest.Graph{
+			Name: "g",
+			Nodes: []onnxtest.Node{
+				{Name: "relu", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"r"}},
+				{Name: "scale", OpType: "ScaleShift", Domain: "custom", Inputs: []string{"r"}, Outputs: []string{"y"},
+					Attrs: []onnxtest.Attr{{Name: "alpha", Type: onnxtest.AttrFloat, F: 0.5}, {Name: "window", Type: onnxtest.AttrInts, Ints: []int64{3, 3}}}},
+			},
+			Inputs:    []onnxtest.Value{{Name: "x", Elem: onnxtest.Float, Dims: []any{"N", 4}}},
+			Outputs:   []onnxtest.Value{{Name: "y", Elem: onnxtest.Float, Dims: []any{"N", 4}}},
+			ValueInfo: []onnxtest.Value{{Name: "r", Elem: onnxtest.Float, Dims: []any{"N", 4}}},
+		},
+	})
+	htpOpdef := filepath.Join(dir, "opdefs", "htp", "roi.yaml")
+	trtOpdef := filepath.Join(dir, "opdefs", "trt", "roi.yaml")
+	sel := []string{"--op-types", "ScaleShift", "--package", "Scale"}
+	for opdef, tgt := range map[string]string{htpOpdef: "htp", trtOpdef: "trt"} {
+		if code, out, errs := run(append([]string{"import", "onnx", model, "-o", opdef, "--targets", tgt}, sel...)...); code != 0 {
+			t.Fatalf("import for %s: exit %d\n%s%s", tgt, code, out, errs)
+		}
+	}
+	rewritten := filepath.Join(dir, "model.qnn.onnx")
+	code, out, errs := run(append([]string{"rewrite", "onnx", model, "--opdef", htpOpdef, "--for", "htp", "-o", rewritten}, sel...)...)
+	if code != 0 || !strings.Contains(out, "scale -> ScaleShift of op package Scale") || !strings.Contains(out, "op_packages=ScaleShift:<library>:ScaleInterfaceProvider") {
+		t.Fatalf("rewrite --for htp: exit %d\n%s%s", code, out, errs)
+	}
+	data, _ := os.ReadFile(rewritten)
+	m, err := onnx.Read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := m.Nodes()[1]
+	if n.OpType != "ScaleShift" || n.Domain != "custom" || n.Attr("plugin_namespace") != nil || n.Attr("plugin_version") != nil ||
+		n.Attr("alpha") == nil || n.Attr("alpha").F != 0.5 || len(n.Attr("window").Ints) != 2 {
+		t.Errorf("rewritten node: %s %+v", n, n.Attributes)
+	}
+
+	code, _, errs = run(append([]string{"rewrite", "onnx", model, "--opdef", trtOpdef, "--for", "htp", "-o", rewritten + ".2"}, sel...)...)
+	if code != 1 || !strings.Contains(errs, "which does not generate for htp") || !strings.Contains(errs, "[onnx-rewrite-op]") {
+		t.Errorf("trt-only op for htp: exit %d %s", code, errs)
+	}
+	code, _, errs = run(append([]string{"rewrite", "onnx", model, "--opdef", htpOpdef, "--for", "aipu", "-o", rewritten + ".3"}, sel...)...)
+	if code != 2 || !strings.Contains(errs, `--for "aipu"`) {
+		t.Errorf("--for aipu: exit %d %s", code, errs)
+	}
+	for _, p := range []string{rewritten + ".2", rewritten + ".3"} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s written despite the error", p)
+		}
+	}
+}

@@ -61,9 +61,10 @@ type File struct {
 	Source string // the opdef it came from, for headers and messages
 	Owned  bool
 	Mode   uint32 // 0 means 0644
-	// Defaults maps each user region's key to the hash of its default
-	// body, filled in when the file is finalised.
-	Defaults map[string]string
+	// Moved names, for regions an earlier version of the file had and
+	// this one lacks, where their code belongs now (region key -> where):
+	// the diagnostic for user code left in one says so.
+	Moved map[string]string
 }
 
 // Set is an ordered collection of files keyed by path.

@@ -12,18 +12,23 @@ import (
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/generators/writer"
 )
 
-// Files generates every target's files for pkgs, keyed by paths relative to
-// the output root (<target>/<...>), headers included.
+// Files generates every target's files for pkgs, and each package's
+// reference module, keyed by paths relative to the output root
+// (<target>/<...>), headers included.
 func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 	if ts == nil {
 		ts = targets.All()
 	}
+	// Every package also gets its reference module (out/reference/), the
+	// one place the user writes each op in PyTorch.
+	ts = append(slices.Clip(ts), reference.Generator{})
 	// Every (target, package) pair generates in parallel into its own set
 	// and diagnostics; merging in a fixed order keeps the output and the
 	// diagnostics deterministic.
@@ -39,7 +44,7 @@ func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 			jobs = append(jobs, &job{t: t, pkg: pkg})
 		}
 	}
-	render.Parallel(len(jobs), func(i int) {
+	workpool.Parallel(len(jobs), func(i int) {
 		j := jobs[i]
 		if j.set = j.t.Generate(j.pkg, j.l.ForTarget(j.t.Name())); j.set != nil {
 			addHeaders(j.set)
@@ -101,6 +106,7 @@ var DefaultOptions = Options{OpDefs: "opdefs", Toolchains: "toolchains", Out: "o
 // has errors; it is nil when loading failed.
 func Plan(o Options, l *diag.List) *writer.Plan {
 	pkgs := load.Tree(o.OpDefs, l)
+	targets.Check(l, pkgs...)
 	if l.HasErrors() {
 		return nil
 	}

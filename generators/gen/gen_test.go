@@ -157,18 +157,21 @@ func regen(t *testing.T, o Options) *diag.List {
 }
 
 // TestUserEditsSurviveOpdefChanges edits user regions in the C++ kernel
-// and the Python reference implementation, changes the op's signature in
-// the opdef, regenerates, and checks every edit is still there.
+// and the package's reference module, changes the op's signature in the
+// opdef, regenerates, and checks every edit is still there and the
+// ExecuTorch module (whose eager implementation calls the reference) has
+// the new param.
 func TestUserEditsSurviveOpdefChanges(t *testing.T) {
 	o := workspace(t)
 	cpp := filepath.Join(o.Out, "htp/VisionOps/src/ops/TopKLast.cpp")
 	py := filepath.Join(o.Out, "htp/VisionOps/executorch/vision_ops.py")
+	ref := filepath.Join(o.Out, "reference/VisionOps/vision_ops_reference.py")
 	kernel := "  // my kernel\n  auto [b, l] = std::make_pair(x.dim(0), x.dim(1));\n  (void)b; (void)l;\n  return GraphStatus::Success;\n"
 	edit(t, cpp, "  // Write the kernel here. Avoid heap allocation in this function.\n  return GraphStatus::Success;\n", kernel)
 	edit(t, cpp, "  return 0.0f;\n", "  return 2.5f; // measured\n")
 	edit(t, cpp, "// opforge:begin includes\n", "// opforge:begin includes\n#include <utility>\n")
-	reference := "    return torch.topk(x, k, dim=-1, largest=(order == 0))\n"
-	edit(t, py, "    raise NotImplementedError(\"vision_ops::top_k_last has no eager implementation yet; write it in reference:TopKLast\")\n", reference)
+	reference := "    return torch.topk(x, k, dim=-1, largest=(order == \"largest\"))\n"
+	edit(t, ref, "    raise NotImplementedError(\"TopKLast has no reference implementation yet: write it in the region reference:TopKLast of out/reference/VisionOps/vision_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)\")\n", reference)
 	// A new param changes the impl signature, the torch schema and the param order.
 	edit(t, filepath.Join(o.OpDefs, "vision/vision_ops.yaml"),
 		"      - {name: order, type: enum, values: [largest, smallest], default: largest}\n",
@@ -178,12 +181,18 @@ func TestUserEditsSurviveOpdefChanges(t *testing.T) {
 	}
 	gotCpp, _ := os.ReadFile(cpp)
 	gotPy, _ := os.ReadFile(py)
+	gotRef, _ := os.ReadFile(ref)
 	for _, want := range []string{kernel, "return 2.5f; // measured", "#include <utility>", "const Tensor& sorted)", `"sorted", false, &sg_opDefaultSorted`} {
 		if !strings.Contains(string(gotCpp), want) {
 			t.Errorf("TopKLast.cpp lost %q:\n%s", want, gotCpp)
 		}
 	}
-	for _, want := range []string{reference, "int order=0, int sorted=1) -> (Tensor, Tensor)"} {
+	for _, want := range []string{reference, `def top_k_last(x, *, k, order="largest", sorted="yes"):`} {
+		if !strings.Contains(string(gotRef), want) {
+			t.Errorf("vision_ops_reference.py lacks %q", want)
+		}
+	}
+	for _, want := range []string{"int order, int sorted) -> (Tensor, Tensor)", "def top_k_last(x, k, order=0, sorted=1):", `"sorted": _enum_value("TopKLast", "sorted", ("no", "yes",), sorted)`} {
 		if !strings.Contains(string(gotPy), want) {
 			t.Errorf("vision_ops.py lacks %q", want)
 		}
@@ -246,7 +255,7 @@ func TestAIPUUserEditsSurvive(t *testing.T) {
 	edit(t, cl, "// opforge:begin helpers\n", "// opforge:begin helpers\nstatic inline int twice(int v) { return 2 * v; }\n")
 	forward := "    out_values, out_indices = torch.topk(x, min(k, L), dim=-1, largest=(order == \"largest\"))\n" +
 		"    self.outputs[0].betensor, self.outputs[1].betensor = out_values, out_indices\n"
-	edit(t, opt, "    for out, shape in zip(self.outputs, (values_shape, indices_shape)):\n        out.betensor = torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)\n", forward)
+	edit(t, opt, "    for out, result in zip(self.outputs, results):\n        out.betensor = result\n", forward)
 	edit(t, opt, "# opforge:begin imports\n", "# opforge:begin imports\nimport math\n")
 	edit(t, filepath.Join(o.OpDefs, "vision/vision_ops.yaml"),
 		"      - {name: order, type: enum, values: [largest, smallest], default: largest}\n",

@@ -106,7 +106,8 @@ func generateFile(t testing.TB, name string, src []byte) (*fileset.Set, *diag.Li
 	if pkg == nil || l.HasErrors() {
 		return nil, &l
 	}
-	load.Check(pkg, &l)
+	load.Validate(pkg, &l)
+	targets.Check(&l, pkg)
 	if l.HasErrors() {
 		return nil, &l
 	}

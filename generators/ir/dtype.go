@@ -50,51 +50,46 @@ const (
 	KindOpaque
 )
 
-// DTypeInfo holds the per-target spellings of one dtype. An empty spelling
-// means the target has no such dtype.
+// DTypeInfo is what every target shares about a dtype: its kind, size,
+// the torch dtype (the reference, ExecuTorch and the Python plugins all run
+// PyTorch) and the C/C++ element type kernels use. Each target keeps its own
+// vendor spelling (QNN in qnnxml, TensorRT and Compass in their targets):
+// a dtype a target cannot take is that target's diagnostic.
 type DTypeInfo struct {
 	Name DType
 	Kind DTypeKind
 	Bits int
-	// QNN is the Qnn_DataType_t enumerator without its QNN_DATATYPE_ prefix.
-	QNN string
-	// TRT is the nvinfer1::DataType enumerator (tensors).
-	TRT string
-	// TRTField is the nvinfer1::PluginFieldType enumerator (attributes).
-	TRTField string
-	// Compass is the Compass IR dtype string.
-	Compass string
-	// Torch is the torch dtype attribute name.
+	// Torch is the torch dtype attribute name ("" when torch has none).
 	Torch string
 	// C is the C/C++ element type used in kernels and attribute storage.
 	C string
 }
 
 var dtypeTable = []DTypeInfo{
-	{Bool, KindBool, 8, "BOOL_8", "kBOOL", "kINT8", "bool", "bool", "bool"},
-	{Int8, KindInt, 8, "INT_8", "kINT8", "kINT8", "int8", "int8", "int8_t"},
-	{Int16, KindInt, 16, "INT_16", "", "kINT16", "int16", "int16", "int16_t"},
-	{Int32, KindInt, 32, "INT_32", "kINT32", "kINT32", "int32", "int32", "int32_t"},
-	{Int64, KindInt, 64, "INT_64", "kINT64", "kINT64", "int64", "int64", "int64_t"},
-	{Uint8, KindUint, 8, "UINT_8", "kUINT8", "", "uint8", "uint8", "uint8_t"},
-	{Uint16, KindUint, 16, "UINT_16", "", "", "uint16", "uint16", "uint16_t"},
-	{Uint32, KindUint, 32, "UINT_32", "", "", "uint32", "uint32", "uint32_t"},
-	{Uint64, KindUint, 64, "UINT_64", "", "", "uint64", "uint64", "uint64_t"},
-	{Float16, KindFloat, 16, "FLOAT_16", "kHALF", "kFLOAT16", "float16", "float16", "__half"},
-	{BFloat16, KindFloat, 16, "", "kBF16", "kBF16", "bfloat16", "bfloat16", "__nv_bfloat16"},
-	{Float32, KindFloat, 32, "FLOAT_32", "kFLOAT", "kFLOAT32", "float32", "float32", "float"},
-	{Float64, KindFloat, 64, "FLOAT_64", "", "kFLOAT64", "float64", "float64", "double"},
-	{Float8E4, KindFloat, 8, "", "kFP8", "kFP8", "float8_e4m3fn", "float8_e4m3fn", "__nv_fp8_e4m3"},
-	{QInt4, KindQuant, 4, "SFIXED_POINT_4", "", "", "", "", "int8_t"},
-	{QInt8, KindQuant, 8, "SFIXED_POINT_8", "kINT8", "", "int8", "int8", "int8_t"},
-	{QInt16, KindQuant, 16, "SFIXED_POINT_16", "", "", "int16", "int16", "int16_t"},
-	{QInt32, KindQuant, 32, "SFIXED_POINT_32", "", "", "int32", "int32", "int32_t"},
-	{QUint4, KindQuant, 4, "UFIXED_POINT_4", "", "", "", "", "uint8_t"},
-	{QUint8, KindQuant, 8, "UFIXED_POINT_8", "", "", "uint8", "uint8", "uint8_t"},
-	{QUint16, KindQuant, 16, "UFIXED_POINT_16", "", "", "uint16", "uint16", "uint16_t"},
-	{QUint32, KindQuant, 32, "UFIXED_POINT_32", "", "", "uint32", "uint32", "uint32_t"},
-	{String, KindString, 8, "STRING", "", "kCHAR", "", "", "char"},
-	{BackendSpecific, KindOpaque, 0, "BACKEND_SPECIFIC", "", "", "", "", ""},
+	{Bool, KindBool, 8, "bool", "bool"},
+	{Int8, KindInt, 8, "int8", "int8_t"},
+	{Int16, KindInt, 16, "int16", "int16_t"},
+	{Int32, KindInt, 32, "int32", "int32_t"},
+	{Int64, KindInt, 64, "int64", "int64_t"},
+	{Uint8, KindUint, 8, "uint8", "uint8_t"},
+	{Uint16, KindUint, 16, "uint16", "uint16_t"},
+	{Uint32, KindUint, 32, "uint32", "uint32_t"},
+	{Uint64, KindUint, 64, "uint64", "uint64_t"},
+	{Float16, KindFloat, 16, "float16", "__half"},
+	{BFloat16, KindFloat, 16, "bfloat16", "__nv_bfloat16"},
+	{Float32, KindFloat, 32, "float32", "float"},
+	{Float64, KindFloat, 64, "float64", "double"},
+	{Float8E4, KindFloat, 8, "float8_e4m3fn", "__nv_fp8_e4m3"},
+	{QInt4, KindQuant, 4, "", "int8_t"},
+	{QInt8, KindQuant, 8, "int8", "int8_t"},
+	{QInt16, KindQuant, 16, "int16", "int16_t"},
+	{QInt32, KindQuant, 32, "int32", "int32_t"},
+	{QUint4, KindQuant, 4, "", "uint8_t"},
+	{QUint8, KindQuant, 8, "uint8", "uint8_t"},
+	{QUint16, KindQuant, 16, "uint16", "uint16_t"},
+	{QUint32, KindQuant, 32, "uint32", "uint32_t"},
+	{String, KindString, 8, "", "char"},
+	{BackendSpecific, KindOpaque, 0, "", ""},
 }
 
 var dtypeByName = func() map[DType]*DTypeInfo {
@@ -105,18 +100,16 @@ var dtypeByName = func() map[DType]*DTypeInfo {
 	return m
 }()
 
-var dtypeByQNN = func() map[string]DType {
-	m := make(map[string]DType, len(dtypeTable))
-	for _, d := range dtypeTable {
-		if d.QNN != "" {
-			m[d.QNN] = d.Name
-		}
-	}
-	return m
-}()
-
 // Info returns the table row of d, or nil for an unknown dtype.
 func (d DType) Info() *DTypeInfo { return dtypeByName[d] }
+
+// Bits is the size of one element in bits (0 for unknown and opaque dtypes).
+func (d DType) Bits() int {
+	if i := d.Info(); i != nil {
+		return i.Bits
+	}
+	return 0
+}
 
 // Valid reports whether d is in the vocabulary.
 func (d DType) Valid() bool { return dtypeByName[d] != nil }
@@ -144,30 +137,4 @@ func DTypeNames() []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-// DTypeFromQNN maps a Qnn_DataType_t name, with or without its
-// QNN_DATATYPE_ prefix, to the vocabulary.
-func DTypeFromQNN(name string) (DType, bool) {
-	if len(name) > len(qnnPrefix) && name[:len(qnnPrefix)] == qnnPrefix {
-		name = name[len(qnnPrefix):]
-	}
-	d, ok := dtypeByQNN[name]
-	return d, ok
-}
-
-const qnnPrefix = "QNN_DATATYPE_"
-
-// QNNName is the full Qnn_DataType_t spelling (BACKEND_SPECIFIC unprefixed),
-// or "" when QNN has no such dtype.
-func (d DType) QNNName() string {
-	i := d.Info()
-	switch {
-	case i == nil || i.QNN == "":
-		return ""
-	case d == BackendSpecific:
-		return i.QNN
-	default:
-		return qnnPrefix + i.QNN
-	}
 }

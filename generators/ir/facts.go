@@ -53,12 +53,17 @@ const (
 	// dtype of input Input (the first data input, which is required) when
 	// the list has it, else DType, the list's first.
 	DTypeFollow
+	// DTypeParam: the value of param Param (an enum whose values are
+	// dtype names) is the dtype; DType is its default's, else the first
+	// value's.
+	DTypeParam
 )
 
 // OutputDType is the rule for one output.
 type OutputDType struct {
 	Rule  DTypeRule
 	Input int   // DTypeSameAs, DTypeFollow: index into Op.Inputs
+	Param int   // DTypeParam: index into Op.Params
 	DType DType // DTypeFixed; the fallback of the other rules
 	// Allowed are the output's dtypes.
 	Allowed []DType
@@ -159,7 +164,16 @@ func Derive(op *Op) *Facts {
 	for i, o := range op.Outputs {
 		allowed := op.AllowedDTypes(o)
 		r := OutputDType{Rule: DTypeFixed, DType: firstDType(allowed), Allowed: allowed}
-		if j, ok := varInput[o.Type.Var]; ok && o.Type.Var != "" {
+		if p, j := paramOf(op, o.DTypeParam); p != nil {
+			r.Rule, r.Param, r.Allowed = DTypeParam, j, make([]DType, len(p.Values))
+			for k, v := range p.Values {
+				r.Allowed[k] = DType(v)
+			}
+			r.DType = firstDType(r.Allowed)
+			if p.Default != nil && p.Default.Text != "" {
+				r.DType = DType(p.Default.Text)
+			}
+		} else if j, ok := varInput[o.Type.Var]; ok && o.Type.Var != "" {
 			r.Rule, r.Input = DTypeSameAs, j
 		} else if o.Type.Var == "" && len(allowed) > 1 && follow >= 0 {
 			r.Rule, r.Input = DTypeFollow, follow
@@ -167,6 +181,19 @@ func Derive(op *Op) *Facts {
 		f.Outputs[i] = r
 	}
 	return f
+}
+
+// paramOf is the enum param called name and its index, or nil.
+func paramOf(op *Op, name string) (*Param, int) {
+	if name == "" {
+		return nil, -1
+	}
+	for i, p := range op.Params {
+		if p.Name == name && p.Kind == ParamEnum {
+			return p, i
+		}
+	}
+	return nil, -1
 }
 
 func firstDType(ds []DType) DType {

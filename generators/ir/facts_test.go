@@ -101,6 +101,15 @@ func TestDerive(t *testing.T) {
 		slots:    []ir.DTypeSlot{{Input: 0, Allowed: []ir.DType{ir.Float32, ir.Float16}}},
 		rules:    []ir.OutputDType{{Rule: ir.DTypeFixed, DType: ir.Float16, Allowed: []ir.DType{ir.Float16, ir.Float32}}},
 	}, {
+		// A Cast-like `to` enum chooses the dtype; its default is the
+		// fallback (defaults are checked by validate).
+		name:     "dtype chosen by a param",
+		inputs:   []string{"x:float32|float16:N"},
+		outputs:  []string{"y:float16|int8:N"},
+		bindings: []ir.Binding{{"N", 0, 0}},
+		slots:    []ir.DTypeSlot{{Input: 0, Allowed: []ir.DType{ir.Float32, ir.Float16}}},
+		rules:    []ir.OutputDType{{Rule: ir.DTypeParam, Param: 1, DType: ir.Int8, Allowed: []ir.DType{ir.Int8, ir.Float16}}},
+	}, {
 		name:    "no inputs",
 		outputs: []string{"y:int64|int32:"},
 		rules:   []ir.OutputDType{{Rule: ir.DTypeFixed, DType: ir.Int64, Allowed: []ir.DType{ir.Int64, ir.Int32}}},
@@ -112,6 +121,13 @@ func TestDerive(t *testing.T) {
 			}
 			for _, s := range tc.outputs {
 				op.Outputs = append(op.Outputs, tensor(t, s))
+			}
+			if tc.name == "dtype chosen by a param" {
+				op.Params = []*ir.Param{
+					{Name: "k", Kind: ir.ParamScalar, DTypes: []ir.DType{ir.Int32}},
+					{Name: "to", Kind: ir.ParamEnum, Values: []string{"int8", "float16"}, Default: &ir.Literal{Kind: ir.LitString, Text: "int8"}},
+				}
+				op.Outputs[0].DTypeParam = "to"
 			}
 			f := ir.Derive(op)
 			if !reflect.DeepEqual(f.Bindings, tc.bindings) {

@@ -10,14 +10,6 @@ import (
 	"slices"
 )
 
-// Format names the source format of a package.
-type Format string
-
-const (
-	FormatYAML   Format = "yaml"
-	FormatQNNXML Format = "qnn-xml"
-)
-
 // Where remembers the position of each field of an object, so diagnostics
 // can point at the offending key rather than the object as a whole.
 type Where map[string]diag.Pos
@@ -41,9 +33,8 @@ type Package struct {
 	Domain    string
 	Version   string
 	Namespace string
-	// Source is the path of the definition file; Format its format.
+	// Source is the path of the definition file.
 	Source string
-	Format Format
 	Ops    []*Op
 	HTP    HTPPackage
 	TRT    TRTPackage
@@ -119,15 +110,30 @@ type Reference struct {
 	Text   string
 }
 
+// ONNXOrigin is the ONNX op an op was imported from: its op type and
+// domain, and the model that gives the opset imports and the function
+// defining a custom op (Model as written, relative to the opdef's
+// directory; ModelPath resolved against it).
+type ONNXOrigin struct {
+	Model     string
+	ModelPath string
+	OpType    string
+	Domain    string
+	Pos       diag.Pos
+}
+
 // Op is one operator.
 type Op struct {
 	Name        string
 	Description string
 	References  []Reference
-	TypeVars    []*TypeVar
-	Inputs      []*Tensor
-	Outputs     []*Tensor
-	Params      []*Param
+	// ONNX is the ONNX op the op was imported from, nil when written by
+	// hand: its reference runs that op until the user writes one.
+	ONNX     *ONNXOrigin
+	TypeVars []*TypeVar
+	Inputs   []*Tensor
+	Outputs  []*Tensor
+	Params   []*Param
 	// DataDependent are output sizes known only at run time, with bounds.
 	DataDependent []*SizeSymbol
 	Targets       Targets
@@ -207,6 +213,9 @@ type Tensor struct {
 	// ShapeTensor marks an integer input whose values are sizes
 	// (referenced as name[i] in output shapes).
 	ShapeTensor bool
+	// DTypeParam names the param whose value chooses an output's dtype (a
+	// Cast-like `to`: an enum whose values are dtype names); "" for none.
+	DTypeParam string
 	// DynamicShapeText is QNN's DynamicShape/Text (2024 schema).
 	DynamicShapeText string
 	// Default is QNN's tensor Default text; outputs may not have one.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/targets"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -39,7 +40,7 @@ func TestDiagnostics(t *testing.T) {
 				t.Fatal("case has no input files")
 			}
 			var l diag.List
-			Paths(files, &l)
+			targets.Check(&l, Paths(files, &l)...)
 			var buf bytes.Buffer
 			if err := l.WriteText(&buf); err != nil {
 				t.Fatal(err)

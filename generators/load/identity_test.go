@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/plugin"
+	"github.com/opforge/opforge/generators/targets/trt"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -36,11 +36,11 @@ func TestYAMLRoundTripKeepsPluginIdentity(t *testing.T) {
 			t.Fatal(err)
 		}
 		second := mustLoad(t, "b.yaml", y)
-		ids := func(pkg *ir.Package) []plugin.Identity {
-			var out []plugin.Identity
+		ids := func(pkg *ir.Package) []trt.PluginIdentity {
+			var out []trt.PluginIdentity
 			for _, op := range pkg.Ops {
 				if op.Targets.TRT != nil {
-					out = append(out, plugin.TRT(pkg, op))
+					out = append(out, trt.PluginID(pkg, op))
 				}
 			}
 			return out

@@ -1,6 +1,7 @@
 // Package load finds op definition files, reads them within safe limits,
-// parses them by format, and runs the semantic and per-target checks: the
-// whole front end up to a validated IR.
+// parses them by format, and runs the semantic checks shared by every
+// target: the front end up to a validated IR. The targets' own checks run
+// in one place after it, targets.Check.
 package load
 
 import (
@@ -20,7 +21,6 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/qnnxml"
-	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/validate"
 	"github.com/opforge/opforge/generators/yamldef"
 )
@@ -177,15 +177,13 @@ func Parse(path string, data []byte, l *diag.List) *ir.Package {
 	return nil
 }
 
-// Check runs the shared semantic checks and every target's checks.
-func Check(pkg *ir.Package, l *diag.List) {
+// Validate runs the semantic checks shared by every target on a parsed
+// package (not the targets' own: targets.Check runs those).
+func Validate(pkg *ir.Package, l *diag.List) {
 	validate.Package(pkg, l)
-	for _, t := range targets.All() {
-		t.Check(pkg, l.ForTarget(t.Name()))
-	}
 }
 
-// File loads and checks one file.
+// File loads and validates one file.
 func File(path string, l *diag.List) *ir.Package {
 	data, ok := ReadFile(path, l)
 	if !ok {
@@ -193,13 +191,14 @@ func File(path string, l *diag.List) *ir.Package {
 	}
 	pkg := Parse(path, data, l)
 	if pkg != nil {
-		Check(pkg, l)
+		Validate(pkg, l)
 	}
 	return pkg
 }
 
-// Tree loads and checks every op definition below root. Packages are
-// returned sorted by name; a package name defined twice is an error.
+// Tree loads and validates every op definition below root. Packages are
+// returned sorted by name; a package name defined twice is an error (the
+// second is validated, then dropped).
 func Tree(root string, l *diag.List) []*ir.Package {
 	files, err := Files(root)
 	if err != nil {
@@ -212,7 +211,7 @@ func Tree(root string, l *diag.List) []*ir.Package {
 	return Paths(files, l)
 }
 
-// Paths loads and checks the given files.
+// Paths loads and validates the given files.
 func Paths(files []string, l *diag.List) []*ir.Package {
 	var pkgs []*ir.Package
 	byName := map[string]*ir.Package{}

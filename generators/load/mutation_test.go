@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/targets"
 )
 
 // maxWrongLineRate bounds the share of mutations whose errors all land on
@@ -149,7 +150,8 @@ func xmlMutations(data []byte) []mutation {
 func loadErrors(path string, data []byte) []diag.Diagnostic {
 	var l diag.List
 	if pkg := Parse(path, data, &l); pkg != nil {
-		Check(pkg, &l)
+		Validate(pkg, &l)
+		targets.Check(&l, pkg)
 	}
 	var errs []diag.Diagnostic
 	for _, d := range l.Sorted() {

@@ -10,6 +10,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/qnnxml"
+	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -29,7 +30,8 @@ func mustLoad(t *testing.T, name string, data []byte) *ir.Package {
 	var l diag.List
 	pkg := Parse(name, data, &l)
 	if pkg != nil {
-		Check(pkg, &l)
+		Validate(pkg, &l)
+		targets.Check(&l, pkg)
 	}
 	if pkg == nil || l.HasErrors() {
 		var buf bytes.Buffer
@@ -44,6 +46,7 @@ func TestFixturesLoad(t *testing.T) {
 	for _, f := range fixtures(t) {
 		var l diag.List
 		pkg := File(f, &l)
+		targets.Check(&l, pkg)
 		if pkg == nil || l.HasErrors() {
 			var buf bytes.Buffer
 			_ = l.WriteText(&buf)

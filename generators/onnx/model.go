@@ -78,7 +78,6 @@ type Node struct {
 type Attribute struct {
 	Name          string
 	Type          AttrType
-	RefAttrName   string
 	F             float32
 	I             int64
 	S             []byte
@@ -470,8 +469,6 @@ func (r *reader) attribute(f field, path string, owner *Node, depth int) (*Attri
 		switch {
 		case h.num == attrType && h.isVarint():
 			a.Type = AttrType(int32(h.v))
-		case h.num == attrRefAttrName && h.isBytes():
-			a.RefAttrName = string(h.b)
 		case h.num == attrF && h.typ == protowire.Fixed32Type:
 			a.F, seen[AttrFloat] = math.Float32frombits(uint32(h.v)), true
 		case h.num == attrI && h.isVarint():

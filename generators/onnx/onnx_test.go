@@ -121,7 +121,11 @@ func TestRewriteChangesOnlyTheEditedNodes(t *testing.T) {
 	domain := "vision"
 	edits := map[*onnx.Node]onnx.NodeEdit{
 		nodes[1]: {OpType: "RoiAlignLitePlugin", Attrs: []onnx.NewAttr{onnx.StringAttr("plugin_namespace", "vision"), onnx.StringAttr("plugin_version", "1.2.0")}},
-		nodes[3]: {OpType: "Scatter3DPlugin", Domain: &domain, Attrs: []onnx.NewAttr{{Name: "k", Type: onnx.AttrInts, Ints: []int64{1, -2}}}},
+		nodes[3]: {OpType: "Scatter3DPlugin", Domain: &domain, Attrs: []onnx.NewAttr{
+			{Name: "k", Type: onnx.AttrInts, Ints: []int64{1, -2}},
+			{Name: "alpha", Type: onnx.AttrFloat, F: -0.25},
+			{Name: "gains", Type: onnx.AttrFloats, Floats: []float32{1.5, 3e-8}},
+		}},
 	}
 	out, err := m.Rewrite(edits, []onnx.OpsetID{{Domain: "vision", Version: 1}})
 	if err != nil {
@@ -153,6 +157,10 @@ func TestRewriteChangesOnlyTheEditedNodes(t *testing.T) {
 	// decoded from its own bytes, did not.
 	if gn[3].OpType != "Scatter3DPlugin" || gn[3].Domain != "vision" || gn[3].Attr("k").Ints[1] != -2 {
 		t.Errorf("subgraph node: %s %q %+v", gn[3], gn[3].Domain, gn[3].Attr("k"))
+	}
+	if a, g := gn[3].Attr("alpha"), gn[3].Attr("gains"); a.Type != onnx.AttrFloat || a.F != -0.25 ||
+		g.Type != onnx.AttrFloats || len(g.Floats) != 2 || g.Floats[0] != 1.5 || g.Floats[1] != 3e-8 {
+		t.Errorf("float attributes: %+v %+v", a, g)
 	}
 	if gn[4].OpType != "Scatter3D" {
 		t.Errorf("else branch changed: %s", gn[4])

@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -17,23 +18,35 @@ type NodeEdit struct {
 	Attrs []NewAttr
 }
 
-// NewAttr is an attribute Rewrite writes: a string, an int or ints.
+// NewAttr is an attribute Rewrite writes: a string, an int, a float, or
+// a list of ints or floats.
 type NewAttr struct {
-	Name string
-	Type AttrType // AttrString, AttrInt or AttrInts
-	S    string
-	I    int64
-	Ints []int64
+	Name   string
+	Type   AttrType // AttrString, AttrInt, AttrFloat, AttrInts or AttrFloats
+	S      string
+	I      int64
+	F      float32
+	Ints   []int64
+	Floats []float32
 }
 
 // StringAttr is a STRING attribute.
 func StringAttr(name, value string) NewAttr { return NewAttr{Name: name, Type: AttrString, S: value} }
 
 // encode writes the attribute in field-number order, as protobuf
-// serializers do (name, i, s, ints, type).
+// serializers do (name, f, i, s, floats, ints, type).
 func (a NewAttr) encode() []byte {
 	b := appendString(nil, attrName, a.Name)
 	switch a.Type {
+	case AttrFloat:
+		b = protowire.AppendTag(b, attrF, protowire.Fixed32Type)
+		b = protowire.AppendFixed32(b, math.Float32bits(a.F))
+	case AttrFloats:
+		// Unpacked, like ints below.
+		for _, v := range a.Floats {
+			b = protowire.AppendTag(b, attrFloats, protowire.Fixed32Type)
+			b = protowire.AppendFixed32(b, math.Float32bits(v))
+		}
 	case AttrInt:
 		b = appendVarint(b, attrI, uint64(a.I))
 	case AttrString:

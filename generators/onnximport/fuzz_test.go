@@ -9,6 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnx/onnxtest"
 	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/targets/trt"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -36,6 +37,6 @@ func FuzzImport(f *testing.F) {
 		if pkg == nil {
 			t.Fatalf("imported opdef does not load: %v\n%s", l2.Sorted(), out)
 		}
-		Plan(m, "f.onnx", res.Calls, pkg, true, &l2)
+		Plan(m, "f.onnx", res.Calls, pkg, trt.Target{}, true, &l2)
 	})
 }

@@ -1,6 +1,7 @@
 // Package onnximport turns selected nodes of an ONNX model into an opforge
 // op package, typed and shaped from the graph, and plans the rewrite of
-// those nodes into calls of the TensorRT plugins generated from it.
+// those nodes into calls of the ops generated from it (TensorRT plugins,
+// or an HTP op package in ONNX Runtime's QNN execution provider).
 //
 // One op is made per signature: nodes of one op type whose inputs,
 // outputs and attributes agree (dims up to the renaming of symbols) share
@@ -14,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
@@ -138,12 +140,43 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	return res
 }
 
+// origin is where an op's reference comes from when nobody wrote one: the
+// node's op type run by onnx.reference.ReferenceEvaluator, which implements
+// the standard ONNX ops and runs a model's functions. A custom op the model
+// does not define as a function has none (nil). The model path is written
+// relative to the opdef's directory (the working directory for -o -).
+func origin(n *onnx.Node, m *onnx.Model, model, opdef string) *ir.ONNXOrigin {
+	evaluable := onnx.IsDefaultDomain(n.Domain)
+	for _, f := range m.Functions {
+		evaluable = evaluable || f.Name == n.OpType && f.Domain == n.Domain
+	}
+	// Only text an opdef can hold and a Python string can carry.
+	if !evaluable || !utf8.ValidString(n.OpType+n.Domain+model) {
+		return nil
+	}
+	dir := "."
+	if opdef != "" && opdef != "-" {
+		dir = filepath.Dir(opdef)
+	}
+	rel := filepath.ToSlash(model)
+	absDir, err1 := filepath.Abs(dir)
+	absModel, err2 := filepath.Abs(model)
+	if err1 == nil && err2 == nil {
+		if r, err := filepath.Rel(absDir, absModel); err == nil {
+			rel = filepath.ToSlash(r)
+		} else {
+			rel = filepath.ToSlash(absModel)
+		}
+	}
+	return &ir.ONNXOrigin{Model: rel, OpType: n.OpType, Domain: n.Domain}
+}
+
 func newPackage(path string, opts Options) *ir.Package {
 	name, dir := DefaultPackage(path)
 	pkg := &ir.Package{
 		Name: opts.Package, Domain: opts.Domain, Version: opts.Version,
-		Source: opts.Source, Format: ir.FormatYAML,
-		HTP: ir.HTPPackage{InterfaceStyle: "current", ExecuTorch: true},
+		Source: opts.Source,
+		HTP:    ir.HTPPackage{InterfaceStyle: "current", ExecuTorch: true},
 	}
 	if pkg.Name == "" {
 		pkg.Name = name
@@ -606,6 +639,7 @@ func (im *importer) name(groups []*group, opts Options, m *onnx.Model, pkg *ir.P
 		}
 		used[strings.ToLower(name)] = true
 		g.op.Name = name
+		g.op.ONNX = origin(g.nodes[0], m, im.path, opts.Source)
 		if _, std := onnx.StandardOp(name); std && !opts.AllowStandardNames {
 			standard[name] = append(standard[name], opType)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnx/onnxtest"
 	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/targets/trt"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -196,7 +197,8 @@ func TestImportGolden(t *testing.T) {
 			file := filepath.Join(dir, "expected.yaml")
 			pkg := load.Parse(file, data, &l)
 			if pkg != nil {
-				load.Check(pkg, &l)
+				load.Validate(pkg, &l)
+				targets.Check(&l, pkg)
 			}
 			if pkg == nil || l.HasErrors() {
 				var buf bytes.Buffer
@@ -254,7 +256,7 @@ func TestCreatorFieldsMatchAttributes(t *testing.T) {
 					continue
 				}
 				want := ParserFieldType(a)
-				got := p.DTypes[0].Info().TRTField
+				got := trt.FieldType(p.DTypes[0])
 				if want != "" && got != want {
 					t.Errorf("%s: %s: attribute %q (%s) arrives as %s, the creator field is %s", c.name, call.Node, a.Name, a.Type, want, got)
 				}
@@ -303,7 +305,7 @@ func TestParserFieldTypes(t *testing.T) {
 		}
 		// Whatever the parser sends, the imported param declares the same.
 		if p, _ := paramFor(c.a); p != nil && c.want != "" {
-			if got := p.DTypes[0].Info().TRTField; got != c.want {
+			if got := trt.FieldType(p.DTypes[0]); got != c.want {
 				t.Errorf("param for %s: field %s, want %s", c.a.Type, got, c.want)
 			}
 		}
@@ -427,7 +429,8 @@ func TestTensorNamesAvoidAttributes(t *testing.T) {
 	}
 	var l diag.List
 	if pkg := load.Parse("x.yaml", data, &l); pkg != nil {
-		load.Check(pkg, &l)
+		load.Validate(pkg, &l)
+		targets.Check(&l, pkg)
 	}
 	if l.HasErrors() {
 		t.Error(l.Sorted())

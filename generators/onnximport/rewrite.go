@@ -9,17 +9,17 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
-	"github.com/opforge/opforge/generators/plugin"
+	"github.com/opforge/opforge/generators/target"
 )
 
 // Plan turns the calls of an import of m into node edits that make each
-// node call the TensorRT plugin of its op in pkg: the op package the
-// plugins are generated from, as loaded from its opdef (so hand edits to
-// it count). Every node is checked against its op the way TensorRT's
-// parser will meet it: input and output counts, dtypes, and each
-// attribute against the param it fills. It also returns the opset imports
-// the edited nodes' domains need.
-func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, allowStandard bool, l *diag.List) (map[*onnx.Node]onnx.NodeEdit, []onnx.OpsetID) {
+// node call its op of pkg in the runtime of the target caller stands for
+// (rewrite onnx --for): the op package as loaded from its opdef (so hand
+// edits to it count). Every node is checked against its op the way the
+// runtime's ONNX front end will meet it: input and output counts, dtypes,
+// each attribute against the param it fills, and what the target adds.
+// It also returns the opset imports the edited nodes' domains need.
+func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, caller target.ONNXCaller, allowStandard bool, l *diag.List) (map[*onnx.Node]onnx.NodeEdit, []onnx.OpsetID) {
 	pos := diag.Pos{File: path}
 	if onnx.IsDefaultDomain(pkg.Domain) {
 		l.Errorf(pos, "onnx-rewrite-op", "package %s has the ONNX domain %q; rewritten nodes need a domain of their own", pkg.Name, pkg.Domain)
@@ -43,36 +43,30 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, allowStanda
 			l.Errorf(pos, "onnx-rewrite-op", "%s becomes op %s, which %s does not define (it has %s); import the model again, or name the op with --rename %s=NAME", n, c.Op.Name, pkg.Source, strings.Join(have, ", "), n.OpType)
 			continue
 		}
-		if op.Targets.TRT == nil {
-			l.Errorf(pos, "onnx-rewrite-op", "%s becomes op %s, which does not generate for trt (no targets.trt in %s), so no plugin would be found", n, op.Name, pkg.Source)
+		call := caller.ONNXCall(pkg, op, n)
+		if call.Unavailable != "" {
+			l.Errorf(pos, "onnx-rewrite-op", "%s becomes %s", n, call.Unavailable)
 			continue
 		}
-		if _, std := onnx.StandardOp(op.Name); std && !allowStandard {
-			l.Errorf(pos, "onnx-standard-name", "op %s of %s has the name of a standard ONNX op: TensorRT's parser would import %s as the built-in op. Rename the op, or pass --allow-standard-names if you build with kENABLE_PLUGIN_OVERRIDE (TensorRT 10.15+)", op.Name, pkg.Source, n)
+		if _, std := onnx.StandardOp(op.Name); std && !allowStandard && call.StandardName != "" {
+			l.Errorf(pos, "onnx-standard-name", "%s", call.StandardName)
 			continue
 		}
 		if functions[op.Name] {
-			l.Errorf(pos, "onnx-function-name", "op %s of %s has the name of a function of the model; TensorRT's parser would inline the function for %s instead of calling the plugin", op.Name, pkg.Source, n)
+			l.Errorf(pos, "onnx-function-name", "op %s of %s has the name of a function of the model; the runtime would inline the function for %s instead of calling the op", op.Name, pkg.Source, n)
 			continue
 		}
-		problems := matchNode(n, op, sc)
+		problems := append(matchNode(n, op, call, sc), call.Problems...)
 		for _, p := range problems {
 			l.Errorf(pos, "onnx-rewrite-signature", "%s does not fit op %s of %s: %s", n, op.Name, pkg.Source, p)
 		}
 		if len(problems) > 0 {
 			continue
 		}
-		id := plugin.TRT(pkg, op)
-		e := onnx.NodeEdit{OpType: id.Name, Attrs: []onnx.NewAttr{
-			onnx.StringAttr("plugin_namespace", id.Namespace),
-			onnx.StringAttr("plugin_version", id.Version),
-		}}
-		if idx := shapeInputs(op); len(idx) > 0 {
-			e.Attrs = append(e.Attrs, onnx.NewAttr{Name: "tensorrt_plugin_shape_input_indices", Type: onnx.AttrInts, Ints: idx})
-		}
-		// A node of the ONNX domain named after a plugin is not an ONNX
-		// op: it moves to the package's domain (TensorRT's parser ignores
-		// domains; ONNX checkers do not).
+		e := call.Edit
+		// A node of the ONNX domain named after a generated op is not an
+		// ONNX op: it moves to the package's domain (TensorRT's parser
+		// ignores domains; ONNX checkers and ONNX Runtime do not).
 		domain := n.Domain
 		if onnx.IsDefaultDomain(domain) {
 			domain = pkg.Domain
@@ -91,18 +85,8 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, allowStanda
 	return edits, opsets
 }
 
-func shapeInputs(op *ir.Op) []int64 {
-	var idx []int64
-	for i, t := range op.Inputs {
-		if t.ShapeTensor {
-			idx = append(idx, int64(i))
-		}
-	}
-	return idx
-}
-
-// matchNode lists why node n cannot call op's plugin.
-func matchNode(n *onnx.Node, op *ir.Op, sc scopes) []string {
+// matchNode lists why node n cannot call op, whatever the runtime.
+func matchNode(n *onnx.Node, op *ir.Op, call target.ONNXCall, sc scopes) []string {
 	var out []string
 	inputs := n.Inputs
 	for len(inputs) > 0 && inputs[len(inputs)-1] == "" {
@@ -150,12 +134,12 @@ func matchNode(n *onnx.Node, op *ir.Op, sc scopes) []string {
 	check("input", inputs, op.Inputs)
 	check("output", n.Outputs, op.Outputs)
 	for _, a := range n.Attributes {
-		if parserAttrs[a.Name] {
+		if call.Reserved[a.Name] {
 			continue
 		}
 		p := op.Param(a.Name)
 		if p == nil {
-			out = append(out, fmt.Sprintf("attribute %q is not a param of the op; TensorRT's parser forwards only the attributes the creator declares as fields, so the plugin would never see it", a.Name))
+			out = append(out, fmt.Sprintf("attribute %q is not a param of the op; %s", a.Name, call.UnknownAttr))
 			continue
 		}
 		if why := accepts(p, a); why != "" {

@@ -8,7 +8,8 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
-	"github.com/opforge/opforge/generators/plugin"
+	"github.com/opforge/opforge/generators/target"
+	"github.com/opforge/opforge/generators/targets/trt"
 )
 
 // caseNamed returns a golden import case.
@@ -35,7 +36,7 @@ func caseNamed(t *testing.T, name string) (*onnx.Model, *Result) {
 func TestPlanRewritesIntoPluginCalls(t *testing.T) {
 	m, res := caseNamed(t, "unsupported-trt")
 	var l diag.List
-	edits, opsets := Plan(m, "model.onnx", res.Calls, res.Package, false, &l)
+	edits, opsets := Plan(m, "model.onnx", res.Calls, res.Package, trt.Target{}, false, &l)
 	if l.HasErrors() {
 		t.Fatal(l.Sorted())
 	}
@@ -63,12 +64,12 @@ func TestPlanRewritesIntoPluginCalls(t *testing.T) {
 			continue
 		}
 		op := res.Package.Op(n.OpType)
-		id := plugin.TRT(res.Package, op)
+		id := trt.PluginID(res.Package, op)
 		if ns, v := n.Attr("plugin_namespace"), n.Attr("plugin_version"); ns == nil || string(ns.S) != id.Namespace || v == nil || string(v.S) != id.Version || id.Version != "1.0.0" {
 			t.Errorf("%s: plugin attributes %+v %+v, want %+v", n, ns, v, id)
 		}
 		// The rewritten node still fits its op: attributes are params.
-		if problems := matchNode(n, op, scopes{}); len(problems) > 0 {
+		if problems := matchNode(n, op, trt.Target{}.ONNXCall(res.Package, op, n), scopes{}); len(problems) > 0 {
 			t.Errorf("%s: %v", n, problems)
 		}
 	}
@@ -108,7 +109,7 @@ func TestPlanChecksHandEditedOpdefs(t *testing.T) {
 			op := res.Package.Ops[0]
 			c.edit(res.Package, op)
 			var l diag.List
-			edits, _ := Plan(m, "model.onnx", res.Calls, res.Package, c.allow, &l)
+			edits, _ := Plan(m, "model.onnx", res.Calls, res.Package, trt.Target{}, c.allow, &l)
 			var buf bytes.Buffer
 			_ = l.WriteText(&buf)
 			if len(edits) != 0 || !strings.Contains(buf.String(), "["+c.code+"]") || !strings.Contains(buf.String(), c.text) {
@@ -151,7 +152,7 @@ func TestPlanAcceptsCompatibleEdits(t *testing.T) {
 			m, res := caseNamed(t, "symbolic")
 			c.edit(res.Package.Ops[0])
 			var l diag.List
-			edits, opsets := Plan(m, "model.onnx", res.Calls, res.Package, c.allow, &l)
+			edits, opsets := Plan(m, "model.onnx", res.Calls, res.Package, trt.Target{}, c.allow, &l)
 			if l.HasErrors() || len(edits) != 1 {
 				t.Fatalf("%d edits: %v", len(edits), l.Sorted())
 			}
@@ -187,7 +188,7 @@ func TestMatchNodeOptionalInputs(t *testing.T) {
 		{nil, "the node has 0 inputs, the op takes 1 to 3"},
 		{[]string{"x", "b", "g", "h"}, "the node has 4 inputs, the op takes 1 to 3"},
 	} {
-		got := strings.Join(matchNode(&onnx.Node{OpType: "ScaleBias", Inputs: c.inputs, Outputs: []string{"y"}}, op, scopes{}), "; ")
+		got := strings.Join(matchNode(&onnx.Node{OpType: "ScaleBias", Inputs: c.inputs, Outputs: []string{"y"}}, op, target.ONNXCall{}, scopes{}), "; ")
 		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
 			t.Errorf("inputs %q: %q, want %q", c.inputs, got, c.want)
 		}

@@ -58,7 +58,6 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 		Domain:  root.SelectAttrValue("Domain", ""),
 		Version: root.SelectAttrValue("Version", ""),
 		Source:  b.d.file,
-		Format:  ir.FormatQNNXML,
 		Pos:     b.d.at(root),
 		Where:   ir.Where{},
 	}
@@ -191,7 +190,7 @@ func (b *builder) where(e *etree.Element) ir.Where {
 func (b *builder) dtypes(e *etree.Element) []ir.DType {
 	var out []ir.DType
 	for _, d := range e.SelectElements("Datatype") {
-		dt, ok := ir.DTypeFromQNN(text(d))
+		dt, ok := DTypeFromQNN(text(d))
 		if !ok {
 			b.l.Errorf(b.d.at(d), "unknown-dtype", "unknown datatype %q", text(d))
 			continue

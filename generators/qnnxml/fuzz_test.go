@@ -10,6 +10,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/qnnxml"
+	"github.com/opforge/opforge/generators/targets"
 )
 
 // FuzzLoadXML: no input makes the loader, the checks or the writer panic,
@@ -40,7 +41,8 @@ func FuzzLoadXML(f *testing.F) {
 			}
 			return
 		}
-		load.Check(pkg, &l)
+		load.Validate(pkg, &l)
+		targets.Check(&l, pkg)
 		if l.HasErrors() {
 			return
 		}

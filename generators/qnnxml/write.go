@@ -68,6 +68,9 @@ func describe(parent *etree.Element, text string, required bool) {
 func (w *writer) op(e *etree.Element, op *ir.Op) {
 	leaf(e, "Name", op.Name)
 	describe(e, op.Description, true)
+	if op.ONNX != nil {
+		w.lost(op.ONNX.Pos, "op %s: QNN XML cannot record the ONNX op it was imported from (%s in %s), so its reference starts unwritten", op.Name, op.ONNX.OpType, op.ONNX.Model)
+	}
 	for _, r := range op.References {
 		re := leaf(e, "Reference", r.Text)
 		if r.Source != "" {
@@ -120,7 +123,7 @@ func (w *writer) constraints(e *etree.Element, cs []ir.Constraint) {
 
 func (w *writer) datatypes(e *etree.Element, pos diag.Pos, what string, ds []ir.DType) {
 	for _, d := range ds {
-		name := d.QNNName()
+		name := QNNName(d)
 		if name == "" {
 			w.l.Errorf(pos, "qnn-xml-dtype", "%s: dtype %s has no QNN datatype, so it cannot be written to QNN XML", what, d)
 			continue
@@ -201,6 +204,9 @@ func (w *writer) tensor(e *etree.Element, op *ir.Op, t *ir.Tensor, input bool) {
 	}
 	if t.ShapeTensor {
 		w.lost(t.Pos, "%q: QNN XML cannot mark a shape tensor; the flag is dropped", t.Name)
+	}
+	if t.DTypeParam != "" {
+		w.lost(t.Where.At("dtype_param", t.Pos), "%q: QNN XML cannot say that param %s chooses the dtype; the output lists its dtypes only", t.Name, t.DTypeParam)
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/qnnxml"
+	"github.com/opforge/opforge/generators/targets"
 )
 
 const (
@@ -162,6 +163,7 @@ func TestXSDAcceptsWriterOutput(t *testing.T) {
 	for _, f := range append(xmlFiles(t, xsdFixturesDir), xsdVisionYAML, xsdWriterEdge) {
 		var l diag.List
 		pkg := load.File(f, &l)
+		targets.Check(&l, pkg)
 		if pkg == nil || l.HasErrors() {
 			var buf bytes.Buffer
 			_ = l.WriteText(&buf)

@@ -46,6 +46,7 @@ type Plan struct {
 // op must exist in exactly one YAML opdef, and the new name must be free.
 func Op(o gen.Options, from, to string, l *diag.List) *Plan {
 	pkgs := load.Tree(o.OpDefs, l)
+	targets.Check(l, pkgs...)
 	if l.HasErrors() {
 		return nil
 	}
@@ -74,6 +75,7 @@ func Op(o gen.Options, from, to string, l *diag.List) *Plan {
 // directories and the files named after it under out/.
 func Package(o gen.Options, from, to string, l *diag.List) *Plan {
 	pkgs := load.Tree(o.OpDefs, l)
+	targets.Check(l, pkgs...)
 	if l.HasErrors() {
 		return nil
 	}
@@ -119,7 +121,8 @@ func plan(o gen.Options, pkg *ir.Package, pos diag.Pos, what, from, to string, l
 	if renamed == nil || l.HasErrors() {
 		return nil
 	}
-	load.Check(renamed, l)
+	load.Validate(renamed, l)
+	targets.Check(l, renamed)
 	if l.HasErrors() {
 		return nil
 	}

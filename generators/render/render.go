@@ -12,7 +12,6 @@ import (
 	"path"
 	"runtime"
 	"strings"
-	"sync"
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
@@ -21,6 +20,7 @@ import (
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // nonHermetic are sprig functions whose output depends on time, chance,
@@ -78,48 +78,13 @@ func Load(fsys fs.FS, dir string, extra template.FuncMap) (*Set, error) {
 	return &Set{t: root}, nil
 }
 
-// Parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines; templates are
-// safe to execute concurrently.
-func Parallel(n int, fn func(int)) { parallelOn(runtime.GOMAXPROCS(0), n, fn) }
-
-func parallelOn(workers, n int, fn func(int)) {
-	parallelWorkers(workers, n, func(_, i int) { fn(i) })
-}
-
-// parallelWorkers is parallelOn telling fn which worker, 0 to workers-1,
-// runs it, for scratch state that each worker reuses.
-func parallelWorkers(workers, n int, fn func(w, i int)) {
-	workers = min(workers, n)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(w, i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-}
-
-// ParallelIO runs fn(0..n-1) on more goroutines than cores: for work that
-// mostly waits in system calls (writing files), as a file system serves
-// several at once.
-func ParallelIO(n int, fn func(int)) { parallelOn(max(8, runtime.GOMAXPROCS(0)*4), n, fn) }
-
-// parallelBuffered is Parallel handing fn a buffer of its worker's own,
+// parallelBuffered is workpool.Parallel handing fn a buffer of its worker's own,
 // which keeps its size from one call to the next (a sync.Pool loses its
 // buffers at every GC).
 func parallelBuffered(n int, fn func(buf *bytes.Buffer, i int)) {
 	workers := runtime.GOMAXPROCS(0)
 	bufs := make([]bytes.Buffer, workers)
-	parallelWorkers(workers, n, func(w, i int) { fn(&bufs[w], i) })
+	workpool.Workers(workers, n, func(w, i int) { fn(&bufs[w], i) })
 }
 
 // File is one file of a package's tree for a target to render.
@@ -128,6 +93,9 @@ type File struct {
 	Tmpl  string // template name
 	Data  any
 	Owned bool // has user-owned regions
+	// Moved: where the code of regions the file no longer has belongs
+	// now, by region key (fileset.File.Moved).
+	Moved map[string]string
 }
 
 // Package renders a package's files and returns them below pkg.Name. Files
@@ -148,7 +116,7 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", f.Tmpl, errs[i])
 			continue
 		}
-		if err := set.Add(&fileset.File{Path: path.Join(pkg.Name, f.Path), Data: outs[i], Source: pkg.Source, Owned: f.Owned}); err != nil {
+		if err := set.Add(&fileset.File{Path: path.Join(pkg.Name, f.Path), Data: outs[i], Source: pkg.Source, Owned: f.Owned, Moved: f.Moved}); err != nil {
 			d.Errorf(pkg.Pos, "internal", "%v", err)
 		}
 	}

@@ -75,6 +75,12 @@ type RangeEnv interface {
 	ElementRange(name string, index int) Interval
 }
 
+// ElemSizeRangeEnv is a RangeEnv that also bounds tensors' element
+// sizes (by the dtypes each may take); without it they lie in [1, 8].
+type ElemSizeRangeEnv interface {
+	ElemSizeRange(name string) Interval
+}
+
 // Range bounds every value e can take when each name lies in its range.
 func (e *Expr) Range(env RangeEnv) Interval {
 	switch e.Kind {
@@ -84,6 +90,11 @@ func (e *Expr) Range(env RangeEnv) Interval {
 		return env.SymbolRange(e.Name)
 	case Index:
 		return env.ElementRange(e.Name, e.Index)
+	case ElemSize:
+		if es, ok := env.(ElemSizeRangeEnv); ok {
+			return es.ElemSizeRange(e.Name)
+		}
+		return Interval{1, 8}
 	}
 	r := make([]Interval, len(e.Args))
 	for i, a := range e.Args {

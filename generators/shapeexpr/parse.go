@@ -152,6 +152,17 @@ func (p *parser) primary(depth int) *Expr {
 		return &Expr{Kind: Const, Value: v, Col: t.col}
 	case t.kind == tName:
 		p.next()
+		if t.text == "elem_size" && p.punct("(") {
+			p.next()
+			nt := p.tok
+			if nt.kind != tName {
+				p.fail(nt.col, "elem_size takes the name of a tensor, found %s", nt)
+				return &Expr{Kind: Const, Col: t.col}
+			}
+			p.next()
+			p.expect(")")
+			return &Expr{Kind: ElemSize, Name: nt.text, Col: t.col}
+		}
 		if k, ok := funcs[t.text]; ok && p.punct("(") {
 			p.next()
 			args := []*Expr{p.expr(depth + 1)}
@@ -191,7 +202,7 @@ func (p *parser) primary(depth int) *Expr {
 		p.expect(")")
 		return e
 	case t.kind == tBad:
-		p.fail(t.col, "unexpected character %q; dimension expressions use + - * // floor_div ceil_div min max", t.text)
+		p.fail(t.col, "unexpected character %q; dimension expressions use + - * // floor_div ceil_div min max elem_size", t.text)
 	default:
 		p.fail(t.col, "expected a number, a name or '(', found %s", t)
 	}

@@ -24,7 +24,7 @@ func (e *Expr) python(sb *strings.Builder, ref func(*Expr) string) {
 	switch e.Kind {
 	case Const:
 		sb.WriteString(strconv.FormatInt(e.Value, 10))
-	case Sym, Index:
+	case Sym, Index, ElemSize:
 		sb.WriteString(ref(e))
 	case Neg:
 		sb.WriteString("(-")
@@ -64,7 +64,7 @@ func (e *Expr) python(sb *strings.Builder, ref func(*Expr) string) {
 type Syntax struct {
 	// Const renders an integer constant.
 	Const func(v int64) string
-	// Ref renders a symbol or element reference.
+	// Ref renders a symbol, element or element-size reference.
 	Ref func(e *Expr) string
 	// Op renders a binary operation: Add, Sub, Mul, FloorDiv, CeilDiv, Min
 	// or Max.
@@ -78,7 +78,7 @@ func (e *Expr) Render(s Syntax) string {
 	switch e.Kind {
 	case Const:
 		return s.Const(e.Value)
-	case Sym, Index:
+	case Sym, Index, ElemSize:
 		return s.Ref(e)
 	case Neg:
 		return s.Op(Sub, s.Const(0), e.Args[0].Render(s))

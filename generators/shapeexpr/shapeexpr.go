@@ -4,6 +4,7 @@
 //	term    = unary { ("*" | "//") unary }
 //	unary   = "-" unary | primary
 //	primary = INT | NAME | NAME "[" INT "]" | FUNC "(" expr { "," expr } ")" | "(" expr ")"
+//	        | "elem_size" "(" NAME ")"
 //	FUNC    = floor_div | ceil_div | min | max
 //
 // The operations are exactly the ones every target can express: TensorRT's
@@ -11,7 +12,10 @@
 // shape expressions, and plain integer arithmetic in Python and C++. NAME is
 // a dimension symbol bound by an input shape, an integer param, a
 // data-dependent size, or (with an index) an element of an array param or
-// of a shape-tensor input's values.
+// of a shape-tensor input's values. elem_size(x) is the size in bytes of
+// one element of tensor x at run time (1 for 4-bit types), which only code
+// that sees the tensors' dtypes can compute: the validator allows it where
+// a target does (the TensorRT workspace).
 package shapeexpr
 
 import (
@@ -36,6 +40,7 @@ const (
 	Min
 	Max
 	Neg
+	ElemSize // elem_size(Name)
 )
 
 // Expr is an expression tree. Col is the 1-based column in the source text,
@@ -87,7 +92,7 @@ func (e *Expr) Symbols() []*Expr {
 	var out []*Expr
 	var walk func(*Expr)
 	walk = func(x *Expr) {
-		if x.Kind == Sym || x.Kind == Index {
+		if x.IsRef() {
 			out = append(out, x)
 		}
 		for _, a := range x.Args {
@@ -97,6 +102,10 @@ func (e *Expr) Symbols() []*Expr {
 	walk(e)
 	return out
 }
+
+// IsRef reports a leaf that names something: a symbol, an element, or an
+// element size.
+func (e *Expr) IsRef() bool { return e.Kind == Sym || e.Kind == Index || e.Kind == ElemSize }
 
 // IsConst reports whether e is a plain integer.
 func (e *Expr) IsConst() bool { return e.Kind == Const }
@@ -131,6 +140,8 @@ func (e *Expr) write(sb *strings.Builder, outer int) {
 		sb.WriteString(e.Name)
 	case Index:
 		fmt.Fprintf(sb, "%s[%d]", e.Name, e.Index)
+	case ElemSize:
+		fmt.Fprintf(sb, "elem_size(%s)", e.Name)
 	case Neg:
 		sb.WriteByte('-')
 		e.Args[0].write(sb, prec(Neg))
@@ -165,6 +176,11 @@ type Env interface {
 	Element(name string, index int) (int64, bool)
 }
 
+// ElemSizeEnv is an Env that also knows the element size of tensors.
+type ElemSizeEnv interface {
+	ElemSize(name string) (int64, bool)
+}
+
 // Eval computes e. Division by zero and unknown names are errors.
 func (e *Expr) Eval(env Env) (int64, error) {
 	switch e.Kind {
@@ -180,6 +196,13 @@ func (e *Expr) Eval(env Env) (int64, error) {
 			return v, nil
 		}
 		return 0, fmt.Errorf("no value for %s[%d]", e.Name, e.Index)
+	case ElemSize:
+		if es, ok := env.(ElemSizeEnv); ok {
+			if v, ok := es.ElemSize(e.Name); ok {
+				return v, nil
+			}
+		}
+		return 0, fmt.Errorf("no element size for %q", e.Name)
 	}
 	vals := make([]int64, len(e.Args))
 	for i, a := range e.Args {
@@ -228,7 +251,11 @@ func (e *Expr) Eval(env Env) (int64, error) {
 type MapEnv struct {
 	Symbols  map[string]int64
 	Elements map[string][]int64
+	// ElemSizes are tensors' element sizes in bytes.
+	ElemSizes map[string]int64
 }
+
+func (m MapEnv) ElemSize(name string) (int64, bool) { v, ok := m.ElemSizes[name]; return v, ok }
 
 func (m MapEnv) Symbol(name string) (int64, bool) { v, ok := m.Symbols[name]; return v, ok }
 

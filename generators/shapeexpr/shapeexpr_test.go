@@ -2,6 +2,7 @@ package shapeexpr
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -125,3 +126,43 @@ func describe(e *Expr) string {
 	}
 	return e.Name
 }
+
+// TestElemSize: elem_size(x) parses, prints back, evaluates from the
+// environment's element sizes and is bounded by [1, 8] without them.
+func TestElemSize(t *testing.T) {
+	e, err := Parse("N * elem_size(x) + ceil_div(N, 2) * elem_size(idx)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.String(), "N * elem_size(x) + ceil_div(N, 2) * elem_size(idx)"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	var refs []string
+	for _, s := range e.Symbols() {
+		refs = append(refs, s.String())
+	}
+	if got := strings.Join(refs, " "); got != "N elem_size(x) N elem_size(idx)" {
+		t.Errorf("Symbols() = %s", got)
+	}
+	v, err := e.Eval(MapEnv{Symbols: map[string]int64{"N": 5}, ElemSizes: map[string]int64{"x": 2, "idx": 8}})
+	if err != nil || v != 5*2+3*8 {
+		t.Errorf("Eval = %d, %v; want 34", v, err)
+	}
+	if _, err := e.Eval(MapEnv{Symbols: map[string]int64{"N": 5}}); err == nil || !strings.Contains(err.Error(), "element size") {
+		t.Errorf("Eval without element sizes: %v", err)
+	}
+	r := e.Range(rangeEnv{"N": {1, 10}})
+	if r.Lo != 1 || r.Hi != 10*8+5*8 { // ceil_div(N, 2) is bounded below by 0 (interval division)
+		t.Errorf("Range = %v", r)
+	}
+	for _, bad := range []string{"elem_size(3)", "elem_size(x", "elem_size()"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+type rangeEnv map[string]Interval
+
+func (r rangeEnv) SymbolRange(name string) Interval         { return r[name] }
+func (r rangeEnv) ElementRange(name string, _ int) Interval { return Unbounded }

@@ -26,3 +26,38 @@ type Target interface {
 	// natively (import onnx --unsupported-for), or nil without one.
 	ONNXFrontEnd() *onnx.FrontEnd
 }
+
+// ONNXCaller is a target whose runtime reads ONNX models and can call the
+// ops opforge generates for it from a node: `opforge rewrite onnx --for
+// NAME` makes the selected nodes call them. The generic checks (inputs,
+// outputs, dtypes, attributes against params) are onnximport's; what the
+// runtime's ONNX front end does with a node is the target's.
+type ONNXCaller interface {
+	// ONNXCall says how node n calls op of pkg in the target's runtime.
+	ONNXCall(pkg *ir.Package, op *ir.Op, n *onnx.Node) ONNXCall
+}
+
+// ONNXCall is how one node calls a generated op.
+type ONNXCall struct {
+	// Unavailable, when set, says why the op cannot be called at all (it
+	// does not generate for the target); nothing else is read.
+	Unavailable string
+	// Edit makes the node call the op: its op type and the attributes the
+	// front end reads (onnximport moves a node of the ONNX domain to the
+	// package's domain and adds the opset import).
+	Edit onnx.NodeEdit
+	// Label names the callee in messages and the summary.
+	Label string
+	// Reserved are the node attributes the front end consumes itself;
+	// they are not params.
+	Reserved map[string]bool
+	// UnknownAttr says what happens to an attribute that is not a param,
+	// completing "attribute "x" is not a param of the op; ...".
+	UnknownAttr string
+	// StandardName, when set, is the complaint about an op named like a
+	// standard ONNX op (the front end would take it as the built-in op).
+	StandardName string
+	// Problems are why this node cannot call the op in this runtime,
+	// beyond the generic checks.
+	Problems []string
+}

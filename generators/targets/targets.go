@@ -2,6 +2,8 @@
 package targets
 
 import (
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/targets/aipu"
@@ -12,6 +14,21 @@ import (
 // All returns every target for checking, in a fixed order.
 func All() []target.Target {
 	return []target.Target{htp.Target{}, trt.Target{}, aipu.Target{}}
+}
+
+// Check runs every target's checks on validated packages (nil ones are
+// skipped), each target reporting as itself. It is the one place target
+// checks run: everything that loads opdefs for the user calls it after
+// load.
+func Check(l *diag.List, pkgs ...*ir.Package) {
+	for _, pkg := range pkgs {
+		if pkg == nil {
+			continue
+		}
+		for _, t := range All() {
+			t.Check(pkg, l.ForTarget(t.Name()))
+		}
+	}
 }
 
 // ForGeneration returns every target ready to generate, with the toolchain
@@ -30,6 +47,18 @@ func FrontEnds() map[string]*onnx.FrontEnd {
 	for _, t := range All() {
 		if fe := t.ONNXFrontEnd(); fe != nil {
 			m[t.Name()] = fe
+		}
+	}
+	return m
+}
+
+// ONNXCallers returns the targets whose runtimes can call generated ops
+// from ONNX nodes (rewrite onnx --for), by target name.
+func ONNXCallers() map[string]target.ONNXCaller {
+	m := map[string]target.ONNXCaller{}
+	for _, t := range All() {
+		if c, ok := t.(target.ONNXCaller); ok {
+			m[t.Name()] = c
 		}
 	}
 	return m

@@ -128,19 +128,12 @@ type TRT struct {
 	} `yaml:"flags"`
 }
 
-// AIPU holds the Compass targets and flags.
+// AIPU holds the aipuocc flags. (The Compass targets and their -mcpu are
+// the generator's: the build compiles what the generated Makefiles name.)
 type AIPU struct {
-	Targets        []AIPUTarget `yaml:"targets"`
-	DefaultTargets []string     `yaml:"default_targets"`
-	Flags          struct {
+	Flags struct {
 		AIPUOCC []string `yaml:"aipuocc"`
 	} `yaml:"flags"`
-}
-
-// AIPUTarget maps a Compass target to the -mcpu aipuocc compiles for.
-type AIPUTarget struct {
-	Name string `yaml:"name"`
-	MCPU string `yaml:"mcpu"`
 }
 
 // Tool returns the tool called name, or nil.

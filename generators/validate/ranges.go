@@ -51,6 +51,25 @@ func (r *rangeEnv) ElementRange(name string, _ int) shapeexpr.Interval {
 	return shapeexpr.Interval{Lo: 0, Hi: math.Inf(1)}
 }
 
+// ElemSizeRange bounds elem_size(name) by the sizes of the dtypes the
+// tensor may take (at least one byte: 4-bit types round up).
+func (r *rangeEnv) ElemSizeRange(name string) shapeexpr.Interval {
+	out := shapeexpr.Interval{Lo: math.Inf(1), Hi: math.Inf(-1)}
+	for _, t := range r.op.Tensors() {
+		if t.Name != name {
+			continue
+		}
+		for _, d := range r.op.AllowedDTypes(t) {
+			b := math.Max(1, math.Ceil(float64(d.Bits())/8))
+			out.Lo, out.Hi = math.Min(out.Lo, b), math.Max(out.Hi, b)
+		}
+	}
+	if out.Lo > out.Hi {
+		return shapeexpr.Interval{Lo: 1, Hi: 8}
+	}
+	return out
+}
+
 func paramRange(p *ir.Param) shapeexpr.Interval {
 	out := shapeexpr.Interval{Lo: math.Inf(1), Hi: math.Inf(-1)}
 	for _, d := range p.DTypes {

@@ -22,6 +22,9 @@ type shapeChecker struct {
 	symbols map[string]bool
 	sizes   map[string]bool
 	ranges  *rangeEnv
+	// elemSizes: the expression being checked may use elem_size (the
+	// TensorRT workspace, computed where the tensors' dtypes are known).
+	elemSizes bool
 }
 
 func newShapeChecker(l *diag.List, op *ir.Op) *shapeChecker {
@@ -86,7 +89,9 @@ func (c *shapeChecker) check() {
 		}
 	}
 	if trt := c.op.Targets.TRT; trt != nil && trt.Workspace != nil {
+		c.elemSizes = true
 		c.expr(trt.Workspace, c.op.Where.At("trt.workspace", trt.Pos), "TensorRT workspace size", false)
+		c.elemSizes = false
 		c.values(trt.Workspace, c.op.Where.At("trt.workspace", trt.Pos), "TensorRT workspace size", true)
 	}
 }
@@ -103,6 +108,10 @@ func (c *shapeChecker) expr(e *shapeexpr.Expr, pos diag.Pos, where string, allow
 
 func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, allowSizes bool) {
 	name := s.Name
+	if s.Kind == shapeexpr.ElemSize {
+		c.elemSize(s, pos, where)
+		return
+	}
 	if s.Kind == shapeexpr.Sym {
 		if c.symbols[name] {
 			return
@@ -125,6 +134,23 @@ func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, all
 		return
 	}
 	c.l.Errorf(pos, "unknown-symbol", "%s uses unknown symbol %q; %s", where, describeRef(s), c.available(allowSizes))
+}
+
+// elemSize checks elem_size(x): allowed where the dtypes are known at run
+// time (the TensorRT workspace), of a tensor of the op.
+func (c *shapeChecker) elemSize(s *shapeexpr.Expr, pos diag.Pos, where string) {
+	if !c.elemSizes {
+		c.l.Errorf(pos, "elem-size", "%s uses %s; the element size of a tensor is known only where its run-time dtype is, which only the TensorRT workspace (targets.trt.workspace) may use", where, s)
+		return
+	}
+	var tensors []string
+	for _, t := range c.op.Tensors() {
+		if t.Name == s.Name {
+			return
+		}
+		tensors = append(tensors, t.Name)
+	}
+	c.l.Errorf(pos, "elem-size", "%s uses %s, but op %s has no tensor %q; its tensors are %s", where, s, c.op.Name, s.Name, strings.Join(tensors, ", "))
 }
 
 func describeRef(s *shapeexpr.Expr) string {

@@ -117,10 +117,12 @@ func (v *validator) op(op *ir.Op) {
 	}
 	for i, t := range op.Outputs {
 		v.tensor(op, t, false, i == len(op.Outputs)-1)
+		v.dtypeParam(op, t)
 	}
 	for _, p := range op.Params {
 		v.param(op, p)
 	}
+	v.onnxOrigin(op)
 	newShapeChecker(v.l, op).check()
 }
 

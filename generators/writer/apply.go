@@ -16,7 +16,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/filestat"
-	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // hook, when set (tests only), is called before each change Apply makes
@@ -203,7 +203,7 @@ func (a *applier) stage() error {
 	}
 	errs := make([]error, len(a.writes))
 	stats := make([]filestat.Stat, len(a.writes))
-	render.ParallelIO(len(a.writes), func(i int) {
+	workpool.ParallelIO(len(a.writes), func(i int) {
 		w := &a.writes[i]
 		if errs[i] = mutate("create", w.f.Path); errs[i] != nil {
 			return

@@ -35,7 +35,7 @@ import (
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/filestat"
 	"github.com/opforge/opforge/generators/regions"
-	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // ManifestName is the manifest's file name in the output root.
@@ -325,7 +325,10 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 	// (reading and scanning the old tree is most of a regeneration's work);
 	// results and diagnostics are then taken in path order.
 	files := fresh.Files()
+	// The plan's files are new values: fresh (the generator's) is never
+	// changed, whatever is merged into the plan.
 	type result struct {
+		file  *fileset.File
 		entry ManifestFile
 		ok    bool
 		disk  diskState
@@ -334,8 +337,10 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 		l     diag.List
 	}
 	results := make([]result, len(files))
-	render.Parallel(len(files), func(i int) {
-		f, r := files[i], &results[i]
+	workpool.Parallel(len(files), func(i int) {
+		f, r := new(fileset.File), &results[i]
+		*f = *files[i]
+		r.file = f
 		pos := diag.Pos{File: rel(root, f.Path)}
 		if f.Path == ManifestName || f.Path == PendingName {
 			r.l.Errorf(pos, "internal", "a target generated the manifest's path")
@@ -358,7 +363,6 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 				return
 			}
 			r.entry.Regions = defaults
-			f.Defaults = defaults
 		}
 		// The frame of the merged file is the skeleton's: merging changes
 		// region bodies only.
@@ -429,12 +433,13 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 		r.disk, r.ok, r.stat = diskDiffers, true, nil
 		r.old = &oldFile{data: disk, mode: fi.Mode().Perm(), stat: filestat.FromInfo(fi)}
 	})
-	for i, f := range files {
+	for i := range results {
 		l.Merge(&results[i].l)
 		r := results[i]
 		if !r.ok {
 			continue
 		}
+		f := r.file
 		manifest.Files = append(manifest.Files, r.entry)
 		p.onDisk[f.Path] = r.disk
 		if r.old != nil {
@@ -602,6 +607,10 @@ func mergeOwned(root string, f *fileset.File, disk []byte, oldDefaults map[strin
 	for _, o := range orphans {
 		p := pos
 		p.Line = o.Line
+		if where, ok := f.Moved[o.Key]; ok {
+			l.Errorf(p, "user-region-orphan", "user region %q holds code, but this file no longer has a region %q: %s; move the code there and delete the region here, then regenerate (nothing was written)", o.Key, o.Key, where)
+			continue
+		}
 		l.Errorf(p, "user-region-orphan", "user region %q holds code, but the regenerated file has no region %q (was an input, output or op renamed? for an op, put the old name back and run `opforge mv OLD NEW`); this file is still generated: move the code into another of its regions or delete the region, then regenerate (nothing was written)", o.Key, o.Key)
 	}
 	return []byte(merged), len(orphans) == 0

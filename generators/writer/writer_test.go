@@ -101,12 +101,40 @@ func TestUserCodeSurvivesRegeneration(t *testing.T) {
 	}
 }
 
+// TestPrepareLeavesFreshAlone: the plan holds new values; the generator's
+// file set keeps its skeletons, whatever Prepare merged.
+func TestPrepareLeavesFreshAlone(t *testing.T) {
+	root := t.TempDir()
+	apply(t, root, set(owned("op.cpp", "  return 0;\n")))
+	path := filepath.Join(root, "op.cpp")
+	_ = os.WriteFile(path, []byte(strings.Replace(read(t, path), "  return 0;\n", "  return 1;\n", 1)), 0o644)
+	skeleton := owned("op.cpp", "  return 0;\n")
+	want := *skeleton
+	want.Data = append([]byte(nil), skeleton.Data...)
+	fresh := set(skeleton)
+	var l diag.List
+	p := Prepare(root, fresh, &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	if got := p.Files.Get("op.cpp"); got == skeleton || !strings.Contains(string(got.Data), "return 1;") {
+		t.Errorf("the plan's file is the generator's or lacks the user's region: %q", got.Data)
+	}
+	if got := fresh.Get("op.cpp"); got != skeleton || string(got.Data) != string(want.Data) || got.Owned != want.Owned || got.Path != want.Path {
+		t.Errorf("Prepare changed the generator's file: %q", got.Data)
+	}
+	if fresh.Get(ManifestName) != nil || len(fresh.Files()) != 1 {
+		t.Errorf("Prepare added to the generator's set: %d files", len(fresh.Files()))
+	}
+}
+
 func TestErrorsWriteNothing(t *testing.T) {
 	cases := []struct {
 		name  string
 		setup func(root string)
 		next  *fileset.Set
 		code  string
+		says  string // in the message, when set
 	}{
 		{
 			name: "broken markers",
@@ -125,6 +153,17 @@ func TestErrorsWriteNothing(t *testing.T) {
 			},
 			next: set(&fileset.File{Path: "op.cpp", Owned: true, Data: []byte("// opforge:begin kernel\n// opforge:end kernel\n")}, plain("new.txt", "n")),
 			code: "user-region-orphan",
+		},
+		{
+			name: "region moved to another file",
+			setup: func(root string) {
+				p := filepath.Join(root, "op.cpp")
+				_ = os.WriteFile(p, []byte(strings.Replace(read(nil, p), "  return 0;\n", "  keep_me();\n", 1)), 0o644)
+			},
+			next: set(&fileset.File{Path: "op.cpp", Owned: true, Data: []byte("// opforge:begin kernel\n// opforge:end kernel\n"),
+				Moved: map[string]string{"impl": "its code belongs in region impl of other.cpp now"}}),
+			code: "user-region-orphan",
+			says: `no longer has a region "impl": its code belongs in region impl of other.cpp now; move the code there`,
 		},
 		{
 			name: "stale file with user code",
@@ -156,7 +195,7 @@ func TestErrorsWriteNothing(t *testing.T) {
 			}
 			found := false
 			for _, d := range l.Sorted() {
-				found = found || d.Code == c.code
+				found = found || d.Code == c.code && strings.Contains(d.Message, c.says)
 			}
 			if !found {
 				t.Errorf("codes %v, want %s", l.Sorted(), c.code)

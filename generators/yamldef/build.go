@@ -1,6 +1,7 @@
 package yamldef
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -154,7 +155,6 @@ func (b *builder) pkg(root *yaml.Node) *ir.Package {
 		Version:   p.str("version"),
 		Namespace: p.str("namespace"),
 		Source:    b.file,
-		Format:    ir.FormatYAML,
 		Pos:       b.pos(p.node),
 		Where:     b.where(p),
 	}
@@ -254,6 +254,17 @@ func (b *builder) op(o object) *ir.Op {
 	for _, n := range o.items("references") {
 		r := asObject(n)
 		op.References = append(op.References, ir.Reference{Source: r.str("source"), URL: r.str("url"), Text: r.str("text")})
+	}
+	if n := o.get("onnx"); n != nil {
+		x := asObject(n)
+		op.ONNX = &ir.ONNXOrigin{Model: x.str("model"), OpType: x.str("op_type"), Domain: x.str("domain"), Pos: b.pos(n)}
+		if mp := x.get("model"); mp != nil {
+			op.ONNX.Pos = b.pos(mp)
+		}
+		op.ONNX.ModelPath = op.ONNX.Model
+		if !filepath.IsAbs(filepath.FromSlash(op.ONNX.Model)) {
+			op.ONNX.ModelPath = filepath.ToSlash(filepath.Join(filepath.Dir(b.file), filepath.FromSlash(op.ONNX.Model)))
+		}
 	}
 	types := asObject(o.get("types"))
 	for _, name := range types.keys {
@@ -400,6 +411,7 @@ func (b *builder) tensor(o object) *ir.Tensor {
 		Variadic:         o.boolean("variadic"),
 		Static:           o.boolean("static"),
 		ShapeTensor:      o.boolean("shape_tensor"),
+		DTypeParam:       o.str("dtype_param"),
 		Pos:              b.pos(o.node),
 		Where:            b.where(o),
 	}

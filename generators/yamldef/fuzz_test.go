@@ -7,6 +7,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
+	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -30,7 +31,8 @@ func FuzzLoadYAML(f *testing.F) {
 			}
 			return
 		}
-		load.Check(pkg, &l)
+		load.Validate(pkg, &l)
+		targets.Check(&l, pkg)
 		if l.HasErrors() {
 			return
 		}

@@ -18,8 +18,8 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/schemacheck"
+	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/schemas"
 )
 
@@ -69,7 +69,7 @@ func (t *tree) validateStructure(v any) bool {
 	// errs[0] is the head's, errs[i] that of ops[i].
 	errs := make([]error, 1+len(rest))
 	errs[0] = sch.Validate(head)
-	render.Parallel(len(rest), func(i int) { errs[i+1] = opSchema.Validate(rest[i]) })
+	workpool.Parallel(len(rest), func(i int) { errs[i+1] = opSchema.Validate(rest[i]) })
 	ok := true
 	for i, err := range errs {
 		if err == nil {
@@ -110,7 +110,7 @@ func quickValid(head any, rest []any) bool {
 		return false
 	}
 	valid := make([]bool, len(rest))
-	render.Parallel(len(rest), func(i int) { valid[i] = quickOp.Valid(rest[i]) })
+	workpool.Parallel(len(rest), func(i int) { valid[i] = quickOp.Valid(rest[i]) })
 	return !slices.Contains(valid, false)
 }
 

@@ -286,6 +286,15 @@ func opNode(op *ir.Op) *yaml.Node {
 		}
 		add(m, "references", rs)
 	}
+	if o := op.ONNX; o != nil {
+		om := mapping(true)
+		add(om, "model", str(o.Model))
+		add(om, "op_type", str(o.OpType))
+		if o.Domain != "" {
+			add(om, "domain", str(o.Domain))
+		}
+		add(m, "onnx", om)
+	}
 	if len(op.TypeVars) > 0 {
 		tm := mapping(false)
 		for _, tv := range op.TypeVars {
@@ -386,6 +395,9 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 		if f.on {
 			add(m, f.key, boolNode(true))
 		}
+	}
+	if t.DTypeParam != "" {
+		add(m, "dtype_param", str(t.DTypeParam))
 	}
 	if t.Default != nil {
 		add(m, "default", literalNode(t.Default))

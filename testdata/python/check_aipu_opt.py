@@ -105,6 +105,8 @@ def run_package(pkg):
         for k, v in op["params"]:
             want = ast.literal_eval(v)
             want = {"true": True, "false": False}.get(want, want) if isinstance(want, str) else want
+            if k in (op.get("dtype_params") or []):
+                want = str2dtype(want)  # a dtype name: the IR reader makes it a Dtype, which the plugin relies on
             if k not in node.params or node.params[k] != want or type(node.params[k]) is not type(want):
                 fail(where, "param %s reads back as %r, want %r" % (k, node.params.get(k), want))
         layer_inputs = [t for t in op["inputs"] if not t.get("static")]
@@ -131,6 +133,13 @@ def run_package(pkg):
         node.attrs["q_bits_weight"] = 8
         node.quantized = False
         QUANT_OP_DICT[optype](node)
+        for k in op.get("dtype_params") or []:
+            # An output typed by the param: exact when the param names an
+            # integer dtype, an 8-bit activation when it names a float one.
+            chosen = node.params[k]
+            for o, t in zip(node.outputs, op["outputs"]):
+                if t.get("dtype_param") == k and not is_float(chosen) and o.dtype != chosen:
+                    fail(where, "quantize gives %s dtype %s; param %s chose %s" % (o.name, o.dtype, k, chosen))
         for o in list(node.outputs) + [node.constants[c["key"]] for c in op["constants"]]:
             if None in (o.dtype, o.qbits, o.qmin, o.qmax, o.scale, o.zerop) or o.qinvariant is None:
                 fail(where, "quantize leaves %s with dtype %s qbits %s range [%s, %s]" % (o.name, o.dtype, o.qbits, o.qmin, o.qmax))

@@ -21,7 +21,6 @@ import (
 // Redis is a redis-server without persistence, listening on loopback.
 type Redis struct {
 	Addr string
-	dir  string
 	cmd  *exec.Cmd
 	done chan struct{}
 }
@@ -35,7 +34,7 @@ func StartRedis(dir string) (*Redis, error) {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	_ = l.Close()
-	r := &Redis{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, done: make(chan struct{})}
+	r := &Redis{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), done: make(chan struct{})}
 	r.cmd = exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
 	if err := r.cmd.Start(); err != nil {

@@ -190,7 +190,7 @@ func checkParam(op *ir.Op, p *ir.Param, d *diag.TargetList) {
 	if p.Kind == ir.ParamString && p.Default != nil {
 		check(p.Default.Text, p.Where.At("default", p.Pos))
 	}
-	if p.Kind == ir.ParamEnum {
+	if p.Kind == ir.ParamEnum && !choosesDType(op, p) {
 		for _, v := range p.Values {
 			check(v, p.Where.At("values", p.Pos))
 		}
@@ -213,4 +213,16 @@ func checkParam(op *ir.Op, p *ir.Param, d *diag.TargetList) {
 			d.Errorf(typePos, "aipu-param-dtype", "param %q of op %s is %s; AIPU kernel scalars are int8, uint8, int16, uint16, int32, uint32, float16 or float32 (GBuilder encodes them through numpy, Compass OpenCL has no 64-bit types)", p.Name, op.Name, dt)
 		}
 	}
+}
+
+// choosesDType reports a param some output takes its dtype from: its
+// values are dtype names, which the Compass IR reader turning them into
+// Dtypes is what the OPT plugin wants.
+func choosesDType(op *ir.Op, p *ir.Param) bool {
+	for _, o := range op.Outputs {
+		if o.DTypeParam == p.Name {
+			return true
+		}
+	}
+	return false
 }

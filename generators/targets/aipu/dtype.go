@@ -49,9 +49,21 @@ var scalarParamDTypes = map[ir.DType]bool{
 	ir.Float16: true, ir.Float32: true, ir.Bool: true,
 }
 
-// compassName is the Compass IR dtype string (quantized dtypes by their
+// compassDTypes are the Compass IR dtype strings (quantized dtypes by their
 // storage: the IR says int8, the scale travels separately).
-func compassName(d ir.DType) string { return d.Info().Compass }
+var compassDTypes = map[ir.DType]string{
+	ir.Bool: "bool", ir.Int8: "int8", ir.Int16: "int16", ir.Int32: "int32", ir.Int64: "int64",
+	ir.Uint8: "uint8", ir.Uint16: "uint16", ir.Uint32: "uint32", ir.Uint64: "uint64",
+	ir.Float16: "float16", ir.BFloat16: "bfloat16", ir.Float32: "float32", ir.Float64: "float64",
+	ir.Float8E4: "float8_e4m3fn",
+	ir.QInt8:    "int8", ir.QInt16: "int16", ir.QInt32: "int32",
+	ir.QUint8: "uint8", ir.QUint16: "uint16", ir.QUint32: "uint32",
+}
+
+// CompassDType is d's Compass IR dtype string, "" when the IR has none.
+func CompassDType(d ir.DType) string { return compassDTypes[d] }
+
+func compassName(d ir.DType) string { return CompassDType(d) }
 
 // distinctCompass returns ds without dtypes whose Compass string repeats
 // an earlier one (qint8 and int8 are both int8 in the IR). When none

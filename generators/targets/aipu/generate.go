@@ -7,6 +7,7 @@ import (
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/templates"
 )
 
@@ -80,7 +81,7 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	// Op models are independent of each other: build them on every core.
 	f := newPackageFacts(pkg, g.Targets)
 	m := &packageModel{Name: pkg.Name, Ops: make([]*opModel, len(ops))}
-	render.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(f, ops[i]) })
+	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(f, ops[i]) })
 	m.joinObjects()
 	files := make([]render.File, 0, 2+4*len(m.Ops))
 	files = append(files,

@@ -15,8 +15,6 @@ type axis struct {
 	Typedef string // the element type name in the kernel (T_t, mask_t)
 	Macro   string // the -D macro that picks it (OPFORGE_TYPE_T)
 	Values  []ir.DType
-	varName string // the type variable, or "" for a tensor's own list
-	tensor  *ir.Tensor
 }
 
 // kernelArg is one kernel parameter with the GBuilder expression that
@@ -89,7 +87,7 @@ func (k *kernelModel) axes(op *ir.Op, ocl scope) {
 			}
 			continue
 		}
-		a := &axis{Typedef: ocl.claim(tv.Name + "_t"), Macro: typeMacro + tv.Name, Values: values, varName: tv.Name}
+		a := &axis{Typedef: ocl.claim(tv.Name + "_t"), Macro: typeMacro + tv.Name, Values: values}
 		for _, t := range users {
 			k.axisOf[t] = len(k.Axes)
 		}
@@ -105,7 +103,7 @@ func (k *kernelModel) axes(op *ir.Op, ocl scope) {
 			continue
 		}
 		k.axisOf[t] = len(k.Axes)
-		k.Axes = append(k.Axes, &axis{Typedef: ocl.claim(t.Ident + "_t"), Macro: typeMacro + t.Ident, Values: values, tensor: t})
+		k.Axes = append(k.Axes, &axis{Typedef: ocl.claim(t.Ident + "_t"), Macro: typeMacro + t.Ident, Values: values})
 	}
 	for _, a := range k.Axes {
 		for _, v := range a.Values {

@@ -9,6 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -76,6 +77,11 @@ type optModel struct {
 	Forward     string // forward body before the user region
 	ForwardDef  string // default body of the forward region
 	QuantDef    string // default body of the quantize region
+	// RefModule is the package's reference module name and RefPath its
+	// path from the plugin's directory, as Python string arguments of
+	// os.path.join (see generators/reference).
+	RefModule string
+	RefPath   string
 }
 
 // builderModel is what builder.py.tmpl prints.
@@ -281,6 +287,13 @@ func (m *parserModel) parserDType(op *ir.Op, r ir.OutputDType, inputs []string) 
 			return "(" + x + ".dtype if " + x + " is not None else " + m.numpy(r.DType) + ")"
 		}
 		return x + ".dtype"
+	case ir.DTypeParam:
+		// The param holds a dtype name (the Parser reads it as a string).
+		entries := make([]string, len(r.Allowed))
+		for i, d := range r.Allowed {
+			entries[i] = pyString(string(d)) + ": " + m.numpy(d)
+		}
+		return "{" + strings.Join(entries, ", ") + "}[self.params[" + pyString(op.Params[r.Param].Ident) + "]]"
 	case ir.DTypeFollow:
 		allowed := distinctCompass(r.Allowed)
 		if len(allowed) == 1 {
@@ -302,7 +315,7 @@ func (m *parserModel) parserDType(op *ir.Op, r ir.OutputDType, inputs []string) 
 // optReserved are the names the OPT plugin template uses.
 var optReserved = newNameSet("torch", "self", "args", "OP_TYPE", "Dtype", "OpType", "register_optype", "op_register", "quant_register",
 	"dtype2bits", "dtype2range", "dtype2torch_type", "get_linear_quant_params_from_tensor", "is_float", "linear_quantize_clip",
-	"out", "shape", "inp", "key", "c")
+	"out", "shape", "inp", "key", "c", "results", "result")
 
 // newOptModel builds the OPT plugin: the forward binds inputs, params and
 // the declared output shapes for the user's code; the defaults produce
@@ -346,10 +359,30 @@ func newOptModel(pkg *ir.Package, op *ir.Op, dims []dimSymbol, desc, stem string
 		forward.line(shapes[i], " = ", shapeTuple(o, l.ref))
 	}
 	m.Forward = forward.String()
-	def := newCode(4, 2)
-	def.line("for out, shape in zip(self.outputs, ", pyTuple(shapes), "):")
-	def.line("    out.betensor = torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)")
+	// The float forward is the op's reference once the user wrote it; the
+	// quantized one, and the float one until then, give zeros.
+	args := slices.Clone(l.inputs)
+	for i, p := range op.Params {
+		v := l.params[i]
+		if p.Kind == ir.ParamArray {
+			v = "tuple(" + v + ")"
+		}
+		args = append(args, p.Ident+"="+v)
+	}
+	def := newCode(4, 6)
+	def.line("results = None if self.quantized else _opforge_reference(", strings.Join(args, ", "), ")")
+	def.line("if results is None:  # quantized, or no reference written yet: zeros of the declared shapes")
+	def.line("    results = [torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)")
+	def.line("               for out, shape in zip(self.outputs, ", pyTuple(shapes), ")]")
+	def.line("for out, result in zip(self.outputs, results):")
+	def.line("    out.betensor = result")
 	m.ForwardDef = def.String()
+	m.RefModule = pyString(reference.Module(pkg))
+	parts := []string{pyString(".."), pyString(".."), pyString("..")}
+	for _, part := range strings.Split(reference.Path(pkg), "/") {
+		parts = append(parts, pyString(part))
+	}
+	m.RefPath = strings.Join(parts, ", ")
 	m.QuantDef = quantDefault(op)
 	return m
 }
@@ -387,8 +420,22 @@ func quantDefault(op *ir.Op) string {
 			"        c.dtype, c.scale, c.zerop, c.qbits, c.qinvariant = c.ir_dtype, 1.0, 0, dtype2bits(c.ir_dtype), True",
 			"        c.qmin, c.qmax = dtype2range(c.dtype)")
 	}
+	rules := op.Derived().Outputs
 	for i, o := range op.Outputs {
 		c.line("out = self.outputs[", strconv.Itoa(i), "]  # ", o.Name)
+		if r := rules[i]; r.Rule == ir.DTypeParam {
+			// The Compass IR reader turns the dtype name into a Dtype.
+			c.line("out.dtype = self.get_param(", pyString(op.Params[r.Param].Ident), ")  # chosen by the param")
+			c.lines(
+				"if is_float(out.dtype):",
+				`    out.qbits = self.attrs["q_bits_activation"]`,
+				`    out.scale, out.zerop, out.qmin, out.qmax, out.dtype = get_linear_quant_params_from_tensor(out, self.attrs["q_mode_activation"], out.qbits, is_signed=True)`,
+				"    out.qinvariant = False",
+				"else:",
+				"    out.scale, out.zerop, out.qbits, out.qinvariant = 1.0, 0, dtype2bits(out.dtype), True",
+				"    out.qmin, out.qmax = dtype2range(out.dtype)")
+			continue
+		}
 		if j, in := sameTypedInput(op, o); in != nil {
 			c.line("inp = self.inputs[", strconv.Itoa(j), "]  # ", in.Name, ": the same type")
 			c.lines(

@@ -15,6 +15,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/targets/aipu"
 )
 
@@ -43,6 +44,7 @@ func packages(t *testing.T) []pkgDir {
 	for _, tr := range trees {
 		var l diag.List
 		pkgs := load.Tree(tr.opdefs, &l)
+		targets.Check(&l, pkgs...)
 		if l.HasErrors() {
 			t.Fatalf("%s: %v", tr.opdefs, l.Sorted())
 		}
@@ -101,6 +103,8 @@ type planTensor struct {
 	DType  string  `json:"dtype"` // Compass / numpy name
 	Static bool    `json:"static,omitempty"`
 	Values []int64 `json:"values,omitempty"` // a shape tensor's values
+	// DTypeParam is the param an output's dtype is chosen by.
+	DTypeParam string `json:"dtype_param,omitempty"`
 }
 
 // planValue is a param value as a Python literal, or a tensor of zeros.
@@ -163,6 +167,9 @@ type planOp struct {
 	Variants    []planVariant        `json:"variants"`
 	Targets     []string             `json:"targets"`
 	Enums       map[string][]string  `json:"enums"`
+	// DTypeParams are the params an output takes its dtype from: the
+	// Compass IR reader turns their dtype-name values into Dtypes.
+	DTypeParams []string `json:"dtype_params"`
 }
 
 type planPackage struct {
@@ -172,7 +179,7 @@ type planPackage struct {
 }
 
 // compass is a dtype's Compass IR name.
-func compass(d ir.DType) string { return d.Info().Compass }
+func compass(d ir.DType) string { return aipu.CompassDType(d) }
 
 // distinct drops dtypes whose Compass name repeats (qint8 is int8).
 func distinct(ds []ir.DType) []string {
@@ -341,6 +348,12 @@ func planFor(pkg *ir.Package, op *ir.Op, known []string) planOp {
 		if prm.Kind == ir.ParamEnum {
 			p.Enums[prm.Ident] = prm.Values
 		}
+		for _, o := range op.Outputs {
+			if o.DTypeParam == prm.Name {
+				p.DTypeParams = append(p.DTypeParams, prm.Ident)
+				break
+			}
+		}
 	}
 	// Inputs: distinct sizes per symbol; the first dtype of every tensor
 	// (type variables shared); shape tensors hold small sizes.
@@ -388,7 +401,12 @@ func planFor(pkg *ir.Package, op *ir.Op, known []string) planOp {
 	}
 	for _, o := range op.Outputs {
 		pt := planTensor{Name: o.Name, DType: dtypeOf(o)}
-		if o.Type.Var == "" && len(op.Inputs) > 0 {
+		if prm := op.Param(o.DTypeParam); prm != nil {
+			pt.DTypeParam = prm.Ident
+			if v, ok := testValue(prm).(string); ok {
+				pt.DType = compass(ir.DType(v))
+			}
+		} else if o.Type.Var == "" && len(op.Inputs) > 0 {
 			for _, d := range distinct(op.AllowedDTypes(o)) {
 				if d == p.Inputs[0].DType {
 					pt.DType = d

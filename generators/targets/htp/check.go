@@ -6,6 +6,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/qnnxml"
 )
 
 // Target generates QNN HTP op packages.
@@ -107,11 +108,10 @@ func isScalarDefault(p *ir.Param) bool {
 }
 
 func checkDType(d *diag.TargetList, pos diag.Pos, dt ir.DType, what string) {
-	info := dt.Info()
-	if info == nil {
+	if !dt.Valid() {
 		return
 	}
-	if info.QNN == "" || dt == ir.Float64 {
+	if qnnxml.QNNName(dt) == "" || dt == ir.Float64 {
 		d.Errorf(pos, "htp-dtype", "%s: dtype %s has no QNN datatype", what, dt)
 	}
 }

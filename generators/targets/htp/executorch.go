@@ -6,10 +6,13 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // TorchName is op's torch.library name: its torch_name, else the op name
@@ -21,6 +24,18 @@ func TorchName(op *ir.Op) string {
 	return names.Snake(op.Name)
 }
 
+// movedEagerRegions: the ExecuTorch module once held each op's eager
+// implementation in its own region reference:<Op>; it calls the package's
+// reference module now, whose region of the same name takes that code.
+func movedEagerRegions(pkg *ir.Package, ops []*ir.Op) map[string]string {
+	m := make(map[string]string, len(ops))
+	for _, op := range ops {
+		key := "reference:" + op.Name
+		m[key] = "the eager implementation calls the package's reference module now, whose region " + key + " of out/" + reference.Path(pkg) + " takes this code (with enums by value name, not index, and arrays as tuples)"
+	}
+	return m
+}
+
 // torchNamespace is the torch.library namespace of a package.
 func torchNamespace(pkg *ir.Package) string { return names.Snake(pkg.Name) }
 
@@ -29,10 +44,18 @@ type torchModel struct {
 	Package   string
 	Namespace string
 	Provider  string
-	Ops       []*torchOp
+	// Reference is the package's reference module name and ReferencePath
+	// the arguments of os.path.join from the ExecuTorch module's directory
+	// to its file, both Python string literals: the eager implementations
+	// call it.
+	Reference, ReferencePath string
+	Ops                      []*torchOp
 	// OpSections are the module's parts for each op ("executorch-op"),
 	// rendered on every core and joined in op order.
 	OpSections string
+	// CallSections are the methods of class ops ("executorch-call"), one
+	// per op, joined in op order.
+	CallSections string
 }
 
 type torchOp struct {
@@ -46,8 +69,12 @@ type torchOp struct {
 	OutArgs   string // keyword-only output parameters of the .out variant
 	// Fake is the body of the fake (meta) implementation, one line each.
 	Fake      []string
-	OneOutput bool   // the reference returns a tensor, not a tuple
-	Region    string // user region key of the eager reference implementation
+	OneOutput bool // the op returns a tensor, not a tuple
+	// RefOp is the op's key in the reference module's OPS (a Python string
+	// literal); RefInputs and RefParams are the eager implementation's call
+	// of it: the inputs positionally, the params by keyword as the
+	// reference takes them (enums by value name, arrays as tuples).
+	RefOp, RefInputs, RefParams string
 	// assumed are the outputs without a shape whose fake takes the first
 	// input's (QNN XML states none); each gets a warning.
 	assumed []*ir.Tensor
@@ -80,7 +107,14 @@ func torchDType(d ir.DType) string {
 // on every core; the warnings follow in op order.
 func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.TargetList) *torchModel {
 	m := &torchModel{Package: pkg.Name, Namespace: pm.TorchNamespace, Provider: pm.Provider, Ops: make([]*torchOp, len(ops))}
-	render.Parallel(len(ops), func(i int) { m.Ops[i] = newTorchOp(ops[i], m.Namespace) })
+	m.Reference = escape.PyString(reference.Module(pkg))
+	// The module lies in out/htp/<Package>/executorch/.
+	parts := []string{escape.PyString(".."), escape.PyString(".."), escape.PyString("..")}
+	for _, part := range strings.Split(reference.Path(pkg), "/") {
+		parts = append(parts, escape.PyString(part))
+	}
+	m.ReferencePath = strings.Join(parts, ", ")
+	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newTorchOp(ops[i], m.Namespace) })
 	for i, t := range m.Ops {
 		for _, o := range t.assumed {
 			d.Warnf(o.Where.At("name", o.Pos), "executorch-assumed-shape", "output %q of op %s states no shape (QNN XML cannot), so its torch fake implementation assumes the shape of input %q; convert the op to YAML and give the output a shape if that is wrong", o.Name, ops[i].Name, ops[i].Inputs[0].Name)
@@ -90,17 +124,26 @@ func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.Targ
 	if m.OpSections, err = render.Sections(tmpl, "executorch-op", m.Ops); err != nil {
 		d.Errorf(pkg.Pos, "internal", "rendering executorch-op: %v", err)
 	}
+	if m.CallSections, err = render.Sections(tmpl, "executorch-call", m.Ops); err != nil {
+		d.Errorf(pkg.Pos, "internal", "rendering executorch-call: %v", err)
+	}
 	return m
 }
 
 func newTorchOp(op *ir.Op, namespace string) *torchOp {
-	t := &torchOp{Namespace: namespace, QNNName: op.Name, Name: TorchName(op), Region: "reference:" + op.Name, OneOutput: len(op.Outputs) == 1}
-	// torch schemas allow defaults only at the end, so params without a
-	// default come first; ExecuTorch passes params to QNN by name and the
-	// package's DEF_PACKAGE_PARAM_ORDER fixes the order the kernel sees, so
-	// the torch order does not matter to the package. Inputs keep their
-	// order (ExecuTorch passes them positionally); an optional input has no
-	// default and is passed as None explicitly.
+	t := &torchOp{Namespace: namespace, QNNName: op.Name, Name: TorchName(op), RefOp: escape.PyString(op.Name), OneOutput: len(op.Outputs) == 1}
+	// The schema declares no defaults: torch.export records a call's
+	// arguments without the trailing ones equal to a schema default (even
+	// when the caller passed them), and ExecuTorch's Qualcomm custom-op
+	// builder refuses a node whose argument count differs from the schema,
+	// so with schema defaults a call leaving a param at its default would not
+	// be delegated. The generated Python wrapper (ops.<name>) holds the
+	// defaults and passes every argument. Python allows defaults only at the
+	// end, so params without a default come first; ExecuTorch passes params
+	// to QNN by name and the package's DEF_PACKAGE_PARAM_ORDER fixes the
+	// order the kernel sees, so this order does not matter to the package.
+	// Inputs keep their order (ExecuTorch passes them positionally); an
+	// optional input is passed as None explicitly.
 	var schemaArgs, pyArgs, callArgs []string
 	for _, in := range op.Inputs {
 		typ := "Tensor"
@@ -111,28 +154,18 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 		pyArgs = append(pyArgs, in.Ident)
 		callArgs = append(callArgs, in.Ident)
 	}
-	type schemaParam struct {
-		p        *ir.Param
-		typ, def string
-	}
-	var required, defaulted []schemaParam
+	var required, defaulted []*ir.Param
 	for _, p := range op.Params {
-		typ, def := torchParam(p)
-		if def == "" {
-			required = append(required, schemaParam{p, typ, def})
+		if hasTorchDefault(p) {
+			defaulted = append(defaulted, p)
 		} else {
-			defaulted = append(defaulted, schemaParam{p, typ, def})
+			required = append(required, p)
 		}
 	}
-	for _, sp := range append(required, defaulted...) {
-		p, typ, def := sp.p, sp.typ, sp.def
-		arg := typ + " " + p.Ident
-		if def != "" {
-			arg += "=" + def
-		}
-		schemaArgs = append(schemaArgs, arg)
+	for _, p := range append(required, defaulted...) {
+		schemaArgs = append(schemaArgs, torchType(p)+" "+p.Ident)
 		py := p.Ident
-		if def != "" {
+		if hasTorchDefault(p) {
 			py += "=" + pythonDefault(p)
 		}
 		pyArgs = append(pyArgs, py)
@@ -154,17 +187,52 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 	}
 	t.Schema = "(" + strings.Join(schemaArgs, ", ") + ") -> " + ret(rets)
 	t.OutSchema = "(" + strings.Join(append(append([]string{}, schemaArgs...), "*", strings.Join(outArgs, ", ")), ", ") + ") -> " + ret(outRets)
-	// torch hands Python kernels the arguments as the caller passed them, so
-	// the Python functions repeat the schema's defaults.
+	// The wrapper and the eager implementation state the defaults the
+	// schema leaves out.
 	t.Args = strings.Join(pyArgs, ", ")
 	t.CallArgs = strings.Join(callArgs, ", ")
 	t.OutArgs = strings.Join(outputs, ", ")
+	t.RefInputs, t.RefParams = referenceCall(op)
 	t.Fake, t.assumed = fakeBody(op)
 	return t
 }
 
-// torchParam returns a param's schema type and schema default.
-func torchParam(p *ir.Param) (typ, def string) {
+// referenceCall is the eager implementation's call of the op's reference:
+// the inputs as a tuple's items, the params as a dict's items. torch hands
+// the implementation an enum as its value's index (the schema's int), an
+// array as a list; the reference takes the value's name and a tuple.
+func referenceCall(op *ir.Op) (inputs, params string) {
+	var ins, ps []string
+	for _, in := range op.Inputs {
+		ins = append(ins, in.Ident)
+	}
+	for _, p := range op.Params {
+		v := p.Ident
+		switch p.Kind {
+		case ir.ParamEnum:
+			vals := make([]string, len(p.Values))
+			for i, name := range p.Values {
+				vals[i] = escape.PyString(name)
+			}
+			v = fmt.Sprintf("_enum_value(%s, %s, (%s,), %s)", escape.PyString(op.Name), escape.PyString(p.Name), strings.Join(vals, ", "), p.Ident)
+		case ir.ParamArray:
+			v = "tuple(" + p.Ident + ")"
+		}
+		ps = append(ps, escape.PyString(p.Ident)+": "+v)
+	}
+	inputs = strings.Join(ins, ", ")
+	if len(ins) == 1 {
+		inputs += ","
+	}
+	return inputs, strings.Join(ps, ", ")
+}
+
+// hasTorchDefault reports whether the Python functions give p a default (a
+// tensor param is a tensor argument and has none).
+func hasTorchDefault(p *ir.Param) bool { return p.Default != nil && p.Kind != ir.ParamTensor }
+
+// torchType returns a param's schema type.
+func torchType(p *ir.Param) (typ string) {
 	elem := "int"
 	if len(p.DTypes) > 0 {
 		if s, ok := torchScalar[p.DTypes[0].Kind()]; ok {
@@ -188,10 +256,7 @@ func torchParam(p *ir.Param) (typ, def string) {
 	default:
 		typ = elem
 	}
-	if p.Default == nil || p.Kind == ir.ParamTensor {
-		return typ, ""
-	}
-	return typ, schemaLiteral(p, p.Default)
+	return typ
 }
 
 func enumIndex(p *ir.Param, v string) string {
@@ -203,21 +268,21 @@ func enumIndex(p *ir.Param, v string) string {
 	return "0"
 }
 
-// schemaLiteral writes a default in torch schema syntax.
-func schemaLiteral(p *ir.Param, l *ir.Literal) string {
+// pyLiteral writes a default as a Python literal (lists in brackets).
+func pyLiteral(p *ir.Param, l *ir.Literal) string {
 	switch {
 	case p.Kind == ir.ParamEnum:
 		return enumIndex(p, l.Text)
 	case l.Kind == ir.LitList:
 		parts := make([]string, len(l.List))
 		for i, e := range l.List {
-			parts[i] = schemaLiteral(p, e)
+			parts[i] = pyLiteral(p, e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case l.Kind == ir.LitBool:
 		return map[bool]string{true: "True", false: "False"}[l.Text == "true"]
 	case l.Kind == ir.LitString:
-		return strconv.Quote(l.Text)
+		return escape.PyString(l.Text)
 	case len(p.DTypes) > 0 && p.DTypes[0].IsFloat():
 		return withPoint(l.Text)
 	}
@@ -226,7 +291,7 @@ func schemaLiteral(p *ir.Param, l *ir.Literal) string {
 
 // pythonDefault is a param's default as a Python expression.
 func pythonDefault(p *ir.Param) string {
-	s := schemaLiteral(p, p.Default)
+	s := pyLiteral(p, p.Default)
 	if p.Kind == ir.ParamArray {
 		return "(" + strings.Trim(s, "[]") + map[bool]string{true: ",", false: ""}[len(p.Default.List) == 1] + ")"
 	}
@@ -327,6 +392,13 @@ func outputDType(op *ir.Op, r ir.OutputDType) string {
 			return fmt.Sprintf("(%s.dtype if %s is not None else %s)", in.Ident, in.Ident, torchDType(r.DType))
 		}
 		return in.Ident + ".dtype"
+	case ir.DTypeParam:
+		// The enum travels as its value's index (torchType).
+		set := make([]string, len(r.Allowed))
+		for i, d := range r.Allowed {
+			set[i] = torchDType(d)
+		}
+		return fmt.Sprintf("(%s,)[%s]", strings.Join(set, ", "), op.Params[r.Param].Ident)
 	case ir.DTypeFollow:
 		set := make([]string, 0, len(r.Allowed))
 		seen := map[string]bool{}

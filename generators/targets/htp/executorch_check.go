@@ -6,6 +6,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/qnnxml"
 )
 
 // checkExecuTorch reports what would keep ExecuTorch's Qualcomm backend from
@@ -37,7 +38,7 @@ func checkExecuTorch(op *ir.Op, d *diag.TargetList) {
 				want = ir.Float32
 			}
 			if !slices.Contains(p.DTypes, want) {
-				d.Warnf(pos, "executorch-param-dtype", "param %q of op %s accepts %s, but ExecuTorch sends Python %s values as %s; add %s to its types or calls will not be delegated", p.Name, op.Name, dtypeList(p.DTypes), map[bool]string{true: "float", false: "int"}[want == ir.Float32], want.QNNName(), want)
+				d.Warnf(pos, "executorch-param-dtype", "param %q of op %s accepts %s, but ExecuTorch sends Python %s values as %s; add %s to its types or calls will not be delegated", p.Name, op.Name, dtypeList(p.DTypes), map[bool]string{true: "float", false: "int"}[want == ir.Float32], qnnxml.QNNName(want), want)
 			}
 		}
 	}

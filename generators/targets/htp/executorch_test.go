@@ -3,17 +3,21 @@ package htp_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/opforge/opforge/generators/cli"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/targets/htp"
 )
 
@@ -23,6 +27,7 @@ var trees = []struct{ opdefs, out string }{
 	{"../../../testdata/gen/examples/opdefs", "../../../testdata/gen/examples/out"},
 	{"../../../../shared/fixtures/qnn", "../../../testdata/gen/fixtures/out"},
 	{"../../../testdata/gen/htp-params/opdefs", "../../../testdata/gen/htp-params/out"},
+	{"../../../testdata/gen/executorch-lower/opdefs", "../../../testdata/gen/executorch-lower/out"},
 }
 
 // python returns the interpreter of the test virtualenv, or skips.
@@ -61,6 +66,11 @@ type opCase struct {
 	Kwargs     []tensorArg `json:"kwargs"`
 	Outputs    []output    `json:"outputs"`
 	SkipExport bool        `json:"skip_export,omitempty"`
+	// RefParams are the params as the package's reference must receive
+	// them from the eager implementation for the test's call: enums by
+	// value name, arrays as lists (a tuple is wanted), tensor params as
+	// null (a tensor is wanted).
+	RefParams map[string]any `json:"ref_params"`
 }
 
 type module struct {
@@ -89,7 +99,7 @@ func torchName(d ir.DType) string {
 // implementation must return for sample inputs: symbols get distinct sizes,
 // required params get small values, defaulted params keep their defaults.
 func planOp(op *ir.Op) opCase {
-	c := opCase{Op: htp.TorchName(op), QNNOp: op.Name, Args: []tensorArg{}, Kwargs: []tensorArg{}}
+	c := opCase{Op: htp.TorchName(op), QNNOp: op.Name, Args: []tensorArg{}, Kwargs: []tensorArg{}, RefParams: map[string]any{}}
 	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
 	next := int64(3)
 	varDType := map[string]string{}
@@ -137,6 +147,7 @@ func planOp(op *ir.Op) opCase {
 			value = int64(*p.Min)
 		}
 		if p.Default != nil && p.Kind != ir.ParamTensor {
+			c.RefParams[p.Ident] = refValue(p, p.Default)
 			if p.Kind == ir.ParamArray {
 				var elems []int64
 				for _, e := range p.Default.List {
@@ -177,6 +188,17 @@ func planOp(op *ir.Op) opCase {
 			}
 		}
 		c.Kwargs = append(c.Kwargs, arg)
+		switch {
+		case p.Kind == ir.ParamTensor:
+			c.RefParams[p.Ident] = nil
+		case p.Kind == ir.ParamEnum:
+			// The schema carries the value's index.
+			if i, ok := arg.Value.(int64); ok && i < int64(len(p.Values)) {
+				c.RefParams[p.Ident] = p.Values[i]
+			}
+		default:
+			c.RefParams[p.Ident] = arg.Value
+		}
 	}
 	dd := map[string]bool{}
 	for _, s := range op.DataDependent {
@@ -203,7 +225,15 @@ func planOp(op *ir.Op) opCase {
 		}
 		allowed := op.AllowedDTypes(o)
 		out.DType = torchName(allowed[0])
-		if o.Type.Var != "" {
+		if p := op.Param(o.DTypeParam); p != nil {
+			// The param's value names the dtype; the plan leaves it at its
+			// default (or passes 2, the index of its third value).
+			if p.Default != nil {
+				out.DType = torchName(ir.DType(p.Default.Text))
+			} else {
+				out.DType = torchName(ir.DType(p.Values[2]))
+			}
+		} else if o.Type.Var != "" {
 			if dt, ok := varDType[o.Type.Var]; ok {
 				out.DType = dt
 			}
@@ -219,6 +249,31 @@ func planOp(op *ir.Op) opCase {
 	return c
 }
 
+// refValue is a default as the reference receives it: an enum's value
+// name, a string, a bool, a number, a list of them.
+func refValue(p *ir.Param, l *ir.Literal) any {
+	switch {
+	case l.Kind == ir.LitList:
+		list := make([]any, len(l.List))
+		for i, e := range l.List {
+			list[i] = refValue(p, e)
+		}
+		return list
+	case p.Kind == ir.ParamEnum || p.Kind == ir.ParamString || l.Kind == ir.LitString:
+		return l.Text
+	case p.Kind == ir.ParamBool || l.Kind == ir.LitBool:
+		return l.Text == "true" || l.Text == "1"
+	}
+	if v, err := strconv.ParseInt(l.Text, 0, 64); err == nil {
+		return v
+	}
+	v, err := strconv.ParseFloat(l.Text, 64)
+	if err != nil {
+		panic(p.Name + ": default " + l.Text + ": " + err.Error())
+	}
+	return v
+}
+
 // TestExecuTorchModules imports every generated ExecuTorch module with
 // torch and checks registration, fake shapes and dtypes, torch.export and
 // the op package options.
@@ -231,6 +286,7 @@ func TestExecuTorchModules(t *testing.T) {
 	for _, tr := range trees {
 		var l diag.List
 		pkgs := load.Tree(tr.opdefs, &l)
+		targets.Check(&l, pkgs...)
 		if l.HasErrors() {
 			t.Fatalf("%s: %v", tr.opdefs, l.Sorted())
 		}
@@ -300,5 +356,205 @@ func TestPythonCompiles(t *testing.T) {
 		if out, err := exec.Command(py, "-c", script, f).CombinedOutput(); err != nil {
 			t.Errorf("%s: %v\n%s", f, err, out)
 		}
+	}
+}
+
+// TestExecuTorchLowering takes the generated module of
+// testdata/gen/executorch-lower (an op with defaulted int, float, array and
+// enum params) through the real executorch wheel, for a call leaving every
+// default out and one passing each: "builder" runs ExecuTorch's Qualcomm
+// pass pipeline and its CustomOp builder, which refuses a node whose
+// argument count differs from the schema; "calibrate" quantizes with the
+// Qualcomm quantizer (PT2E) a copy whose reference is written, so that
+// calibration runs the eager implementation and it the reference (later
+// executorch releases load libQnnHtp.so there: OPFORGE_QNN_HTP_LIB_DIR);
+// "delegate" lowers with the
+// Qualcomm partitioner and op_package_options() and wants the node inside
+// the delegate, which needs Qualcomm's HTP backend and the package's x86
+// build. go tool mage test installs executorch 1.0 (the release of the test
+// virtualenv's torch) and sets OPFORGE_EXECUTORCH_PYTHON to it.
+func TestExecuTorchLowering(t *testing.T) {
+	py := os.Getenv("OPFORGE_EXECUTORCH_PYTHON")
+	if py == "" {
+		t.Skip("OPFORGE_EXECUTORCH_PYTHON is not set: name a Python with the executorch wheel and its torch (go tool mage test sets it to the test virtualenv, which has executorch 1.0)")
+	}
+	// The interpreter's directory (a virtualenv's bin) holds executorch's
+	// flatc. QNN_SDK_ROOT must be set: importing executorch's Qualcomm
+	// backend without it downloads a QNN SDK (1.0 wants it non-empty). A
+	// stand-in's lib/x86_64-linux-clang is OPFORGE_QNN_HTP_LIB_DIR, where
+	// later releases' quantizer loads libQnnHtp.so from.
+	backend := os.Getenv("OPFORGE_QNN_HTP_LIB_DIR")
+	sdk := os.Getenv("QNN_SDK_ROOT")
+	if sdk == "" {
+		sdk = t.TempDir()
+		if backend != "" {
+			abs, err := filepath.Abs(backend)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(sdk, "lib"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(abs, filepath.Join(sdk, "lib", "x86_64-linux-clang")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	base := append(os.Environ(), "PATH="+filepath.Dir(py)+string(os.PathListSeparator)+os.Getenv("PATH"), "QNN_SDK_ROOT="+sdk)
+	probe := exec.Command(py, "-c", "import executorch.backends.qualcomm.python.PyQnnManagerAdaptor")
+	probe.Env = base
+	if out, err := probe.CombinedOutput(); err != nil {
+		t.Fatalf("OPFORGE_EXECUTORCH_PYTHON=%s cannot import ExecuTorch's Qualcomm AOT bridge: %v\n%s", py, err, out)
+	}
+	const root = "../../../testdata/gen/executorch-lower"
+	var l diag.List
+	pkgs := load.Tree(root+"/opdefs", &l)
+	if l.HasErrors() || len(pkgs) != 1 || len(pkgs[0].Ops) != 1 {
+		t.Fatalf("%s: want one package of one op: %v", root, l.Sorted())
+	}
+	pkg, op := pkgs[0], pkgs[0].Ops[0]
+	c := planOp(op)
+	inputs := []tensorArg{}
+	for _, a := range c.Args {
+		inputs = append(inputs, tensorArg{Shape: a.Shape, DType: a.DType})
+	}
+	required := map[string]any{}
+	for _, k := range c.Kwargs {
+		required[k.Name] = k.Value
+	}
+	abs := func(p string) string {
+		p, err := filepath.Abs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	packageDir := os.Getenv("OPFORGE_ET_PACKAGE_DIR")
+	if packageDir == "" {
+		packageDir = filepath.Join(t.TempDir(), pkg.Name)
+	}
+	ns := names.Snake(pkg.Name)
+	// A copy of the tree with the op's reference written, for calibration.
+	calibrated := filepath.Join(t.TempDir(), "out")
+	if err := os.CopyFS(calibrated, os.DirFS(filepath.Join(root, "out"))); err != nil {
+		t.Fatal(err)
+	}
+	fillRegion(t, filepath.Join(calibrated, "reference", pkg.Name, ns+"_reference.py"), "reference:"+op.Name,
+		"    return x * scale + (1.0 if mode == \"add\" else 2.0) * window[0] * axis\n")
+	plan := map[string]any{
+		"module":           abs(filepath.Join(root, "out", "htp", pkg.Name, "executorch", ns+".py")),
+		"calibrate_module": filepath.Join(calibrated, "htp", pkg.Name, "executorch", ns+".py"),
+		"qnn_op":           op.Name,
+		"namespace":        ns,
+		"op":               c.Op,
+		"inputs":           inputs,
+		"required":         required,
+		"package_dir":      abs(packageDir),
+		"soc":              "SM8650",
+	}
+	data, _ := json.Marshal(plan)
+	planPath := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(planPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lower := func(t *testing.T, stage string, env ...string) {
+		cmd := exec.Command(py, "../../../testdata/python/lower_executorch.py", planPath, stage)
+		cmd.Env = append(append([]string{}, base...), env...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		if err != nil && backend == "" && strings.Contains(out.String(), "Fail to load Qnn library") {
+			t.Skipf("this executorch's %s stage loads Qualcomm's libQnnHtp.so (executorch 1.0's does not): set OPFORGE_QNN_HTP_LIB_DIR\n%s", stage, out.String())
+		}
+		if err != nil {
+			t.Fatalf("ExecuTorch %s stage failed: %v\n%s", stage, err, out.String())
+		}
+		t.Log(out.String())
+	}
+	t.Run("builder", func(t *testing.T) { lower(t, "builder") })
+	t.Run("calibrate", func(t *testing.T) { lower(t, "calibrate") })
+	t.Run("delegate", func(t *testing.T) {
+		if backend == "" {
+			t.Skip("OPFORGE_QNN_HTP_LIB_DIR is not set: name the directory of Qualcomm's x86_64 libQnnHtp.so (the QNN SDK's lib/x86_64-linux-clang, or the onnxruntime_qnn package of the onnxruntime-qnn wheel)")
+		}
+		lib := filepath.Join(packageDir, "build", "x86_64-linux-clang", "libQnn"+pkg.Name+".so")
+		if _, err := os.Stat(lib); err != nil {
+			t.Skipf("no x86 build of the package (%v): set OPFORGE_ET_PACKAGE_DIR to a copy of %s/out/htp/%s built with `make htp_x86` against the QNN headers of the backend's version", err, root, pkg.Name)
+		}
+		lower(t, "delegate", "LD_LIBRARY_PATH="+backend+string(os.PathListSeparator)+os.Getenv("LD_LIBRARY_PATH"))
+	})
+}
+
+// TestOldEagerRegionKept: an ExecuTorch module written before the eager
+// implementations called the package's reference module held the reference
+// in its own region reference:<Op>. User code there has no region to go to
+// in the new module, so gen stops with user-region-orphan at that region's
+// line and writes nothing: the code is not lost.
+func TestOldEagerRegionKept(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.CopyFS(filepath.Join(ws, "opdefs"), os.DirFS("../../../testdata/gen/examples/opdefs")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(ws)
+	gen := func() (int, string) {
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"gen"}, &stdout, &stderr)
+		return code, stdout.String() + stderr.String()
+	}
+	if code, out := gen(); code != 0 {
+		t.Fatalf("opforge gen: exit %d\n%s", code, out)
+	}
+	et := filepath.Join("out", "htp", "VisionOps", "executorch", "vision_ops.py")
+	data, err := os.ReadFile(et)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const anchor = "def _top_k_last_fake("
+	at := bytes.Index(data, []byte(anchor))
+	if at < 0 {
+		t.Fatalf("%s has no %q", et, anchor)
+	}
+	old := "def top_k_last_reference(x, k, order=0):\n" +
+		"    # opforge:begin reference:TopKLast\n" +
+		"    return torch.topk(x, k, dim=-1)  # the user's eager code\n" +
+		"    # opforge:end reference:TopKLast\n\n"
+	line := bytes.Count(data[:at], []byte("\n")) + 2 // the begin marker's
+	edited := append(append(append([]byte{}, data[:at]...), old...), data[at:]...)
+	if err := os.WriteFile(et, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := gen()
+	if code == 0 {
+		t.Fatalf("gen succeeded over user code in the old region reference:TopKLast:\n%s", out)
+	}
+	t.Log(out)
+	want := fmt.Sprintf("%s:%d", filepath.ToSlash(et), line)
+	for _, w := range []string{want, "user-region-orphan", `"reference:TopKLast"`, "region reference:TopKLast of out/reference/VisionOps/vision_ops_reference.py"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("gen's diagnostics lack %q:\n%s", w, out)
+		}
+	}
+	if now, _ := os.ReadFile(et); !bytes.Equal(now, edited) {
+		t.Error("gen changed the module holding user code in a region it no longer generates")
+	}
+}
+
+// fillRegion replaces the body of the Python region key in file.
+func fillRegion(t *testing.T, file, key, body string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin, end := "# opforge:begin "+key+"\n", "# opforge:end "+key+"\n"
+	b := bytes.Index(data, []byte(begin))
+	e := bytes.Index(data, []byte(end))
+	if b < 0 || e < b {
+		t.Fatalf("%s has no region %s", file, key)
+	}
+	e = bytes.LastIndexByte(data[:e], '\n') + 1 // the end marker's line
+	out := append(append(append([]byte{}, data[:b+len(begin)]...), body...), data[e:]...)
+	if err := os.WriteFile(file, out, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

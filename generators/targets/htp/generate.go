@@ -12,6 +12,7 @@ import (
 	"github.com/opforge/opforge/generators/qnnxml"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/toolchain"
+	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/templates"
 )
 
@@ -67,7 +68,7 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		render.File{Path: "README.md", Tmpl: "README.md.tmpl", Data: m},
 	)
 	if pkg.HTP.ExecuTorch {
-		files = append(files, render.File{Path: "executorch/" + m.TorchNamespace + ".py", Tmpl: "executorch.py.tmpl", Data: newTorchModel(pkg, ops, m, d), Owned: true})
+		files = append(files, render.File{Path: "executorch/" + m.TorchNamespace + ".py", Tmpl: "executorch.py.tmpl", Data: newTorchModel(pkg, ops, m, d), Owned: true, Moved: movedEagerRegions(pkg, ops)})
 	}
 	for _, op := range m.Ops {
 		files = append(files, render.File{Path: "src/ops/" + op.Name + ".cpp", Tmpl: "op.cpp.tmpl", Data: op, Owned: true})
@@ -134,7 +135,7 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op, d *toolchain.Descriptor) *pa
 		m.Archs = append(m.Archs, archModel{a.Arch, strings.ToUpper(a.Arch), a.SDK, a.Tools})
 	}
 	m.Ops = make([]*opModel, len(ops))
-	render.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(pkg, ops[i]) })
+	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(pkg, ops[i]) })
 	return m
 }
 
@@ -229,7 +230,7 @@ func scalarDefault(p *ir.Param) (defaultModel, bool) {
 	return defaultModel{
 		Static:   "sg_opDefault" + title(p.Ident),
 		Name:     p.Name,
-		DataType: dt.QNNName(),
+		DataType: qnnxml.QNNName(dt),
 		Field:    field,
 		Literal:  value,
 	}, true

@@ -18,7 +18,7 @@ import (
 // PluginFieldType, DataType and TensorFormat values (NvInferRuntimeBase.h,
 // NvInferPluginBase.h).
 var (
-	fieldTypes = map[string]int{"kFLOAT16": 0, "kFLOAT32": 1, "kFLOAT64": 2, "kINT8": 3, "kINT16": 4, "kINT32": 5, "kCHAR": 6,
+	fieldTypeValues = map[string]int{"kFLOAT16": 0, "kFLOAT32": 1, "kFLOAT64": 2, "kINT8": 3, "kINT16": 4, "kINT32": 5, "kCHAR": 6,
 		"kDIMS": 7, "kUNKNOWN": 8, "kBF16": 9, "kINT64": 10, "kFP8": 11}
 	dataTypes = map[string]int{"kFLOAT": 0, "kHALF": 1, "kINT8": 2, "kINT32": 3, "kBOOL": 4, "kUINT8": 5, "kFP8": 6,
 		"kBF16": 7, "kINT64": 8}
@@ -26,7 +26,7 @@ var (
 		"CDHW32": 7, "HWC": 8, "DLA_LINEAR": 9, "DLA_HWC4": 10, "HWC16": 11, "DHWC": 12}
 )
 
-func dataType(d ir.DType) int { return dataTypes[d.Info().TRT] }
+func dataType(d ir.DType) int { return dataTypes[TensorDType(d)] }
 
 // field is one PluginField of a field set.
 type field struct {
@@ -41,7 +41,7 @@ func (f field) line() string {
 	if h == "" {
 		h = "-"
 	}
-	return fmt.Sprintf("field %s %d %d %s", f.name, fieldTypes[f.typ], f.length, h)
+	return fmt.Sprintf("field %s %d %d %s", f.name, fieldTypeValues[f.typ], f.length, h)
 }
 
 // value is a param value the cases use: its default, or one in range.
@@ -259,7 +259,7 @@ func opCases(pkg *ir.Package, op *ir.Op, m *opModel) []string {
 	var onnx, python, index []field
 	hasEnum := false
 	for _, pm := range m.Params {
-		lines = append(lines, fmt.Sprintf("declared %s %d %d", pm.Name, fieldTypes[pm.FieldType], pm.FieldLength))
+		lines = append(lines, fmt.Sprintf("declared %s %d %d", pm.Name, fieldTypeValues[pm.FieldType], pm.FieldLength))
 		v := chooseValue(pm.p, pm)
 		values[pm.Name] = v
 		onnx = append(onnx, encode(pm, v, false, false))
@@ -380,7 +380,17 @@ func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value) []s
 		lines = append(lines, fmt.Sprintf("output %d %d%s", t.Index, len(dims), ints(dims)))
 	}
 	if w := op.Targets.TRT.Workspace; w != nil {
-		v, _ := w.Eval(env)
+		// The driver asks for the workspace with the first dtype combination.
+		env.ElemSizes = map[string]int64{}
+		for _, t := range l.All() {
+			if t.T != nil {
+				env.ElemSizes[t.T.Name] = max(1, int64(l.Combos()[0].DTypes[t.Pos].Bits()+7)/8)
+			}
+		}
+		v, err := w.Eval(env)
+		if err != nil {
+			panic(fmt.Sprintf("%s: workspace: %v", op.Name, err)) // a test bug: every name has a value
+		}
 		lines = append(lines, fmt.Sprintf("workspace %d", max(v, 0)))
 	}
 	for _, a := range m.Aliases {

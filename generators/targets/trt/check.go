@@ -9,7 +9,6 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
-	"github.com/opforge/opforge/generators/plugin"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -31,6 +30,32 @@ var (
 	// qdpArrayDTypes are the NDArray element dtypes QDP attributes accept.
 	qdpArrayDTypes = map[ir.DType]bool{ir.Int8: true, ir.Int16: true, ir.Int32: true, ir.Int64: true, ir.Float16: true, ir.Float32: true, ir.Float64: true, ir.Bool: true}
 )
+
+// qdpModuleNames are the names the generated Python plugin module's
+// functions use from module level (qdp.py.tmpl's imports; torch, which the
+// impl imports). Its helpers all start with '_', and each op adds its own
+// functions (qdpOpNames). TestQDPModuleNamesReserved keeps this complete.
+var qdpModuleNames = map[string]bool{"List": true, "Tuple": true, "Union": true, "warnings": true, "np": true, "npt": true, "trt": true, "trtp": true, "triton": true, "tl": true, "torch": true, "os": true, "sys": true, "importlib": true}
+
+// qdpOpNames are the module-level functions of op's Python plugin.
+func qdpOpNames(op *ir.Op) []string {
+	s := names.Snake(op.Name)
+	return []string{s, s + "_autotune", s + "_impl", s + "_aot_impl", s + "_kernel", qdpAttrsFunc(s)}
+}
+
+// qdpShadows reports whether an argument named ident would shadow a
+// module-level name that op's Python plugin functions use.
+func qdpShadows(op *ir.Op, ident string) bool {
+	if strings.HasPrefix(ident, "_") || qdpModuleNames[ident] {
+		return true
+	}
+	for _, n := range qdpOpNames(op) {
+		if n == ident {
+			return true
+		}
+	}
+	return false
+}
 
 // qdpVersion is the version of every Python plugin's creator.
 const qdpVersion = "1"
@@ -89,7 +114,7 @@ func identityPos(pkg *ir.Package, op *ir.Op, what string) diag.Pos {
 // with a Python plugin, to tensorrt.plugin's (an op overriding nothing
 // repeats the package's diagnostics, which the list de-duplicates).
 func checkIdentity(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
-	id := plugin.TRT(pkg, op)
+	id := PluginID(pkg, op)
 	for _, s := range []struct{ what, v string }{{"namespace", id.Namespace}, {"version", id.Version}} {
 		if len(s.v)+1 > maxNameBytes {
 			d.Errorf(identityPos(pkg, op, s.what), "trt-name-length", "plugin %s is %d bytes; TensorRT allows %d including the terminator", s.what, len(s.v), maxNameBytes)
@@ -140,6 +165,9 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 	}
 	for _, out := range op.Outputs {
 		checkTensor(op, out, d, true)
+		if out.DTypeParam != "" {
+			d.Errorf(out.Where.At("dtype_param", out.Pos), "trt-dtype-param", "output %q of op %s takes its dtype from param %s; the TensorRT plugins do not choose an output dtype by a param yet (the ExecuTorch and Compass AIPU targets do)", out.Name, op.Name, out.DTypeParam)
+		}
 		if out.Shape == nil {
 			d.Errorf(out.Where.At("name", out.Pos), "trt-output-shape", "output %q of op %s has no shape; TensorRT plugins must compute output shapes, so give it one (e.g. shape: [N, C])", out.Name, op.Name)
 		}
@@ -187,11 +215,10 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 	pos := t.Where.At("type", t.Pos)
 	for _, dt := range op.AllowedDTypes(t) {
-		info := dt.Info()
-		if info == nil {
+		if !dt.Valid() {
 			continue
 		}
-		if info.TRT == "" {
+		if TensorDType(dt) == "" {
 			d.Errorf(pos, "trt-dtype", "%q of op %s may be %s, which TensorRT tensors cannot be (no nvinfer1::DataType)", t.Name, op.Name, dt)
 		} else if output && (dt == ir.Bool || dt == ir.Uint8) {
 			d.Errorf(pos, "trt-output-dtype", "output %q of op %s may be %s; TensorRT plugins cannot produce kBOOL or kUINT8 outputs", t.Name, op.Name, dt)
@@ -208,8 +235,11 @@ func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 	// Inputs and outputs are arguments of the Python plugin's functions
 	// too (the impl takes outputs and stream, the autotune the tactic).
 	for _, t := range op.Tensors() {
-		if qdpReservedArgs[t.Ident] {
+		switch {
+		case qdpReservedArgs[t.Ident]:
 			d.Errorf(t.Where.At("name", t.Pos), "qdp-reserved-name", "tensor %q of op %s: outputs, stream and tactic are reserved argument names in Python plugins; rename it or set targets.trt.qdp: false", t.Name, op.Name)
+		case qdpShadows(op, t.Ident):
+			d.Errorf(t.Where.At("name", t.Pos), "qdp-reserved-name", "tensor %q of op %s is an argument of the Python plugin's functions and would shadow the module's name %s (its imports, names starting with _, and the op's functions); rename it or set targets.trt.qdp: false", t.Name, op.Name, t.Ident)
 		}
 	}
 	for _, in := range op.Inputs {
@@ -227,6 +257,8 @@ func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 			d.Errorf(pos, "qdp-reserved-name", "param %q of op %s: outputs, stream and tactic are reserved argument names in Python plugins", p.Name, op.Name)
 		case !names.IsIdent(p.Name) || names.Reserved(p.Name) == "a Python keyword":
 			d.Errorf(pos, "qdp-attr-name", "param %q of op %s is not a Python identifier, so it cannot be a Python plugin attribute; rename it or disable qdp", p.Name, op.Name)
+		case qdpShadows(op, p.Ident):
+			d.Errorf(pos, "qdp-reserved-name", "param %q of op %s is an argument of the Python plugin's functions and would shadow the module's name %s (its imports, names starting with _, and the op's functions); rename it or set targets.trt.qdp: false", p.Name, op.Name, p.Ident)
 		}
 		switch p.Kind {
 		case ir.ParamTensor:
@@ -250,7 +282,7 @@ func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 // fieldDType is the first of a param's dtypes a PluginField can carry, or "".
 func fieldDType(p *ir.Param) ir.DType {
 	for _, dt := range p.DTypes {
-		if info := dt.Info(); info != nil && info.TRTField != "" {
+		if FieldType(dt) != "" {
 			return dt
 		}
 	}
@@ -341,6 +373,10 @@ func checkWorkspace(op *ir.Op, d *diag.TargetList) {
 		bound[s.Name] = true // validate reports sizes in the workspace (size-in-bound)
 	}
 	for _, s := range t.Workspace.Symbols() {
+		if in := op.Input(s.Name); in != nil && in.ShapeTensor && s.Kind == shapeexpr.ElemSize {
+			d.Errorf(op.Where.At("trt.workspace", t.Pos), "trt-workspace", "the workspace size of op %s uses %s, but shape tensor %q travels apart from the tensors getWorkspaceSize sees", op.Name, s, s.Name)
+			return
+		}
 		if in := op.Input(s.Name); in != nil && in.ShapeTensor {
 			d.Errorf(op.Where.At("trt.workspace", t.Pos), "trt-workspace", "the workspace size of op %s reads the values of shape tensor %q, which getWorkspaceSize does not receive; use input dims and params", op.Name, s.Name)
 			return
@@ -356,9 +392,9 @@ func checkWorkspace(op *ir.Op, d *diag.TargetList) {
 // identity: the registry keys creators by name, version and namespace, so
 // the second would replace the first.
 func checkPluginNames(pkg *ir.Package, ops []*ir.Op, d *diag.TargetList) {
-	seen := map[plugin.Identity]*ir.Op{}
+	seen := map[PluginIdentity]*ir.Op{}
 	for _, op := range ops {
-		id := plugin.TRT(pkg, op)
+		id := PluginID(pkg, op)
 		if first, dup := seen[id]; dup {
 			d.Errorf(op.Where.At("trt.plugin_name", op.Pos), "trt-plugin-name", "ops %s and %s are both the plugin %s (namespace %q, version %q); give one another targets.trt.plugin_name", first.Name, op.Name, id.Name, id.Namespace, id.Version)
 			continue

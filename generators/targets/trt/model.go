@@ -9,9 +9,8 @@ import (
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
-	"github.com/opforge/opforge/generators/plugin"
-	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // packageModel is everything the package-level templates print; every
@@ -22,7 +21,6 @@ type packageModel struct {
 	Namespace string // TensorRT plugin namespace
 	Version   string // plugin version
 	Domain    string // the package's ONNX domain
-	Source    string
 	Macro     string // macro prefix: VISION_OPS
 	Snake     string // vision_ops
 	Legacy    bool
@@ -68,7 +66,7 @@ type opModel struct {
 	CombinationLimit int    // > 0: getFormatCombinationLimit override
 	Enums            []*enumModel
 	// PluginName, PluginVersion and PluginNamespace are the identity the
-	// plugin and its creator report (plugin.TRT).
+	// plugin and its creator report (PluginID).
 	PluginName, PluginVersion, PluginNamespace string
 
 	NbInputs, NbOutputs, NbShapeInputs int
@@ -189,16 +187,15 @@ func dtypeC(d ir.DType) string {
 // cudaHeaders are the headers declaring each non-builtin kernel type.
 var cudaHeaders = map[string]string{"__half": "cuda_fp16.h", "__nv_bfloat16": "cuda_bf16.h", "__nv_fp8_e4m3": "cuda_fp8.h"}
 
-func trtType(d ir.DType) string { return "nvinfer1::DataType::" + d.Info().TRT }
+func trtType(d ir.DType) string { return "nvinfer1::DataType::" + TensorDType(d) }
 
 func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	snake := names.Snake(pkg.Name)
 	// Every op of a package has the package's plugin version and
-	// namespace; plugin.TRT is where `rewrite onnx` reads them too.
-	id := plugin.TRT(pkg, ops[0])
+	// namespace; PluginID is where `rewrite onnx` reads them too.
+	id := PluginID(pkg, ops[0])
 	m := &packageModel{
 		Name:      pkg.Name,
-		Source:    pkg.Source,
 		Namespace: id.Namespace,
 		Version:   id.Version,
 		Domain:    pkg.Domain,
@@ -216,9 +213,9 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	// Op models are independent of each other: build them on every core.
 	m.Ops = make([]*opModel, len(ops))
 	m.Readme = make([]*readmeOp, len(ops))
-	render.Parallel(len(ops), func(i int) {
+	workpool.Parallel(len(ops), func(i int) {
 		om := newOpModel(m, ops[i])
-		id := plugin.TRT(pkg, ops[i])
+		id := PluginID(pkg, ops[i])
 		om.PluginName, om.PluginVersion, om.PluginNamespace = id.Name, id.Version, id.Namespace
 		m.Ops[i], m.Readme[i] = om, newReadmeOp(m, ops[i], om)
 	})
@@ -862,18 +859,51 @@ func workspaceExpr(op *ir.Op, l *ioLayout, w *shapeexpr.Expr, legacy bool) strin
 	if legacy {
 		dims = "dims"
 	}
-	s, _ := cppInt(op, l, w, func(i, j int) string { return fmt.Sprintf("inputs[%d].%s.d[%d]", i, dims, j) }, "mParams")
+	desc := ".desc"
+	if legacy {
+		desc = ""
+	}
+	// elem_size(x): the byte size of x's run-time dtype, from the
+	// descriptors getWorkspaceSize receives (validate allows it here only).
+	elem := func(name string) string {
+		for _, t := range l.All() {
+			if t.T != nil && t.T.Name == name {
+				list, idx := "inputs", t.Index
+				if !t.Input {
+					list = "outputs"
+				}
+				return fmt.Sprintf("elementSize(static_cast<int32_t>(%s[%d]%s.type))", list, idx, desc)
+			}
+		}
+		return ""
+	}
+	s, _ := cppIntElem(op, l, w, func(i, j int) string { return fmt.Sprintf("inputs[%d].%s.d[%d]", i, dims, j) }, "mParams", elem)
 	return s
 }
 
 // cppInt renders e as int64 C++ arithmetic: input dims through dim(i, j),
 // params as members of params. ok is false when e reads something plain
-// code does not have (shape-tensor values, data-dependent sizes).
+// code does not have (shape-tensor values, data-dependent sizes, element
+// sizes).
 func cppInt(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string, params string) (string, bool) {
+	return cppIntElem(op, l, e, dim, params, nil)
+}
+
+// cppIntElem is cppInt that also renders elem_size(x) through elem.
+func cppIntElem(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string, params string, elem func(name string) string) (string, bool) {
 	ok := true
 	s := e.Render(shapeexpr.Syntax{
 		Const: func(v int64) string { return "int64_t{" + strconv.FormatInt(v, 10) + "}" },
 		Ref: func(x *shapeexpr.Expr) string {
+			if x.Kind == shapeexpr.ElemSize {
+				if elem != nil {
+					if s := elem(x.Name); s != "" {
+						return s
+					}
+				}
+				ok = false
+				return "0"
+			}
 			if d, found := l.InDim[x.Name]; found && x.Kind == shapeexpr.Sym {
 				return "static_cast<int64_t>(" + dim(d[0], d[1]) + ")"
 			}

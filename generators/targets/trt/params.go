@@ -18,7 +18,6 @@ import (
 // error text) and mParams (the plugin's params).
 type paramModel struct {
 	Name  string // as written: the field and attribute name
-	Ident string // the C++/Python member name
 	Index int
 	// SerialIndex is its place in getFieldsToSerialize, after the layout field.
 	SerialIndex int
@@ -71,22 +70,18 @@ func floatStorage(d ir.DType) string {
 }
 
 func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
-	m := &paramModel{Name: p.Name, Ident: p.Ident, Index: index, SerialIndex: index + 1, p: p, Required: p.Default == nil}
+	m := &paramModel{Name: p.Name, Index: index, SerialIndex: index + 1, p: p, Required: p.Default == nil}
 	dt := fieldDType(p)
 	m.elem = dt
-	info := dt.Info()
-	field := ""
-	if info != nil {
-		field = info.TRTField
-	}
+	field := FieldType(dt)
 	var cType string // element storage type
 	switch {
 	case p.Kind == ir.ParamBool || dt == ir.Bool:
 		cType = "bool"
 	case dt.IsFloat():
 		cType = floatStorage(dt)
-	case info != nil:
-		cType = info.C
+	case dt.Info() != nil:
+		cType = dt.Info().C
 	}
 	n := p.Length
 	mem := "p." + p.Ident
@@ -236,6 +231,12 @@ func floatField(cType string) string {
 // intBounds is the range createPlugin accepts for an integer param: its
 // storage dtype's range narrowed by the opdef's min and max.
 func intBounds(p *ir.Param, dt ir.DType) (string, string) {
+	lo, hi := intLimits(p, dt)
+	return int64Literal(lo), int64Literal(hi)
+}
+
+// intLimits is intBounds as numbers; the Python plugin checks the same.
+func intLimits(p *ir.Param, dt ir.DType) (int64, int64) {
 	r, ok := intRange[dt]
 	if !ok {
 		r = intRange[ir.Int64]
@@ -247,7 +248,7 @@ func intBounds(p *ir.Param, dt ir.DType) (string, string) {
 	if p.Max != nil && *p.Max < float64(hi) {
 		hi = int64(math.Floor(*p.Max))
 	}
-	return int64Literal(lo), int64Literal(hi)
+	return lo, hi
 }
 
 func int64Literal(v int64) string {
@@ -321,13 +322,26 @@ func cppString(s string) string {
 }
 
 // qdpArrayType is the numpy.typing annotation of an array attribute.
+// float16 arrays travel as float32: the ONNX parser sends float lists as
+// kFLOAT32, which tensorrt.plugin would reinterpret byte by byte as
+// float16 under an NDArray[np.float16] annotation; the module's functions
+// receive them as float16 (qdpArrayDType).
 func qdpArrayType(d ir.DType) string {
+	if d == ir.Float16 {
+		d = ir.Float32
+	}
+	return "npt.NDArray[" + qdpArrayDType(d) + "]"
+}
+
+// qdpArrayDType is the numpy dtype the Python plugin's functions receive
+// an array attribute as.
+func qdpArrayDType(d ir.DType) string {
 	np := map[ir.DType]string{ir.Bool: "np.bool_", ir.Int8: "np.int8", ir.Int16: "np.int16", ir.Int32: "np.int32",
 		ir.Int64: "np.int64", ir.Float16: "np.float16", ir.Float32: "np.float32", ir.Float64: "np.float64"}[d]
 	if np == "" {
 		np = "np.int64"
 	}
-	return "npt.NDArray[" + np + "]"
+	return np
 }
 
 func newEnumModel(op *ir.Op, p *ir.Param) *enumModel {

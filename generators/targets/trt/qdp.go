@@ -2,14 +2,16 @@ package trt
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
-	"github.com/opforge/opforge/generators/plugin"
-	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // qdpModel is the package's Python plugin module (tensorrt.plugin).
@@ -19,7 +21,14 @@ type qdpModel struct {
 	Package   string
 	Version   string // the C++ plugins' version, for the docstring
 	AOT       bool   // any op with an ahead-of-time Triton implementation
+	Attrs     bool   // any op with attributes (the module's check helpers)
 	Ops       []*qdpOp
+	// Reference is the package's reference module (generators/reference)
+	// below out/, which JIT implementations run until written: its
+	// module name and path parts from the package's trt directory.
+	Reference     string
+	ReferencePath string // Python string arguments of os.path.join
+	RunsReference bool   // some JIT implementation calls it
 }
 
 // qdpOp is one op's Python plugin; the fields qdp.py prints most come
@@ -45,6 +54,23 @@ type qdpOp struct {
 	Signature  string // ASTSource signature entries
 	Numels     string // element count of each output, as ShapeExprs
 	Zeros      string // the placeholder kernel body's stores (statementSep)
+	// Constexprs are the attributes the kernel receives as tl.constexpr
+	// (aot_impl's constexprs entries); ParamDocs says what each is.
+	Constexprs []kernelConstexpr
+	ParamDocs  []string
+	// The op's attribute check (none without params): AttrsFunc(AttrParams)
+	// returns AttrValues, the attributes checked as the C++ plugin's
+	// createPlugin checks them; Unpack rebinds them in register, impl and
+	// aot_impl.
+	AttrsFunc  string
+	AttrParams string
+	AttrValues string // one a line (",\n        ")
+	Unpack     string
+	// RefInputs and RefParams are the JIT implementation's call of the
+	// op's reference: the inputs as torch tensors, the attributes as the
+	// reference takes them ("" RefInputs: not wired, e.g. data-dependent
+	// outputs, whose sizes the reference cannot report).
+	RefInputs, RefParams string
 }
 
 // pyDType is the tensorrt module's name of each dtype.
@@ -56,9 +82,19 @@ var pyDType = map[ir.DType]string{
 // newQDPModel builds the Python plugins of ops; models are the ops' C++
 // plugin models, in the same order.
 func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
-	m := &qdpModel{Module: names.Snake(pkg.Name) + "_qdp", Namespace: pkg.Namespace, Package: pkg.Name, Version: pkg.Version}
+	m := &qdpModel{Module: names.Snake(pkg.Name) + "_qdp", Namespace: pkg.Namespace, Package: pkg.Name, Version: pkg.Version, Reference: reference.Module(pkg)}
+	// The module lies in out/trt/<Package>/python/.
+	parts := []string{"..", "..", ".."}
+	for _, part := range strings.Split(reference.Path(pkg), "/") {
+		parts = append(parts, part)
+	}
+	quoted := make([]string, len(parts))
+	for i, part := range parts {
+		quoted[i] = escape.PyString(part)
+	}
+	m.ReferencePath = strings.Join(quoted, ", ")
 	qs := make([]*qdpOp, len(ops))
-	render.Parallel(len(ops), func(i int) {
+	workpool.Parallel(len(ops), func(i int) {
 		if ops[i].Targets.TRT.QDP != nil {
 			qs[i] = newQDPOp(pkg, ops[i], models[i])
 		}
@@ -66,6 +102,8 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 	for _, q := range qs {
 		if q != nil {
 			m.AOT = m.AOT || q.AOT
+			m.Attrs = m.Attrs || q.AttrsFunc != ""
+			m.RunsReference = m.RunsReference || (!q.AOT && q.RefInputs != "")
 			m.Ops = append(m.Ops, q)
 		}
 	}
@@ -80,7 +118,7 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	l := m.layout
 	q := &qdpOp{
-		ID:          plugin.TRT(pkg, op).Namespace + "::" + plugin.TRT(pkg, op).Name,
+		ID:          PluginID(pkg, op).Namespace + "::" + PluginID(pkg, op).Name,
 		Name:        op.Name,
 		Snake:       names.Snake(op.Name),
 		Description: m.Description,
@@ -115,6 +153,23 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	}
 	py := newPyRefs(op, l)
 	var body, results []string
+	if len(op.Params) > 0 {
+		idents := make([]string, len(op.Params))
+		values := make([]string, len(op.Params))
+		for i, p := range op.Params {
+			idents[i] = p.Ident
+			values[i] = qdpAttrCheck(q.ID, p, m.Params[i])
+		}
+		q.AttrsFunc = qdpAttrsFunc(q.Snake)
+		q.AttrParams = strings.Join(idents, ", ")
+		q.AttrValues = strings.Join(values, ",\n        ")
+		lhs := q.AttrParams
+		if len(idents) == 1 {
+			lhs += ","
+		}
+		q.Unpack = lhs + " = " + q.AttrsFunc + "(" + q.AttrParams + ")"
+		body = append(body, q.Unpack)
+	}
 	for _, t := range l.Outputs {
 		if t.Size == nil {
 			continue
@@ -150,6 +205,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		}
 	}
 	q.Body = strings.Join(append(body, "return "+strings.Join(results, ", ")), statementSep)
+	q.RefInputs, q.RefParams = referenceCall(op, l, m)
 	// Each format's layouts are the same in every dtype combination.
 	formats := op.Targets.TRT.Formats
 	layouts := make([]string, len(formats))
@@ -168,7 +224,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	types := make([]string, len(all))
 	for _, c := range combos {
 		for i, d := range c.DTypes {
-			types[i] = strings.TrimPrefix(d.Info().TRT, "k")
+			types[i] = strings.TrimPrefix(TensorDType(d), "k")
 		}
 		quoted := strconv.Quote(strings.Join(types, ", "))
 		for _, layout := range layouts {
@@ -215,11 +271,160 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		sig = append(sig, `"`+t.Ident+`_ptr": _pointer(outputs[`+strconv.Itoa(t.Index)+"])")
 		zeros = append(zeros, fmt.Sprintf("tl.store(%s_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=%s_ptr.dtype.element_ty), mask=offsets < n_%s)", t.Ident, t.Ident, t.Ident))
 	}
+	q.Constexprs, q.ParamDocs = kernelParams(op, kargs)
+	for _, c := range q.Constexprs {
+		kargs = append(kargs, c.Name+": tl.constexpr")
+	}
 	q.KernelArgs = strings.Join(append(kargs, "BLOCK_SIZE: tl.constexpr"), ", ")
 	q.Signature = strings.Join(sig, ", ")
 	q.Numels = strings.Join(numels, ", ")
 	q.Zeros = strings.Join(zeros, statementSep)
 	return q
+}
+
+// kernelConstexpr is one attribute value handed to the Triton kernel as a
+// tl.constexpr: Name in the kernel, Expr the aot_impl expression.
+type kernelConstexpr struct{ Name, Expr string }
+
+// kernelParams gives the op's attributes to the placeholder Triton kernel
+// as compile-time constants (aot_impl compiles the kernel for one plugin
+// instance, whose attributes are fixed): scalars and bools as themselves,
+// enums as their index, fixed-length arrays one constant per element.
+// Strings, variable-length arrays and tensors are not passed (docs says
+// so). Names are the attributes' upper-cased, made unique against the
+// kernel's other arguments, BLOCK_SIZE and each other.
+func kernelParams(op *ir.Op, taken []string) (consts []kernelConstexpr, docs []string) {
+	used := map[string]bool{"BLOCK_SIZE": true, "offsets": true}
+	for _, t := range taken {
+		used[t] = true
+	}
+	name := func(base string) string {
+		n := base
+		for used[n] {
+			n += "_"
+		}
+		used[n] = true
+		return n
+	}
+	for _, p := range op.Params {
+		base := strings.ToUpper(p.Ident)
+		switch p.Kind {
+		case ir.ParamScalar:
+			conv := "int"
+			if p.DTypes[0].IsFloat() {
+				conv = "float"
+			}
+			n := name(base)
+			consts = append(consts, kernelConstexpr{n, conv + "(" + p.Ident + ")"})
+			docs = append(docs, n+": "+p.Ident)
+		case ir.ParamBool:
+			n := name(base)
+			consts = append(consts, kernelConstexpr{n, "bool(" + p.Ident + ")"})
+			docs = append(docs, n+": "+p.Ident)
+		case ir.ParamEnum:
+			n := name(base)
+			quoted := make([]string, len(p.Values))
+			for i, v := range p.Values {
+				quoted[i] = escape.PyString(v)
+			}
+			tuple := "(" + strings.Join(quoted, ", ") + map[bool]string{true: ",", false: ""}[len(quoted) == 1] + ")"
+			consts = append(consts, kernelConstexpr{n, tuple + ".index(" + p.Ident + ")"})
+			idx := make([]string, len(p.Values))
+			for i, v := range p.Values {
+				idx[i] = strconv.Itoa(i) + " " + v
+			}
+			docs = append(docs, n+": "+p.Ident+" as its index ("+strings.Join(idx, ", ")+")")
+		case ir.ParamArray:
+			if p.Length <= 0 {
+				docs = append(docs, p.Ident+" (variable length) is not passed: add it to extra_args or compile it in")
+				continue
+			}
+			conv := "int"
+			if p.DTypes[0].IsFloat() {
+				conv = "float"
+			}
+			var ns []string
+			for i := 0; i < p.Length; i++ {
+				n := name(base + "_" + strconv.Itoa(i))
+				consts = append(consts, kernelConstexpr{n, conv + "(" + p.Ident + "[" + strconv.Itoa(i) + "])"})
+				ns = append(ns, n)
+			}
+			docs = append(docs, strings.Join(ns, ", ")+": "+p.Ident+"[0.."+strconv.Itoa(p.Length-1)+"]")
+		default:
+			docs = append(docs, p.Ident+" ("+string(p.Kind)+") is not passed: add it to extra_args or compile it in")
+		}
+	}
+	return consts, docs
+}
+
+// qdpAttrsFunc is the name of the function that checks an op's attributes.
+func qdpAttrsFunc(snake string) string { return "_" + snake + "_attrs" }
+
+// qdpAttrCheck is the Python expression that checks attribute p (its
+// value in the variable p.Ident) as the C++ plugin's createPlugin does
+// (same ranges, enum values and array lengths) and yields the value the
+// module's functions work with: strings without the ONNX parser's
+// trailing NUL, float16 arrays as float16.
+func qdpAttrCheck(id string, p *ir.Param, m *paramModel) string {
+	args := escape.PyString(id) + ", " + escape.PyString(p.Name) + ", " + p.Ident
+	switch p.Kind {
+	case ir.ParamBool:
+		return p.Ident
+	case ir.ParamString:
+		return "_text(" + args + ")"
+	case ir.ParamEnum:
+		vals := make([]string, len(p.Values))
+		for i, v := range p.Values {
+			vals[i] = escape.PyString(v)
+		}
+		tuple := strings.Join(vals, ", ")
+		if len(vals) == 1 {
+			tuple += ","
+		}
+		return "_choice(" + args + ", (" + tuple + "))"
+	case ir.ParamScalar:
+		if m.elem.IsFloat() {
+			if p.Min == nil && p.Max == nil {
+				return p.Ident
+			}
+			lo, hi := pyFloatBounds(p)
+			return "_number(" + args + ", " + lo + ", " + hi + ")"
+		}
+		lo, hi := intLimits(p, m.elem)
+		return "_number(" + args + ", " + strconv.FormatInt(lo, 10) + ", " + strconv.FormatInt(hi, 10) + ")"
+	}
+	// Arrays (and flattened tensors): the length of a fixed array, and the
+	// opdef's range of every element (their dtype holds them already).
+	length := "None"
+	if p.Kind == ir.ParamArray && p.Length > 0 {
+		length = strconv.Itoa(p.Length)
+	}
+	lo, hi := "None", "None"
+	switch {
+	case m.elem.IsFloat():
+		lo, hi = pyFloatBounds(p)
+	case m.elem != ir.Bool && p.Kind != ir.ParamBool:
+		if p.Min != nil {
+			lo = strconv.FormatFloat(math.Ceil(*p.Min), 'f', 0, 64)
+		}
+		if p.Max != nil {
+			hi = strconv.FormatFloat(math.Floor(*p.Max), 'f', 0, 64)
+		}
+	}
+	return "_array(" + args + ", " + qdpArrayDType(m.elem) + ", " + length + ", " + lo + ", " + hi + ")"
+}
+
+// pyFloatBounds are a float param's min and max as Python literals (None
+// where the opdef gives none).
+func pyFloatBounds(p *ir.Param) (string, string) {
+	lo, hi := "None", "None"
+	if p.Min != nil {
+		lo = withPoint(strconv.FormatFloat(*p.Min, 'g', -1, 64))
+	}
+	if p.Max != nil {
+		hi = withPoint(strconv.FormatFloat(*p.Max, 'g', -1, 64))
+	}
+	return lo, hi
 }
 
 // joinArgs joins parameter lists, some of them empty, into one.
@@ -300,4 +505,31 @@ func (r *pyRefs) ref(s *shapeexpr.Expr, upper bool) string {
 		}
 	}
 	return "trtp.ShapeExpr(int(" + identOf(r.op, s.Name) + "))"
+}
+
+// referenceCall is how a JIT implementation calls the op's reference: the
+// inputs as torch tensors on the GPU and the attributes converted to what
+// the reference takes (arrays as tuples, tensor params as tensors). It is
+// "" for ops whose outputs the reference cannot fill alone: data-dependent
+// sizes (the size tensors) and shape-tensor inputs (not among impl's).
+func referenceCall(op *ir.Op, l *ioLayout, m *opModel) (inputs, params string) {
+	if len(op.DataDependent) > 0 || len(l.ShapeInputs) > 0 {
+		return "", ""
+	}
+	ins := make([]string, len(l.Inputs))
+	for i, t := range l.Inputs {
+		ins[i] = "torch.as_tensor(" + t.Ident + ", device=\"cuda\")"
+	}
+	kw := make([]string, len(op.Params))
+	for i, p := range op.Params {
+		v := p.Ident
+		switch p.Kind {
+		case ir.ParamArray:
+			v = "tuple(" + v + ".tolist())"
+		case ir.ParamTensor:
+			v = "torch.as_tensor(" + v + ", device=\"cuda\")"
+		}
+		kw[i] = p.Ident + "=" + v
+	}
+	return strings.Join(ins, ", "), strings.Join(kw, ", ")
 }

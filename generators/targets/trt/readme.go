@@ -14,7 +14,7 @@ import (
 // come first.
 type readmeOp struct {
 	Name string
-	// Plugin, Version and Namespace are the plugin's identity (plugin.TRT).
+	// Plugin, Version and Namespace are the plugin's identity (PluginID).
 	Plugin, Version, Namespace string
 	Inputs                     string // input names, comma separated
 	// TensorInputs and ShapeInputList split Inputs as addPluginV3 takes

@@ -4,11 +4,23 @@
 Importing this module defines the torch operators torch.ops.vision_ops.*
 (functional and .out variants) with fake implementations, so models calling
 them can be exported with torch.export and lowered by ExecuTorch's Qualcomm
-backend. Argument order: the inputs, then params without a default, then
-params with one. ExecuTorch delegates a call only when every argument is
-passed positionally and none is None. op_package_options() builds the QnnExecuTorchOpPackageOptions that
-make the backend delegate those operators to this op package.
+backend. Call them through ops.<name>(...), which fills in the defaults: the
+torch schemas declare none, because torch.export leaves out the trailing
+arguments equal to a schema default and ExecuTorch's Qualcomm backend
+delegates only a call that carries every argument of the schema. Argument
+order: the inputs, then params without a default, then params with one.
+ExecuTorch does not delegate a call with a None argument.
+Outside the delegate (eager runs, PT2E quantization calibration) an op runs
+the package's reference module, out/reference/VisionOps/, found relative
+to this file (or imported already under its module name).
+op_package_options() builds the QnnExecuTorchOpPackageOptions that make the
+backend delegate those operators to this op package.
 """
+
+import importlib
+import importlib.util
+import os
+import sys
 
 import torch
 from torch.library import Library
@@ -25,15 +37,63 @@ QNN_OP_TYPES = {
 }
 
 _lib = Library(NAMESPACE, "DEF")
+_OPS = getattr(torch.ops, NAMESPACE)
 
-_lib.define("top_k_last(Tensor x, int k, int order=0) -> (Tensor, Tensor)")
-_lib.define("top_k_last.out(Tensor x, int k, int order=0, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))")
+_REFERENCE = "vision_ops_reference"
+_REFERENCE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "reference", "VisionOps", "vision_ops_reference.py")
 
-def top_k_last_reference(x, k, order=0):
-    """Eager reference implementation of TopKLast (CPU); used outside delegation."""
-    # opforge:begin reference:TopKLast
-    raise NotImplementedError("vision_ops::top_k_last has no eager implementation yet; write it in reference:TopKLast")
-    # opforge:end reference:TopKLast
+def _reference_module():
+    """The package's reference module: imported already, else the file
+    opforge gen lays out beside this one's package, else by name from
+    sys.path."""
+    module = sys.modules.get(_REFERENCE)
+    if module is not None:
+        return module
+    if not os.path.isfile(_REFERENCE_PATH):
+        try:
+            return importlib.import_module(_REFERENCE)
+        except ModuleNotFoundError as e:
+            if e.name != _REFERENCE:
+                raise
+            raise ModuleNotFoundError(
+                f"{PACKAGE_NAME}: the ops run eagerly through the reference module {_REFERENCE}, which is neither at "
+                f"{_REFERENCE_PATH} nor importable; keep out/reference/ beside out/htp/ or put its directory on sys.path",
+                name=_REFERENCE) from None
+    spec = importlib.util.spec_from_file_location(_REFERENCE, _REFERENCE_PATH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[_REFERENCE] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[_REFERENCE]
+        raise
+    return module
+
+def _reference(op, name, inputs, params):
+    """Runs op's reference on the inputs and params (as the reference takes
+    them); name is the torch op's, for the message."""
+    try:
+        return _reference_module().OPS[op](*inputs, **params)
+    except NotImplementedError as e:
+        raise NotImplementedError(
+            f"{NAMESPACE}::{name} runs eagerly through the reference of {op}, which raised NotImplementedError; "
+            f"quantization calibration runs the model eagerly and needs it, so write it in region reference:{op} "
+            f"of {_REFERENCE_PATH} ({e})") from e
+
+def _enum_value(op, param, values, index):
+    """The name of an enum param's value, from the index the schema carries."""
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(values):
+        raise ValueError(f"{NAMESPACE}: param {param} of {op} is the index of one of {values}, not {index!r}")
+    return values[index]
+
+_lib.define("top_k_last(Tensor x, int k, int order) -> (Tensor, Tensor)")
+_lib.define("top_k_last.out(Tensor x, int k, int order, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))")
+
+def _top_k_last_eager(x, k, order=0):
+    """TopKLast on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("TopKLast", "top_k_last", (x,), {"k": k, "order": _enum_value("TopKLast", "order", ("largest", "smallest",), order)})
+    return tuple(results)
 
 def _top_k_last_fake(x, k, order=0):
     _B = x.shape[0]
@@ -41,24 +101,24 @@ def _top_k_last_fake(x, k, order=0):
     return (torch.empty((_B, min(k, _L)), dtype=x.dtype, device=x.device), torch.empty((_B, min(k, _L)), dtype=torch.int32, device=x.device))
 
 def _top_k_last_out(x, k, order=0, *, values, indices):
-    results = top_k_last_reference(x, k, order)
+    results = _top_k_last_eager(x, k, order)
     for out, result in zip((values, indices,), results):
         out.resize_(result.shape)
         out.copy_(result)
     return values, indices
 
-_lib.impl("top_k_last", top_k_last_reference, "CPU")
+_lib.impl("top_k_last", _top_k_last_eager, "CPU")
 _lib.impl("top_k_last.out", _top_k_last_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::top_k_last", _top_k_last_fake, lib=_lib)
 
-_lib.define("pad_crop_resize(Tensor image, int[4] pads=[0, 0, 0, 0], int factor=2, int block=8, int interpolation=0) -> Tensor")
-_lib.define("pad_crop_resize.out(Tensor image, int[4] pads=[0, 0, 0, 0], int factor=2, int block=8, int interpolation=0, *, Tensor(a!) resized) -> Tensor(a!)")
+_lib.define("pad_crop_resize(Tensor image, int[4] pads, int factor, int block, int interpolation) -> Tensor")
+_lib.define("pad_crop_resize.out(Tensor image, int[4] pads, int factor, int block, int interpolation, *, Tensor(a!) resized) -> Tensor(a!)")
 
-def pad_crop_resize_reference(image, pads=(0, 0, 0, 0), factor=2, block=8, interpolation=0):
-    """Eager reference implementation of PadCropResize (CPU); used outside delegation."""
-    # opforge:begin reference:PadCropResize
-    raise NotImplementedError("vision_ops::pad_crop_resize has no eager implementation yet; write it in reference:PadCropResize")
-    # opforge:end reference:PadCropResize
+def _pad_crop_resize_eager(image, pads=(0, 0, 0, 0), factor=2, block=8, interpolation=0):
+    """PadCropResize on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("PadCropResize", "pad_crop_resize", (image,), {"pads": tuple(pads), "factor": factor, "block": block, "interpolation": _enum_value("PadCropResize", "interpolation", ("nearest", "bilinear",), interpolation)})
+    return results
 
 def _pad_crop_resize_fake(image, pads=(0, 0, 0, 0), factor=2, block=8, interpolation=0):
     _N = image.shape[0]
@@ -68,25 +128,25 @@ def _pad_crop_resize_fake(image, pads=(0, 0, 0, 0), factor=2, block=8, interpola
     return torch.empty((_N, (((((_H + pads[0]) + pads[1]) * factor) // block) * block), ((-(-(((_W + pads[2]) + pads[3]) * factor) // block)) * block), _C), dtype=image.dtype, device=image.device)
 
 def _pad_crop_resize_out(image, pads=(0, 0, 0, 0), factor=2, block=8, interpolation=0, *, resized):
-    results = pad_crop_resize_reference(image, pads, factor, block, interpolation)
+    results = _pad_crop_resize_eager(image, pads, factor, block, interpolation)
     results = (results,)
     for out, result in zip((resized,), results):
         out.resize_(result.shape)
         out.copy_(result)
     return resized
 
-_lib.impl("pad_crop_resize", pad_crop_resize_reference, "CPU")
+_lib.impl("pad_crop_resize", _pad_crop_resize_eager, "CPU")
 _lib.impl("pad_crop_resize.out", _pad_crop_resize_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::pad_crop_resize", _pad_crop_resize_fake, lib=_lib)
 
 _lib.define("non_zero_coords(Tensor mask) -> Tensor")
 _lib.define("non_zero_coords.out(Tensor mask, *, Tensor(a!) coords) -> Tensor(a!)")
 
-def non_zero_coords_reference(mask):
-    """Eager reference implementation of NonZeroCoords (CPU); used outside delegation."""
-    # opforge:begin reference:NonZeroCoords
-    raise NotImplementedError("vision_ops::non_zero_coords has no eager implementation yet; write it in reference:NonZeroCoords")
-    # opforge:end reference:NonZeroCoords
+def _non_zero_coords_eager(mask):
+    """NonZeroCoords on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("NonZeroCoords", "non_zero_coords", (mask,), {})
+    return results
 
 def _non_zero_coords_fake(mask):
     _H = mask.shape[0]
@@ -96,39 +156,61 @@ def _non_zero_coords_fake(mask):
     return torch.empty((_K, 2), dtype=torch.int32, device=mask.device)
 
 def _non_zero_coords_out(mask, *, coords):
-    results = non_zero_coords_reference(mask)
+    results = _non_zero_coords_eager(mask)
     results = (results,)
     for out, result in zip((coords,), results):
         out.resize_(result.shape)
         out.copy_(result)
     return coords
 
-_lib.impl("non_zero_coords", non_zero_coords_reference, "CPU")
+_lib.impl("non_zero_coords", _non_zero_coords_eager, "CPU")
 _lib.impl("non_zero_coords.out", _non_zero_coords_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::non_zero_coords", _non_zero_coords_fake, lib=_lib)
+
+class ops:
+    """Calls of this package's operators with every argument passed, the
+    defaults filled in (what ExecuTorch needs to delegate a call)."""
+
+    @staticmethod
+    def top_k_last(x, k, order=0):
+        """TopKLast with every argument passed."""
+        return _OPS.top_k_last.default(x, k, order)
+
+    @staticmethod
+    def pad_crop_resize(image, pads=(0, 0, 0, 0), factor=2, block=8, interpolation=0):
+        """PadCropResize with every argument passed."""
+        return _OPS.pad_crop_resize.default(image, pads, factor, block, interpolation)
+
+    @staticmethod
+    def non_zero_coords(mask):
+        """NonZeroCoords with every argument passed."""
+        return _OPS.non_zero_coords.default(mask)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""
     return {qnn: getattr(getattr(torch.ops, NAMESPACE), name).default for name, qnn in QNN_OP_TYPES.items()}
 
-def library_paths(package_dir, device_dir, htp_arch):
-    """Where the libraries of `make htp_x86 htp_aarch64 htp_v<arch>` are, and
-    where they go on the device (the Hexagon one renamed *_HTP.so so that it
-    does not collide with the aarch64 one)."""
+def library_paths(package_dir, device_dir, htp_arch, build_dir=None):
+    """Where the libraries of `make htp_x86 htp_aarch64 htp_v<arch>` are
+    (build_dir, default package_dir/build; `opforge build htp` puts them in
+    build/htp/<Package>/ of the repository), and where they go on the device
+    (the Hexagon one renamed *_HTP.so so that it does not collide with the
+    aarch64 one)."""
     lib = "libQnn" + PACKAGE_NAME
+    build = build_dir if build_dir is not None else f"{package_dir}/build"
     return {
-        "x86_64": f"{package_dir}/build/x86_64-linux-clang/{lib}.so",
+        "x86_64": f"{build}/x86_64-linux-clang/{lib}.so",
         "aarch64": f"{device_dir}/{lib}.so",
         "htp": f"{device_dir}/{lib}_HTP.so",
-        "htp_build": f"{package_dir}/build/hexagon-v{htp_arch}/{lib}.so",
-        "aarch64_build": f"{package_dir}/build/aarch64-android/{lib}.so",
+        "htp_build": f"{build}/hexagon-v{htp_arch}/{lib}.so",
+        "aarch64_build": f"{build}/aarch64-android/{lib}.so",
     }
 
-def op_package_options(package_dir, device_dir, htp_arch=73):
+def op_package_options(package_dir, device_dir, htp_arch=73, build_dir=None):
     """QnnExecuTorchOpPackageOptions for every op of this package: the x86
     simulator build registered as target CPU on x86-64 (the HTP simulator
     must be registered as CPU), and the aarch64 and Hexagon builds on the
-    device as CPU and HTP."""
+    device as CPU and HTP. build_dir: as for library_paths."""
     from executorch.backends.qualcomm.serialization.qc_schema import (
         QnnExecuTorchOpPackageInfo,
         QnnExecuTorchOpPackageOptions,
@@ -136,7 +218,7 @@ def op_package_options(package_dir, device_dir, htp_arch=73):
         QnnExecuTorchOpPackageTarget,
     )
 
-    paths = library_paths(package_dir, device_dir, htp_arch)
+    paths = library_paths(package_dir, device_dir, htp_arch, build_dir)
     placements = [
         (paths["x86_64"], QnnExecuTorchOpPackageTarget.CPU, QnnExecuTorchOpPackagePlatform.X86_64),
         (paths["aarch64"], QnnExecuTorchOpPackageTarget.CPU, QnnExecuTorchOpPackagePlatform.AARCH64_ANDROID),

@@ -2,7 +2,8 @@
 """TensorRT Python plugins ("quickly deployable plugins", tensorrt.plugin) of VisionOps.
 
 Importing this module registers vision::RoiAlignLite, vision::TopKLast, vision::PadCropResize, vision::NonZeroCoords with TensorRT
-(tensorrt.plugin needs TensorRT >= 10.6; ahead-of-time Triton implementations need 10.9).
+(tensorrt.plugin needs TensorRT >= 10.6; ahead-of-time Triton implementations need 10.9: before, the
+module imports but registers no aot_impl and warns that those plugins have no implementation).
 Add one to a network with
 
     network.add_plugin(trtp.op.vision.<Op>(<input tensors>, <attributes>), aot=True)
@@ -10,9 +11,14 @@ Add one to a network with
 or reference it from an ONNX node (op type <Op>, attribute plugin_namespace="vision").
 Every attribute must be passed: Python plugins have no defaults. Their version is "1"; the
 C++ plugins of the package have version "1.0.0", so both can be registered together.
+The register functions check the attributes as the C++ plugins' createPlugin does (ranges, enum
+values, array lengths) and raise ValueError naming the plugin and the attribute; strings lose the
+NUL the ONNX parser appends, and float16 arrays are passed as float32 arrays (the ONNX parser sends
+float lists as float32) and reach the functions as float16.
 """
 
 from typing import List, Tuple, Union
+import warnings
 
 import numpy as np
 import numpy.typing as npt
@@ -39,10 +45,69 @@ _TRITON_POINTERS = {
 def _pointer(desc: trtp.TensorDesc) -> str:
     return _TRITON_POINTERS[desc.dtype]
 
+# tensorrt.plugin has aot_impl and KernelLaunchParams from TensorRT 10.9 on (KernelLaunchParams only
+# where the TensorRT core has quick-plugin creation requests); before, the aot_impl functions below
+# are left unregistered, so the module still imports.
+_AOT = hasattr(trtp, "aot_impl") and hasattr(trtp, "KernelLaunchParams")
+if _AOT:
+    _aot_impl = trtp.aot_impl
+    _AOTResult = Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymExprs]
+else:
+    _AOTResult = tuple
+
+    def _aot_impl(plugin_id: str):
+        def unregistered(fn):
+            warnings.warn(f"{plugin_id}: this tensorrt.plugin has no aot_impl (TensorRT >= 10.9), so the plugin has no implementation")
+            return fn
+
+        return unregistered
+
+# Attribute checks: the same rules and messages as the C++ plugins' createPlugin.
+
+def _fail(plugin_id: str, name: str, problem: str) -> None:
+    raise ValueError(f'{plugin_id}: attribute "{name}" {problem}')
+
+def _text(plugin_id: str, name: str, value: str) -> str:
+    # The ONNX parser sends strings with their terminating NUL; tensorrt.plugin keeps it.
+    value = value.rstrip("\0")
+    if "\0" in value:
+        _fail(plugin_id, name, "holds a NUL character inside the string")
+    return value
+
+def _choice(plugin_id: str, name: str, value: str, allowed: Tuple[str, ...]) -> str:
+    value = _text(plugin_id, name, value)
+    if value not in allowed:
+        _fail(plugin_id, name, f"is {value!r}, not one of the values " + ", ".join(repr(a) for a in allowed))
+    return value
+
+def _number(plugin_id: str, name: str, value, lo, hi):
+    if (lo is not None and not value >= lo) or (hi is not None and not value <= hi):
+        _fail(plugin_id, name, f"value {value} is outside [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]")
+    return value
+
+def _array(plugin_id: str, name: str, value, dtype, length, lo, hi) -> np.ndarray:
+    value = np.asarray(value).reshape(-1)
+    if length is not None and value.size != length:
+        _fail(plugin_id, name, f"has {value.size} value(s); expected {length}")
+    if lo is not None or hi is not None:
+        for v in value.tolist():
+            _number(plugin_id, name, v, lo, hi)
+    return value.astype(dtype)
+
 # vision::RoiAlignLite: Average- or max-pools each region of interest to pooled_hw.
+
+def _roi_align_lite_attrs(pooled_hw, spatial_scale, sampling_ratio, mode, aligned):
+    return (
+        _array("vision::RoiAlignLite", "pooled_hw", pooled_hw, np.int32, 2, 1, None),
+        _number("vision::RoiAlignLite", "spatial_scale", spatial_scale, 0.0, None),
+        _number("vision::RoiAlignLite", "sampling_ratio", sampling_ratio, 0, 16),
+        _choice("vision::RoiAlignLite", "mode", mode, ("avg", "max")),
+        aligned,
+    )
 
 @trtp.register("vision::RoiAlignLite")
 def roi_align_lite(features: trtp.TensorDesc, rois: trtp.TensorDesc, pooled_hw: npt.NDArray[np.int32], spatial_scale: float, sampling_ratio: int, mode: str, aligned: bool) -> trtp.TensorDesc:
+    pooled_hw, spatial_scale, sampling_ratio, mode, aligned = _roi_align_lite_attrs(pooled_hw, spatial_scale, sampling_ratio, mode, aligned)
     return trtp.from_shape_expr((rois.shape_expr[0], features.shape_expr[1], trtp.ShapeExpr(int(pooled_hw[0])), trtp.ShapeExpr(int(pooled_hw[1]))), dtype=features.dtype)
 
 @trtp.autotune("vision::RoiAlignLite")
@@ -55,20 +120,34 @@ def roi_align_lite_autotune(features: trtp.TensorDesc, rois: trtp.TensorDesc, ou
 
 # opforge:begin triton:RoiAlignLite
 @triton.jit
-def roi_align_lite_kernel(features_ptr, rois_ptr, n_pooled, pooled_ptr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here; the arguments are the
-    # inputs, then aot_impl's extra_args, then the outputs.
+def roi_align_lite_kernel(features_ptr, rois_ptr, n_pooled, pooled_ptr, POOLED_HW_0: tl.constexpr, POOLED_HW_1: tl.constexpr, SPATIAL_SCALE: tl.constexpr, SAMPLING_RATIO: tl.constexpr, MODE: tl.constexpr, ALIGNED: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
+    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
+    # pointers, then the attributes as compile-time constants:
+    #   POOLED_HW_0, POOLED_HW_1: pooled_hw[0..1]
+    #   SPATIAL_SCALE: spatial_scale
+    #   SAMPLING_RATIO: sampling_ratio
+    #   MODE: mode as its index (0 avg, 1 max)
+    #   ALIGNED: aligned
+    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
+    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
+    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     tl.store(pooled_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=pooled_ptr.dtype.element_ty), mask=offsets < n_pooled)
 # opforge:end triton:RoiAlignLite
 
-@trtp.aot_impl("vision::RoiAlignLite")
+@_aot_impl("vision::RoiAlignLite")
 def roi_align_lite_aot_impl(
     features: trtp.TensorDesc, rois: trtp.TensorDesc, pooled_hw: npt.NDArray[np.int32], spatial_scale: float, sampling_ratio: int, mode: str, aligned: bool, outputs: Tuple[trtp.TensorDesc], tactic: int
-) -> Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymExprs]:
+) -> _AOTResult:
+    pooled_hw, spatial_scale, sampling_ratio, mode, aligned = _roi_align_lite_attrs(pooled_hw, spatial_scale, sampling_ratio, mode, aligned)
     # opforge:begin aot:RoiAlignLite
-    # Compiles roi_align_lite_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
-    # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute
+    # Compiles roi_align_lite_kernel to PTX for this plugin's attributes (the kernel's
+    # tl.constexpr arguments). extra_args are the element counts of the outputs (data-dependent
+    # sizes at their upper bounds); the grid covers the largest. The dims are symbolic here
+    # (<input>.shape_expr[i], outputs[i].shape_expr[j]): to hand the kernel a dim, append
+    # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
+    # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
     _numels = [(((rois.shape_expr[0] * features.shape_expr[1]) * trtp.ShapeExpr(int(pooled_hw[0]))) * trtp.ShapeExpr(int(pooled_hw[1])))]
     _block_size = 256
@@ -76,7 +155,15 @@ def roi_align_lite_aot_impl(
         triton.compiler.ASTSource(
             fn=roi_align_lite_kernel,
             signature={"features_ptr": _pointer(features), "rois_ptr": _pointer(rois), "n_pooled": "i32", "pooled_ptr": _pointer(outputs[0])},
-            constexprs={"BLOCK_SIZE": _block_size},
+            constexprs={
+                "POOLED_HW_0": int(pooled_hw[0]),
+                "POOLED_HW_1": int(pooled_hw[1]),
+                "SPATIAL_SCALE": float(spatial_scale),
+                "SAMPLING_RATIO": int(sampling_ratio),
+                "MODE": ("avg", "max").index(mode),
+                "ALIGNED": bool(aligned),
+                "BLOCK_SIZE": _block_size,
+            },
         )
     )
     _largest = _numels[0]
@@ -92,8 +179,15 @@ def roi_align_lite_aot_impl(
 
 # vision::TopKLast: The k largest (or smallest) values along the last axis, with their indices.
 
+def _top_k_last_attrs(k, order):
+    return (
+        _number("vision::TopKLast", "k", k, 1, 2147483647),
+        _choice("vision::TopKLast", "order", order, ("largest", "smallest")),
+    )
+
 @trtp.register("vision::TopKLast")
 def top_k_last(x: trtp.TensorDesc, k: int, order: str) -> Tuple[trtp.TensorDesc, trtp.TensorDesc]:
+    k, order = _top_k_last_attrs(k, order)
     return trtp.from_shape_expr((x.shape_expr[0], trtp.min(trtp.ShapeExpr(int(k)), x.shape_expr[1])), dtype=x.dtype), trtp.from_shape_expr((x.shape_expr[0], trtp.min(trtp.ShapeExpr(int(k)), x.shape_expr[1])), dtype=trt.int32)
 
 @trtp.autotune("vision::TopKLast")
@@ -106,21 +200,32 @@ def top_k_last_autotune(x: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc, trtp
 
 # opforge:begin triton:TopKLast
 @triton.jit
-def top_k_last_kernel(x_ptr, n_values, n_indices, values_ptr, indices_ptr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here; the arguments are the
-    # inputs, then aot_impl's extra_args, then the outputs.
+def top_k_last_kernel(x_ptr, n_values, n_indices, values_ptr, indices_ptr, K: tl.constexpr, ORDER: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
+    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
+    # pointers, then the attributes as compile-time constants:
+    #   K: k
+    #   ORDER: order as its index (0 largest, 1 smallest)
+    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
+    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
+    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     tl.store(values_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=values_ptr.dtype.element_ty), mask=offsets < n_values)
     tl.store(indices_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=indices_ptr.dtype.element_ty), mask=offsets < n_indices)
 # opforge:end triton:TopKLast
 
-@trtp.aot_impl("vision::TopKLast")
+@_aot_impl("vision::TopKLast")
 def top_k_last_aot_impl(
     x: trtp.TensorDesc, k: int, order: str, outputs: Tuple[trtp.TensorDesc, trtp.TensorDesc], tactic: int
-) -> Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymExprs]:
+) -> _AOTResult:
+    k, order = _top_k_last_attrs(k, order)
     # opforge:begin aot:TopKLast
-    # Compiles top_k_last_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
-    # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute
+    # Compiles top_k_last_kernel to PTX for this plugin's attributes (the kernel's
+    # tl.constexpr arguments). extra_args are the element counts of the outputs (data-dependent
+    # sizes at their upper bounds); the grid covers the largest. The dims are symbolic here
+    # (<input>.shape_expr[i], outputs[i].shape_expr[j]): to hand the kernel a dim, append
+    # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
+    # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
     _numels = [(x.shape_expr[0] * trtp.min(trtp.ShapeExpr(int(k)), x.shape_expr[1])), (x.shape_expr[0] * trtp.min(trtp.ShapeExpr(int(k)), x.shape_expr[1]))]
     _block_size = 256
@@ -128,7 +233,11 @@ def top_k_last_aot_impl(
         triton.compiler.ASTSource(
             fn=top_k_last_kernel,
             signature={"x_ptr": _pointer(x), "n_values": "i32", "n_indices": "i32", "values_ptr": _pointer(outputs[0]), "indices_ptr": _pointer(outputs[1])},
-            constexprs={"BLOCK_SIZE": _block_size},
+            constexprs={
+                "K": int(k),
+                "ORDER": ("largest", "smallest").index(order),
+                "BLOCK_SIZE": _block_size,
+            },
         )
     )
     _largest = _numels[0]
@@ -144,8 +253,17 @@ def top_k_last_aot_impl(
 
 # vision::PadCropResize: Pads by pads, scales by factor, then crops to a multiple of the block size.
 
+def _pad_crop_resize_attrs(pads, factor, block, interpolation):
+    return (
+        _array("vision::PadCropResize", "pads", pads, np.int32, 4, None, None),
+        _number("vision::PadCropResize", "factor", factor, 1, 8),
+        _number("vision::PadCropResize", "block", block, 1, 2147483647),
+        _choice("vision::PadCropResize", "interpolation", interpolation, ("nearest", "bilinear")),
+    )
+
 @trtp.register("vision::PadCropResize")
 def pad_crop_resize(image: trtp.TensorDesc, pads: npt.NDArray[np.int32], factor: int, block: int, interpolation: str) -> trtp.TensorDesc:
+    pads, factor, block, interpolation = _pad_crop_resize_attrs(pads, factor, block, interpolation)
     return trtp.from_shape_expr((image.shape_expr[0], (((((image.shape_expr[1] + trtp.ShapeExpr(int(pads[0]))) + trtp.ShapeExpr(int(pads[1]))) * trtp.ShapeExpr(int(factor))) // trtp.ShapeExpr(int(block))) * trtp.ShapeExpr(int(block))), (trtp.cdiv((((image.shape_expr[2] + trtp.ShapeExpr(int(pads[2]))) + trtp.ShapeExpr(int(pads[3]))) * trtp.ShapeExpr(int(factor))), trtp.ShapeExpr(int(block))) * trtp.ShapeExpr(int(block))), image.shape_expr[3]), dtype=image.dtype)
 
 @trtp.autotune("vision::PadCropResize")
@@ -159,20 +277,33 @@ def pad_crop_resize_autotune(image: trtp.TensorDesc, outputs: Tuple[trtp.TensorD
 
 # opforge:begin triton:PadCropResize
 @triton.jit
-def pad_crop_resize_kernel(image_ptr, n_resized, resized_ptr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here; the arguments are the
-    # inputs, then aot_impl's extra_args, then the outputs.
+def pad_crop_resize_kernel(image_ptr, n_resized, resized_ptr, PADS_0: tl.constexpr, PADS_1: tl.constexpr, PADS_2: tl.constexpr, PADS_3: tl.constexpr, FACTOR: tl.constexpr, BLOCK: tl.constexpr, INTERPOLATION: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
+    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
+    # pointers, then the attributes as compile-time constants:
+    #   PADS_0, PADS_1, PADS_2, PADS_3: pads[0..3]
+    #   FACTOR: factor
+    #   BLOCK: block
+    #   INTERPOLATION: interpolation as its index (0 nearest, 1 bilinear)
+    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
+    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
+    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     tl.store(resized_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=resized_ptr.dtype.element_ty), mask=offsets < n_resized)
 # opforge:end triton:PadCropResize
 
-@trtp.aot_impl("vision::PadCropResize")
+@_aot_impl("vision::PadCropResize")
 def pad_crop_resize_aot_impl(
     image: trtp.TensorDesc, pads: npt.NDArray[np.int32], factor: int, block: int, interpolation: str, outputs: Tuple[trtp.TensorDesc], tactic: int
-) -> Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymExprs]:
+) -> _AOTResult:
+    pads, factor, block, interpolation = _pad_crop_resize_attrs(pads, factor, block, interpolation)
     # opforge:begin aot:PadCropResize
-    # Compiles pad_crop_resize_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
-    # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute
+    # Compiles pad_crop_resize_kernel to PTX for this plugin's attributes (the kernel's
+    # tl.constexpr arguments). extra_args are the element counts of the outputs (data-dependent
+    # sizes at their upper bounds); the grid covers the largest. The dims are symbolic here
+    # (<input>.shape_expr[i], outputs[i].shape_expr[j]): to hand the kernel a dim, append
+    # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
+    # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
     _numels = [(((image.shape_expr[0] * (((((image.shape_expr[1] + trtp.ShapeExpr(int(pads[0]))) + trtp.ShapeExpr(int(pads[1]))) * trtp.ShapeExpr(int(factor))) // trtp.ShapeExpr(int(block))) * trtp.ShapeExpr(int(block)))) * (trtp.cdiv((((image.shape_expr[2] + trtp.ShapeExpr(int(pads[2]))) + trtp.ShapeExpr(int(pads[3]))) * trtp.ShapeExpr(int(factor))), trtp.ShapeExpr(int(block))) * trtp.ShapeExpr(int(block)))) * image.shape_expr[3])]
     _block_size = 256
@@ -180,7 +311,16 @@ def pad_crop_resize_aot_impl(
         triton.compiler.ASTSource(
             fn=pad_crop_resize_kernel,
             signature={"image_ptr": _pointer(image), "n_resized": "i32", "resized_ptr": _pointer(outputs[0])},
-            constexprs={"BLOCK_SIZE": _block_size},
+            constexprs={
+                "PADS_0": int(pads[0]),
+                "PADS_1": int(pads[1]),
+                "PADS_2": int(pads[2]),
+                "PADS_3": int(pads[3]),
+                "FACTOR": int(factor),
+                "BLOCK": int(block),
+                "INTERPOLATION": ("nearest", "bilinear").index(interpolation),
+                "BLOCK_SIZE": _block_size,
+            },
         )
     )
     _largest = _numels[0]
@@ -212,20 +352,27 @@ def non_zero_coords_autotune(mask: trtp.TensorDesc, outputs: Tuple[trtp.TensorDe
 # opforge:begin triton:NonZeroCoords
 @triton.jit
 def non_zero_coords_kernel(mask_ptr, n_coords, n_size_K, coords_ptr, size_K_ptr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here; the arguments are the
-    # inputs, then aot_impl's extra_args, then the outputs.
+    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
+    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
+    # pointers.
+    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
+    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
+    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     tl.store(coords_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=coords_ptr.dtype.element_ty), mask=offsets < n_coords)
     tl.store(size_K_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=size_K_ptr.dtype.element_ty), mask=offsets < n_size_K)
 # opforge:end triton:NonZeroCoords
 
-@trtp.aot_impl("vision::NonZeroCoords")
+@_aot_impl("vision::NonZeroCoords")
 def non_zero_coords_aot_impl(
     mask: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc, trtp.TensorDesc], tactic: int
-) -> Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymExprs]:
+) -> _AOTResult:
     # opforge:begin aot:NonZeroCoords
-    # Compiles non_zero_coords_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
-    # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute
+    # Compiles non_zero_coords_kernel to PTX for this plugin's attributes. extra_args are the element counts of the outputs (data-dependent
+    # sizes at their upper bounds); the grid covers the largest. The dims are symbolic here
+    # (<input>.shape_expr[i], outputs[i].shape_expr[j]): to hand the kernel a dim, append
+    # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
+    # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
     _numels = [((mask.shape_expr[0] * mask.shape_expr[1]) * trtp.ShapeExpr(2)), trtp.ShapeExpr(1)]
     _block_size = 256
@@ -233,7 +380,9 @@ def non_zero_coords_aot_impl(
         triton.compiler.ASTSource(
             fn=non_zero_coords_kernel,
             signature={"mask_ptr": _pointer(mask), "n_coords": "i32", "n_size_K": "i32", "coords_ptr": _pointer(outputs[0]), "size_K_ptr": _pointer(outputs[1])},
-            constexprs={"BLOCK_SIZE": _block_size},
+            constexprs={
+                "BLOCK_SIZE": _block_size,
+            },
         )
     )
     _largest = _numels[0]

@@ -5,7 +5,8 @@ The k largest (or smallest) values along the last axis, with their indices.
 
 The forward runs on float data before quantization and on the quantized
 integers after it (self.quantized); the quantize function sets each output's
-dtype, scale, zero point and bits.
+dtype, scale, zero point and bits. The default float forward runs the op's
+reference (the package's reference module, out/reference/) once it is written.
 Run the Optimizer with this directory alone on AIPUPLUGIN_PATH.
 """
 
@@ -24,6 +25,34 @@ from AIPUBuilder.Optimizer.utils import (
 # opforge:begin imports
 # opforge:end imports
 
+import importlib.util as _opforge_importlib_util
+import os as _opforge_os
+import sys as _opforge_sys
+
+_OPFORGE_REFERENCE = "vision_ops_reference"
+_OPFORGE_REFERENCE_PATH = _opforge_os.path.join(_opforge_os.path.dirname(_opforge_os.path.abspath(__file__)), "..", "..", "..", "reference", "VisionOps", "vision_ops_reference.py")
+
+def _opforge_reference(*args, **kwargs):
+    """The op's reference on these arguments as a list of outputs; None when
+    the reference module is not there or the op's reference is not written."""
+    module = _opforge_sys.modules.get(_OPFORGE_REFERENCE)
+    if module is None:
+        if not _opforge_os.path.isfile(_OPFORGE_REFERENCE_PATH):
+            return None
+        spec = _opforge_importlib_util.spec_from_file_location(_OPFORGE_REFERENCE, _OPFORGE_REFERENCE_PATH)
+        module = _opforge_importlib_util.module_from_spec(spec)
+        _opforge_sys.modules[_OPFORGE_REFERENCE] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del _opforge_sys.modules[_OPFORGE_REFERENCE]
+            raise
+    try:
+        result = module.OPS["TopKLast"](*args, **kwargs)
+    except NotImplementedError:
+        return None
+    return list(result) if isinstance(result, (tuple, list)) else [result]
+
 OP_TYPE = register_optype("TopKLast")
 
 @op_register(OP_TYPE, "1.0")
@@ -37,8 +66,12 @@ def top_k_last_forward(self, *args):
     values_shape = (B, min(k, L))
     indices_shape = (B, min(k, L))
     # opforge:begin forward
-    for out, shape in zip(self.outputs, (values_shape, indices_shape)):
-        out.betensor = torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)
+    results = None if self.quantized else _opforge_reference(x, k=k, order=order)
+    if results is None:  # quantized, or no reference written yet: zeros of the declared shapes
+        results = [torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)
+                   for out, shape in zip(self.outputs, (values_shape, indices_shape))]
+    for out, result in zip(self.outputs, results):
+        out.betensor = result
     # opforge:end forward
 
 @quant_register(OP_TYPE, "1.0")

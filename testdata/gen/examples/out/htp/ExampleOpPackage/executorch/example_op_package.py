@@ -4,11 +4,23 @@
 Importing this module defines the torch operators torch.ops.example_op_package.*
 (functional and .out variants) with fake implementations, so models calling
 them can be exported with torch.export and lowered by ExecuTorch's Qualcomm
-backend. Argument order: the inputs, then params without a default, then
-params with one. ExecuTorch delegates a call only when every argument is
-passed positionally and none is None. op_package_options() builds the QnnExecuTorchOpPackageOptions that
-make the backend delegate those operators to this op package.
+backend. Call them through ops.<name>(...), which fills in the defaults: the
+torch schemas declare none, because torch.export leaves out the trailing
+arguments equal to a schema default and ExecuTorch's Qualcomm backend
+delegates only a call that carries every argument of the schema. Argument
+order: the inputs, then params without a default, then params with one.
+ExecuTorch does not delegate a call with a None argument.
+Outside the delegate (eager runs, PT2E quantization calibration) an op runs
+the package's reference module, out/reference/ExampleOpPackage/, found relative
+to this file (or imported already under its module name).
+op_package_options() builds the QnnExecuTorchOpPackageOptions that make the
+backend delegate those operators to this op package.
 """
+
+import importlib
+import importlib.util
+import os
+import sys
 
 import torch
 from torch.library import Library
@@ -23,53 +35,113 @@ QNN_OP_TYPES = {
 }
 
 _lib = Library(NAMESPACE, "DEF")
+_OPS = getattr(torch.ops, NAMESPACE)
+
+_REFERENCE = "example_op_package_reference"
+_REFERENCE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "reference", "ExampleOpPackage", "example_op_package_reference.py")
+
+def _reference_module():
+    """The package's reference module: imported already, else the file
+    opforge gen lays out beside this one's package, else by name from
+    sys.path."""
+    module = sys.modules.get(_REFERENCE)
+    if module is not None:
+        return module
+    if not os.path.isfile(_REFERENCE_PATH):
+        try:
+            return importlib.import_module(_REFERENCE)
+        except ModuleNotFoundError as e:
+            if e.name != _REFERENCE:
+                raise
+            raise ModuleNotFoundError(
+                f"{PACKAGE_NAME}: the ops run eagerly through the reference module {_REFERENCE}, which is neither at "
+                f"{_REFERENCE_PATH} nor importable; keep out/reference/ beside out/htp/ or put its directory on sys.path",
+                name=_REFERENCE) from None
+    spec = importlib.util.spec_from_file_location(_REFERENCE, _REFERENCE_PATH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[_REFERENCE] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[_REFERENCE]
+        raise
+    return module
+
+def _reference(op, name, inputs, params):
+    """Runs op's reference on the inputs and params (as the reference takes
+    them); name is the torch op's, for the message."""
+    try:
+        return _reference_module().OPS[op](*inputs, **params)
+    except NotImplementedError as e:
+        raise NotImplementedError(
+            f"{NAMESPACE}::{name} runs eagerly through the reference of {op}, which raised NotImplementedError; "
+            f"quantization calibration runs the model eagerly and needs it, so write it in region reference:{op} "
+            f"of {_REFERENCE_PATH} ({e})") from e
+
+def _enum_value(op, param, values, index):
+    """The name of an enum param's value, from the index the schema carries."""
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(values):
+        raise ValueError(f"{NAMESPACE}: param {param} of {op} is the index of one of {values}, not {index!r}")
+    return values[index]
 
 _lib.define("example_custom_op(Tensor input) -> Tensor")
 _lib.define("example_custom_op.out(Tensor input, *, Tensor(a!) output) -> Tensor(a!)")
 
-def example_custom_op_reference(input):
-    """Eager reference implementation of ExampleCustomOp (CPU); used outside delegation."""
-    # opforge:begin reference:ExampleCustomOp
-    raise NotImplementedError("example_op_package::example_custom_op has no eager implementation yet; write it in reference:ExampleCustomOp")
-    # opforge:end reference:ExampleCustomOp
+def _example_custom_op_eager(input):
+    """ExampleCustomOp on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("ExampleCustomOp", "example_custom_op", (input,), {})
+    return results
 
 def _example_custom_op_fake(input):
     return torch.empty(input.shape, dtype=(input.dtype if input.dtype in (torch.float32, torch.uint8,) else torch.float32), device=input.device)
 
 def _example_custom_op_out(input, *, output):
-    results = example_custom_op_reference(input)
+    results = _example_custom_op_eager(input)
     results = (results,)
     for out, result in zip((output,), results):
         out.resize_(result.shape)
         out.copy_(result)
     return output
 
-_lib.impl("example_custom_op", example_custom_op_reference, "CPU")
+_lib.impl("example_custom_op", _example_custom_op_eager, "CPU")
 _lib.impl("example_custom_op.out", _example_custom_op_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::example_custom_op", _example_custom_op_fake, lib=_lib)
+
+class ops:
+    """Calls of this package's operators with every argument passed, the
+    defaults filled in (what ExecuTorch needs to delegate a call)."""
+
+    @staticmethod
+    def example_custom_op(input):
+        """ExampleCustomOp with every argument passed."""
+        return _OPS.example_custom_op.default(input)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""
     return {qnn: getattr(getattr(torch.ops, NAMESPACE), name).default for name, qnn in QNN_OP_TYPES.items()}
 
-def library_paths(package_dir, device_dir, htp_arch):
-    """Where the libraries of `make htp_x86 htp_aarch64 htp_v<arch>` are, and
-    where they go on the device (the Hexagon one renamed *_HTP.so so that it
-    does not collide with the aarch64 one)."""
+def library_paths(package_dir, device_dir, htp_arch, build_dir=None):
+    """Where the libraries of `make htp_x86 htp_aarch64 htp_v<arch>` are
+    (build_dir, default package_dir/build; `opforge build htp` puts them in
+    build/htp/<Package>/ of the repository), and where they go on the device
+    (the Hexagon one renamed *_HTP.so so that it does not collide with the
+    aarch64 one)."""
     lib = "libQnn" + PACKAGE_NAME
+    build = build_dir if build_dir is not None else f"{package_dir}/build"
     return {
-        "x86_64": f"{package_dir}/build/x86_64-linux-clang/{lib}.so",
+        "x86_64": f"{build}/x86_64-linux-clang/{lib}.so",
         "aarch64": f"{device_dir}/{lib}.so",
         "htp": f"{device_dir}/{lib}_HTP.so",
-        "htp_build": f"{package_dir}/build/hexagon-v{htp_arch}/{lib}.so",
-        "aarch64_build": f"{package_dir}/build/aarch64-android/{lib}.so",
+        "htp_build": f"{build}/hexagon-v{htp_arch}/{lib}.so",
+        "aarch64_build": f"{build}/aarch64-android/{lib}.so",
     }
 
-def op_package_options(package_dir, device_dir, htp_arch=73):
+def op_package_options(package_dir, device_dir, htp_arch=73, build_dir=None):
     """QnnExecuTorchOpPackageOptions for every op of this package: the x86
     simulator build registered as target CPU on x86-64 (the HTP simulator
     must be registered as CPU), and the aarch64 and Hexagon builds on the
-    device as CPU and HTP."""
+    device as CPU and HTP. build_dir: as for library_paths."""
     from executorch.backends.qualcomm.serialization.qc_schema import (
         QnnExecuTorchOpPackageInfo,
         QnnExecuTorchOpPackageOptions,
@@ -77,7 +149,7 @@ def op_package_options(package_dir, device_dir, htp_arch=73):
         QnnExecuTorchOpPackageTarget,
     )
 
-    paths = library_paths(package_dir, device_dir, htp_arch)
+    paths = library_paths(package_dir, device_dir, htp_arch, build_dir)
     placements = [
         (paths["x86_64"], QnnExecuTorchOpPackageTarget.CPU, QnnExecuTorchOpPackagePlatform.X86_64),
         (paths["aarch64"], QnnExecuTorchOpPackageTarget.CPU, QnnExecuTorchOpPackagePlatform.AARCH64_ANDROID),

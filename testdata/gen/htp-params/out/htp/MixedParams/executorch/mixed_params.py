@@ -4,11 +4,23 @@
 Importing this module defines the torch operators torch.ops.mixed_params.*
 (functional and .out variants) with fake implementations, so models calling
 them can be exported with torch.export and lowered by ExecuTorch's Qualcomm
-backend. Argument order: the inputs, then params without a default, then
-params with one. ExecuTorch delegates a call only when every argument is
-passed positionally and none is None. op_package_options() builds the QnnExecuTorchOpPackageOptions that
-make the backend delegate those operators to this op package.
+backend. Call them through ops.<name>(...), which fills in the defaults: the
+torch schemas declare none, because torch.export leaves out the trailing
+arguments equal to a schema default and ExecuTorch's Qualcomm backend
+delegates only a call that carries every argument of the schema. Argument
+order: the inputs, then params without a default, then params with one.
+ExecuTorch does not delegate a call with a None argument.
+Outside the delegate (eager runs, PT2E quantization calibration) an op runs
+the package's reference module, out/reference/MixedParams/, found relative
+to this file (or imported already under its module name).
+op_package_options() builds the QnnExecuTorchOpPackageOptions that make the
+backend delegate those operators to this op package.
 """
+
+import importlib
+import importlib.util
+import os
+import sys
 
 import torch
 from torch.library import Library
@@ -22,18 +34,67 @@ QNN_OP_TYPES = {
     "blend": "Blend",
     "gather_two": "Gather2",
     "masked_scale": "MaskedScale",
+    "cast_to": "CastTo",
 }
 
 _lib = Library(NAMESPACE, "DEF")
+_OPS = getattr(torch.ops, NAMESPACE)
 
-_lib.define("blend(Tensor in_0, Tensor? in_1, Tensor table, int count, float alpha=0.5, int steps=3, int[] axes=[1, 2], int[2] window=[3, 3], bool clamp=False, int mode=1) -> (Tensor, Tensor)")
-_lib.define("blend.out(Tensor in_0, Tensor? in_1, Tensor table, int count, float alpha=0.5, int steps=3, int[] axes=[1, 2], int[2] window=[3, 3], bool clamp=False, int mode=1, *, Tensor(a!) out, Tensor(b!) stats) -> (Tensor(a!), Tensor(b!))")
+_REFERENCE = "mixed_params_reference"
+_REFERENCE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "reference", "MixedParams", "mixed_params_reference.py")
 
-def blend_reference(in_0, in_1, table, count, alpha=0.5, steps=3, axes=(1, 2), window=(3, 3), clamp=False, mode=1):
-    """Eager reference implementation of Blend (CPU); used outside delegation."""
-    # opforge:begin reference:Blend
-    raise NotImplementedError("mixed_params::blend has no eager implementation yet; write it in reference:Blend")
-    # opforge:end reference:Blend
+def _reference_module():
+    """The package's reference module: imported already, else the file
+    opforge gen lays out beside this one's package, else by name from
+    sys.path."""
+    module = sys.modules.get(_REFERENCE)
+    if module is not None:
+        return module
+    if not os.path.isfile(_REFERENCE_PATH):
+        try:
+            return importlib.import_module(_REFERENCE)
+        except ModuleNotFoundError as e:
+            if e.name != _REFERENCE:
+                raise
+            raise ModuleNotFoundError(
+                f"{PACKAGE_NAME}: the ops run eagerly through the reference module {_REFERENCE}, which is neither at "
+                f"{_REFERENCE_PATH} nor importable; keep out/reference/ beside out/htp/ or put its directory on sys.path",
+                name=_REFERENCE) from None
+    spec = importlib.util.spec_from_file_location(_REFERENCE, _REFERENCE_PATH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[_REFERENCE] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[_REFERENCE]
+        raise
+    return module
+
+def _reference(op, name, inputs, params):
+    """Runs op's reference on the inputs and params (as the reference takes
+    them); name is the torch op's, for the message."""
+    try:
+        return _reference_module().OPS[op](*inputs, **params)
+    except NotImplementedError as e:
+        raise NotImplementedError(
+            f"{NAMESPACE}::{name} runs eagerly through the reference of {op}, which raised NotImplementedError; "
+            f"quantization calibration runs the model eagerly and needs it, so write it in region reference:{op} "
+            f"of {_REFERENCE_PATH} ({e})") from e
+
+def _enum_value(op, param, values, index):
+    """The name of an enum param's value, from the index the schema carries."""
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(values):
+        raise ValueError(f"{NAMESPACE}: param {param} of {op} is the index of one of {values}, not {index!r}")
+    return values[index]
+
+_lib.define("blend(Tensor in_0, Tensor? in_1, Tensor table, int count, float alpha, int steps, int[] axes, int[2] window, bool clamp, int mode) -> (Tensor, Tensor)")
+_lib.define("blend.out(Tensor in_0, Tensor? in_1, Tensor table, int count, float alpha, int steps, int[] axes, int[2] window, bool clamp, int mode, *, Tensor(a!) out, Tensor(b!) stats) -> (Tensor(a!), Tensor(b!))")
+
+def _blend_eager(in_0, in_1, table, count, alpha=0.5, steps=3, axes=(1, 2), window=(3, 3), clamp=False, mode=1):
+    """Blend on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("Blend", "blend", (in_0, in_1), {"alpha": alpha, "steps": steps, "axes": tuple(axes), "window": tuple(window), "clamp": clamp, "mode": _enum_value("Blend", "mode", ("sum", "max", "min",), mode), "table": table, "count": count})
+    return tuple(results)
 
 def _blend_fake(in_0, in_1, table, count, alpha=0.5, steps=3, axes=(1, 2), window=(3, 3), clamp=False, mode=1):
     _N = in_0.shape[0]
@@ -43,48 +104,48 @@ def _blend_fake(in_0, in_1, table, count, alpha=0.5, steps=3, axes=(1, 2), windo
     return (torch.empty((_N, _H, _W, _C), dtype=in_0.dtype, device=in_0.device), torch.empty(((_N * 2),), dtype=torch.float32, device=in_0.device))
 
 def _blend_out(in_0, in_1, table, count, alpha=0.5, steps=3, axes=(1, 2), window=(3, 3), clamp=False, mode=1, *, out, stats):
-    results = blend_reference(in_0, in_1, table, count, alpha, steps, axes, window, clamp, mode)
+    results = _blend_eager(in_0, in_1, table, count, alpha, steps, axes, window, clamp, mode)
     for out, result in zip((out, stats,), results):
         out.resize_(result.shape)
         out.copy_(result)
     return out, stats
 
-_lib.impl("blend", blend_reference, "CPU")
+_lib.impl("blend", _blend_eager, "CPU")
 _lib.impl("blend.out", _blend_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::blend", _blend_fake, lib=_lib)
 
 _lib.define("gather_two(Tensor hidden) -> Tensor")
 _lib.define("gather_two.out(Tensor hidden, *, Tensor(a!) index) -> Tensor(a!)")
 
-def gather_two_reference(hidden):
-    """Eager reference implementation of Gather2 (CPU); used outside delegation."""
-    # opforge:begin reference:Gather2
-    raise NotImplementedError("mixed_params::gather_two has no eager implementation yet; write it in reference:Gather2")
-    # opforge:end reference:Gather2
+def _gather_two_eager(hidden):
+    """Gather2 on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("Gather2", "gather_two", (hidden,), {})
+    return results
 
 def _gather_two_fake(hidden):
     return torch.empty(hidden.shape, dtype=(hidden.dtype if hidden.dtype in (torch.int32, torch.uint32,) else torch.int32), device=hidden.device)
 
 def _gather_two_out(hidden, *, index):
-    results = gather_two_reference(hidden)
+    results = _gather_two_eager(hidden)
     results = (results,)
     for out, result in zip((index,), results):
         out.resize_(result.shape)
         out.copy_(result)
     return index
 
-_lib.impl("gather_two", gather_two_reference, "CPU")
+_lib.impl("gather_two", _gather_two_eager, "CPU")
 _lib.impl("gather_two.out", _gather_two_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::gather_two", _gather_two_fake, lib=_lib)
 
 _lib.define("masked_scale(Tensor x, Tensor? mask) -> (Tensor, Tensor)")
 _lib.define("masked_scale.out(Tensor x, Tensor? mask, *, Tensor(a!) y, Tensor(b!) kept) -> (Tensor(a!), Tensor(b!))")
 
-def masked_scale_reference(x, mask):
-    """Eager reference implementation of MaskedScale (CPU); used outside delegation."""
-    # opforge:begin reference:MaskedScale
-    raise NotImplementedError("mixed_params::masked_scale has no eager implementation yet; write it in reference:MaskedScale")
-    # opforge:end reference:MaskedScale
+def _masked_scale_eager(x, mask):
+    """MaskedScale on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("MaskedScale", "masked_scale", (x, mask), {})
+    return tuple(results)
 
 def _masked_scale_fake(x, mask):
     _N = x.shape[0]
@@ -92,38 +153,90 @@ def _masked_scale_fake(x, mask):
     return (torch.empty((_N, _C), dtype=x.dtype, device=x.device), torch.empty((_C,), dtype=(mask.dtype if mask is not None else torch.uint8), device=x.device))
 
 def _masked_scale_out(x, mask, *, y, kept):
-    results = masked_scale_reference(x, mask)
+    results = _masked_scale_eager(x, mask)
     for out, result in zip((y, kept,), results):
         out.resize_(result.shape)
         out.copy_(result)
     return y, kept
 
-_lib.impl("masked_scale", masked_scale_reference, "CPU")
+_lib.impl("masked_scale", _masked_scale_eager, "CPU")
 _lib.impl("masked_scale.out", _masked_scale_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::masked_scale", _masked_scale_fake, lib=_lib)
+
+_lib.define("cast_to(Tensor x, int to) -> Tensor")
+_lib.define("cast_to.out(Tensor x, int to, *, Tensor(a!) y) -> Tensor(a!)")
+
+def _cast_to_eager(x, to):
+    """CastTo on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("CastTo", "cast_to", (x,), {"to": _enum_value("CastTo", "to", ("float16", "float32", "uint8",), to)})
+    return results
+
+def _cast_to_fake(x, to):
+    _N = x.shape[0]
+    return torch.empty((_N,), dtype=(torch.float16, torch.float32, torch.uint8,)[to], device=x.device)
+
+def _cast_to_out(x, to, *, y):
+    results = _cast_to_eager(x, to)
+    results = (results,)
+    for out, result in zip((y,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y
+
+_lib.impl("cast_to", _cast_to_eager, "CPU")
+_lib.impl("cast_to.out", _cast_to_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::cast_to", _cast_to_fake, lib=_lib)
+
+class ops:
+    """Calls of this package's operators with every argument passed, the
+    defaults filled in (what ExecuTorch needs to delegate a call)."""
+
+    @staticmethod
+    def blend(in_0, in_1, table, count, alpha=0.5, steps=3, axes=(1, 2), window=(3, 3), clamp=False, mode=1):
+        """Blend with every argument passed."""
+        return _OPS.blend.default(in_0, in_1, table, count, alpha, steps, axes, window, clamp, mode)
+
+    @staticmethod
+    def gather_two(hidden):
+        """Gather2 with every argument passed."""
+        return _OPS.gather_two.default(hidden)
+
+    @staticmethod
+    def masked_scale(x, mask):
+        """MaskedScale with every argument passed."""
+        return _OPS.masked_scale.default(x, mask)
+
+    @staticmethod
+    def cast_to(x, to):
+        """CastTo with every argument passed."""
+        return _OPS.cast_to.default(x, to)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""
     return {qnn: getattr(getattr(torch.ops, NAMESPACE), name).default for name, qnn in QNN_OP_TYPES.items()}
 
-def library_paths(package_dir, device_dir, htp_arch):
-    """Where the libraries of `make htp_x86 htp_aarch64 htp_v<arch>` are, and
-    where they go on the device (the Hexagon one renamed *_HTP.so so that it
-    does not collide with the aarch64 one)."""
+def library_paths(package_dir, device_dir, htp_arch, build_dir=None):
+    """Where the libraries of `make htp_x86 htp_aarch64 htp_v<arch>` are
+    (build_dir, default package_dir/build; `opforge build htp` puts them in
+    build/htp/<Package>/ of the repository), and where they go on the device
+    (the Hexagon one renamed *_HTP.so so that it does not collide with the
+    aarch64 one)."""
     lib = "libQnn" + PACKAGE_NAME
+    build = build_dir if build_dir is not None else f"{package_dir}/build"
     return {
-        "x86_64": f"{package_dir}/build/x86_64-linux-clang/{lib}.so",
+        "x86_64": f"{build}/x86_64-linux-clang/{lib}.so",
         "aarch64": f"{device_dir}/{lib}.so",
         "htp": f"{device_dir}/{lib}_HTP.so",
-        "htp_build": f"{package_dir}/build/hexagon-v{htp_arch}/{lib}.so",
-        "aarch64_build": f"{package_dir}/build/aarch64-android/{lib}.so",
+        "htp_build": f"{build}/hexagon-v{htp_arch}/{lib}.so",
+        "aarch64_build": f"{build}/aarch64-android/{lib}.so",
     }
 
-def op_package_options(package_dir, device_dir, htp_arch=73):
+def op_package_options(package_dir, device_dir, htp_arch=73, build_dir=None):
     """QnnExecuTorchOpPackageOptions for every op of this package: the x86
     simulator build registered as target CPU on x86-64 (the HTP simulator
     must be registered as CPU), and the aarch64 and Hexagon builds on the
-    device as CPU and HTP."""
+    device as CPU and HTP. build_dir: as for library_paths."""
     from executorch.backends.qualcomm.serialization.qc_schema import (
         QnnExecuTorchOpPackageInfo,
         QnnExecuTorchOpPackageOptions,
@@ -131,7 +244,7 @@ def op_package_options(package_dir, device_dir, htp_arch=73):
         QnnExecuTorchOpPackageTarget,
     )
 
-    paths = library_paths(package_dir, device_dir, htp_arch)
+    paths = library_paths(package_dir, device_dir, htp_arch, build_dir)
     placements = [
         (paths["x86_64"], QnnExecuTorchOpPackageTarget.CPU, QnnExecuTorchOpPackagePlatform.X86_64),
         (paths["aarch64"], QnnExecuTorchOpPackageTarget.CPU, QnnExecuTorchOpPackagePlatform.AARCH64_ANDROID),

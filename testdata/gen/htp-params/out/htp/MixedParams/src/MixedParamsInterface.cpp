@@ -21,12 +21,13 @@ BEGIN_PKG_OPS_OPTS_LIST()
 DECLARE_PKG_OPS_OPTS_LIST(PKG_Blend)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_Gather2)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_MaskedScale)
+DECLARE_PKG_OPS_OPTS_LIST(PKG_CastTo)
 END_PKG_OPS_OPTS_LIST()
 
 // The package name comes from -DTHIS_PKG_NAME=MixedParams (see the Makefile).
 static constexpr auto sg_packageName = THIS_PKG_NAME_STR;
 
-static std::array<const char*, 3> sg_opNames{ {"Blend", "Gather2", "MaskedScale"} };
+static std::array<const char*, 4> sg_opNames{ {"Blend", "Gather2", "MaskedScale", "CastTo"} };
 
 // Input, output and param counts of every op, for ValidateOpConfig.
 struct OpCounts {
@@ -39,6 +40,7 @@ static constexpr OpCounts sg_opCounts[] = {
     {"Blend", 2, 2, 8},
     {"Gather2", 1, 1, 0},
     {"MaskedScale", 2, 2, 0},
+    {"CastTo", 1, 1, 1},
 };
 
 static Qnn_ApiVersion_t sg_sdkApiVersion = QNN_HTP_API_VERSION_INIT;

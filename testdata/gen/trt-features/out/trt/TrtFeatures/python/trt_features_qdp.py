@@ -2,7 +2,8 @@
 """TensorRT Python plugins ("quickly deployable plugins", tensorrt.plugin) of TrtFeatures.
 
 Importing this module registers feat::ScaleInplace_TRT, feat::UniqueValues with TensorRT
-(tensorrt.plugin needs TensorRT >= 10.6; ahead-of-time Triton implementations need 10.9).
+(tensorrt.plugin needs TensorRT >= 10.6; ahead-of-time Triton implementations need 10.9: before, the
+module imports but registers no aot_impl and warns that those plugins have no implementation).
 Add one to a network with
 
     network.add_plugin(trtp.op.feat.<Op>(<input tensors>, <attributes>), aot=True)
@@ -10,9 +11,17 @@ Add one to a network with
 or reference it from an ONNX node (op type <Op>, attribute plugin_namespace="feat").
 Every attribute must be passed: Python plugins have no defaults. Their version is "1"; the
 C++ plugins of the package have version "2.0.0", so both can be registered together.
+The register functions check the attributes as the C++ plugins' createPlugin does (ranges, enum
+values, array lengths) and raise ValueError naming the plugin and the attribute; strings lose the
+NUL the ONNX parser appends, and float16 arrays are passed as float32 arrays (the ONNX parser sends
+float lists as float32) and reach the functions as float16.
 """
 
 from typing import List, Tuple, Union
+import importlib.util
+import os
+import sys
+import warnings
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +32,30 @@ import triton.language as tl
 
 # opforge:begin imports
 # opforge:end imports
+
+_REFERENCE = "trt_features_reference"
+_REFERENCE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "reference", "TrtFeatures", "trt_features_reference.py")
+
+def _reference(op, inputs, params):
+    """Op's reference implementation (the package's reference module) on inputs and params, as a
+    list of outputs; None while the module is missing or the op's reference is not written."""
+    module = sys.modules.get(_REFERENCE)
+    if module is None:
+        if not os.path.isfile(_REFERENCE_PATH):
+            return None
+        spec = importlib.util.spec_from_file_location(_REFERENCE, _REFERENCE_PATH)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[_REFERENCE] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[_REFERENCE]
+            raise
+    try:
+        result = module.OPS[op](*inputs, **params)
+    except NotImplementedError:
+        return None
+    return list(result) if isinstance(result, (tuple, list)) else [result]
 
 # Triton pointer types of TensorRT dtypes, for the kernels' signatures.
 _TRITON_POINTERS = {
@@ -39,10 +72,65 @@ _TRITON_POINTERS = {
 def _pointer(desc: trtp.TensorDesc) -> str:
     return _TRITON_POINTERS[desc.dtype]
 
+# tensorrt.plugin has aot_impl and KernelLaunchParams from TensorRT 10.9 on (KernelLaunchParams only
+# where the TensorRT core has quick-plugin creation requests); before, the aot_impl functions below
+# are left unregistered, so the module still imports.
+_AOT = hasattr(trtp, "aot_impl") and hasattr(trtp, "KernelLaunchParams")
+if _AOT:
+    _aot_impl = trtp.aot_impl
+    _AOTResult = Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymExprs]
+else:
+    _AOTResult = tuple
+
+    def _aot_impl(plugin_id: str):
+        def unregistered(fn):
+            warnings.warn(f"{plugin_id}: this tensorrt.plugin has no aot_impl (TensorRT >= 10.9), so the plugin has no implementation")
+            return fn
+
+        return unregistered
+
+# Attribute checks: the same rules and messages as the C++ plugins' createPlugin.
+
+def _fail(plugin_id: str, name: str, problem: str) -> None:
+    raise ValueError(f'{plugin_id}: attribute "{name}" {problem}')
+
+def _text(plugin_id: str, name: str, value: str) -> str:
+    # The ONNX parser sends strings with their terminating NUL; tensorrt.plugin keeps it.
+    value = value.rstrip("\0")
+    if "\0" in value:
+        _fail(plugin_id, name, "holds a NUL character inside the string")
+    return value
+
+def _choice(plugin_id: str, name: str, value: str, allowed: Tuple[str, ...]) -> str:
+    value = _text(plugin_id, name, value)
+    if value not in allowed:
+        _fail(plugin_id, name, f"is {value!r}, not one of the values " + ", ".join(repr(a) for a in allowed))
+    return value
+
+def _number(plugin_id: str, name: str, value, lo, hi):
+    if (lo is not None and not value >= lo) or (hi is not None and not value <= hi):
+        _fail(plugin_id, name, f"value {value} is outside [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]")
+    return value
+
+def _array(plugin_id: str, name: str, value, dtype, length, lo, hi) -> np.ndarray:
+    value = np.asarray(value).reshape(-1)
+    if length is not None and value.size != length:
+        _fail(plugin_id, name, f"has {value.size} value(s); expected {length}")
+    if lo is not None or hi is not None:
+        for v in value.tolist():
+            _number(plugin_id, name, v, lo, hi)
+    return value.astype(dtype)
+
 # feat::ScaleInplace_TRT: Multiplies x by scale in place.
+
+def _scale_inplace_attrs(scale):
+    return (
+        scale,
+    )
 
 @trtp.register("feat::ScaleInplace_TRT")
 def scale_inplace(x: trtp.TensorDesc, scale: float) -> trtp.TensorDesc:
+    scale, = _scale_inplace_attrs(scale)
     return x.aliased()
 
 @trtp.autotune("feat::ScaleInplace_TRT")
@@ -58,19 +146,32 @@ def scale_inplace_autotune(x: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc]) 
 def scale_inplace_impl(
     x: trtp.Tensor, scale: float, outputs: Tuple[trtp.Tensor], stream: int
 ) -> None:
+    scale, = _scale_inplace_attrs(scale)
     # opforge:begin impl:ScaleInplace
-    # Placeholder: writes zeros to every output. Compute the outputs on `stream` here.
+    # Runs the op's reference (the package's reference module) on `stream` once it is written;
+    # until then writes zeros to every output. Replace it with your implementation, or keep it.
     import torch
 
     with torch.cuda.stream(torch.cuda.ExternalStream(stream)):
-        for _out in outputs:
-            torch.as_tensor(_out, device="cuda").zero_()
+        _results = _reference("ScaleInplace", (torch.as_tensor(x, device="cuda"),), dict(scale=scale))
+        for _i, _out in enumerate(outputs):
+            _out = torch.as_tensor(_out, device="cuda")
+            if _results is None:
+                _out.zero_()
+            else:
+                _out.copy_(_results[_i])
     # opforge:end impl:ScaleInplace
 
 # feat::UniqueValues: The distinct values of x and how often each occurs.
 
+def _unique_values_attrs(sorted):
+    return (
+        sorted,
+    )
+
 @trtp.register("feat::UniqueValues")
 def unique_values(x: trtp.TensorDesc, mask: trtp.TensorDesc, sorted: bool) -> Tuple[trtp.TensorDesc, trtp.TensorDesc, trtp.TensorDesc, trtp.TensorDesc, trtp.TensorDesc]:
+    sorted, = _unique_values_attrs(sorted)
     _U = trtp.size_tensor((x.shape_expr[0] // trtp.ShapeExpr(2)), x.shape_expr[0])
     _F = trtp.size_tensor(trtp.max(x.shape_expr[0], trtp.ShapeExpr(1)), trtp.max(x.shape_expr[0], trtp.ShapeExpr(1)))
     return trtp.from_shape_expr((_U.expr(),), dtype=(x.dtype if x.dtype in (trt.int32, trt.int64,) else trt.int32)), trtp.from_shape_expr((_U.expr(),), dtype=trt.int32), trtp.from_shape_expr((_F.expr(), trtp.ShapeExpr(2)), dtype=trt.int64), _U, _F
@@ -89,9 +190,14 @@ def unique_values_autotune(x: trtp.TensorDesc, mask: trtp.TensorDesc, outputs: T
 
 # opforge:begin triton:UniqueValues
 @triton.jit
-def unique_values_kernel(x_ptr, mask_ptr, n_values, n_counts, n_firsts, n_size_U, n_size_F, values_ptr, counts_ptr, firsts_ptr, size_U_ptr, size_F_ptr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here; the arguments are the
-    # inputs, then aot_impl's extra_args, then the outputs.
+def unique_values_kernel(x_ptr, mask_ptr, n_values, n_counts, n_firsts, n_size_U, n_size_F, values_ptr, counts_ptr, firsts_ptr, size_U_ptr, size_F_ptr, SORTED: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
+    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
+    # pointers, then the attributes as compile-time constants:
+    #   SORTED: sorted
+    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
+    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
+    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     tl.store(values_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=values_ptr.dtype.element_ty), mask=offsets < n_values)
     tl.store(counts_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=counts_ptr.dtype.element_ty), mask=offsets < n_counts)
@@ -100,13 +206,18 @@ def unique_values_kernel(x_ptr, mask_ptr, n_values, n_counts, n_firsts, n_size_U
     tl.store(size_F_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=size_F_ptr.dtype.element_ty), mask=offsets < n_size_F)
 # opforge:end triton:UniqueValues
 
-@trtp.aot_impl("feat::UniqueValues")
+@_aot_impl("feat::UniqueValues")
 def unique_values_aot_impl(
     x: trtp.TensorDesc, mask: trtp.TensorDesc, sorted: bool, outputs: Tuple[trtp.TensorDesc, trtp.TensorDesc, trtp.TensorDesc, trtp.TensorDesc, trtp.TensorDesc], tactic: int
-) -> Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymExprs]:
+) -> _AOTResult:
+    sorted, = _unique_values_attrs(sorted)
     # opforge:begin aot:UniqueValues
-    # Compiles unique_values_kernel to PTX. extra_args are the element counts of the outputs (data-dependent
-    # sizes at their upper bounds); the grid covers the largest. Locals start with _ so no attribute
+    # Compiles unique_values_kernel to PTX for this plugin's attributes (the kernel's
+    # tl.constexpr arguments). extra_args are the element counts of the outputs (data-dependent
+    # sizes at their upper bounds); the grid covers the largest. The dims are symbolic here
+    # (<input>.shape_expr[i], outputs[i].shape_expr[j]): to hand the kernel a dim, append
+    # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
+    # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
     _numels = [x.shape_expr[0], x.shape_expr[0], (trtp.max(x.shape_expr[0], trtp.ShapeExpr(1)) * trtp.ShapeExpr(2)), trtp.ShapeExpr(1), trtp.ShapeExpr(1)]
     _block_size = 256
@@ -114,7 +225,10 @@ def unique_values_aot_impl(
         triton.compiler.ASTSource(
             fn=unique_values_kernel,
             signature={"x_ptr": _pointer(x), "mask_ptr": _pointer(mask), "n_values": "i32", "n_counts": "i32", "n_firsts": "i32", "n_size_U": "i32", "n_size_F": "i32", "values_ptr": _pointer(outputs[0]), "counts_ptr": _pointer(outputs[1]), "firsts_ptr": _pointer(outputs[2]), "size_U_ptr": _pointer(outputs[3]), "size_F_ptr": _pointer(outputs[4])},
-            constexprs={"BLOCK_SIZE": _block_size},
+            constexprs={
+                "SORTED": bool(sorted),
+                "BLOCK_SIZE": _block_size,
+            },
         )
     )
     _largest = _numels[0]

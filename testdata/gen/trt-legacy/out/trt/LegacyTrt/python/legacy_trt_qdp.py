@@ -10,9 +10,16 @@ Add one to a network with
 or reference it from an ONNX node (op type <Op>, attribute plugin_namespace="legacy").
 Every attribute must be passed: Python plugins have no defaults. Their version is "1"; the
 C++ plugins of the package have version "1.2.0", so both can be registered together.
+The register functions check the attributes as the C++ plugins' createPlugin does (ranges, enum
+values, array lengths) and raise ValueError naming the plugin and the attribute; strings lose the
+NUL the ONNX parser appends, and float16 arrays are passed as float32 arrays (the ONNX parser sends
+float lists as float32) and reach the functions as float16.
 """
 
 from typing import List, Tuple, Union
+import importlib.util
+import os
+import sys
 
 import numpy as np
 import numpy.typing as npt
@@ -22,10 +29,76 @@ import tensorrt.plugin as trtp
 # opforge:begin imports
 # opforge:end imports
 
+_REFERENCE = "legacy_trt_reference"
+_REFERENCE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "reference", "LegacyTrt", "legacy_trt_reference.py")
+
+def _reference(op, inputs, params):
+    """Op's reference implementation (the package's reference module) on inputs and params, as a
+    list of outputs; None while the module is missing or the op's reference is not written."""
+    module = sys.modules.get(_REFERENCE)
+    if module is None:
+        if not os.path.isfile(_REFERENCE_PATH):
+            return None
+        spec = importlib.util.spec_from_file_location(_REFERENCE, _REFERENCE_PATH)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[_REFERENCE] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[_REFERENCE]
+            raise
+    try:
+        result = module.OPS[op](*inputs, **params)
+    except NotImplementedError:
+        return None
+    return list(result) if isinstance(result, (tuple, list)) else [result]
+
+# Attribute checks: the same rules and messages as the C++ plugins' createPlugin.
+
+def _fail(plugin_id: str, name: str, problem: str) -> None:
+    raise ValueError(f'{plugin_id}: attribute "{name}" {problem}')
+
+def _text(plugin_id: str, name: str, value: str) -> str:
+    # The ONNX parser sends strings with their terminating NUL; tensorrt.plugin keeps it.
+    value = value.rstrip("\0")
+    if "\0" in value:
+        _fail(plugin_id, name, "holds a NUL character inside the string")
+    return value
+
+def _choice(plugin_id: str, name: str, value: str, allowed: Tuple[str, ...]) -> str:
+    value = _text(plugin_id, name, value)
+    if value not in allowed:
+        _fail(plugin_id, name, f"is {value!r}, not one of the values " + ", ".join(repr(a) for a in allowed))
+    return value
+
+def _number(plugin_id: str, name: str, value, lo, hi):
+    if (lo is not None and not value >= lo) or (hi is not None and not value <= hi):
+        _fail(plugin_id, name, f"value {value} is outside [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]")
+    return value
+
+def _array(plugin_id: str, name: str, value, dtype, length, lo, hi) -> np.ndarray:
+    value = np.asarray(value).reshape(-1)
+    if length is not None and value.size != length:
+        _fail(plugin_id, name, f"has {value.size} value(s); expected {length}")
+    if lo is not None or hi is not None:
+        for v in value.tolist():
+            _number(plugin_id, name, v, lo, hi)
+    return value.astype(dtype)
+
 # legacy::ClampBlend: Blends two tensors and clamps the result.
+
+def _clamp_blend_attrs(alpha, bounds, mode, tag, repeats):
+    return (
+        _number("legacy::ClampBlend", "alpha", alpha, 0.0, 1.0),
+        _array("legacy::ClampBlend", "bounds", bounds, np.float32, 2, None, None),
+        _choice("legacy::ClampBlend", "mode", mode, ("linear", "cubic")),
+        _text("legacy::ClampBlend", "tag", tag),
+        _array("legacy::ClampBlend", "repeats", repeats, np.int32, None, None, None),
+    )
 
 @trtp.register("legacy::ClampBlend")
 def clamp_blend(a: trtp.TensorDesc, b: trtp.TensorDesc, alpha: float, bounds: npt.NDArray[np.float32], mode: str, tag: str, repeats: npt.NDArray[np.int32]) -> Tuple[trtp.TensorDesc, trtp.TensorDesc]:
+    alpha, bounds, mode, tag, repeats = _clamp_blend_attrs(alpha, bounds, mode, tag, repeats)
     return trtp.from_shape_expr((a.shape_expr[0], a.shape_expr[1], (a.shape_expr[2] * trtp.ShapeExpr(int(repeats[0]))), (a.shape_expr[3] * trtp.ShapeExpr(int(repeats[1])))), dtype=a.dtype), trtp.from_shape_expr((a.shape_expr[0], trtp.ShapeExpr(2)), dtype=(a.dtype if a.dtype in (trt.float32, trt.float16,) else trt.float32))
 
 @trtp.autotune("legacy::ClampBlend")
@@ -42,11 +115,18 @@ def clamp_blend_autotune(a: trtp.TensorDesc, b: trtp.TensorDesc, outputs: Tuple[
 def clamp_blend_impl(
     a: trtp.Tensor, b: trtp.Tensor, alpha: float, bounds: npt.NDArray[np.float32], mode: str, tag: str, repeats: npt.NDArray[np.int32], outputs: Tuple[trtp.Tensor, trtp.Tensor], stream: int
 ) -> None:
+    alpha, bounds, mode, tag, repeats = _clamp_blend_attrs(alpha, bounds, mode, tag, repeats)
     # opforge:begin impl:ClampBlend
-    # Placeholder: writes zeros to every output. Compute the outputs on `stream` here.
+    # Runs the op's reference (the package's reference module) on `stream` once it is written;
+    # until then writes zeros to every output. Replace it with your implementation, or keep it.
     import torch
 
     with torch.cuda.stream(torch.cuda.ExternalStream(stream)):
-        for _out in outputs:
-            torch.as_tensor(_out, device="cuda").zero_()
+        _results = _reference("ClampBlend", (torch.as_tensor(a, device="cuda"), torch.as_tensor(b, device="cuda"),), dict(alpha=alpha, bounds=tuple(bounds.tolist()), mode=mode, tag=tag, repeats=tuple(repeats.tolist())))
+        for _i, _out in enumerate(outputs):
+            _out = torch.as_tensor(_out, device="cuda")
+            if _results is None:
+                _out.zero_()
+            else:
+                _out.copy_(_results[_i])
     # opforge:end impl:ClampBlend

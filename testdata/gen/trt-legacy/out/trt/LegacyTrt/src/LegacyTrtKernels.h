@@ -117,6 +117,28 @@ inline int64_t ceilDiv(int64_t a, int64_t b)
     return q;
 }
 
+//! Bytes of one element of a nvinfer1::DataType (by its value, which every TensorRT version keeps),
+//! as the opdef's elem_size: 4-bit types round up to 1; 0 for a type this code does not know.
+inline int64_t elementSize(int32_t type)
+{
+    switch (type)
+    {
+    case 0: return 4;  // kFLOAT
+    case 1: return 2;  // kHALF
+    case 2: return 1;  // kINT8
+    case 3: return 4;  // kINT32
+    case 4: return 1;  // kBOOL
+    case 5: return 1;  // kUINT8
+    case 6: return 1;  // kFP8
+    case 7: return 2;  // kBF16
+    case 8: return 8;  // kINT64
+    case 9: return 1;  // kINT4
+    case 10: return 1; // kFP4
+    case 11: return 1; // kE8M0
+    default: return 0;
+    }
+}
+
 //! Blocks for a grid-stride loop over n elements: enough to fill the GPU, at most 65535.
 inline unsigned int gridSize(int64_t n, int32_t block)
 {

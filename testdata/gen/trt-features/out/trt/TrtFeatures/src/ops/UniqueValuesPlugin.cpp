@@ -289,6 +289,19 @@ bool UniqueValuesPlugin::supportsFormatCombination(
     return true;
 }
 
+size_t UniqueValuesPlugin::getWorkspaceSize(nvinfer1::DynamicPluginTensorDesc const* inputs, int32_t nbInputs,
+    nvinfer1::DynamicPluginTensorDesc const* outputs, int32_t nbOutputs) const noexcept
+{
+    (void) outputs;
+    if (!countsMatch(nbInputs, nbOutputs, "getWorkspaceSize") || (kNbInputs > 0 && inputs == nullptr))
+    {
+        return 0;
+    }
+    // The opdef's workspace size at the largest input dims of the profile.
+    int64_t const bytes = ((static_cast<int64_t>(inputs[0].max.d[0]) * elementSize(static_cast<int32_t>(inputs[0].desc.type))) + (static_cast<int64_t>(inputs[0].max.d[0]) * elementSize(static_cast<int32_t>(inputs[1].desc.type))));
+    return bytes > 0 ? static_cast<size_t>(bytes) : 0;
+}
+
 int32_t UniqueValuesPlugin::onShapeChange(nvinfer1::PluginTensorDesc const* in, int32_t nbInputs,
     nvinfer1::PluginTensorDesc const* out, int32_t nbOutputs) noexcept
 {

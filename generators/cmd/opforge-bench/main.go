@@ -1,0 +1,73 @@
+// Command opforge-bench times an opforge binary (`go tool mage bench`
+// builds both and runs it): generation (cold, no-op, one op changed) and a
+// no-op build over synthetic packages of 10, 100 and 1,000 ops, each in its
+// own process, beside cp -r of the generated tree, and a team's cold
+// TensorRT build through a shared ccache on a loopback redis-server. It is
+// a command of its own so the product binary links none of it.
+//
+//	opforge-bench --opforge PATH [--toolchains DIR] [--team-ops N] [--fake-compiler PATH]
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/opforge/opforge/generators/bench"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run measures generation and no-op builds on synthetic packages.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("opforge-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	binary := fs.String("opforge", "build/opforge", "the opforge binary to time")
+	toolchains := fs.String("toolchains", "toolchains", "toolchain descriptors")
+	teamOps := fs.Int("team-ops", 10, "ops in the TensorRT package of the team build (shared compiler cache)")
+	fake := fs.String("fake-compiler", "testdata/build/fake-compiler.sh", "stand-in compiler for the no-op build measurement")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return 2
+	}
+	self, err := filepath.Abs(*binary)
+	if err == nil {
+		_, err = os.Stat(self)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "opforge-bench: no opforge binary to time (%v); build one (go build -o build/opforge ./generators/cmd/opforge) or pass --opforge\n", err)
+		return 2
+	}
+	// Measure on the repository's file system, where users generate (the
+	// build directory), not on a scratch one that may be much slower.
+	if err := os.MkdirAll("build", 0o755); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	work, err := os.MkdirTemp("build", "bench-")
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(work)
+	o := bench.Options{Binary: self, Toolchains: *toolchains, Work: work, Sizes: []int{10, 100, 1000}, Out: stdout}
+	fmt.Fprint(stdout, bench.Header)
+	if _, err := bench.Run(o); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	if _, err := bench.NoopBuild(o, 100, *fake); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	fmt.Fprint(stdout, "\n"+bench.TeamHeader)
+	if _, err := bench.TeamBuild(o, *teamOps); errors.Is(err, bench.ErrTeamSkipped) {
+		fmt.Fprintf(stdout, "\n%v\n", err)
+	} else if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}

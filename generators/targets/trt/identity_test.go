@@ -1,0 +1,23 @@
+package trt
+
+import (
+	"testing"
+
+	"github.com/opforge/opforge/generators/ir"
+)
+
+func TestPluginID(t *testing.T) {
+	pkg := &ir.Package{Version: "2", Namespace: ""}
+	for _, c := range []struct {
+		op   *ir.Op
+		want string
+	}{
+		{&ir.Op{Name: "RoiAlign"}, "RoiAlign"},                                                                      // no trt section
+		{&ir.Op{Name: "RoiAlign", Targets: ir.Targets{TRT: &ir.TRTOp{}}}, "RoiAlign"},                               // default
+		{&ir.Op{Name: "RoiAlign", Targets: ir.Targets{TRT: &ir.TRTOp{PluginName: "ROIAlign_TRT"}}}, "ROIAlign_TRT"}, // a port keeps NVIDIA's name
+	} {
+		if got := PluginID(pkg, c.op); got != (PluginIdentity{Name: c.want, Version: "2", Namespace: ""}) {
+			t.Errorf("%+v: %+v, want name %s", c.op.Targets.TRT, got, c.want)
+		}
+	}
+}

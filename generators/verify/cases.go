@@ -1,0 +1,528 @@
+// Package verify is `opforge verify`: it builds test cases for every op
+// from its opdef (shape symbols at several sizes, every dtype combination
+// torch can hold, params across defaults, ranges and enum values), runs
+// each target's implementation and the op's reference (the package's
+// reference module) in a Python runner embedded in the binary, and
+// compares the outputs: exact for integers and booleans, within per-dtype
+// tolerances for floats.
+package verify
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/targets/aipu"
+)
+
+// Case is one run of an op: concrete input shapes and dtypes, param
+// values, and the output shapes the opdef gives for them.
+type Case struct {
+	Name    string   `json:"name"` // what differs from the op's base case, e.g. "N=1,C=1 T=float16"
+	Inputs  []Tensor `json:"inputs"`
+	Params  []Param  `json:"params"`
+	Outputs []Tensor `json:"outputs"`
+	Seed    int      `json:"seed"`
+	// Sizes are the op's data-dependent sizes, in opdef order (the order of
+	// a TensorRT plugin's size-tensor outputs).
+	Sizes []string `json:"sizes,omitempty"`
+}
+
+// Tensor is one input or output of a case.
+type Tensor struct {
+	Name  string `json:"name"`
+	DType string `json:"dtype"` // the torch dtype name
+	Kind  string `json:"kind"`  // "float", "int", "uint", "bool"
+	// Compass is the Compass IR dtype name, for the AIPU runner.
+	Compass string  `json:"compass"`
+	Shape   []int64 `json:"shape"` // nil: data-dependent (outputs), or absent
+	Absent  bool    `json:"absent,omitempty"`
+	// Values of a shape tensor (its elements are sizes).
+	Values []int64 `json:"values,omitempty"`
+	// Variadic inputs are passed as a list of one tensor.
+	Variadic bool `json:"variadic,omitempty"`
+	// Upper is a data-dependent output's shape with every data-dependent
+	// size at its upper bound (what a runtime allocates); SizeDims names,
+	// per dim, the size it is ("" a fixed dim, "?" an expression over
+	// sizes, which runners that need the split cannot take).
+	Upper    []int64  `json:"upper,omitempty"`
+	SizeDims []string `json:"size_dims,omitempty"`
+}
+
+// Param is one param value of a case: Value as the reference receives it
+// (enums by name), Index the enum's index (the torch schema takes ints).
+type Param struct {
+	Name  string `json:"name"` // the identifier (the reference's keyword)
+	Kind  string `json:"kind"`
+	Value any    `json:"value"`
+	Index int    `json:"index,omitempty"`
+	Array bool   `json:"array,omitempty"`
+}
+
+// Sizes are the values each shape symbol takes across the size cases: all
+// ones, all odd, and a mix of distinct sizes (so a swapped dim shows).
+var sizeSets = [][]int64{{3}, {1}, {2, 5, 3, 7}}
+
+// dtypeKinds are the dtypes the runner can make tensors of, with their kind.
+func torchKind(d ir.DType) (string, bool) {
+	info := d.Info()
+	if info == nil || info.Torch == "" {
+		return "", false
+	}
+	switch info.Kind {
+	case ir.KindFloat:
+		return "float", true
+	case ir.KindInt:
+		return "int", true
+	case ir.KindUint:
+		return "uint", true
+	case ir.KindBool:
+		return "bool", true
+	}
+	return "", false
+}
+
+// Cases builds the cases of op: the base case (every symbol 3, the first
+// dtype combination, every param at its default), each dtype combination,
+// each size set, and each param at its min, max and every enum or bool
+// value. Cases whose output shapes are negative or do not evaluate are
+// left out. skipped explains dtype combinations torch cannot hold.
+func Cases(op *ir.Op) (cases []Case, notes []string) {
+	f := op.Derived()
+	combos, dropped := dtypeCombos(f)
+	if dropped > 0 {
+		notes = append(notes, fmt.Sprintf("%d dtype combination(s) left out: quantized or other dtypes torch cannot make", dropped))
+	}
+	if len(combos) == 0 {
+		return nil, append(notes, "no dtype combination that torch can make")
+	}
+	base := baseParams(op)
+	seen := map[string]bool{}
+	add := func(name string, sizes []int64, combo []ir.DType, params []Param) {
+		c, err := build(op, f, sizes, combo, params)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("case %s left out: %v", name, err))
+			return
+		}
+		key := fmt.Sprint(c.Inputs, c.Params)
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		c.Name = name
+		c.Seed = len(cases) + 1
+		cases = append(cases, c)
+	}
+	add("base", sizeSets[0], combos[0], base)
+	for _, combo := range combos[1:] {
+		add(comboName(f, combo), sizeSets[0], combo, base)
+	}
+	for _, sizes := range sizeSets[1:] {
+		add(sizeName(f, sizes), sizes, combos[0], base)
+	}
+	for i, p := range op.Params {
+		for _, v := range paramVariants(p) {
+			params := slices.Clone(base)
+			params[i] = v
+			add(p.Ident+"="+show(v.Value), sizeSets[0], combos[0], params)
+		}
+	}
+	return cases, notes
+}
+
+func show(v any) string {
+	switch x := v.(type) {
+	case []any:
+		s := make([]string, len(x))
+		for i, e := range x {
+			s[i] = show(e)
+		}
+		return "(" + strings.Join(s, ",") + ")"
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+func comboName(f *ir.Facts, combo []ir.DType) string {
+	parts := make([]string, len(combo))
+	for i, s := range f.Slots {
+		name := s.Var
+		if name == "" {
+			name = "#" + strconv.Itoa(s.Input)
+		}
+		parts[i] = name + "=" + string(combo[i])
+	}
+	return strings.Join(parts, ",")
+}
+
+func sizeName(f *ir.Facts, sizes []int64) string {
+	parts := make([]string, len(f.Bindings))
+	for i, b := range f.Bindings {
+		parts[i] = b.Symbol + "=" + strconv.FormatInt(sizes[i%len(sizes)], 10)
+	}
+	if len(parts) == 0 {
+		return "sizes"
+	}
+	return strings.Join(parts, ",")
+}
+
+// dtypeCombos is every combination of one dtype per slot, in order, less
+// those with a dtype torch cannot make.
+func dtypeCombos(f *ir.Facts) (combos [][]ir.DType, dropped int) {
+	combos = [][]ir.DType{{}}
+	for _, s := range f.Slots {
+		var next [][]ir.DType
+		for _, c := range combos {
+			for _, d := range s.Allowed {
+				next = append(next, append(slices.Clone(c), d))
+			}
+		}
+		combos = next
+	}
+	kept := combos[:0]
+	for _, c := range combos {
+		if slices.ContainsFunc(c, func(d ir.DType) bool { _, ok := torchKind(d); return !ok }) {
+			dropped++
+			continue
+		}
+		kept = append(kept, c)
+	}
+	return kept, dropped
+}
+
+// baseParams is every param at its default; a param without one at its
+// min, or 1 (true, the first enum value, an empty string).
+func baseParams(op *ir.Op) []Param {
+	ps := make([]Param, len(op.Params))
+	for i, p := range op.Params {
+		if p.Default != nil {
+			ps[i] = paramValue(p, p.Default)
+			continue
+		}
+		ps[i] = fallback(p)
+	}
+	return ps
+}
+
+func fallback(p *ir.Param) Param {
+	v := Param{Name: p.Ident, Kind: string(p.Kind), Array: p.Kind == ir.ParamArray}
+	one := func() any {
+		if p.Min != nil {
+			return number(p, *p.Min)
+		}
+		return number(p, 1)
+	}
+	switch p.Kind {
+	case ir.ParamEnum:
+		v.Value = p.Values[0]
+	case ir.ParamBool:
+		v.Value = true
+	case ir.ParamString:
+		v.Value = ""
+	case ir.ParamArray:
+		n := max(p.Length, 1)
+		vals := make([]any, n)
+		for i := range vals {
+			vals[i] = one()
+		}
+		v.Value = vals
+	default:
+		v.Value = one()
+	}
+	return v
+}
+
+func number(p *ir.Param, x float64) any {
+	if len(p.DTypes) > 0 && p.DTypes[0].IsFloat() {
+		return x
+	}
+	return int64(x)
+}
+
+// paramValue converts a literal to the value the reference receives.
+func paramValue(p *ir.Param, l *ir.Literal) Param {
+	v := Param{Name: p.Ident, Kind: string(p.Kind), Array: p.Kind == ir.ParamArray}
+	v.Value = literal(p, l)
+	if p.Kind == ir.ParamEnum {
+		if s, ok := v.Value.(string); ok {
+			v.Index = max(slices.Index(p.Values, s), 0)
+		}
+	}
+	return v
+}
+
+func literal(p *ir.Param, l *ir.Literal) any {
+	switch {
+	case l.Kind == ir.LitList:
+		vals := make([]any, len(l.List))
+		for i, e := range l.List {
+			vals[i] = literal(p, e)
+		}
+		return vals
+	case p.Kind == ir.ParamEnum || p.Kind == ir.ParamString || l.Kind == ir.LitString:
+		return l.Text
+	case p.Kind == ir.ParamBool || l.Kind == ir.LitBool:
+		return l.Text == "true" || l.Text == "1"
+	}
+	if f, err := strconv.ParseFloat(l.Text, 64); err == nil {
+		return number(p, f)
+	}
+	if i, err := strconv.ParseInt(l.Text, 0, 64); err == nil {
+		return number(p, float64(i))
+	}
+	return l.Text
+}
+
+// paramVariants are the other values a param is tried at: its min and
+// max, every enum value, both bools.
+func paramVariants(p *ir.Param) []Param {
+	var out []Param
+	mk := func(val any) Param {
+		v := Param{Name: p.Ident, Kind: string(p.Kind), Array: p.Kind == ir.ParamArray, Value: val}
+		if s, ok := val.(string); ok && p.Kind == ir.ParamEnum {
+			v.Index = slices.Index(p.Values, s)
+		}
+		return v
+	}
+	switch p.Kind {
+	case ir.ParamEnum:
+		for _, s := range p.Values {
+			out = append(out, mk(s))
+		}
+	case ir.ParamBool:
+		out = append(out, mk(false), mk(true))
+	case ir.ParamScalar, ir.ParamArray:
+		for _, b := range []*float64{p.Min, p.Max} {
+			if b == nil || math.Abs(*b) > 64 {
+				continue // a far bound makes huge outputs; the value checks cover it
+			}
+			val := number(p, *b)
+			if p.Kind == ir.ParamArray {
+				n := p.Length
+				if p.Default != nil && p.Default.Kind == ir.LitList {
+					n = len(p.Default.List)
+				}
+				vals := make([]any, max(n, 1))
+				for i := range vals {
+					vals[i] = val
+				}
+				out = append(out, mk(vals))
+				continue
+			}
+			out = append(out, mk(val))
+		}
+	}
+	return out
+}
+
+// build makes the case: symbols bound in Facts order to sizes (cycled),
+// dtypes per slot, output shapes evaluated.
+func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Param) (Case, error) {
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
+	for i, b := range f.Bindings {
+		env.Symbols[b.Symbol] = sizes[i%len(sizes)]
+	}
+	for i, p := range op.Params {
+		switch v := params[i].Value.(type) {
+		case int64:
+			env.Symbols[p.Name] = v
+			env.Elements[p.Name] = []int64{v}
+		case []any:
+			var ints []int64
+			for _, e := range v {
+				if n, ok := e.(int64); ok {
+					ints = append(ints, n)
+				}
+			}
+			env.Elements[p.Name] = ints
+		}
+	}
+	// Dtypes: each input from its slot, or its one dtype.
+	slotOf := map[int]ir.DType{}
+	varOf := map[string]ir.DType{}
+	for i, s := range f.Slots {
+		if s.Var != "" {
+			varOf[s.Var] = combo[i]
+		} else {
+			slotOf[s.Input] = combo[i]
+		}
+	}
+	dtypeOf := func(t *ir.Tensor, idx int, input bool) (ir.DType, error) {
+		if t.Type.Var != "" {
+			if d, ok := varOf[t.Type.Var]; ok {
+				return d, nil
+			}
+		}
+		if input {
+			if d, ok := slotOf[idx]; ok {
+				return d, nil
+			}
+		}
+		allowed := op.AllowedDTypes(t)
+		if len(allowed) == 0 {
+			return "", fmt.Errorf("%s has no dtype", t.Name)
+		}
+		return allowed[0], nil
+	}
+	c := Case{Params: params}
+	var inDTypes []ir.DType
+	for i, in := range op.Inputs {
+		d, err := dtypeOf(in, i, true)
+		if err != nil {
+			return c, err
+		}
+		inDTypes = append(inDTypes, d)
+		kind, ok := torchKind(d)
+		if !ok {
+			return c, fmt.Errorf("input %s: torch cannot make %s", in.Name, d)
+		}
+		info := d.Info()
+		t := Tensor{Name: in.Ident, DType: info.Torch, Kind: kind, Compass: aipu.CompassDType(d), Variadic: in.Variadic}
+		shape, err := evalShape(in, env)
+		if err != nil {
+			return c, fmt.Errorf("input %s: %v", in.Name, err)
+		}
+		t.Shape = shape
+		if in.ShapeTensor {
+			// Its elements are sizes: the symbol sizes, cycled.
+			n := int64(1)
+			for _, d := range shape {
+				n *= d
+			}
+			for j := int64(0); j < n && j < 64; j++ {
+				t.Values = append(t.Values, sizes[int(j)%len(sizes)])
+			}
+			env.Elements[in.Name] = t.Values
+			env.Elements[in.Ident] = t.Values
+		}
+		c.Inputs = append(c.Inputs, t)
+	}
+	dd := map[string]bool{}
+	for _, s := range op.DataDependent {
+		dd[s.Name] = true
+	}
+	for i, o := range op.Outputs {
+		d := f.Outputs[i].DType
+		switch f.Outputs[i].Rule {
+		case ir.DTypeSameAs:
+			d = inDTypes[f.Outputs[i].Input]
+		case ir.DTypeFollow:
+			if slices.Contains(f.Outputs[i].Allowed, inDTypes[f.Outputs[i].Input]) {
+				d = inDTypes[f.Outputs[i].Input]
+			}
+		}
+		if o.Type.Var != "" {
+			if v, ok := varOf[o.Type.Var]; ok {
+				d = v
+			}
+		}
+		kind, ok := torchKind(d)
+		if !ok {
+			return c, fmt.Errorf("output %s: torch cannot make %s", o.Name, d)
+		}
+		info := d.Info()
+		t := Tensor{Name: o.Ident, DType: info.Torch, Kind: kind, Compass: aipu.CompassDType(d)}
+		dependent := false
+		for _, dim := range o.Shape {
+			for _, s := range dim.Expr.Symbols() {
+				if s.Kind == shapeexpr.Sym && dd[s.Name] {
+					dependent = true
+				}
+			}
+		}
+		if !dependent {
+			shape, err := evalShape(o, env)
+			if err != nil {
+				return c, fmt.Errorf("output %s: %v", o.Name, err)
+			}
+			t.Shape = shape
+		} else {
+			upper, sizeDims, err := upperShape(op, o, env, dd)
+			if err != nil {
+				return c, fmt.Errorf("output %s: %v", o.Name, err)
+			}
+			t.Upper, t.SizeDims = upper, sizeDims
+		}
+		c.Outputs = append(c.Outputs, t)
+	}
+	for _, s := range op.DataDependent {
+		c.Sizes = append(c.Sizes, s.Name)
+	}
+	return c, nil
+}
+
+// upperShape evaluates a data-dependent output's dims with every size at
+// its upper bound, and names the size each dim is.
+func upperShape(op *ir.Op, o *ir.Tensor, env shapeexpr.MapEnv, dd map[string]bool) ([]int64, []string, error) {
+	bound := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: env.Elements, ElemSizes: env.ElemSizes}
+	for k, v := range env.Symbols {
+		bound.Symbols[k] = v
+	}
+	for _, s := range op.DataDependent {
+		if s.Upper == nil {
+			return nil, nil, fmt.Errorf("size %s has no upper bound", s.Name)
+		}
+		v, err := s.Upper.Eval(env)
+		if err != nil {
+			return nil, nil, fmt.Errorf("upper bound of %s: %v", s.Name, err)
+		}
+		bound.Symbols[s.Name] = v
+	}
+	upper, err := evalShape(o, bound)
+	if err != nil {
+		return nil, nil, err
+	}
+	sizeDims := make([]string, len(o.Shape))
+	for i, d := range o.Shape {
+		for _, s := range d.Expr.Symbols() {
+			if s.Kind == shapeexpr.Sym && dd[s.Name] {
+				sizeDims[i] = "?"
+				if d.Expr.Kind == shapeexpr.Sym {
+					sizeDims[i] = s.Name
+				}
+			}
+		}
+	}
+	return upper, sizeDims, nil
+}
+
+// evalShape evaluates a tensor's dims; a tensor without a shape gets the
+// rank's worth of 3s (rank 4 when any), so an unshaped op still runs.
+func evalShape(t *ir.Tensor, env shapeexpr.MapEnv) ([]int64, error) {
+	if t.Shape == nil {
+		rank := t.Rank
+		if rank == ir.RankAny {
+			rank = 4
+		}
+		shape := make([]int64, rank)
+		for i := range shape {
+			shape[i] = 3
+		}
+		return shape, nil
+	}
+	shape := make([]int64, len(t.Shape))
+	for i, d := range t.Shape {
+		if d.Expr == nil {
+			return nil, fmt.Errorf("dim %d has no expression", i)
+		}
+		v, err := d.Expr.Eval(env)
+		if err != nil {
+			return nil, err
+		}
+		if v < 0 {
+			return nil, fmt.Errorf("dim %d is %d", i, v)
+		}
+		if v > 1<<16 {
+			return nil, fmt.Errorf("dim %d is %d, too large to verify", i, v)
+		}
+		shape[i] = v
+	}
+	return shape, nil
+}

@@ -1,0 +1,135 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/opforge/opforge/generators/buildplan"
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/onnx"
+	"github.com/opforge/opforge/generators/toolchain"
+)
+
+//go:embed runners/htp_qnn.py
+var htpRunner []byte
+
+// htpOp is what the HTP runner needs of an op: each param's attribute
+// name (the opdef's) by identifier, and whether it is a float (JSON
+// cannot tell 1.0 from 1).
+type htpOp struct {
+	Params []htpParam `json:"params"`
+}
+
+type htpParam struct {
+	Ident string `json:"ident"`
+	Name  string `json:"name"`
+	Float bool   `json:"float"`
+}
+
+func htpOpOf(op *ir.Op) *htpOp {
+	h := &htpOp{Params: []htpParam{}}
+	for _, p := range op.Params {
+		h.Params = append(h.Params, htpParam{Ident: p.Ident, Name: p.Name, Float: len(p.DTypes) > 0 && p.DTypes[0].IsFloat()})
+	}
+	return h
+}
+
+// htpPrep is a package's x86 op package library and the Python that runs
+// it in Qualcomm's HTP backend, or why the target is skipped (skip) or
+// failed (err). mismatch, when set, says the package's QNN headers are not
+// the backend's version: a failed run is then reported as a skip naming
+// both, because an op package is bound to its backend's C++ ABI.
+type htpPrep struct {
+	python, script, library string
+	mismatch                string
+	skip, err               string
+}
+
+func prepareHTP(o Options, pkg *ir.Package, tmp string) htpPrep {
+	python := os.Getenv("OPFORGE_QNN_PYTHON")
+	if python == "" {
+		return htpPrep{skip: "OPFORGE_QNN_PYTHON is not set: point it at a Python with onnxruntime, onnxruntime-qnn (Qualcomm's x86 HTP backend), onnx and numpy"}
+	}
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return htpPrep{err: err.Error()}
+	}
+	script := filepath.Join(tmp, "htp_qnn.py")
+	if err := os.WriteFile(script, htpRunner, 0o644); err != nil {
+		return htpPrep{err: err.Error()}
+	}
+	out, err := exec.Command(python, script, "versions").CombinedOutput()
+	fields := strings.Fields(string(out))
+	if err != nil || len(fields) != 4 {
+		return htpPrep{skip: fmt.Sprintf("OPFORGE_QNN_PYTHON=%s cannot load onnxruntime and onnxruntime-qnn: %s", python, lastLines(string(out), 2))}
+	}
+	backendQNN := fields[2]
+
+	bo := buildplan.DefaultOptions()
+	bo.Out = o.Out
+	if o.Build != "" {
+		bo.Build = o.Build
+	}
+	if o.Toolchains != "" {
+		bo.Toolchains = o.Toolchains
+	}
+	bo.Packages = []string{pkg.Name}
+	plan, err := buildplan.HTP(bo, []string{"x86"})
+	if err != nil {
+		return htpPrep{err: "opforge build htp --arch x86: " + err.Error()}
+	}
+	if err := plan.Preflight(); err != nil {
+		return htpPrep{skip: "the x86 HTP op package cannot be built here: " + oneLine(err.Error())}
+	}
+	var log bytes.Buffer
+	if _, err := plan.Run(context.Background(), &log, 0); err != nil {
+		return htpPrep{err: "opforge build htp --arch x86 failed: " + oneLine(err.Error()) + ": " + lastLines(log.String(), 3)}
+	}
+	lib, _ := filepath.Abs(filepath.Join(bo.Build, "htp", pkg.Name, "x86_64-linux-clang", "libQnn"+pkg.Name+".so"))
+	if _, err := os.Stat(lib); err != nil {
+		return htpPrep{err: "opforge build htp --arch x86 left no library: " + err.Error()}
+	}
+	p := htpPrep{python: python, script: script, library: lib}
+	if d, err := toolchain.Load(bo.Toolchains, "htp"); err == nil {
+		headers := headerQNN(bo.Env.ResolveSDK(*d.SDK("qnn")).Path)
+		if majorMinor(headers) != majorMinor(backendQNN) {
+			p.mismatch = fmt.Sprintf("the package is built with QNN %s headers and the backend (onnxruntime-qnn's libQnnHtp.so) is QNN %s: an op package runs only in the backend of its headers' version", headers, backendQNN)
+		}
+	}
+	return p
+}
+
+// htpDomain is the ONNX domain the runner's node uses: the package's, or a
+// domain of its own when the package has the ONNX one.
+func htpDomain(pkg *ir.Package) string {
+	if onnx.IsDefaultDomain(pkg.Domain) {
+		return "opforge.verify"
+	}
+	return pkg.Domain
+}
+
+var buildID = regexp.MustCompile(`QNN_SDK_BUILD_ID "v([0-9.]+)`)
+
+// headerQNN is the QNN version of the headers under root ("unknown" when
+// QnnSdkBuildId.h does not say).
+func headerQNN(root string) string {
+	data, err := os.ReadFile(filepath.Join(root, "include", "QNN", "QnnSdkBuildId.h"))
+	if m := buildID.FindSubmatch(data); err == nil && m != nil {
+		return strings.TrimSuffix(string(m[1]), ".")
+	}
+	return "unknown"
+}
+
+func majorMinor(v string) string {
+	p := strings.SplitN(v, ".", 3)
+	if len(p) < 2 {
+		return v
+	}
+	return p[0] + "." + p[1]
+}

@@ -1,0 +1,120 @@
+package verify
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/opforge/opforge/generators/diag"
+)
+
+// htpWorkspace copies the examples' ExampleOpPackage with a ReLU written in
+// its reference and in its HTP impl region.
+func htpWorkspace(t *testing.T) Options {
+	t.Helper()
+	root := t.TempDir()
+	copyTree(t, examples+"/opdefs/executorch_example", filepath.Join(root, "opdefs", "executorch_example"))
+	copyTree(t, examples+"/out/htp/ExampleOpPackage", filepath.Join(root, "out", "htp", "ExampleOpPackage"))
+	copyTree(t, examples+"/out/reference/ExampleOpPackage", filepath.Join(root, "out", "reference", "ExampleOpPackage"))
+	fillRegion(t, filepath.Join(root, "out/reference/ExampleOpPackage/example_op_package_reference.py"), "reference:ExampleCustomOp", "    return torch.relu(input)")
+	fillRegion(t, filepath.Join(root, "out/htp/ExampleOpPackage/src/ops/ExampleCustomOp.cpp"), "impl", `  out_0.set_dims(in_0);
+  auto [b_in, h_in, w_in, d_in] = in_0.dims();
+  for (size_t b = 0; b < b_in; b++)
+    for (size_t h = 0; h < h_in; h++)
+      for (size_t w = 0; w < w_in; w++)
+        for (size_t d = 0; d < d_in; d++) {
+          float v = in_0(b, h, w, d);
+          out_0(b, h, w, d) = v > 0.0f ? v : 0.0f;
+        }
+  return GraphStatus::Success;`)
+	return Options{OpDefs: filepath.Join(root, "opdefs"), Out: filepath.Join(root, "out"), Build: filepath.Join(root, "build"),
+		Targets: []string{"htp"}, Python: os.Getenv("OPFORGE_PYTHON")}
+}
+
+// TestVerifyHTPSkipsWithoutPieces: with no Python for Qualcomm's backend
+// the HTP target is a skip that says what to set, never a pass.
+func TestVerifyHTPSkipsWithoutPieces(t *testing.T) {
+	needPython(t)
+	t.Setenv("OPFORGE_QNN_PYTHON", "")
+	var l diag.List
+	rs := Run(htpWorkspace(t), &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	if len(rs) == 0 {
+		t.Fatal("no result")
+	}
+	for _, r := range rs {
+		if r.Status != Skip || !strings.Contains(r.Reason, "OPFORGE_QNN_PYTHON is not set") {
+			t.Errorf("%s %s: %s %q, want a skip naming OPFORGE_QNN_PYTHON", r.Op, r.Target, r.Status, r.Reason)
+		}
+	}
+}
+
+// TestVerifyHTPInQualcommBackend builds ExampleOpPackage (a ReLU) for x86
+// and runs it in Qualcomm's x86 HTP backend through ONNX Runtime's QNN
+// execution provider, against the reference. With headers of the
+// backend's QNN version every case must pass; with other headers the
+// package cannot run there, and the result must be a skip naming both
+// versions and the stage the run reached.
+//
+// OPFORGE_QNN_PYTHON: a Python with onnxruntime, onnxruntime-qnn, onnx and
+// numpy; QNN_SDK_ROOT: QNN headers; HEXAGON_SDK_ROOT, or else the libnative
+// stand-in of testdata/htp, and clang++ with libc++ for the x86 build.
+func TestVerifyHTPInQualcommBackend(t *testing.T) {
+	needPython(t)
+	if os.Getenv("OPFORGE_QNN_PYTHON") == "" {
+		t.Skip("OPFORGE_QNN_PYTHON is not set: point it at a Python with onnxruntime, onnxruntime-qnn, onnx and numpy")
+	}
+	root := os.Getenv("QNN_SDK_ROOT")
+	if root == "" {
+		t.Skip("QNN_SDK_ROOT is not set: point it at a tree with include/QNN (the QNN HTP headers)")
+	}
+	if _, err := exec.LookPath("clang++"); err != nil {
+		t.Skip("clang++ is not installed (the x86 HTP build's compiler)")
+	}
+	if os.Getenv("HEXAGON_SDK_ROOT") == "" {
+		standin, _ := filepath.Abs("../../testdata/htp/libnative/include")
+		hex := filepath.Join(t.TempDir(), "hexagon-sdk-6.0.0")
+		native := filepath.Join(hex, "tools", "HEXAGON_Tools", "8.8.02", "Tools", "libnative")
+		for _, d := range []string{filepath.Join(native, "lib"), filepath.Join(hex, "incs")} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(native, "lib", "libnative.a"), []byte("!<arch>\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(standin, filepath.Join(native, "include")); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("HEXAGON_SDK_ROOT", hex)
+	}
+	t.Setenv("X86_CXX", "clang++")
+	t.Setenv("OPFORGE_COMPILER_LAUNCHER", "")
+	var l diag.List
+	rs := Run(htpWorkspace(t), &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	var buf bytes.Buffer
+	WriteText(&buf, rs)
+	t.Log(buf.String())
+	mismatch := regexp.MustCompile(`built with QNN [0-9.]+ headers and the backend .* is QNN [0-9.]+`)
+	for _, r := range rs {
+		switch {
+		case r.Status == Pass:
+		case r.Status == Skip && mismatch.MatchString(r.Reason) && strings.Contains(r.Reason, "registered"):
+			t.Logf("not the backend's QNN version; the run reached: %s", r.Reason)
+		default:
+			t.Errorf("%s %s [%s]: %s %s", r.Op, r.Target, r.Case, r.Status, r.Reason)
+		}
+	}
+	if len(rs) == 0 {
+		t.Error("no result")
+	}
+}

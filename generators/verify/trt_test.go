@@ -1,0 +1,221 @@
+package verify
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/gen"
+	"github.com/opforge/opforge/generators/writer"
+)
+
+// The TensorRT tests run testdata/verify/trt's AffineOps: one elementwise op
+// per Python plugin implementation (AOT and JIT), generated afresh into a
+// temporary tree whose regions the tests fill.
+const affineOpDefs = "../../testdata/verify/trt/opdefs"
+
+const affineReference = "    y = x.float() * alpha + offset\n    return (-y if negate else y).to(x.dtype)"
+
+// affineCUDA fills a C++ plugin's kernels and launch regions; plus is added
+// to every output (0 for the right kernel).
+func affineCUDA(name, plus string) (kernels, launch string) {
+	kernels = `template <typename T>
+__global__ void ` + name + `Kernel(T const* x, T* y, int64_t n, float alpha, int32_t offset, bool negate)
+{
+    int64_t const stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    {
+        float const v = static_cast<float>(x[i]) * alpha + static_cast<float>(offset);
+        y[i] = static_cast<T>((negate ? -v : v) + ` + plus + `);
+    }
+}`
+	launch = `    (void) workspace;
+    constexpr int32_t kBlock = 256;
+    ` + name + `Kernel<<<gridSize(io.y.numel(), kBlock), kBlock, 0, stream>>>(io.x.data, io.y.data, io.y.numel(), params.alpha, params.offset, params.negate);
+    return cudaGetLastError();`
+	return kernels, launch
+}
+
+// affineTriton fills the AOT plugin's Triton kernel (the placeholder's
+// arguments, the attributes as constexprs).
+func affineTriton(plus string) string {
+	return `@triton.jit
+def affine_aot_kernel(x_ptr, n_y, y_ptr, ALPHA: tl.constexpr, OFFSET: tl.constexpr, NEGATE: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_y
+    v = tl.load(x_ptr + offsets, mask=mask).to(tl.float32) * ALPHA + OFFSET
+    if NEGATE:
+        v = -v
+    tl.store(y_ptr + offsets, (v + ` + plus + `).to(y_ptr.dtype.element_ty), mask=mask)`
+}
+
+// positivesKernel writes the indices of x's positive elements in order, and
+// their count to the size tensor (one thread: the order is the reference's).
+const positivesKernel = `__global__ void positivesKernel(float const* x, int64_t n, int32_t* idx, int32_t* count)
+{
+    int32_t k = 0;
+    for (int64_t i = 0; i < n; ++i)
+    {
+        if (x[i] > 0.0f)
+        {
+            idx[k++] = static_cast<int32_t>(i);
+        }
+    }
+    *count = k;
+}`
+
+// affineWorkspace generates AffineOps into a temporary tree and fills the
+// reference, both C++ kernels and the Triton kernel (plus added to every
+// output of the kernels).
+func affineWorkspace(t *testing.T, plus string) Options {
+	t.Helper()
+	root := t.TempDir()
+	opdefs, out := filepath.Join(root, "opdefs"), filepath.Join(root, "out")
+	copyTree(t, affineOpDefs, opdefs)
+	var l diag.List
+	plan := gen.Plan(gen.Options{OpDefs: opdefs, Toolchains: filepath.Join(root, "toolchains"), Out: out}, &l)
+	if l.HasErrors() || plan == nil {
+		t.Fatal(l.Sorted())
+	}
+	if _, err := writer.Apply(plan); err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(out, "reference/AffineOps/affine_ops_reference.py")
+	for _, op := range []string{"AffineAot", "AffineJit"} {
+		fillRegion(t, ref, "reference:"+op, affineReference)
+		k, launch := affineCUDA(strings.ToLower(op[:1])+op[1:], plus)
+		cu := filepath.Join(out, "trt/AffineOps/src/ops", op+"Kernel.cu")
+		fillRegion(t, cu, "kernels", k)
+		fillRegion(t, cu, "launch", launch)
+	}
+	fillRegion(t, filepath.Join(out, "trt/AffineOps/python/affine_ops_qdp.py"), "triton:AffineAot", affineTriton(plus))
+	// Positives: a data-dependent output and its size tensor.
+	fillRegion(t, ref, "reference:Positives", "    return torch.nonzero(x > 0).flatten().to(torch.int32)")
+	cu := filepath.Join(out, "trt/AffineOps/src/ops/PositivesKernel.cu")
+	fillRegion(t, cu, "kernels", positivesKernel)
+	fillRegion(t, cu, "launch", `    (void) params;
+    (void) workspace;
+    positivesKernel<<<1, 1, 0, stream>>>(io.x.data, io.x.numel(), io.idx.data, io.size_K.data);
+    return cudaGetLastError();`)
+	return Options{OpDefs: opdefs, Out: out, Build: filepath.Join(root, "build"), Targets: []string{"trt", "trt-python"},
+		Python: os.Getenv("OPFORGE_PYTHON")}
+}
+
+func report(rs []Result) string {
+	var buf bytes.Buffer
+	WriteText(&buf, rs)
+	return buf.String()
+}
+
+// TestVerifyTRTSkipsWithoutPieces: with no TensorRT headers and no
+// tensorrt.plugin, every TensorRT case is a skip that says why, and
+// verify does not fail (nor pass) anything.
+func TestVerifyTRTSkipsWithoutPieces(t *testing.T) {
+	needPython(t)
+	t.Setenv("TENSORRT_INCLUDE_DIR", filepath.Join(t.TempDir(), "no-tensorrt"))
+	t.Setenv("OPFORGE_TRT_CORE", "")
+	o := affineWorkspace(t, "0")
+	var l diag.List
+	rs := Run(o, &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	out := report(rs)
+	if len(rs) == 0 || Failed(rs) {
+		t.Fatalf("want skips only:\n%s", out)
+	}
+	for _, r := range rs {
+		if r.Status != Skip || r.Reason == "" {
+			t.Errorf("%s %s [%s]: %s %q; want a skip with its reason", r.Op, r.Target, r.Case, r.Status, r.Reason)
+		}
+	}
+	if !strings.Contains(out, "SKIP AffineOps/AffineAot trt [-]: the TensorRT plugin library cannot be built here") {
+		t.Errorf("the C++ plugins' skip does not name the missing piece:\n%s", out)
+	}
+	if !strings.Contains(out, "0 passed") {
+		t.Errorf("skips counted as passes:\n%s", out)
+	}
+}
+
+// TestVerifyTRTLayoutSkips: ops verify cannot hand to a TensorRT runner
+// (data-dependent outputs on the Python plugins) are skips naming why,
+// never passes.
+func TestVerifyTRTLayoutSkips(t *testing.T) {
+	needPython(t)
+	o := workspace(t, nil)
+	o.Targets, o.Ops = []string{"trt-python"}, []string{"NonZeroCoords"}
+	var l diag.List
+	rs := Run(o, &l)
+	if len(rs) != 1 || slices.ContainsFunc(rs, func(r Result) bool { return r.Status != Skip }) ||
+		!strings.Contains(report(rs), "data-dependent output sizes") {
+		t.Fatalf("want one skip naming the data-dependent outputs:\n%s", report(rs))
+	}
+}
+
+// needTRTGPU runs verify on the TensorRT targets and skips the test, with
+// the reason, when neither target could run (no headers, no nvcc, no GPU,
+// no tensorrt.plugin).
+func needTRTGPU(t *testing.T, rs []Result) {
+	t.Helper()
+	if os.Getenv("TENSORRT_INCLUDE_DIR") == "" {
+		t.Skip("TENSORRT_INCLUDE_DIR is not set (TensorRT >= 10 headers); the TensorRT runners are not run")
+	}
+	for _, r := range rs {
+		if r.Status != Skip {
+			return
+		}
+	}
+	t.Skipf("nothing ran on the TensorRT targets:\n%s", report(rs))
+}
+
+// TestVerifyTRTOnGPU runs AffineOps on a GPU: the C++ plugin library
+// loaded as TensorRT loads it, the AOT plugin's Triton kernel launched
+// from aot_impl's PTX, and the JIT implementation; every case passes.
+// Then kernels off by 0.5 fail, naming the op, the case and the error,
+// on each runner.
+func TestVerifyTRTOnGPU(t *testing.T) {
+	needPython(t)
+	o := affineWorkspace(t, "0")
+	var l diag.List
+	rs := Run(o, &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	needTRTGPU(t, rs)
+	t.Log(report(rs))
+	for _, r := range rs {
+		if r.Status != Pass {
+			t.Errorf("%s %s [%s]: %s %s", r.Op, r.Target, r.Case, r.Status, r.Reason)
+		}
+	}
+	for _, want := range []string{"PASS AffineOps/AffineAot trt [base]", "PASS AffineOps/AffineJit trt [base]",
+		"PASS AffineOps/AffineAot trt-python [base]", "PASS AffineOps/AffineJit trt-python [base]",
+		"PASS AffineOps/Positives trt [base]", "PASS AffineOps/Positives trt [N=1]"} {
+		if !strings.Contains(report(rs), want) {
+			t.Errorf("no %q:\n%s", want, report(rs))
+		}
+	}
+
+	broken := affineWorkspace(t, "0.5f")
+	fillRegion(t, filepath.Join(broken.Out, "trt/AffineOps/python/affine_ops_qdp.py"), "triton:AffineAot", affineTriton("0.5"))
+	rs = Run(broken, &l)
+	out := report(rs)
+	t.Log(out)
+	if !Failed(rs) {
+		t.Fatalf("kernels off by 0.5 passed verify:\n%s", out)
+	}
+	for _, want := range []string{
+		"FAIL AffineOps/AffineAot trt [base] max_abs=0.5", "FAIL AffineOps/AffineJit trt [T=float16]",
+		"FAIL AffineOps/AffineAot trt-python [base] max_abs=0.5", "output y differs beyond rtol=0.0001 atol=1e-05",
+		// The JIT implementation runs the reference: it still passes.
+		"PASS AffineOps/AffineJit trt-python [base]",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q:\n%s", want, out)
+		}
+	}
+}

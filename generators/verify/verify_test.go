@@ -1,0 +1,291 @@
+package verify
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/load"
+)
+
+const examples = "../../testdata/gen/examples"
+
+func examplePackage(t *testing.T, name string) *ir.Package {
+	t.Helper()
+	var l diag.List
+	pkgs := load.Tree(examples+"/opdefs", &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	for _, p := range pkgs {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("no package %s", name)
+	return nil
+}
+
+// TestCases checks the cases built from the shipped opdefs: symbol sizes
+// (1 and odd ones), every dtype combination torch can make, params at
+// their defaults, bounds and enum values, evaluated output shapes, and
+// data-dependent outputs left unshaped.
+func TestCases(t *testing.T) {
+	vision := examplePackage(t, "VisionOps")
+	example := examplePackage(t, "ExampleOpPackage")
+	for _, tc := range []struct {
+		pkg   *ir.Package
+		op    string
+		names []string
+		notes string
+		check func(t *testing.T, cs []Case)
+	}{
+		{vision, "TopKLast", []string{"base", "T=float16", "B=1,L=1", "B=2,L=5", "order=smallest"}, "",
+			func(t *testing.T, cs []Case) {
+				// k has no default: its min (1); order's default by name and index.
+				if v := cs[0].Params[0].Value; v != int64(1) {
+					t.Errorf("k = %v, want 1", v)
+				}
+				if p := cs[4].Params[1]; p.Value != "smallest" || p.Index != 1 {
+					t.Errorf("order = %+v", p)
+				}
+				if got := cs[3].Outputs[0].Shape; !slices.Equal(got, []int64{2, 1}) {
+					t.Errorf("values shape %v, want [2 1] (min(k, L))", got)
+				}
+				if cs[1].Inputs[0].DType != "float16" || cs[1].Outputs[1].DType != "int32" {
+					t.Errorf("dtypes %s -> %s", cs[1].Inputs[0].DType, cs[1].Outputs[1].DType)
+				}
+			}},
+		{vision, "PadCropResize", []string{"base", "T=float16", "T=int8", "N=1,H=1,W=1,C=1", "N=2,H=5,W=3,C=7", "factor=1", "factor=8", "block=1", "interpolation=bilinear"}, "",
+			func(t *testing.T, cs []Case) {
+				// H=3, pads 0, factor 2, block 8: floor_div(6, 8)*8 = 0; ceil_div(6, 8)*8 = 8.
+				if got := cs[0].Outputs[0].Shape; !slices.Equal(got, []int64{3, 0, 8, 3}) {
+					t.Errorf("base output shape %v", got)
+				}
+				if k := cs[2].Inputs[0].Kind; k != "int" {
+					t.Errorf("int8 kind %s", k)
+				}
+			}},
+		{vision, "NonZeroCoords", []string{"base", "#0=int32", "H=1,W=1", "H=2,W=5"}, "",
+			func(t *testing.T, cs []Case) {
+				if cs[0].Outputs[0].Shape != nil {
+					t.Errorf("a data-dependent output has shape %v", cs[0].Outputs[0].Shape)
+				}
+			}},
+		{vision, "RoiAlignLite", []string{"base", "T=float16", "N=1,C=1,H=1,W=1,R=1", "N=2,C=5,H=3,W=7,R=2", "pooled_hw=(1,1)", "spatial_scale=0", "sampling_ratio=0", "sampling_ratio=16", "mode=max", "aligned=false"}, "",
+			func(t *testing.T, cs []Case) {
+				if got := cs[0].Inputs[1].Shape; !slices.Equal(got, []int64{3, 5}) {
+					t.Errorf("rois shape %v", got)
+				}
+				if got := cs[4].Outputs[0].Shape; !slices.Equal(got, []int64{3, 3, 1, 1}) {
+					t.Errorf("pooled_hw=(1,1) output %v", got)
+				}
+			}},
+		{example, "ExampleCustomOp", []string{"base"}, "1 dtype combination(s) left out", nil},
+	} {
+		t.Run(tc.op, func(t *testing.T) {
+			cs, notes := Cases(tc.pkg.Op(tc.op))
+			var names []string
+			for _, c := range cs {
+				names = append(names, c.Name)
+			}
+			// An unshaped op (ExampleCustomOp) has no symbols: one case.
+			if !slices.Equal(names, tc.names) {
+				t.Errorf("cases %q, want %q", names, tc.names)
+			}
+			if !strings.Contains(strings.Join(notes, ";"), tc.notes) {
+				t.Errorf("notes %q, want %q", notes, tc.notes)
+			}
+			seeds := map[int]bool{}
+			for _, c := range cs {
+				seeds[c.Seed] = true
+			}
+			if len(seeds) != len(cs) {
+				t.Errorf("seeds repeat")
+			}
+			if tc.check != nil && len(cs) == len(tc.names) {
+				tc.check(t, cs)
+			}
+			again, _ := Cases(tc.pkg.Op(tc.op))
+			if len(again) != len(cs) || again[0].Name != cs[0].Name {
+				t.Error("cases are not deterministic")
+			}
+		})
+	}
+}
+
+// fillRegion replaces the body of region key in file.
+func fillRegion(t *testing.T, file, key, body string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?s)((?:#|//) opforge:begin ` + regexp.QuoteMeta(key) + `\n).*?(\n\s*(?:#|//) opforge:end ` + regexp.QuoteMeta(key) + `\n)`)
+	if !re.Match(data) {
+		t.Fatalf("%s has no region %s", file, key)
+	}
+	loc := re.FindSubmatchIndex(data)
+	out := append([]byte{}, data[:loc[3]]...)
+	out = append(out, body...)
+	out = append(out, data[loc[4]:]...)
+	if err := os.WriteFile(file, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// workspace copies the examples' opdefs and out/ and fills the references
+// of TopKLast and NonZeroCoords (the ExecuTorch eager implementations call
+// them); edit, when not nil, then changes the ExecuTorch module's text.
+func workspace(t *testing.T, edit func(string) string) Options {
+	t.Helper()
+	root := t.TempDir()
+	copyTree(t, examples+"/opdefs", filepath.Join(root, "opdefs"))
+	copyTree(t, examples+"/out", filepath.Join(root, "out"))
+	ref := filepath.Join(root, "out/reference/VisionOps/vision_ops_reference.py")
+	fillRegion(t, ref, "reference:TopKLast", "    values, indices = torch.topk(x, min(k, x.shape[-1]), dim=-1, largest=(order == \"largest\"))\n    return values, indices.to(torch.int32)")
+	fillRegion(t, ref, "reference:NonZeroCoords", "    return torch.nonzero(mask).to(torch.int32)")
+	if edit != nil {
+		et := filepath.Join(root, "out/htp/VisionOps/executorch/vision_ops.py")
+		data, err := os.ReadFile(et)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed := edit(string(data))
+		if changed == string(data) {
+			t.Fatalf("the edit changed nothing in %s", et)
+		}
+		if err := os.WriteFile(et, []byte(changed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Options{OpDefs: filepath.Join(root, "opdefs"), Out: filepath.Join(root, "out"), Packages: []string{"VisionOps"},
+		Ops: []string{"TopKLast", "NonZeroCoords"}, Targets: []string{"executorch"}, Python: os.Getenv("OPFORGE_PYTHON")}
+}
+
+func needPython(t *testing.T) {
+	t.Helper()
+	if os.Getenv("OPFORGE_PYTHON") == "" {
+		t.Skip("OPFORGE_PYTHON is not set (a Python with torch); verify's runner is not run")
+	}
+	if _, why := findPython(os.Getenv("OPFORGE_PYTHON")); why != "" {
+		t.Skip(why)
+	}
+}
+
+// TestVerifyExecuTorch runs filled-in ops through torch.export and the
+// eager implementation (which calls the reference with the params the
+// torch schema carries turned back into the reference's), against the
+// references: every case passes.
+func TestVerifyExecuTorch(t *testing.T) {
+	needPython(t)
+	var l diag.List
+	rs := Run(workspace(t, nil), &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	var buf bytes.Buffer
+	WriteText(&buf, rs)
+	t.Log(buf.String())
+	pass := 0
+	for _, r := range rs {
+		if r.Status != Pass {
+			t.Errorf("%s %s [%s]: %s %s", r.Op, r.Target, r.Case, r.Status, r.Reason)
+		}
+		pass++
+	}
+	if pass < 9 {
+		t.Errorf("%d results, want every case of both ops", pass)
+	}
+}
+
+// TestVerifyBrokenFails: an ExecuTorch module that hands the reference the
+// wrong enum value (its value names swapped) fails, naming the op, the case
+// and the error.
+func TestVerifyBrokenFails(t *testing.T) {
+	needPython(t)
+	swap := func(s string) string {
+		return strings.Replace(s, `("largest", "smallest",)`, `("smallest", "largest",)`, 1)
+	}
+	var l diag.List
+	rs := Run(workspace(t, swap), &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	if !Failed(rs) {
+		t.Fatal("a broken implementation passed verify")
+	}
+	var buf bytes.Buffer
+	WriteText(&buf, rs)
+	out := buf.String()
+	t.Log(out)
+	for _, want := range []string{"FAIL VisionOps/TopKLast executorch [base] max_abs=", "output values differs beyond rtol=0.0001 atol=1e-05", "PASS VisionOps/NonZeroCoords executorch [base]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, rs); err != nil || !strings.Contains(js.String(), `"status": "fail"`) {
+		t.Errorf("json: %v\n%s", err, js.String())
+	}
+}
+
+// TestVerifyAIPU runs TopKLast's OPT plugin in the open-source Compass
+// Optimizer: the default float forward (the reference) passes; a forward
+// region that writes zeros fails.
+func TestVerifyAIPU(t *testing.T) {
+	needPython(t)
+	dir := os.Getenv("COMPASS_OPTIMIZER_DIR")
+	if dir == "" {
+		t.Skip("COMPASS_OPTIMIZER_DIR is not set (a checkout of github.com/Arm-China/Compass_Optimizer); the OPT plugins are not run")
+	}
+	o := workspace(t, nil)
+	o.Targets, o.Ops = []string{"aipu"}, []string{"TopKLast"}
+	var l diag.List
+	rs := Run(o, &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	if len(rs) < 5 || Failed(rs) || slices.ContainsFunc(rs, func(r Result) bool { return r.Status != Pass }) {
+		var buf bytes.Buffer
+		WriteText(&buf, rs)
+		t.Fatalf("want every case to pass:\n%s", buf.String())
+	}
+	opt := filepath.Join(o.Out, "aipu/VisionOps/opt/aipubt_opt_top_k_last.py")
+	fillRegion(t, opt, "forward", "    for out, shape in zip(self.outputs, (values_shape, indices_shape)):\n        out.betensor = torch.zeros(shape, dtype=dtype2torch_type(out.dtype))")
+	rs = Run(o, &l)
+	var buf bytes.Buffer
+	WriteText(&buf, rs)
+	if !Failed(rs) || !strings.Contains(buf.String(), "FAIL VisionOps/TopKLast aipu [base]") {
+		t.Fatalf("a forward writing zeros passed:\n%s", buf.String())
+	}
+}
