@@ -210,7 +210,7 @@ func TestGenCacheKeepsUserEdits(t *testing.T) {
 	}
 	_ = os.WriteFile(defs, []byte(changed), 0o644)
 	code, out, errs := run(gen...)
-	if code != 1 || !strings.Contains(errs, "PadCropResizePlugin.cpp:372: error:") || !strings.Contains(errs, "[generated-edited]") || !strings.Contains(errs, "--force") {
+	if code != 1 || !strings.Contains(errs, "PadCropResizePlugin.cpp:447: error:") || !strings.Contains(errs, "[generated-edited]") || !strings.Contains(errs, "--force") {
 		t.Fatalf("gen over a hand edit: %d\n%s%s", code, out, errs)
 	}
 	code, out, errs = run(append(gen, "--force")...)

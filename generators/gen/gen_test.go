@@ -293,10 +293,13 @@ func TestAIPUUserEditsSurvive(t *testing.T) {
 	}
 }
 
-// TestTRTUserEditsSurvive edits the kernel regions of a TensorRT plugin and
-// the Triton kernel of its Python plugin, changes the op (a new param, a
-// new dtype: new launchers, a new launch signature), regenerates, and
-// checks the user code is still there around the new plumbing.
+// TestTRTUserEditsSurvive edits the kernel regions of a TensorRT plugin,
+// the regions of its plugin class (a member, its copy in clone, a resource
+// taken in attachToContext, a narrowed supportsFormatCombination, custom
+// tactics) and the Triton kernel of its Python plugin, changes the op (a
+// new param, a new dtype: new launchers, a new launch signature),
+// regenerates, and checks the user code is still there around the new
+// plumbing.
 func TestTRTUserEditsSurvive(t *testing.T) {
 	o := workspace(t)
 	cu := filepath.Join(o.Out, "trt/VisionOps/src/ops/TopKLastKernel.cu")
@@ -307,6 +310,18 @@ func TestTRTUserEditsSurvive(t *testing.T) {
 	edit(t, cu, "    (void) params;\n    (void) workspace;\n    constexpr int32_t kBlock = 256;\n", launch+"    // unreachable default kept below\n    constexpr int32_t kBlock = 256;\n")
 	triton := "    # my triton kernel\n"
 	edit(t, py, "# opforge:begin triton:TopKLast\n", "# opforge:begin triton:TopKLast\n"+triton)
+	ph := filepath.Join(o.Out, "trt/VisionOps/src/ops/TopKLastPlugin.h")
+	pc := filepath.Join(o.Out, "trt/VisionOps/src/ops/TopKLastPlugin.cpp")
+	member := "    int32_t mTactic{0};\n    void* mScratch{nullptr};\n"
+	edit(t, ph, "    // opforge:begin members\n", "    // opforge:begin members\n"+member)
+	clone := "        plugin->mTactic = mTactic;\n"
+	edit(t, pc, "        // opforge:begin clone\n", "        // opforge:begin clone\n"+clone)
+	attach := "    plugin->mScratch = context->getGpuAllocator();\n"
+	edit(t, pc, "    // opforge:begin attach\n    (void) context;\n", "    // opforge:begin attach\n"+attach)
+	supports := "    if (pos == 0 && inOut[0].desc.type == nvinfer1::DataType::kHALF)\n    {\n        return false;\n    }\n"
+	edit(t, pc, "    // opforge:begin supports\n", "    // opforge:begin supports\n"+supports)
+	tactics := "    return 2;\n"
+	edit(t, pc, "    // opforge:begin nb-tactics\n    return 0;\n", "    // opforge:begin nb-tactics\n"+tactics)
 	edit(t, filepath.Join(o.OpDefs, "vision/vision_ops.yaml"),
 		"      - {name: order, type: enum, values: [largest, smallest], default: largest}\n",
 		"      - {name: order, type: enum, values: [largest, smallest], default: largest}\n      - {name: stable, type: bool, default: false}\n")
@@ -326,6 +341,16 @@ func TestTRTUserEditsSurvive(t *testing.T) {
 	for _, want := range []string{triton, "order: str, stable: bool)", `"INT8, INT8, INT32"`} {
 		if !strings.Contains(string(gotPy), want) {
 			t.Errorf("vision_ops_qdp.py lacks %q", want)
+		}
+	}
+	gotPh, _ := os.ReadFile(ph)
+	gotPc, _ := os.ReadFile(pc)
+	if !strings.Contains(string(gotPh), member) {
+		t.Errorf("TopKLastPlugin.h lacks %q", member)
+	}
+	for _, want := range []string{clone, attach, supports, "// opforge:begin nb-tactics\n" + tactics, "stable"} {
+		if !strings.Contains(string(gotPc), want) {
+			t.Errorf("TopKLastPlugin.cpp lacks %q", want)
 		}
 	}
 	header, _ := os.ReadFile(filepath.Join(o.Out, "trt/VisionOps/src/ops/TopKLastKernel.h"))

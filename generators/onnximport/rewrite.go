@@ -102,6 +102,15 @@ func matchNode(n *onnx.Node, op *ir.Op, call target.ONNXCall, sc scopes) []strin
 	if len(inputs) < required || !variadic && len(inputs) > len(op.Inputs) {
 		out = append(out, fmt.Sprintf("the node has %d inputs, the op takes %s", len(inputs), count(required, len(op.Inputs), variadic)))
 	}
+	// A plugin receives the inputs present in order: an optional input is
+	// left out only from the end, never by an empty name before a present
+	// input (TensorRT would shift the later inputs into its place).
+	for i, name := range inputs {
+		if name == "" {
+			out = append(out, fmt.Sprintf("input %d of the node is empty but a later input is not; a plugin's inputs can be left out only from the end", i))
+			break
+		}
+	}
 	outVariadic := len(op.Outputs) > 0 && op.Outputs[len(op.Outputs)-1].Variadic
 	if len(n.Outputs) != len(op.Outputs) && !(outVariadic && len(n.Outputs) >= len(op.Outputs)-1) {
 		out = append(out, fmt.Sprintf("the node has %d outputs, the op %d", len(n.Outputs), len(op.Outputs)))

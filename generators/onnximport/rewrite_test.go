@@ -8,6 +8,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
+	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/targets/trt"
 )
 
@@ -164,5 +165,32 @@ func TestPlanAcceptsCompatibleEdits(t *testing.T) {
 				c.check(t, e)
 			}
 		})
+	}
+}
+
+// TestMatchNodeOptionalInputs: a node may leave out trailing optional
+// inputs (fewer inputs, or trailing empty names), as the TensorRT plugin
+// takes any count from its required inputs to all; an empty name before a
+// present input would shift the plugin's inputs and is refused.
+func TestMatchNodeOptionalInputs(t *testing.T) {
+	op := &ir.Op{Name: "ScaleBias", Inputs: []*ir.Tensor{{Name: "x"}, {Name: "bias", Optional: true}, {Name: "gate", Optional: true}}, Outputs: []*ir.Tensor{{Name: "y"}}}
+	for _, c := range []struct {
+		inputs []string
+		want   string // "" when the node fits
+	}{
+		{[]string{"x"}, ""},
+		{[]string{"x", "b"}, ""},
+		{[]string{"x", "b", "g"}, ""},
+		{[]string{"x", "b", ""}, ""},
+		{[]string{"x", "", ""}, ""},
+		{[]string{"x", "", "g"}, "input 1 of the node is empty but a later input is not"},
+		{[]string{"", "b"}, "input 0 of the node is empty"},
+		{nil, "the node has 0 inputs, the op takes 1 to 3"},
+		{[]string{"x", "b", "g", "h"}, "the node has 4 inputs, the op takes 1 to 3"},
+	} {
+		got := strings.Join(matchNode(&onnx.Node{OpType: "ScaleBias", Inputs: c.inputs, Outputs: []string{"y"}}, op, target.ONNXCall{}, scopes{}), "; ")
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("inputs %q: %q, want %q", c.inputs, got, c.want)
+		}
 	}
 }

@@ -291,7 +291,53 @@ func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
 	}
 	lines = append(lines, fieldSet("serialized", "", true, append([]field{layout}, onnx...))...)
 	lines = append(lines, negativeSets(m, onnx)...)
+	lines = append(lines, fmt.Sprintf("inputs %d %d", l.Required, len(l.Inputs)))
+	lines = append(lines, arityCases(op, l, m, values, rank)...)
+	// Each shorter arity: the same plugin without its last optional inputs.
+	for n := len(l.Inputs) - 1; n >= l.Required; n-- {
+		lines = append(lines, fmt.Sprintf("arity %d", n))
+		lines = append(lines, arityCases(op, arityLayout(l, n), m, values, rank)...)
+	}
+	return lines
+}
 
+// arityLayout is l as a plugin sees it with only its first n inputs: the
+// outputs follow the inputs present, an output typed by an absent input
+// has its fallback dtype, and the absent inputs' dtype slots are gone.
+func arityLayout(l *ioLayout, n int) *ioLayout {
+	v := &ioLayout{Required: l.Required, ShapeInputs: l.ShapeInputs, InDim: l.InDim}
+	slotOf := map[int]int{}
+	for i, s := range l.Slots {
+		if s.Pos < n {
+			slotOf[i] = len(v.Slots)
+			v.Slots = append(v.Slots, s)
+		}
+	}
+	for _, t := range l.Inputs[:n] {
+		c := *t
+		if c.Rule == ruleFree {
+			c.Slot = slotOf[t.Slot]
+		}
+		v.Inputs = append(v.Inputs, &c)
+	}
+	for _, t := range l.Outputs {
+		c := *t
+		c.Pos = n + t.Index
+		if c.Rule == ruleTied && c.Tie >= n {
+			c.Rule = ruleFixed
+		}
+		v.Outputs = append(v.Outputs, &c)
+	}
+	v.all = append(append([]*ioTensor{}, v.Inputs...), v.Outputs...)
+	return v
+}
+
+// arityCases are the lines of one arity: the input dims, the output shapes
+// and sizes they give, the workspace, aliases, dtype and format
+// combinations and the dtypes supportsFormatCombination must refuse; rank,
+// when not 0, is the rank of the rank-any inputs.
+func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, rank int) []string {
+	var lines []string
 	// Shapes: every symbol a distinct value, shape tensors some values.
 	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
 	next := int64(5) // small enough to enqueue, large enough that computed dims are not 0

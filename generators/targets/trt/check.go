@@ -145,9 +145,6 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 	t := op.Targets.TRT
 	for _, in := range op.Inputs {
 		checkTensor(op, in, d, false)
-		if in.Optional {
-			d.Errorf(in.Where.At("optional", in.Pos), "trt-optional-input", "optional input %q of op %s: TensorRT plugins take a fixed number of inputs; make it required or add an op without it", in.Name, op.Name)
-		}
 		if in.ShapeTensor && pkg.TRT.Legacy {
 			d.Errorf(in.Where.At("shape_tensor", in.Pos), "trt-legacy", "shape-tensor input %q of op %s: IPluginV2DynamicExt (targets.trt.legacy) has no shape inputs; they need IPluginV3 (TensorRT 10)", in.Name, op.Name)
 		}
@@ -186,6 +183,7 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 			}
 		}
 	}
+	checkOptional(op, d)
 	checkAliases(pkg, op, d)
 	if t.Workspace != nil {
 		checkWorkspace(op, d)
@@ -245,6 +243,9 @@ func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 		}
 	}
 	for _, in := range op.Inputs {
+		if in.Optional {
+			d.Errorf(in.Where.At("optional", in.Pos), "qdp-optional-input", "optional input %q of op %s: Python plugins (tensorrt.plugin) take a fixed number of inputs, so only the C++ plugin can leave it out; set targets.trt.qdp: false for this op", in.Name, op.Name)
+		}
 		if in.ShapeTensor {
 			d.Errorf(in.Where.At("shape_tensor", in.Pos), "qdp-shape-tensor", "shape-tensor input %q of op %s: Python plugins (tensorrt.plugin) have no shape inputs; set targets.trt.qdp: false for this op", in.Name, op.Name)
 		}
@@ -313,6 +314,8 @@ func checkAliases(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
 			d.Errorf(a.Pos, "trt-alias", "input %q of op %s is aliased by outputs %s and %s; TensorRT aliases an input to one output at most", a.Input, op.Name, aliasedBy[a.Input], a.Output)
 		case in.ShapeTensor:
 			d.Errorf(a.Pos, "trt-alias", "output %q of op %s aliases shape-tensor input %q, which is not a buffer the plugin receives", a.Output, op.Name, a.Input)
+		case in.Optional:
+			d.Errorf(a.Pos, "trt-alias", "output %q of op %s aliases optional input %q, which a node may leave out; alias a required input", a.Output, op.Name, a.Input)
 		case !sameType(in.Type, out.Type):
 			d.Errorf(a.Pos, "trt-alias", "output %q of op %s aliases input %q, so it must have the input's type (%s), not %s", a.Output, op.Name, a.Input, typeText(in.Type), typeText(out.Type))
 		case shapeText(in) != shapeText(out):
@@ -397,5 +400,72 @@ func checkPluginNames(pkg *ir.Package, ops []*ir.Op, d *diag.TargetList) {
 			continue
 		}
 		seen[id] = op
+	}
+}
+
+// checkOptional holds optional inputs to what a plugin can take: a node
+// leaves out inputs only from the end (TensorRT hands the plugin the inputs
+// present, then the outputs), so optional inputs come last, a shape input
+// is never optional, the first data input is always there (the outputs'
+// formats and dtypes follow it), and nothing the plugin computes before it
+// knows whether an optional input is there (output shapes, size bounds, the
+// workspace) may need a dim symbol only an optional input gives.
+func checkOptional(op *ir.Op, d *diag.TargetList) {
+	var firstOptional *ir.Tensor
+	for _, in := range op.Inputs {
+		switch {
+		case in.Optional && in.ShapeTensor:
+			d.Errorf(in.Where.At("optional", in.Pos), "trt-optional-input", "optional shape-tensor input %q of op %s: TensorRT plugins take a fixed number of shape inputs; make it required", in.Name, op.Name)
+		case in.Optional && firstOptional == nil:
+			firstOptional = in
+		case !in.Optional && firstOptional != nil:
+			d.Errorf(in.Where.At("name", in.Pos), "trt-optional-input", "input %q of op %s is required but follows optional input %q; a TensorRT node leaves out inputs only from the end, so put the optional inputs last", in.Name, op.Name, firstOptional.Name)
+		}
+	}
+	if firstOptional == nil {
+		return
+	}
+	for _, in := range op.Inputs {
+		if in.ShapeTensor {
+			continue
+		}
+		if in.Optional {
+			d.Errorf(in.Where.At("optional", in.Pos), "trt-optional-input", "input %q of op %s is its first data input, which a TensorRT plugin needs always there (the outputs follow its format); make it required", in.Name, op.Name)
+		}
+		break
+	}
+	facts := op.Derived()
+	optionalOnly := func(sym string) (*ir.Tensor, bool) {
+		b, ok := facts.Binding(sym)
+		if !ok || !op.Inputs[b.Input].Optional {
+			return nil, false
+		}
+		return op.Inputs[b.Input], true
+	}
+	needs := func(e *shapeexpr.Expr, pos diag.Pos, what string) {
+		if e == nil {
+			return
+		}
+		for _, s := range e.Symbols() {
+			if s.Kind != shapeexpr.Sym {
+				continue
+			}
+			if in, ok := optionalOnly(s.Name); ok {
+				d.Errorf(pos, "trt-optional-shape", "%s of op %s uses %s, which only optional input %q gives; without it TensorRT cannot compute it, so give %s a required input's dim or make %q required", what, op.Name, s.Name, in.Name, s.Name, in.Name)
+				return
+			}
+		}
+	}
+	for _, out := range op.Outputs {
+		for _, dim := range out.Shape {
+			needs(dim.Expr, dim.Pos, fmt.Sprintf("the shape of output %q", out.Name))
+		}
+	}
+	for _, s := range op.DataDependent {
+		needs(s.Upper, s.Pos, "the upper bound of size "+s.Name)
+		needs(s.Opt, s.Pos, "the opt value of size "+s.Name)
+	}
+	if w := op.Targets.TRT.Workspace; w != nil {
+		needs(w, op.Where.At("trt.workspace", op.Targets.TRT.Pos), "the workspace size")
 	}
 }

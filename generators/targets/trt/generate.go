@@ -60,8 +60,10 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		files = append(files,
 			render.File{Path: "src/ops/" + op.Name + "Kernel.h", Tmpl: "kernel.h.tmpl", Data: data},
 			render.File{Path: "src/ops/" + op.Name + "Kernel.cu", Tmpl: "kernel.cu.tmpl", Data: data, Owned: true},
-			render.File{Path: "src/ops/" + op.Name + "Plugin.h", Tmpl: plugin + ".h.tmpl", Data: data},
-			render.File{Path: "src/ops/" + op.Name + "Plugin.cpp", Tmpl: plugin + ".cpp.tmpl", Data: data},
+			// The plugin class holds user regions too: members, clone,
+			// attachToContext, configure, tactics, a supportsFormatCombination hook.
+			render.File{Path: "src/ops/" + op.Name + "Plugin.h", Tmpl: plugin + ".h.tmpl", Data: data, Owned: true},
+			render.File{Path: "src/ops/" + op.Name + "Plugin.cpp", Tmpl: plugin + ".cpp.tmpl", Data: data, Owned: true},
 		)
 	}
 	return tmpl.Package(pkg, files, d)

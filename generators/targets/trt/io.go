@@ -44,7 +44,11 @@ type ioTensor struct {
 	Allowed []ir.DType
 	Rule    rule
 	Tie     int      // ruleTied: the position it copies
-	Fixed   ir.DType // ruleFixed
+	Fixed   ir.DType // ruleFixed; ruleTied to an optional input: the dtype when it is absent
+	// Optional: an input the node may leave out. Optional inputs are the
+	// last regular inputs (check.go), so the inputs present are always
+	// the first nbInputs of the layout.
+	Optional bool
 	Slot    int      // ruleFree: index into ioLayout.Slots
 	Size    *ir.SizeSymbol
 }
@@ -59,7 +63,10 @@ type slot struct {
 }
 
 type ioLayout struct {
-	Inputs      []*ioTensor // regular inputs, in opdef order
+	Inputs []*ioTensor // regular inputs, in opdef order
+	// Required is the number of inputs always there: the plugin accepts
+	// nbInputs in [Required, len(Inputs)].
+	Required    int
 	ShapeInputs []*ir.Tensor
 	Outputs     []*ioTensor // opdef outputs, then one size tensor per data-dependent size
 	Slots       []*slot
@@ -91,7 +98,10 @@ func layoutOf(op *ir.Op) *ioLayout {
 			continue
 		}
 		posOf[i] = pos
-		l.Inputs = append(l.Inputs, &ioTensor{T: in, Name: in.Name, Ident: in.Ident, Input: true, Index: pos, Pos: pos, Rank: rankOf(in), Allowed: op.AllowedDTypes(in)})
+		l.Inputs = append(l.Inputs, &ioTensor{T: in, Name: in.Name, Ident: in.Ident, Input: true, Index: pos, Pos: pos, Rank: rankOf(in), Allowed: op.AllowedDTypes(in), Optional: in.Optional})
+		if !in.Optional {
+			l.Required = pos + 1
+		}
 		pos++
 	}
 	for _, b := range facts.Bindings {
@@ -140,6 +150,9 @@ func layoutOf(op *ir.Op) *ioLayout {
 			t.Rule, t.Fixed = ruleFixed, ir.Float32
 		case r.Rule == ir.DTypeSameAs && posOf[r.Input] >= 0:
 			t.Rule, t.Tie = ruleTied, posOf[r.Input]
+			if l.Inputs[t.Tie].Optional {
+				t.Fixed = r.DType // the first allowed dtype, when the input is absent
+			}
 		case r.Rule == ir.DTypeFollow && posOf[r.Input] == 0:
 			t.Rule = ruleFollowFirst
 		default:

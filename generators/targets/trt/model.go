@@ -70,6 +70,15 @@ type opModel struct {
 	PluginName, PluginVersion, PluginNamespace string
 
 	NbInputs, NbOutputs, NbShapeInputs int
+	// MinInputs is the number of inputs always there; Optional says the
+	// last NbInputs - MinInputs may be left out. The plugin then keeps the
+	// count it was configured with (mNbInputs) for enqueue, which NbIn
+	// names: "kNbInputs" or "mNbInputs".
+	MinInputs int
+	Optional  bool
+	NbIn      string
+	// OptionalDocs lists the optional inputs for comments: "b (input 2)".
+	OptionalDocs string
 	// InArray and OutArray size the TensorRef arrays (C++ has no empty arrays).
 	InArray, OutArray int
 	// InputTypeFormats and InputTypeArgs print the input dtypes in enqueue's
@@ -254,14 +263,25 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		NbInputs:      len(l.Inputs),
 		NbOutputs:     len(l.Outputs),
 		NbShapeInputs: len(l.ShapeInputs),
+		MinInputs:     l.Required,
+		Optional:      l.Required < len(l.Inputs),
+		NbIn:          "kNbInputs",
 		InArray:       max(1, len(l.Inputs)),
 		OutArray:      max(1, len(l.Outputs)),
+	}
+	if m.Optional {
+		m.NbIn = "mNbInputs"
+		var docs []string
+		for _, t := range l.Inputs[l.Required:] {
+			docs = append(docs, t.Name+" (input "+strconv.Itoa(t.Index)+")")
+		}
+		m.OptionalDocs = escape.CComment(strings.Join(docs, ", "))
 	}
 	shapes := shapeDocs(l)
 	m.Docs.Inputs, m.Docs.InputNames = tensorDocs(l.Inputs, shapes)
 	m.Docs.Outputs, m.Docs.OutputNames = tensorDocs(l.Outputs, shapes)
 	m.Docs.ShapeInputs = shapeInputDocs(l.ShapeInputs)
-	m.InputTypeFormats, m.InputTypeArgs = inputTypeMessage(len(l.Inputs))
+	m.InputTypeFormats, m.InputTypeArgs = inputTypeMessage(l)
 	m.Params = make([]*paramModel, len(op.Params))
 	for i, p := range op.Params {
 		pm := newParamModel(op, p, i)
@@ -311,6 +331,10 @@ func (m *opModel) dtypeTexts(l *ioLayout, formats []string, legacy bool) {
 	descs := make([]string, len(all)) // supportsFormatCombination's tensor at each position
 	for i := range descs {
 		descs[i] = "inOut[" + strconv.Itoa(i) + "]"
+		if l.Required < len(l.Inputs) && i >= len(l.Inputs) {
+			// The outputs follow the inputs present.
+			descs[i] = "inOut[nbInputs + " + strconv.Itoa(i-len(l.Inputs)) + "]"
+		}
 		if !legacy {
 			descs[i] += ".desc"
 		}
@@ -371,14 +395,17 @@ func shapeInputDocs(ts []*ir.Tensor) string {
 	return strings.Join(d, "")
 }
 
-// inputTypeMessage is the format and the arguments that print n input
-// dtypes (see opModel.InputTypeFormats).
-func inputTypeMessage(n int) (format, args string) {
-	a := make([]string, n)
-	for i := range a {
+// inputTypeMessage is the format and the arguments that print the input
+// dtypes (see opModel.InputTypeFormats); an absent optional input prints -1.
+func inputTypeMessage(l *ioLayout) (format, args string) {
+	a := make([]string, len(l.Inputs))
+	for i, t := range l.Inputs {
 		a[i] = ", static_cast<int32_t>(inputDesc[" + strconv.Itoa(i) + "].type)"
+		if t.Optional {
+			a[i] = ", mNbInputs > " + strconv.Itoa(i) + " ? static_cast<int32_t>(inputDesc[" + strconv.Itoa(i) + "].type) : -1"
+		}
 	}
-	return strings.Repeat(" %d", n), strings.Join(a, "")
+	return strings.Repeat(" %d", len(a)), strings.Join(a, "")
 }
 
 // paramTexts sets the text of m's params: Fields and Docs.Fields.
@@ -419,6 +446,10 @@ func typeExpr(all []*ioTensor, pos int, in func(int) string) string {
 	case ruleFree:
 		return in(pos)
 	case ruleTied:
+		if t.Fixed != "" {
+			// Tied to an optional input: its first allowed dtype when absent.
+			return "(nbInputs > " + strconv.Itoa(t.Tie) + " ? " + typeExpr(all, t.Tie, in) + " : " + trtType(t.Fixed) + ")"
+		}
 		return typeExpr(all, t.Tie, in)
 	case ruleFollowFirst:
 		return fmt.Sprintf("(%s ? %s : %s)", oneOf(in(0), t.Allowed), in(0), trtType(t.Allowed[0]))
@@ -446,7 +477,9 @@ func typeCond(all []*ioTensor, t *ioTensor, io func(int) string) string {
 	case ruleFree:
 		return oneOf(self, t.Allowed)
 	case ruleTied:
-		return self + " == " + io(t.Tie) + ".type"
+		if t.Fixed == "" {
+			return self + " == " + io(t.Tie) + ".type"
+		}
 	}
 	return self + " == " + typeExpr(all, t.Pos, func(pos int) string { return io(pos) + ".type" })
 }
@@ -559,7 +592,17 @@ func newLaunchers(op *ir.Op, l *ioLayout, paramPos []int, io kernelIO) ([]*launc
 		}
 		conds[0] = "true"
 		for i, s := range l.Slots {
-			conds[i] = "inputDesc[" + strconv.Itoa(s.Pos) + "].type == " + trtType(c.DTypes[s.Pos])
+			k := strconv.Itoa(s.Pos)
+			conds[i] = "inputDesc[" + k + "].type == " + trtType(c.DTypes[s.Pos])
+			switch {
+			case !l.Inputs[s.Pos].Optional:
+			case c.DTypes[s.Pos] == s.Allowed[0]:
+				// An absent input takes the launcher of its first dtype, as
+				// the outputs typed by it do.
+				conds[i] = "(mNbInputs <= " + k + " || " + conds[i] + ")"
+			default:
+				conds[i] = "(mNbInputs > " + k + " && " + conds[i] + ")"
+			}
 		}
 		for i, pos := range paramPos {
 			args[i] = dtypeC(c.DTypes[pos])
@@ -801,7 +844,11 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 			in, rank := "inputs["+strconv.Itoa(t.Index)+"].nbDims", strconv.Itoa(t.Rank)
 			// The name is data in a printf format: % doubled, then escaped.
 			format := escape.CString(op.Name + `: input "` + strings.ReplaceAll(t.Name, "%", "%%") + `" has %d dims; the op defines ` + rank)
-			r.check("if (" + in + " != " + rank + ") { logError(" + format + ", " + in + "); return 1; }")
+			when := "if ("
+			if t.Optional {
+				when = "if (nbInputs > " + strconv.Itoa(t.Index) + " && "
+			}
+			r.check(when + in + " != " + rank + ") { logError(" + format + ", " + in + "); return 1; }")
 		}
 	}
 	for _, t := range l.Outputs {
@@ -849,9 +896,9 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 // runtimeChecks compare concrete input dims with the opdef: ranks,
 // constant dims and dims that share a symbol.
 func runtimeChecks(op *ir.Op, l *ioLayout, legacy bool) []string {
-	desc := "in"
+	desc, nb := "in", "nbInputs"
 	if legacy {
-		desc = "inputDesc"
+		desc, nb = "inputDesc", "mNbInputs"
 	}
 	var out []string
 	for _, t := range l.Inputs {
@@ -863,15 +910,20 @@ func runtimeChecks(op *ir.Op, l *ioLayout, legacy bool) []string {
 		// symbol).
 		d := desc + "[" + strconv.Itoa(t.Index) + "].dims"
 		who := ", " + escape.CString(op.Name) + ", " + escape.CString(t.Name)
-		out = append(out, "if (!checkRank("+d+", "+strconv.Itoa(t.Rank)+who+")) return 1;")
+		// An optional input is checked when it is there.
+		when := "if ("
+		if t.Optional {
+			when = "if (" + nb + " > " + strconv.Itoa(t.Index) + " && "
+		}
+		out = append(out, when+"!checkRank("+d+", "+strconv.Itoa(t.Rank)+who+")) return 1;")
 		for j, dim := range t.T.Shape {
 			switch {
 			case dim.Expr.IsConst():
-				out = append(out, "if (!checkDim("+d+", "+strconv.Itoa(j)+", "+strconv.FormatInt(dim.Expr.Value, 10)+who+")) return 1;")
+				out = append(out, when+"!checkDim("+d+", "+strconv.Itoa(j)+", "+strconv.FormatInt(dim.Expr.Value, 10)+who+")) return 1;")
 			case dim.Expr.IsSymbol():
 				if f := l.InDim[dim.Expr.Name]; f != [2]int{t.Index, j} {
 					first := desc + "[" + strconv.Itoa(f[0]) + "].dims, " + strconv.Itoa(f[1])
-					out = append(out, "if (!checkSameDim("+d+", "+strconv.Itoa(j)+", "+first+who+", "+escape.CString(l.Inputs[f[0]].Name)+", "+escape.CString(dim.Expr.Name)+")) return 1;")
+					out = append(out, when+"!checkSameDim("+d+", "+strconv.Itoa(j)+", "+first+who+", "+escape.CString(l.Inputs[f[0]].Name)+", "+escape.CString(dim.Expr.Name)+")) return 1;")
 				}
 			}
 		}

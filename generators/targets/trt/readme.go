@@ -29,6 +29,8 @@ type readmeOp struct {
 	TripyKwargs string
 	QDPKwargs   string
 	Description string
+	// Optional lists the optional inputs as Markdown ("`b`, `c`"; "" when none).
+	Optional    string
 	ShapeInputs string // ONNX input indices of shape tensors ("" when none)
 	Outputs     string
 	// FieldRows are the fields table's rows, one a line ("" without params).
@@ -48,10 +50,13 @@ type readmeOp struct {
 func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 	l := m.layout
 	r := &readmeOp{Name: op.Name, Plugin: m.PluginName, Version: m.PluginVersion, Namespace: m.PluginNamespace, Description: m.Description, QDP: op.Targets.TRT.QDP != nil}
-	var shapeIdx, tensors, shapes []string
+	var shapeIdx, tensors, shapes, optional []string
 	ins, outs := make([]string, len(op.Inputs)), make([]string, len(op.Outputs))
 	for i, t := range op.Inputs {
 		ins[i] = t.Ident
+		if t.Optional {
+			optional = append(optional, escape.MarkdownCode(t.Name))
+		}
 		if t.ShapeTensor {
 			shapeIdx = append(shapeIdx, strconv.Itoa(i))
 			shapes = append(shapes, t.Ident)
@@ -60,6 +65,7 @@ func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 		}
 	}
 	r.TensorInputs, r.ShapeInputList = strings.Join(tensors, ", "), strings.Join(shapes, ", ")
+	r.Optional = strings.Join(optional, ", ")
 	r.Domain = pkg.Domain
 	for i, t := range op.Outputs {
 		outs[i] = t.Ident

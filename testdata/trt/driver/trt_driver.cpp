@@ -5,7 +5,8 @@
 // field encodings, invalid fields (with the logged message), serialization round trips at the
 // runtime phase, clone and attachToContext, output dtypes, format combinations, output shapes
 // through TensorRT's IExprBuilder interface (backed here by an evaluator), size tensors, workspace
-// sizes and aliases. With --enqueue (built with -DOPFORGE_DRIVER_CUDA) it also runs enqueue on
+// sizes and aliases, at every number of inputs the plugin takes (trailing optional inputs left
+// out) and refusing the counts outside that range. With --enqueue (built with -DOPFORGE_DRIVER_CUDA) it also runs enqueue on
 // cudaMalloc'ed buffers and checks the default kernels wrote zeros to every output.
 //
 //   trt_driver <library.so> <cases file> [--enqueue]
@@ -327,6 +328,16 @@ struct Case
     std::string name, version, ns;
     bool legacy{false};
     int32_t nbInputs{}, nbOutputs{}, nbShapeInputs{};
+    // The inputs the plugin takes: minInputs to maxInputs. A partial case checks the plugin of the
+    // case before it with only nbInputs of them.
+    int32_t minInputs{-1}, maxInputs{-1};
+    bool partial{false};
+
+    //! The name in messages: partial cases say how many inputs they pass.
+    std::string label() const
+    {
+        return partial ? name + " with " + std::to_string(nbInputs) + " inputs" : name;
+    }
     struct Declared
     {
         std::string name;
@@ -383,9 +394,33 @@ std::vector<Case> parse(char const* path)
             cases.back().legacy = kind == "v2";
             continue;
         }
+        if (word == "arity")
+        {
+            // The same plugin with fewer inputs: its identity, fields and shape values; the
+            // tensors and combinations follow.
+            Case next;
+            Case const& full = cases.back();
+            next.name = full.name;
+            next.version = full.version;
+            next.ns = full.ns;
+            next.legacy = full.legacy;
+            next.nbOutputs = full.nbOutputs;
+            next.nbShapeInputs = full.nbShapeInputs;
+            next.minInputs = full.minInputs;
+            next.maxInputs = full.maxInputs;
+            next.declared = full.declared;
+            next.sets = full.sets;
+            next.shapeValues = full.shapeValues;
+            next.partial = true;
+            in >> next.nbInputs;
+            cases.push_back(next);
+            continue;
+        }
         Case& c = cases.back();
         if (word == "io")
             in >> c.nbInputs >> c.nbOutputs >> c.nbShapeInputs;
+        else if (word == "inputs")
+            in >> c.minInputs >> c.maxInputs;
         else if (word == "declared")
         {
             Case::Declared d;
@@ -582,13 +617,13 @@ void runEnqueue(Case const& c, Enqueue enqueue, ShapeChange shapeChange)
             else
                 cudaMemset(buffers[p], p < c.nbInputs ? 0x11 : 0xff, bytes[p]);
         }
-        check(allocated, c.name + ": cudaMalloc");
+        check(allocated, c.label() + ": cudaMalloc");
         void* workspace = nullptr;
         if (c.workspace > 0)
             cudaMalloc(&workspace, static_cast<size_t>(c.workspace));
         cudaStream_t stream{};
         cudaStreamCreate(&stream);
-        std::string const label = c.name + " enqueue combo " + std::to_string(&combo - &c.combos[0]);
+        std::string const label = c.label() + " enqueue combo " + std::to_string(&combo - &c.combos[0]);
         int const before = gFailures;
         gFinder.logger.messages.clear();
         int32_t const changed = shapeChange(desc.data(), desc.data() + c.nbInputs);
@@ -625,15 +660,15 @@ std::string v3Fields(IPluginV3* p)
 
 void checkV3(IPluginCreatorV3One* creator, Case& c, bool enqueue)
 {
-    check(std::strcmp(creator->getPluginVersion(), c.version.c_str()) == 0, c.name + ": creator version");
-    check(std::strcmp(creator->getPluginNamespace(), c.ns.c_str()) == 0, c.name + ": creator namespace");
+    check(std::strcmp(creator->getPluginVersion(), c.version.c_str()) == 0, c.label() + ": creator version");
+    check(std::strcmp(creator->getPluginNamespace(), c.ns.c_str()) == 0, c.label() + ": creator namespace");
     PluginFieldCollection const* names = creator->getFieldNames();
-    check(names != nullptr && names->nbFields == static_cast<int32_t>(c.declared.size()), c.name + ": getFieldNames lists every param");
+    check(names != nullptr && names->nbFields == static_cast<int32_t>(c.declared.size()), c.label() + ": getFieldNames lists every param");
     for (int32_t i = 0; names != nullptr && i < names->nbFields && i < static_cast<int32_t>(c.declared.size()); ++i)
     {
         PluginField const& f = names->fields[i];
         check(c.declared[i].name == f.name && c.declared[i].type == static_cast<int32_t>(f.type) && c.declared[i].length == f.length,
-            c.name + ": getFieldNames entry " + std::to_string(i) + " (" + c.declared[i].name + ")");
+            c.label() + ": getFieldNames entry " + std::to_string(i) + " (" + c.declared[i].name + ")");
     }
     std::unique_ptr<IPluginV3> base;
     std::string baseFields;
@@ -641,7 +676,7 @@ void checkV3(IPluginCreatorV3One* creator, Case& c, bool enqueue)
     {
         gFinder.logger.messages.clear();
         std::unique_ptr<IPluginV3> p(creator->createPlugin(c.name.c_str(), s.collection(), s.runtime ? TensorRTPhase::kRUNTIME : TensorRTPhase::kBUILD));
-        std::string const label = c.name + " fields " + s.label;
+        std::string const label = c.label() + " fields " + s.label;
         if (!verdict(s, p != nullptr, label))
             continue;
         std::string const fields = v3Fields(p.get());
@@ -658,22 +693,22 @@ void checkV3(IPluginCreatorV3One* creator, Case& c, bool enqueue)
     // Serialization round trip at the runtime phase, clone and attachToContext.
     auto* rt = static_cast<IPluginV3OneRuntime*>(base->getCapabilityInterface(PluginCapabilityType::kRUNTIME));
     std::unique_ptr<IPluginV3> again(creator->createPlugin(c.name.c_str(), rt->getFieldsToSerialize(), TensorRTPhase::kRUNTIME));
-    check(again != nullptr && v3Fields(again.get()) == baseFields, c.name + ": getFieldsToSerialize does not round-trip through createPlugin at kRUNTIME: " + gFinder.logger.messages);
+    check(again != nullptr && v3Fields(again.get()) == baseFields, c.label() + ": getFieldsToSerialize does not round-trip through createPlugin at kRUNTIME: " + gFinder.logger.messages);
     std::unique_ptr<IPluginV3> clone(base->clone());
-    check(clone != nullptr && v3Fields(clone.get()) == baseFields, c.name + ": clone");
+    check(clone != nullptr && v3Fields(clone.get()) == baseFields, c.label() + ": clone");
     NoResources resources;
     std::unique_ptr<IPluginV3> attached(rt->attachToContext(&resources));
-    check(attached != nullptr && attached.get() != base.get() && v3Fields(attached.get()) == baseFields, c.name + ": attachToContext");
+    check(attached != nullptr && attached.get() != base.get() && v3Fields(attached.get()) == baseFields, c.label() + ": attachToContext");
 
     auto* core = static_cast<IPluginV3OneCore*>(base->getCapabilityInterface(PluginCapabilityType::kCORE));
     auto* build = static_cast<IPluginV3OneBuild*>(base->getCapabilityInterface(PluginCapabilityType::kBUILD));
-    check(core != nullptr && build != nullptr && rt != nullptr, c.name + ": capability interfaces");
+    check(core != nullptr && build != nullptr && rt != nullptr, c.label() + ": capability interfaces");
     if (core == nullptr || build == nullptr)
         return;
     check(std::strcmp(core->getPluginName(), c.name.c_str()) == 0 && std::strcmp(core->getPluginVersion(), c.version.c_str()) == 0
             && std::strcmp(core->getPluginNamespace(), c.ns.c_str()) == 0,
-        c.name + ": plugin name, version and namespace match the creator's");
-    check(build->getNbOutputs() == c.nbOutputs, c.name + ": getNbOutputs");
+        c.label() + ": plugin name, version and namespace match the creator's");
+    check(build->getNbOutputs() == c.nbOutputs, c.label() + ": getNbOutputs");
 
     // Output dtypes and format combinations.
     for (auto const& combo : c.combos)
@@ -682,9 +717,9 @@ void checkV3(IPluginCreatorV3One* creator, Case& c, bool enqueue)
         std::vector<DataType> out(static_cast<size_t>(c.nbOutputs));
         for (size_t i = 0; i < in.size(); ++i)
             in[i] = static_cast<DataType>(combo[i]);
-        check(build->getOutputDataTypes(out.data(), c.nbOutputs, in.data(), c.nbInputs) == 0, c.name + ": getOutputDataTypes");
+        check(build->getOutputDataTypes(out.data(), c.nbOutputs, in.data(), c.nbInputs) == 0, c.label() + ": getOutputDataTypes");
         for (int32_t o = 0; o < c.nbOutputs; ++o)
-            check(static_cast<int32_t>(out[o]) == combo[c.nbInputs + o], c.name + ": output " + std::to_string(o) + " dtype " + std::to_string(static_cast<int32_t>(out[o])) + ", expected " + std::to_string(combo[c.nbInputs + o]));
+            check(static_cast<int32_t>(out[o]) == combo[c.nbInputs + o], c.label() + ": output " + std::to_string(o) + " dtype " + std::to_string(static_cast<int32_t>(out[o])) + ", expected " + std::to_string(combo[c.nbInputs + o]));
     }
     auto descs = [&](std::vector<int32_t> const& types, std::vector<int32_t> const* formats) {
         std::vector<DynamicPluginTensorDesc> d(static_cast<size_t>(c.nbInputs + c.nbOutputs));
@@ -705,15 +740,15 @@ void checkV3(IPluginCreatorV3One* creator, Case& c, bool enqueue)
     };
     int32_t const last = c.nbInputs + c.nbOutputs - 1;
     for (auto const& combo : c.combos)
-        check(supported(descs(combo, nullptr), last) < 0, c.name + ": supportsFormatCombination refuses an allowed dtype combination at position " + std::to_string(supported(descs(combo, nullptr), last)));
+        check(supported(descs(combo, nullptr), last) < 0, c.label() + ": supportsFormatCombination refuses an allowed dtype combination at position " + std::to_string(supported(descs(combo, nullptr), last)));
     for (auto const& f : c.formats)
-        check(supported(descs(c.combos[0], &f), last) < 0, c.name + ": supportsFormatCombination refuses an allowed format combination");
+        check(supported(descs(c.combos[0], &f), last) < 0, c.label() + ": supportsFormatCombination refuses an allowed format combination");
     for (auto const& r : c.rejects)
     {
         auto d = descs(c.combos[0], nullptr);
         d[r.first].desc.type = static_cast<DataType>(r.second);
         check(!build->supportsFormatCombination(r.first, d.data(), c.nbInputs, c.nbOutputs),
-            c.name + ": supportsFormatCombination accepts dtype " + std::to_string(r.second) + " at position " + std::to_string(r.first));
+            c.label() + ": supportsFormatCombination accepts dtype " + std::to_string(r.second) + " at position " + std::to_string(r.first));
     }
 
     // Output shapes through IExprBuilder.
@@ -734,7 +769,7 @@ void checkV3(IPluginCreatorV3One* creator, Case& c, bool enqueue)
     std::vector<DimsExprs> outs(static_cast<size_t>(c.nbOutputs));
     gFinder.logger.messages.clear();
     int32_t const status = build->getOutputShapes(ins.data(), c.nbInputs, shapes.data(), c.nbShapeInputs, outs.data(), c.nbOutputs, eb);
-    check(status == 0, c.name + ": getOutputShapes failed: " + gFinder.logger.messages);
+    check(status == 0, c.label() + ": getOutputShapes failed: " + gFinder.logger.messages);
     if (status == 0)
     {
         for (auto const& [o, want] : c.outputs)
@@ -742,40 +777,59 @@ void checkV3(IPluginCreatorV3One* creator, Case& c, bool enqueue)
             std::vector<int64_t> got;
             for (int32_t j = 0; j < outs[o].nbDims; ++j)
                 got.push_back(outs[o].d[j] != nullptr ? valueOf(outs[o].d[j]) : INT64_MIN);
-            check(got == want, c.name + ": output " + std::to_string(o) + " shape " + str(got) + ", expected " + str(want));
+            check(got == want, c.label() + ": output " + std::to_string(o) + " shape " + str(got) + ", expected " + str(want));
         }
         for (auto const& [o, bounds] : c.sizes)
         {
             auto it = eb.sizes.find(o);
             check(outs[o].nbDims == 0 && it != eb.sizes.end() && it->second.opt == bounds.first && it->second.upper == bounds.second,
-                c.name + ": size tensor " + std::to_string(o) + " is not declared 0-D with opt " + std::to_string(bounds.first) + " and upper " + std::to_string(bounds.second));
+                c.label() + ": size tensor " + std::to_string(o) + " is not declared 0-D with opt " + std::to_string(bounds.first) + " and upper " + std::to_string(bounds.second));
         }
+    }
+    // Counts outside [minInputs, maxInputs] are refused by every method that takes them.
+    for (int32_t n : {c.minInputs - 1, c.maxInputs + 1})
+    {
+        if (c.partial || c.minInputs < 0 || n < 0)
+            continue;
+        std::string const what = c.label() + " with " + std::to_string(n) + " inputs: ";
+        std::vector<DimsExprs> many(static_cast<size_t>(c.maxInputs + 1));
+        for (int32_t i = 0; i < c.nbInputs; ++i)
+            many[i] = ins[i];
+        many[c.maxInputs] = c.nbInputs > 0 ? ins[0] : DimsExprs{};
+        std::vector<DimsExprs> outs2(static_cast<size_t>(c.nbOutputs));
+        check(build->getOutputShapes(many.data(), n, shapes.data(), c.nbShapeInputs, outs2.data(), c.nbOutputs, eb) != 0, what + "getOutputShapes accepts them");
+        std::vector<DataType> inTypes(static_cast<size_t>(c.maxInputs + 1), DataType::kFLOAT), outTypes(static_cast<size_t>(c.nbOutputs));
+        check(build->getOutputDataTypes(outTypes.data(), c.nbOutputs, inTypes.data(), n) != 0, what + "getOutputDataTypes accepts them");
+        auto d = descs(c.combos[0], nullptr);
+        d.resize(static_cast<size_t>(c.maxInputs + 1 + c.nbOutputs));
+        check(!build->supportsFormatCombination(0, d.data(), n, c.nbOutputs), what + "supportsFormatCombination accepts them");
+        check(build->configurePlugin(d.data(), n, d.data() + n, c.nbOutputs) != 0, what + "configurePlugin accepts them");
     }
     if (c.workspace >= 0)
     {
         auto d = descs(c.combos[0], nullptr);
         size_t const ws = build->getWorkspaceSize(d.data(), c.nbInputs, d.data() + c.nbInputs, c.nbOutputs);
-        check(static_cast<int64_t>(ws) == c.workspace, c.name + ": getWorkspaceSize " + std::to_string(ws) + ", expected " + std::to_string(c.workspace));
+        check(static_cast<int64_t>(ws) == c.workspace, c.label() + ": getWorkspaceSize " + std::to_string(ws) + ", expected " + std::to_string(c.workspace));
     }
 #if NV_TENSORRT_MAJOR > 10 || NV_TENSORRT_MINOR >= 3
     if (!c.aliases.empty())
     {
-        check(build->getInterfaceInfo().major == 2, c.name + ": the build capability is IPluginV3OneBuildV2");
+        check(build->getInterfaceInfo().major == 2, c.label() + ": the build capability is IPluginV3OneBuildV2");
         auto* v2 = static_cast<IPluginV3OneBuildV2*>(build);
         for (auto const& a : c.aliases)
-            check(v2->getAliasedInput(a.first) == a.second, c.name + ": getAliasedInput(" + std::to_string(a.first) + ")");
-        check(v2->getAliasedInput(c.nbOutputs) == -1, c.name + ": getAliasedInput of no output");
+            check(v2->getAliasedInput(a.first) == a.second, c.label() + ": getAliasedInput(" + std::to_string(a.first) + ")");
+        check(v2->getAliasedInput(c.nbOutputs) == -1, c.label() + ": getAliasedInput of no output");
     }
 #endif
     {
         auto d = descs(c.combos[0], nullptr);
-        check(build->configurePlugin(d.data(), c.nbInputs, d.data() + c.nbInputs, c.nbOutputs) == 0, c.name + ": configurePlugin");
+        check(build->configurePlugin(d.data(), c.nbInputs, d.data() + c.nbInputs, c.nbOutputs) == 0, c.label() + ": configurePlugin");
         std::vector<PluginTensorDesc> pd;
         for (auto const& x : d)
             pd.push_back(x.desc);
         gFinder.logger.messages.clear();
         int32_t const changed = rt->onShapeChange(pd.data(), c.nbInputs, pd.data() + c.nbInputs, c.nbOutputs);
-        check(changed == 0, c.name + ": onShapeChange: " + gFinder.logger.messages);
+        check(changed == 0, c.label() + ": onShapeChange: " + gFinder.logger.messages);
     }
 #if defined(OPFORGE_DRIVER_CUDA)
     if (enqueue)
@@ -812,16 +866,16 @@ std::string v2Bytes(IPluginV2DynamicExt const* p)
 
 void checkV2(IPluginCreator* creator, Case& c, bool enqueue)
 {
-    check(std::strcmp(creator->getPluginVersion(), c.version.c_str()) == 0, c.name + ": creator version");
-    check(std::strcmp(creator->getPluginNamespace(), c.ns.c_str()) == 0, c.name + ": creator namespace");
+    check(std::strcmp(creator->getPluginVersion(), c.version.c_str()) == 0, c.label() + ": creator version");
+    check(std::strcmp(creator->getPluginNamespace(), c.ns.c_str()) == 0, c.label() + ": creator namespace");
     PluginFieldCollection const* names = creator->getFieldNames();
-    check(names != nullptr && names->nbFields == static_cast<int32_t>(c.declared.size()), c.name + ": getFieldNames lists every param");
+    check(names != nullptr && names->nbFields == static_cast<int32_t>(c.declared.size()), c.label() + ": getFieldNames lists every param");
     V2Ptr base;
     std::string baseBytes;
     for (FieldSet& s : c.sets)
     {
         gFinder.logger.messages.clear();
-        std::string const label = c.name + " fields " + s.label;
+        std::string const label = c.label() + " fields " + s.label;
         V2Ptr p;
         if (s.runtime)
         {
@@ -859,18 +913,18 @@ void checkV2(IPluginCreator* creator, Case& c, bool enqueue)
     if (base == nullptr)
         return;
     V2Ptr again(static_cast<IPluginV2DynamicExt*>(creator->deserializePlugin(c.name.c_str(), baseBytes.data(), baseBytes.size())));
-    check(again != nullptr && v2Bytes(again.get()) == baseBytes, c.name + ": serialize does not round-trip through deserializePlugin: " + gFinder.logger.messages);
+    check(again != nullptr && v2Bytes(again.get()) == baseBytes, c.label() + ": serialize does not round-trip through deserializePlugin: " + gFinder.logger.messages);
     V2Ptr clone(base->clone());
-    check(clone != nullptr && v2Bytes(clone.get()) == baseBytes && std::strcmp(clone->getPluginNamespace(), c.ns.c_str()) == 0, c.name + ": clone");
-    check(std::strcmp(base->getPluginType(), c.name.c_str()) == 0 && std::strcmp(base->getPluginVersion(), c.version.c_str()) == 0, c.name + ": plugin type and version");
-    check(base->getNbOutputs() == c.nbOutputs, c.name + ": getNbOutputs");
+    check(clone != nullptr && v2Bytes(clone.get()) == baseBytes && std::strcmp(clone->getPluginNamespace(), c.ns.c_str()) == 0, c.label() + ": clone");
+    check(std::strcmp(base->getPluginType(), c.name.c_str()) == 0 && std::strcmp(base->getPluginVersion(), c.version.c_str()) == 0, c.label() + ": plugin type and version");
+    check(base->getNbOutputs() == c.nbOutputs, c.label() + ": getNbOutputs");
     for (auto const& combo : c.combos)
     {
         std::vector<DataType> in(static_cast<size_t>(c.nbInputs));
         for (int32_t i = 0; i < c.nbInputs; ++i)
             in[i] = static_cast<DataType>(combo[i]);
         for (int32_t o = 0; o < c.nbOutputs; ++o)
-            check(static_cast<int32_t>(base->getOutputDataType(o, in.data(), c.nbInputs)) == combo[c.nbInputs + o], c.name + ": output " + std::to_string(o) + " dtype");
+            check(static_cast<int32_t>(base->getOutputDataType(o, in.data(), c.nbInputs)) == combo[c.nbInputs + o], c.label() + ": output " + std::to_string(o) + " dtype");
     }
     auto descs = [&](std::vector<int32_t> const& types, std::vector<int32_t> const* formats) {
         std::vector<PluginTensorDesc> d(static_cast<size_t>(c.nbInputs + c.nbOutputs));
@@ -890,15 +944,15 @@ void checkV2(IPluginCreator* creator, Case& c, bool enqueue)
         return -1;
     };
     for (auto const& combo : c.combos)
-        check(supported(descs(combo, nullptr)) < 0, c.name + ": supportsFormatCombination refuses an allowed dtype combination");
+        check(supported(descs(combo, nullptr)) < 0, c.label() + ": supportsFormatCombination refuses an allowed dtype combination");
     for (auto const& f : c.formats)
-        check(supported(descs(c.combos[0], &f)) < 0, c.name + ": supportsFormatCombination refuses an allowed format combination");
+        check(supported(descs(c.combos[0], &f)) < 0, c.label() + ": supportsFormatCombination refuses an allowed format combination");
     for (auto const& r : c.rejects)
     {
         auto d = descs(c.combos[0], nullptr);
         d[r.first].type = static_cast<DataType>(r.second);
         check(!base->supportsFormatCombination(r.first, d.data(), c.nbInputs, c.nbOutputs),
-            c.name + ": supportsFormatCombination accepts dtype " + std::to_string(r.second) + " at position " + std::to_string(r.first));
+            c.label() + ": supportsFormatCombination accepts dtype " + std::to_string(r.second) + " at position " + std::to_string(r.first));
     }
     Builder eb;
     std::vector<DimsExprs> ins(static_cast<size_t>(c.nbInputs));
@@ -908,19 +962,34 @@ void checkV2(IPluginCreator* creator, Case& c, bool enqueue)
         for (size_t j = 0; j < c.inputs[i].size(); ++j)
             ins[i].d[j] = eb.make(c.inputs[i][j], false);
     }
+    for (int32_t n : {c.minInputs - 1, c.maxInputs + 1})
+    {
+        if (c.partial || c.minInputs < 0 || n < 0)
+            continue;
+        std::string const what = c.label() + " with " + std::to_string(n) + " inputs: ";
+        std::vector<DimsExprs> many(static_cast<size_t>(c.maxInputs + 1));
+        for (int32_t i = 0; i < c.nbInputs; ++i)
+            many[i] = ins[i];
+        many[c.maxInputs] = c.nbInputs > 0 ? ins[0] : DimsExprs{};
+        if (!c.outputs.empty() && !c.outputs.begin()->second.empty())
+            check(base->getOutputDimensions(c.outputs.begin()->first, many.data(), n, eb).nbDims == 0, what + "getOutputDimensions accepts them");
+        auto d = descs(c.combos[0], nullptr);
+        d.resize(static_cast<size_t>(c.maxInputs + 1 + c.nbOutputs));
+        check(!base->supportsFormatCombination(0, d.data(), n, c.nbOutputs), what + "supportsFormatCombination accepts them");
+    }
     for (auto const& [o, want] : c.outputs)
     {
         DimsExprs out = base->getOutputDimensions(o, ins.data(), c.nbInputs, eb);
         std::vector<int64_t> got;
         for (int32_t j = 0; j < out.nbDims; ++j)
             got.push_back(out.d[j] != nullptr ? valueOf(out.d[j]) : INT64_MIN);
-        check(got == want, c.name + ": output " + std::to_string(o) + " shape " + str(got) + ", expected " + str(want));
+        check(got == want, c.label() + ": output " + std::to_string(o) + " shape " + str(got) + ", expected " + str(want));
     }
     if (c.workspace >= 0)
     {
         auto d = descs(c.combos[0], nullptr);
         size_t const ws = base->getWorkspaceSize(d.data(), c.nbInputs, d.data() + c.nbInputs, c.nbOutputs);
-        check(static_cast<int64_t>(ws) == c.workspace, c.name + ": getWorkspaceSize " + std::to_string(ws) + ", expected " + std::to_string(c.workspace));
+        check(static_cast<int64_t>(ws) == c.workspace, c.label() + ": getWorkspaceSize " + std::to_string(ws) + ", expected " + std::to_string(c.workspace));
     }
 #if defined(OPFORGE_DRIVER_CUDA)
     if (enqueue)
@@ -929,7 +998,17 @@ void checkV2(IPluginCreator* creator, Case& c, bool enqueue)
             [&](PluginTensorDesc const* in, PluginTensorDesc const* out, void* const* ib, void* const* ob, void* ws, cudaStream_t s) {
                 return base->enqueue(in, out, ib, ob, ws, s);
             },
-            [&](PluginTensorDesc const*, PluginTensorDesc const*) { return 0; });
+            [&](PluginTensorDesc const* in, PluginTensorDesc const* out) {
+                // configurePlugin runs before execution: the plugin learns how many inputs it has.
+                std::vector<DynamicPluginTensorDesc> d(static_cast<size_t>(c.nbInputs + c.nbOutputs));
+                for (int32_t p = 0; p < c.nbInputs + c.nbOutputs; ++p)
+                {
+                    d[p].desc = p < c.nbInputs ? in[p] : out[p - c.nbInputs];
+                    d[p].min = d[p].max = d[p].opt = d[p].desc.dims;
+                }
+                base->configurePlugin(d.data(), c.nbInputs, d.data() + c.nbInputs, c.nbOutputs);
+                return 0;
+            });
     }
 #else
     (void) enqueue;
@@ -987,11 +1066,12 @@ int main(int argc, char** argv)
         check(nbOld == nb && (nb == 0 || old[0] == creators[0]), "getPluginCreators returns the creators of getCreators");
     }
     std::vector<Case> cases = parse(argv[2]);
-    // A rank-polymorphic op has one case per rank, one after another: the ops are the cases whose
-    // plugin differs from the case before.
+    // One creator per op. A rank-polymorphic op has one case per rank, one after another, and an op
+    // with optional inputs partial cases (fewer inputs) checking the same creator again: the ops are
+    // the full cases whose plugin differs from the op before.
     std::vector<Case const*> ops;
     for (Case const& c : cases)
-        if (ops.empty() || ops.back()->name != c.name || ops.back()->version != c.version || ops.back()->ns != c.ns)
+        if (!c.partial && (ops.empty() || ops.back()->name != c.name || ops.back()->version != c.version || ops.back()->ns != c.ns))
             ops.push_back(&c);
     check(nb == static_cast<int32_t>(ops.size()), "getCreators returns one creator per op");
     // Static registration happened in dlopen: one registerCreator per op, namespace "" (the creators
@@ -1013,10 +1093,10 @@ int main(int argc, char** argv)
             if (c.name == name)
             {
                 found = creators[i];
-                check(v3 != c.legacy, c.name + ": creator kind " + info.kind);
+                check(v3 != c.legacy, c.label() + ": creator kind " + info.kind);
             }
         }
-        check(found != nullptr, c.name + ": no creator with this name");
+        check(found != nullptr, c.label() + ": no creator with this name");
         if (found == nullptr)
             continue;
         int const before = gFailures;
@@ -1024,7 +1104,7 @@ int main(int argc, char** argv)
             checkV2(static_cast<IPluginCreator*>(found), c, enqueue);
         else
             checkV3(static_cast<IPluginCreatorV3One*>(found), c, enqueue);
-        std::printf("%s %s\n", gFailures == before ? "ok  " : "FAIL", c.name.c_str());
+        std::printf("%s %s\n", gFailures == before ? "ok  " : "FAIL", c.label().c_str());
     }
     std::printf("%d checks, %d failed\n", gChecks, gFailures);
     return gFailures == 0 ? 0 : 1;

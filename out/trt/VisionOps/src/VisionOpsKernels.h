@@ -21,7 +21,8 @@ namespace vision_ops_trt
 constexpr int32_t kMaxDims = 8;
 
 //! One tensor as enqueue receives it: data, nvinfer1::DataType, nvinfer1::TensorFormat,
-//! the INT8 scale (-1 otherwise) and the dims.
+//! the INT8 scale (-1 otherwise) and the dims. An optional input the node left out is a
+//! value-initialized TensorRef: present false, no data, rank 0.
 struct TensorRef
 {
     void* data;
@@ -30,6 +31,7 @@ struct TensorRef
     float scale;
     int32_t rank;
     int64_t dims[kMaxDims];
+    bool present;
 };
 
 //! A typed view of a tensor, small enough to pass to a kernel by value.
@@ -42,6 +44,8 @@ struct TensorView
     int64_t dims[kMaxDims];
     int32_t format;
     float scale;
+    //! False for an optional input the node left out (then data is null and numel() 0).
+    bool present;
 
     TensorView() = default;
 
@@ -50,6 +54,7 @@ struct TensorView
         , rank(ref.rank)
         , format(ref.format)
         , scale(ref.scale)
+        , present(ref.present)
     {
         for (int32_t i = 0; i < kMaxDims; ++i)
         {
@@ -57,9 +62,13 @@ struct TensorView
         }
     }
 
-    //! Number of elements; 0 while a dim is unknown (-1: a data-dependent output at enqueue).
+    //! Number of elements; 0 for an absent tensor and while a dim is unknown (-1: a data-dependent output at enqueue).
     VISION_OPS_HD int64_t numel() const
     {
+        if (!present)
+        {
+            return 0;
+        }
         int64_t n = 1;
         for (int32_t i = 0; i < rank; ++i)
         {

@@ -109,10 +109,33 @@ def all_params(features, rois, *, flag=False, label="a \"quoted\" label", note, 
     raise NotImplementedError("AllParams has no reference implementation yet: write it in the region reference:AllParams of out/reference/TrtFeatures/trt_features_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
     # opforge:end reference:AllParams
 
+def scale_bias(x, bias=None, gate=None, *, scale=1.0):
+    """ScaleBias: y = x * scale + bias, bias and gate optional.
+
+    Type T is one of float32, float16.
+    Type G is one of float32, int32.
+
+    Inputs (torch tensors):
+        x: T [N, C]
+        bias: T [C]; optional: None when absent
+        gate: G [N, K]; optional: None when absent
+
+    Params (keyword-only Python values):
+        scale: float32, default 1.0
+
+    Returns a tuple, in this order:
+        y: T [N, C]
+        gated: G [N]
+    """
+    # opforge:begin reference:ScaleBias
+    raise NotImplementedError("ScaleBias has no reference implementation yet: write it in the region reference:ScaleBias of out/reference/TrtFeatures/trt_features_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:ScaleBias
+
 # op name -> reference function
 OPS = {
     "ScaleInplace": scale_inplace,
     "ReshapeTo": reshape_to,
     "UniqueValues": unique_values,
     "AllParams": all_params,
+    "ScaleBias": scale_bias,
 }

@@ -56,8 +56,25 @@ def arg_max_last(x):
     raise NotImplementedError("ArgMaxLast has no reference implementation yet: write it in the region reference:ArgMaxLast of out/reference/LegacyTrt/legacy_trt_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
     # opforge:end reference:ArgMaxLast
 
+def masked_add(a, b=None, mask=None):
+    """MaskedAdd: Adds b to a where mask is set; b and mask are optional.
+
+    Type T is one of float32, float16.
+
+    Inputs (torch tensors):
+        a: T [N, C]
+        b: T [N, C]; optional: None when absent
+        mask: int8 or int32 [N, C]; optional: None when absent
+
+    Returns out: T [N, C].
+    """
+    # opforge:begin reference:MaskedAdd
+    raise NotImplementedError("MaskedAdd has no reference implementation yet: write it in the region reference:MaskedAdd of out/reference/LegacyTrt/legacy_trt_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:MaskedAdd
+
 # op name -> reference function
 OPS = {
     "ClampBlend": clamp_blend,
     "ArgMaxLast": arg_max_last,
+    "MaskedAdd": masked_add,
 }

@@ -613,6 +613,7 @@ inline bool checkSameDim(nvinfer1::Dims const& a, int32_t i, nvinfer1::Dims cons
 inline TensorRef tensorRef(nvinfer1::PluginTensorDesc const& desc, void const* data) noexcept
 {
     TensorRef ref{};
+    ref.present = true;
     ref.data = const_cast<void*>(data);
     ref.type = static_cast<int32_t>(desc.type);
     ref.format = static_cast<int32_t>(desc.format);

@@ -12,6 +12,7 @@
 #include "ops/ReshapeToPlugin.h"
 #include "ops/UniqueValuesPlugin.h"
 #include "ops/AllParamsPlugin.h"
+#include "ops/ScaleBiasPlugin.h"
 
 #if defined(_WIN32)
 #define TRT_FEATURES_EXPORT __declspec(dllexport)
@@ -34,8 +35,9 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
         static ReshapeToPluginCreator sReshapeTo;
         static UniqueValuesPluginCreator sUniqueValues;
         static AllParamsPluginCreator sAllParams;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaleInplace, &sReshapeTo, &sUniqueValues, &sAllParams};
-        nbCreators = 4;
+        static ScaleBiasPluginCreator sScaleBias;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaleInplace, &sReshapeTo, &sUniqueValues, &sAllParams, &sScaleBias};
+        nbCreators = 5;
         return sCreators;
     }
     catch (...)
@@ -52,6 +54,7 @@ REGISTER_TENSORRT_PLUGIN(ScaleInplacePluginCreator);
 REGISTER_TENSORRT_PLUGIN(ReshapeToPluginCreator);
 REGISTER_TENSORRT_PLUGIN(UniqueValuesPluginCreator);
 REGISTER_TENSORRT_PLUGIN(AllParamsPluginCreator);
+REGISTER_TENSORRT_PLUGIN(ScaleBiasPluginCreator);
 
 } // namespace trt_features_trt
 

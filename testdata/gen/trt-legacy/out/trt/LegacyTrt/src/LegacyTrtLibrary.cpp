@@ -7,6 +7,7 @@
 
 #include "ops/ClampBlendPlugin.h"
 #include "ops/ArgMaxLastPlugin.h"
+#include "ops/MaskedAddPlugin.h"
 
 #if defined(_WIN32)
 #define LEGACY_TRT_EXPORT __declspec(dllexport)
@@ -35,8 +36,9 @@ CreatorPointer const* creators(int32_t& nbCreators) noexcept
     {
         static ClampBlendPluginCreator sClampBlend;
         static ArgMaxLastPluginCreator sArgMaxLast;
-        static CreatorPointer const sCreators[] = {&sClampBlend, &sArgMaxLast};
-        nbCreators = 2;
+        static MaskedAddPluginCreator sMaskedAdd;
+        static CreatorPointer const sCreators[] = {&sClampBlend, &sArgMaxLast, &sMaskedAdd};
+        nbCreators = 3;
         return sCreators;
     }
     catch (...)
