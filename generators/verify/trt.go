@@ -38,14 +38,11 @@ type trtField struct {
 }
 
 // trtLayoutProblem says why verify cannot run op's TensorRT plugins ("" :
-// it can): the runners pass the opdef's inputs one to one, and the C++
-// runner also the size-tensor outputs of data-dependent sizes (one kINT32
-// 0-D output per size, in opdef order, after the opdef's outputs, as the
-// trt target lays them out).
-func trtLayoutProblem(op *ir.Op, python bool) string {
-	if len(op.DataDependent) > 0 && python {
-		return "verify does not run TensorRT Python plugins with data-dependent output sizes (size-tensor outputs) yet"
-	}
+// it can): the runners pass the opdef's inputs one to one, and the
+// size-tensor outputs of data-dependent sizes (one kINT32 0-D output per
+// size, in opdef order, after the opdef's outputs, as the trt target lays
+// them out).
+func trtLayoutProblem(op *ir.Op) string {
 	for _, in := range op.Inputs {
 		switch {
 		case in.ShapeTensor:

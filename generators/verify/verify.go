@@ -260,12 +260,12 @@ func runnable(pkg *ir.Package, op *ir.Op, t string, o Options) (why string, appl
 		if op.Targets.TRT == nil {
 			return "", false
 		}
-		return trtLayoutProblem(op, false), true
+		return trtLayoutProblem(op), true
 	case "trt-python":
 		if op.Targets.TRT == nil || op.Targets.TRT.QDP == nil {
 			return "", false
 		}
-		return trtLayoutProblem(op, true), true
+		return trtLayoutProblem(op), true
 	case "htp":
 		if op.Targets.HTP == nil {
 			return "", false
