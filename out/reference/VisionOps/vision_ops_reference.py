@@ -18,8 +18,8 @@ its inputs. The code runs on whatever device the tensors are on.
 import torch
 
 # opforge:begin imports
-
-import math# opforge:end imports
+import math
+# opforge:end imports
 
 def roi_align_lite(features, rois, *, pooled_hw=(7, 7), spatial_scale=1.0, sampling_ratio=2, mode="avg", aligned=True):
     """RoiAlignLite: Average- or max-pools each region of interest to pooled_hw.
