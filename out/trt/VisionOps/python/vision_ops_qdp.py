@@ -269,7 +269,7 @@ def top_k_last_autotune(x: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc, trtp
 def top_k_last_kernel(x_ptr, n_values, n_indices, n_x, l, values_ptr, indices_ptr, K: tl.constexpr, ORDER: tl.constexpr, BLOCK_SIZE: tl.constexpr):
     # One lane per input element (aot_impl launches cdiv(B * L, BLOCK_SIZE) programs and hands
     # B * L and L after the output counts): its rank in its row, how many elements come before it
-    # in the requested order (ties: the lower index first, a stable sort), is its output column
+    # in the requested order (ties: the lower index first, a stable sort; NaN largest), is its output column
     # when below min(K, L). O(L^2) per row; every element is independent.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     live = offsets < n_x
@@ -281,11 +281,17 @@ def top_k_last_kernel(x_ptr, n_values, n_indices, n_x, l, values_ptr, indices_pt
     rank = tl.zeros([BLOCK_SIZE], dtype=tl.int32)
     for j in range(0, l):
         u = tl.load(x_ptr + row * l + j, mask=live, other=0.0).to(tl.float32)
+        # NaN sorts as the largest value, as torch.sort does.
+        u_nan = u != u
+        v_nan = v != v
         if ORDER == 0:
-            before = u > v
+            ordered = u > v
+            nan_first = u_nan
         else:
-            before = u < v
-        before = before | ((u == v) & (j < col))
+            ordered = u < v
+            nan_first = v_nan
+        tie = j < col
+        before = tl.where(u_nan | v_nan, tl.where(u_nan & v_nan, tie, nan_first), tl.where(u == v, tie, ordered))
         rank += before.to(tl.int32)
     keep = live & (rank < count)
     out = row * count + rank

@@ -49,6 +49,23 @@ __device__ inline float topKLastLoad(__half v)
     return __half2float(v);
 }
 
+//! Does u (at j) come before v (at i) in the requested order? Ties keep the lower index first (a
+//! stable sort); NaN sorts as the largest value, as torch.sort does.
+__device__ inline bool topKLastBefore(float u, int64_t j, float v, int64_t i, bool largest)
+{
+    bool const un = isnan(u);
+    bool const vn = isnan(v);
+    if (un || vn)
+    {
+        return (un && vn) ? j < i : (largest ? un : vn);
+    }
+    if (u == v)
+    {
+        return j < i;
+    }
+    return largest ? u > v : u < v;
+}
+
 //! One thread per input element: its rank in its row (how many elements come before it in the
 //! requested order, ties broken by the lower index, as a stable sort) is its output position
 //! when that is below count. O(L^2) per row, but every element is independent.
@@ -66,9 +83,7 @@ __global__ void topKLastRank(T const* x, T* values, int32_t* indices, int64_t ro
         int64_t rank = 0;
         for (int64_t j = 0; j < len && rank < count; ++j)
         {
-            float const u = topKLastLoad(row[j]);
-            bool const before = largest ? (u > v) : (u < v);
-            if (before || (u == v && j < i))
+            if (topKLastBefore(topKLastLoad(row[j]), j, v, i, largest))
             {
                 ++rank;
             }
