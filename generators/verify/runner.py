@@ -287,7 +287,7 @@ class TRT:
         with tempfile.TemporaryDirectory() as d:
             lines = ["plugin %s %s %s" % (t["name"], t["namespace"] or "-", t["version"])]
             values = {p["name"]: p["value"] for p in case["params"]}
-            for f in t["fields"]:
+            for f in t["fields"] or []:
                 ftype, length, data = field_bytes(f, values[f["ident"]])
                 lines.append("field %s %d %d %s" % (f["name"], ftype, length, data.hex() or "-"))
             for i, (spec, x) in enumerate(zip(case["inputs"], inputs)):
@@ -387,7 +387,7 @@ class TRTPython:
         t = op["trt"]
         values = {p["name"]: p["value"] for p in case["params"]}
         fields = []
-        for f in t["fields"]:
+        for f in t["fields"] or []:
             v = values[f["ident"]]
             if f["type"] == "char":
                 fields.append(trt.PluginField(f["name"], str(v).encode() + b"\0", trt.PluginFieldType.CHAR))
@@ -444,7 +444,7 @@ class TRTPython:
         dev = [x.cuda().contiguous() for x in inputs]
         outs = [torch.full(spec["shape"], 0, dtype=getattr(torch, spec["dtype"]), device="cuda") for spec in specs]
         for o in outs:
-            o.view(torch.uint8).fill_(0xff) if o.numel() else None
+            o.reshape(-1).view(torch.uint8).fill_(0xff) if o.numel() else None
         stream = torch.cuda.current_stream()
         if aot:
             self.launch_aot(kernel, dev, outs, stream)

@@ -61,7 +61,7 @@ func trtLayoutProblem(op *ir.Op) string {
 
 func trtOpOf(pkg *ir.Package, op *ir.Op) *trtOp {
 	id := trt.PluginID(pkg, op)
-	t := &trtOp{Name: id.Name, Namespace: id.Namespace, Version: id.Version}
+	t := &trtOp{Name: id.Name, Namespace: id.Namespace, Version: id.Version, Fields: []trtField{}}
 	t.ID = id.Namespace + "::" + id.Name // as the Python plugin registers itself
 	for _, p := range op.Params {
 		f := trtField{Ident: p.Ident, Name: p.Name, Type: "int32"}
