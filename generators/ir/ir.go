@@ -130,6 +130,12 @@ type ONNXOrigin struct {
 	Pos       diag.Pos
 }
 
+// VerifyTolerance is an op's rtol and atol for opforge verify's float
+// comparisons (nil: the per-dtype default).
+type VerifyTolerance struct {
+	Rtol, Atol *float64
+}
+
 // Op is one operator.
 type Op struct {
 	Name        string
@@ -137,7 +143,10 @@ type Op struct {
 	References  []Reference
 	// ONNX is the ONNX op the op was imported from, nil when written by
 	// hand: its reference runs that op until the user writes one.
-	ONNX     *ONNXOrigin
+	ONNX *ONNXOrigin
+	// Verify overrides opforge verify's float tolerances for this op (nil:
+	// the per-dtype defaults).
+	Verify   *VerifyTolerance
 	TypeVars []*TypeVar
 	Inputs   []*Tensor
 	Outputs  []*Tensor

@@ -676,7 +676,8 @@ def main():
                     res["reason"] = "%s raises: %s" % (job["target"], short(e))
                 emit(**res)
                 continue
-            a, r, problem = compare(torch, got, want, case, tol)
+            op_tol = {k: tuple(v) for k, v in (op.get("tolerances") or {}).items()}
+            a, r, problem = compare(torch, got, want, case, op_tol or tol)
             res.update(max_abs=a, max_rel=r)
             if problem:
                 res["reason"] = problem

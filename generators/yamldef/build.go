@@ -89,6 +89,17 @@ func (o object) optBool(key string) *bool {
 	return nil
 }
 
+// optFloat decodes a number, nil when absent.
+func (o object) optFloat(key string) *float64 {
+	if n := o.values[key]; n != nil {
+		var v float64
+		if err := n.Decode(&v); err == nil {
+			return &v
+		}
+	}
+	return nil
+}
+
 // integer decodes an integer scalar in any YAML 1.2 spelling (0x1, 1_000).
 func (o object) integer(key string) int {
 	var v int
@@ -254,6 +265,10 @@ func (b *builder) op(o object) *ir.Op {
 	for _, n := range o.items("references") {
 		r := asObject(n)
 		op.References = append(op.References, ir.Reference{Source: r.str("source"), URL: r.str("url"), Text: r.str("text")})
+	}
+	if n := o.get("verify"); n != nil {
+		x := asObject(n)
+		op.Verify = &ir.VerifyTolerance{Rtol: x.optFloat("rtol"), Atol: x.optFloat("atol")}
 	}
 	if n := o.get("onnx"); n != nil {
 		x := asObject(n)

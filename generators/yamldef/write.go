@@ -111,6 +111,15 @@ func seq(flow bool) *yaml.Node {
 	return n
 }
 
+// floatNode is a number as the shortest text that reads back the same.
+func floatNode(v float64) *yaml.Node {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") {
+		s += ".0"
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: s}
+}
+
 func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
 
 func intNode(i int) *yaml.Node {
@@ -285,6 +294,16 @@ func opNode(op *ir.Op) *yaml.Node {
 			rs.Content = append(rs.Content, rm)
 		}
 		add(m, "references", rs)
+	}
+	if v := op.Verify; v != nil && (v.Rtol != nil || v.Atol != nil) {
+		vm := mapping(true)
+		if v.Rtol != nil {
+			add(vm, "rtol", floatNode(*v.Rtol))
+		}
+		if v.Atol != nil {
+			add(vm, "atol", floatNode(*v.Atol))
+		}
+		add(m, "verify", vm)
 	}
 	if o := op.ONNX; o != nil {
 		om := mapping(true)
