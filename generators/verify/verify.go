@@ -81,7 +81,7 @@ type jobOp struct {
 	// Tolerances are the op's own (opdef verify: rtol, atol), when the
 	// command line gave none.
 	Tolerances map[string][2]float64 `json:"tolerances,omitempty"`
-	Cases     []Case `json:"cases"`
+	Cases      []Case                `json:"cases"`
 }
 
 // Run verifies the selected ops on the selected targets (each one of
