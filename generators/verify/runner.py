@@ -187,12 +187,37 @@ def ir_value(v):
 class AIPU:
     """The OPT plugin's float forward in the open-source Compass Optimizer."""
 
+    quant = False
+
     def __init__(self, torch, job):
         sys.path.insert(0, os.environ["COMPASS_OPTIMIZER_DIR"])
         os.environ.setdefault("AIPUOPT_SILENTLOADING", "1")
         from AIPUBuilder.Optimizer.framework import register_optype, traverse_opt_plugins, QuantizeGraph
+        from AIPUBuilder.Optimizer.utils import Dtype, dtype2torch_type
         self.torch, self.register_optype, self.QuantizeGraph = torch, register_optype, QuantizeGraph
+        self.Dtype, self.dtype2torch_type = Dtype, dtype2torch_type
+        self.case_tolerance = None
         traverse_opt_plugins()
+
+    def quantize_input(self, x):
+        """(q, scale): a float input as symmetric int8 (q = round(x * scale), scale = 127 / max|x|);
+        other inputs as they are, scale 1."""
+        torch = self.torch
+        if not x.is_floating_point():
+            return x, 1.0
+        m = float(x.abs().max()) if x.numel() else 0.0
+        scale = 127.0 / m if m > 0 else 1.0
+        return torch.clamp(torch.round(x.double() * scale), -128, 127).to(torch.int8), scale
+
+    def reference_inputs(self, inputs):
+        """What the reference is compared on: the quantized forward's inputs, dequantized."""
+        if not self.quant:
+            return inputs
+        out = []
+        for x in inputs:
+            q, scale = self.quantize_input(x)
+            out.append((q.double() / scale).to(x.dtype) if x.is_floating_point() else x)
+        return out
 
     def run(self, op, case, inputs):
         torch = self.torch
@@ -227,11 +252,44 @@ class AIPU:
             open(binf, "wb").close()
             graph = self.QuantizeGraph.parse(txt, binf)
         node = [n for n in graph.nodes if n.type == optype][0]
+        if not self.quant:
+            for tensor, x in zip(node.inputs, inputs):
+                tensor.betensor = x
+            node.quantized = False
+            node.forward()
+            return [o.betensor for o in node.outputs]
+        # Quantized: the inputs as int8 (or their integers), the plugin's quantize sets the outputs'
+        # dtype, scale and zero point, the forward runs on the integers; outputs come back dequantized.
+        Dtype = self.Dtype
         for tensor, x in zip(node.inputs, inputs):
-            tensor.betensor = x
-        node.quantized = False
+            q, scale = self.quantize_input(x)
+            if x.is_floating_point():
+                tensor.dtype, tensor.qbits, tensor.qinvariant = Dtype.INT8, 8, False
+            else:
+                tensor.dtype = {torch.int8: Dtype.INT8, torch.uint8: Dtype.UINT8, torch.int16: Dtype.INT16,
+                                torch.int32: Dtype.INT32}.get(x.dtype, Dtype.INT32)
+                tensor.qbits, tensor.qinvariant = torch.iinfo(x.dtype).bits if x.dtype != torch.bool else 8, True
+            tensor.scale, tensor.zerop = scale, 0
+            tensor.qmin, tensor.qmax = (-128, 127) if x.is_floating_point() else (int(torch.iinfo(x.dtype).min), int(torch.iinfo(x.dtype).max))
+            tensor.betensor = q
+        # The plugin's own quantize function (what node.quantize() dispatches to once the
+        # Optimizer's calibration has set the node up; there is none here).
+        from AIPUBuilder.Optimizer.framework import QUANT_OP_DICT
+        QUANT_OP_DICT[node.type](node)
+        node.quantized = True
         node.forward()
-        return [o.betensor for o in node.outputs]
+        got, tol = [], {}
+        for spec, o in zip(case["outputs"], node.outputs):
+            want = getattr(torch, spec["dtype"])
+            if want.is_floating_point:
+                got.append(((o.betensor.double() + o.zerop) / o.scale).to(want))
+                # One quantization step of the output (its rounding) on top of the dtype's tolerance.
+                rtol, atol = DEFAULT_TOL.get(spec["dtype"], (1e-4, 1e-5))
+                tol[spec["dtype"]] = (rtol, max(tol.get(spec["dtype"], (0, 0))[1], atol + 1.0 / float(o.scale)))
+            else:
+                got.append(o.betensor.to(want))
+        self.case_tolerance = tol
+        return got
 
 
 class Unavailable(Exception):
@@ -612,7 +670,15 @@ class HTP:
             return [torch.from_numpy(np.load(o["path"])) for o in req["outputs"]]
 
 
-TARGETS = {"executorch": ExecuTorch, "aipu": AIPU, "trt": TRT, "trt-python": TRTPython, "htp": HTP}
+class AIPUQuantized(AIPU):
+    """The OPT plugin's quantized forward in the Compass Optimizer: int8 inputs, the plugin's
+    quantize, the forward on the integers, compared (dequantized) with the reference on the
+    dequantized inputs within one output quantization step."""
+
+    quant = True
+
+
+TARGETS = {"executorch": ExecuTorch, "aipu": AIPU, "aipu-quant": AIPUQuantized, "trt": TRT, "trt-python": TRTPython, "htp": HTP}
 
 
 def main():
@@ -641,8 +707,11 @@ def main():
                 emit(**res)
                 continue
             inputs = make_inputs(torch, case)
+            ref_inputs = inputs
+            if target is not None and hasattr(target, "reference_inputs"):
+                ref_inputs = target.reference_inputs(inputs)
             try:
-                want = as_list(ref.OPS[op["op"]](*clone(torch, inputs), **ref_params(case)))
+                want = as_list(ref.OPS[op["op"]](*clone(torch, ref_inputs), **ref_params(case)))
             except BaseException as e:  # noqa: BLE001
                 if not_written(e):
                     res.update(status="skip", reason="no reference written: region reference:%s of %s" % (op["op"], ref_path))
@@ -677,7 +746,9 @@ def main():
                 emit(**res)
                 continue
             op_tol = {k: tuple(v) for k, v in (op.get("tolerances") or {}).items()}
-            a, r, problem = compare(torch, got, want, case, op_tol or tol)
+            case_tol = dict(getattr(target, "case_tolerance", None) or {})
+            case_tol.update(op_tol or tol)
+            a, r, problem = compare(torch, got, want, case, case_tol)
             res.update(max_abs=a, max_rel=r)
             if problem:
                 res["reason"] = problem
