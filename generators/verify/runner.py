@@ -196,7 +196,7 @@ class AIPU:
         from AIPUBuilder.Optimizer.utils import Dtype, dtype2torch_type
         self.torch, self.register_optype, self.QuantizeGraph = torch, register_optype, QuantizeGraph
         self.Dtype, self.dtype2torch_type = Dtype, dtype2torch_type
-        self.case_tolerance = None
+        self.case_step = None
         traverse_opt_plugins()
 
     def quantize_input(self, x):
@@ -278,17 +278,16 @@ class AIPU:
         QUANT_OP_DICT[node.type](node)
         node.quantized = True
         node.forward()
-        got, tol = [], {}
+        got, step = [], {}
         for spec, o in zip(case["outputs"], node.outputs):
             want = getattr(torch, spec["dtype"])
             if want.is_floating_point:
                 got.append(((o.betensor.double() + o.zerop) / o.scale).to(want))
-                # One quantization step of the output (its rounding) on top of the dtype's tolerance.
-                rtol, atol = DEFAULT_TOL.get(spec["dtype"], (1e-4, 1e-5))
-                tol[spec["dtype"]] = (rtol, max(tol.get(spec["dtype"], (0, 0))[1], atol + 1.0 / float(o.scale)))
+                # One quantization step of the output (its rounding), added to the tolerance.
+                step[spec["dtype"]] = max(step.get(spec["dtype"], 0.0), 1.0 / float(o.scale))
             else:
                 got.append(o.betensor.to(want))
-        self.case_tolerance = tol
+        self.case_step = step
         return got
 
 
@@ -631,9 +630,17 @@ class HTP:
                 out.append(dict(name=spec["name"], type="float" if spec["float"] else "int", value=v))
         return out
 
+    DTYPES = ("float32", "float16", "int32", "uint8", "int8", "int16", "uint16", "bool", "int64")
+
     def run(self, op, case, inputs):
         import numpy as np
         torch = self.torch
+        for spec in case["inputs"] + case["outputs"]:
+            if spec["dtype"] not in self.DTYPES:
+                raise NotTaken("verify does not hand %s tensors to HTP op packages" % spec["dtype"])
+        for p in case["params"]:
+            if p.get("array") and not p["value"]:
+                raise NotTaken("an empty array param cannot be an ONNX attribute (no element type)")
         with tempfile.TemporaryDirectory() as d:
             req = dict(library=self.library, interface=self.interface, op_type=op["op"], domain=self.domain,
                        attrs=self.attrs(op, case), inputs=[], outputs=[])
@@ -745,9 +752,11 @@ def main():
                     res["reason"] = "%s raises: %s" % (job["target"], short(e))
                 emit(**res)
                 continue
-            op_tol = {k: tuple(v) for k, v in (op.get("tolerances") or {}).items()}
-            case_tol = dict(getattr(target, "case_tolerance", None) or {})
-            case_tol.update(op_tol or tol)
+            case_tol = {k: tuple(v) for k, v in (op.get("tolerances") or {}).items()} or dict(tol)
+            # A quantized run's output step adds to whatever tolerance applies.
+            for dt, step in (getattr(target, "case_step", None) or {}).items():
+                rtol, atol = case_tol.get(dt) or DEFAULT_TOL.get(dt, (1e-4, 1e-5))
+                case_tol[dt] = (rtol, atol + step)
             a, r, problem = compare(torch, got, want, case, case_tol)
             res.update(max_abs=a, max_rel=r)
             if problem:

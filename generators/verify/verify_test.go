@@ -357,6 +357,14 @@ func TestVerifyAIPUQuantized(t *testing.T) {
 	if len(rs) < 5 || slices.ContainsFunc(rs, func(r Result) bool { return r.Status != Pass }) {
 		t.Fatalf("want every case to pass:\n%s", buf.String())
 	}
+	// A tolerance from the command line keeps the quantization step on top.
+	o.Tolerances = DefaultTolerances
+	if rs = Run(o, &l); slices.ContainsFunc(rs, func(r Result) bool { return r.Status != Pass }) {
+		buf.Reset()
+		WriteText(&buf, rs)
+		t.Fatalf("with --rtol/--atol at the defaults, want every case to pass:\n%s", buf.String())
+	}
+	o.Tolerances = nil
 	data, err := os.ReadFile(opt)
 	if err != nil {
 		t.Fatal(err)
