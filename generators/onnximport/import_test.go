@@ -289,7 +289,7 @@ func TestCreatorFieldsMatchAttributes(t *testing.T) {
 		for _, call := range res.Calls {
 			var attrs, params []string
 			for _, a := range call.Node.Attributes {
-				if parserAttrs[a.Name] {
+				if trt.ParserAttrs[a.Name] {
 					continue
 				}
 				attrs = append(attrs, a.Name)

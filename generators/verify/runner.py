@@ -324,6 +324,31 @@ def field_bytes(field, value):
     return FIELD_TYPES["int32"], len(values), struct.pack("<%di" % len(values), *[int(v) for v in values])
 
 
+def upper_shapes(case):
+    """The outputs' shapes as a runtime allocates them: a data-dependent output at its upper bound.
+    A dim computed from a size (not a size itself) cannot be cut back, so such a case is not taken."""
+    for spec in case["outputs"]:
+        if spec.get("shape") is None and "?" in spec.get("size_dims", []):
+            raise NotTaken("output %s has a dim computed from a data-dependent size; verify takes dims that are a size" % spec["name"])
+    return [spec["shape"] if spec.get("shape") is not None else spec["upper"] for spec in case["outputs"]]
+
+
+def actual_shape(spec, size_of):
+    """A data-dependent output's shape from the sizes its size tensors hold: the kernel writes the
+    actual tensor, row-major, at the front of the buffer allocated for the upper bound."""
+    for n, u in zip(spec["size_dims"], spec["upper"]):
+        if n and not 0 <= size_of[n] <= u:
+            raise RuntimeError("size tensor %s is %d, outside [0, %d]" % (n, size_of[n], u))
+    return [size_of[n] if n else u for n, u in zip(spec["size_dims"], spec["upper"])]
+
+
+def numel(shape):
+    count = 1
+    for e in shape:
+        count *= e
+    return count
+
+
 def raw_bytes(torch, x):
     return x.detach().contiguous().cpu().reshape(-1).view(torch.uint8).numpy().tobytes()
 
@@ -353,12 +378,9 @@ class TRT:
                     fh.write(raw_bytes(torch, x))
                 lines.append("in %d %d %s %s" % (trt_dtype(spec), x.dim(), " ".join(str(s) for s in x.shape), path))
             outs = []
-            for i, spec in enumerate(case["outputs"]):
+            for i, (spec, shape) in enumerate(zip(case["outputs"], upper_shapes(case))):
                 path = os.path.join(d, "out%d" % i)
                 outs.append(path)
-                shape = spec["shape"] if spec.get("shape") is not None else spec["upper"]
-                if spec.get("shape") is None and "?" in spec.get("size_dims", []):
-                    raise NotTaken("output %s has a dim computed from a data-dependent size; verify takes dims that are a size" % spec["name"])
                 lines.append("out %d %d %s %s" % (trt_dtype(spec), len(shape), " ".join(str(s) for s in shape), path))
             # One kINT32 0-D size tensor per data-dependent size, after the outputs (the trt layout).
             sizes = []
@@ -385,16 +407,8 @@ class TRT:
                 dt = getattr(torch, spec["dtype"])
                 shape = spec.get("shape")
                 if shape is None:
-                    # The plugin writes the actual tensor, row-major, at the front of the buffer
-                    # allocated for the upper bound; its size tensors say how large it is.
-                    shape = [size_of[n] if n else u for n, u in zip(spec["size_dims"], spec["upper"])]
-                    for n, u in zip(spec["size_dims"], spec["upper"]):
-                        if n and not 0 <= size_of[n] <= u:
-                            raise RuntimeError("size tensor %s is %d, outside [0, %d]" % (n, size_of[n], u))
-                    count = 1
-                    for e in shape:
-                        count *= e
-                    data = data[:count * torch.tensor([], dtype=dt).element_size()]
+                    shape = actual_shape(spec, size_of)
+                    data = data[:numel(shape) * torch.tensor([], dtype=dt).element_size()]
                 x = torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
                 got.append(x.view(dt).reshape(shape) if dt != torch.bool else x.reshape(shape).bool())
             return got
@@ -465,10 +479,7 @@ class TRTPython:
         # The plugin's outputs: the opdef's (a data-dependent one at its upper bound), then one INT32
         # 0-D size tensor per data-dependent size.
         sizes = case.get("sizes") or []
-        specs = [dict(spec, shape=spec["shape"] if spec.get("shape") is not None else spec["upper"]) for spec in case["outputs"]]
-        for spec in case["outputs"]:
-            if spec.get("shape") is None and "?" in spec.get("size_dims", []):
-                raise NotTaken("output %s has a dim computed from a data-dependent size; verify takes dims that are a size" % spec["name"])
+        specs = [dict(spec, shape=shape) for spec, shape in zip(case["outputs"], upper_shapes(case))]
         specs += [dict(name="size " + n, dtype="int32", shape=[]) for n in sizes]
         in_types = [getattr(trt.DataType, trt_name(trt, spec)) for spec in case["inputs"]]
         out_types = list(plugin.get_output_data_types(in_types, [x.dim() for x in inputs]))
@@ -521,15 +532,8 @@ class TRTPython:
         for k, spec in enumerate(case["outputs"]):
             if spec.get("shape") is not None:
                 continue
-            # The kernel writes the actual tensor, row-major, at the front of the upper-bound buffer.
-            shape = [size_of[n] if n else u for n, u in zip(spec["size_dims"], spec["upper"])]
-            for n, u in zip(spec["size_dims"], spec["upper"]):
-                if n and not 0 <= size_of[n] <= u:
-                    raise RuntimeError("size tensor %s is %d, outside [0, %d]" % (n, size_of[n], u))
-            count = 1
-            for e in shape:
-                count *= e
-            got[k] = got[k].reshape(-1)[:count].reshape(shape)
+            shape = actual_shape(spec, size_of)
+            got[k] = got[k].reshape(-1)[:numel(shape)].reshape(shape)
         return got
 
     def aot_kernel(self, plugin, in_exprs, in_out, n_in, builder):
