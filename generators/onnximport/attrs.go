@@ -168,7 +168,7 @@ func accepts(p *ir.Param, a *onnx.Attribute) string {
 		}
 		want = fmt.Sprintf("a %s param of rank %d", elem, rank)
 	default:
-		want = "nothing: TensorRT's parser refuses " + a.Type.String() + " attributes"
+		want = "nothing: no param kind holds " + a.Type.String() + " attributes"
 	}
 	return fmt.Sprintf("attribute %q is %s, which fills %s; param %q is %s", a.Name, a.Type, want, p.Name, describeParam(p))
 }
