@@ -49,8 +49,8 @@ type ioTensor struct {
 	// last regular inputs (check.go), so the inputs present are always
 	// the first nbInputs of the layout.
 	Optional bool
-	Slot    int      // ruleFree: index into ioLayout.Slots
-	Size    *ir.SizeSymbol
+	Slot     int // ruleFree: index into ioLayout.Slots
+	Size     *ir.SizeSymbol
 }
 
 // slot is one free dtype choice: a type variable bound by an input, or an
