@@ -327,3 +327,30 @@ func TestHTPAssembly(t *testing.T) {
 		t.Errorf("assembly compiled for v73: %v, for x86: %v", v73, x86)
 	}
 }
+
+// TestHTPPreflightQNNMinimum: the descriptor's minimum QNN SDK is the
+// oldest whose headers the generated interface compiles against; an older
+// SDK (2.13: no INIT_PKG_CORE_INIT_FUNC) is refused before anything runs.
+func TestHTPPreflightQNNMinimum(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		ok      bool
+	}{{"2.13.0", false}, {"2.24.9", false}, {"2.25.0", true}, {"2.36.1", true}} {
+		f := newFakeSDK(t)
+		id := `#define QNN_SDK_BUILD_ID "v` + c.version + `.230725130242_60412"` + "\n"
+		if err := os.WriteFile(filepath.Join(f.env["QNN_SDK_ROOT"], "include/QNN/QnnSdkBuildId.h"), []byte(id), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := HTP(f.opts, []string{"x86"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = p.Preflight()
+		if c.ok && err != nil {
+			t.Errorf("QNN %s refused: %v", c.version, err)
+		}
+		if !c.ok && (err == nil || !strings.Contains(err.Error(), "is version "+c.version+"; 2.25.0 or newer is needed: the generated interface does not compile against older HTP headers (2.13.0's lack INIT_PKG_CORE_INIT_FUNC") || !strings.Contains(err.Error(), "(set QNN_SDK_ROOT")) {
+			t.Errorf("QNN %s: preflight does not name the minimum: %v", c.version, err)
+		}
+	}
+}

@@ -99,6 +99,13 @@ func TestGoldenFixtures(t *testing.T) {
 	goldenTree(t, Options{OpDefs: repo + "/../shared/fixtures/qnn", Toolchains: repo + "/toolchains", Out: repo + "/testdata/gen/fixtures/out"})
 }
 
+// TestGoldenFixturesMore generates the further real configs of
+// shared/fixtures/qnn-more (textual defaults, UseQHPI, CPU packages beside
+// HTP ones) into testdata/gen/fixtures-more/out.
+func TestGoldenFixturesMore(t *testing.T) {
+	goldenTree(t, Options{OpDefs: repo + "/../shared/fixtures/qnn-more", Toolchains: repo + "/toolchains", Out: repo + "/testdata/gen/fixtures-more/out"})
+}
+
 // copyTree copies src into dst.
 func copyTree(t *testing.T, src, dst string) {
 	t.Helper()

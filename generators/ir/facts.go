@@ -1,5 +1,12 @@
 package ir
 
+import (
+	"fmt"
+	"slices"
+
+	"github.com/opforge/opforge/generators/shapeexpr"
+)
+
 // Facts are what every target derives the same way from a checked op:
 // which input dim gives each shape symbol its value, the op's free dtype
 // choices, and how each output's dtype follows from the inputs'. The
@@ -16,6 +23,44 @@ type Facts struct {
 	Slots []DTypeSlot
 	// Outputs says how each output's dtype is decided, by output index.
 	Outputs []OutputDType
+	// Shapes says how each output's shape is decided, by output index.
+	Shapes []OutputShape
+}
+
+// ShapeRule names how an output's shape is decided.
+type ShapeRule int
+
+const (
+	// ShapeDeclared: the output's own dims (Tensor.Shape).
+	ShapeDeclared ShapeRule = iota
+	// ShapeSameAs: input Input's shape, dims and rank alike (Tensor.Like).
+	ShapeSameAs
+	// ShapeUnknown: neither is given (rank any without a rule).
+	ShapeUnknown
+	// ShapeBroadcastOf: the broadcast of inputs Inputs' shapes
+	// (Tensor.Broadcast).
+	ShapeBroadcastOf
+)
+
+// OutputShape is the shape rule for one output.
+type OutputShape struct {
+	Rule  ShapeRule
+	Input int // ShapeSameAs: index into Op.Inputs
+	// Inputs are ShapeBroadcastOf's inputs, indexes into Op.Inputs.
+	Inputs []int
+}
+
+// RankPolymorphic reports whether some data input or output of the op has
+// no fixed rank.
+func (o *Op) RankPolymorphic() bool {
+	for _, ts := range [][]*Tensor{o.Inputs, o.Outputs} {
+		for _, t := range ts {
+			if t.Shape == nil && !t.Scalar && t.Rank == RankAny {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Binding is the input dim a shape symbol takes its value from.
@@ -180,6 +225,33 @@ func Derive(op *Op) *Facts {
 		}
 		f.Outputs[i] = r
 	}
+	f.Shapes = make([]OutputShape, len(op.Outputs))
+	for i, o := range op.Outputs {
+		switch {
+		case o.Like != nil:
+			f.Shapes[i] = OutputShape{Rule: ShapeUnknown}
+			for j, in := range op.Inputs {
+				if in.Name == o.Like.Input {
+					f.Shapes[i] = OutputShape{Rule: ShapeSameAs, Input: j}
+				}
+			}
+		case o.Broadcast != nil:
+			r := OutputShape{Rule: ShapeBroadcastOf}
+			for _, name := range o.Broadcast.Inputs {
+				for j, in := range op.Inputs {
+					if in.Name == name {
+						r.Inputs = append(r.Inputs, j)
+					}
+				}
+			}
+			if len(r.Inputs) != len(o.Broadcast.Inputs) {
+				r = OutputShape{Rule: ShapeUnknown}
+			}
+			f.Shapes[i] = r
+		case o.Shape == nil:
+			f.Shapes[i] = OutputShape{Rule: ShapeUnknown}
+		}
+	}
 	return f
 }
 
@@ -201,4 +273,68 @@ func firstDType(ds []DType) DType {
 		return Float32
 	}
 	return ds[0]
+}
+
+// LikeDims evaluates a shape written relative to an input: in are the
+// input's dims, env gives the axis param's value (by name) and the names
+// of the replacing dim. It is what every target's rendering computes.
+func LikeDims(l *ShapeLike, in []int64, env shapeexpr.Env) ([]int64, error) {
+	if l.Axis == "" {
+		return slices.Clone(in), nil
+	}
+	axis, ok := env.Symbol(l.Axis)
+	if !ok {
+		return nil, fmt.Errorf("no value for axis param %s", l.Axis)
+	}
+	n := int64(len(in))
+	if axis < -n || axis >= n {
+		return nil, fmt.Errorf("axis %d is not an axis of a rank-%d tensor", axis, n)
+	}
+	if axis < 0 {
+		axis += n
+	}
+	out := make([]int64, 0, len(in))
+	for d, v := range in {
+		if int64(d) != axis {
+			out = append(out, v)
+			continue
+		}
+		switch l.Mode {
+		case AxisKeep:
+			out = append(out, 1)
+		case AxisReplace:
+			r, err := l.Replace.Expr.Eval(env)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// BroadcastDims is the numpy broadcast of shapes: aligned at the last
+// dim, each dim the common size where a 1 (or a missing dim) stretches.
+func BroadcastDims(shapes ...[]int64) ([]int64, error) {
+	n := 0
+	for _, s := range shapes {
+		n = max(n, len(s))
+	}
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = 1
+	}
+	for _, s := range shapes {
+		for j, v := range s {
+			d := n - len(s) + j
+			switch {
+			case v == out[d] || v == 1:
+			case out[d] == 1:
+				out[d] = v
+			default:
+				return nil, fmt.Errorf("dims %d and %d do not broadcast", out[d], v)
+			}
+		}
+	}
+	return out, nil
 }

@@ -51,6 +51,11 @@ type HTPPackage struct {
 	ExecuTorch bool
 	// Supplementals are the XML SupplementalOpDefLists, one per backend.
 	Supplementals []*Supplemental
+	// UseQHPI is the XML OpDefCollection attribute UseQHPI="true": the
+	// vendor generator then emits a QHPI package; opforge generates the
+	// DEF_PACKAGE_OP skeleton (which the HTP backend accepts beside QHPI
+	// packages) and says so.
+	UseQHPI bool
 }
 
 // TRTPackage holds package-wide TensorRT options.
@@ -66,8 +71,11 @@ type Supplemental struct {
 	Backend      string
 	Runtime      string
 	SupportedOps []string
-	Ops          []*SupplementalOp
-	Pos          diag.Pos
+	// SupportedOpsPos holds where each SupportedOps name is written, where
+	// the front-end knows it (index for index); Pos stands in otherwise.
+	SupportedOpsPos []diag.Pos
+	Ops             []*SupplementalOp
+	Pos             diag.Pos
 }
 
 // SupplementalOp refines one op for a backend.
@@ -122,6 +130,12 @@ type ONNXOrigin struct {
 	Pos       diag.Pos
 }
 
+// VerifyTolerance is an op's rtol and atol for opforge verify's float
+// comparisons (nil: the per-dtype default).
+type VerifyTolerance struct {
+	Rtol, Atol *float64
+}
+
 // Op is one operator.
 type Op struct {
 	Name        string
@@ -129,7 +143,10 @@ type Op struct {
 	References  []Reference
 	// ONNX is the ONNX op the op was imported from, nil when written by
 	// hand: its reference runs that op until the user writes one.
-	ONNX     *ONNXOrigin
+	ONNX *ONNXOrigin
+	// Verify overrides opforge verify's float tolerances for this op (nil:
+	// the per-dtype defaults).
+	Verify   *VerifyTolerance
 	TypeVars []*TypeVar
 	Inputs   []*Tensor
 	Outputs  []*Tensor
@@ -203,6 +220,9 @@ type Tensor struct {
 	Rank int
 	// Scalar marks QNN's SCALAR rank (as opposed to 0D).
 	Scalar bool
+	// RankRange bounds the rank of a tensor of rank any (`rank: [min,
+	// max]`); nil for none.
+	RankRange *RankRange
 	// Shape has one entry per dim when the shape is known, else nil.
 	Shape     []*Dim
 	Layout    Layout
@@ -216,6 +236,12 @@ type Tensor struct {
 	// DTypeParam names the param whose value chooses an output's dtype (a
 	// Cast-like `to`: an enum whose values are dtype names); "" for none.
 	DTypeParam string
+	// Like makes an output's shape that of an input, whatever its rank
+	// (`shape: {like: x}`); nil for a declared shape. Shape is then nil.
+	Like *ShapeLike
+	// Broadcast makes an output's shape the numpy broadcast of inputs'
+	// shapes (`shape: {broadcast: [a, b]}`); nil otherwise.
+	Broadcast *ShapeBroadcast
 	// DynamicShapeText is QNN's DynamicShape/Text (2024 schema).
 	DynamicShapeText string
 	// Default is QNN's tensor Default text; outputs may not have one.
@@ -224,6 +250,54 @@ type Tensor struct {
 	Pos         diag.Pos
 	Where       Where
 }
+
+// ShapeLike is an output shape written relative to an input: the same
+// shape as input Input (elementwise ops), whatever its rank, or, with an
+// Axis, that shape with the dim at the axis (the value of an integer param,
+// negative counting from the end) replaced, removed or kept as 1
+// (reductions, TopK along an axis).
+type ShapeLike struct {
+	Input string
+	Pos   diag.Pos // where the input's name was written
+	// Axis names the integer param holding the axis; "" for none.
+	Axis    string
+	AxisPos diag.Pos
+	Mode    AxisMode
+	// Replace is the dim at the axis (AxisReplace).
+	Replace *Dim
+	// ModePos is where the mode (replace, remove, keep) was written.
+	ModePos diag.Pos
+}
+
+// RankRange is the ranks a rank-polymorphic tensor may have, both ends
+// included.
+type RankRange struct {
+	Min, Max int
+}
+
+// Admits reports whether rank r is in the range (a nil range admits all).
+func (r *RankRange) Admits(rank int) bool {
+	return r == nil || rank >= r.Min && rank <= r.Max
+}
+
+// ShapeBroadcast is an output shape that is the numpy-style broadcast of
+// several inputs' shapes: aligned at the last dim, each dim the inputs'
+// common size, where a dim of 1 (or a missing leading dim) stretches.
+type ShapeBroadcast struct {
+	Inputs []string
+	Pos    []diag.Pos // where each input's name was written
+	At     diag.Pos   // the broadcast key
+}
+
+// AxisMode says what becomes of the dim at a ShapeLike's axis.
+type AxisMode string
+
+const (
+	AxisNone    AxisMode = ""
+	AxisReplace AxisMode = "replace"
+	AxisRemove  AxisMode = "remove"
+	AxisKeep    AxisMode = "keep"
+)
 
 // Dim is one dimension: an expression and where it was written.
 type Dim struct {
@@ -260,12 +334,18 @@ type Param struct {
 	// ZeroD marks a scalar declared as a 0-D tensor (QNN 0D, not SCALAR).
 	ZeroD bool
 	// Values of an enum param, in index order.
-	Values    []string
-	Default   *Literal
-	Mandatory bool
-	Min, Max  *float64
-	ShapeText string
-	Layout    Layout
+	Values  []string
+	Default *Literal
+	// DefaultText is a QNN Default that forms no value of the param's
+	// dtype (`N-1` for "last axis", `{0,..,0}`): the vendor generator keeps
+	// it as text and registers the param as required in the HTP package.
+	// Default is nil then; the text travels only where it can be written
+	// as text (the QNN XML writer).
+	DefaultText string
+	Mandatory   bool
+	Min, Max    *float64
+	ShapeText   string
+	Layout      Layout
 	// Constraints are QNN Constraint elements.
 	Constraints []Constraint
 	Pos         diag.Pos

@@ -221,6 +221,26 @@ func Paths(files []string, l *diag.List) []*ir.Package {
 			continue
 		}
 		if first, dup := byName[pkg.Name]; dup {
+			// The QNN generator emits one package per (PackageName,
+			// backend): an XML config for CPU beside one for HTP is two
+			// packages there. opforge generates HTP only, so the config
+			// without an HTP op steps aside with a warning.
+			keep, drop := first, pkg
+			if !qnnForHTP(first) && qnnForHTP(pkg) {
+				keep, drop = pkg, first
+			}
+			if isXML(first) && isXML(pkg) && !qnnForHTP(drop) {
+				l.Warnf(drop.Where.At("name", drop.Pos), "qnn-backend-package", "package %s here names no HTP backend (%s) and %s defines it too; qnn-op-package-generator emits one package per backend, opforge generates HTP only, so this config's ops are skipped", drop.Name, strings.Join(qnnBackends(drop), ", "), keep.Source)
+				if keep != first {
+					byName[pkg.Name] = keep
+					for i := range pkgs {
+						if pkgs[i] == first {
+							pkgs[i] = keep
+						}
+					}
+				}
+				continue
+			}
 			l.Errorf(pkg.Where.At("name", pkg.Pos), "duplicate-package", "package %s is also defined in %s; each package lives in one file", pkg.Name, first.Source)
 			continue
 		}
@@ -238,4 +258,42 @@ func Describe(pkgs []*ir.Package) string {
 		ops += len(p.Ops)
 	}
 	return fmt.Sprintf("%d package(s), %d op(s)", len(pkgs), ops)
+}
+
+func isXML(pkg *ir.Package) bool { return strings.EqualFold(filepath.Ext(pkg.Source), ".xml") }
+
+// qnnHTPBackends are the SupportedBackend names the htp target generates for.
+var qnnHTPBackends = map[string]bool{"HTP": true, "HTP_FP16": true, "HTPMCP": true}
+
+// qnnForHTP: some op of pkg names an HTP backend.
+func qnnForHTP(pkg *ir.Package) bool {
+	for _, op := range pkg.Ops {
+		if op.Targets.HTP == nil {
+			continue
+		}
+		for _, b := range op.Targets.HTP.Backends {
+			if qnnHTPBackends[b] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// qnnBackends lists the backends pkg's ops name, in first-seen order.
+func qnnBackends(pkg *ir.Package) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, op := range pkg.Ops {
+		if op.Targets.HTP == nil {
+			continue
+		}
+		for _, b := range op.Targets.HTP.Backends {
+			if !seen[b] {
+				seen[b] = true
+				out = append(out, b)
+			}
+		}
+	}
+	return out
 }

@@ -116,6 +116,12 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	if l.HasErrors() {
 		return nil
 	}
+	groups = mergeRanks(mergeOptional(groups, targets))
+	for _, g := range groups {
+		for _, n := range g.nodes {
+			groupOf[n] = g
+		}
+	}
 	pkg := newPackage(path, opts)
 	im.name(groups, opts, m, pkg)
 	if l.HasErrors() {
@@ -585,7 +591,10 @@ func rename(e *shapeexpr.Expr, f func(string) string) *shapeexpr.Expr {
 // every tensor's dtype, staticness and dims, and every param's name and
 // type. Symbols are numbered in order of first use, so nodes whose dims
 // have different names but the same structure share an op.
-func signature(n *onnx.Node, op *ir.Op) string {
+func signature(n *onnx.Node, op *ir.Op) string { return signatureN(n, op, len(op.Inputs)) }
+
+// signatureN is the signature of op as if it had only its first k inputs.
+func signatureN(n *onnx.Node, op *ir.Op, k int) string {
 	canon := map[string]string{}
 	ref := func(name string) string {
 		if c, ok := canon[name]; ok {
@@ -602,7 +611,7 @@ func signature(n *onnx.Node, op *ir.Op) string {
 			sb.WriteString(" " + rename(d.Expr, ref).String())
 		}
 	}
-	for _, t := range op.Inputs {
+	for _, t := range op.Inputs[:k] {
 		tensor("in", t)
 	}
 	for _, p := range op.Params {

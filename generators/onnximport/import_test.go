@@ -160,6 +160,49 @@ var importCases = []struct {
 		},
 		opts: Options{Selection: Selection{OpTypes: []string{"Shift"}}, Targets: []string{"trt", "htp", "aipu"}},
 	},
+	{
+		// Nodes of one op type that differ only in rank become one
+		// rank-polymorphic op (issue 13): inputs of any rank, the output
+		// shaped like its input. A node whose output is no input's shape
+		// keeps an op of its own.
+		name: "ranks",
+		model: onnxtest.Model{
+			Opsets: []onnxtest.Opset{{Domain: "", Version: 17}, {Domain: "custom", Version: 1}},
+			Graph: onnxtest.Graph{
+				Name: "g",
+				Nodes: []onnxtest.Node{
+					{Name: "btc", OpType: "ScaledSiLU", Domain: "custom", Inputs: []string{"x3"}, Outputs: []string{"y3"}, Attrs: []onnxtest.Attr{{Name: "alpha", Type: onnxtest.AttrFloat, F: 1}}},
+					{Name: "nchw", OpType: "ScaledSiLU", Domain: "custom", Inputs: []string{"x4"}, Outputs: []string{"y4"}, Attrs: []onnxtest.Attr{{Name: "alpha", Type: onnxtest.AttrFloat, F: 2}}},
+					{Name: "flat", OpType: "ScaledSiLU", Domain: "custom", Inputs: []string{"x1"}, Outputs: []string{"y1"}, Attrs: []onnxtest.Attr{{Name: "alpha", Type: onnxtest.AttrFloat, F: 1}}},
+					{Name: "pool", OpType: "ScaledSiLU", Domain: "custom", Inputs: []string{"x2"}, Outputs: []string{"y2"}, Attrs: []onnxtest.Attr{{Name: "alpha", Type: onnxtest.AttrFloat, F: 1}}},
+				},
+				Inputs:  []T{f32("x3", "B", "T", "C"), f32("x4", "N", "C", "H", "W"), f32("x1", "L"), f32("x2", "N", "C")},
+				Outputs: []T{f32("y3", "B", "T", "C"), f32("y4", "N", "C", "H", "W"), f32("y1", "L"), f32("y2", "N")},
+			},
+		},
+		opts: Options{Selection: Selection{OpTypes: []string{"ScaledSiLU"}}, Package: "RankImport"},
+	},
+	{
+		// Nodes of one op type that differ only in trailing inputs become
+		// one op whose trailing inputs are optional (issue 13), as
+		// ModulatedDeformConv2d with and without bias; only for targets
+		// that take optional inputs (here HTP).
+		name: "optional",
+		model: onnxtest.Model{
+			Opsets: []onnxtest.Opset{{Domain: "", Version: 17}, {Domain: "custom", Version: 1}},
+			Graph: onnxtest.Graph{
+				Name: "g",
+				Nodes: []onnxtest.Node{
+					{Name: "plain", OpType: "BiasedScale", Domain: "custom", Inputs: []string{"x", "w"}, Outputs: []string{"y1"}},
+					{Name: "biased", OpType: "BiasedScale", Domain: "custom", Inputs: []string{"x", "w", "b"}, Outputs: []string{"y2"}},
+					{Name: "trailing", OpType: "BiasedScale", Domain: "custom", Inputs: []string{"x", "w", ""}, Outputs: []string{"y3"}},
+				},
+				Inputs:  []T{f32("x", "N", "C"), f32("w", "C"), f32("b", "C")},
+				Outputs: []T{f32("y1", "N", "C"), f32("y2", "N", "C"), f32("y3", "N", "C")},
+			},
+		},
+		opts: Options{Selection: Selection{OpTypes: []string{"BiasedScale"}}, Package: "OptionalImport", Targets: []string{"htp"}},
+	},
 }
 
 // runImport imports a case as `opforge import` would, returning the

@@ -64,6 +64,19 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 	pkg.Namespace = pkg.Domain
 	pkg.HTP.InterfaceStyle = "current"
 	pkg.HTP.ExecuTorch = true
+	if q := root.SelectAttr("UseQHPI"); q != nil && q.Value == "true" {
+		pkg.HTP.UseQHPI = true
+		pkg.Where["use_qhpi"] = b.d.attrAt(root, "UseQHPI")
+		// QHPI (QAIRT docs, "Qualcomm Hexagon Plugin Interface", 2.44):
+		// a C API that coexists with DEF_PACKAGE_OP packages; both kinds
+		// implement QnnOpPackage.h and are registered with
+		// backendRegisterOpPackage. No public project commits the
+		// generator's QHPI output (LiteRT commits only this config and
+		// docs that build and register it like a classic package), and the
+		// QHPI headers are in none of the QNN header sets at hand (2.13,
+		// 2.25, 2.36, 2.43), so opforge generates the classic package.
+		b.l.Warnf(b.d.attrAt(root, "UseQHPI"), "qnn-qhpi", "UseQHPI=\"true\": qnn-op-package-generator would write a QHPI (Qualcomm Hexagon Plugin Interface) package; opforge generates the classic HTP op package instead (DEF_PACKAGE_OP registration, the same %sInterfaceProvider, libQnn%s.so and make targets), which the HTP backend registers the same way and runs beside QHPI packages; a QHPI skeleton needs the QHPI C API headers, which are in no QNN header set opforge is checked against (2.13 to 2.43); drop the attribute to silence this", pkg.Name, pkg.Name)
+	}
 	for field, attr := range map[string]string{"name": "PackageName", "domain": "Domain", "version": "Version"} {
 		pkg.Where[field] = b.d.attrAt(root, attr)
 	}
@@ -345,6 +358,7 @@ func (b *builder) param(e *etree.Element) *ir.Param {
 	if !scalar && rank == 0 {
 		p.ZeroD = true
 	}
+	b.qnnDefault(e, p)
 	if enum != nil && !scalar {
 		b.l.Errorf(b.d.at(enum), "qnn-enum-rank", "enum param %q must have Rank SCALAR, found %s", p.Name, rankText)
 	}
@@ -356,6 +370,7 @@ func (b *builder) supplemental(e *etree.Element) *ir.Supplemental {
 	if so := e.SelectElement("SupportedOps"); so != nil {
 		for _, n := range so.SelectElements("OpName") {
 			s.SupportedOps = append(s.SupportedOps, text(n))
+			s.SupportedOpsPos = append(s.SupportedOpsPos, b.d.at(n))
 		}
 	}
 	for _, od := range e.SelectElements("SupplementalOpDef") {
@@ -399,4 +414,59 @@ func (b *builder) supplementalTensors(es []*etree.Element) []*ir.SupplementalTen
 		out = append(out, t)
 	}
 	return out
+}
+
+// qnnDefault gives a param's Default the meaning the QNN generator gives
+// it where opforge's own rules would refuse the config the vendor tool
+// takes: bool defaults written 0/1, optional bool and enum params without
+// a default (false and the first value, as the SDK does), and defaults
+// that form no value of a numeric param (`N-1`, `{0,..,0}`), kept as text.
+func (b *builder) qnnDefault(e *etree.Element, p *ir.Param) {
+	lit := p.Default
+	switch {
+	case lit == nil && !p.Mandatory && p.Kind == ir.ParamBool:
+		p.Default = &ir.Literal{Kind: ir.LitBool, Text: "false", Pos: p.Pos}
+		b.l.Warnf(p.Where.At("mandatory", p.Pos), "qnn-implicit-default", "optional bool param %q has no Default; the QNN generator takes false, and so does opforge: write <Default>false</Default> to say so", p.Name)
+	case lit == nil && !p.Mandatory && p.Kind == ir.ParamEnum && len(p.Values) > 0:
+		p.Default = &ir.Literal{Kind: ir.LitString, Text: p.Values[0], Pos: p.Pos}
+		b.l.Warnf(p.Where.At("mandatory", p.Pos), "qnn-implicit-default", "optional enum param %q has no Default; the QNN generator takes index 0 (%s), and so does opforge: write <Default>0</Default> to say so", p.Name, p.Values[0])
+	case lit == nil:
+	case p.Kind == ir.ParamBool && lit.Kind == ir.LitInt && (lit.Text == "0" || lit.Text == "1"):
+		p.Default = &ir.Literal{Kind: ir.LitBool, Text: strconv.FormatBool(lit.Text == "1"), Pos: lit.Pos}
+	case numericParam(p) && textual(lit):
+		p.Default, p.DefaultText = nil, text(e.SelectElement("Default"))
+		b.l.Warnf(lit.Pos, "qnn-textual-default", "default %q of param %q forms no %s value; the QNN generator keeps it as text and registers %q as required in the HTP package (DEF_PACKAGE_PARAM_ORDER true, nullptr), and so does opforge: every call must pass it", p.DefaultText, p.Name, p.DTypes[0], p.Name)
+	}
+}
+
+// numericParam: a scalar, array or tensor param whose dtypes are numbers.
+func numericParam(p *ir.Param) bool {
+	if len(p.DTypes) == 0 {
+		return false
+	}
+	switch p.Kind {
+	case ir.ParamScalar, ir.ParamArray, ir.ParamTensor:
+	default:
+		return false
+	}
+	for _, d := range p.DTypes {
+		if d == ir.String || d == ir.Bool {
+			return false
+		}
+	}
+	return true
+}
+
+// textual: a literal holding text where a number belongs, itself or in a
+// list (`N-1`, `..` in `{0,..,0}`).
+func textual(lit *ir.Literal) bool {
+	if lit.Kind == ir.LitString {
+		return true
+	}
+	for _, el := range lit.List {
+		if textual(el) {
+			return true
+		}
+	}
+	return false
 }

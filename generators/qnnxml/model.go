@@ -95,7 +95,7 @@ var models = map[string]*model{
 	"bool": boolText,
 	"OpDefCollection": {
 		children: []particle{{"OpDefList", 1, 1, "OpDefList"}, {"SupplementalOpDefList", 0, many, "SupplementalOpDefList"}},
-		attrs:    []attr{{"PackageName", true, textAny}, {"Domain", true, textAny}, {"Version", true, textAny}},
+		attrs:    []attr{{"PackageName", true, textAny}, {"Domain", true, textAny}, {"Version", true, textAny}, {"UseQHPI", false, textBool}},
 	},
 	"OpDefList": {children: []particle{{"OpDef", 1, many, "OpDef"}}, attrs: []attr{{"Version", false, textAny}}},
 	"OpDef": {children: []particle{

@@ -404,6 +404,8 @@ func (c *checker) checkAttrs(e *etree.Element, m *model) {
 			if _, err := strconv.Atoi(strings.TrimSpace(v.Value)); err != nil {
 				c.l.Errorf(c.d.attrAt(e, a.name), "xml-attribute-value", "attribute %s of <%s> must be an integer, found %q", a.name, e.Tag, v.Value)
 			}
+		case a.kind == textBool && v.Value != "true" && v.Value != "false":
+			c.l.Errorf(c.d.attrAt(e, a.name), "xml-attribute-value", "attribute %s of <%s> must be true or false, found %q", a.name, e.Tag, v.Value)
 		case a.kind == textEnum && !contains(constraintTypes, v.Value):
 			c.l.Errorf(c.d.attrAt(e, a.name), "xml-attribute-value", "attribute %s of <%s> must be one of %s, found %q", a.name, e.Tag, strings.Join(constraintTypes, ", "), v.Value)
 		}

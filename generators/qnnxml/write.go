@@ -23,6 +23,9 @@ func Write(pkg *ir.Package, l *diag.List) ([]byte, error) {
 	root.CreateAttr("PackageName", pkg.Name)
 	root.CreateAttr("Domain", pkg.Domain)
 	root.CreateAttr("Version", pkg.Version)
+	if pkg.HTP.UseQHPI {
+		root.CreateAttr("UseQHPI", "true")
+	}
 	list := root.CreateElement("OpDefList")
 	for _, op := range pkg.Ops {
 		w.op(list.CreateElement("OpDef"), op)
@@ -173,6 +176,18 @@ func (w *writer) tensor(e *etree.Element, op *ir.Op, t *ir.Tensor, input bool) {
 	leaf(shape, "Rank", rankText(t.Rank, t.Scalar))
 	w.layout(shape, t.Layout, t.Where.At("layout", t.Pos), t.Name)
 	text := t.ShapeText
+	if t.Broadcast != nil {
+		if text == "" {
+			text = "broadcast of " + strings.Join(t.Broadcast.Inputs, ", ")
+		}
+		w.lost(t.Where.At("shape", t.Pos), "%q: QNN XML cannot say an output has the broadcast shape of inputs; kept as Text only", t.Name)
+	}
+	if t.Like != nil {
+		if text == "" {
+			text = "same shape as " + t.Like.Input
+		}
+		w.lost(t.Where.At("shape", t.Pos), "%q: QNN XML cannot say an output has an input's shape; kept as Text only", t.Name)
+	}
 	if t.Shape != nil {
 		dims := make([]string, len(t.Shape))
 		for i, d := range t.Shape {
@@ -263,6 +278,8 @@ func (w *writer) param(e *etree.Element, p *ir.Param) {
 	}
 	if p.Default != nil {
 		leaf(e, "Default", literalText(p.Default, p.Values))
+	} else if p.DefaultText != "" {
+		leaf(e, "Default", p.DefaultText)
 	}
 	if p.Kind == ir.ParamEnum {
 		en := e.CreateElement("Enumeration")

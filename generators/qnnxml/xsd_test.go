@@ -33,8 +33,10 @@ import (
 const (
 	xsdPath        = "../../schemas/qnn-opdef.xsd"
 	xsdFixturesDir = "../../../shared/fixtures/qnn"
-	xsdOpdefsDir   = "../../testdata/gen/examples/opdefs"
-	xsdVisionYAML  = "../../testdata/gen/examples/opdefs/vision/vision_ops.yaml"
+	// xsdFixturesMoreDir: further real configs (textual defaults, UseQHPI).
+	xsdFixturesMoreDir = "../../../shared/fixtures/qnn-more"
+	xsdOpdefsDir       = "../../testdata/gen/examples/opdefs"
+	xsdVisionYAML      = "../../testdata/gen/examples/opdefs/vision/vision_ops.yaml"
 	// xsdWriterEdge is YAML the writer cannot copy verbatim into QNN XML.
 	xsdWriterEdge = "../../testdata/xsd/writer_edge_cases.yaml"
 )
@@ -150,7 +152,8 @@ func expectValid(t *testing.T, res map[string][]string) {
 // every XML op definition shipped under opdefs/ validates.
 func TestXSDAcceptsRealConfigs(t *testing.T) {
 	validate := xsdValidator(t)
-	files := append(xmlFiles(t, xsdFixturesDir), xmlFiles(t, xsdOpdefsDir)...)
+	files := append(xmlFiles(t, xsdFixturesDir), xmlFiles(t, xsdFixturesMoreDir)...)
+	files = append(files, xmlFiles(t, xsdOpdefsDir)...)
 	expectValid(t, validate(readAll(t, files)))
 }
 
@@ -160,7 +163,7 @@ func TestXSDAcceptsRealConfigs(t *testing.T) {
 func TestXSDAcceptsWriterOutput(t *testing.T) {
 	validate := xsdValidator(t)
 	docs := map[string][]byte{}
-	for _, f := range append(xmlFiles(t, xsdFixturesDir), xsdVisionYAML, xsdWriterEdge) {
+	for _, f := range append(append(xmlFiles(t, xsdFixturesDir), xmlFiles(t, xsdFixturesMoreDir)...), xsdVisionYAML, xsdWriterEdge) {
 		var l diag.List
 		pkg := load.File(f, &l)
 		targets.Check(&l, pkg)

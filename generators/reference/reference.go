@@ -320,6 +320,18 @@ func tensorDoc(op *ir.Op, t *ir.Tensor) string {
 		b.WriteString(strings.ReplaceAll(dtypeList(t.Type.DTypes), ", ", " or "))
 	}
 	switch {
+	case t.Broadcast != nil:
+		b.WriteString(" shaped as the broadcast of " + escape.PyDoc(strings.Join(t.Broadcast.Inputs, ", ")))
+	case t.Like != nil:
+		b.WriteString(" shaped like " + escape.PyDoc(t.Like.Input))
+		switch t.Like.Mode {
+		case ir.AxisReplace:
+			b.WriteString(" with the dim at " + escape.PyDoc(t.Like.Axis) + " replaced by " + escape.PyDoc(t.Like.Replace.Expr.String()))
+		case ir.AxisRemove:
+			b.WriteString(" without the dim at " + escape.PyDoc(t.Like.Axis))
+		case ir.AxisKeep:
+			b.WriteString(" with the dim at " + escape.PyDoc(t.Like.Axis) + " kept as 1")
+		}
 	case t.Shape != nil:
 		dims := make([]string, len(t.Shape))
 		for i, d := range t.Shape {

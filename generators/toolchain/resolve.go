@@ -218,7 +218,11 @@ func tooOld(f Found, v *VersionProbe, env string) string {
 		return ""
 	}
 	if compareVersions(f.Version, v.Min) < 0 {
-		return fmt.Sprintf("%s is version %s; %s or newer is needed (set %s to another one)", f.Path, f.Version, v.Min, env)
+		why := ""
+		if v.MinWhy != "" {
+			why = ": " + v.MinWhy
+		}
+		return fmt.Sprintf("%s is version %s; %s or newer is needed%s (set %s to another one)", f.Path, f.Version, v.Min, why, env)
 	}
 	return ""
 }

@@ -92,6 +92,9 @@ type VersionProbe struct {
 	File    string   `yaml:"file"`
 	Pattern string   `yaml:"pattern"`
 	Min     string   `yaml:"min"`
+	// MinWhy says what an older version lacks; preflight and doctor
+	// print it with the minimum.
+	MinWhy string `yaml:"min_why"`
 }
 
 // HTP holds the Hexagon pins and flags.

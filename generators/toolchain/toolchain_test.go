@@ -68,6 +68,11 @@ func TestResolveSDK(t *testing.T) {
 	if f.OK() || !strings.Contains(f.Problem, "2.10.0 or newer") {
 		t.Errorf("old SDK accepted: %+v", f)
 	}
+	sdk.Version.MinWhy = "older headers lack X"
+	f = env.ResolveSDK(sdk)
+	if f.OK() || !strings.Contains(f.Problem, "2.10.0 or newer is needed: older headers lack X (set QNN_SDK_ROOT") {
+		t.Errorf("the minimum's reason is not given: %+v", f)
+	}
 	env.Getenv = func(string) string { return root }
 	f = env.ResolveSDK(sdk)
 	if f.OK() || !strings.Contains(f.Problem, "$QNN_SDK_ROOT="+root+" has no include/QnnOpPackage.h") {

@@ -12,7 +12,7 @@ import (
 
 func (v *validator) param(op *ir.Op, p *ir.Param) {
 	pos := p.Where.At("default", p.Pos)
-	if !p.Mandatory && p.Default == nil {
+	if !p.Mandatory && p.Default == nil && p.DefaultText == "" {
 		v.l.Errorf(p.Where.At("mandatory", p.Pos), "param-optional-no-default", "param %q is optional but has no default; give it a default or make it mandatory", p.Name)
 	}
 	v.constraintIDs(p.Constraints, "param "+quote(p.Name))

@@ -83,6 +83,14 @@ func (c *shapeChecker) check() {
 			}
 		}
 	}
+	for _, t := range c.op.Outputs {
+		if t.Like != nil && t.Like.Replace != nil {
+			d := t.Like.Replace
+			where := "output " + quote(t.Name) + " replaced dim"
+			c.expr(d.Expr, d.Pos, where, false)
+			c.values(d.Expr, d.Pos, where, false)
+		}
+	}
 	for _, s := range c.op.DataDependent {
 		if !used[s.Name] {
 			c.l.Warnf(s.Pos, "unused-size", "data-dependent size %q is not used by any output shape", s.Name)

@@ -6,6 +6,7 @@ package validate
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -118,6 +119,8 @@ func (v *validator) op(op *ir.Op) {
 	for i, t := range op.Outputs {
 		v.tensor(op, t, false, i == len(op.Outputs)-1)
 		v.dtypeParam(op, t)
+		v.like(op, t)
+		v.broadcast(op, t)
 	}
 	for _, p := range op.Params {
 		v.param(op, p)
@@ -194,7 +197,10 @@ func (v *validator) tensor(op *ir.Op, t *ir.Tensor, input, last bool) {
 	}
 	if t.Rank == 0 && !t.Scalar && t.Layout != ir.LayoutNone {
 		v.l.Errorf(t.Where.At("layout", t.Pos), "scalar-layout", "%s %q is 0-D but has layout %s; a 0-D tensor has no layout", kind, t.Name, t.Layout)
-	} else if want := layoutRank(t.Layout); want > 0 && t.Rank != ir.RankAny && t.Rank != want {
+	} else if want := layoutRank(t.Layout); want > 0 && t.Rank != ir.RankAny && t.Rank != want && v.qnnXML() {
+		// The QNN generator refuses a layout only on a 0D tensor.
+		v.l.Warnf(t.Where.At("layout", t.Pos), "qnn-layout-rank", "%s %q has layout %s, which needs rank %d, but its rank is %d; the QNN generator accepts this and so does opforge, but the layout says nothing about its dims", kind, t.Name, t.Layout, want, t.Rank)
+	} else if want > 0 && t.Rank != ir.RankAny && t.Rank != want {
 		v.l.Errorf(t.Where.At("layout", t.Pos), "layout-rank", "%s %q has layout %s, which needs rank %d, but its rank is %d", kind, t.Name, t.Layout, want, t.Rank)
 	}
 	if t.Variadic && !last {
@@ -241,21 +247,25 @@ func (v *validator) supplementals() {
 	}
 	resolved := map[string]bool{} // backend/op/tensor
 	for _, s := range v.pkg.HTP.Supplementals {
-		for _, name := range s.SupportedOps {
+		for i, name := range s.SupportedOps {
 			if ops[name] == nil {
-				v.l.Errorf(s.Pos, "unknown-op", "SupplementalOpDefList for %s lists unknown op %q in SupportedOps", s.Backend, name)
+				pos := s.Pos
+				if i < len(s.SupportedOpsPos) {
+					pos = s.SupportedOpsPos[i]
+				}
+				v.l.Warnf(pos, "qnn-supplemental-unknown", "SupplementalOpDefList for %s lists op %q in SupportedOps, which no OpDef defines; the QNN generator accepts this and opforge ignores the entry", s.Backend, name)
 			}
 		}
 		for _, so := range s.Ops {
 			op := ops[so.Name]
 			if op == nil {
-				v.l.Errorf(so.Pos, "unknown-op", "supplemental definition for %s refers to unknown op %q", s.Backend, so.Name)
+				v.l.Warnf(so.Pos, "qnn-supplemental-unknown", "supplemental definition for %s names op %q, which no OpDef defines; the QNN generator accepts this and opforge ignores the entry", s.Backend, so.Name)
 				continue
 			}
 			check := func(list []*ir.SupplementalTensor, exists func(string) bool, kind string) {
 				for _, st := range list {
 					if !exists(st.Name) {
-						v.l.Errorf(st.Pos, "unknown-tensor", "supplemental definition of op %s for %s names unknown %s %q", op.Name, s.Backend, kind, st.Name)
+						v.l.Warnf(st.Pos, "qnn-supplemental-unknown", "supplemental definition of op %s for %s names %s %q, which the op does not have; the QNN generator accepts this and opforge ignores the entry", op.Name, s.Backend, kind, st.Name)
 					}
 					if len(st.DTypes) > 0 {
 						resolved[s.Backend+"/"+op.Name+"/"+st.Name+"/dtype"] = true
@@ -303,4 +313,10 @@ func output(op *ir.Op, name string) *ir.Tensor {
 		}
 	}
 	return nil
+}
+
+// qnnXML: the package was read from a QNN XML config, whose rules are the
+// QNN generator's.
+func (v *validator) qnnXML() bool {
+	return strings.EqualFold(filepath.Ext(v.pkg.Source), ".xml")
 }

@@ -437,7 +437,24 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 				}
 			}
 		}
-		if !dependent {
+		if r := f.Shapes[i]; r.Rule == ir.ShapeBroadcastOf {
+			var shapes [][]int64
+			for _, j := range r.Inputs {
+				shapes = append(shapes, c.Inputs[j].Shape)
+			}
+			shape, err := ir.BroadcastDims(shapes...)
+			if err != nil {
+				return c, fmt.Errorf("output %s: %v", o.Name, err)
+			}
+			t.Shape = shape
+		} else if r.Rule == ir.ShapeSameAs {
+			// The input's shape, whatever rank the case gave it.
+			shape, err := ir.LikeDims(o.Like, c.Inputs[r.Input].Shape, env)
+			if err != nil {
+				return c, fmt.Errorf("output %s: %v", o.Name, err)
+			}
+			t.Shape = shape
+		} else if !dependent {
 			shape, err := evalShape(o, env)
 			if err != nil {
 				return c, fmt.Errorf("output %s: %v", o.Name, err)

@@ -287,7 +287,7 @@ class TRT:
         with tempfile.TemporaryDirectory() as d:
             lines = ["plugin %s %s %s" % (t["name"], t["namespace"] or "-", t["version"])]
             values = {p["name"]: p["value"] for p in case["params"]}
-            for f in t["fields"]:
+            for f in t["fields"] or []:
                 ftype, length, data = field_bytes(f, values[f["ident"]])
                 lines.append("field %s %d %d %s" % (f["name"], ftype, length, data.hex() or "-"))
             for i, (spec, x) in enumerate(zip(case["inputs"], inputs)):
@@ -345,7 +345,11 @@ class TRT:
 
 def dim_value(e):
     """The integer of an evaluated TensorRT dimension expression (the stand-in core's builder, or
-    tensorrt.plugin's wrappers around one)."""
+    tensorrt.plugin's wrappers around one). A size tensor's expression gives its upper bound, what
+    TensorRT allocates for the outputs it sizes."""
+    size = getattr(e, "size", None)
+    if isinstance(size, tuple) and len(size) == 3:
+        return int(size[2])
     for attr in ("value", "expr"):
         if hasattr(e, attr) and not callable(getattr(e, attr)):
             return dim_value(getattr(e, attr))
@@ -383,7 +387,7 @@ class TRTPython:
         t = op["trt"]
         values = {p["name"]: p["value"] for p in case["params"]}
         fields = []
-        for f in t["fields"]:
+        for f in t["fields"] or []:
             v = values[f["ident"]]
             if f["type"] == "char":
                 fields.append(trt.PluginField(f["name"], str(v).encode() + b"\0", trt.PluginFieldType.CHAR))
@@ -401,15 +405,23 @@ class TRTPython:
     def run(self, op, case, inputs):
         torch, trt = self.torch, self.trt
         plugin, aot = self.create(op, case)
+        # The plugin's outputs: the opdef's (a data-dependent one at its upper bound), then one INT32
+        # 0-D size tensor per data-dependent size.
+        sizes = case.get("sizes") or []
+        specs = [dict(spec, shape=spec["shape"] if spec.get("shape") is not None else spec["upper"]) for spec in case["outputs"]]
+        for spec in case["outputs"]:
+            if spec.get("shape") is None and "?" in spec.get("size_dims", []):
+                raise NotTaken("output %s has a dim computed from a data-dependent size; verify takes dims that are a size" % spec["name"])
+        specs += [dict(name="size " + n, dtype="int32", shape=[]) for n in sizes]
         in_types = [getattr(trt.DataType, trt_name(trt, spec)) for spec in case["inputs"]]
         out_types = list(plugin.get_output_data_types(in_types, [x.dim() for x in inputs]))
-        want_types = [getattr(trt.DataType, trt_name(trt, spec)) for spec in case["outputs"]]
+        want_types = [getattr(trt.DataType, trt_name(trt, spec)) for spec in specs]
         if [int(x) for x in out_types] != [int(x) for x in want_types]:
             raise RuntimeError("get_output_data_types gives %s; the opdef says %s" % (out_types, want_types))
         builder = trt.IExprBuilder()
         in_exprs = [trt.DimsExprs([builder.constant(d) for d in x.shape]) for x in inputs]
         shapes = plugin.get_output_shapes(in_exprs, [], builder)
-        for spec, exprs in zip(case["outputs"], shapes):
+        for spec, exprs in zip(specs, shapes):
             got = [dim_value(e) for e in exprs]
             if got != spec["shape"]:
                 raise RuntimeError("get_output_shapes gives output %s dims %s; the opdef says %s" % (spec["name"], got, spec["shape"]))
@@ -421,7 +433,7 @@ class TRTPython:
             return d
 
         in_out = [desc(x.shape, t) for x, t in zip(inputs, in_types)]
-        in_out += [desc(spec["shape"], t) for spec, t in zip(case["outputs"], out_types)]
+        in_out += [desc(spec["shape"], t) for spec, t in zip(specs, out_types)]
         combos = plugin.get_supported_format_combinations(in_out, len(inputs))
         n = len(in_out)
         taken = {tuple(int(c.type) for c in combos[k:k + n]) for k in range(0, len(combos), n)}
@@ -430,9 +442,9 @@ class TRTPython:
             raise NotTaken("the plugin's autotune offers no combination %s" % ([str(t) for t in in_types + out_types],))
         kernel = self.aot_kernel(plugin, in_exprs, in_out, len(inputs), builder) if aot else None
         dev = [x.cuda().contiguous() for x in inputs]
-        outs = [torch.full(spec["shape"], 0, dtype=getattr(torch, spec["dtype"]), device="cuda") for spec in case["outputs"]]
+        outs = [torch.full(spec["shape"], 0, dtype=getattr(torch, spec["dtype"]), device="cuda") for spec in specs]
         for o in outs:
-            o.view(torch.uint8).fill_(0xff) if o.numel() else None
+            o.reshape(-1).view(torch.uint8).fill_(0xff) if o.numel() else None
         stream = torch.cuda.current_stream()
         if aot:
             self.launch_aot(kernel, dev, outs, stream)
@@ -447,7 +459,21 @@ class TRTPython:
                 plugin.enqueue(descs[:len(inputs)], descs[len(inputs):], ins_p, outs_p,
                                [tuple(x.stride()) for x in dev], [tuple(o.stride()) for o in outs], stream.cuda_stream)
         torch.cuda.synchronize()
-        return [o.cpu() for o in outs]
+        got = [o.cpu() for o in outs[:len(case["outputs"])]]
+        size_of = {n: int(o.cpu().item()) for n, o in zip(sizes, outs[len(case["outputs"]):])}
+        for k, spec in enumerate(case["outputs"]):
+            if spec.get("shape") is not None:
+                continue
+            # The kernel writes the actual tensor, row-major, at the front of the upper-bound buffer.
+            shape = [size_of[n] if n else u for n, u in zip(spec["size_dims"], spec["upper"])]
+            for n, u in zip(spec["size_dims"], spec["upper"]):
+                if n and not 0 <= size_of[n] <= u:
+                    raise RuntimeError("size tensor %s is %d, outside [0, %d]" % (n, size_of[n], u))
+            count = 1
+            for e in shape:
+                count *= e
+            got[k] = got[k].reshape(-1)[:count].reshape(shape)
+        return got
 
     def aot_kernel(self, plugin, in_exprs, in_out, n_in, builder):
         """What aot_impl returns, as TensorRT's build asks for it: kernel name, PTX, launch
@@ -650,7 +676,8 @@ def main():
                     res["reason"] = "%s raises: %s" % (job["target"], short(e))
                 emit(**res)
                 continue
-            a, r, problem = compare(torch, got, want, case, tol)
+            op_tol = {k: tuple(v) for k, v in (op.get("tolerances") or {}).items()}
+            a, r, problem = compare(torch, got, want, case, op_tol or tol)
             res.update(max_abs=a, max_rel=r)
             if problem:
                 res["reason"] = problem

@@ -38,14 +38,11 @@ type trtField struct {
 }
 
 // trtLayoutProblem says why verify cannot run op's TensorRT plugins ("" :
-// it can): the runners pass the opdef's inputs one to one, and the C++
-// runner also the size-tensor outputs of data-dependent sizes (one kINT32
-// 0-D output per size, in opdef order, after the opdef's outputs, as the
-// trt target lays them out).
-func trtLayoutProblem(op *ir.Op, python bool) string {
-	if len(op.DataDependent) > 0 && python {
-		return "verify does not run TensorRT Python plugins with data-dependent output sizes (size-tensor outputs) yet"
-	}
+// it can): the runners pass the opdef's inputs one to one, and the
+// size-tensor outputs of data-dependent sizes (one kINT32 0-D output per
+// size, in opdef order, after the opdef's outputs, as the trt target lays
+// them out).
+func trtLayoutProblem(op *ir.Op) string {
 	for _, in := range op.Inputs {
 		switch {
 		case in.ShapeTensor:
@@ -64,7 +61,7 @@ func trtLayoutProblem(op *ir.Op, python bool) string {
 
 func trtOpOf(pkg *ir.Package, op *ir.Op) *trtOp {
 	id := trt.PluginID(pkg, op)
-	t := &trtOp{Name: id.Name, Namespace: id.Namespace, Version: id.Version}
+	t := &trtOp{Name: id.Name, Namespace: id.Namespace, Version: id.Version, Fields: []trtField{}}
 	t.ID = id.Namespace + "::" + id.Name // as the Python plugin registers itself
 	for _, p := range op.Params {
 		f := trtField{Ident: p.Ident, Name: p.Name, Type: "int32"}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/gen"
+	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/writer"
 )
 
@@ -141,18 +141,24 @@ func TestVerifyTRTSkipsWithoutPieces(t *testing.T) {
 	}
 }
 
-// TestVerifyTRTLayoutSkips: ops verify cannot hand to a TensorRT runner
-// (data-dependent outputs on the Python plugins) are skips naming why,
-// never passes.
+// TestVerifyTRTLayoutSkips: what verify cannot hand to the TensorRT
+// runners is a reason (a skip), never a pass; data-dependent outputs are
+// not among them.
 func TestVerifyTRTLayoutSkips(t *testing.T) {
-	needPython(t)
-	o := workspace(t, nil)
-	o.Targets, o.Ops = []string{"trt-python"}, []string{"NonZeroCoords"}
-	var l diag.List
-	rs := Run(o, &l)
-	if len(rs) != 1 || slices.ContainsFunc(rs, func(r Result) bool { return r.Status != Skip }) ||
-		!strings.Contains(report(rs), "data-dependent output sizes") {
-		t.Fatalf("want one skip naming the data-dependent outputs:\n%s", report(rs))
+	shape := &ir.Tensor{Name: "s", ShapeTensor: true}
+	for _, c := range []struct {
+		op   *ir.Op
+		want string
+	}{
+		{&ir.Op{Inputs: []*ir.Tensor{{Name: "x"}}}, ""},
+		{&ir.Op{Inputs: []*ir.Tensor{{Name: "x"}}, DataDependent: []*ir.SizeSymbol{{Name: "K"}}}, ""},
+		{&ir.Op{Inputs: []*ir.Tensor{{Name: "x"}, shape}}, "shape-tensor inputs"},
+		{&ir.Op{Inputs: []*ir.Tensor{{Name: "x"}, {Name: "b", Optional: true}}}, "optional or variadic inputs"},
+		{&ir.Op{Inputs: []*ir.Tensor{{Name: "x"}}, Params: []*ir.Param{{Name: "w", Kind: ir.ParamTensor}}}, "tensor params"},
+	} {
+		if got := trtLayoutProblem(c.op); c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("%+v: %q, want %q", c.op.Inputs, got, c.want)
+		}
 	}
 }
 

@@ -78,7 +78,10 @@ type jobOp struct {
 	LayerType string `json:"layer_type,omitempty"`
 	TRT       *trtOp `json:"trt,omitempty"`
 	HTP       *htpOp `json:"htp,omitempty"`
-	Cases     []Case `json:"cases"`
+	// Tolerances are the op's own (opdef verify: rtol, atol), when the
+	// command line gave none.
+	Tolerances map[string][2]float64 `json:"tolerances,omitempty"`
+	Cases      []Case                `json:"cases"`
 }
 
 // Run verifies the selected ops on the selected targets (each one of
@@ -223,6 +226,9 @@ func Run(o Options, l *diag.List) []Result {
 				if t == "htp" {
 					jo.HTP = htpOpOf(op)
 				}
+				if o.Tolerances == nil {
+					jo.Tolerances = opTolerances(op)
+				}
 				j.Ops = append(j.Ops, jo)
 			}
 			results = append(results, runJob(python, j, env)...)
@@ -260,12 +266,12 @@ func runnable(pkg *ir.Package, op *ir.Op, t string, o Options) (why string, appl
 		if op.Targets.TRT == nil {
 			return "", false
 		}
-		return trtLayoutProblem(op, false), true
+		return trtLayoutProblem(op), true
 	case "trt-python":
 		if op.Targets.TRT == nil || op.Targets.TRT.QDP == nil {
 			return "", false
 		}
-		return trtLayoutProblem(op, true), true
+		return trtLayoutProblem(op), true
 	case "htp":
 		if op.Targets.HTP == nil {
 			return "", false
@@ -451,6 +457,26 @@ func WriteJSON(w io.Writer, rs []Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(map[string]any{"results": rs, "summary": s})
+}
+
+// opTolerances are op's own float tolerances (opdef verify: rtol, atol
+// replacing the per-dtype defaults), or nil.
+func opTolerances(op *ir.Op) map[string][2]float64 {
+	v := op.Verify
+	if v == nil || v.Rtol == nil && v.Atol == nil {
+		return nil
+	}
+	m := map[string][2]float64{}
+	for dtype, d := range DefaultTolerances {
+		if v.Rtol != nil {
+			d[0] = *v.Rtol
+		}
+		if v.Atol != nil {
+			d[1] = *v.Atol
+		}
+		m[dtype] = d
+	}
+	return m
 }
 
 // DefaultTolerances are the runner's (rtol, atol) per float dtype; integer

@@ -289,3 +289,40 @@ func TestVerifyAIPU(t *testing.T) {
 		t.Fatalf("a forward writing zeros passed:\n%s", buf.String())
 	}
 }
+
+// TestVerifyOpTolerance: an op's own tolerance (opdef verify: atol) widens
+// its float comparisons and nothing else: the broken TopKLast's values now
+// pass, its indices still compare exactly and fail.
+func TestVerifyOpTolerance(t *testing.T) {
+	needPython(t)
+	swap := func(s string) string {
+		return strings.Replace(s, `("largest", "smallest",)`, `("smallest", "largest",)`, 1)
+	}
+	o := workspace(t, swap)
+	opdef := filepath.Join(o.OpDefs, "vision", "vision_ops.yaml")
+	data, err := os.ReadFile(opdef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	widened := strings.Replace(string(data), "  - name: TopKLast\n", "  - name: TopKLast\n    verify: {atol: 100}\n", 1)
+	if widened == string(data) {
+		t.Fatal("no TopKLast in the examples' opdef")
+	}
+	if err := os.WriteFile(opdef, []byte(widened), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var l diag.List
+	rs := Run(o, &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	var buf bytes.Buffer
+	WriteText(&buf, rs)
+	out := buf.String()
+	if strings.Contains(out, "output values differs") || !strings.Contains(out, "output indices differs (exact for int32)") {
+		t.Errorf("atol 100 should pass the values and leave the indices exact:\n%s", out)
+	}
+	if got := opTolerances(&ir.Op{}); got != nil {
+		t.Errorf("an op without verify: %v", got)
+	}
+}

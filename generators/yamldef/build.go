@@ -89,6 +89,17 @@ func (o object) optBool(key string) *bool {
 	return nil
 }
 
+// optFloat decodes a number, nil when absent.
+func (o object) optFloat(key string) *float64 {
+	if n := o.values[key]; n != nil {
+		var v float64
+		if err := n.Decode(&v); err == nil {
+			return &v
+		}
+	}
+	return nil
+}
+
 // integer decodes an integer scalar in any YAML 1.2 spelling (0x1, 1_000).
 func (o object) integer(key string) int {
 	var v int
@@ -254,6 +265,10 @@ func (b *builder) op(o object) *ir.Op {
 	for _, n := range o.items("references") {
 		r := asObject(n)
 		op.References = append(op.References, ir.Reference{Source: r.str("source"), URL: r.str("url"), Text: r.str("text")})
+	}
+	if n := o.get("verify"); n != nil {
+		x := asObject(n)
+		op.Verify = &ir.VerifyTolerance{Rtol: x.optFloat("rtol"), Atol: x.optFloat("atol")}
 	}
 	if n := o.get("onnx"); n != nil {
 		x := asObject(n)
@@ -434,7 +449,19 @@ func (b *builder) tensor(o object) *ir.Tensor {
 	}
 	t.Constraints = b.constraints(o.items("constraints"))
 	t.Rank = ir.RankAny
-	if shape := o.get("shape"); shape != nil {
+	if shape := o.get("shape"); shape != nil && shape.Kind == yaml.MappingNode {
+		// shape: {like: x} or {broadcast: [a, b]} (outputs only; the schema says so).
+		so := asObject(shape)
+		t.Like = b.like(so)
+		if n := so.get("broadcast"); n != nil {
+			t.Broadcast = &ir.ShapeBroadcast{At: b.pos(n)}
+			for _, c := range n.Content {
+				c = resolve(c)
+				t.Broadcast.Inputs = append(t.Broadcast.Inputs, c.Value)
+				t.Broadcast.Pos = append(t.Broadcast.Pos, b.pos(c))
+			}
+		}
+	} else if shape != nil {
 		// shape: [] is a known 0-D shape, not an unknown one.
 		t.Shape = make([]*ir.Dim, 0, len(shape.Content))
 		for _, d := range shape.Content {
@@ -443,7 +470,19 @@ func (b *builder) tensor(o object) *ir.Tensor {
 		}
 		t.Rank = len(t.Shape)
 	}
-	if rn := o.get("rank"); rn != nil {
+	if rn := o.get("rank"); rn != nil && rn.Kind == yaml.SequenceNode {
+		// rank: [min, max] (the schema checked two integers 0..8).
+		lo, _ := strconv.Atoi(resolve(rn.Content[0]).Value)
+		hi, _ := strconv.Atoi(resolve(rn.Content[1]).Value)
+		switch {
+		case t.Shape != nil || t.Like != nil || t.Broadcast != nil:
+			b.l.Errorf(b.pos(rn), "rank-range", "a rank range is for tensors of any rank; this one has a shape, which fixes its rank (drop the range or the shape)")
+		case lo > hi:
+			b.l.Errorf(b.pos(rn.Content[1]), "rank-range", "rank range [%d, %d] is empty: the maximum is below the minimum", lo, hi)
+		default:
+			t.Rank, t.RankRange = ir.RankAny, &ir.RankRange{Min: lo, Max: hi}
+		}
+	} else if rn != nil {
 		rank, scalar := b.rank(rn)
 		if t.Shape != nil && rank != len(t.Shape) {
 			b.l.Errorf(b.pos(rn), "rank-mismatch", "rank %s does not match the %d dims of shape", rn.Value, len(t.Shape))
@@ -451,6 +490,42 @@ func (b *builder) tensor(o object) *ir.Tensor {
 		t.Rank, t.Scalar = rank, scalar
 	}
 	return t
+}
+
+// like reads `shape: {like: x[, axis: a, replace: e | remove: true |
+// keep: true]}`; the schema checked the keys and their kinds.
+func (b *builder) like(o object) *ir.ShapeLike {
+	n := o.get("like")
+	if n == nil {
+		return nil
+	}
+	l := &ir.ShapeLike{Input: n.Value, Pos: b.pos(n)}
+	var modes []string
+	for _, k := range o.keys {
+		switch k {
+		case "replace", "remove", "keep":
+			modes = append(modes, k)
+		}
+	}
+	axis := o.get("axis")
+	if axis != nil {
+		l.Axis, l.AxisPos = axis.Value, b.pos(axis)
+	}
+	switch {
+	case axis == nil && len(modes) > 0:
+		b.l.Errorf(b.pos(o.get(modes[0])), "shape-like", "%s needs an axis: add axis: <an integer param> beside like: %s", modes[0], l.Input)
+	case axis != nil && len(modes) == 0:
+		b.l.Errorf(l.AxisPos, "shape-like", "axis param %q says which dim of %q changes but not how: add replace: <dim>, remove: true or keep: true", l.Axis, l.Input)
+	case len(modes) > 1:
+		b.l.Errorf(b.pos(o.get(modes[1])), "shape-like", "%s and %s both say what becomes of the dim at axis param %q; keep one", modes[0], modes[1], l.Axis)
+	case len(modes) == 1:
+		m := o.get(modes[0])
+		l.Mode, l.ModePos = ir.AxisMode(modes[0]), b.pos(m)
+		if l.Mode == ir.AxisReplace {
+			l.Replace = &ir.Dim{Expr: b.expr(m), Pos: b.exprPos(m)}
+		}
+	}
+	return l
 }
 
 func (b *builder) rank(n *yaml.Node) (rank int, scalar bool) {
@@ -619,7 +694,9 @@ func (b *builder) paramType(p *ir.Param, o object) {
 	} else if s := o.get("storage"); s != nil {
 		b.l.Errorf(b.pos(s), "param-storage", "storage applies to enum params only; param %q has type %s", p.Name, p.Kind)
 	}
-	if rn := o.get("rank"); rn != nil {
+	if rn := o.get("rank"); rn != nil && rn.Kind == yaml.SequenceNode {
+		b.l.Errorf(b.pos(rn), "rank-range", "a rank range is for input and output tensors; param %q takes a rank, any or scalar", p.Name)
+	} else if rn != nil {
 		rank, scalar := b.rank(rn)
 		switch {
 		case p.Kind != ir.ParamScalar:

@@ -111,6 +111,15 @@ func seq(flow bool) *yaml.Node {
 	return n
 }
 
+// floatNode is a number as the shortest text that reads back the same.
+func floatNode(v float64) *yaml.Node {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") {
+		s += ".0"
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: s}
+}
+
 func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
 
 func intNode(i int) *yaml.Node {
@@ -286,6 +295,16 @@ func opNode(op *ir.Op) *yaml.Node {
 		}
 		add(m, "references", rs)
 	}
+	if v := op.Verify; v != nil && (v.Rtol != nil || v.Atol != nil) {
+		vm := mapping(true)
+		if v.Rtol != nil {
+			add(vm, "rtol", floatNode(*v.Rtol))
+		}
+		if v.Atol != nil {
+			add(vm, "atol", floatNode(*v.Atol))
+		}
+		add(m, "verify", vm)
+	}
 	if o := op.ONNX; o != nil {
 		om := mapping(true)
 		add(om, "model", str(o.Model))
@@ -376,12 +395,37 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 	} else {
 		add(m, "type", dtypeList(t.Type.DTypes))
 	}
-	if t.Shape != nil {
+	if t.Broadcast != nil {
+		m2 := mapping(true)
+		names := seq(true)
+		for _, n := range t.Broadcast.Inputs {
+			names.Content = append(names.Content, str(n))
+		}
+		add(m2, "broadcast", names)
+		add(m, "shape", m2)
+	} else if t.Like != nil {
+		like := mapping(true)
+		add(like, "like", str(t.Like.Input))
+		if t.Like.Axis != "" {
+			add(like, "axis", str(t.Like.Axis))
+		}
+		switch t.Like.Mode {
+		case ir.AxisReplace:
+			add(like, "replace", exprNode(t.Like.Replace.Expr.String()))
+		case ir.AxisRemove, ir.AxisKeep:
+			add(like, string(t.Like.Mode), boolNode(true))
+		}
+		add(m, "shape", like)
+	} else if t.Shape != nil {
 		s := seq(true)
 		for _, d := range t.Shape {
 			s.Content = append(s.Content, exprNode(d.Expr.String()))
 		}
 		add(m, "shape", s)
+	} else if r := t.RankRange; r != nil {
+		s := seq(true)
+		s.Content = append(s.Content, intNode(r.Min), intNode(r.Max))
+		add(m, "rank", s)
 	} else if t.Rank != ir.RankAny || t.Scalar {
 		add(m, "rank", rankNode(t.Rank, t.Scalar))
 	}

@@ -122,7 +122,7 @@ func checkOp(op *ir.Op, d *diag.TargetList) {
 		}
 	}
 	for _, t := range op.Outputs {
-		if t.Shape == nil {
+		if t.Shape == nil && t.Like == nil && t.Broadcast == nil {
 			d.Errorf(t.Where.At("name", t.Pos), "aipu-output-shape", "output %q of op %s has no shape; the Parser plugin's infer_shape needs one", t.Name, op.Name)
 		}
 	}

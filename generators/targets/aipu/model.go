@@ -227,10 +227,20 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 			infer.line("self.remove_inputs_at(", strconv.Itoa(i), ")")
 		}
 	}
+	for i, in := range op.Inputs {
+		if rr := in.RankRange; rr != nil {
+			lo, hi := strconv.Itoa(rr.Min), strconv.Itoa(rr.Max)
+			infer.line("if not ", lo, " <= len(", l.inputs[i], ".shape) <= ", hi, ": raise ValueError(", pyString(op.Name+`: input "`+in.Name+`" has `), " + str(len(", l.inputs[i], ".shape)) + ", pyString(" dims; the op takes "+lo+" to "+hi), ")")
+		}
+	}
+	shapes := make([]string, len(op.Outputs))
+	for i, o := range op.Outputs {
+		shapes[i] = l.shapeOf(op, i, o, s, infer, "np.broadcast_shapes")
+	}
 	infer.line("return [")
 	rules := op.Derived().Outputs
-	for i, o := range op.Outputs {
-		infer.line("    np.zeros(", shapeTuple(o, l.ref), ", dtype=", m.parserDType(op, rules[i], l.inputs), "),")
+	for i := range op.Outputs {
+		infer.line("    np.zeros(", shapes[i], ", dtype=", m.parserDType(op, rules[i], l.inputs), "),")
 	}
 	infer.line("]")
 	m.Infer = infer.String()
@@ -356,7 +366,7 @@ func newOptModel(pkg *ir.Package, op *ir.Op, dims []dimSymbol, desc, stem string
 	shapes := make([]string, len(op.Outputs))
 	for i, o := range op.Outputs {
 		shapes[i] = s.claim(o.Ident + "_shape")
-		forward.line(shapes[i], " = ", shapeTuple(o, l.ref))
+		forward.line(shapes[i], " = ", l.shapeOf(op, i, o, s, forward, "torch.broadcast_shapes"))
 	}
 	m.Forward = forward.String()
 	// The float forward is the op's reference once the user wrote it; the
@@ -538,6 +548,9 @@ func (l *locals) ref(e *shapeexpr.Expr) string {
 // shapesRefer reports whether the shape of one of ts refers to name.
 func shapesRefer(ts []*ir.Tensor, name string) bool {
 	for _, t := range ts {
+		if t.Like != nil && t.Like.Replace != nil && refers(t.Like.Replace.Expr, name) {
+			return true
+		}
 		for _, d := range t.Shape {
 			if refers(d.Expr, name) {
 				return true
@@ -553,6 +566,44 @@ func refers(e *shapeexpr.Expr, name string) bool {
 		return true
 	}
 	return slices.ContainsFunc(e.Args, func(a *shapeexpr.Expr) bool { return refers(a, name) })
+}
+
+// shapeOf is output i's shape as a Python tuple: its declared dims, or
+// the shape of the input it is like (`shape: {like: x}`), whatever its rank.
+// With an axis, the statements that read, check and normalize it go to c.
+// broadcast is the module function broadcasting shapes (np. or torch.).
+func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor, s scope, c *code, broadcast string) string {
+	r := op.Derived().Shapes[i]
+	if r.Rule == ir.ShapeBroadcastOf {
+		shapes := make([]string, len(r.Inputs))
+		for k, j := range r.Inputs {
+			shapes[k] = "tuple(" + l.inputs[j] + ".shape)"
+		}
+		return "tuple(" + broadcast + "(" + strings.Join(shapes, ", ") + "))"
+	}
+	if r.Rule != ir.ShapeSameAs {
+		return shapeTuple(o, l.ref)
+	}
+	in := l.inputs[r.Input]
+	lk := o.Like
+	if lk.Axis == "" {
+		return "tuple(" + in + ".shape)"
+	}
+	pi := slices.IndexFunc(op.Params, func(p *ir.Param) bool { return p.Name == lk.Axis })
+	p := op.Params[pi]
+	value := l.params[pi]
+	if value == "" {
+		value = "self.params[" + pyString(p.Ident) + "]"
+	}
+	local := s.claim("axis_" + o.Ident)
+	rank := "len(" + in + ".shape)"
+	msg := pyString(op.Name+": param "+p.Name+" is ") + " + str(" + local + ") + " + pyString(", not an axis of input \""+op.Inputs[r.Input].Name+"\" (") + " + str(" + rank + ") + " + pyString(" dims)")
+	c.lines(shapeexpr.PythonAxisCheck(local, value, rank, msg)...)
+	replace := ""
+	if lk.Replace != nil {
+		replace = lk.Replace.Expr.Python(l.ref)
+	}
+	return shapeexpr.PythonAxisShape(in+".shape", local, replace, "1", lk.Mode == ir.AxisKeep)
 }
 
 // shapeTuple is an output's declared shape as a Python tuple.

@@ -28,6 +28,7 @@ import (
 var trees = []struct{ opdefs, out string }{
 	{"../../../testdata/gen/examples/opdefs", "../../../testdata/gen/examples/out"},
 	{"../../../testdata/gen/aipu-features/opdefs", "../../../testdata/gen/aipu-features/out"},
+	{"../../../testdata/gen/rank-poly/opdefs", "../../../testdata/gen/rank-poly/out"},
 }
 
 // pkgDir is one generated package with its ops.
@@ -419,6 +420,21 @@ func planFor(pkg *ir.Package, op *ir.Op, known []string) planOp {
 				panic(op.Name + ": " + err.Error())
 			}
 			pt.Shape = append(pt.Shape, v)
+		}
+		if r := op.Derived().Shapes[len(p.Outputs)]; r.Rule == ir.ShapeBroadcastOf {
+			var shapes [][]int64
+			for _, j := range r.Inputs {
+				shapes = append(shapes, p.Inputs[j].Shape)
+			}
+			var err error
+			if pt.Shape, err = ir.BroadcastDims(shapes...); err != nil {
+				panic(op.Name + ": " + err.Error())
+			}
+		} else if r.Rule == ir.ShapeSameAs {
+			var err error
+			if pt.Shape, err = ir.LikeDims(o.Like, p.Inputs[r.Input].Shape, env); err != nil {
+				panic(op.Name + ": " + err.Error())
+			}
 		}
 		p.Outputs = append(p.Outputs, pt)
 	}

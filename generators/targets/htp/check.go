@@ -59,6 +59,7 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 			d.Warnf(h.Pos, "htp-no-backend", "op %s supports backends %s but no HTP backend; the htp target skips it", op.Name, strings.Join(h.Backends, ", "))
 			continue
 		}
+		checkVariantBackends(op, h, d)
 		checkOp(op, d)
 		if pkg.HTP.ExecuTorch {
 			checkExecuTorch(op, d)
@@ -138,4 +139,29 @@ func checkTorchNames(pkg *ir.Package, d *diag.TargetList) {
 		}
 		seen[name] = op
 	}
+}
+
+// checkVariantBackends says what opforge emits for HTP_FP16 and HTPMCP,
+// for which qnn-op-package-generator uses other templates (HTP_FP16: the
+// impl instantiated with F16CroutonTensor; HTPMCP: its own interface).
+func checkVariantBackends(op *ir.Op, h *ir.HTPOp, d *diag.TargetList) {
+	plain := false
+	for _, b := range h.Backends {
+		plain = plain || b == "HTP"
+	}
+	for _, b := range h.Backends {
+		switch b {
+		case "HTP_FP16":
+			d.Warnf(h.Pos, "htp-variant-backend", "op %s names backend HTP_FP16: qnn-op-package-generator would instantiate its impl with F16CroutonTensor; opforge generates the HTP skeleton (Tensor)%s", op.Name, sameOrSkip(plain))
+		case "HTPMCP":
+			d.Warnf(h.Pos, "htp-variant-backend", "op %s names backend HTPMCP: qnn-op-package-generator would write the multi-core (MCP) interface; opforge generates the HTP interface and op skeleton%s", op.Name, sameOrSkip(plain))
+		}
+	}
+}
+
+func sameOrSkip(plain bool) string {
+	if plain {
+		return "; the op is generated once, as for HTP"
+	}
+	return "; register it with the HTP backend, or write the variant's code in the user regions"
 }

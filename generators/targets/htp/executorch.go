@@ -314,6 +314,12 @@ func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 		}
 		lines = append(lines, fmt.Sprintf("%s = %s.shape[%d]%s", local, in.Ident, b.Dim, guard))
 	}
+	for _, in := range op.Inputs {
+		if rr := in.RankRange; rr != nil && !in.Optional {
+			lo, hi := strconv.Itoa(rr.Min), strconv.Itoa(rr.Max)
+			lines = append(lines, "if not "+lo+" <= "+in.Ident+".dim() <= "+hi+": raise ValueError("+escape.PyString(op.Name+`: input "`+in.Name+`" has `)+" + str("+in.Ident+".dim()) + "+escape.PyString(" dims; the op takes "+lo+" to "+hi)+")")
+		}
+	}
 	if len(op.DataDependent) > 0 {
 		lines = append(lines, "ctx = torch.library.get_ctx()")
 	}
@@ -343,6 +349,25 @@ func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 		dtype := outputDType(op, facts.Outputs[i])
 		var shape string
 		switch {
+		case facts.Shapes[i].Rule == ir.ShapeBroadcastOf:
+			shapes := make([]string, len(facts.Shapes[i].Inputs))
+			for k, j := range facts.Shapes[i].Inputs {
+				shapes[k] = op.Inputs[j].Ident + ".shape"
+			}
+			shape = "torch.broadcast_shapes(" + strings.Join(shapes, ", ") + ")"
+		case facts.Shapes[i].Rule == ir.ShapeSameAs:
+			in := op.Inputs[facts.Shapes[i].Input]
+			shape = in.Ident + ".shape"
+			if lk := o.Like; lk.Axis != "" {
+				local, p := "_axis_"+o.Ident, op.Param(lk.Axis)
+				msg := escape.PyString(op.Name+": param "+p.Name+" is ") + " + str(" + local + ") + " + escape.PyString(", not an axis of input \""+in.Name+"\" (") + " + str(" + in.Ident + ".dim()) + " + escape.PyString(" dims)")
+				lines = append(lines, shapeexpr.PythonAxisCheck(local, p.Ident, in.Ident+".dim()", msg)...)
+				replace := ""
+				if lk.Replace != nil {
+					replace = lk.Replace.Expr.Python(ref)
+				}
+				shape = shapeexpr.PythonAxisShape(shape, local, replace, "1", lk.Mode == ir.AxisKeep)
+			}
 		case o.Shape != nil:
 			dims := make([]string, len(o.Shape))
 			for i, dim := range o.Shape {

@@ -26,8 +26,10 @@ import (
 var trees = []struct{ opdefs, out string }{
 	{"../../../testdata/gen/examples/opdefs", "../../../testdata/gen/examples/out"},
 	{"../../../../shared/fixtures/qnn", "../../../testdata/gen/fixtures/out"},
+	{"../../../../shared/fixtures/qnn-more", "../../../testdata/gen/fixtures-more/out"},
 	{"../../../testdata/gen/htp-params/opdefs", "../../../testdata/gen/htp-params/out"},
 	{"../../../testdata/gen/executorch-lower/opdefs", "../../../testdata/gen/executorch-lower/out"},
+	{"../../../testdata/gen/rank-poly/opdefs", "../../../testdata/gen/rank-poly/out"},
 }
 
 // python returns the interpreter of the test virtualenv, or skips.
@@ -92,7 +94,13 @@ func torchName(d ir.DType) string {
 	case ir.QInt32:
 		return "int32"
 	}
-	return d.Info().Torch
+	if t := d.Info().Torch; t != "" {
+		return t
+	}
+	// A dtype torch has no name for (QNN's BACKEND_SPECIFIC, which a
+	// SupplementalOpDefList resolves for the backend): the module's
+	// tensors are float32 there.
+	return "float32"
 }
 
 // planOp computes, independently of the generator, what the fake
@@ -204,9 +212,29 @@ func planOp(op *ir.Op) opCase {
 	for _, s := range op.DataDependent {
 		dd[s.Name] = true
 	}
-	for _, o := range op.Outputs {
+	for i, o := range op.Outputs {
 		out := output{Name: o.Name}
-		if o.Shape == nil {
+		if r := op.Derived().Shapes[i]; r.Rule == ir.ShapeBroadcastOf {
+			var shapes [][]int64
+			for _, j := range r.Inputs {
+				shapes = append(shapes, c.Args[j].Shape)
+			}
+			dims, err := ir.BroadcastDims(shapes...)
+			if err != nil {
+				panic(op.Name + ": " + err.Error())
+			}
+			for _, v := range dims {
+				out.Shape = append(out.Shape, &v)
+			}
+		} else if r.Rule == ir.ShapeSameAs {
+			dims, err := ir.LikeDims(o.Like, c.Args[r.Input].Shape, env)
+			if err != nil {
+				panic(op.Name + ": " + err.Error())
+			}
+			for _, v := range dims {
+				out.Shape = append(out.Shape, &v)
+			}
+		} else if o.Shape == nil {
 			for _, v := range c.Args[0].Shape {
 				v := v
 				out.Shape = append(out.Shape, &v)

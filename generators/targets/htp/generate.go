@@ -152,9 +152,14 @@ type opModel struct {
 	// kernel body written for the vendor's skeleton compiles unchanged.
 	VendorNames []string
 	ParamOrder  string // DEF_PACKAGE_PARAM_ORDER arguments after the op name; "" when no params
-	NumInputs   int
-	NumOutputs  int
-	NumParams   int
+	// TextDefaults are comment lines (escaped) naming the params whose QNN
+	// Default is text that forms no value (`N-1`, `{0,..,0}`): registered
+	// as required, as qnn-op-package-generator does, with the text kept
+	// for the kernel writer.
+	TextDefaults []string
+	NumInputs    int
+	NumOutputs   int
+	NumParams    int
 }
 
 type defaultModel struct {
@@ -201,6 +206,9 @@ func newOpModel(pkg *ir.Package, op *ir.Op) *opModel {
 			order = append(order, escape.CString(p.Name)+", false, &"+dm.Static)
 		} else {
 			order = append(order, escape.CString(p.Name)+", true, nullptr")
+		}
+		if p.DefaultText != "" {
+			m.TextDefaults = append(m.TextDefaults, escape.CComment(fmt.Sprintf("%s: the config's default %q forms no value, so the param is required (true, nullptr); every graph passes it", p.Name, p.DefaultText)))
 		}
 	}
 	m.ParamOrder = strings.Join(order, ", ")

@@ -240,12 +240,28 @@ func driverCases(pkg *ir.Package) string {
 	}
 	lines = append(lines, fmt.Sprintf("# %s: written by generators/targets/trt's tests from %s", pkg.Name, strings.TrimPrefix(pkg.Source, repo+"/")), fmt.Sprintf("static %d", static))
 	for i, op := range ops {
-		lines = append(lines, opCases(pkg, op, pm.Ops[i])...)
+		if !op.RankPolymorphic() {
+			lines = append(lines, opCases(pkg, op, pm.Ops[i], 0)...)
+			continue
+		}
+		// A rank-polymorphic op runs once per rank TensorRT has (1 to
+		// Dims::MAX_DIMS), its rank-any inputs at that rank.
+	ranks:
+		for rank := 1; rank <= 8; rank++ {
+			for _, in := range op.Inputs {
+				if in.Shape == nil && !in.RankRange.Admits(rank) {
+					continue ranks // outside a declared rank range
+				}
+			}
+			lines = append(lines, opCases(pkg, op, pm.Ops[i], rank)...)
+		}
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
 
-func opCases(pkg *ir.Package, op *ir.Op, m *opModel) []string {
+// opCases are the lines of one op's case; rank, when not 0, is the rank
+// of its rank-any inputs.
+func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
 	l := layoutOf(op)
 	kind := "v3"
 	if pkg.TRT.Legacy {
@@ -276,11 +292,11 @@ func opCases(pkg *ir.Package, op *ir.Op, m *opModel) []string {
 	lines = append(lines, fieldSet("serialized", "", true, append([]field{layout}, onnx...))...)
 	lines = append(lines, negativeSets(m, onnx)...)
 	lines = append(lines, fmt.Sprintf("inputs %d %d", l.Required, len(l.Inputs)))
-	lines = append(lines, arityCases(op, l, m, values)...)
+	lines = append(lines, arityCases(op, l, m, values, rank)...)
 	// Each shorter arity: the same plugin without its last optional inputs.
 	for n := len(l.Inputs) - 1; n >= l.Required; n-- {
 		lines = append(lines, fmt.Sprintf("arity %d", n))
-		lines = append(lines, arityCases(op, arityLayout(l, n), m, values)...)
+		lines = append(lines, arityCases(op, arityLayout(l, n), m, values, rank)...)
 	}
 	return lines
 }
@@ -318,14 +334,17 @@ func arityLayout(l *ioLayout, n int) *ioLayout {
 
 // arityCases are the lines of one arity: the input dims, the output shapes
 // and sizes they give, the workspace, aliases, dtype and format
-// combinations and the dtypes supportsFormatCombination must refuse.
-func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value) []string {
+// combinations and the dtypes supportsFormatCombination must refuse; rank,
+// when not 0, is the rank of the rank-any inputs.
+func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, rank int) []string {
 	var lines []string
 	// Shapes: every symbol a distinct value, shape tensors some values.
 	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
 	next := int64(5) // small enough to enqueue, large enough that computed dims are not 0
+	var inDims [][]int64
 	for _, t := range l.Inputs {
-		dims := dimsOf(t.T, env, &next)
+		dims := dimsOf(t.T, env, &next, rank)
+		inDims = append(inDims, dims)
 		lines = append(lines, fmt.Sprintf("input %d%s", len(dims), ints(dims)))
 	}
 	for i, t := range l.ShapeInputs {
@@ -368,7 +387,21 @@ func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value) []s
 	}
 	for _, t := range l.Outputs {
 		var dims []int64
-		if t.T != nil {
+		if in := l.like(t); in != nil {
+			var err error
+			if dims, err = ir.LikeDims(t.T.Like, inDims[in.Index], env); err != nil {
+				panic(fmt.Sprintf("%s: %v", op.Name, err)) // a test bug: the case's axis fits
+			}
+		} else if ins := l.broadcast(t); ins != nil {
+			shapes := make([][]int64, len(ins))
+			for k, in := range ins {
+				shapes[k] = inDims[in.Index]
+			}
+			var err error
+			if dims, err = ir.BroadcastDims(shapes...); err != nil {
+				panic(fmt.Sprintf("%s: %v", op.Name, err)) // a test bug: the case's dims broadcast
+			}
+		} else if t.T != nil {
 			for _, d := range t.T.Shape {
 				v, err := d.Expr.Eval(env)
 				if err != nil {
@@ -491,10 +524,18 @@ func negativeSets(m *opModel, onnx []field) []string {
 }
 
 // dimsOf gives an input's dims: constants as written, each new symbol the
-// next value; rank-any inputs three dims.
-func dimsOf(t *ir.Tensor, env shapeexpr.MapEnv, next *int64) []int64 {
+// next value; rank-any inputs rank dims of 2 and 3 (the product stays
+// small at rank 8), or [2, 3, 4] when rank is 0.
+func dimsOf(t *ir.Tensor, env shapeexpr.MapEnv, next *int64, rank int) []int64 {
 	if t.Shape == nil {
-		return []int64{2, 3, 4}
+		if rank == 0 {
+			return []int64{2, 3, 4}
+		}
+		dims := make([]int64, rank)
+		for i := range dims {
+			dims[i] = 2 + int64(i%2)
+		}
+		return dims
 	}
 	var dims []int64
 	for _, d := range t.Shape {

@@ -168,7 +168,7 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 		if out.DTypeParam != "" {
 			d.Errorf(out.Where.At("dtype_param", out.Pos), "trt-dtype-param", "output %q of op %s takes its dtype from param %s; the TensorRT plugins do not choose an output dtype by a param yet (the ExecuTorch and Compass AIPU targets do)", out.Name, op.Name, out.DTypeParam)
 		}
-		if out.Shape == nil {
+		if out.Shape == nil && out.Like == nil && out.Broadcast == nil {
 			d.Errorf(out.Where.At("name", out.Pos), "trt-output-shape", "output %q of op %s has no shape; TensorRT plugins must compute output shapes, so give it one (e.g. shape: [N, C])", out.Name, op.Name)
 		}
 		for _, dim := range out.Shape {

@@ -176,6 +176,37 @@ func first(ds []ir.DType) ir.DType {
 	return ds[0]
 }
 
+// like is the regular input whose shape output t has (`shape: {like: x}`),
+// or nil.
+func (l *ioLayout) like(t *ioTensor) *ioTensor {
+	if t.T == nil || t.T.Like == nil {
+		return nil
+	}
+	for _, in := range l.Inputs {
+		if in.Name == t.T.Like.Input {
+			return in
+		}
+	}
+	return nil
+}
+
+// broadcast are the regular inputs whose shapes broadcast into output
+// t's (`shape: {broadcast: [a, b]}`), or nil.
+func (l *ioLayout) broadcast(t *ioTensor) []*ioTensor {
+	if t.T == nil || t.T.Broadcast == nil {
+		return nil
+	}
+	var ins []*ioTensor
+	for _, name := range t.T.Broadcast.Inputs {
+		for _, in := range l.Inputs {
+			if in.Name == name {
+				ins = append(ins, in)
+			}
+		}
+	}
+	return ins
+}
+
 func rankOf(t *ir.Tensor) int {
 	if t.Shape != nil {
 		return len(t.Shape)

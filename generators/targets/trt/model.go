@@ -758,6 +758,71 @@ func (r *refs) ref(e *shapeexpr.Expr) string {
 	return "exprBuilder.constant(mParams." + identOf(r.op, e.Name) + ")"
 }
 
+// likeLines set target to input in's dims (`shape: {like: x}`), with the
+// dim at the axis param replaced, removed or kept as 1; the axis is
+// range-checked against the input's rank and normalized.
+func (r *refs) likeLines(target string, out *ir.Tensor, in *ioTensor) []string {
+	src := "inputs[" + strconv.Itoa(in.Index) + "]"
+	like := out.Like
+	if like.Axis == "" {
+		// DimsExprs copies.
+		return []string{target + " = " + src + ";"}
+	}
+	p := r.op.Param(like.Axis)
+	// The names are data in a printf format: % doubled, then escaped.
+	format := escape.CString(r.op.Name + `: param ` + p.Name + ` is %lld, not an axis of input "` + strings.ReplaceAll(in.Name, "%", "%%") + `" (%d dims) for output "` + strings.ReplaceAll(out.Name, "%", "%%") + `"`)
+	nb := "nbDims"
+	if like.Mode == ir.AxisRemove {
+		nb = "nbDims - 1"
+	}
+	at := "target.d[o++] = " + src + ".d[d];"
+	switch like.Mode {
+	case ir.AxisKeep:
+		at = "target.d[o++] = d == axis ? exprBuilder.constant(1) : " + src + ".d[d];"
+	case ir.AxisReplace:
+		at = "target.d[o++] = d == axis ? " + r.expr(like.Replace.Expr) + " : " + src + ".d[d];"
+	case ir.AxisRemove:
+		at = "if (d != axis) { target.d[o++] = " + src + ".d[d]; }"
+	}
+	return []string{
+		"{",
+		"    int32_t const nbDims = " + src + ".nbDims;",
+		"    int64_t axis = static_cast<int64_t>(mParams." + p.Ident + ");",
+		"    if (axis < -nbDims || axis >= nbDims) { logError(" + format + ", static_cast<long long>(axis), nbDims); return 1; }",
+		"    axis = axis < 0 ? axis + nbDims : axis;",
+		"    nvinfer1::DimsExprs& target = " + target + ";",
+		"    target.nbDims = " + nb + ";",
+		"    for (int32_t d = 0, o = 0; d < nbDims; ++d) { " + at + " }",
+		"}",
+	}
+}
+
+// broadcastLines set target to the numpy broadcast of the inputs' dims:
+// aligned at the last dim, each dim the largest of the inputs' there (a
+// 1 stretches to the others; IExprBuilder has no test for equal sizes, so
+// incompatible dims are the engine's to refuse).
+func broadcastLines(target string, ins []*ioTensor) []string {
+	lines := []string{"{", "    int32_t nbDims = 0;"}
+	for _, in := range ins {
+		lines = append(lines, "    nbDims = std::max(nbDims, inputs["+strconv.Itoa(in.Index)+"].nbDims);")
+	}
+	lines = append(lines,
+		"    nvinfer1::DimsExprs& target = "+target+";",
+		"    target.nbDims = nbDims;",
+		"    for (int32_t d = 0; d < nbDims; ++d)",
+		"    {",
+		"        nvinfer1::IDimensionExpr const* dim = nullptr;")
+	for _, in := range ins {
+		src := "inputs[" + strconv.Itoa(in.Index) + "]"
+		lines = append(lines,
+			"        if (int32_t const j = d - (nbDims - "+src+".nbDims); j >= 0)",
+			"        {",
+			"            dim = dim == nullptr ? "+src+".d[j] : dimOp(exprBuilder, nvinfer1::DimensionOperation::kMAX, dim, "+src+".d[j]);",
+			"        }")
+	}
+	return append(lines, "        target.d[d] = dim;", "    }", "}")
+}
+
 func identOf(op *ir.Op, name string) string {
 	if p := op.Param(name); p != nil {
 		return p.Ident
@@ -769,6 +834,12 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 	r := newRefs(op, l)
 	var sc shapeCode
 	for _, t := range l.Inputs {
+		if rr := t.T.RankRange; rr != nil {
+			in := "inputs[" + strconv.Itoa(t.Index) + "].nbDims"
+			lo, hi := strconv.Itoa(rr.Min), strconv.Itoa(rr.Max)
+			format := escape.CString(op.Name + `: input "` + strings.ReplaceAll(t.Name, "%", "%%") + `" has %d dims; the op takes ` + lo + ` to ` + hi)
+			r.check("if (" + in + " < " + lo + " || " + in + " > " + hi + ") { logError(" + format + ", " + in + "); return 1; }")
+		}
 		if t.Rank != ir.RankAny {
 			in, rank := "inputs["+strconv.Itoa(t.Index)+"].nbDims", strconv.Itoa(t.Rank)
 			// The name is data in a printf format: % doubled, then escaped.
@@ -796,6 +867,14 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 		target := "outputs[" + strconv.Itoa(t.Index) + "]"
 		if legacy {
 			target = "out"
+		}
+		if in := l.like(t); in != nil {
+			sc.Outputs = append(sc.Outputs, r.likeLines(target, t.T, in))
+			continue
+		}
+		if ins := l.broadcast(t); ins != nil {
+			sc.Outputs = append(sc.Outputs, broadcastLines(target, ins))
+			continue
 		}
 		lines := make([]string, 1, 1+len(t.T.Shape))
 		lines[0] = target + ".nbDims = " + strconv.Itoa(len(t.T.Shape)) + ";"

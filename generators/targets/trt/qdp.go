@@ -170,6 +170,12 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		q.Unpack = lhs + " = " + q.AttrsFunc + "(" + q.AttrParams + ")"
 		body = append(body, q.Unpack)
 	}
+	for _, t := range l.Inputs {
+		if rr := t.T.RankRange; rr != nil {
+			lo, hi := strconv.Itoa(rr.Min), strconv.Itoa(rr.Max)
+			body = append(body, "if not "+lo+" <= len("+t.Ident+".shape_expr) <= "+hi+": raise ValueError("+escape.PyString(op.Name+`: input "`+t.Name+`" has `)+" + str(len("+t.Ident+".shape_expr)) + "+escape.PyString(" dims; the op takes "+lo+" to "+hi)+")")
+		}
+	}
 	for _, t := range l.Outputs {
 		if t.Size == nil {
 			continue
@@ -197,6 +203,38 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			continue
 		}
 		tuple := "(" + strings.Join(dims[i], ", ") + map[bool]string{true: ",", false: ""}[len(dims[i]) == 1] + ")"
+		if ins := l.broadcast(t); ins != nil {
+			local := "_rank_" + t.Ident
+			ranks := make([]string, len(ins))
+			padded := make([]string, len(ins))
+			vars := make([]string, len(ins))
+			for k, in := range ins {
+				ranks[k] = "len(" + in.Ident + ".shape_expr)"
+				padded[k] = "(trtp.ShapeExpr(1),) * (" + local + " - " + ranks[k] + ") + tuple(" + in.Ident + ".shape_expr)"
+				vars[k] = "_d" + strconv.Itoa(k)
+			}
+			body = append(body, local+" = max("+strings.Join(ranks, ", ")+")")
+			fold := vars[0]
+			for _, v := range vars[1:] {
+				fold = "trtp.max(" + fold + ", " + v + ")"
+			}
+			tuple = "tuple(" + fold + " for " + strings.Join(vars, ", ") + " in zip(" + strings.Join(padded, ", ") + "))"
+		}
+		if in := l.like(t); in != nil {
+			// Input in's dims, whatever its rank, the axis's changed.
+			tuple = in.Ident + ".shape_expr"
+			if lk := t.T.Like; lk.Axis != "" {
+				local, p := "_axis_"+t.Ident, op.Param(lk.Axis)
+				rank := "len(" + tuple + ")"
+				msg := escape.PyString(op.Name+": param "+p.Name+" is ") + " + str(" + local + ") + " + escape.PyString(", not an axis of input \""+in.Name+"\" (") + " + str(" + rank + ") + " + escape.PyString(" dims)")
+				body = append(body, shapeexpr.PythonAxisCheck(local, p.Ident, rank, msg)...)
+				replace := ""
+				if lk.Replace != nil {
+					replace = py.expr(lk.Replace.Expr, false)
+				}
+				tuple = shapeexpr.PythonAxisShape(tuple, local, replace, "trtp.ShapeExpr(1)", lk.Mode == ir.AxisKeep)
+			}
+		}
 		results = append(results, "trtp.from_shape_expr("+tuple+", dtype="+pyTypeExpr(l, all, t.Pos)+")")
 	}
 	for _, t := range l.Outputs {
@@ -260,6 +298,9 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			} else {
 				n = "(" + n + " * " + e + ")"
 			}
+		}
+		if l.like(t) != nil || l.broadcast(t) != nil {
+			n = "outputs[" + strconv.Itoa(t.Index) + "].shape_expr.numel()"
 		}
 		if n == "" {
 			n = "trtp.ShapeExpr(1)"

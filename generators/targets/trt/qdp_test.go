@@ -166,7 +166,7 @@ func qdpEnv(pkg *ir.Package, op *ir.Op) ([][]int64, map[string]value, shapeexpr.
 	next := int64(5)
 	var dims [][]int64
 	for _, t := range layoutOf(op).Inputs {
-		dims = append(dims, dimsOf(t.T, env, &next))
+		dims = append(dims, dimsOf(t.T, env, &next, 0))
 	}
 	values := map[string]value{}
 	for _, m := range pm.Ops[0].Params {
@@ -323,7 +323,7 @@ func checkQDPResult(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRe
 func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, style string) {
 	t.Helper()
 	l := layoutOf(op)
-	_, values, env := qdpEnv(pkg, op)
+	inDims, values, env := qdpEnv(pkg, op)
 	combo := l.Combos()[0]
 	if len(r.Outputs) != len(l.Outputs) {
 		t.Fatalf("%s (%s): %d outputs, want %d", op.Name, style, len(r.Outputs), len(l.Outputs))
@@ -353,6 +353,12 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 		for _, d := range o.T.Shape {
 			v, _ := d.Expr.Eval(env)
 			want = append(want, v)
+		}
+		if in := l.like(o); in != nil {
+			want, _ = ir.LikeDims(o.T.Like, inDims[in.Index], env)
+		}
+		if ins := l.broadcast(o); ins != nil {
+			want, _ = ir.BroadcastDims(pick(inDims, ins)...)
 		}
 		if !reflect.DeepEqual(got.Dims, want) {
 			t.Errorf("%s (%s) output %s: dims %v, want %v", op.Name, style, o.Name, got.Dims, want)
@@ -432,7 +438,7 @@ func checkQDPAOT(t *testing.T, pkg *ir.Package, op *ir.Op, r qdpRun) {
 		return
 	}
 	l := layoutOf(op)
-	_, _, env := qdpEnv(pkg, op)
+	inDims, _, env := qdpEnv(pkg, op)
 	var numels []int64
 	for _, o := range l.Outputs {
 		if o.Size != nil {
@@ -443,6 +449,18 @@ func checkQDPAOT(t *testing.T, pkg *ir.Package, op *ir.Op, r qdpRun) {
 		for _, d := range o.T.Shape {
 			v, _ := d.Expr.Eval(env)
 			n *= v
+		}
+		if in := l.like(o); in != nil {
+			dims, _ := ir.LikeDims(o.T.Like, inDims[in.Index], env)
+			for _, v := range dims {
+				n *= v
+			}
+		}
+		if ins := l.broadcast(o); ins != nil {
+			dims, _ := ir.BroadcastDims(pick(inDims, ins)...)
+			for _, v := range dims {
+				n *= v
+			}
 		}
 		numels = append(numels, n)
 	}
@@ -569,4 +587,13 @@ func TestKernelParams(t *testing.T) {
 	if strings.Join(docs, "\n") != strings.Join(wantDocs, "\n") {
 		t.Errorf("docs:\n%s\nwant:\n%s", strings.Join(docs, "\n"), strings.Join(wantDocs, "\n"))
 	}
+}
+
+// pick are the dims of the inputs ins.
+func pick(dims [][]int64, ins []*ioTensor) [][]int64 {
+	out := make([][]int64, len(ins))
+	for k, in := range ins {
+		out[k] = dims[in.Index]
+	}
+	return out
 }

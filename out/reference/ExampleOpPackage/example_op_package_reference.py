@@ -29,7 +29,12 @@ def example_custom_op(input):
     Returns output: float32 or quint8 of rank 4, NHWC: output activation.
     """
     # opforge:begin reference:ExampleCustomOp
-    raise NotImplementedError("ExampleCustomOp has no reference implementation yet: write it in the region reference:ExampleCustomOp of out/reference/ExampleOpPackage/example_op_package_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+
+    # Multiplies by 3 (the mul3 op of ExecuTorch's Qualcomm custom-op example).
+    # A uint8 input is taken as integers and saturates to [0, 255].
+    if input.dtype.is_floating_point:
+        return input * 3
+    return (input.to(torch.int32) * 3).clamp(0, 255).to(input.dtype)
     # opforge:end reference:ExampleCustomOp
 
 # op name -> reference function

@@ -18,6 +18,7 @@ its inputs. The code runs on whatever device the tensors are on.
 import torch
 
 # opforge:begin imports
+import math
 # opforge:end imports
 
 def roi_align_lite(features, rois, *, pooled_hw=(7, 7), spatial_scale=1.0, sampling_ratio=2, mode="avg", aligned=True):
@@ -39,7 +40,68 @@ def roi_align_lite(features, rois, *, pooled_hw=(7, 7), spatial_scale=1.0, sampl
     Returns pooled: T [R, C, pooled_hw[0], pooled_hw[1]].
     """
     # opforge:begin reference:RoiAlignLite
-    raise NotImplementedError("RoiAlignLite has no reference implementation yet: write it in the region reference:RoiAlignLite of out/reference/VisionOps/vision_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+
+    # Batch index: rois[r, 0] truncated toward zero and clamped to [0, N - 1].
+    # Box: (x1, y1, x2, y2) * spatial_scale, minus 0.5 when aligned (half-pixel
+    # centres); unaligned boxes are at least 1 x 1. Each of the pooled_hw bins
+    # takes sampling_ratio x sampling_ratio samples at the centres of a regular
+    # grid (sampling_ratio 0: max(ceil(bin size), 1) per axis), each sample
+    # bilinear in the feature map (0 when more than one pixel outside it,
+    # clamped to the border otherwise); avg averages the samples, max takes the
+    # largest. Computed in float32.
+    n, c, h, w = features.shape
+    ph, pw = int(pooled_hw[0]), int(pooled_hw[1])
+    r_count = rois.shape[0]
+    out = torch.zeros((r_count, c, ph, pw), dtype=torch.float32, device=features.device)
+    feats = features.float()
+    rf = rois.float().cpu()
+    offset = 0.5 if aligned else 0.0
+
+    def axis_samples(start, size, bins, limit, grid):
+        b = size / bins
+        i = torch.arange(bins, dtype=torch.float32).repeat_interleave(grid)
+        j = torch.arange(grid, dtype=torch.float32).repeat(bins)
+        pos = torch.tensor(start, dtype=torch.float32) + i * torch.tensor(b, dtype=torch.float32) + (j + 0.5) * torch.tensor(b / grid, dtype=torch.float32)
+        valid = (pos >= -1.0) & (pos <= float(limit))
+        pos = pos.clamp(min=0.0)
+        low = pos.floor().long()
+        at_end = low >= limit - 1
+        low = torch.where(at_end, torch.full_like(low, limit - 1), low)
+        high = torch.where(at_end, low, low + 1)
+        pos = torch.where(at_end, low.float(), pos)
+        frac = pos - low.float()
+        return low, high, frac, valid
+
+    for r in range(r_count):
+        bi = min(max(int(float(rf[r, 0])), 0), n - 1)
+        x1 = float(torch.tensor(float(rf[r, 1]) * spatial_scale, dtype=torch.float32)) - offset
+        y1 = float(torch.tensor(float(rf[r, 2]) * spatial_scale, dtype=torch.float32)) - offset
+        x2 = float(torch.tensor(float(rf[r, 3]) * spatial_scale, dtype=torch.float32)) - offset
+        y2 = float(torch.tensor(float(rf[r, 4]) * spatial_scale, dtype=torch.float32)) - offset
+        rw, rh = x2 - x1, y2 - y1
+        if not aligned:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        if sampling_ratio > 0:
+            gh = gw = int(sampling_ratio)
+        else:
+            gh = max(math.ceil(rh / ph), 1)
+            gw = max(math.ceil(rw / pw), 1)
+        yl, yh, fy, vy = axis_samples(y1, rh, ph, h, gh)
+        xl, xh, fx, vx = axis_samples(x1, rw, pw, w, gw)
+        f = feats[bi]
+        dev = f.device
+        yl, yh, fy, vy, xl, xh, fx, vx = (t.to(dev) for t in (yl, yh, fy, vy, xl, xh, fx, vx))
+        ly, lx = fy[:, None], fx[None, :]
+        hy, hx = 1.0 - ly, 1.0 - lx
+        v = (hy * hx * f[:, yl][:, :, xl] + hy * lx * f[:, yl][:, :, xh]
+             + ly * hx * f[:, yh][:, :, xl] + ly * lx * f[:, yh][:, :, xh])
+        v = v * (vy[:, None] & vx[None, :]).to(v.dtype)
+        v = v.reshape(c, ph, gh, pw, gw)
+        if mode == "max":
+            out[r] = v.amax(dim=(2, 4))
+        else:
+            out[r] = v.sum(dim=(2, 4)) / float(gh * gw)
+    return out.to(features.dtype)
     # opforge:end reference:RoiAlignLite
 
 def top_k_last(x, *, k, order="largest"):
@@ -59,7 +121,11 @@ def top_k_last(x, *, k, order="largest"):
         indices: int32 [B, min(k, L)]
     """
     # opforge:begin reference:TopKLast
-    raise NotImplementedError("TopKLast has no reference implementation yet: write it in the region reference:TopKLast of out/reference/VisionOps/vision_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+
+    # Ties keep the lower index first (a stable sort).
+    count = min(int(k), x.shape[-1])
+    values, indices = torch.sort(x.float(), dim=-1, descending=(order == "largest"), stable=True)
+    return values[..., :count].to(x.dtype).contiguous(), indices[..., :count].to(torch.int32).contiguous()
     # opforge:end reference:TopKLast
 
 def pad_crop_resize(image, *, pads=(0, 0, 0, 0), factor=2, block=8, interpolation="nearest"):
@@ -79,7 +145,61 @@ def pad_crop_resize(image, *, pads=(0, 0, 0, 0), factor=2, block=8, interpolatio
     Returns resized: T [N, (H + pads[0] + pads[1]) * factor // block * block, ceil_div((W + pads[2] + pads[3]) * factor, block) * block, C], NHWC.
     """
     # opforge:begin reference:PadCropResize
-    raise NotImplementedError("PadCropResize has no reference implementation yet: write it in the region reference:PadCropResize of out/reference/VisionOps/vision_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+
+    # 1. Pad with zeros: pads (top, bottom, left, right) rows and columns.
+    # 2. Scale each spatial axis by the integer factor: nearest takes source
+    #    index o // factor; bilinear uses half-pixel centres, src = (o + 0.5) /
+    #    factor - 0.5 clamped to >= 0, whose weights are exact multiples of
+    #    1 / (2 * factor): n = max(2 * o + 1 - factor, 0), i0 = n // (2 * factor),
+    #    w1 = n % (2 * factor), w0 = 2 * factor - w1, i1 = min(i0 + 1, size - 1).
+    #    int8 sums the weighted values in integers and rounds half away from
+    #    zero; floats compute in float32.
+    # 3. Keep the top-left output window: its height rounds the scaled height
+    #    down to a multiple of block (a crop), its width rounds the scaled width
+    #    up (the columns past the scaled image are zeros).
+    n, h, w, c = image.shape
+    pt, pb, pl, pr = (int(p) for p in pads)
+    f, blk = int(factor), int(block)
+    hp, wp = h + pt + pb, w + pl + pr
+    out_h = (hp * f) // blk * blk
+    out_w = -(-(wp * f) // blk) * blk
+    integer = not image.dtype.is_floating_point
+    work = image.to(torch.int64) if integer else image.float()
+    padded = torch.zeros((n, hp, wp, c), dtype=work.dtype, device=image.device)
+    padded[:, pt:pt + h, pl:pl + w, :] = work
+    out = torch.zeros((n, out_h, out_w, c), dtype=work.dtype, device=image.device)
+    hs, ws = min(out_h, hp * f), min(out_w, wp * f)
+    if hs > 0 and ws > 0 and hp > 0 and wp > 0:
+        oy = torch.arange(hs, device=image.device)
+        ox = torch.arange(ws, device=image.device)
+        if interpolation == "nearest":
+            out[:, :hs, :ws, :] = padded[:, oy // f][:, :, ox // f]
+        else:
+            def taps(o, size):
+                num = (2 * o + 1 - f).clamp(min=0)
+                i0 = num // (2 * f)
+                w1 = num % (2 * f)
+                return i0.clamp(max=size - 1), (i0 + 1).clamp(max=size - 1), 2 * f - w1, w1
+            y0, y1, wy0, wy1 = taps(oy, hp)
+            x0, x1, wx0, wx1 = taps(ox, wp)
+            wy0, wy1 = wy0[:, None, None], wy1[:, None, None]
+            wx0, wx1 = wx0[None, :, None], wx1[None, :, None]
+            top = padded[:, y0]
+            bot = padded[:, y1]
+            if integer:
+                s = (wy0 * (wx0 * top[:, :, x0] + wx1 * top[:, :, x1])
+                     + wy1 * (wx0 * bot[:, :, x0] + wx1 * bot[:, :, x1]))
+                den = 4 * f * f
+                half = den // 2
+                q = torch.where(s >= 0, (s + half) // den, -((-s + half) // den))
+                out[:, :hs, :ws, :] = q.clamp(-128, 127)
+            else:
+                inv = 1.0 / (2 * f)
+                fy0, fy1 = wy0.float() * inv, wy1.float() * inv
+                fx0, fx1 = wx0.float() * inv, wx1.float() * inv
+                out[:, :hs, :ws, :] = (fy0 * (fx0 * top[:, :, x0] + fx1 * top[:, :, x1])
+                                       + fy1 * (fx0 * bot[:, :, x0] + fx1 * bot[:, :, x1]))
+    return out.to(image.dtype)
     # opforge:end reference:PadCropResize
 
 def non_zero_coords(mask):
@@ -93,7 +213,9 @@ def non_zero_coords(mask):
     Size K is known only from the data: at most H * W.
     """
     # opforge:begin reference:NonZeroCoords
-    raise NotImplementedError("NonZeroCoords has no reference implementation yet: write it in the region reference:NonZeroCoords of out/reference/VisionOps/vision_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+
+    # Row-major order; NaN counts as non-zero.
+    return torch.nonzero(mask != 0).to(torch.int32).reshape(-1, 2)
     # opforge:end reference:NonZeroCoords
 
 # op name -> reference function

@@ -27,6 +27,23 @@
 typedef OPFORGE_TYPE_T T_t;
 
 // opforge:begin helpers
+// The padded image at (n, y, x, c): zero in the padding.
+inline int pad_crop_resize_inside(int y, int x, int H, int W, int pt, int pl)
+{
+  return y >= pt && y < pt + H && x >= pl && x < pl + W;
+}
+
+// Bilinear taps of output index o along an axis of padded size `size`, as the reference: half-pixel
+// centres, weights w0, w1 in units of 1 / (2 * factor).
+inline void pad_crop_resize_taps(int o, int factor, int size, int* i0, int* i1, int* w0, int* w1)
+{
+  int num = max(2 * o + 1 - factor, 0);
+  int lo = num / (2 * factor);
+  *w1 = num % (2 * factor);
+  *w0 = 2 * factor - *w1;
+  *i0 = min(lo, size - 1);
+  *i1 = min(lo + 1, size - 1);
+}
 // opforge:end helpers
 
 __kernel void OPFORGE_KERNEL(
@@ -45,6 +62,60 @@ __kernel void OPFORGE_KERNEL(
     int C)
 {
   // opforge:begin kernel
-  // Write the kernel here.
+  // One work item per output element (n, oy, ox, c), grid-stride. Output rows are the scaled
+  // height rounded down to a multiple of block, columns the scaled width rounded up (columns past
+  // the scaled image are zeros). interpolation 0 nearest, 1 bilinear; char (int8) sums the weights
+  // in integers and rounds half away from zero, floats compute in float.
+  int hp = H + pads_0 + pads_1, wp = W + pads_2 + pads_3;
+  int out_h = (hp * factor) / block * block;
+  int out_w = (wp * factor + block - 1) / block * block;
+  int hs = min(out_h, hp * factor), ws = min(out_w, wp * factor);
+  int integer = ((T_t)0.5f) == (T_t)0;
+  int total = N * out_h * out_w * C;
+  for (int idx = (int)get_global_id(0); idx < total; idx += (int)get_global_size(0)) {
+    int c = idx % C;
+    int ox = (idx / C) % out_w;
+    int oy = (idx / (C * out_w)) % out_h;
+    int n = idx / (C * out_w * out_h);
+    __global const T_t* img = image + n * H * W * C + c;
+    if (oy >= hs || ox >= ws) { resized[idx] = (T_t)0; continue; }
+    if (interpolation == 0u) {
+      int y = oy / factor, x = ox / factor;
+      resized[idx] = pad_crop_resize_inside(y, x, H, W, pads_0, pads_2)
+          ? img[((y - pads_0) * W + (x - pads_2)) * C] : (T_t)0;
+      continue;
+    }
+    int y0, y1, wy0, wy1, x0, x1, wx0, wx1;
+    pad_crop_resize_taps(oy, factor, hp, &y0, &y1, &wy0, &wy1);
+    pad_crop_resize_taps(ox, factor, wp, &x0, &x1, &wx0, &wx1);
+    int ys[2] = {y0, y1}, xs[2] = {x0, x1}, wys[2] = {wy0, wy1}, wxs[2] = {wx0, wx1};
+    if (integer) {
+      int s = 0;
+      for (int a = 0; a < 2; ++a) {
+        int row = 0;
+        for (int b = 0; b < 2; ++b) {
+          if (pad_crop_resize_inside(ys[a], xs[b], H, W, pads_0, pads_2))
+            row += wxs[b] * (int)img[((ys[a] - pads_0) * W + (xs[b] - pads_2)) * C];
+        }
+        s += wys[a] * row;
+      }
+      int den = 4 * factor * factor, half_den = den / 2;
+      int q = s >= 0 ? (s + half_den) / den : -((-s + half_den) / den);
+      resized[idx] = (T_t)clamp(q, -128, 127);
+    } else {
+      float inv = 1.0f / (float)(2 * factor);
+      float s = 0.0f;
+      for (int a = 0; a < 2; ++a) {
+        float row = 0.0f;
+        for (int b = 0; b < 2; ++b) {
+          float v = pad_crop_resize_inside(ys[a], xs[b], H, W, pads_0, pads_2)
+              ? (float)img[((ys[a] - pads_0) * W + (xs[b] - pads_2)) * C] : 0.0f;
+          row += ((float)wxs[b] * inv) * v;
+        }
+        s += ((float)wys[a] * inv) * row;
+      }
+      resized[idx] = (T_t)s;
+    }
+  }
   // opforge:end kernel
 }

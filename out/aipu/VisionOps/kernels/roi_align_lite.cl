@@ -26,6 +26,23 @@
 typedef OPFORGE_TYPE_T T_t;
 
 // opforge:begin helpers
+// One bilinear sample of a feature plane, as the reference: 0 when more than one pixel outside,
+// clamped to the border otherwise.
+inline float roi_align_lite_sample(__global const T_t* plane, int H, int W, float y, float x)
+{
+  if (y < -1.0f || y > (float)H || x < -1.0f || x > (float)W) return 0.0f;
+  y = fmax(y, 0.0f);
+  x = fmax(x, 0.0f);
+  int y0 = (int)floor(y);
+  int x0 = (int)floor(x);
+  int y1, x1;
+  if (y0 >= H - 1) { y0 = H - 1; y1 = y0; y = (float)y0; } else { y1 = y0 + 1; }
+  if (x0 >= W - 1) { x0 = W - 1; x1 = x0; x = (float)x0; } else { x1 = x0 + 1; }
+  float ly = y - (float)y0, lx = x - (float)x0;
+  float hy = 1.0f - ly, hx = 1.0f - lx;
+  return hy * hx * (float)plane[y0 * W + x0] + hy * lx * (float)plane[y0 * W + x1]
+       + ly * hx * (float)plane[y1 * W + x0] + ly * lx * (float)plane[y1 * W + x1];
+}
 // opforge:end helpers
 
 __kernel void OPFORGE_KERNEL(
@@ -45,6 +62,41 @@ __kernel void OPFORGE_KERNEL(
     int R)
 {
   // opforge:begin kernel
-  // Write the kernel here.
+  // One work item per output element (r, c, ph, pw), grid-stride. Batch index truncated and
+  // clamped; box scaled, minus 0.5 when aligned (unaligned boxes at least 1 x 1); sampling_ratio
+  // samples per bin axis (0: max(ceil(bin), 1)); avg (mode 0) or max (mode 1) in float.
+  int PH = pooled_hw_0, PW = pooled_hw_1;
+  int total = R * C * PH * PW;
+  float offset = aligned ? 0.5f : 0.0f;
+  for (int idx = (int)get_global_id(0); idx < total; idx += (int)get_global_size(0)) {
+    int px = idx % PW;
+    int py = (idx / PW) % PH;
+    int c = (idx / (PW * PH)) % C;
+    int r = idx / (PW * PH * C);
+    __global const T_t* roi = rois + r * 5;
+    float bf = (float)roi[0];
+    int bi = bf >= (float)(N - 1) ? N - 1 : (bf <= 0.0f ? 0 : (int)bf);
+    float x1 = (float)roi[1] * spatial_scale - offset;
+    float y1 = (float)roi[2] * spatial_scale - offset;
+    float x2 = (float)roi[3] * spatial_scale - offset;
+    float y2 = (float)roi[4] * spatial_scale - offset;
+    float rw = x2 - x1, rh = y2 - y1;
+    if (!aligned) { rw = fmax(rw, 1.0f); rh = fmax(rh, 1.0f); }
+    float bin_h = rh / (float)PH, bin_w = rw / (float)PW;
+    int gh = sampling_ratio > 0 ? sampling_ratio : max((int)ceil(bin_h), 1);
+    int gw = sampling_ratio > 0 ? sampling_ratio : max((int)ceil(bin_w), 1);
+    __global const T_t* plane = features + (bi * C + c) * H * W;
+    float acc = mode == 1u ? -INFINITY : 0.0f;
+    for (int iy = 0; iy < gh; ++iy) {
+      float y = y1 + (float)py * bin_h + ((float)iy + 0.5f) * (bin_h / (float)gh);
+      for (int ix = 0; ix < gw; ++ix) {
+        float x = x1 + (float)px * bin_w + ((float)ix + 0.5f) * (bin_w / (float)gw);
+        float v = roi_align_lite_sample(plane, H, W, y, x);
+        acc = mode == 1u ? fmax(acc, v) : acc + v;
+      }
+    }
+    if (mode != 1u) acc /= (float)(gh * gw);
+    pooled[idx] = (T_t)acc;
+  }
   // opforge:end kernel
 }

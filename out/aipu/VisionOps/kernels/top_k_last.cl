@@ -26,6 +26,18 @@
 typedef OPFORGE_TYPE_T T_t;
 
 // opforge:begin helpers
+// Does u (at j) come before v (at i) in the requested order? Ties keep the lower index first (a
+// stable sort); NaN sorts as the largest value, as torch.sort does.
+inline int top_k_last_before(float u, int j, float v, int i, int largest)
+{
+  int un = isnan(u), vn = isnan(v);
+  if (un || vn) {
+    if (un && vn) return j < i;
+    return largest ? un : vn;
+  }
+  if (u == v) return j < i;
+  return largest ? (u > v) : (u < v);
+}
 // opforge:end helpers
 
 __kernel void OPFORGE_KERNEL(
@@ -38,6 +50,24 @@ __kernel void OPFORGE_KERNEL(
     int L)
 {
   // opforge:begin kernel
-  // Write the kernel here.
+  // One work item per input element (grid-stride, so any global size works): its rank in its row
+  // is its output position when below min(k, L).
+  int count = min(k, L);
+  int largest = order == 0u;
+  int total = B * L;
+  for (int idx = (int)get_global_id(0); idx < total; idx += (int)get_global_size(0)) {
+    int b = idx / L;
+    int i = idx - b * L;
+    __global const T_t* row = x + b * L;
+    float v = (float)row[i];
+    int rank = 0;
+    for (int j = 0; j < L && rank < count; ++j) {
+      if (top_k_last_before((float)row[j], j, v, i, largest)) ++rank;
+    }
+    if (rank < count) {
+      values[b * count + rank] = row[i];
+      indices[b * count + rank] = i;
+    }
+  }
   // opforge:end kernel
 }

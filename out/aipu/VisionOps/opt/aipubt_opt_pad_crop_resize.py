@@ -23,6 +23,26 @@ from AIPUBuilder.Optimizer.utils import (
 )
 
 # opforge:begin imports
+def _opforge_unshift(t):
+    """A quantized input as scale * x (q + zerop: zero stays zero), or the float input as it is."""
+    if is_float(t.dtype):
+        return t.betensor.float()
+    return t.betensor.float() + t.zerop
+
+
+def _opforge_dequantize(t):
+    """A quantized input back to float: (q + zerop) / scale."""
+    if is_float(t.dtype):
+        return t.betensor.float()
+    return (t.betensor.float() + t.zerop) / t.scale
+
+
+def _opforge_requantize(scaled, out):
+    """scale * y (the output's scale) to the output's integers: round half to even, minus zerop, clamped."""
+    if is_float(out.dtype):
+        return scaled.to(dtype2torch_type(out.dtype))
+    lo, hi = dtype2range(out.dtype)
+    return torch.clamp(torch.round(scaled) - out.zerop, lo, hi).to(dtype2torch_type(out.dtype))
 # opforge:end imports
 
 import importlib.util as _opforge_importlib_util
@@ -69,8 +89,15 @@ def pad_crop_resize_forward(self, *args):
     C = image.shape[3]
     resized_shape = (N, (((((H + pads[0]) + pads[1]) * factor) // block) * block), ((-(-(((W + pads[2]) + pads[3]) * factor) // block)) * block), C)
     # opforge:begin forward
-    results = None if self.quantized else _opforge_reference(image, pads=tuple(pads), factor=factor, block=block, interpolation=interpolation)
-    if results is None:  # quantized, or no reference written yet: zeros of the declared shapes
+    if self.quantized:
+        # resized shares image's scale and zero point; padding is zeros and both interpolations are
+        # convex combinations, so resize scale * x (q + zerop) and requantize (nearest stays exact).
+        results = _opforge_reference(_opforge_unshift(self.inputs[0]), pads=tuple(pads), factor=factor, block=block, interpolation=interpolation)
+        if results is not None:
+            results = [_opforge_requantize(results[0], self.outputs[0])]
+    else:
+        results = _opforge_reference(image, pads=tuple(pads), factor=factor, block=block, interpolation=interpolation)
+    if results is None:  # no reference written yet: zeros of the declared shapes
         results = [torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)
                    for out, shape in zip(self.outputs, (resized_shape,))]
     for out, result in zip(self.outputs, results):

@@ -23,6 +23,26 @@ from AIPUBuilder.Optimizer.utils import (
 )
 
 # opforge:begin imports
+def _opforge_unshift(t):
+    """A quantized input as scale * x (q + zerop: zero stays zero), or the float input as it is."""
+    if is_float(t.dtype):
+        return t.betensor.float()
+    return t.betensor.float() + t.zerop
+
+
+def _opforge_dequantize(t):
+    """A quantized input back to float: (q + zerop) / scale."""
+    if is_float(t.dtype):
+        return t.betensor.float()
+    return (t.betensor.float() + t.zerop) / t.scale
+
+
+def _opforge_requantize(scaled, out):
+    """scale * y (the output's scale) to the output's integers: round half to even, minus zerop, clamped."""
+    if is_float(out.dtype):
+        return scaled.to(dtype2torch_type(out.dtype))
+    lo, hi = dtype2range(out.dtype)
+    return torch.clamp(torch.round(scaled) - out.zerop, lo, hi).to(dtype2torch_type(out.dtype))
 # opforge:end imports
 
 import importlib.util as _opforge_importlib_util
@@ -72,8 +92,15 @@ def roi_align_lite_forward(self, *args):
     R = rois.shape[0]
     pooled_shape = (R, C, pooled_hw[0], pooled_hw[1])
     # opforge:begin forward
-    results = None if self.quantized else _opforge_reference(features, rois, pooled_hw=tuple(pooled_hw), spatial_scale=spatial_scale, sampling_ratio=sampling_ratio, mode=mode, aligned=aligned)
-    if results is None:  # quantized, or no reference written yet: zeros of the declared shapes
+    if self.quantized:
+        # pooled shares features' scale and zero point, and the pooling is linear in the features with
+        # out-of-image samples as zero: pool scale * x (q + zerop) on the float boxes, then requantize.
+        results = _opforge_reference(_opforge_unshift(self.inputs[0]), _opforge_dequantize(self.inputs[1]), pooled_hw=tuple(pooled_hw), spatial_scale=spatial_scale, sampling_ratio=sampling_ratio, mode=mode, aligned=aligned)
+        if results is not None:
+            results = [_opforge_requantize(results[0], self.outputs[0])]
+    else:
+        results = _opforge_reference(features, rois, pooled_hw=tuple(pooled_hw), spatial_scale=spatial_scale, sampling_ratio=sampling_ratio, mode=mode, aligned=aligned)
+    if results is None:  # no reference written yet: zeros of the declared shapes
         results = [torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)
                    for out, shape in zip(self.outputs, (pooled_shape,))]
     for out, result in zip(self.outputs, results):

@@ -23,6 +23,26 @@ from AIPUBuilder.Optimizer.utils import (
 )
 
 # opforge:begin imports
+def _opforge_unshift(t):
+    """A quantized input as scale * x (q + zerop: zero stays zero), or the float input as it is."""
+    if is_float(t.dtype):
+        return t.betensor.float()
+    return t.betensor.float() + t.zerop
+
+
+def _opforge_dequantize(t):
+    """A quantized input back to float: (q + zerop) / scale."""
+    if is_float(t.dtype):
+        return t.betensor.float()
+    return (t.betensor.float() + t.zerop) / t.scale
+
+
+def _opforge_requantize(scaled, out):
+    """scale * y (the output's scale) to the output's integers: round half to even, minus zerop, clamped."""
+    if is_float(out.dtype):
+        return scaled.to(dtype2torch_type(out.dtype))
+    lo, hi = dtype2range(out.dtype)
+    return torch.clamp(torch.round(scaled) - out.zerop, lo, hi).to(dtype2torch_type(out.dtype))
 # opforge:end imports
 
 import importlib.util as _opforge_importlib_util
@@ -66,8 +86,15 @@ def top_k_last_forward(self, *args):
     values_shape = (B, min(k, L))
     indices_shape = (B, min(k, L))
     # opforge:begin forward
-    results = None if self.quantized else _opforge_reference(x, k=k, order=order)
-    if results is None:  # quantized, or no reference written yet: zeros of the declared shapes
+    if self.quantized:
+        # values share x's scale and zero point and quantization keeps the order: select on the
+        # integers themselves (exact), the indices as they are.
+        results = _opforge_reference(x.float(), k=k, order=order)
+        if results is not None:
+            results = [results[0].to(dtype2torch_type(self.outputs[0].dtype)), results[1].to(dtype2torch_type(self.outputs[1].dtype))]
+    else:
+        results = _opforge_reference(x, k=k, order=order)
+    if results is None:  # no reference written yet: zeros of the declared shapes
         results = [torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)
                    for out, shape in zip(self.outputs, (values_shape, indices_shape))]
     for out, result in zip(self.outputs, results):

@@ -120,20 +120,85 @@ def roi_align_lite_autotune(features: trtp.TensorDesc, rois: trtp.TensorDesc, ou
 
 # opforge:begin triton:RoiAlignLite
 @triton.jit
-def roi_align_lite_kernel(features_ptr, rois_ptr, n_pooled, pooled_ptr, POOLED_HW_0: tl.constexpr, POOLED_HW_1: tl.constexpr, SPATIAL_SCALE: tl.constexpr, SAMPLING_RATIO: tl.constexpr, MODE: tl.constexpr, ALIGNED: tl.constexpr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
-    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
-    # pointers, then the attributes as compile-time constants:
-    #   POOLED_HW_0, POOLED_HW_1: pooled_hw[0..1]
-    #   SPATIAL_SCALE: spatial_scale
-    #   SAMPLING_RATIO: sampling_ratio
-    #   MODE: mode as its index (0 avg, 1 max)
-    #   ALIGNED: aligned
-    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
-    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
-    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
+def roi_align_lite_kernel(features_ptr, rois_ptr, n_pooled, n, c, h, w, pooled_ptr, POOLED_HW_0: tl.constexpr, POOLED_HW_1: tl.constexpr, SPATIAL_SCALE: tl.constexpr, SAMPLING_RATIO: tl.constexpr, MODE: tl.constexpr, ALIGNED: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    # One lane per output element (r, c, ph, pw); aot_impl hands N, C, H, W after the count.
+    # As the reference: batch index truncated and clamped, half-pixel offset when ALIGNED,
+    # SAMPLING_RATIO samples per bin axis (0: max(ceil(bin), 1), so the loops run to the block's
+    # largest grid, masked), bilinear samples, avg (MODE 0) or max (MODE 1), in float32.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    tl.store(pooled_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=pooled_ptr.dtype.element_ty), mask=offsets < n_pooled)
+    live = offsets < n_pooled
+    px = offsets % POOLED_HW_1
+    py = (offsets // POOLED_HW_1) % POOLED_HW_0
+    ch = (offsets // (POOLED_HW_1 * POOLED_HW_0)) % c
+    r = offsets // (POOLED_HW_1 * POOLED_HW_0 * c)
+    roi = rois_ptr + r * 5
+    bf = tl.load(roi, mask=live, other=0.0).to(tl.float32)
+    bi = tl.where(bf >= (n - 1).to(tl.float32), n - 1, tl.where(bf <= 0.0, 0, bf.to(tl.int32)))
+    if ALIGNED:
+        offset = 0.5
+    else:
+        offset = 0.0
+    x1 = tl.load(roi + 1, mask=live, other=0.0).to(tl.float32) * SPATIAL_SCALE - offset
+    y1 = tl.load(roi + 2, mask=live, other=0.0).to(tl.float32) * SPATIAL_SCALE - offset
+    x2 = tl.load(roi + 3, mask=live, other=0.0).to(tl.float32) * SPATIAL_SCALE - offset
+    y2 = tl.load(roi + 4, mask=live, other=0.0).to(tl.float32) * SPATIAL_SCALE - offset
+    rw = x2 - x1
+    rh = y2 - y1
+    if not ALIGNED:
+        rw = tl.maximum(rw, 1.0)
+        rh = tl.maximum(rh, 1.0)
+    bin_h = rh / POOLED_HW_0
+    bin_w = rw / POOLED_HW_1
+    if SAMPLING_RATIO > 0:
+        gh = tl.full([BLOCK_SIZE], SAMPLING_RATIO, tl.int32)
+        gw = tl.full([BLOCK_SIZE], SAMPLING_RATIO, tl.int32)
+    else:
+        gh = tl.maximum(tl.ceil(bin_h).to(tl.int32), 1)
+        gw = tl.maximum(tl.ceil(bin_w).to(tl.int32), 1)
+    gh = tl.where(live, gh, 1)
+    gw = tl.where(live, gw, 1)
+    plane = features_ptr + (bi * c + ch).to(tl.int64) * h * w
+    if MODE == 1:
+        acc = tl.full([BLOCK_SIZE], float("-inf"), tl.float32)
+    else:
+        acc = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for iy in range(0, tl.max(gh, axis=0)):
+        y = y1 + py * bin_h + (iy + 0.5) * (bin_h / gh)
+        vy = (y >= -1.0) & (y <= h.to(tl.float32))
+        y = tl.maximum(y, 0.0)
+        ylo = tl.floor(y).to(tl.int32)
+        yend = ylo >= h - 1
+        ylo = tl.where(yend, h - 1, ylo)
+        yhi = tl.where(yend, h - 1, ylo + 1)
+        y = tl.where(yend, ylo.to(tl.float32), y)
+        ly = y - ylo.to(tl.float32)
+        for ix in range(0, tl.max(gw, axis=0)):
+            x = x1 + px * bin_w + (ix + 0.5) * (bin_w / gw)
+            vx = (x >= -1.0) & (x <= w.to(tl.float32))
+            x = tl.maximum(x, 0.0)
+            xlo = tl.floor(x).to(tl.int32)
+            xend = xlo >= w - 1
+            xlo = tl.where(xend, w - 1, xlo)
+            xhi = tl.where(xend, w - 1, xlo + 1)
+            x = tl.where(xend, xlo.to(tl.float32), x)
+            lx = x - xlo.to(tl.float32)
+            sample = live & (iy < gh) & (ix < gw)
+            m = sample & vy & vx
+            f00 = tl.load(plane + ylo * w + xlo, mask=m, other=0.0).to(tl.float32)
+            f01 = tl.load(plane + ylo * w + xhi, mask=m, other=0.0).to(tl.float32)
+            f10 = tl.load(plane + yhi * w + xlo, mask=m, other=0.0).to(tl.float32)
+            f11 = tl.load(plane + yhi * w + xhi, mask=m, other=0.0).to(tl.float32)
+            hy = 1.0 - ly
+            hx = 1.0 - lx
+            v = hy * hx * f00 + hy * lx * f01 + ly * hx * f10 + ly * lx * f11
+            v = tl.where(m, v, 0.0)
+            if MODE == 1:
+                acc = tl.where(sample, tl.maximum(acc, v), acc)
+            else:
+                acc += v
+    if MODE == 0:
+        acc = acc / (gh * gw).to(tl.float32)
+    tl.store(pooled_ptr + offsets, acc.to(pooled_ptr.dtype.element_ty), mask=live)
 # opforge:end triton:RoiAlignLite
 
 @_aot_impl("vision::RoiAlignLite")
@@ -154,7 +219,7 @@ def roi_align_lite_aot_impl(
     _compiled = triton.compile(
         triton.compiler.ASTSource(
             fn=roi_align_lite_kernel,
-            signature={"features_ptr": _pointer(features), "rois_ptr": _pointer(rois), "n_pooled": "i32", "pooled_ptr": _pointer(outputs[0])},
+            signature={"features_ptr": _pointer(features), "rois_ptr": _pointer(rois), "n_pooled": "i32", "n": "i32", "c": "i32", "h": "i32", "w": "i32", "pooled_ptr": _pointer(outputs[0])},
             constexprs={
                 "POOLED_HW_0": int(pooled_hw[0]),
                 "POOLED_HW_1": int(pooled_hw[1]),
@@ -173,7 +238,8 @@ def roi_align_lite_aot_impl(
     _launch.grid_x = trtp.cdiv(_largest, _block_size)
     _launch.block_x = _compiled.metadata.num_warps * 32
     _launch.shared_mem = _compiled.metadata.shared
-    _extra_args = trtp.SymIntExprs.from_tuple([trtp.SymInt32(_n) for _n in _numels])
+    _dims = [features.shape_expr[0], features.shape_expr[1], features.shape_expr[2], features.shape_expr[3]]
+    _extra_args = trtp.SymIntExprs.from_tuple([trtp.SymInt32(_n) for _n in _numels + _dims])
     return _compiled.metadata.name, _compiled.asm["ptx"], _launch, _extra_args
     # opforge:end aot:RoiAlignLite
 
@@ -200,18 +266,37 @@ def top_k_last_autotune(x: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc, trtp
 
 # opforge:begin triton:TopKLast
 @triton.jit
-def top_k_last_kernel(x_ptr, n_values, n_indices, values_ptr, indices_ptr, K: tl.constexpr, ORDER: tl.constexpr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
-    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
-    # pointers, then the attributes as compile-time constants:
-    #   K: k
-    #   ORDER: order as its index (0 largest, 1 smallest)
-    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
-    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
-    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
+def top_k_last_kernel(x_ptr, n_values, n_indices, n_x, l, values_ptr, indices_ptr, K: tl.constexpr, ORDER: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    # One lane per input element (aot_impl launches cdiv(B * L, BLOCK_SIZE) programs and hands
+    # B * L and L after the output counts): its rank in its row, how many elements come before it
+    # in the requested order (ties: the lower index first, a stable sort; NaN largest), is its output column
+    # when below min(K, L). O(L^2) per row; every element is independent.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    tl.store(values_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=values_ptr.dtype.element_ty), mask=offsets < n_values)
-    tl.store(indices_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=indices_ptr.dtype.element_ty), mask=offsets < n_indices)
+    live = offsets < n_x
+    row = offsets // l
+    col = offsets % l
+    x = tl.load(x_ptr + offsets, mask=live, other=0.0)
+    v = x.to(tl.float32)
+    count = tl.minimum(l, K)
+    rank = tl.zeros([BLOCK_SIZE], dtype=tl.int32)
+    for j in range(0, l):
+        u = tl.load(x_ptr + row * l + j, mask=live, other=0.0).to(tl.float32)
+        # NaN sorts as the largest value, as torch.sort does.
+        u_nan = u != u
+        v_nan = v != v
+        if ORDER == 0:
+            ordered = u > v
+            nan_first = u_nan
+        else:
+            ordered = u < v
+            nan_first = v_nan
+        tie = j < col
+        before = tl.where(u_nan | v_nan, tl.where(u_nan & v_nan, tie, nan_first), tl.where(u == v, tie, ordered))
+        rank += before.to(tl.int32)
+    keep = live & (rank < count)
+    out = row * count + rank
+    tl.store(values_ptr + out, x, mask=keep)
+    tl.store(indices_ptr + out, col.to(tl.int32), mask=keep)
 # opforge:end triton:TopKLast
 
 @_aot_impl("vision::TopKLast")
@@ -232,7 +317,7 @@ def top_k_last_aot_impl(
     _compiled = triton.compile(
         triton.compiler.ASTSource(
             fn=top_k_last_kernel,
-            signature={"x_ptr": _pointer(x), "n_values": "i32", "n_indices": "i32", "values_ptr": _pointer(outputs[0]), "indices_ptr": _pointer(outputs[1])},
+            signature={"x_ptr": _pointer(x), "n_values": "i32", "n_indices": "i32", "n_x": "i32", "l": "i32", "values_ptr": _pointer(outputs[0]), "indices_ptr": _pointer(outputs[1])},
             constexprs={
                 "K": int(k),
                 "ORDER": ("largest", "smallest").index(order),
@@ -244,10 +329,11 @@ def top_k_last_aot_impl(
     for _n in _numels[1:]:
         _largest = trtp.max(_largest, _n)
     _launch = trtp.KernelLaunchParams()
-    _launch.grid_x = trtp.cdiv(_largest, _block_size)
+    _launch.grid_x = trtp.cdiv(x.shape_expr[0] * x.shape_expr[1], _block_size)  # one lane per input element
     _launch.block_x = _compiled.metadata.num_warps * 32
     _launch.shared_mem = _compiled.metadata.shared
-    _extra_args = trtp.SymIntExprs.from_tuple([trtp.SymInt32(_n) for _n in _numels])
+    _dims = [x.shape_expr[0] * x.shape_expr[1], x.shape_expr[1]]
+    _extra_args = trtp.SymIntExprs.from_tuple([trtp.SymInt32(_n) for _n in _numels + _dims])
     return _compiled.metadata.name, _compiled.asm["ptx"], _launch, _extra_args
     # opforge:end aot:TopKLast
 
@@ -277,19 +363,66 @@ def pad_crop_resize_autotune(image: trtp.TensorDesc, outputs: Tuple[trtp.TensorD
 
 # opforge:begin triton:PadCropResize
 @triton.jit
-def pad_crop_resize_kernel(image_ptr, n_resized, resized_ptr, PADS_0: tl.constexpr, PADS_1: tl.constexpr, PADS_2: tl.constexpr, PADS_3: tl.constexpr, FACTOR: tl.constexpr, BLOCK: tl.constexpr, INTERPOLATION: tl.constexpr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
-    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
-    # pointers, then the attributes as compile-time constants:
-    #   PADS_0, PADS_1, PADS_2, PADS_3: pads[0..3]
-    #   FACTOR: factor
-    #   BLOCK: block
-    #   INTERPOLATION: interpolation as its index (0 nearest, 1 bilinear)
-    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
-    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
-    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
+def pad_crop_resize_kernel(image_ptr, n_resized, h, w, c, out_h, out_w, resized_ptr, PADS_0: tl.constexpr, PADS_1: tl.constexpr, PADS_2: tl.constexpr, PADS_3: tl.constexpr, FACTOR: tl.constexpr, BLOCK: tl.constexpr, INTERPOLATION: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    # One lane per output element (n, y, x, c) of the NHWC output; aot_impl hands H, W, C and the
+    # output's height and width after the count. Zero padding, integer scaling (nearest: source
+    # o // FACTOR; bilinear: half-pixel centres with weights in units of 1 / (2 * FACTOR)), the
+    # top-left window kept, zeros past the scaled image; int8 rounds half away from zero.
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    tl.store(resized_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=resized_ptr.dtype.element_ty), mask=offsets < n_resized)
+    live = offsets < n_resized
+    ch = offsets % c
+    ox = (offsets // c) % out_w
+    oy = (offsets // (c * out_w)) % out_h
+    b = offsets // (c * out_w * out_h)
+    hp = h + PADS_0 + PADS_1
+    wp = w + PADS_2 + PADS_3
+    inside = live & (oy < hp * FACTOR) & (ox < wp * FACTOR)
+    elem = resized_ptr.dtype.element_ty
+    if INTERPOLATION == 0:
+        y = oy // FACTOR - PADS_0
+        x = ox // FACTOR - PADS_2
+        m = inside & (y >= 0) & (y < h) & (x >= 0) & (x < w)
+        value = tl.load(image_ptr + ((b * h + y) * w + x) * c + ch, mask=m, other=0)
+        tl.store(resized_ptr + offsets, value, mask=live)
+    else:
+        ny = tl.maximum(2 * oy + 1 - FACTOR, 0)
+        y0 = ny // (2 * FACTOR)
+        wy1 = ny % (2 * FACTOR)
+        wy0 = 2 * FACTOR - wy1
+        y1 = tl.minimum(y0 + 1, hp - 1) - PADS_0
+        y0 = tl.minimum(y0, hp - 1) - PADS_0
+        nx = tl.maximum(2 * ox + 1 - FACTOR, 0)
+        x0 = nx // (2 * FACTOR)
+        wx1 = nx % (2 * FACTOR)
+        wx0 = 2 * FACTOR - wx1
+        x1 = tl.minimum(x0 + 1, wp - 1) - PADS_2
+        x0 = tl.minimum(x0, wp - 1) - PADS_2
+        my0 = inside & (y0 >= 0) & (y0 < h)
+        my1 = inside & (y1 >= 0) & (y1 < h)
+        mx0 = (x0 >= 0) & (x0 < w)
+        mx1 = (x1 >= 0) & (x1 < w)
+        base = b * h
+        a00 = tl.load(image_ptr + ((base + y0) * w + x0) * c + ch, mask=my0 & mx0, other=0)
+        a01 = tl.load(image_ptr + ((base + y0) * w + x1) * c + ch, mask=my0 & mx1, other=0)
+        a10 = tl.load(image_ptr + ((base + y1) * w + x0) * c + ch, mask=my1 & mx0, other=0)
+        a11 = tl.load(image_ptr + ((base + y1) * w + x1) * c + ch, mask=my1 & mx1, other=0)
+        if elem.is_int():
+            s = (wy0 * (wx0 * a00.to(tl.int32) + wx1 * a01.to(tl.int32))
+                 + wy1 * (wx0 * a10.to(tl.int32) + wx1 * a11.to(tl.int32)))
+            den = 4 * FACTOR * FACTOR
+            half = den // 2
+            q = tl.where(s >= 0, (s + half) // den, -((half - s) // den))
+            q = tl.minimum(tl.maximum(q, -128), 127)
+            tl.store(resized_ptr + offsets, q.to(elem), mask=live)
+        else:
+            inv = 1.0 / (2 * FACTOR)
+            fy0 = wy0.to(tl.float32) * inv
+            fy1 = wy1.to(tl.float32) * inv
+            fx0 = wx0.to(tl.float32) * inv
+            fx1 = wx1.to(tl.float32) * inv
+            v = (fy0 * (fx0 * a00.to(tl.float32) + fx1 * a01.to(tl.float32))
+                 + fy1 * (fx0 * a10.to(tl.float32) + fx1 * a11.to(tl.float32)))
+            tl.store(resized_ptr + offsets, v.to(elem), mask=live)
 # opforge:end triton:PadCropResize
 
 @_aot_impl("vision::PadCropResize")
@@ -310,7 +443,7 @@ def pad_crop_resize_aot_impl(
     _compiled = triton.compile(
         triton.compiler.ASTSource(
             fn=pad_crop_resize_kernel,
-            signature={"image_ptr": _pointer(image), "n_resized": "i32", "resized_ptr": _pointer(outputs[0])},
+            signature={"image_ptr": _pointer(image), "n_resized": "i32", "h": "i32", "w": "i32", "c": "i32", "out_h": "i32", "out_w": "i32", "resized_ptr": _pointer(outputs[0])},
             constexprs={
                 "PADS_0": int(pads[0]),
                 "PADS_1": int(pads[1]),
@@ -330,7 +463,8 @@ def pad_crop_resize_aot_impl(
     _launch.grid_x = trtp.cdiv(_largest, _block_size)
     _launch.block_x = _compiled.metadata.num_warps * 32
     _launch.shared_mem = _compiled.metadata.shared
-    _extra_args = trtp.SymIntExprs.from_tuple([trtp.SymInt32(_n) for _n in _numels])
+    _dims = [image.shape_expr[1], image.shape_expr[2], image.shape_expr[3], outputs[0].shape_expr[1], outputs[0].shape_expr[2]]
+    _extra_args = trtp.SymIntExprs.from_tuple([trtp.SymInt32(_n) for _n in _numels + _dims])
     return _compiled.metadata.name, _compiled.asm["ptx"], _launch, _extra_args
     # opforge:end aot:PadCropResize
 
@@ -351,16 +485,23 @@ def non_zero_coords_autotune(mask: trtp.TensorDesc, outputs: Tuple[trtp.TensorDe
 
 # opforge:begin triton:NonZeroCoords
 @triton.jit
-def non_zero_coords_kernel(mask_ptr, n_coords, n_size_K, coords_ptr, size_K_ptr, BLOCK_SIZE: tl.constexpr):
-    # Placeholder: writes zeros to every output. Write the computation here. The arguments are the
-    # inputs' pointers, aot_impl's extra_args (the element count of each output), the outputs'
-    # pointers.
-    # Every tensor is dense row-major (TensorRT's LINEAR format): element (i0, i1, ..., ik) of a tensor
-    # of dims (d0, d1, ..., dk) is at ptr + (((i0 * d1) + i1) * d2 + ...) * dk + ik. The kernel is
-    # launched on a grid of cdiv(largest count, BLOCK_SIZE) programs of 1-D blocks.
-    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    tl.store(coords_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=coords_ptr.dtype.element_ty), mask=offsets < n_coords)
-    tl.store(size_K_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=size_K_ptr.dtype.element_ty), mask=offsets < n_size_K)
+def non_zero_coords_kernel(mask_ptr, n_coords, n_size_K, h, w, coords_ptr, size_K_ptr, BLOCK_SIZE: tl.constexpr):
+    # One program (aot_impl launches a grid of 1 and hands H and W after the counts) walks the
+    # matrix in chunks of BLOCK_SIZE: a prefix sum of the non-zero flags gives each element its row
+    # of coords, so rows come in row-major order; K goes to size_K at the end. NaN is non-zero.
+    total = h * w
+    k = tl.zeros([], dtype=tl.int32)
+    for start in range(0, total, BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        live = offsets < total
+        value = tl.load(mask_ptr + offsets, mask=live, other=0)
+        flag = live & (value != 0)
+        ones = flag.to(tl.int32)
+        row = k + tl.cumsum(ones, axis=0) - 1
+        tl.store(coords_ptr + 2 * row, (offsets // w).to(tl.int32), mask=flag)
+        tl.store(coords_ptr + 2 * row + 1, (offsets % w).to(tl.int32), mask=flag)
+        k += tl.sum(ones, axis=0)
+    tl.store(size_K_ptr, k)
 # opforge:end triton:NonZeroCoords
 
 @_aot_impl("vision::NonZeroCoords")
@@ -375,11 +516,11 @@ def non_zero_coords_aot_impl(
     # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
     _numels = [((mask.shape_expr[0] * mask.shape_expr[1]) * trtp.ShapeExpr(2)), trtp.ShapeExpr(1)]
-    _block_size = 256
+    _block_size = 1024
     _compiled = triton.compile(
         triton.compiler.ASTSource(
             fn=non_zero_coords_kernel,
-            signature={"mask_ptr": _pointer(mask), "n_coords": "i32", "n_size_K": "i32", "coords_ptr": _pointer(outputs[0]), "size_K_ptr": _pointer(outputs[1])},
+            signature={"mask_ptr": _pointer(mask), "n_coords": "i32", "n_size_K": "i32", "h": "i32", "w": "i32", "coords_ptr": _pointer(outputs[0]), "size_K_ptr": _pointer(outputs[1])},
             constexprs={
                 "BLOCK_SIZE": _block_size,
             },
@@ -389,9 +530,10 @@ def non_zero_coords_aot_impl(
     for _n in _numels[1:]:
         _largest = trtp.max(_largest, _n)
     _launch = trtp.KernelLaunchParams()
-    _launch.grid_x = trtp.cdiv(_largest, _block_size)
+    _launch.grid_x = 1  # one program scans the whole matrix
     _launch.block_x = _compiled.metadata.num_warps * 32
     _launch.shared_mem = _compiled.metadata.shared
-    _extra_args = trtp.SymIntExprs.from_tuple([trtp.SymInt32(_n) for _n in _numels])
+    _dims = [mask.shape_expr[0], mask.shape_expr[1]]
+    _extra_args = trtp.SymIntExprs.from_tuple([trtp.SymInt32(_n) for _n in _numels + _dims])
     return _compiled.metadata.name, _compiled.asm["ptx"], _launch, _extra_args
     # opforge:end aot:NonZeroCoords

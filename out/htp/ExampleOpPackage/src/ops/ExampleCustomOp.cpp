@@ -9,6 +9,53 @@
 #include "QnnOpPackage.h"
 
 // opforge:begin includes
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace {
+// Element access through the generic Tensor's float accessors (layout and quantization handled by
+// the tensor's interface). QNN HTP hands tensors of rank up to 4; coordinates here are always four,
+// right-aligned: a tensor of rank r uses the last r of them (the others must be 0).
+[[maybe_unused]] float htpGet(const Tensor& t, size_t c0, size_t c1, size_t c2, size_t c3)
+{
+  switch (t.rank()) {
+  case 0: return float(t());
+  case 1: return float(t(c3));
+  case 2: return float(t(c2, c3));
+  case 3: return float(t(c1, c2, c3));
+  default: return float(t(c0, c1, c2, c3));
+  }
+}
+[[maybe_unused]] void htpSet(Tensor& t, size_t c0, size_t c1, size_t c2, size_t c3, float v)
+{
+  switch (t.rank()) {
+  case 0: t() = v; break;
+  case 1: t(c3) = v; break;
+  case 2: t(c2, c3) = v; break;
+  case 3: t(c1, c2, c3) = v; break;
+  default: t(c0, c1, c2, c3) = v; break;
+  }
+}
+// Dim `fromEnd` counted from the last one (0: the last); 1 past the rank.
+[[maybe_unused]] size_t htpDim(const Tensor& t, size_t fromEnd)
+{
+  size_t const r = t.rank();
+  return fromEnd < r ? t.dim(r - 1 - fromEnd) : 1;
+}
+// Sets the last four dims (right-aligned as above) of an output of rank up to 4.
+[[maybe_unused]] bool htpSetDims(Tensor& t, size_t d0, size_t d1, size_t d2, size_t d3)
+{
+  size_t const dims[4] = {d0, d1, d2, d3};
+  size_t const r = t.rank() < 4 ? t.rank() : 4;
+  return t.set_dims(dims + (4 - r));
+}
+// A scalar param, or element i of a 1-D array param.
+[[maybe_unused]] float htpParam(const Tensor& p, size_t i = 0)
+{
+  return htpGet(p, 0, 0, 0, i);
+}
+} // namespace
 // opforge:end includes
 
 BEGIN_PKG_OP_DEFINITION(PKG_ExampleCustomOp);
@@ -30,7 +77,22 @@ GraphStatus examplecustomopImpl(TensorType& output, const TensorType& input)
   [[maybe_unused]] auto& out_0 = output;
   [[maybe_unused]] const auto& in_0 = input;
   // opforge:begin impl
-  // Write the kernel here. Avoid heap allocation in this function.
+  // Multiplies every element by 3 (ExecuTorch's mul3 example). Through the float accessors: a
+  // quantized (uint8) output saturates to its range, and with the input's scale and offset this is
+  // the reference's integer clamp to [0, 255].
+  if (!output.set_dims(input)) {
+    return GraphStatus::ErrorDimensions;
+  }
+  size_t const d0 = htpDim(input, 3), d1 = htpDim(input, 2), d2 = htpDim(input, 1), d3 = htpDim(input, 0);
+  for (size_t a = 0; a < d0; ++a) {
+    for (size_t b = 0; b < d1; ++b) {
+      for (size_t c = 0; c < d2; ++c) {
+        for (size_t d = 0; d < d3; ++d) {
+          htpSet(output, a, b, c, d, 3.0f * htpGet(input, a, b, c, d));
+        }
+      }
+    }
+  }
   return GraphStatus::Success;
   // opforge:end impl
 }

@@ -9,6 +9,53 @@
 #include "QnnOpPackage.h"
 
 // opforge:begin includes
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace {
+// Element access through the generic Tensor's float accessors (layout and quantization handled by
+// the tensor's interface). QNN HTP hands tensors of rank up to 4; coordinates here are always four,
+// right-aligned: a tensor of rank r uses the last r of them (the others must be 0).
+[[maybe_unused]] float htpGet(const Tensor& t, size_t c0, size_t c1, size_t c2, size_t c3)
+{
+  switch (t.rank()) {
+  case 0: return float(t());
+  case 1: return float(t(c3));
+  case 2: return float(t(c2, c3));
+  case 3: return float(t(c1, c2, c3));
+  default: return float(t(c0, c1, c2, c3));
+  }
+}
+[[maybe_unused]] void htpSet(Tensor& t, size_t c0, size_t c1, size_t c2, size_t c3, float v)
+{
+  switch (t.rank()) {
+  case 0: t() = v; break;
+  case 1: t(c3) = v; break;
+  case 2: t(c2, c3) = v; break;
+  case 3: t(c1, c2, c3) = v; break;
+  default: t(c0, c1, c2, c3) = v; break;
+  }
+}
+// Dim `fromEnd` counted from the last one (0: the last); 1 past the rank.
+[[maybe_unused]] size_t htpDim(const Tensor& t, size_t fromEnd)
+{
+  size_t const r = t.rank();
+  return fromEnd < r ? t.dim(r - 1 - fromEnd) : 1;
+}
+// Sets the last four dims (right-aligned as above) of an output of rank up to 4.
+[[maybe_unused]] bool htpSetDims(Tensor& t, size_t d0, size_t d1, size_t d2, size_t d3)
+{
+  size_t const dims[4] = {d0, d1, d2, d3};
+  size_t const r = t.rank() < 4 ? t.rank() : 4;
+  return t.set_dims(dims + (4 - r));
+}
+// A scalar param, or element i of a 1-D array param.
+[[maybe_unused]] float htpParam(const Tensor& p, size_t i = 0)
+{
+  return htpGet(p, 0, 0, 0, i);
+}
+} // namespace
 // opforge:end includes
 
 BEGIN_PKG_OP_DEFINITION(PKG_NonZeroCoords);
@@ -27,7 +74,29 @@ template <typename TensorType>
 GraphStatus nonzerocoordsImpl(TensorType& coords, const TensorType& mask)
 {
   // opforge:begin impl
-  // Write the kernel here. Avoid heap allocation in this function.
+  // mask [H, W]: the (row, column) of every non-zero element (NaN counts) in row-major order;
+  // the output's first dim is the count, set here (at most H * W, the max the graph allots).
+  size_t const H = htpDim(mask, 1);
+  size_t const W = htpDim(mask, 0);
+  size_t count = 0;
+  for (size_t y = 0; y < H; ++y) {
+    for (size_t x = 0; x < W; ++x) {
+      count += htpGet(mask, 0, 0, y, x) != 0.0f ? 1 : 0;
+    }
+  }
+  if (!htpSetDims(coords, 1, 1, count, 2)) {
+    return GraphStatus::ErrorDimensions;
+  }
+  size_t row = 0;
+  for (size_t y = 0; y < H; ++y) {
+    for (size_t x = 0; x < W; ++x) {
+      if (htpGet(mask, 0, 0, y, x) != 0.0f) {
+        htpSet(coords, 0, 0, row, 0, float(y));
+        htpSet(coords, 0, 0, row, 1, float(x));
+        ++row;
+      }
+    }
+  }
   return GraphStatus::Success;
   // opforge:end impl
 }

@@ -9,6 +9,53 @@
 #include "QnnOpPackage.h"
 
 // opforge:begin includes
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace {
+// Element access through the generic Tensor's float accessors (layout and quantization handled by
+// the tensor's interface). QNN HTP hands tensors of rank up to 4; coordinates here are always four,
+// right-aligned: a tensor of rank r uses the last r of them (the others must be 0).
+[[maybe_unused]] float htpGet(const Tensor& t, size_t c0, size_t c1, size_t c2, size_t c3)
+{
+  switch (t.rank()) {
+  case 0: return float(t());
+  case 1: return float(t(c3));
+  case 2: return float(t(c2, c3));
+  case 3: return float(t(c1, c2, c3));
+  default: return float(t(c0, c1, c2, c3));
+  }
+}
+[[maybe_unused]] void htpSet(Tensor& t, size_t c0, size_t c1, size_t c2, size_t c3, float v)
+{
+  switch (t.rank()) {
+  case 0: t() = v; break;
+  case 1: t(c3) = v; break;
+  case 2: t(c2, c3) = v; break;
+  case 3: t(c1, c2, c3) = v; break;
+  default: t(c0, c1, c2, c3) = v; break;
+  }
+}
+// Dim `fromEnd` counted from the last one (0: the last); 1 past the rank.
+[[maybe_unused]] size_t htpDim(const Tensor& t, size_t fromEnd)
+{
+  size_t const r = t.rank();
+  return fromEnd < r ? t.dim(r - 1 - fromEnd) : 1;
+}
+// Sets the last four dims (right-aligned as above) of an output of rank up to 4.
+[[maybe_unused]] bool htpSetDims(Tensor& t, size_t d0, size_t d1, size_t d2, size_t d3)
+{
+  size_t const dims[4] = {d0, d1, d2, d3};
+  size_t const r = t.rank() < 4 ? t.rank() : 4;
+  return t.set_dims(dims + (4 - r));
+}
+// A scalar param, or element i of a 1-D array param.
+[[maybe_unused]] float htpParam(const Tensor& p, size_t i = 0)
+{
+  return htpGet(p, 0, 0, 0, i);
+}
+} // namespace
 // opforge:end includes
 
 BEGIN_PKG_OP_DEFINITION(PKG_PadCropResize);
@@ -72,7 +119,68 @@ template <typename TensorType>
 GraphStatus padcropresizeImpl(TensorType& resized, const TensorType& image, const Tensor& pads, const Tensor& factor, const Tensor& block, const Tensor& interpolation)
 {
   // opforge:begin impl
-  // Write the kernel here. Avoid heap allocation in this function.
+  // image [N, H, W, C]: zero padding (top, bottom, left, right), then an integer upscale by factor
+  // (interpolation 0 nearest: source o / factor; 1 bilinear: half-pixel centres, the reference's
+  // exact weights in units of 1 / (2 * factor)), then the top-left window of height rounded down
+  // and width rounded up to a multiple of block (columns past the scaled image are zeros). Values
+  // go through the tensors' float accessors: a quantized (int8) image is dequantized and the
+  // output requantized by its own scale and offset, so bilinear int8 rounding follows the tensor
+  // interface rather than the reference's half-away-from-zero integer rounding.
+  size_t const N = htpDim(image, 3), H = htpDim(image, 2), W = htpDim(image, 1), C = htpDim(image, 0);
+  long const pt = long(htpParam(pads, 0)), pb = long(htpParam(pads, 1));
+  long const pl = long(htpParam(pads, 2)), pr = long(htpParam(pads, 3));
+  long const f = long(htpParam(factor));
+  long const blk = long(htpParam(block));
+  bool const bilinear = uint32_t(htpParam(interpolation)) == 1;
+  if (f < 1 || blk < 1) {
+    return GraphStatus::ErrorPrecision;
+  }
+  long const hp = long(H) + pt + pb, wp = long(W) + pl + pr;
+  long const outH = hp * f / blk * blk;
+  long const outW = (wp * f + blk - 1) / blk * blk;
+  long const hs = outH < hp * f ? outH : hp * f;
+  long const ws = outW < wp * f ? outW : wp * f;
+  if (!htpSetDims(resized, N, size_t(outH), size_t(outW), C)) {
+    return GraphStatus::ErrorDimensions;
+  }
+  auto padded = [&](size_t n, long y, long x, size_t c) -> float {
+    if (y < pt || y >= pt + long(H) || x < pl || x >= pl + long(W)) {
+      return 0.0f;
+    }
+    return htpGet(image, n, size_t(y - pt), size_t(x - pl), c);
+  };
+  auto taps = [f](long o, long size, long& i0, long& i1, long& w0, long& w1) {
+    long const num = 2 * o + 1 - f > 0 ? 2 * o + 1 - f : 0;
+    long const lo = num / (2 * f);
+    w1 = num % (2 * f);
+    w0 = 2 * f - w1;
+    i0 = lo < size - 1 ? lo : size - 1;
+    i1 = lo + 1 < size - 1 ? lo + 1 : size - 1;
+  };
+  float const inv = 1.0f / float(2 * f);
+  for (size_t n = 0; n < N; ++n) {
+    for (long oy = 0; oy < outH; ++oy) {
+      for (long ox = 0; ox < outW; ++ox) {
+        for (size_t c = 0; c < C; ++c) {
+          float v = 0.0f;
+          if (oy < hs && ox < ws) {
+            if (!bilinear) {
+              v = padded(n, oy / f, ox / f, c);
+            } else {
+              long y0, y1, wy0, wy1, x0, x1, wx0, wx1;
+              taps(oy, hp, y0, y1, wy0, wy1);
+              taps(ox, wp, x0, x1, wx0, wx1);
+              float const fy0 = float(wy0) * inv, fy1 = float(wy1) * inv;
+              float const fx0 = float(wx0) * inv, fx1 = float(wx1) * inv;
+              v = fy0 * (fx0 * padded(n, y0, x0, c) + fx1 * padded(n, y0, x1, c))
+                + fy1 * (fx0 * padded(n, y1, x0, c) + fx1 * padded(n, y1, x1, c));
+            }
+          }
+          htpSet(resized, n, size_t(oy), size_t(ox), c, v);
+        }
+      }
+    }
+  }
   return GraphStatus::Success;
   // opforge:end impl
 }

@@ -9,6 +9,53 @@
 #include "QnnOpPackage.h"
 
 // opforge:begin includes
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace {
+// Element access through the generic Tensor's float accessors (layout and quantization handled by
+// the tensor's interface). QNN HTP hands tensors of rank up to 4; coordinates here are always four,
+// right-aligned: a tensor of rank r uses the last r of them (the others must be 0).
+[[maybe_unused]] float htpGet(const Tensor& t, size_t c0, size_t c1, size_t c2, size_t c3)
+{
+  switch (t.rank()) {
+  case 0: return float(t());
+  case 1: return float(t(c3));
+  case 2: return float(t(c2, c3));
+  case 3: return float(t(c1, c2, c3));
+  default: return float(t(c0, c1, c2, c3));
+  }
+}
+[[maybe_unused]] void htpSet(Tensor& t, size_t c0, size_t c1, size_t c2, size_t c3, float v)
+{
+  switch (t.rank()) {
+  case 0: t() = v; break;
+  case 1: t(c3) = v; break;
+  case 2: t(c2, c3) = v; break;
+  case 3: t(c1, c2, c3) = v; break;
+  default: t(c0, c1, c2, c3) = v; break;
+  }
+}
+// Dim `fromEnd` counted from the last one (0: the last); 1 past the rank.
+[[maybe_unused]] size_t htpDim(const Tensor& t, size_t fromEnd)
+{
+  size_t const r = t.rank();
+  return fromEnd < r ? t.dim(r - 1 - fromEnd) : 1;
+}
+// Sets the last four dims (right-aligned as above) of an output of rank up to 4.
+[[maybe_unused]] bool htpSetDims(Tensor& t, size_t d0, size_t d1, size_t d2, size_t d3)
+{
+  size_t const dims[4] = {d0, d1, d2, d3};
+  size_t const r = t.rank() < 4 ? t.rank() : 4;
+  return t.set_dims(dims + (4 - r));
+}
+// A scalar param, or element i of a 1-D array param.
+[[maybe_unused]] float htpParam(const Tensor& p, size_t i = 0)
+{
+  return htpGet(p, 0, 0, 0, i);
+}
+} // namespace
 // opforge:end includes
 
 BEGIN_PKG_OP_DEFINITION(PKG_TopKLast);
@@ -44,7 +91,41 @@ template <typename TensorType>
 GraphStatus topklastImpl(TensorType& values, TensorType& indices, const TensorType& x, const Tensor& k, const Tensor& order)
 {
   // opforge:begin impl
-  // Write the kernel here. Avoid heap allocation in this function.
+  // x [B, L]: each row's top min(k, L) in the requested order (order 0 largest, 1 smallest),
+  // ties keeping the lower index first (a stable sort) and NaN sorting as the largest value, as the
+  // reference. Each element's rank in its row is its output position when below the count.
+  size_t const B = htpDim(x, 1);
+  size_t const L = htpDim(x, 0);
+  size_t const kk = size_t(htpParam(k));
+  bool const largest = uint32_t(htpParam(order)) == 0;
+  size_t const count = kk < L ? kk : L;
+  if (!htpSetDims(values, 1, 1, B, count) || !htpSetDims(indices, 1, 1, B, count)) {
+    return GraphStatus::ErrorDimensions;
+  }
+  for (size_t b = 0; b < B; ++b) {
+    for (size_t i = 0; i < L; ++i) {
+      float const v = htpGet(x, 0, 0, b, i);
+      bool const vn = std::isnan(v);
+      size_t rank = 0;
+      for (size_t j = 0; j < L && rank < count; ++j) {
+        float const u = htpGet(x, 0, 0, b, j);
+        bool const un = std::isnan(u);
+        bool before;
+        if (un || vn) {
+          before = (un && vn) ? j < i : (largest ? un : vn);
+        } else if (u == v) {
+          before = j < i;
+        } else {
+          before = largest ? u > v : u < v;
+        }
+        rank += before ? 1 : 0;
+      }
+      if (rank < count) {
+        htpSet(values, 0, 0, b, rank, v);
+        htpSet(indices, 0, 0, b, rank, float(i));
+      }
+    }
+  }
   return GraphStatus::Success;
   // opforge:end impl
 }

@@ -39,14 +39,61 @@ struct NonZeroCoordsIO
 };
 
 // opforge:begin kernels
-//! Writes zeros to n elements: the default implementation.
-template <typename T>
-__global__ void nonZeroCoordsFill(T* data, int64_t n)
+__device__ inline bool nonZeroCoordsIsSet(float v)
 {
-    int64_t const stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    return v != 0.0f; // NaN counts as non-zero
+}
+__device__ inline bool nonZeroCoordsIsSet(int32_t v)
+{
+    return v != 0;
+}
+
+constexpr int32_t kNonZeroCoordsBlock = 1024;
+
+//! One block walks the matrix in chunks of blockDim elements: a block-wide prefix sum of the
+//! non-zero flags gives each element its row of coords, so the rows come in row-major order
+//! with no workspace; thread 0 writes K at the end.
+template <typename M>
+__global__ void nonZeroCoordsScan(M const* mask, int64_t h, int64_t w, int32_t* coords, int32_t* count)
+{
+    __shared__ int32_t scan[kNonZeroCoordsBlock];
+    __shared__ int64_t base;
+    int32_t const tid = static_cast<int32_t>(threadIdx.x);
+    if (tid == 0)
     {
-        data[i] = T();
+        base = 0;
+    }
+    __syncthreads();
+    int64_t const n = h * w;
+    for (int64_t start = 0; start < n; start += blockDim.x)
+    {
+        int64_t const i = start + tid;
+        int32_t const flag = (i < n && nonZeroCoordsIsSet(mask[i])) ? 1 : 0;
+        scan[tid] = flag;
+        __syncthreads();
+        for (int32_t off = 1; off < static_cast<int32_t>(blockDim.x); off <<= 1)
+        {
+            int32_t const add = tid >= off ? scan[tid - off] : 0;
+            __syncthreads();
+            scan[tid] += add;
+            __syncthreads();
+        }
+        if (flag)
+        {
+            int64_t const row = base + scan[tid] - 1;
+            coords[2 * row] = static_cast<int32_t>(i / w);
+            coords[2 * row + 1] = static_cast<int32_t>(i % w);
+        }
+        __syncthreads();
+        if (tid == static_cast<int32_t>(blockDim.x) - 1)
+        {
+            base += scan[tid];
+        }
+        __syncthreads();
+    }
+    if (tid == 0)
+    {
+        *count = static_cast<int32_t>(base);
     }
 }
 // opforge:end kernels
@@ -57,9 +104,9 @@ cudaError_t nonZeroCoords(NonZeroCoordsIO<mask_t> const& io, NonZeroCoordsParams
     // opforge:begin launch
     (void) params;
     (void) workspace;
-    constexpr int32_t kBlock = 256;
-    nonZeroCoordsFill<<<gridSize(io.coords.numel(), kBlock), kBlock, 0, stream>>>(io.coords.data, io.coords.numel());
-    nonZeroCoordsFill<<<gridSize(io.size_K.numel(), kBlock), kBlock, 0, stream>>>(io.size_K.data, io.size_K.numel());
+    // coords holds upper_K rows; its dims[0] is -1 (data-dependent) here, so use the mask's dims.
+    nonZeroCoordsScan<mask_t><<<1, kNonZeroCoordsBlock, 0, stream>>>(
+        io.mask.data, io.mask.dims[0], io.mask.dims[1], io.coords.data, io.size_K.data);
     return cudaGetLastError();
     // opforge:end launch
 }

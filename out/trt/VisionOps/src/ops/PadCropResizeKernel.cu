@@ -23,6 +23,7 @@
 #include <cuda_fp16.h>
 
 // opforge:begin includes
+#include <type_traits>
 // opforge:end includes
 
 namespace vision_ops_trt
@@ -39,14 +40,104 @@ struct PadCropResizeIO
 };
 
 // opforge:begin kernels
-//! Writes zeros to n elements: the default implementation.
-template <typename T>
-__global__ void padCropResizeFill(T* data, int64_t n)
+__device__ inline float padCropResizeLoad(float v)
 {
+    return v;
+}
+__device__ inline float padCropResizeLoad(__half v)
+{
+    return __half2float(v);
+}
+__device__ inline void padCropResizeStore(float* p, float v)
+{
+    *p = v;
+}
+__device__ inline void padCropResizeStore(__half* p, float v)
+{
+    *p = __float2half_rn(v);
+}
+
+//! The bilinear taps of output index o along an axis of size (padded) size, with weights in
+//! units of 1 / (2 * factor): half-pixel centres, the source clamped to >= 0.
+struct PadCropResizeTaps
+{
+    int32_t i0;
+    int32_t i1;
+    int32_t w0;
+    int32_t w1;
+};
+
+__device__ inline PadCropResizeTaps padCropResizeTaps(int32_t o, int32_t factor, int32_t size)
+{
+    int32_t const num = max(2 * o + 1 - factor, 0);
+    int32_t const i0 = num / (2 * factor);
+    PadCropResizeTaps t{};
+    t.w1 = num % (2 * factor);
+    t.w0 = 2 * factor - t.w1;
+    t.i0 = min(i0, size - 1);
+    t.i1 = min(i0 + 1, size - 1);
+    return t;
+}
+
+//! One thread per output element (n, y, x, c), NHWC: zero-pad, scale by factor (nearest or
+//! bilinear), keep the top-left window; positions past the scaled image are 0.
+template <typename T>
+__global__ void padCropResizeKernel(T const* image, T* out, int32_t n, int32_t h, int32_t w, int32_t c, int32_t outH,
+    int32_t outW, int32_t padTop, int32_t padLeft, int32_t hp, int32_t wp, int32_t factor, bool bilinear)
+{
+    int64_t const total = static_cast<int64_t>(n) * outH * outW * c;
     int64_t const stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total; idx += stride)
     {
-        data[i] = T();
+        int32_t const ch = static_cast<int32_t>(idx % c);
+        int32_t const ox = static_cast<int32_t>((idx / c) % outW);
+        int32_t const oy = static_cast<int32_t>((idx / (static_cast<int64_t>(c) * outW)) % outH);
+        int32_t const b = static_cast<int32_t>(idx / (static_cast<int64_t>(c) * outW * outH));
+        // The padded image's value at (py, px): 0 in the padding.
+        auto padded = [&](int32_t py, int32_t px) -> T {
+            int32_t const y = py - padTop;
+            int32_t const x = px - padLeft;
+            if (y < 0 || y >= h || x < 0 || x >= w)
+            {
+                return T(0);
+            }
+            return image[((static_cast<int64_t>(b) * h + y) * w + x) * c + ch];
+        };
+        if (oy >= hp * factor || ox >= wp * factor)
+        {
+            out[idx] = T(0);
+            continue;
+        }
+        if (!bilinear)
+        {
+            out[idx] = padded(oy / factor, ox / factor);
+            continue;
+        }
+        PadCropResizeTaps const ty = padCropResizeTaps(oy, factor, hp);
+        PadCropResizeTaps const tx = padCropResizeTaps(ox, factor, wp);
+        if constexpr (std::is_integral<T>::value)
+        {
+            int64_t const s = static_cast<int64_t>(ty.w0)
+                    * (tx.w0 * static_cast<int64_t>(padded(ty.i0, tx.i0)) + tx.w1 * static_cast<int64_t>(padded(ty.i0, tx.i1)))
+                + static_cast<int64_t>(ty.w1)
+                    * (tx.w0 * static_cast<int64_t>(padded(ty.i1, tx.i0)) + tx.w1 * static_cast<int64_t>(padded(ty.i1, tx.i1)));
+            int64_t const den = 4 * static_cast<int64_t>(factor) * factor;
+            int64_t const half = den / 2;
+            int64_t q = s >= 0 ? (s + half) / den : -((-s + half) / den);
+            q = q < -128 ? -128 : (q > 127 ? 127 : q);
+            out[idx] = static_cast<T>(q);
+        }
+        else
+        {
+            float const inv = 1.0f / static_cast<float>(2 * factor);
+            float const fy0 = ty.w0 * inv;
+            float const fy1 = ty.w1 * inv;
+            float const fx0 = tx.w0 * inv;
+            float const fx1 = tx.w1 * inv;
+            float const v = fy0 * (fx0 * padCropResizeLoad(padded(ty.i0, tx.i0)) + fx1 * padCropResizeLoad(padded(ty.i0, tx.i1)))
+                + fy1 * (fx0 * padCropResizeLoad(padded(ty.i1, tx.i0)) + fx1 * padCropResizeLoad(padded(ty.i1, tx.i1)));
+            padCropResizeStore(out + idx, v);
+        }
     }
 }
 // opforge:end kernels
@@ -55,10 +146,21 @@ template <typename T>
 cudaError_t padCropResize(PadCropResizeIO<T> const& io, PadCropResizeParams const& params, void* workspace, cudaStream_t stream)
 {
     // opforge:begin launch
-    (void) params;
     (void) workspace;
+    int64_t const total = io.resized.numel();
+    if (total == 0)
+    {
+        return cudaSuccess;
+    }
+    int32_t const h = static_cast<int32_t>(io.image.dims[1]);
+    int32_t const w = static_cast<int32_t>(io.image.dims[2]);
+    int32_t const hp = h + params.pads[0] + params.pads[1];
+    int32_t const wp = w + params.pads[2] + params.pads[3];
     constexpr int32_t kBlock = 256;
-    padCropResizeFill<<<gridSize(io.resized.numel(), kBlock), kBlock, 0, stream>>>(io.resized.data, io.resized.numel());
+    padCropResizeKernel<T><<<gridSize(total, kBlock), kBlock, 0, stream>>>(io.image.data, io.resized.data,
+        static_cast<int32_t>(io.image.dims[0]), h, w, static_cast<int32_t>(io.image.dims[3]),
+        static_cast<int32_t>(io.resized.dims[1]), static_cast<int32_t>(io.resized.dims[2]), params.pads[0],
+        params.pads[2], hp, wp, params.factor, params.interpolation == PadCropResizeInterpolation::kBilinear);
     return cudaGetLastError();
     // opforge:end launch
 }

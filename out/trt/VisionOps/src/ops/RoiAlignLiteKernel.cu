@@ -40,14 +40,115 @@ struct RoiAlignLiteIO
 };
 
 // opforge:begin kernels
-//! Writes zeros to n elements: the default implementation.
-template <typename T>
-__global__ void roiAlignLiteFill(T* data, int64_t n)
+__device__ inline float roiAlignLiteLoad(float v)
 {
-    int64_t const stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    return v;
+}
+__device__ inline float roiAlignLiteLoad(__half v)
+{
+    return __half2float(v);
+}
+__device__ inline void roiAlignLiteStore(float* p, float v)
+{
+    *p = v;
+}
+__device__ inline void roiAlignLiteStore(__half* p, float v)
+{
+    *p = __float2half_rn(v);
+}
+
+//! Where one sample falls along an axis of the feature map: the two taps, the weight of the
+//! upper one, and whether the sample counts (0 when more than one pixel outside).
+struct RoiAlignLiteTap
+{
+    int32_t low;
+    int32_t high;
+    float frac;
+    bool valid;
+};
+
+__device__ inline RoiAlignLiteTap roiAlignLiteTap(float pos, int32_t limit)
+{
+    RoiAlignLiteTap t{};
+    t.valid = pos >= -1.0f && pos <= static_cast<float>(limit);
+    pos = fmaxf(pos, 0.0f);
+    t.low = static_cast<int32_t>(floorf(pos));
+    if (t.low >= limit - 1)
     {
-        data[i] = T();
+        t.low = limit - 1;
+        t.high = limit - 1;
+        pos = static_cast<float>(t.low);
+    }
+    else
+    {
+        t.high = t.low + 1;
+    }
+    t.frac = pos - static_cast<float>(t.low);
+    return t;
+}
+
+//! One thread per output element (r, c, ph, pw), as the reference defines it: batch index
+//! truncated and clamped, half-pixel offset when aligned, sampling_ratio samples per bin axis
+//! (0: max(ceil(bin), 1)), bilinear samples, avg or max, in float32.
+template <typename T>
+__global__ void roiAlignLiteKernel(T const* features, T const* rois, T* pooled, int32_t n, int32_t c, int32_t h,
+    int32_t w, int64_t roiCount, int32_t ph, int32_t pw, float scale, int32_t sampling, bool maxMode, bool aligned)
+{
+    int64_t const total = roiCount * c * ph * pw;
+    int64_t const stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total; idx += stride)
+    {
+        int32_t const px = static_cast<int32_t>(idx % pw);
+        int32_t const py = static_cast<int32_t>((idx / pw) % ph);
+        int32_t const ch = static_cast<int32_t>((idx / (static_cast<int64_t>(pw) * ph)) % c);
+        int64_t const r = idx / (static_cast<int64_t>(pw) * ph * c);
+        T const* roi = rois + r * 5;
+        float const bf = roiAlignLiteLoad(roi[0]);
+        int32_t b = bf >= static_cast<float>(n - 1) ? n - 1 : (bf <= 0.0f ? 0 : static_cast<int32_t>(bf));
+        float const offset = aligned ? 0.5f : 0.0f;
+        float const x1 = roiAlignLiteLoad(roi[1]) * scale - offset;
+        float const y1 = roiAlignLiteLoad(roi[2]) * scale - offset;
+        float const x2 = roiAlignLiteLoad(roi[3]) * scale - offset;
+        float const y2 = roiAlignLiteLoad(roi[4]) * scale - offset;
+        float rw = x2 - x1;
+        float rh = y2 - y1;
+        if (!aligned)
+        {
+            rw = fmaxf(rw, 1.0f);
+            rh = fmaxf(rh, 1.0f);
+        }
+        float const binH = rh / static_cast<float>(ph);
+        float const binW = rw / static_cast<float>(pw);
+        int32_t const gh = sampling > 0 ? sampling : max(static_cast<int32_t>(ceilf(binH)), 1);
+        int32_t const gw = sampling > 0 ? sampling : max(static_cast<int32_t>(ceilf(binW)), 1);
+        T const* f = features + (static_cast<int64_t>(b) * c + ch) * h * w;
+        float acc = maxMode ? -INFINITY : 0.0f;
+        for (int32_t iy = 0; iy < gh; ++iy)
+        {
+            float const y = y1 + py * binH + (iy + 0.5f) * (binH / gh);
+            RoiAlignLiteTap const ty = roiAlignLiteTap(y, h);
+            for (int32_t ix = 0; ix < gw; ++ix)
+            {
+                float const x = x1 + px * binW + (ix + 0.5f) * (binW / gw);
+                RoiAlignLiteTap const tx = roiAlignLiteTap(x, w);
+                float v = 0.0f;
+                if (ty.valid && tx.valid)
+                {
+                    float const hy = 1.0f - ty.frac;
+                    float const hx = 1.0f - tx.frac;
+                    v = hy * hx * roiAlignLiteLoad(f[ty.low * w + tx.low])
+                        + hy * tx.frac * roiAlignLiteLoad(f[ty.low * w + tx.high])
+                        + ty.frac * hx * roiAlignLiteLoad(f[ty.high * w + tx.low])
+                        + ty.frac * tx.frac * roiAlignLiteLoad(f[ty.high * w + tx.high]);
+                }
+                acc = maxMode ? fmaxf(acc, v) : acc + v;
+            }
+        }
+        if (!maxMode)
+        {
+            acc /= static_cast<float>(gh * gw);
+        }
+        roiAlignLiteStore(pooled + idx, acc);
     }
 }
 // opforge:end kernels
@@ -56,10 +157,18 @@ template <typename T>
 cudaError_t roiAlignLite(RoiAlignLiteIO<T> const& io, RoiAlignLiteParams const& params, void* workspace, cudaStream_t stream)
 {
     // opforge:begin launch
-    (void) params;
     (void) workspace;
-    constexpr int32_t kBlock = 256;
-    roiAlignLiteFill<<<gridSize(io.pooled.numel(), kBlock), kBlock, 0, stream>>>(io.pooled.data, io.pooled.numel());
+    int64_t const total = io.pooled.numel();
+    if (total == 0)
+    {
+        return cudaSuccess;
+    }
+    constexpr int32_t kBlock = 128;
+    roiAlignLiteKernel<T><<<gridSize(total, kBlock), kBlock, 0, stream>>>(io.features.data, io.rois.data,
+        io.pooled.data, static_cast<int32_t>(io.features.dims[0]), static_cast<int32_t>(io.features.dims[1]),
+        static_cast<int32_t>(io.features.dims[2]), static_cast<int32_t>(io.features.dims[3]), io.rois.dims[0],
+        params.pooled_hw[0], params.pooled_hw[1], params.spatial_scale, params.sampling_ratio,
+        params.mode == RoiAlignLiteMode::kMax, params.aligned);
     return cudaGetLastError();
     // opforge:end launch
 }

@@ -40,14 +40,59 @@ struct TopKLastIO
 };
 
 // opforge:begin kernels
-//! Writes zeros to n elements: the default implementation.
-template <typename T>
-__global__ void topKLastFill(T* data, int64_t n)
+__device__ inline float topKLastLoad(float v)
 {
-    int64_t const stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    return v;
+}
+__device__ inline float topKLastLoad(__half v)
+{
+    return __half2float(v);
+}
+
+//! Does u (at j) come before v (at i) in the requested order? Ties keep the lower index first (a
+//! stable sort); NaN sorts as the largest value, as torch.sort does.
+__device__ inline bool topKLastBefore(float u, int64_t j, float v, int64_t i, bool largest)
+{
+    bool const un = isnan(u);
+    bool const vn = isnan(v);
+    if (un || vn)
     {
-        data[i] = T();
+        return (un && vn) ? j < i : (largest ? un : vn);
+    }
+    if (u == v)
+    {
+        return j < i;
+    }
+    return largest ? u > v : u < v;
+}
+
+//! One thread per input element: its rank in its row (how many elements come before it in the
+//! requested order, ties broken by the lower index, as a stable sort) is its output position
+//! when that is below count. O(L^2) per row, but every element is independent.
+template <typename T>
+__global__ void topKLastRank(T const* x, T* values, int32_t* indices, int64_t rows, int64_t len, int64_t count, bool largest)
+{
+    int64_t const total = rows * len;
+    int64_t const stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total; idx += stride)
+    {
+        int64_t const r = idx / len;
+        int64_t const i = idx - r * len;
+        T const* row = x + r * len;
+        float const v = topKLastLoad(row[i]);
+        int64_t rank = 0;
+        for (int64_t j = 0; j < len && rank < count; ++j)
+        {
+            if (topKLastBefore(topKLastLoad(row[j]), j, v, i, largest))
+            {
+                ++rank;
+            }
+        }
+        if (rank < count)
+        {
+            values[r * count + rank] = row[i];
+            indices[r * count + rank] = static_cast<int32_t>(i);
+        }
     }
 }
 // opforge:end kernels
@@ -56,11 +101,17 @@ template <typename T>
 cudaError_t topKLast(TopKLastIO<T> const& io, TopKLastParams const& params, void* workspace, cudaStream_t stream)
 {
     // opforge:begin launch
-    (void) params;
     (void) workspace;
+    int64_t const rows = io.x.dims[0];
+    int64_t const len = io.x.dims[1];
+    int64_t const count = io.values.dims[1]; // min(k, L)
+    if (rows * len == 0 || count <= 0)
+    {
+        return cudaSuccess;
+    }
     constexpr int32_t kBlock = 256;
-    topKLastFill<<<gridSize(io.values.numel(), kBlock), kBlock, 0, stream>>>(io.values.data, io.values.numel());
-    topKLastFill<<<gridSize(io.indices.numel(), kBlock), kBlock, 0, stream>>>(io.indices.data, io.indices.numel());
+    topKLastRank<T><<<gridSize(rows * len, kBlock), kBlock, 0, stream>>>(
+        io.x.data, io.values.data, io.indices.data, rows, len, count, params.order == TopKLastOrder::kLargest);
     return cudaGetLastError();
     // opforge:end launch
 }

@@ -1,0 +1,30 @@
+package shapeexpr
+
+// PythonAxisShape is the Python tuple of a shape written relative to
+// another (`shape: {like: x, axis: a, ...}`): the dims of seq (a Python
+// iterable of dims) with the dim at index axis (a local already
+// normalized to 0..rank-1) removed (replace == "" and !keep), replaced by
+// replace, or kept as one. Every target's Python (the TensorRT Python
+// plugin, the ExecuTorch fake, the Compass Parser and OPT) prints it with
+// its own seq and one.
+func PythonAxisShape(seq, axis, replace, one string, keep bool) string {
+	switch {
+	case keep:
+		replace = one
+	case replace == "":
+		return "tuple(_s for _d, _s in enumerate(" + seq + ") if _d != " + axis + ")"
+	}
+	return "tuple((" + replace + ") if _d == " + axis + " else _s for _d, _s in enumerate(" + seq + "))"
+}
+
+// PythonAxisCheck are the Python statements that read an axis (value,
+// an integer expression) into local, raise IndexError with message (a
+// Python expression, e.g. an f-string using {local}) when it is not an
+// axis of a tensor of rank rank, and normalize it to 0..rank-1.
+func PythonAxisCheck(local, value, rank, message string) []string {
+	return []string{
+		local + " = int(" + value + ")",
+		"if not -" + rank + " <= " + local + " < " + rank + ": raise IndexError(" + message + ")",
+		local + " %= " + rank,
+	}
+}
