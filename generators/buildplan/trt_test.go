@@ -29,7 +29,8 @@ func TestTRTBuild(t *testing.T) {
 		t.Skip("TENSORRT_INCLUDE_DIR is not set: building the plugin libraries needs the TensorRT headers")
 	}
 	repo, _ := filepath.Abs("../..")
-	o := Options{Out: filepath.Join(repo, "out"), Build: t.TempDir(), Toolchains: filepath.Join(repo, "toolchains"), Env: trtTestEnv(repo, nil)}
+	// The examples' copy, never the workspace's out/ (issue 15 item 4).
+	o := Options{Out: filepath.Join(repo, "testdata/gen/examples/out"), Build: t.TempDir(), Toolchains: filepath.Join(repo, "toolchains"), Env: trtTestEnv(repo, nil)}
 	p, err := TRT(o)
 	if err != nil {
 		t.Fatal(err)

@@ -263,6 +263,11 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
+	// The import below must map nodes to ops as import onnx did: the same
+	// targets decide which nodes join one op.
+	if of.unsupportedFor != "" {
+		opts.Targets = []string{of.unsupportedFor}
+	}
 	if *opdef == "" {
 		*opdef = defaultOpdef(model, of.pkg)
 	}

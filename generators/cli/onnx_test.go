@@ -343,3 +343,37 @@ func TestRewriteForHTP(t *testing.T) {
 		}
 	}
 }
+
+// TestImportThenRewriteOptionalInputs: import joins nodes that differ only
+// in trailing inputs into one op with optional inputs (TensorRT's C++
+// plugins take them), and rewrite maps every node to that op; for HTP,
+// whose packages take exact input counts, the nodes stay apart on both
+// sides.
+func TestImportThenRewriteOptionalInputs(t *testing.T) {
+	model, _ := filepath.Abs("../../testdata/onnx/optional/model.onnx")
+	dir := t.TempDir()
+	for _, c := range []struct {
+		importArgs, rewriteArgs []string
+		want                    []string
+	}{
+		{[]string{"--targets", "trt"}, nil, []string{"plain -> model::BiasedScale", "biased -> model::BiasedScale", "trailing -> model::BiasedScale"}},
+		{[]string{"--unsupported-for", "htp"}, []string{"--unsupported-for", "htp", "--for", "htp"},
+			[]string{"plain -> BiasedScale of", "biased -> BiasedScale_2 of", "trailing -> BiasedScale of"}},
+	} {
+		opdef := filepath.Join(dir, strings.Join(c.importArgs, "")+".yaml")
+		args := append([]string{"import", "onnx", model, "--op-types", "BiasedScale", "-o", opdef}, c.importArgs...)
+		if code, out, errs := run(args...); code != 0 {
+			t.Fatalf("import %v: exit %d\n%s%s", c.importArgs, code, out, errs)
+		}
+		args = append([]string{"rewrite", "onnx", model, "--op-types", "BiasedScale", "--opdef", opdef, "-o", opdef + ".onnx"}, c.rewriteArgs...)
+		code, out, errs := run(args...)
+		if code != 0 {
+			t.Fatalf("rewrite %v: exit %d\n%s%s", c.rewriteArgs, code, out, errs)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("rewrite %v: no %q in\n%s", c.rewriteArgs, w, out)
+			}
+		}
+	}
+}

@@ -9,14 +9,6 @@ import (
 	"github.com/opforge/opforge/generators/onnx"
 )
 
-// parserAttrs are attributes TensorRT's ONNX parser reads itself rather
-// than forwarding to the plugin creator: they never become params.
-var parserAttrs = map[string]bool{
-	"plugin_namespace":                    true,
-	"plugin_version":                      true,
-	"tensorrt_plugin_shape_input_indices": true,
-}
-
 // tensorFieldTypes is the PluginFieldType TensorRT's ONNX parser gives a
 // TENSOR attribute, by element type; other element types are refused.
 var tensorFieldTypes = map[onnx.DataType]string{

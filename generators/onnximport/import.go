@@ -22,6 +22,7 @@ import (
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/targets/trt"
 )
 
 // Options of an import.
@@ -345,7 +346,7 @@ func (im *importer) derive(n *onnx.Node) *derived {
 	}
 	ok := true
 	for _, a := range n.Attributes {
-		if parserAttrs[a.Name] {
+		if trt.ParserAttrs[a.Name] {
 			continue
 		}
 		p, why := paramFor(a)

@@ -186,7 +186,7 @@ var importCases = []struct {
 		// Nodes of one op type that differ only in trailing inputs become
 		// one op whose trailing inputs are optional (issue 13), as
 		// ModulatedDeformConv2d with and without bias; only for targets
-		// that take optional inputs (here HTP).
+		// whose runtimes can leave them out (TensorRT's C++ plugins).
 		name: "optional",
 		model: onnxtest.Model{
 			Opsets: []onnxtest.Opset{{Domain: "", Version: 17}, {Domain: "custom", Version: 1}},
@@ -201,7 +201,7 @@ var importCases = []struct {
 				Outputs: []T{f32("y1", "N", "C"), f32("y2", "N", "C"), f32("y3", "N", "C")},
 			},
 		},
-		opts: Options{Selection: Selection{OpTypes: []string{"BiasedScale"}}, Package: "OptionalImport", Targets: []string{"htp"}},
+		opts: Options{Selection: Selection{OpTypes: []string{"BiasedScale"}}, Package: "OptionalImport", Targets: []string{"trt"}},
 	},
 }
 
@@ -289,7 +289,7 @@ func TestCreatorFieldsMatchAttributes(t *testing.T) {
 		for _, call := range res.Calls {
 			var attrs, params []string
 			for _, a := range call.Node.Attributes {
-				if parserAttrs[a.Name] {
+				if trt.ParserAttrs[a.Name] {
 					continue
 				}
 				attrs = append(attrs, a.Name)

@@ -114,11 +114,14 @@ func rankFree(op *ir.Op) {
 	}
 }
 
-// optionalTargets are the targets whose ops may have optional inputs: only
-// for them does import join nodes that differ in trailing inputs (the
-// Compass AIPU plugins cannot take optional inputs; TensorRT joins this
-// list when its plugins accept them, issue 13 item 2).
-var optionalTargets = map[string]bool{"htp": true}
+// optionalTargets are the targets whose runtimes can call an op with its
+// trailing optional inputs left out: only for them does import join nodes
+// that differ in trailing inputs: TensorRT, whose C++ plugins take a range
+// of input counts (import leaves the Python plugin, which cannot, off). Not
+// HTP: a package's ValidateOpConfig takes exact input counts and ONNX
+// Runtime's QNN provider and ExecuTorch pass only the inputs present; not
+// the Compass AIPU plugins, which cannot take optional inputs.
+var optionalTargets = map[string]bool{"trt": true}
 
 // mergeOptional joins a group into another of the same op type whose
 // signature, cut to the group's inputs, is the group's own: the nodes

@@ -48,12 +48,13 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, caller targ
 			l.Errorf(pos, "onnx-rewrite-op", "%s becomes %s", n, call.Unavailable)
 			continue
 		}
-		if _, std := onnx.StandardOp(op.Name); std && !allowStandard && call.StandardName != "" {
+		// The op type the node will carry (a TensorRT plugin's may be its plugin_name).
+		if _, std := onnx.StandardOp(call.Edit.OpType); std && !allowStandard && call.StandardName != "" {
 			l.Errorf(pos, "onnx-standard-name", "%s", call.StandardName)
 			continue
 		}
-		if functions[op.Name] {
-			l.Errorf(pos, "onnx-function-name", "op %s of %s has the name of a function of the model; the runtime would inline the function for %s instead of calling the op", op.Name, pkg.Source, n)
+		if functions[call.Edit.OpType] {
+			l.Errorf(pos, "onnx-function-name", "op %s of %s would be called as %s, the name of a function of the model; the runtime would inline the function for %s instead of calling the op", op.Name, pkg.Source, call.Edit.OpType, n)
 			continue
 		}
 		problems := append(matchNode(n, op, call, sc), call.Problems...)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/opforge/opforge/generators/buildplan"
@@ -71,15 +70,7 @@ func prepareHTP(o Options, pkg *ir.Package, tmp string) htpPrep {
 	}
 	backendQNN := fields[2]
 
-	bo := buildplan.DefaultOptions()
-	bo.Out = o.Out
-	if o.Build != "" {
-		bo.Build = o.Build
-	}
-	if o.Toolchains != "" {
-		bo.Toolchains = o.Toolchains
-	}
-	bo.Packages = []string{pkg.Name}
+	bo := o.buildOptions(pkg)
 	plan, err := buildplan.HTP(bo, []string{"x86"})
 	if err != nil {
 		return htpPrep{err: "opforge build htp --arch x86: " + err.Error()}
@@ -97,7 +88,11 @@ func prepareHTP(o Options, pkg *ir.Package, tmp string) htpPrep {
 	}
 	p := htpPrep{python: python, script: script, library: lib}
 	if d, err := toolchain.Load(bo.Toolchains, "htp"); err == nil {
-		headers := headerQNN(bo.Env.ResolveSDK(*d.SDK("qnn")).Path)
+		// The headers' version as the toolchain descriptor reads it (QnnSdkBuildId.h).
+		headers := bo.Env.ResolveSDK(*d.SDK("qnn")).Version
+		if headers == "" {
+			headers = "unknown"
+		}
 		if majorMinor(headers) != majorMinor(backendQNN) {
 			p.mismatch = fmt.Sprintf("the package is built with QNN %s headers and the backend (onnxruntime-qnn's libQnnHtp.so) is QNN %s: an op package runs only in the backend of its headers' version", headers, backendQNN)
 		}
@@ -112,18 +107,6 @@ func htpDomain(pkg *ir.Package) string {
 		return "opforge.verify"
 	}
 	return pkg.Domain
-}
-
-var buildID = regexp.MustCompile(`QNN_SDK_BUILD_ID "v([0-9.]+)`)
-
-// headerQNN is the QNN version of the headers under root ("unknown" when
-// QnnSdkBuildId.h does not say).
-func headerQNN(root string) string {
-	data, err := os.ReadFile(filepath.Join(root, "include", "QNN", "QnnSdkBuildId.h"))
-	if m := buildID.FindSubmatch(data); err == nil && m != nil {
-		return strings.TrimSuffix(string(m[1]), ".")
-	}
-	return "unknown"
 }
 
 func majorMinor(v string) string {

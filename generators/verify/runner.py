@@ -187,12 +187,37 @@ def ir_value(v):
 class AIPU:
     """The OPT plugin's float forward in the open-source Compass Optimizer."""
 
+    quant = False
+
     def __init__(self, torch, job):
         sys.path.insert(0, os.environ["COMPASS_OPTIMIZER_DIR"])
         os.environ.setdefault("AIPUOPT_SILENTLOADING", "1")
         from AIPUBuilder.Optimizer.framework import register_optype, traverse_opt_plugins, QuantizeGraph
+        from AIPUBuilder.Optimizer.utils import Dtype, dtype2torch_type
         self.torch, self.register_optype, self.QuantizeGraph = torch, register_optype, QuantizeGraph
+        self.Dtype, self.dtype2torch_type = Dtype, dtype2torch_type
+        self.case_step = None
         traverse_opt_plugins()
+
+    def quantize_input(self, x):
+        """(q, scale): a float input as symmetric int8 (q = round(x * scale), scale = 127 / max|x|);
+        other inputs as they are, scale 1."""
+        torch = self.torch
+        if not x.is_floating_point():
+            return x, 1.0
+        m = float(x.abs().max()) if x.numel() else 0.0
+        scale = 127.0 / m if m > 0 else 1.0
+        return torch.clamp(torch.round(x.double() * scale), -128, 127).to(torch.int8), scale
+
+    def reference_inputs(self, inputs):
+        """What the reference is compared on: the quantized forward's inputs, dequantized."""
+        if not self.quant:
+            return inputs
+        out = []
+        for x in inputs:
+            q, scale = self.quantize_input(x)
+            out.append((q.double() / scale).to(x.dtype) if x.is_floating_point() else x)
+        return out
 
     def run(self, op, case, inputs):
         torch = self.torch
@@ -227,11 +252,43 @@ class AIPU:
             open(binf, "wb").close()
             graph = self.QuantizeGraph.parse(txt, binf)
         node = [n for n in graph.nodes if n.type == optype][0]
+        if not self.quant:
+            for tensor, x in zip(node.inputs, inputs):
+                tensor.betensor = x
+            node.quantized = False
+            node.forward()
+            return [o.betensor for o in node.outputs]
+        # Quantized: the inputs as int8 (or their integers), the plugin's quantize sets the outputs'
+        # dtype, scale and zero point, the forward runs on the integers; outputs come back dequantized.
+        Dtype = self.Dtype
         for tensor, x in zip(node.inputs, inputs):
-            tensor.betensor = x
-        node.quantized = False
+            q, scale = self.quantize_input(x)
+            if x.is_floating_point():
+                tensor.dtype, tensor.qbits, tensor.qinvariant = Dtype.INT8, 8, False
+            else:
+                tensor.dtype = {torch.int8: Dtype.INT8, torch.uint8: Dtype.UINT8, torch.int16: Dtype.INT16,
+                                torch.int32: Dtype.INT32}.get(x.dtype, Dtype.INT32)
+                tensor.qbits, tensor.qinvariant = torch.iinfo(x.dtype).bits if x.dtype != torch.bool else 8, True
+            tensor.scale, tensor.zerop = scale, 0
+            tensor.qmin, tensor.qmax = (-128, 127) if x.is_floating_point() else (int(torch.iinfo(x.dtype).min), int(torch.iinfo(x.dtype).max))
+            tensor.betensor = q
+        # The plugin's own quantize function (what node.quantize() dispatches to once the
+        # Optimizer's calibration has set the node up; there is none here).
+        from AIPUBuilder.Optimizer.framework import QUANT_OP_DICT
+        QUANT_OP_DICT[node.type](node)
+        node.quantized = True
         node.forward()
-        return [o.betensor for o in node.outputs]
+        got, step = [], {}
+        for spec, o in zip(case["outputs"], node.outputs):
+            want = getattr(torch, spec["dtype"])
+            if want.is_floating_point:
+                got.append(((o.betensor.double() + o.zerop) / o.scale).to(want))
+                # One quantization step of the output (its rounding), added to the tolerance.
+                step[spec["dtype"]] = max(step.get(spec["dtype"], 0.0), 1.0 / float(o.scale))
+            else:
+                got.append(o.betensor.to(want))
+        self.case_step = step
+        return got
 
 
 class Unavailable(Exception):
@@ -267,6 +324,31 @@ def field_bytes(field, value):
     return FIELD_TYPES["int32"], len(values), struct.pack("<%di" % len(values), *[int(v) for v in values])
 
 
+def upper_shapes(case):
+    """The outputs' shapes as a runtime allocates them: a data-dependent output at its upper bound.
+    A dim computed from a size (not a size itself) cannot be cut back, so such a case is not taken."""
+    for spec in case["outputs"]:
+        if spec.get("shape") is None and "?" in spec.get("size_dims", []):
+            raise NotTaken("output %s has a dim computed from a data-dependent size; verify takes dims that are a size" % spec["name"])
+    return [spec["shape"] if spec.get("shape") is not None else spec["upper"] for spec in case["outputs"]]
+
+
+def actual_shape(spec, size_of):
+    """A data-dependent output's shape from the sizes its size tensors hold: the kernel writes the
+    actual tensor, row-major, at the front of the buffer allocated for the upper bound."""
+    for n, u in zip(spec["size_dims"], spec["upper"]):
+        if n and not 0 <= size_of[n] <= u:
+            raise RuntimeError("size tensor %s is %d, outside [0, %d]" % (n, size_of[n], u))
+    return [size_of[n] if n else u for n, u in zip(spec["size_dims"], spec["upper"])]
+
+
+def numel(shape):
+    count = 1
+    for e in shape:
+        count *= e
+    return count
+
+
 def raw_bytes(torch, x):
     return x.detach().contiguous().cpu().reshape(-1).view(torch.uint8).numpy().tobytes()
 
@@ -296,12 +378,9 @@ class TRT:
                     fh.write(raw_bytes(torch, x))
                 lines.append("in %d %d %s %s" % (trt_dtype(spec), x.dim(), " ".join(str(s) for s in x.shape), path))
             outs = []
-            for i, spec in enumerate(case["outputs"]):
+            for i, (spec, shape) in enumerate(zip(case["outputs"], upper_shapes(case))):
                 path = os.path.join(d, "out%d" % i)
                 outs.append(path)
-                shape = spec["shape"] if spec.get("shape") is not None else spec["upper"]
-                if spec.get("shape") is None and "?" in spec.get("size_dims", []):
-                    raise NotTaken("output %s has a dim computed from a data-dependent size; verify takes dims that are a size" % spec["name"])
                 lines.append("out %d %d %s %s" % (trt_dtype(spec), len(shape), " ".join(str(s) for s in shape), path))
             # One kINT32 0-D size tensor per data-dependent size, after the outputs (the trt layout).
             sizes = []
@@ -328,16 +407,8 @@ class TRT:
                 dt = getattr(torch, spec["dtype"])
                 shape = spec.get("shape")
                 if shape is None:
-                    # The plugin writes the actual tensor, row-major, at the front of the buffer
-                    # allocated for the upper bound; its size tensors say how large it is.
-                    shape = [size_of[n] if n else u for n, u in zip(spec["size_dims"], spec["upper"])]
-                    for n, u in zip(spec["size_dims"], spec["upper"]):
-                        if n and not 0 <= size_of[n] <= u:
-                            raise RuntimeError("size tensor %s is %d, outside [0, %d]" % (n, size_of[n], u))
-                    count = 1
-                    for e in shape:
-                        count *= e
-                    data = data[:count * torch.tensor([], dtype=dt).element_size()]
+                    shape = actual_shape(spec, size_of)
+                    data = data[:numel(shape) * torch.tensor([], dtype=dt).element_size()]
                 x = torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
                 got.append(x.view(dt).reshape(shape) if dt != torch.bool else x.reshape(shape).bool())
             return got
@@ -408,10 +479,7 @@ class TRTPython:
         # The plugin's outputs: the opdef's (a data-dependent one at its upper bound), then one INT32
         # 0-D size tensor per data-dependent size.
         sizes = case.get("sizes") or []
-        specs = [dict(spec, shape=spec["shape"] if spec.get("shape") is not None else spec["upper"]) for spec in case["outputs"]]
-        for spec in case["outputs"]:
-            if spec.get("shape") is None and "?" in spec.get("size_dims", []):
-                raise NotTaken("output %s has a dim computed from a data-dependent size; verify takes dims that are a size" % spec["name"])
+        specs = [dict(spec, shape=shape) for spec, shape in zip(case["outputs"], upper_shapes(case))]
         specs += [dict(name="size " + n, dtype="int32", shape=[]) for n in sizes]
         in_types = [getattr(trt.DataType, trt_name(trt, spec)) for spec in case["inputs"]]
         out_types = list(plugin.get_output_data_types(in_types, [x.dim() for x in inputs]))
@@ -464,15 +532,8 @@ class TRTPython:
         for k, spec in enumerate(case["outputs"]):
             if spec.get("shape") is not None:
                 continue
-            # The kernel writes the actual tensor, row-major, at the front of the upper-bound buffer.
-            shape = [size_of[n] if n else u for n, u in zip(spec["size_dims"], spec["upper"])]
-            for n, u in zip(spec["size_dims"], spec["upper"]):
-                if n and not 0 <= size_of[n] <= u:
-                    raise RuntimeError("size tensor %s is %d, outside [0, %d]" % (n, size_of[n], u))
-            count = 1
-            for e in shape:
-                count *= e
-            got[k] = got[k].reshape(-1)[:count].reshape(shape)
+            shape = actual_shape(spec, size_of)
+            got[k] = got[k].reshape(-1)[:numel(shape)].reshape(shape)
         return got
 
     def aot_kernel(self, plugin, in_exprs, in_out, n_in, builder):
@@ -573,9 +634,17 @@ class HTP:
                 out.append(dict(name=spec["name"], type="float" if spec["float"] else "int", value=v))
         return out
 
+    DTYPES = ("float32", "float16", "int32", "uint8", "int8", "int16", "uint16", "bool", "int64")
+
     def run(self, op, case, inputs):
         import numpy as np
         torch = self.torch
+        for spec in case["inputs"] + case["outputs"]:
+            if spec["dtype"] not in self.DTYPES:
+                raise NotTaken("verify does not hand %s tensors to HTP op packages" % spec["dtype"])
+        for p in case["params"]:
+            if p.get("array") and not p["value"]:
+                raise NotTaken("an empty array param cannot be an ONNX attribute (no element type)")
         with tempfile.TemporaryDirectory() as d:
             req = dict(library=self.library, interface=self.interface, op_type=op["op"], domain=self.domain,
                        attrs=self.attrs(op, case), inputs=[], outputs=[])
@@ -612,7 +681,15 @@ class HTP:
             return [torch.from_numpy(np.load(o["path"])) for o in req["outputs"]]
 
 
-TARGETS = {"executorch": ExecuTorch, "aipu": AIPU, "trt": TRT, "trt-python": TRTPython, "htp": HTP}
+class AIPUQuantized(AIPU):
+    """The OPT plugin's quantized forward in the Compass Optimizer: int8 inputs, the plugin's
+    quantize, the forward on the integers, compared (dequantized) with the reference on the
+    dequantized inputs within one output quantization step."""
+
+    quant = True
+
+
+TARGETS = {"executorch": ExecuTorch, "aipu": AIPU, "aipu-quant": AIPUQuantized, "trt": TRT, "trt-python": TRTPython, "htp": HTP}
 
 
 def main():
@@ -641,8 +718,11 @@ def main():
                 emit(**res)
                 continue
             inputs = make_inputs(torch, case)
+            ref_inputs = inputs
+            if target is not None and hasattr(target, "reference_inputs"):
+                ref_inputs = target.reference_inputs(inputs)
             try:
-                want = as_list(ref.OPS[op["op"]](*clone(torch, inputs), **ref_params(case)))
+                want = as_list(ref.OPS[op["op"]](*clone(torch, ref_inputs), **ref_params(case)))
             except BaseException as e:  # noqa: BLE001
                 if not_written(e):
                     res.update(status="skip", reason="no reference written: region reference:%s of %s" % (op["op"], ref_path))
@@ -676,8 +756,12 @@ def main():
                     res["reason"] = "%s raises: %s" % (job["target"], short(e))
                 emit(**res)
                 continue
-            op_tol = {k: tuple(v) for k, v in (op.get("tolerances") or {}).items()}
-            a, r, problem = compare(torch, got, want, case, op_tol or tol)
+            case_tol = {k: tuple(v) for k, v in (op.get("tolerances") or {}).items()} or dict(tol)
+            # A quantized run's output step adds to whatever tolerance applies.
+            for dt, step in (getattr(target, "case_step", None) or {}).items():
+                rtol, atol = case_tol.get(dt) or DEFAULT_TOL.get(dt, (1e-4, 1e-5))
+                case_tol[dt] = (rtol, atol + step)
+            a, r, problem = compare(torch, got, want, case, case_tol)
             res.update(max_abs=a, max_rel=r)
             if problem:
                 res["reason"] = problem

@@ -85,15 +85,7 @@ type trtPrep struct {
 }
 
 func prepareTRT(o Options, pkg *ir.Package, tmp string) trtPrep {
-	bo := buildplan.DefaultOptions()
-	bo.Out = o.Out
-	if o.Build != "" {
-		bo.Build = o.Build
-	}
-	if o.Toolchains != "" {
-		bo.Toolchains = o.Toolchains
-	}
-	bo.Packages = []string{pkg.Name}
+	bo := o.buildOptions(pkg)
 	plan, err := buildplan.TRT(bo)
 	if err != nil {
 		return trtPrep{err: "opforge build trt: " + err.Error()}
@@ -139,6 +131,21 @@ func prepareTRT(o Options, pkg *ir.Package, tmp string) trtPrep {
 		return trtPrep{skip: "no NVIDIA GPU to run the TensorRT plugins on: " + strings.TrimSpace(string(probe))}
 	}
 	return trtPrep{library: lib, runner: runner}
+}
+
+// buildOptions are opforge build's options for one package's library, in
+// the run's out/, build and toolchain directories.
+func (o Options) buildOptions(pkg *ir.Package) buildplan.Options {
+	bo := buildplan.DefaultOptions()
+	bo.Out = o.Out
+	if o.Build != "" {
+		bo.Build = o.Build
+	}
+	if o.Toolchains != "" {
+		bo.Toolchains = o.Toolchains
+	}
+	bo.Packages = []string{pkg.Name}
+	return bo
 }
 
 func oneLine(s string) string {

@@ -24,7 +24,7 @@ import (
 var runner []byte
 
 // Targets are the implementations verify knows, in the order it runs them.
-var Targets = []string{"executorch", "aipu", "trt", "trt-python", "htp"}
+var Targets = []string{"executorch", "aipu", "aipu-quant", "trt", "trt-python", "htp"}
 
 // Statuses of a result. A skip is never a pass.
 const (
@@ -168,7 +168,7 @@ func Run(o Options, l *diag.List) []Result {
 					continue
 				}
 				j.Impl = map[string]string{"path": mod}
-			case "aipu":
+			case "aipu", "aipu-quant":
 				env = append(env, "AIPUPLUGIN_PATH="+filepath.Join(o.Out, "aipu", pkg.Name, "opt"), "COMPASS_OPTIMIZER_DIR="+compassDir(o))
 			case "trt":
 				prep := prepareTRT(o, pkg, filepath.Join(tmp, pkg.Name))
@@ -245,7 +245,7 @@ func runnable(pkg *ir.Package, op *ir.Op, t string, o Options) (why string, appl
 		if op.Targets.HTP == nil || !pkg.HTP.ExecuTorch {
 			return "", false
 		}
-	case "aipu":
+	case "aipu", "aipu-quant":
 		if op.Targets.AIPU == nil {
 			return "", false
 		}

@@ -326,3 +326,60 @@ func TestVerifyOpTolerance(t *testing.T) {
 		t.Errorf("an op without verify: %v", got)
 	}
 }
+
+// TestVerifyAIPUQuantized runs TopKLast's OPT plugin quantized (int8 inputs,
+// the plugin's quantize, the forward on the integers) in the Compass
+// Optimizer against the reference on the dequantized inputs: every case
+// passes; a quantize that gives the values the wrong scale fails.
+func TestVerifyAIPUQuantized(t *testing.T) {
+	needPython(t)
+	if os.Getenv("COMPASS_OPTIMIZER_DIR") == "" {
+		t.Skip("COMPASS_OPTIMIZER_DIR is not set (a checkout of github.com/Arm-China/Compass_Optimizer); the OPT plugins are not run")
+	}
+	o := workspace(t, nil)
+	o.Targets, o.Ops = []string{"aipu-quant"}, []string{"TopKLast"}
+	opt := filepath.Join(o.Out, "aipu/VisionOps/opt/aipubt_opt_top_k_last.py")
+	// The quantized forward: quantization keeps the order, so select on the integers.
+	fillRegion(t, opt, "forward", `    if self.quantized:
+        results = _opforge_reference(x.float(), k=k, order=order)
+        results = [results[0].to(dtype2torch_type(self.outputs[0].dtype)), results[1].to(dtype2torch_type(self.outputs[1].dtype))]
+    else:
+        results = _opforge_reference(x, k=k, order=order)
+    for out, result in zip(self.outputs, results):
+        out.betensor = result`)
+	var l diag.List
+	rs := Run(o, &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	var buf bytes.Buffer
+	WriteText(&buf, rs)
+	if len(rs) < 5 || slices.ContainsFunc(rs, func(r Result) bool { return r.Status != Pass }) {
+		t.Fatalf("want every case to pass:\n%s", buf.String())
+	}
+	// A tolerance from the command line keeps the quantization step on top.
+	o.Tolerances = DefaultTolerances
+	if rs = Run(o, &l); slices.ContainsFunc(rs, func(r Result) bool { return r.Status != Pass }) {
+		buf.Reset()
+		WriteText(&buf, rs)
+		t.Fatalf("with --rtol/--atol at the defaults, want every case to pass:\n%s", buf.String())
+	}
+	o.Tolerances = nil
+	data, err := os.ReadFile(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := strings.Replace(string(data), "    out.scale = inp.scale\n", "    out.scale = inp.scale * 2\n", 1)
+	if broken == string(data) {
+		t.Fatal("no scale assignment in the quantize region")
+	}
+	if err := os.WriteFile(opt, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs = Run(o, &l)
+	buf.Reset()
+	WriteText(&buf, rs)
+	if !Failed(rs) || !strings.Contains(buf.String(), "FAIL VisionOps/TopKLast aipu-quant [base]") || !strings.Contains(buf.String(), "output values differs") {
+		t.Fatalf("a quantize with the wrong output scale passed:\n%s", buf.String())
+	}
+}

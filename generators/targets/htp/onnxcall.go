@@ -106,14 +106,18 @@ func defaultAttr(p *ir.Param) (onnx.NewAttr, error) {
 				return a, nil
 			}
 		}
-		if i, err := strconv.ParseInt(d.Text, 10, 64); err == nil {
+		if i, err := strconv.ParseInt(d.Text, 10, 64); err == nil && i >= 0 && int(i) < len(p.Values) {
 			a.Type, a.I = onnx.AttrInt, i
 			return a, nil
 		}
 		return bad()
 	case d.Kind == ir.LitBool:
+		v, err := strconv.ParseBool(strings.ToLower(d.Text))
+		if err != nil {
+			return bad()
+		}
 		a.Type = onnx.AttrInt
-		if v, err := strconv.ParseBool(strings.ToLower(d.Text)); err == nil && v {
+		if v {
 			a.I = 1
 		}
 		return a, nil

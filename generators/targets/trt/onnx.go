@@ -33,10 +33,11 @@ var onnxFrontEnd = onnx.NewFrontEnd(
 // ONNXFrontEnd lists the ONNX ops the target's own ONNX front end runs.
 func (Target) ONNXFrontEnd() *onnx.FrontEnd { return onnxFrontEnd }
 
-// parserAttrs are the node attributes TensorRT's ONNX parser reads itself
+// ParserAttrs are the node attributes TensorRT's ONNX parser reads itself
 // to find and feed the plugin (onnx-tensorrt's importPluginV3 path); it
-// never forwards them to the creator as fields.
-var parserAttrs = map[string]bool{
+// never forwards them to the creator as fields, so import never makes
+// them params.
+var ParserAttrs = map[string]bool{
 	"plugin_namespace":                    true,
 	"plugin_version":                      true,
 	"tensorrt_plugin_shape_input_indices": true,
@@ -68,7 +69,7 @@ func (Target) ONNXCall(pkg *ir.Package, op *ir.Op, n *onnx.Node) target.ONNXCall
 	return target.ONNXCall{
 		Edit:         e,
 		Label:        fmt.Sprintf("%s::%s version %s", id.Namespace, id.Name, id.Version),
-		Reserved:     parserAttrs,
+		Reserved:     ParserAttrs,
 		UnknownAttr:  "TensorRT's parser forwards only the attributes the creator declares as fields, so the plugin would never see it",
 		StandardName: fmt.Sprintf("op %s of %s has the name of a standard ONNX op: TensorRT's parser would import %s as the built-in op. Rename the op, or pass --allow-standard-names if you build with kENABLE_PLUGIN_OVERRIDE (TensorRT 10.15+)", op.Name, pkg.Source, n),
 	}
