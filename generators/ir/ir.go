@@ -236,6 +236,10 @@ type Tensor struct {
 	// DTypeParam names the param whose value chooses an output's dtype (a
 	// Cast-like `to`: an enum whose values are dtype names); "" for none.
 	DTypeParam string
+	// Range bounds the values of an integer input (`range: [lo, hi]`,
+	// inclusive), e.g. indices into another input's dim; nil for none.
+	// Verify draws the input's values within it.
+	Range *ValueRange
 	// Like makes an output's shape that of an input, whatever its rank
 	// (`shape: {like: x}`); nil for a declared shape. Shape is then nil.
 	Like *ShapeLike
@@ -249,6 +253,13 @@ type Tensor struct {
 	Constraints []Constraint
 	Pos         diag.Pos
 	Where       Where
+}
+
+// ValueRange is an integer input's inclusive value range: each bound a
+// dimension expression over the op's shape symbols and integer params
+// (Where["range"] is where the list was written).
+type ValueRange struct {
+	Lo, Hi *Dim
 }
 
 // ShapeLike is an output shape written relative to an input: the same

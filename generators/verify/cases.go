@@ -43,6 +43,9 @@ type Tensor struct {
 	Absent  bool    `json:"absent,omitempty"`
 	// Values of a shape tensor (its elements are sizes).
 	Values []int64 `json:"values,omitempty"`
+	// Range is an integer input's values, both ends included (the opdef's
+	// range evaluated for the case); the runner draws within it.
+	Range []int64 `json:"range,omitempty"`
 	// Variadic inputs are passed as a list of one tensor.
 	Variadic bool `json:"variadic,omitempty"`
 	// Upper is a data-dependent output's shape with every data-dependent
@@ -390,6 +393,13 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 			return c, fmt.Errorf("input %s: %v", in.Name, err)
 		}
 		t.Shape = shape
+		if in.Range != nil {
+			r, err := valueRange(in.Range, d, env)
+			if err != nil {
+				return c, fmt.Errorf("input %s: %v", in.Name, err)
+			}
+			t.Range = r
+		}
 		if in.ShapeTensor {
 			// Its elements are sizes: the symbol sizes, cycled.
 			n := int64(1)
@@ -542,4 +552,28 @@ func evalShape(t *ir.Tensor, env shapeexpr.MapEnv) ([]int64, error) {
 		shape[i] = v
 	}
 	return shape, nil
+}
+
+// valueRange evaluates an integer input's value range for a case, within
+// what its dtype can hold; an empty one leaves the case out.
+func valueRange(r *ir.ValueRange, d ir.DType, env shapeexpr.MapEnv) ([]int64, error) {
+	lo, err := r.Lo.Expr.Eval(env)
+	if err != nil {
+		return nil, fmt.Errorf("low end of its range: %v", err)
+	}
+	hi, err := r.Hi.Expr.Eval(env)
+	if err != nil {
+		return nil, fmt.Errorf("high end of its range: %v", err)
+	}
+	if bits := d.Bits(); bits > 0 && bits < 64 {
+		minV, maxV := int64(0), int64(1)<<bits-1
+		if d.Kind() == ir.KindInt {
+			minV, maxV = -(int64(1) << (bits - 1)), int64(1)<<(bits-1)-1
+		}
+		lo, hi = max(lo, minV), min(hi, maxV)
+	}
+	if lo > hi {
+		return nil, fmt.Errorf("its range [%s, %s] is empty here (%d > %d)", r.Lo.Expr, r.Hi.Expr, lo, hi)
+	}
+	return []int64{lo, hi}, nil
 }

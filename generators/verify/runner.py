@@ -64,6 +64,9 @@ def make_inputs(torch, case):
         shape = t["shape"]
         if t.get("values"):
             x = torch.tensor(t["values"], dtype=torch.int64).reshape(shape).to(dt)
+        elif t.get("range"):
+            lo, hi = t["range"]
+            x = torch.randint(lo, hi + 1, shape, generator=g, dtype=torch.int64).to(dt)
         elif t["kind"] == "float":
             x = (torch.rand(shape, generator=g, dtype=torch.float64) * 4 - 2).to(dt)
         elif t["kind"] == "int":

@@ -448,6 +448,14 @@ func (b *builder) tensor(o object) *ir.Tensor {
 		t.Default = b.literal(n)
 	}
 	t.Constraints = b.constraints(o.items("constraints"))
+	if n := o.get("range"); n != nil && n.Kind == yaml.SequenceNode && len(n.Content) == 2 {
+		// range: [lo, hi] (inputs only, two bounds: the schema says so).
+		lo, hi := resolve(n.Content[0]), resolve(n.Content[1])
+		t.Range = &ir.ValueRange{
+			Lo: &ir.Dim{Expr: b.expr(lo), Pos: b.exprPos(lo)},
+			Hi: &ir.Dim{Expr: b.expr(hi), Pos: b.exprPos(hi)},
+		}
+	}
 	t.Rank = ir.RankAny
 	if shape := o.get("shape"); shape != nil && shape.Kind == yaml.MappingNode {
 		// shape: {like: x} or {broadcast: [a, b]} (outputs only; the schema says so).

@@ -443,6 +443,11 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 	if t.DTypeParam != "" {
 		add(m, "dtype_param", str(t.DTypeParam))
 	}
+	if r := t.Range; r != nil {
+		s := seq(true)
+		s.Content = append(s.Content, exprNode(r.Lo.Expr.String()), exprNode(r.Hi.Expr.String()))
+		add(m, "range", s)
+	}
 	if t.Default != nil {
 		add(m, "default", literalNode(t.Default))
 	}

@@ -28,7 +28,7 @@ def roi_align_trt(X, rois, batch_indices, *, coordinate_transformation_mode=1, m
     Inputs (torch tensors):
         X: T [N, C, H, W], NCHW: feature map
         rois: T [R, 4]: rows of (x1, y1, x2, y2) in X's coordinates before spatial_scale
-        batch_indices: int32 [R]: the image of X each roi pools
+        batch_indices: int32 [R], values in [0, N - 1]: the image of X each roi pools
 
     Params (keyword-only Python values):
         coordinate_transformation_mode: int32, min 0, max 1, default 1: 1: shift the roi coordinates by -0.5 pixel (half_pixel); 0: no shift (output_half_pixel)

@@ -1,0 +1,63 @@
+package validate
+
+import (
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/shapeexpr"
+)
+
+// valueRanges checks the value ranges of integer inputs (`range: [lo,
+// hi]`): integer inputs only, not shape tensors (verify makes their values
+// from the case's sizes), bounds over shape symbols and integer params
+// (known before any input's values), and a range that can hold a value.
+func (c *shapeChecker) valueRanges() {
+	for _, t := range c.op.Inputs {
+		r := t.Range
+		if r == nil {
+			continue
+		}
+		pos := t.Where.At("range", t.Pos)
+		where := "value range of input " + quote(t.Name)
+		if t.ShapeTensor {
+			c.l.Errorf(pos, "input-range", "input %q is a shape tensor: its values are sizes, which verify takes from the case's shapes; drop its range", t.Name)
+			continue
+		}
+		ok := true
+		for _, d := range c.op.AllowedDTypes(t) {
+			if !d.IsInteger() {
+				c.l.Errorf(pos, "input-range", "input %q may be %s; a value range is for integer inputs (indices, counts), whose every dtype is an integer one", t.Name, d)
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		bad := false
+		for _, d := range []*ir.Dim{r.Lo, r.Hi} {
+			for _, s := range d.Expr.Symbols() {
+				if s.Kind == shapeexpr.Index && c.op.Input(s.Name) != nil {
+					c.l.Errorf(at(d.Pos, s), "input-range", "%s reads the values of input %q; a bound is known before any input's values: use shape symbols and integer params", where, s.Name)
+					bad = true
+				}
+			}
+			if !bad {
+				mark := c.l.Len()
+				c.expr(d.Expr, d.Pos, where, false)
+				c.values(d.Expr, d.Pos, where, false)
+				bad = c.l.HasErrorsSince(mark)
+			}
+		}
+		if bad {
+			continue
+		}
+		lo, hi := r.Lo.Expr.Range(c.ranges), r.Hi.Expr.Range(c.ranges)
+		switch {
+		case lo.Lo > hi.Hi:
+			c.l.Errorf(pos, "input-range", "%s [%s, %s] is always empty: the low end is at least %s, the high end at most %s", where, r.Lo.Expr, r.Hi.Expr, fmtBound(lo.Lo), fmtBound(hi.Hi))
+		default:
+			if w := c.ranges.witness([]*shapeexpr.Expr{r.Lo.Expr, r.Hi.Expr}, func(v []int64) bool { return v[1] < v[0] }); w != "" {
+				c.l.Warnf(pos, "input-range", "%s [%s, %s] is empty for %s; bound the params it uses with min/max", where, r.Lo.Expr, r.Hi.Expr, w)
+			}
+		}
+	}
+}
