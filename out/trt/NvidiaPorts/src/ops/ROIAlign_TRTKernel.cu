@@ -41,14 +41,127 @@ struct ROIAlign_TRTIO
 };
 
 // opforge:begin kernels
-//! Writes zeros to n elements: the default implementation.
-template <typename T>
-__global__ void rOIAlign_TRTFill(T* data, int64_t n)
+__device__ inline float roiAlignTrtLoad(float v)
 {
-    int64_t const stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    return v;
+}
+__device__ inline float roiAlignTrtLoad(__half v)
+{
+    return __half2float(v);
+}
+__device__ inline void roiAlignTrtStore(float* p, float v)
+{
+    *p = v;
+}
+__device__ inline void roiAlignTrtStore(__half* p, float v)
+{
+    *p = __float2half_rn(v);
+}
+
+//! Where one sample falls along an axis of X (ONNX RoiAlign): the two taps and the weight of the
+//! upper one; valid is false when the sample lies more than one pixel outside [0, limit - 1].
+struct RoiAlignTrtTap
+{
+    int32_t low;
+    int32_t high;
+    double frac;
+    bool valid;
+};
+
+__device__ inline RoiAlignTrtTap roiAlignTrtTap(double pos, int32_t limit)
+{
+    RoiAlignTrtTap t{};
+    t.valid = pos >= -1.0 && pos <= static_cast<double>(limit);
+    pos = fmax(pos, 0.0);
+    t.low = static_cast<int32_t>(pos);
+    if (t.low >= limit - 1)
     {
-        data[i] = T();
+        t.low = limit - 1;
+        t.high = limit - 1;
+        pos = static_cast<double>(t.low);
+    }
+    else
+    {
+        t.high = t.low + 1;
+    }
+    t.frac = pos - static_cast<double>(t.low);
+    return t;
+}
+
+//! One thread per element (r, c, ph, pw) of Y, as ONNX RoiAlign and the reference define it: the
+//! roi's corners scaled by spatial_scale and shifted by -0.5 (half_pixel, mode 1) or not (mode 0,
+//! where the roi is at least 1 x 1), bins of roi / output size, sampling_ratio samples per bin and
+//! axis (0: ceil(bin size), none when that is 0 or less, leaving 0), bilinear samples that are 0
+//! more than a pixel outside X; mode 1 averages the samples, mode 0 takes the largest weighted
+//! corner of any sample (ONNX's max). Geometry in double as the reference's Python floats, values
+//! accumulated in float. A batch index outside [0, N - 1] leaves the roi's outputs 0.
+template <typename T>
+__global__ void roiAlignTrtKernel(T const* x, T const* rois, int32_t const* batchIndices, T* y, int32_t n,
+    int32_t c, int32_t h, int32_t w, int64_t roiCount, int32_t outH, int32_t outW, double scale, bool halfPixel,
+    int32_t sampling, bool avgMode)
+{
+    int64_t const total = roiCount * c * outH * outW;
+    int64_t const stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total; idx += stride)
+    {
+        int32_t const pw = static_cast<int32_t>(idx % outW);
+        int32_t const ph = static_cast<int32_t>((idx / outW) % outH);
+        int32_t const ch = static_cast<int32_t>((idx / (static_cast<int64_t>(outW) * outH)) % c);
+        int64_t const r = idx / (static_cast<int64_t>(outW) * outH * c);
+        int32_t const b = batchIndices[r];
+        if (b < 0 || b >= n)
+        {
+            roiAlignTrtStore(y + idx, 0.0f);
+            continue;
+        }
+        T const* roi = rois + r * 4;
+        double const offset = halfPixel ? 0.5 : 0.0;
+        double const x1 = static_cast<double>(roiAlignTrtLoad(roi[0])) * scale - offset;
+        double const y1 = static_cast<double>(roiAlignTrtLoad(roi[1])) * scale - offset;
+        double const x2 = static_cast<double>(roiAlignTrtLoad(roi[2])) * scale - offset;
+        double const y2 = static_cast<double>(roiAlignTrtLoad(roi[3])) * scale - offset;
+        double rw = x2 - x1;
+        double rh = y2 - y1;
+        if (!halfPixel)
+        {
+            rw = fmax(rw, 1.0);
+            rh = fmax(rh, 1.0);
+        }
+        double const binH = rh / outH;
+        double const binW = rw / outW;
+        int32_t const gh = sampling > 0 ? sampling : static_cast<int32_t>(ceil(binH));
+        int32_t const gw = sampling > 0 ? sampling : static_cast<int32_t>(ceil(binW));
+        if (gh <= 0 || gw <= 0)
+        {
+            roiAlignTrtStore(y + idx, 0.0f);
+            continue;
+        }
+        T const* f = x + (static_cast<int64_t>(b) * c + ch) * h * w;
+        float acc = avgMode ? 0.0f : -INFINITY;
+        for (int32_t iy = 0; iy < gh; ++iy)
+        {
+            RoiAlignTrtTap const ty = roiAlignTrtTap(y1 + ph * binH + (iy + 0.5) * binH / gh, h);
+            for (int32_t ix = 0; ix < gw; ++ix)
+            {
+                RoiAlignTrtTap const tx = roiAlignTrtTap(x1 + pw * binW + (ix + 0.5) * binW / gw, w);
+                float v00 = 0.0f, v01 = 0.0f, v10 = 0.0f, v11 = 0.0f;
+                if (ty.valid && tx.valid)
+                {
+                    double const hy = 1.0 - ty.frac;
+                    double const hx = 1.0 - tx.frac;
+                    v00 = static_cast<float>(hy * hx) * roiAlignTrtLoad(f[static_cast<int64_t>(ty.low) * w + tx.low]);
+                    v01 = static_cast<float>(hy * tx.frac) * roiAlignTrtLoad(f[static_cast<int64_t>(ty.low) * w + tx.high]);
+                    v10 = static_cast<float>(ty.frac * hx) * roiAlignTrtLoad(f[static_cast<int64_t>(ty.high) * w + tx.low]);
+                    v11 = static_cast<float>(ty.frac * tx.frac) * roiAlignTrtLoad(f[static_cast<int64_t>(ty.high) * w + tx.high]);
+                }
+                acc = avgMode ? acc + (((v00 + v01) + v10) + v11) : fmaxf(acc, fmaxf(fmaxf(v00, v01), fmaxf(v10, v11)));
+            }
+        }
+        if (avgMode)
+        {
+            acc /= static_cast<float>(gh * gw);
+        }
+        roiAlignTrtStore(y + idx, acc);
     }
 }
 // opforge:end kernels
@@ -57,10 +170,18 @@ template <typename T>
 cudaError_t rOIAlign_TRT(ROIAlign_TRTIO<T> const& io, ROIAlign_TRTParams const& params, void* workspace, cudaStream_t stream)
 {
     // opforge:begin launch
-    (void) params;
     (void) workspace;
-    constexpr int32_t kBlock = 256;
-    rOIAlign_TRTFill<<<gridSize(io.Y.numel(), kBlock), kBlock, 0, stream>>>(io.Y.data, io.Y.numel());
+    int64_t const total = io.Y.numel();
+    if (total == 0)
+    {
+        return cudaSuccess;
+    }
+    constexpr int32_t kBlock = 128;
+    roiAlignTrtKernel<T><<<gridSize(total, kBlock), kBlock, 0, stream>>>(io.X.data, io.rois.data,
+        io.batch_indices.data, io.Y.data, static_cast<int32_t>(io.X.dims[0]), static_cast<int32_t>(io.X.dims[1]),
+        static_cast<int32_t>(io.X.dims[2]), static_cast<int32_t>(io.X.dims[3]), io.rois.dims[0],
+        params.output_height, params.output_width, static_cast<double>(params.spatial_scale),
+        params.coordinate_transformation_mode == 1, params.sampling_ratio, params.mode == 1);
     return cudaGetLastError();
     // opforge:end launch
 }
