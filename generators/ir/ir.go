@@ -130,10 +130,23 @@ type ONNXOrigin struct {
 	Pos       diag.Pos
 }
 
-// VerifyTolerance is an op's rtol and atol for opforge verify's float
-// comparisons (nil: the per-dtype default).
+// VerifyTolerance is the op's `verify:` section: its rtol and atol for
+// opforge verify's float comparisons (nil: the per-dtype default), and the
+// shape symbols verify computes instead of drawing (Sizes).
 type VerifyTolerance struct {
 	Rtol, Atol *float64
+	// Sizes are input shape symbols whose value in verify's cases is an
+	// expression over the other symbols and integer params (`sizes: {DO: 2
+	// * KH * KW}`), so inputs whose dims depend on each other (a deformable
+	// convolution's offsets and kernel) get consistent cases.
+	Sizes []VerifySize
+}
+
+// VerifySize is one computed symbol of verify's cases.
+type VerifySize struct {
+	Symbol string
+	Pos    diag.Pos // where the symbol was written (the key)
+	Value  *Dim
 }
 
 // Op is one operator.

@@ -25,3 +25,23 @@ func TestNVIDIAROIAlignReference(t *testing.T) {
 	}
 	t.Log(strings.TrimSpace(string(out)))
 }
+
+// TestNVIDIAModulatedDeformConvReference runs the shipped
+// ModulatedDeformConv2d port's reference (out/reference/NvidiaPorts)
+// against a naive computation written independently (numpy loops in
+// float64; testdata/python/check_mdc_reference.py) over groups, deformable
+// groups, non-square strides, padding and dilation, with and without bias.
+func TestNVIDIAModulatedDeformConvReference(t *testing.T) {
+	python := os.Getenv("OPFORGE_PYTHON")
+	if python == "" {
+		t.Skip("OPFORGE_PYTHON is not set: the check needs a Python with torch and numpy")
+	}
+	out, err := exec.Command(python, "../../testdata/python/check_mdc_reference.py", "../../out/reference/NvidiaPorts/nvidia_ports_reference.py").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "cases match") {
+		t.Fatalf("unexpected output:\n%s", out)
+	}
+	t.Log(strings.TrimSpace(string(out)))
+}

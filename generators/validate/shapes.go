@@ -97,6 +97,7 @@ func (c *shapeChecker) check() {
 		}
 	}
 	c.valueRanges()
+	c.verifySizes()
 	if trt := c.op.Targets.TRT; trt != nil && trt.Workspace != nil {
 		c.elemSizes = true
 		c.expr(trt.Workspace, c.op.Where.At("trt.workspace", trt.Pos), "TensorRT workspace size", false)

@@ -1,6 +1,9 @@
 package validate
 
 import (
+	"sort"
+	"strings"
+
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
@@ -59,5 +62,50 @@ func (c *shapeChecker) valueRanges() {
 				c.l.Warnf(pos, "input-range", "%s [%s, %s] is empty for %s; bound the params it uses with min/max", where, r.Lo.Expr, r.Hi.Expr, w)
 			}
 		}
+	}
+}
+
+// verifySizes checks the symbols verify computes (`verify: {sizes: {S:
+// expr}}`): each an input shape symbol, given once, its expression over
+// the drawn symbols (not other computed ones) and integer params.
+func (c *shapeChecker) verifySizes() {
+	v := c.op.Verify
+	if v == nil || len(v.Sizes) == 0 {
+		return
+	}
+	computed := map[string]bool{}
+	for _, s := range v.Sizes {
+		if !c.symbols[s.Symbol] {
+			var syms []string
+			for name := range c.symbols {
+				syms = append(syms, name)
+			}
+			sort.Strings(syms)
+			c.l.Errorf(s.Pos, "verify-sizes", "verify computes size %q, which no input shape binds; the inputs' symbols: %s", s.Symbol, strings.Join(syms, ", "))
+			continue
+		}
+		if computed[s.Symbol] {
+			c.l.Errorf(s.Pos, "verify-sizes", "verify computes size %q twice", s.Symbol)
+		}
+		computed[s.Symbol] = true
+	}
+	for _, s := range v.Sizes {
+		where := "verify's size " + s.Symbol
+		bad := false
+		for _, sym := range s.Value.Expr.Symbols() {
+			if sym.Kind == shapeexpr.Sym && computed[sym.Name] {
+				c.l.Errorf(at(s.Value.Pos, sym), "verify-sizes", "%s uses %q, which verify computes too; write it over drawn symbols and integer params only", where, sym.Name)
+				bad = true
+			} else if sym.Kind == shapeexpr.Index && c.op.Input(sym.Name) != nil {
+				c.l.Errorf(at(s.Value.Pos, sym), "verify-sizes", "%s reads the values of input %q; sizes are known before any input's values", where, sym.Name)
+				bad = true
+			}
+		}
+		if bad {
+			continue
+		}
+		c.expr(s.Value.Expr, s.Value.Pos, where, false)
+		// A case where it is below 1 is left out, with a note: no warning.
+		c.values(s.Value.Expr, s.Value.Pos, where, false)
 	}
 }

@@ -376,6 +376,8 @@ class TRT:
                 ftype, length, data = field_bytes(f, values[f["ident"]])
                 lines.append("field %s %d %d %s" % (f["name"], ftype, length, data.hex() or "-"))
             for i, (spec, x) in enumerate(zip(case["inputs"], inputs)):
+                if x is None:
+                    continue  # an absent trailing optional input: the node has fewer inputs
                 path = os.path.join(d, "in%d" % i)
                 with open(path, "wb") as fh:
                     fh.write(raw_bytes(torch, x))

@@ -269,6 +269,11 @@ func (b *builder) op(o object) *ir.Op {
 	if n := o.get("verify"); n != nil {
 		x := asObject(n)
 		op.Verify = &ir.VerifyTolerance{Rtol: x.optFloat("rtol"), Atol: x.optFloat("atol")}
+		sz := asObject(x.get("sizes"))
+		for _, k := range sz.keys {
+			d := resolve(sz.get(k))
+			op.Verify.Sizes = append(op.Verify.Sizes, ir.VerifySize{Symbol: k, Pos: b.keyPos(sz.node, k), Value: &ir.Dim{Expr: b.expr(d), Pos: b.exprPos(d)}})
+		}
 	}
 	if n := o.get("onnx"); n != nil {
 		x := asObject(n)

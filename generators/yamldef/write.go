@@ -295,13 +295,20 @@ func opNode(op *ir.Op) *yaml.Node {
 		}
 		add(m, "references", rs)
 	}
-	if v := op.Verify; v != nil && (v.Rtol != nil || v.Atol != nil) {
-		vm := mapping(true)
+	if v := op.Verify; v != nil && (v.Rtol != nil || v.Atol != nil || len(v.Sizes) > 0) {
+		vm := mapping(len(v.Sizes) == 0)
 		if v.Rtol != nil {
 			add(vm, "rtol", floatNode(*v.Rtol))
 		}
 		if v.Atol != nil {
 			add(vm, "atol", floatNode(*v.Atol))
+		}
+		if len(v.Sizes) > 0 {
+			sm := mapping(true)
+			for _, s := range v.Sizes {
+				add(sm, s.Symbol, exprNode(s.Value.Expr.String()))
+			}
+			add(vm, "sizes", sm)
 		}
 		add(m, "verify", vm)
 	}

@@ -22,6 +22,16 @@ import (
 // output_width (1), sampling_ratio (0), all kINT32 of length 1, and
 // spatial_scale (1.0) kFLOAT32; X float32 or float16, rois and Y of X's
 // dtype, batch_indices int32, every tensor LINEAR.
+//
+// ModulatedDeformConv2d, from plugin/modulatedDeformConvPlugin/README.md and
+// the plugin table: version "2" (IPluginV3) in the empty namespace; inputs x
+// [batch, C, H, W], offset [batch, 2 * deformable_group * KH * KW, Hout,
+// Wout], mask [batch, deformable_group * KH * KW, Hout, Wout], weight [Cout,
+// C / group, KH, KW] and the optional bias [Cout]: the node has 4 or 5
+// inputs; output [batch, Cout, Hout, Wout] (NVIDIA's getOutputShapes takes
+// Hout and Wout from offset); fields stride (default [1, 1]), padding ([0,
+// 0]), dilation ([1, 1]), kINT32 of length 2, group (1) and deformable_group
+// (1), kINT32 of length 1; every tensor float32 or float16 as x, LINEAR.
 func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 	want := map[string][]string{
 		"ROIAlign_TRT": {
@@ -53,6 +63,35 @@ func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 			// DataType: kFLOAT 0, kHALF 1, kINT32 3; (X, rois, batch_indices, Y).
 			"combo 4 0 0 3 0",
 			"combo 4 1 1 3 1",
+		},
+		"ModulatedDeformConv2d": {
+			"plugin ModulatedDeformConv2d 2 - v3",
+			"io 5 1 0",
+			"declared stride 5 2",
+			"declared padding 5 2",
+			"declared dilation 5 2",
+			"declared group 5 1",
+			"declared deformable_group 5 1",
+			"fields onnx ok",
+			"field stride 5 2 0100000001000000",
+			"field padding 5 2 0000000000000000",
+			"field dilation 5 2 0100000001000000",
+			"field group 5 1 01000000",
+			"field deformable_group 5 1 01000000",
+			// With and without bias.
+			"inputs 4 5",
+			// x [N=5, C=6, H=7, W=8], offset [5, 9, Hout=10, Wout=11],
+			// mask [5, 12, 10, 11], weight [Cout=13, 14, 15, 16], bias
+			// [13]: y [5, 13, 10, 11].
+			"input 4 5 6 7 8",
+			"input 4 5 9 10 11",
+			"input 4 5 12 10 11",
+			"input 4 13 14 15 16",
+			"input 1 13",
+			"output 0 4 5 13 10 11",
+			// (x, offset, mask, weight, bias, y), all float32 or all float16.
+			"combo 6 0 0 0 0 0 0",
+			"combo 6 1 1 1 1 1 1",
 		},
 	}
 	seen := map[string]bool{}

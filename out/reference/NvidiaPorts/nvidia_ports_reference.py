@@ -105,7 +105,81 @@ def roi_align_trt(X, rois, batch_indices, *, coordinate_transformation_mode=1, m
     return y_out.to(X.dtype)
     # opforge:end reference:ROIAlign_TRT
 
+def modulated_deform_conv2d(x, offset, mask, weight, bias=None, *, stride=(1, 1), padding=(0, 0), dilation=(1, 1), group=1, deformable_group=1):
+    """ModulatedDeformConv2d: Port of NVIDIA's ModulatedDeformConv2d version 2: a convolution of x by weight whose kernel points are moved by offset and scaled by mask (DCNv2, as mmcv), plus bias when the node has it.
+
+    Type T is one of float32, float16.
+
+    Inputs (torch tensors):
+        x: T [N, C, H, W], NCHW: input feature map
+        offset: T [N, DO, HO, WO]: 2 * deformable_group * KH * KW channels: for each deformable group and kernel point (i, j), the (dy, dx) it moves the point by
+        mask: T [N, DM, HO, WO]: deformable_group * KH * KW channels: the scalar each kernel point's sample is multiplied by
+        weight: T [CO, CG, KH, KW]: CG = C / group input channels per output channel
+        bias: T [CO]: added to each output channel when the node has it; optional: None when absent
+
+    Params (keyword-only Python values):
+        stride: tuple of 2 int32, min 1, default (1, 1): (width, height) step of the kernel over x, as NVIDIA's plugin reads it
+        padding: tuple of 2 int32, min 0, default (0, 0): (width, height) zeros added on each side of x
+        dilation: tuple of 2 int32, min 1, default (1, 1): (width, height) distance between kernel points
+        group: int32, min 1, default 1: groups input and output channels are divided into
+        deformable_group: int32, min 1, default 1: groups the input channels are divided into, each with its own offsets and mask
+
+    Returns y: T [N, CO, HO, WO].
+    """
+    # opforge:begin reference:ModulatedDeformConv2d
+    # DCNv2 as mmcv computes it, with NVIDIA's plugin's layouts: for kernel
+    # point (i, j) of deformable group d, offset channel
+    # 2 * (d * KH * KW + i * KW + j) holds dy and the next one dx, mask
+    # channel d * KH * KW + i * KW + j the scale; the sample at
+    # (ho * stride_h - pad_h + i * dilation_h + dy, wo * stride_w - pad_w +
+    # j * dilation_w + dx) is bilinear, 0 when it lies at -1 or beyond
+    # either edge, each corner outside x counting 0. stride, padding and
+    # dilation are (width, height), as NVIDIA's plugin reads them.
+    # Computed in float32 on x's device, returned in x's dtype.
+    n, c, h, w = x.shape
+    co, cg, kh, kw = weight.shape
+    ho, wo = offset.shape[2], offset.shape[3]
+    if c != cg * group or co % group != 0 or c % deformable_group != 0:
+        raise ValueError("ModulatedDeformConv2d: x has %d channels, weight %s, group %d, deformable_group %d" % (c, list(weight.shape), group, deformable_group))
+    kk = kh * kw
+    if offset.shape[1] != 2 * deformable_group * kk or tuple(mask.shape) != (n, deformable_group * kk, ho, wo):
+        raise ValueError("ModulatedDeformConv2d: offset %s and mask %s do not fit deformable_group %d and a %dx%d kernel" % (list(offset.shape), list(mask.shape), deformable_group, kh, kw))
+    sw, sh = stride
+    pw, ph = padding
+    dw, dh = dilation
+    dev = x.device
+    xf = x.to(torch.float32)
+    off = offset.to(torch.float32).reshape(n, deformable_group, kk, 2, ho, wo)
+    m = mask.to(torch.float32).reshape(n, deformable_group, kk, ho, wo)
+    ki = torch.arange(kh, device=dev).repeat_interleave(kw).to(torch.float32)  # i of each kernel point
+    kj = torch.arange(kw, device=dev).repeat(kh).to(torch.float32)  # j of each kernel point
+    base_y = (torch.arange(ho, device=dev).to(torch.float32) * sh - ph)[None, :, None] + (ki * dh)[:, None, None]
+    base_x = (torch.arange(wo, device=dev).to(torch.float32) * sw - pw)[None, None, :] + (kj * dw)[:, None, None]
+    py = base_y[None, None] + off[:, :, :, 0]  # [N, dg, K, HO, WO]
+    px = base_x[None, None] + off[:, :, :, 1]
+    inside = (py > -1) & (py < h) & (px > -1) & (px < w)
+    y0 = torch.floor(py)
+    x0 = torch.floor(px)
+    ly, lx = py - y0, px - x0
+    hy, hx = 1 - ly, 1 - lx
+    cpg = c // deformable_group
+    img = xf.reshape(n, deformable_group, cpg, h * w)
+    val = torch.zeros((n, deformable_group, cpg, kk, ho, wo), dtype=torch.float32, device=dev)
+    for yy, xx, wt in ((y0, x0, hy * hx), (y0, x0 + 1, hy * lx), (y0 + 1, x0, ly * hx), (y0 + 1, x0 + 1, ly * lx)):
+        ok = inside & (yy >= 0) & (yy <= h - 1) & (xx >= 0) & (xx <= w - 1)
+        idx = (yy.clamp(0, h - 1) * w + xx.clamp(0, w - 1)).to(torch.int64).reshape(n, deformable_group, 1, -1)
+        v = torch.gather(img, 3, idx.expand(n, deformable_group, cpg, idx.shape[-1])).reshape(val.shape)
+        val = val + torch.where(ok[:, :, None], wt[:, :, None] * v, torch.zeros((), device=dev))
+    col = (val * m[:, :, None]).reshape(n, group, cg * kk, ho * wo)
+    wg = weight.to(torch.float32).reshape(group, co // group, cg * kk)
+    y = torch.einsum("gok,ngkl->ngol", wg, col).reshape(n, co, ho, wo)
+    if bias is not None:
+        y = y + bias.to(torch.float32)[None, :, None, None]
+    return y.to(x.dtype)
+    # opforge:end reference:ModulatedDeformConv2d
+
 # op name -> reference function
 OPS = {
     "ROIAlign_TRT": roi_align_trt,
+    "ModulatedDeformConv2d": modulated_deform_conv2d,
 }

@@ -6,6 +6,7 @@
 #include "NvidiaPortsCommon.h"
 
 #include "ops/ROIAlign_TRTPlugin.h"
+#include "ops/ModulatedDeformConv2dPlugin.h"
 
 #if defined(_WIN32)
 #define NVIDIA_PORTS_EXPORT __declspec(dllexport)
@@ -25,8 +26,9 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
     try
     {
         static ROIAlign_TRTPluginCreator sROIAlign_TRT;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sROIAlign_TRT};
-        nbCreators = 1;
+        static ModulatedDeformConv2dPluginCreator sModulatedDeformConv2d;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sROIAlign_TRT, &sModulatedDeformConv2d};
+        nbCreators = 2;
         return sCreators;
     }
     catch (...)

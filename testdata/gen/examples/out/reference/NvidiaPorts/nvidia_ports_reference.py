@@ -44,7 +44,33 @@ def roi_align_trt(X, rois, batch_indices, *, coordinate_transformation_mode=1, m
     raise NotImplementedError("ROIAlign_TRT has no reference implementation yet: write it in the region reference:ROIAlign_TRT of out/reference/NvidiaPorts/nvidia_ports_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
     # opforge:end reference:ROIAlign_TRT
 
+def modulated_deform_conv2d(x, offset, mask, weight, bias=None, *, stride=(1, 1), padding=(0, 0), dilation=(1, 1), group=1, deformable_group=1):
+    """ModulatedDeformConv2d: Port of NVIDIA's ModulatedDeformConv2d version 2: a convolution of x by weight whose kernel points are moved by offset and scaled by mask (DCNv2, as mmcv), plus bias when the node has it.
+
+    Type T is one of float32, float16.
+
+    Inputs (torch tensors):
+        x: T [N, C, H, W], NCHW: input feature map
+        offset: T [N, DO, HO, WO]: 2 * deformable_group * KH * KW channels: for each deformable group and kernel point (i, j), the (dy, dx) it moves the point by
+        mask: T [N, DM, HO, WO]: deformable_group * KH * KW channels: the scalar each kernel point's sample is multiplied by
+        weight: T [CO, CG, KH, KW]: CG = C / group input channels per output channel
+        bias: T [CO]: added to each output channel when the node has it; optional: None when absent
+
+    Params (keyword-only Python values):
+        stride: tuple of 2 int32, min 1, default (1, 1): (width, height) step of the kernel over x, as NVIDIA's plugin reads it
+        padding: tuple of 2 int32, min 0, default (0, 0): (width, height) zeros added on each side of x
+        dilation: tuple of 2 int32, min 1, default (1, 1): (width, height) distance between kernel points
+        group: int32, min 1, default 1: groups input and output channels are divided into
+        deformable_group: int32, min 1, default 1: groups the input channels are divided into, each with its own offsets and mask
+
+    Returns y: T [N, CO, HO, WO].
+    """
+    # opforge:begin reference:ModulatedDeformConv2d
+    raise NotImplementedError("ModulatedDeformConv2d has no reference implementation yet: write it in the region reference:ModulatedDeformConv2d of out/reference/NvidiaPorts/nvidia_ports_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:ModulatedDeformConv2d
+
 # op name -> reference function
 OPS = {
     "ROIAlign_TRT": roi_align_trt,
+    "ModulatedDeformConv2d": modulated_deform_conv2d,
 }
