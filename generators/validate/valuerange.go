@@ -105,7 +105,15 @@ func (c *shapeChecker) verifySizes() {
 			continue
 		}
 		c.expr(s.Value.Expr, s.Value.Pos, where, false)
-		// A case where it is below 1 is left out, with a note: no warning.
+		// A case where it is below 1 is left out, with a note: no warning,
+		// but one where it always is leaves no case.
+		mark := c.l.Len()
 		c.values(s.Value.Expr, s.Value.Pos, where, false)
+		if c.l.HasErrorsSince(mark) {
+			continue
+		}
+		if r := s.Value.Expr.Range(c.ranges); r.Hi < 1 {
+			c.l.Errorf(s.Value.Pos, "verify-sizes", "%s is %s, which is always below 1 (at most %s): every case would be left out", where, s.Value.Expr, fmtBound(r.Hi))
+		}
 	}
 }
