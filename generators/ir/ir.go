@@ -136,7 +136,7 @@ type ONNXOrigin struct {
 type VerifyTolerance struct {
 	Rtol, Atol *float64
 	// Sizes are input shape symbols whose value in verify's cases is an
-	// expression over the other symbols and integer params (`sizes: {DO: 2
+	// expression over the drawn symbols, integer params and the sizes above it (`sizes: {DO: 2
 	// * KH * KW}`), so inputs whose dims depend on each other (a deformable
 	// convolution's offsets and kernel) get consistent cases.
 	Sizes []VerifySize

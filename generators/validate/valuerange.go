@@ -67,7 +67,8 @@ func (c *shapeChecker) valueRanges() {
 
 // verifySizes checks the symbols verify computes (`verify: {sizes: {S:
 // expr}}`): each an input shape symbol, given once, its expression over
-// the drawn symbols (not other computed ones) and integer params.
+// the drawn symbols, integer params and the sizes computed above it (verify
+// computes them in the order written).
 func (c *shapeChecker) verifySizes() {
 	v := c.op.Verify
 	if v == nil || len(v.Sizes) == 0 {
@@ -89,18 +90,20 @@ func (c *shapeChecker) verifySizes() {
 		}
 		computed[s.Symbol] = true
 	}
+	above := map[string]bool{}
 	for _, s := range v.Sizes {
 		where := "verify's size " + s.Symbol
 		bad := false
 		for _, sym := range s.Value.Expr.Symbols() {
-			if sym.Kind == shapeexpr.Sym && computed[sym.Name] {
-				c.l.Errorf(at(s.Value.Pos, sym), "verify-sizes", "%s uses %q, which verify computes too; write it over drawn symbols and integer params only", where, sym.Name)
+			if sym.Kind == shapeexpr.Sym && computed[sym.Name] && !above[sym.Name] {
+				c.l.Errorf(at(s.Value.Pos, sym), "verify-sizes", "%s uses %q, which verify computes at or below it; sizes are computed in the order written, each over drawn symbols, integer params and the sizes above it", where, sym.Name)
 				bad = true
 			} else if sym.Kind == shapeexpr.Index && c.op.Input(sym.Name) != nil {
 				c.l.Errorf(at(s.Value.Pos, sym), "verify-sizes", "%s reads the values of input %q; sizes are known before any input's values", where, sym.Name)
 				bad = true
 			}
 		}
+		above[s.Symbol] = true
 		if bad {
 			continue
 		}
