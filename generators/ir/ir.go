@@ -140,6 +140,22 @@ type VerifyTolerance struct {
 	// * KH * KW}`), so inputs whose dims depend on each other (a deformable
 	// convolution's offsets and kernel) get consistent cases.
 	Sizes []VerifySize
+	// Cases are further param sets verify runs (`cases: [{padding: [1,
+	// 1], stride: [2, 1]}]`): every other param at its default.
+	Cases []VerifyCase
+}
+
+// VerifyCase is one param set of verify's cases, in the order written.
+type VerifyCase struct {
+	Params []VerifyParam
+	Pos    diag.Pos
+}
+
+// VerifyParam is one param value of a VerifyCase.
+type VerifyParam struct {
+	Name  string
+	Pos   diag.Pos // where the name was written
+	Value *Literal
 }
 
 // VerifySize is one computed symbol of verify's cases.

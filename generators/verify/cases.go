@@ -148,6 +148,22 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 			add(p.Ident+"="+show(v.Value), sizeSets[0], combos[0], params)
 		}
 	}
+	if v := op.Verify; v != nil {
+		// The opdef's own param sets, every other param at its default.
+		for _, vc := range v.Cases {
+			params := slices.Clone(base)
+			var names []string
+			for _, vp := range vc.Params {
+				i := slices.IndexFunc(op.Params, func(p *ir.Param) bool { return p.Name == vp.Name })
+				if i < 0 {
+					continue // validate reported it
+				}
+				params[i] = paramValue(op.Params[i], vp.Value)
+				names = append(names, op.Params[i].Ident+"="+show(params[i].Value))
+			}
+			add(strings.Join(names, ","), sizeSets[0], combos[0], params)
+		}
+	}
 	return cases, notes
 }
 

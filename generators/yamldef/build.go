@@ -274,6 +274,14 @@ func (b *builder) op(o object) *ir.Op {
 			d := resolve(sz.get(k))
 			op.Verify.Sizes = append(op.Verify.Sizes, ir.VerifySize{Symbol: k, Pos: b.keyPos(sz.node, k), Value: &ir.Dim{Expr: b.expr(d), Pos: b.exprPos(d)}})
 		}
+		for _, n := range x.items("cases") {
+			co := asObject(n)
+			vc := ir.VerifyCase{Pos: b.pos(n)}
+			for _, k := range co.keys {
+				vc.Params = append(vc.Params, ir.VerifyParam{Name: k, Pos: b.keyPos(co.node, k), Value: b.literal(co.get(k))})
+			}
+			op.Verify.Cases = append(op.Verify.Cases, vc)
+		}
 	}
 	if n := o.get("onnx"); n != nil {
 		x := asObject(n)

@@ -295,8 +295,8 @@ func opNode(op *ir.Op) *yaml.Node {
 		}
 		add(m, "references", rs)
 	}
-	if v := op.Verify; v != nil && (v.Rtol != nil || v.Atol != nil || len(v.Sizes) > 0) {
-		vm := mapping(len(v.Sizes) == 0)
+	if v := op.Verify; v != nil && (v.Rtol != nil || v.Atol != nil || len(v.Sizes) > 0 || len(v.Cases) > 0) {
+		vm := mapping(len(v.Sizes) == 0 && len(v.Cases) == 0)
 		if v.Rtol != nil {
 			add(vm, "rtol", floatNode(*v.Rtol))
 		}
@@ -304,11 +304,22 @@ func opNode(op *ir.Op) *yaml.Node {
 			add(vm, "atol", floatNode(*v.Atol))
 		}
 		if len(v.Sizes) > 0 {
-			sm := mapping(true)
+			sm := mapping(len(v.Sizes) == 1)
 			for _, s := range v.Sizes {
 				add(sm, s.Symbol, exprNode(s.Value.Expr.String()))
 			}
 			add(vm, "sizes", sm)
+		}
+		if len(v.Cases) > 0 {
+			cs := seq(false)
+			for _, c := range v.Cases {
+				cm := mapping(true)
+				for _, p := range c.Params {
+					add(cm, p.Name, literalNode(p.Value))
+				}
+				cs.Content = append(cs.Content, cm)
+			}
+			add(vm, "cases", cs)
 		}
 		add(m, "verify", vm)
 	}
