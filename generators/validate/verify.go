@@ -1,5 +1,8 @@
 package validate
 
+// What opforge verify reads from an opdef beyond the op itself: integer
+// inputs' value ranges, computed sizes and extra param sets.
+
 import (
 	"sort"
 	"strings"
