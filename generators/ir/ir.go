@@ -130,10 +130,39 @@ type ONNXOrigin struct {
 	Pos       diag.Pos
 }
 
-// VerifyTolerance is an op's rtol and atol for opforge verify's float
-// comparisons (nil: the per-dtype default).
+// VerifyTolerance is the op's `verify:` section: its rtol and atol for
+// opforge verify's float comparisons (nil: the per-dtype default), and the
+// shape symbols verify computes instead of drawing (Sizes).
 type VerifyTolerance struct {
 	Rtol, Atol *float64
+	// Sizes are input shape symbols whose value in verify's cases is an
+	// expression over the drawn symbols, integer params and the sizes above it (`sizes: {DO: 2
+	// * KH * KW}`), so inputs whose dims depend on each other (a deformable
+	// convolution's offsets and kernel) get consistent cases.
+	Sizes []VerifySize
+	// Cases are further param sets verify runs (`cases: [{padding: [1,
+	// 1], stride: [2, 1]}]`): every other param at its default.
+	Cases []VerifyCase
+}
+
+// VerifyCase is one param set of verify's cases, in the order written.
+type VerifyCase struct {
+	Params []VerifyParam
+	Pos    diag.Pos
+}
+
+// VerifyParam is one param value of a VerifyCase.
+type VerifyParam struct {
+	Name  string
+	Pos   diag.Pos // where the name was written
+	Value *Literal
+}
+
+// VerifySize is one computed symbol of verify's cases.
+type VerifySize struct {
+	Symbol string
+	Pos    diag.Pos // where the symbol was written (the key)
+	Value  *Dim
 }
 
 // Op is one operator.
@@ -236,6 +265,10 @@ type Tensor struct {
 	// DTypeParam names the param whose value chooses an output's dtype (a
 	// Cast-like `to`: an enum whose values are dtype names); "" for none.
 	DTypeParam string
+	// Range bounds the values of an integer input (`range: [lo, hi]`,
+	// inclusive), e.g. indices into another input's dim; nil for none.
+	// Verify draws the input's values within it.
+	Range *ValueRange
 	// Like makes an output's shape that of an input, whatever its rank
 	// (`shape: {like: x}`); nil for a declared shape. Shape is then nil.
 	Like *ShapeLike
@@ -249,6 +282,13 @@ type Tensor struct {
 	Constraints []Constraint
 	Pos         diag.Pos
 	Where       Where
+}
+
+// ValueRange is an integer input's inclusive value range: each bound a
+// dimension expression over the op's shape symbols and integer params
+// (Where["range"] is where the list was written).
+type ValueRange struct {
+	Lo, Hi *Dim
 }
 
 // ShapeLike is an output shape written relative to an input: the same

@@ -135,13 +135,27 @@ func TestYAMLToXMLNamesLostFacts(t *testing.T) {
 
 // TestYAMLRoundTrip: YAML -> IR -> YAML is a fixed point after one pass.
 func TestYAMLRoundTrip(t *testing.T) {
-	data, err := os.ReadFile("../../testdata/gen/examples/opdefs/vision/vision_ops.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	y1, _ := yamldef.Write(mustLoad(t, "a.yaml", data), "")
-	y2, _ := yamldef.Write(mustLoad(t, "b.yaml", y1), "")
-	if !bytes.Equal(y1, y2) {
-		t.Errorf("YAML writer is not stable:\n%s\n---\n%s", y1, y2)
+	for _, c := range []struct {
+		file string
+		// Facts the written YAML must keep.
+		keeps []string
+	}{
+		{"vision/vision_ops.yaml", nil},
+		{"nvidia_ports/nvidia_ports.yaml", []string{"range: [0, N - 1]", "R: 8 * N + 8", "- {group: 3, deformable_group: 3}", "CO: group * (CG + 1)", "atol: 0.0001"}},
+	} {
+		data, err := os.ReadFile("../../testdata/gen/examples/opdefs/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y1, _ := yamldef.Write(mustLoad(t, "a.yaml", data), "")
+		y2, _ := yamldef.Write(mustLoad(t, "b.yaml", y1), "")
+		if !bytes.Equal(y1, y2) {
+			t.Errorf("%s: YAML writer is not stable:\n%s\n---\n%s", c.file, y1, y2)
+		}
+		for _, k := range c.keeps {
+			if !bytes.Contains(y1, []byte(k)) {
+				t.Errorf("%s: the written YAML lost %q:\n%s", c.file, k, y1)
+			}
+		}
 	}
 }

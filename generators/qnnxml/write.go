@@ -89,6 +89,9 @@ func (w *writer) op(e *etree.Element, op *ir.Op) {
 	if len(op.DataDependent) > 0 {
 		w.lost(op.Pos, "op %s: QNN XML cannot state data-dependent output sizes; they are dropped", op.Name)
 	}
+	if op.Verify != nil {
+		w.lost(op.Where.At("verify", op.Pos), "op %s: QNN XML has no opforge verify settings; its verify section (tolerances, sizes) is dropped", op.Name)
+	}
 	if op.Targets.TRT != nil || op.Targets.AIPU != nil {
 		w.lost(op.Pos, "op %s: QNN XML describes QNN backends only; the trt and aipu target settings are dropped", op.Name)
 	}
@@ -219,6 +222,9 @@ func (w *writer) tensor(e *etree.Element, op *ir.Op, t *ir.Tensor, input bool) {
 	}
 	if t.ShapeTensor {
 		w.lost(t.Pos, "%q: QNN XML cannot mark a shape tensor; the flag is dropped", t.Name)
+	}
+	if t.Range != nil {
+		w.lost(t.Where.At("range", t.Pos), "%q: QNN XML has no value range of an input; range [%s, %s] is dropped", t.Name, t.Range.Lo.Expr, t.Range.Hi.Expr)
 	}
 	if t.DTypeParam != "" {
 		w.lost(t.Where.At("dtype_param", t.Pos), "%q: QNN XML cannot say that param %s chooses the dtype; the output lists its dtypes only", t.Name, t.DTypeParam)

@@ -353,6 +353,9 @@ func tensorDoc(op *ir.Op, t *ir.Tensor) string {
 	if t.ShapeTensor {
 		b.WriteString(", a shape tensor (its values are sizes)")
 	}
+	if r := t.Range; r != nil {
+		b.WriteString(", values in [" + escape.PyDoc(r.Lo.Expr.String()) + ", " + escape.PyDoc(r.Hi.Expr.String()) + "]")
+	}
 	if t.Description != "" {
 		b.WriteString(": " + escape.PyDoc(t.Description))
 	}

@@ -96,6 +96,8 @@ func (c *shapeChecker) check() {
 			c.l.Warnf(s.Pos, "unused-size", "data-dependent size %q is not used by any output shape", s.Name)
 		}
 	}
+	c.valueRanges()
+	c.verifySizes()
 	if trt := c.op.Targets.TRT; trt != nil && trt.Workspace != nil {
 		c.elemSizes = true
 		c.expr(trt.Workspace, c.op.Where.At("trt.workspace", trt.Pos), "TensorRT workspace size", false)

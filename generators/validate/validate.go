@@ -126,6 +126,7 @@ func (v *validator) op(op *ir.Op) {
 		v.param(op, p)
 	}
 	v.onnxOrigin(op)
+	v.verifyCases(op)
 	newShapeChecker(v.l, op).check()
 }
 

@@ -43,6 +43,9 @@ type Tensor struct {
 	Absent  bool    `json:"absent,omitempty"`
 	// Values of a shape tensor (its elements are sizes).
 	Values []int64 `json:"values,omitempty"`
+	// Range is an integer input's values, both ends included (the opdef's
+	// range evaluated for the case); the runner draws within it.
+	Range []int64 `json:"range,omitempty"`
 	// Variadic inputs are passed as a list of one tensor.
 	Variadic bool `json:"variadic,omitempty"`
 	// Upper is a data-dependent output's shape with every data-dependent
@@ -102,8 +105,13 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 	}
 	base := baseParams(op)
 	seen := map[string]bool{}
+	var addAbsent func(name string, sizes []int64, combo []ir.DType, params []Param, present int)
+	all := len(op.Inputs)
 	add := func(name string, sizes []int64, combo []ir.DType, params []Param) {
-		c, err := build(op, f, sizes, combo, params)
+		addAbsent(name, sizes, combo, params, all)
+	}
+	addAbsent = func(name string, sizes []int64, combo []ir.DType, params []Param, present int) {
+		c, err := build(op, f, sizes, combo, params, present)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("case %s left out: %v", name, err))
 			return
@@ -122,13 +130,38 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 		add(comboName(f, combo), sizeSets[0], combo, base)
 	}
 	for _, sizes := range sizeSets[1:] {
-		add(sizeName(f, sizes), sizes, combos[0], base)
+		add(sizeName(op, f, sizes), sizes, combos[0], base)
+	}
+	// Trailing optional inputs left out, from the last one back: the node
+	// without them (a bias-less convolution).
+	for k := all - 1; k >= 0 && op.Inputs[k].Optional && !op.Inputs[k].Variadic; k-- {
+		var names []string
+		for _, in := range op.Inputs[k:] {
+			names = append(names, in.Ident)
+		}
+		addAbsent("absent="+strings.Join(names, ","), sizeSets[0], combos[0], base, k)
 	}
 	for i, p := range op.Params {
 		for _, v := range paramVariants(p) {
 			params := slices.Clone(base)
 			params[i] = v
 			add(p.Ident+"="+show(v.Value), sizeSets[0], combos[0], params)
+		}
+	}
+	if v := op.Verify; v != nil {
+		// The opdef's own param sets, every other param at its default.
+		for _, vc := range v.Cases {
+			params := slices.Clone(base)
+			var names []string
+			for _, vp := range vc.Params {
+				i := slices.IndexFunc(op.Params, func(p *ir.Param) bool { return p.Name == vp.Name })
+				if i < 0 {
+					continue // validate reported it
+				}
+				params[i] = paramValue(op.Params[i], vp.Value)
+				names = append(names, op.Params[i].Ident+"="+show(params[i].Value))
+			}
+			add(strings.Join(names, ","), sizeSets[0], combos[0], params)
 		}
 	}
 	return cases, notes
@@ -162,10 +195,24 @@ func comboName(f *ir.Facts, combo []ir.DType) string {
 	return strings.Join(parts, ",")
 }
 
-func sizeName(f *ir.Facts, sizes []int64) string {
-	parts := make([]string, len(f.Bindings))
-	for i, b := range f.Bindings {
-		parts[i] = b.Symbol + "=" + strconv.FormatInt(sizes[i%len(sizes)], 10)
+// drawnSymbols are the op's shape symbols in binding order, less those
+// its verify section computes: the ones the size sets give values.
+func drawnSymbols(op *ir.Op, f *ir.Facts) []string {
+	var out []string
+	for _, b := range f.Bindings {
+		if v := op.Verify; v != nil && slices.ContainsFunc(v.Sizes, func(s ir.VerifySize) bool { return s.Symbol == b.Symbol }) {
+			continue
+		}
+		out = append(out, b.Symbol)
+	}
+	return out
+}
+
+func sizeName(op *ir.Op, f *ir.Facts, sizes []int64) string {
+	drawn := drawnSymbols(op, f)
+	parts := make([]string, len(drawn))
+	for i, sym := range drawn {
+		parts[i] = sym + "=" + strconv.FormatInt(sizes[i%len(sizes)], 10)
 	}
 	if len(parts) == 0 {
 		return "sizes"
@@ -323,11 +370,12 @@ func paramVariants(p *ir.Param) []Param {
 }
 
 // build makes the case: symbols bound in Facts order to sizes (cycled),
-// dtypes per slot, output shapes evaluated.
-func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Param) (Case, error) {
+// dtypes per slot, output shapes evaluated; inputs from index present on
+// are absent (trailing optional inputs).
+func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Param, present int) (Case, error) {
 	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
-	for i, b := range f.Bindings {
-		env.Symbols[b.Symbol] = sizes[i%len(sizes)]
+	for i, sym := range drawnSymbols(op, f) {
+		env.Symbols[sym] = sizes[i%len(sizes)]
 	}
 	for i, p := range op.Params {
 		switch v := params[i].Value.(type) {
@@ -342,6 +390,20 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 				}
 			}
 			env.Elements[p.Name] = ints
+		}
+	}
+	if v := op.Verify; v != nil {
+		// Computed symbols, over the drawn ones and the params (validate
+		// saw to it that they use no other computed one).
+		for _, cs := range v.Sizes {
+			n, err := cs.Value.Expr.Eval(env)
+			if err != nil {
+				return Case{}, fmt.Errorf("size %s: %v", cs.Symbol, err)
+			}
+			if n < 1 || n > 1<<16 {
+				return Case{}, fmt.Errorf("size %s = %s is %d", cs.Symbol, cs.Value.Expr, n)
+			}
+			env.Symbols[cs.Symbol] = n
 		}
 	}
 	// Dtypes: each input from its slot, or its one dtype.
@@ -385,11 +447,23 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 		}
 		info := d.Info()
 		t := Tensor{Name: in.Ident, DType: info.Torch, Kind: kind, Compass: aipu.CompassDType(d), Variadic: in.Variadic}
+		if i >= present {
+			t.Absent = true
+			c.Inputs = append(c.Inputs, t)
+			continue
+		}
 		shape, err := evalShape(in, env)
 		if err != nil {
 			return c, fmt.Errorf("input %s: %v", in.Name, err)
 		}
 		t.Shape = shape
+		if in.Range != nil {
+			r, err := valueRange(in.Range, d, env)
+			if err != nil {
+				return c, fmt.Errorf("input %s: %v", in.Name, err)
+			}
+			t.Range = r
+		}
 		if in.ShapeTensor {
 			// Its elements are sizes: the symbol sizes, cycled.
 			n := int64(1)
@@ -542,4 +616,28 @@ func evalShape(t *ir.Tensor, env shapeexpr.MapEnv) ([]int64, error) {
 		shape[i] = v
 	}
 	return shape, nil
+}
+
+// valueRange evaluates an integer input's value range for a case, within
+// what its dtype can hold; an empty one leaves the case out.
+func valueRange(r *ir.ValueRange, d ir.DType, env shapeexpr.MapEnv) ([]int64, error) {
+	lo, err := r.Lo.Expr.Eval(env)
+	if err != nil {
+		return nil, fmt.Errorf("low end of its range: %v", err)
+	}
+	hi, err := r.Hi.Expr.Eval(env)
+	if err != nil {
+		return nil, fmt.Errorf("high end of its range: %v", err)
+	}
+	if bits := d.Bits(); bits > 0 && bits < 64 {
+		minV, maxV := int64(0), int64(1)<<bits-1
+		if d.Kind() == ir.KindInt {
+			minV, maxV = -(int64(1) << (bits - 1)), int64(1)<<(bits-1)-1
+		}
+		lo, hi = max(lo, minV), min(hi, maxV)
+	}
+	if lo > hi {
+		return nil, fmt.Errorf("its range [%s, %s] is empty here (%d > %d)", r.Lo.Expr, r.Hi.Expr, lo, hi)
+	}
+	return []int64{lo, hi}, nil
 }

@@ -64,6 +64,9 @@ def make_inputs(torch, case):
         shape = t["shape"]
         if t.get("values"):
             x = torch.tensor(t["values"], dtype=torch.int64).reshape(shape).to(dt)
+        elif t.get("range"):
+            lo, hi = t["range"]
+            x = torch.randint(lo, hi + 1, shape, generator=g, dtype=torch.int64).to(dt)
         elif t["kind"] == "float":
             x = (torch.rand(shape, generator=g, dtype=torch.float64) * 4 - 2).to(dt)
         elif t["kind"] == "int":
@@ -373,6 +376,8 @@ class TRT:
                 ftype, length, data = field_bytes(f, values[f["ident"]])
                 lines.append("field %s %d %d %s" % (f["name"], ftype, length, data.hex() or "-"))
             for i, (spec, x) in enumerate(zip(case["inputs"], inputs)):
+                if x is None:
+                    continue  # an absent trailing optional input: the node has fewer inputs
                 path = os.path.join(d, "in%d" % i)
                 with open(path, "wb") as fh:
                     fh.write(raw_bytes(torch, x))

@@ -38,7 +38,8 @@ type trtField struct {
 }
 
 // trtLayoutProblem says why verify cannot run op's TensorRT plugins ("" :
-// it can): the runners pass the opdef's inputs one to one, and the
+// it can): the runners pass the opdef's inputs one to one (a case's absent
+// trailing optional inputs left out, as a node without them), and the
 // size-tensor outputs of data-dependent sizes (one kINT32 0-D output per
 // size, in opdef order, after the opdef's outputs, as the trt target lays
 // them out).
@@ -47,8 +48,8 @@ func trtLayoutProblem(op *ir.Op) string {
 		switch {
 		case in.ShapeTensor:
 			return "verify does not run TensorRT plugins with shape-tensor inputs yet"
-		case in.Optional, in.Variadic:
-			return "verify does not run TensorRT plugins with optional or variadic inputs yet"
+		case in.Variadic:
+			return "verify does not run TensorRT plugins with variadic inputs yet"
 		}
 	}
 	for _, p := range op.Params {

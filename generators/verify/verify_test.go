@@ -40,6 +40,7 @@ func examplePackage(t *testing.T, name string) *ir.Package {
 func TestCases(t *testing.T) {
 	vision := examplePackage(t, "VisionOps")
 	example := examplePackage(t, "ExampleOpPackage")
+	ports := examplePackage(t, "NvidiaPorts")
 	for _, tc := range []struct {
 		pkg   *ir.Package
 		op    string
@@ -89,6 +90,44 @@ func TestCases(t *testing.T) {
 				}
 			}},
 		{example, "ExampleCustomOp", []string{"base"}, "1 dtype combination(s) left out", nil},
+		// verify: sizes computes H, W, C, DO, DM, HO and WO from the drawn
+		// symbols and params, so every case's inputs fit each other; the
+		// optional bias is also left out.
+		// The opdef's own param sets come last, shapes computed with them.
+		{ports, "ModulatedDeformConv2d", []string{"base", "T=float16", "N=1,CG=1,KH=1,KW=1", "N=2,CG=5,KH=3,KW=7", "absent=bias",
+			"padding=(1,2),stride=(2,1),dilation=(1,2)", "group=3,deformable_group=3"}, "",
+			func(t *testing.T, cs []Case) {
+				mix := cs[3]
+				for i, want := range [][]int64{{2, 5, 5, 10}, {2, 42, 3, 4}, {2, 21, 3, 4}, {6, 5, 3, 7}, {6}} {
+					if got := mix.Inputs[i].Shape; !slices.Equal(got, want) {
+						t.Errorf("mix: input %s shape %v, want %v", mix.Inputs[i].Name, got, want)
+					}
+				}
+				if got := mix.Outputs[0].Shape; !slices.Equal(got, []int64{2, 6, 3, 4}) {
+					t.Errorf("mix: output %v", got)
+				}
+				// padding (w 1, h 2), stride (w 2, h 1), dilation (w 1, h 2) on x [3, 3, 5, 6], kernel 3x3.
+				if got := cs[5].Outputs[0].Shape; !slices.Equal(got, []int64{3, 4, 5, 3}) {
+					t.Errorf("padding/stride/dilation case: output %v, want [3 4 5 3]", got)
+				}
+				if got := cs[6].Inputs[0].Shape; !slices.Equal(got, []int64{3, 9, 5, 6}) || cs[6].Params[3].Value != int64(3) {
+					t.Errorf("group case: x %v, group %v", got, cs[6].Params[3].Value)
+				}
+				if b := cs[4].Inputs[4]; !b.Absent || b.Shape != nil || cs[0].Inputs[4].Absent {
+					t.Errorf("bias absent %v (shape %v) in absent=bias, %v in base", b.Absent, b.Shape, cs[0].Inputs[4].Absent)
+				}
+			}},
+		// R computed (8 * N + 8); batch_indices drawn within [0, N - 1].
+		{ports, "ROIAlign_TRT", []string{"base", "T=float16", "N=1,C=1,H=1,W=1", "N=2,C=5,H=3,W=7", "coordinate_transformation_mode=0", "mode=0", "spatial_scale=0",
+			"output_height=3,output_width=2,sampling_ratio=2", "output_height=2,output_width=3,mode=0", "coordinate_transformation_mode=0,spatial_scale=0.5,output_height=2"}, "",
+			func(t *testing.T, cs []Case) {
+				if got := cs[3].Inputs[1].Shape; !slices.Equal(got, []int64{24, 4}) {
+					t.Errorf("rois shape %v, want [24 4]", got)
+				}
+				if got := cs[3].Inputs[2].Range; !slices.Equal(got, []int64{0, 1}) {
+					t.Errorf("batch_indices range %v, want [0 1]", got)
+				}
+			}},
 	} {
 		t.Run(tc.op, func(t *testing.T) {
 			cs, notes := Cases(tc.pkg.Op(tc.op))

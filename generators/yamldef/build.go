@@ -269,6 +269,19 @@ func (b *builder) op(o object) *ir.Op {
 	if n := o.get("verify"); n != nil {
 		x := asObject(n)
 		op.Verify = &ir.VerifyTolerance{Rtol: x.optFloat("rtol"), Atol: x.optFloat("atol")}
+		sz := asObject(x.get("sizes"))
+		for _, k := range sz.keys {
+			d := resolve(sz.get(k))
+			op.Verify.Sizes = append(op.Verify.Sizes, ir.VerifySize{Symbol: k, Pos: b.keyPos(sz.node, k), Value: &ir.Dim{Expr: b.expr(d), Pos: b.exprPos(d)}})
+		}
+		for _, n := range x.items("cases") {
+			co := asObject(n)
+			vc := ir.VerifyCase{Pos: b.pos(n)}
+			for _, k := range co.keys {
+				vc.Params = append(vc.Params, ir.VerifyParam{Name: k, Pos: b.keyPos(co.node, k), Value: b.literal(co.get(k))})
+			}
+			op.Verify.Cases = append(op.Verify.Cases, vc)
+		}
 	}
 	if n := o.get("onnx"); n != nil {
 		x := asObject(n)
@@ -448,6 +461,14 @@ func (b *builder) tensor(o object) *ir.Tensor {
 		t.Default = b.literal(n)
 	}
 	t.Constraints = b.constraints(o.items("constraints"))
+	if n := o.get("range"); n != nil && n.Kind == yaml.SequenceNode && len(n.Content) == 2 {
+		// range: [lo, hi] (inputs only, two bounds: the schema says so).
+		lo, hi := resolve(n.Content[0]), resolve(n.Content[1])
+		t.Range = &ir.ValueRange{
+			Lo: &ir.Dim{Expr: b.expr(lo), Pos: b.exprPos(lo)},
+			Hi: &ir.Dim{Expr: b.expr(hi), Pos: b.exprPos(hi)},
+		}
+	}
 	t.Rank = ir.RankAny
 	if shape := o.get("shape"); shape != nil && shape.Kind == yaml.MappingNode {
 		// shape: {like: x} or {broadcast: [a, b]} (outputs only; the schema says so).

@@ -12,7 +12,7 @@ var fieldOrder = map[string][]string{
 	"root":    {"version", "package", "targets", "ops"},
 	"package": {"name", "domain", "version", "namespace", "description"},
 	"op":      {"name", "description", "references", "onnx", "verify", "types", "inputs", "params", "outputs", "data_dependent", "use_default_translation", "targets"},
-	"tensor":  {"name", "type", "shape", "rank", "layout", "optional", "variadic", "static", "shape_tensor", "default", "description", "shape_text", "dynamic_shape_text", "constraints"},
+	"tensor":  {"name", "type", "shape", "rank", "layout", "optional", "variadic", "static", "shape_tensor", "dtype_param", "range", "default", "description", "shape_text", "dynamic_shape_text", "constraints"},
 	"param":   {"name", "type", "values", "storage", "rank", "default", "mandatory", "min", "max", "layout", "description", "shape_text", "constraints"},
 }
 

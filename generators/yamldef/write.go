@@ -295,13 +295,31 @@ func opNode(op *ir.Op) *yaml.Node {
 		}
 		add(m, "references", rs)
 	}
-	if v := op.Verify; v != nil && (v.Rtol != nil || v.Atol != nil) {
-		vm := mapping(true)
+	if v := op.Verify; v != nil && (v.Rtol != nil || v.Atol != nil || len(v.Sizes) > 0 || len(v.Cases) > 0) {
+		vm := mapping(len(v.Sizes) == 0 && len(v.Cases) == 0)
 		if v.Rtol != nil {
 			add(vm, "rtol", floatNode(*v.Rtol))
 		}
 		if v.Atol != nil {
 			add(vm, "atol", floatNode(*v.Atol))
+		}
+		if len(v.Sizes) > 0 {
+			sm := mapping(len(v.Sizes) == 1)
+			for _, s := range v.Sizes {
+				add(sm, s.Symbol, exprNode(s.Value.Expr.String()))
+			}
+			add(vm, "sizes", sm)
+		}
+		if len(v.Cases) > 0 {
+			cs := seq(false)
+			for _, c := range v.Cases {
+				cm := mapping(true)
+				for _, p := range c.Params {
+					add(cm, p.Name, literalNode(p.Value))
+				}
+				cs.Content = append(cs.Content, cm)
+			}
+			add(vm, "cases", cs)
 		}
 		add(m, "verify", vm)
 	}
@@ -442,6 +460,11 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 	}
 	if t.DTypeParam != "" {
 		add(m, "dtype_param", str(t.DTypeParam))
+	}
+	if r := t.Range; r != nil {
+		s := seq(true)
+		s.Content = append(s.Content, exprNode(r.Lo.Expr.String()), exprNode(r.Hi.Expr.String()))
+		add(m, "range", s)
 	}
 	if t.Default != nil {
 		add(m, "default", literalNode(t.Default))

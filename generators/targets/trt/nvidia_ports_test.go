@@ -1,0 +1,128 @@
+package trt
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNVIDIAPortsMatchNVIDIA holds the shipped ports of NVIDIA TensorRT OSS
+// plugins (opdefs/nvidia_ports, mirrored in testdata/gen/examples) to what
+// NVIDIA documents for them, through the driver's cases: TestPluginDriver
+// runs the same lines against the built plugin library (creator found by
+// name, version and namespace, getFieldNames, creation from ONNX-style
+// fields with the defaults, output shapes, dtype combinations and refusals),
+// so a port that drifts from NVIDIA fails here and the library's behaviour
+// is checked there.
+//
+// ROIAlign_TRT, from plugin/roiAlignPlugin/README.md and the plugin table of
+// plugin/README.md in NVIDIA/TensorRT: version "2" (IPluginV3) in the empty
+// namespace; inputs X [batch, C, H, W], rois [num_rois, 4], batch_indices
+// [num_rois]; output Y [num_rois, C, output_height, output_width]; fields
+// coordinate_transformation_mode (default 1), mode (1), output_height (1),
+// output_width (1), sampling_ratio (0), all kINT32 of length 1, and
+// spatial_scale (1.0) kFLOAT32; X float32 or float16, rois and Y of X's
+// dtype, batch_indices int32, every tensor LINEAR.
+//
+// ModulatedDeformConv2d, from plugin/modulatedDeformConvPlugin/README.md and
+// the plugin table: version "2" (IPluginV3) in the empty namespace; inputs x
+// [batch, C, H, W], offset [batch, 2 * deformable_group * KH * KW, Hout,
+// Wout], mask [batch, deformable_group * KH * KW, Hout, Wout], weight [Cout,
+// C / group, KH, KW] and the optional bias [Cout]: the node has 4 or 5
+// inputs; output [batch, Cout, Hout, Wout] (NVIDIA's getOutputShapes takes
+// Hout and Wout from offset); fields stride (default [1, 1]), padding ([0,
+// 0]), dilation ([1, 1]), kINT32 of length 2, group (1) and deformable_group
+// (1), kINT32 of length 1; every tensor float32 or float16 as x, LINEAR.
+func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
+	want := map[string][]string{
+		"ROIAlign_TRT": {
+			"plugin ROIAlign_TRT 2 - v3",
+			"io 3 1 0",
+			// PluginFieldType: kFLOAT32 1, kINT32 5; length 1.
+			"declared coordinate_transformation_mode 5 1",
+			"declared mode 5 1",
+			"declared output_height 5 1",
+			"declared output_width 5 1",
+			"declared sampling_ratio 5 1",
+			"declared spatial_scale 1 1",
+			// Created from ONNX-style fields holding NVIDIA's defaults.
+			"fields onnx ok",
+			"field coordinate_transformation_mode 5 1 01000000",
+			"field mode 5 1 01000000",
+			"field output_height 5 1 01000000",
+			"field output_width 5 1 01000000",
+			"field sampling_ratio 5 1 00000000",
+			"field spatial_scale 1 1 0000803f",
+			// All three inputs always (no optional input).
+			"inputs 3 3",
+			// X [N=5, C=6, H=7, W=8], rois [R=9, 4], batch_indices [9]:
+			// Y [9, 6, 1, 1] at the default output size.
+			"input 4 5 6 7 8",
+			"input 2 9 4",
+			"input 1 9",
+			"output 0 4 9 6 1 1",
+			// DataType: kFLOAT 0, kHALF 1, kINT32 3; (X, rois, batch_indices, Y).
+			"combo 4 0 0 3 0",
+			"combo 4 1 1 3 1",
+		},
+		"ModulatedDeformConv2d": {
+			"plugin ModulatedDeformConv2d 2 - v3",
+			"io 5 1 0",
+			"declared stride 5 2",
+			"declared padding 5 2",
+			"declared dilation 5 2",
+			"declared group 5 1",
+			"declared deformable_group 5 1",
+			"fields onnx ok",
+			"field stride 5 2 0100000001000000",
+			"field padding 5 2 0000000000000000",
+			"field dilation 5 2 0100000001000000",
+			"field group 5 1 01000000",
+			"field deformable_group 5 1 01000000",
+			// With and without bias.
+			"inputs 4 5",
+			// x [N=5, C=6, H=7, W=8], offset [5, 9, Hout=10, Wout=11],
+			// mask [5, 12, 10, 11], weight [Cout=13, 14, 15, 16], bias
+			// [13]: y [5, 13, 10, 11].
+			"input 4 5 6 7 8",
+			"input 4 5 9 10 11",
+			"input 4 5 12 10 11",
+			"input 4 13 14 15 16",
+			"input 1 13",
+			"output 0 4 5 13 10 11",
+			// (x, offset, mask, weight, bias, y), all float32 or all float16.
+			"combo 6 0 0 0 0 0 0",
+			"combo 6 1 1 1 1 1 1",
+		},
+	}
+	seen := map[string]bool{}
+	for _, p := range packages(t) {
+		if p.pkg.Name != "NvidiaPorts" {
+			continue
+		}
+		for _, block := range strings.Split(driverCases(p.pkg), "\nplugin ")[1:] {
+			lines := strings.Split("plugin "+block, "\n")
+			name := strings.Fields(lines[0])[1]
+			seen[name] = true
+			exp, ok := want[name]
+			if !ok {
+				t.Errorf("port %s has no NVIDIA facts in this test", name)
+				continue
+			}
+			// The expected lines, in order, among the port's lines.
+			i := 0
+			for _, l := range lines {
+				if i < len(exp) && l == exp[i] {
+					i++
+				}
+			}
+			if i < len(exp) {
+				t.Errorf("port %s: no %q (in order) among its driver cases:\n%s", name, exp[i], strings.Join(lines, "\n"))
+			}
+		}
+	}
+	for name := range want {
+		if !seen[name] {
+			t.Errorf("no port %s in the NvidiaPorts package of the examples tree", name)
+		}
+	}
+}
