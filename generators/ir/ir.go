@@ -183,6 +183,9 @@ type Op struct {
 	// DataDependent are output sizes known only at run time, with bounds.
 	DataDependent []*SizeSymbol
 	Targets       Targets
+	// Sections are the op's target sections (`targets: {aipu: ...}`) the
+	// core keeps opaque; each target decodes its own.
+	Sections Sections
 	// UseDefaultTranslation is QNN's UseDefaultTranslation (nil: absent).
 	UseDefaultTranslation *bool
 	Pos                   diag.Pos
@@ -433,9 +436,8 @@ type Literal struct {
 // Targets says which targets an op generates for, with their options.
 // A nil pointer means the op does not generate for that target.
 type Targets struct {
-	HTP  *HTPOp
-	TRT  *TRTOp
-	AIPU *AIPUOp
+	HTP *HTPOp
+	TRT *TRTOp
 }
 
 // HTPOp holds per-op QNN/HTP options.
@@ -480,19 +482,6 @@ type Alias struct {
 type QDPOp struct {
 	// Impl is "aot" (Triton, ahead of time) or "jit" (@trtp.impl).
 	Impl string
-}
-
-// AIPUOp holds per-op Compass options.
-type AIPUOp struct {
-	// FrameworkOp is the source framework's op type the Parser matches.
-	FrameworkOp string
-	// LayerType is the Compass IR layer_type; defaults to the op name.
-	LayerType string
-	// Targets are Compass targets (X2_1204, ...); empty means all known.
-	Targets []string
-	// OverrideBuiltin makes the OPT plugin replace a built-in of the same name.
-	OverrideBuiltin bool
-	Pos             diag.Pos
 }
 
 // Tensors returns inputs then outputs, the order QNN and TensorRT index them.

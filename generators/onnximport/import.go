@@ -22,6 +22,7 @@ import (
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	alltargets "github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/targets/trt"
 )
 
@@ -132,7 +133,7 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	for _, g := range groups {
 		op := g.op
 		op.Description = describe(g, path)
-		op.Targets = opTargets(targets, g.nodes[0].OpType, op.Name)
+		op.Targets, op.Sections = opTargets(targets, g.nodes[0].OpType, op.Name)
 		keepPluginIdentity(op, g.derived, g.nodes[0].OpType, pkg)
 		pkg.Ops = append(pkg.Ops, op)
 		for _, note := range g.notes {
@@ -204,8 +205,9 @@ func newPackage(path string, opts Options) *ir.Package {
 	return pkg
 }
 
-func opTargets(targets []string, opType, name string) ir.Targets {
+func opTargets(targets []string, opType, name string) (ir.Targets, ir.Sections) {
 	var t ir.Targets
+	var secs ir.Sections
 	for _, tg := range targets {
 		switch tg {
 		case "trt":
@@ -214,12 +216,13 @@ func opTargets(targets []string, opType, name string) ir.Targets {
 			t.TRT = &ir.TRTOp{Formats: []string{"LINEAR"}}
 		case "htp":
 			t.HTP = &ir.HTPOp{Backends: []string{"HTP"}}
-		case "aipu":
-			// The Compass parser intercepts the op type found in the model.
-			t.AIPU = &ir.AIPUOp{FrameworkOp: opType, LayerType: name}
+		default:
+			if im := alltargets.Importers()[tg]; im != nil {
+				secs.Add(tg, im.ImportSection(opType, name), diag.Pos{})
+			}
 		}
 	}
-	return t
+	return t, secs
 }
 
 // stringAttr is node n's string attribute called name, or nil.

@@ -27,6 +27,15 @@ type Target interface {
 	ONNXFrontEnd() *onnx.FrontEnd
 }
 
+// Importer is a target that ops imported from an ONNX model (`opforge
+// import onnx --target NAME`) can generate for: it gives the section such
+// an op gets (the core keeps target sections as opaque nodes).
+type Importer interface {
+	// ImportSection is the op-level section of an op called name imported
+	// from nodes of type opType.
+	ImportSection(opType, name string) *ir.Node
+}
+
 // ONNXCaller is a target whose runtime reads ONNX models and can call the
 // ops opforge generates for it from a node: `opforge rewrite onnx --for
 // NAME` makes the selected nodes call them. The generic checks (inputs,

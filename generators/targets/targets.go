@@ -63,3 +63,15 @@ func ONNXCallers() map[string]target.ONNXCaller {
 	}
 	return m
 }
+
+// Importers returns the targets ops imported from ONNX can generate for,
+// by target name.
+func Importers() map[string]target.Importer {
+	m := map[string]target.Importer{}
+	for _, t := range All() {
+		if i, ok := t.(target.Importer); ok {
+			m[t.Name()] = i
+		}
+	}
+	return m
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/reference"
+	"github.com/opforge/opforge/generators/targets/aipu"
 )
 
 //go:embed runner.py
@@ -214,11 +215,8 @@ func Run(o Options, l *diag.List) []Result {
 			}
 			for _, op := range run {
 				jo := jobOp{Op: op.Name, Cases: cases[op.Name]}
-				if a := op.Targets.AIPU; a != nil {
+				if a := aipu.OpOptions(op); a != nil {
 					jo.LayerType = a.LayerType
-					if jo.LayerType == "" {
-						jo.LayerType = op.Name
-					}
 				}
 				if t == "trt" || t == "trt-python" {
 					jo.TRT = trtOpOf(pkg, op)
@@ -246,7 +244,7 @@ func runnable(pkg *ir.Package, op *ir.Op, t string, o Options) (why string, appl
 			return "", false
 		}
 	case "aipu", "aipu-quant":
-		if op.Targets.AIPU == nil {
+		if aipu.OpOptions(op) == nil {
 			return "", false
 		}
 		if compassDir(o) == "" {

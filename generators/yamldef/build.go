@@ -344,10 +344,10 @@ func (b *builder) targets(op *ir.Op, n *yaml.Node) {
 	if n == nil {
 		// No targets section: the op generates for every target.
 		op.Targets = ir.Targets{
-			HTP:  &ir.HTPOp{Backends: []string{"HTP"}, Pos: op.Pos},
-			TRT:  &ir.TRTOp{Formats: []string{"LINEAR"}, QDP: &ir.QDPOp{Impl: "aot"}, Pos: op.Pos},
-			AIPU: &ir.AIPUOp{FrameworkOp: op.Name, LayerType: op.Name, Pos: op.Pos},
+			HTP: &ir.HTPOp{Backends: []string{"HTP"}, Pos: op.Pos},
+			TRT: &ir.TRTOp{Formats: []string{"LINEAR"}, QDP: &ir.QDPOp{Impl: "aot"}, Pos: op.Pos},
 		}
+		op.Sections.Add("aipu", nil, op.Pos)
 		return
 	}
 	t := asObject(n)
@@ -402,21 +402,7 @@ func (b *builder) targets(op *ir.Op, n *yaml.Node) {
 		op.Targets.TRT = trt
 	}
 	if a := t.get("aipu"); a != nil {
-		ao := asObject(a)
-		aipu := &ir.AIPUOp{
-			FrameworkOp:     ao.str("framework_op"),
-			LayerType:       ao.str("layer_type"),
-			Targets:         ao.strings("targets"),
-			OverrideBuiltin: ao.boolean("override_builtin"),
-			Pos:             b.pos(a),
-		}
-		if aipu.FrameworkOp == "" {
-			aipu.FrameworkOp = op.Name
-		}
-		if aipu.LayerType == "" {
-			aipu.LayerType = op.Name
-		}
-		op.Targets.AIPU = aipu
+		op.Sections.Add("aipu", b.section(a), b.pos(a))
 	}
 }
 

@@ -646,21 +646,8 @@ func opTargets(op *ir.Op) *yaml.Node {
 		}
 		add(m, "trt", tm)
 	}
-	if a := op.Targets.AIPU; a != nil {
-		am := mapping(true)
-		if a.FrameworkOp != op.Name {
-			add(am, "framework_op", str(a.FrameworkOp))
-		}
-		if a.LayerType != op.Name {
-			add(am, "layer_type", str(a.LayerType))
-		}
-		if len(a.Targets) > 0 {
-			add(am, "targets", strs(true, a.Targets...))
-		}
-		if a.OverrideBuiltin {
-			add(am, "override_builtin", boolNode(true))
-		}
-		add(m, "aipu", am)
+	for _, sec := range op.Sections {
+		add(m, sec.Target, sectionNode(sec.Written()))
 	}
 	return m
 }

@@ -45,12 +45,17 @@ var retyped = regexp.MustCompile(`(?i)^([+-]?[0-9.]+([eE][+-]?[0-9]+)?|true|fals
 
 // Ops returns the ops of pkg this target generates.
 func Ops(pkg *ir.Package) []*ir.Op {
-	return pkg.OpsWhere(func(op *ir.Op) bool { return op.Targets.AIPU != nil })
+	return pkg.OpsWhere(func(op *ir.Op) bool { return op.Sections.Has(targetName) })
 }
 
 // Check implements target.Target.
 func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 	ops := Ops(pkg)
+	for _, op := range ops {
+		sec := op.Sections.Get(targetName)
+		o := decode(op, sec)
+		sec.Options, sec.Canonical = o, encode(op, o)
+	}
 	checkUnique(ops, d)
 	for _, op := range ops {
 		checkOp(op, d)
@@ -67,11 +72,11 @@ func checkUnique(ops []*ir.Op, d *diag.TargetList) {
 		what   func(*ir.Op) string
 		reason string
 	}{
-		{func(op *ir.Op) string { return strings.ToUpper(op.Targets.AIPU.FrameworkOp) },
-			func(op *ir.Op) string { return fmt.Sprintf("framework op type %q", op.Targets.AIPU.FrameworkOp) },
+		{func(op *ir.Op) string { return strings.ToUpper(OpOptions(op).FrameworkOp) },
+			func(op *ir.Op) string { return fmt.Sprintf("framework op type %q", OpOptions(op).FrameworkOp) },
 			"the Parser keeps only the first plugin registered for a framework op type (compared upper-cased too)"},
-		{func(op *ir.Op) string { return op.Targets.AIPU.LayerType },
-			func(op *ir.Op) string { return fmt.Sprintf("layer type %q", op.Targets.AIPU.LayerType) },
+		{func(op *ir.Op) string { return OpOptions(op).LayerType },
+			func(op *ir.Op) string { return fmt.Sprintf("layer type %q", OpOptions(op).LayerType) },
 			"the Optimizer and GBuilder would hold two plugins for one layer type"},
 		{stem, func(op *ir.Op) string { return "plugin module names aipubt_*_" + stem(op) },
 			"each stage would import only one of two modules with the same name"},
@@ -81,7 +86,7 @@ func checkUnique(ops []*ir.Op, d *diag.TargetList) {
 		for _, op := range ops {
 			key := k.key(op)
 			if prev, dup := first[key]; dup {
-				d.Errorf(op.Targets.AIPU.Pos, "aipu-duplicate", "op %s has the %s of op %s; %s", op.Name, k.what(op), prev, k.reason)
+				d.Errorf(OpOptions(op).Pos, "aipu-duplicate", "op %s has the %s of op %s; %s", op.Name, k.what(op), prev, k.reason)
 				continue
 			}
 			first[key] = op.Name
@@ -93,7 +98,7 @@ func checkUnique(ops []*ir.Op, d *diag.TargetList) {
 func stem(op *ir.Op) string { return names.Snake(op.Name) }
 
 func checkOp(op *ir.Op, d *diag.TargetList) {
-	a := op.Targets.AIPU
+	a := OpOptions(op)
 	for _, t := range a.Targets {
 		if !slices.Contains(KnownTargets, t) {
 			d.Warnf(a.Pos, "aipu-target", "op %s names Compass target %q, which opforge has no toolchain settings for; known: %s", op.Name, t, strings.Join(KnownTargets, ", "))

@@ -157,7 +157,7 @@ func newCompassTargets(targets []string) compassTargets {
 }
 
 func newOpModel(f *packageFacts, op *ir.Op) *opModel {
-	a := op.Targets.AIPU
+	a := OpOptions(op)
 	dims := dimSymbols(op)
 	k := newKernelModel(f.prefix, op, dims)
 	m := &opModel{Name: op.Name, LayerType: a.LayerType, Stem: stem(op)}
@@ -185,7 +185,7 @@ var parserReserved = newNameSet("np", "ml_dtypes", "ParserOp", "register_plugin"
 // with the opdef defaults, tensor params and static inputs as constants,
 // and output arrays of the declared shapes and dtypes.
 func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *parserModel {
-	a := op.Targets.AIPU
+	a := OpOptions(op)
 	m := &parserModel{
 		Name:          op.Name,
 		Package:       f.pkg.Name,
@@ -331,7 +331,7 @@ var optReserved = newNameSet("torch", "self", "args", "OP_TYPE", "Dtype", "OpTyp
 // the declared output shapes for the user's code; the defaults produce
 // zeros of those shapes and pass quantization through.
 func newOptModel(pkg *ir.Package, op *ir.Op, dims []dimSymbol, desc, stem string) *optModel {
-	a := op.Targets.AIPU
+	a := OpOptions(op)
 	m := &optModel{Name: op.Name, Package: pkg.Name, LayerType: a.LayerType, Description: desc, Override: a.OverrideBuiltin, OPTVersion: optVersion, Stem: stem}
 	if a.OverrideBuiltin {
 		m.OPTVersion = optOverrideVersion
@@ -622,7 +622,7 @@ func shapeTuple(o *ir.Tensor, ref func(*shapeexpr.Expr) string) string {
 // source is kernelFile and objects the object paths; targets is the
 // Python tuple of the Compass targets.
 func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile, objects, targets string) *builderModel {
-	a := op.Targets.AIPU
+	a := OpOptions(op)
 	m := &builderModel{
 		Name:         op.Name,
 		Package:      pkg.Name,
@@ -693,7 +693,7 @@ func newCLModel(pkg *ir.Package, op *ir.Op, k *kernelModel, desc string) *clMode
 	m := &clModel{
 		Name:         op.Name,
 		Package:      pkg.Name,
-		LayerType:    op.Targets.AIPU.LayerType,
+		LayerType:    OpOptions(op).LayerType,
 		Description:  desc,
 		FP16:         k.FP16,
 		DefaultEntry: k.Variants[0].Entry,

@@ -308,7 +308,7 @@ var openCL = map[string]string{
 
 // planFor restates an op's contract with test values.
 func planFor(pkg *ir.Package, op *ir.Op, known []string) planOp {
-	a := op.Targets.AIPU
+	a := aipu.OpOptions(op)
 	p := planOp{
 		Op: op.Name, Stem: stem(op), FrameworkOp: a.FrameworkOp, LayerType: a.LayerType,
 		Alias: a.LayerType != a.FrameworkOp, Override: a.OverrideBuiltin, OPTVersion: "1.0", Version: pkg.Version,

@@ -1,0 +1,179 @@
+package ir
+
+import "github.com/opforge/opforge/generators/diag"
+
+// A target's options are not part of the core model: the core keeps each
+// target's section of an opdef (the package-level and the op-level
+// `targets: {<target>: ...}`) as an opaque, positioned Node that the front
+// end (YAML, QNN XML, ONNX import) builds and the canonical writer writes
+// back, and the target's own package decodes it in its check step, with
+// positioned diagnostics, into its own option types (kept in
+// Section.Options for its generator).
+
+// NodeKind is the kind of a Node.
+type NodeKind int
+
+const (
+	// ScalarNode is a single value (Value, typed by Scalar).
+	ScalarNode NodeKind = iota
+	// ListNode is an ordered list (Items).
+	ListNode
+	// MapNode is a map with ordered keys (Entries).
+	MapNode
+)
+
+// ScalarType is what a scalar's text means, as the source format resolved
+// it (YAML's core schema), so a writer writes it back the same way.
+type ScalarType string
+
+const (
+	ScalarString ScalarType = "str"
+	ScalarInt    ScalarType = "int"
+	ScalarFloat  ScalarType = "float"
+	ScalarBool   ScalarType = "bool"
+	ScalarNull   ScalarType = "null"
+)
+
+// Node is a format-neutral tree of values, each with where it was written.
+type Node struct {
+	Kind    NodeKind
+	Scalar  ScalarType
+	Value   string
+	Items   []*Node
+	Entries []*Entry
+	// Flow asks a writer for the one-line form ([a, b], {k: v}).
+	Flow bool
+	Pos  diag.Pos
+}
+
+// Entry is one key of a MapNode, in source order.
+type Entry struct {
+	Key    string
+	KeyPos diag.Pos
+	Value  *Node
+}
+
+// Str is a string scalar.
+func Str(s string) *Node { return &Node{Kind: ScalarNode, Scalar: ScalarString, Value: s} }
+
+// BoolNode is a bool scalar.
+func BoolNode(b bool) *Node {
+	v := "false"
+	if b {
+		v = "true"
+	}
+	return &Node{Kind: ScalarNode, Scalar: ScalarBool, Value: v}
+}
+
+// Strs is a list of string scalars written on one line.
+func Strs(values ...string) *Node {
+	n := &Node{Kind: ListNode, Flow: true}
+	for _, v := range values {
+		n.Items = append(n.Items, Str(v))
+	}
+	return n
+}
+
+// Map is an empty map; Flow asks for the one-line form.
+func Map(flow bool) *Node { return &Node{Kind: MapNode, Flow: flow} }
+
+// Set appends key (callers add each key once, in the order to write).
+func (n *Node) Set(key string, v *Node) *Node {
+	n.Entries = append(n.Entries, &Entry{Key: key, Value: v})
+	return n
+}
+
+// Get returns the value of key in a MapNode, or nil.
+func (n *Node) Get(key string) *Node {
+	if e := n.Entry(key); e != nil {
+		return e.Value
+	}
+	return nil
+}
+
+// Entry returns the entry of key in a MapNode, or nil.
+func (n *Node) Entry(key string) *Entry {
+	if n == nil || n.Kind != MapNode {
+		return nil
+	}
+	for _, e := range n.Entries {
+		if e.Key == key {
+			return e
+		}
+	}
+	return nil
+}
+
+// Text is a scalar's text ("" for a nil node or another kind).
+func (n *Node) Text() string {
+	if n == nil || n.Kind != ScalarNode {
+		return ""
+	}
+	return n.Value
+}
+
+// Strings is a list's scalar texts.
+func (n *Node) Strings() []string {
+	if n == nil || n.Kind != ListNode {
+		return nil
+	}
+	out := make([]string, 0, len(n.Items))
+	for _, it := range n.Items {
+		out = append(out, it.Text())
+	}
+	return out
+}
+
+// IsTrue reports whether n is the bool true.
+func (n *Node) IsTrue() bool {
+	return n != nil && n.Kind == ScalarNode && n.Scalar == ScalarBool && n.Value == "true"
+}
+
+// Section is one target's section of an op or package: Target names it
+// ("htp", "trt", "aipu"), Node is what was written (nil where the source
+// wrote none and the target's defaults apply: an op without `targets:`
+// generates for every target). An op's section being present means the op
+// generates for that target.
+type Section struct {
+	Target string
+	Node   *Node
+	Pos    diag.Pos
+	// Options are the target's decoded options, set by the target's check
+	// (its own type; read through the target package's accessor).
+	Options any
+	// Canonical is the section as the target writes it back (defaults
+	// left out, keys in its order), set by the target's check; writers
+	// write it when set, else Node.
+	Canonical *Node
+}
+
+// Written is the node a writer writes: Canonical, else Node.
+func (s *Section) Written() *Node {
+	if s.Canonical != nil {
+		return s.Canonical
+	}
+	return s.Node
+}
+
+// Sections are an op's or package's target sections, in source order.
+type Sections []*Section
+
+// Get returns the section of target, or nil.
+func (s Sections) Get(target string) *Section {
+	for _, sec := range s {
+		if sec.Target == target {
+			return sec
+		}
+	}
+	return nil
+}
+
+// Has reports whether a section of target is present.
+func (s Sections) Has(target string) bool { return s.Get(target) != nil }
+
+// Add appends a section of target with node n written at pos.
+func (s *Sections) Add(target string, n *Node, pos diag.Pos) *Section {
+	sec := &Section{Target: target, Node: n, Pos: pos}
+	*s = append(*s, sec)
+	return sec
+}

@@ -1,0 +1,75 @@
+package yamldef
+
+import (
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/opforge/opforge/generators/ir"
+)
+
+// section converts a target's section as written into the core's opaque,
+// positioned node; the target decodes it. Aliases are resolved (the
+// document's size is already bounded), duplicate keys keep the first.
+func (b *builder) section(n *yaml.Node) *ir.Node { return b.node(n, 0) }
+
+func (b *builder) node(n *yaml.Node, depth int) *ir.Node {
+	n = resolve(n)
+	if n == nil || depth > maxDepth {
+		return nil
+	}
+	out := &ir.Node{Pos: b.pos(n), Flow: n.Style&yaml.FlowStyle != 0}
+	switch n.Kind {
+	case yaml.MappingNode:
+		out.Kind = ir.MapNode
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := resolve(n.Content[i])
+			if k == nil || seen[k.Value] {
+				continue
+			}
+			seen[k.Value] = true
+			out.Entries = append(out.Entries, &ir.Entry{Key: k.Value, KeyPos: b.pos(k), Value: b.node(n.Content[i+1], depth+1)})
+		}
+	case yaml.SequenceNode:
+		out.Kind = ir.ListNode
+		for _, c := range n.Content {
+			out.Items = append(out.Items, b.node(c, depth+1))
+		}
+	default:
+		out.Kind = ir.ScalarNode
+		out.Value = n.Value
+		out.Scalar = ir.ScalarType(strings.TrimPrefix(n.ShortTag(), "!!"))
+	}
+	return out
+}
+
+// sectionNode writes a target's section (its canonical node, see
+// ir.Section.Written) in the style the node asks for; an absent node (the
+// target's defaults) is an empty map.
+func sectionNode(n *ir.Node) *yaml.Node {
+	if n == nil {
+		return mapping(true)
+	}
+	switch n.Kind {
+	case ir.MapNode:
+		m := mapping(n.Flow)
+		for _, e := range n.Entries {
+			add(m, e.Key, sectionNode(e.Value))
+		}
+		return m
+	case ir.ListNode:
+		s := seq(n.Flow)
+		for _, it := range n.Items {
+			s.Content = append(s.Content, sectionNode(it))
+		}
+		return s
+	}
+	switch n.Scalar {
+	case ir.ScalarString, "":
+		return str(n.Value)
+	case ir.ScalarNull:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!" + string(n.Scalar), Value: n.Value}
+}
