@@ -37,9 +37,11 @@ type Package struct {
 	Source string
 	Ops    []*Op
 	HTP    HTPPackage
-	TRT    TRTPackage
-	Pos    diag.Pos
-	Where  Where
+	// Sections are the package-level target sections (`targets:` beside
+	// `package:`) the core keeps opaque; each target decodes its own.
+	Sections Sections
+	Pos      diag.Pos
+	Where    Where
 }
 
 // HTPPackage holds package-wide QNN/HTP options.
@@ -56,14 +58,6 @@ type HTPPackage struct {
 	// DEF_PACKAGE_OP skeleton (which the HTP backend accepts beside QHPI
 	// packages) and says so.
 	UseQHPI bool
-}
-
-// TRTPackage holds package-wide TensorRT options.
-type TRTPackage struct {
-	// Legacy selects IPluginV2DynamicExt instead of IPluginV3.
-	Legacy bool
-	// StaticRegistration adds REGISTER_TENSORRT_PLUGIN for every creator.
-	StaticRegistration bool
 }
 
 // Supplemental is a QNN SupplementalOpDefList: backend-specific refinements.
@@ -437,7 +431,6 @@ type Literal struct {
 // A nil pointer means the op does not generate for that target.
 type Targets struct {
 	HTP *HTPOp
-	TRT *TRTOp
 }
 
 // HTPOp holds per-op QNN/HTP options.
@@ -448,40 +441,6 @@ type HTPOp struct {
 	// snake-cased op name.
 	TorchName string
 	Pos       diag.Pos
-}
-
-// TRTOp holds per-op TensorRT options.
-type TRTOp struct {
-	// Formats are TensorFormat names without the k prefix (LINEAR, CHW32...).
-	Formats []string
-	// Aliases maps an output to the input it writes in place.
-	Aliases []Alias
-	// Workspace is the scratch size in bytes as an expression (nil: none).
-	Workspace *shapeexpr.Expr
-	// QDP options; nil disables the Python plugin.
-	QDP *QDPOp
-	// PluginName is the name the plugin is registered and found under
-	// (the ONNX node's op_type); "" is the op name.
-	PluginName string
-	// PluginVersion ("" : the package version) and PluginNamespace (nil:
-	// the package namespace; "" is the empty namespace) override the
-	// package's for this op's plugin.
-	PluginVersion   string
-	PluginNamespace *string
-	Pos             diag.Pos
-}
-
-// Alias ties an output to an input buffer.
-type Alias struct {
-	Output string
-	Input  string
-	Pos    diag.Pos
-}
-
-// QDPOp holds options for the Python quickly-deployable plugin.
-type QDPOp struct {
-	// Impl is "aot" (Triton, ahead of time) or "jit" (@trtp.impl).
-	Impl string
 }
 
 // Tensors returns inputs then outputs, the order QNN and TensorRT index them.

@@ -43,7 +43,31 @@ type Node struct {
 	Entries []*Entry
 	// Flow asks a writer for the one-line form ([a, b], {k: v}).
 	Flow bool
-	Pos  diag.Pos
+	// Style is how a scalar was written, so a decoder can place a
+	// column inside its text.
+	Style ScalarStyle
+	Pos   diag.Pos
+}
+
+// ScalarStyle is how a scalar was written.
+type ScalarStyle int
+
+const (
+	// StylePlain: unquoted; its text starts at Pos.
+	StylePlain ScalarStyle = iota
+	// StyleQuoted: in quotes; its text starts one column after Pos.
+	StyleQuoted
+	// StyleBlock: a literal or folded block; columns are not kept.
+	StyleBlock
+)
+
+// TextPos is where a scalar's text starts (after an opening quote).
+func (n *Node) TextPos() diag.Pos {
+	p := n.Pos
+	if n.Style == StyleQuoted {
+		p.Col++
+	}
+	return p
 }
 
 // Entry is one key of a MapNode, in source order.
@@ -154,6 +178,9 @@ func (s *Section) Written() *Node {
 	}
 	return s.Node
 }
+
+// Int is an integer scalar.
+func Int(text string) *Node { return &Node{Kind: ScalarNode, Scalar: ScalarInt, Value: text} }
 
 // Sections are an op's or package's target sections, in source order.
 type Sections []*Section

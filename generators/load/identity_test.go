@@ -39,7 +39,7 @@ func TestYAMLRoundTripKeepsPluginIdentity(t *testing.T) {
 		ids := func(pkg *ir.Package) []trt.PluginIdentity {
 			var out []trt.PluginIdentity
 			for _, op := range pkg.Ops {
-				if op.Targets.TRT != nil {
+				if trt.OpOptions(op) != nil {
 					out = append(out, trt.PluginID(pkg, op))
 				}
 			}

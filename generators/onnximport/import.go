@@ -210,10 +210,6 @@ func opTargets(targets []string, opType, name string) (ir.Targets, ir.Sections) 
 	var secs ir.Sections
 	for _, tg := range targets {
 		switch tg {
-		case "trt":
-			// The C++ creator is what the ONNX parser finds; the Python
-			// plugin (QDP) is left off, the user may turn it on.
-			t.TRT = &ir.TRTOp{Formats: []string{"LINEAR"}}
 		case "htp":
 			t.HTP = &ir.HTPOp{Backends: []string{"HTP"}}
 		default:
@@ -241,19 +237,7 @@ func stringAttr(n *onnx.Node, name string) *string {
 // creator is registered under it and `rewrite onnx` writes it back
 // unchanged.
 func keepPluginIdentity(op *ir.Op, d *derived, opType string, pkg *ir.Package) {
-	t := op.Targets.TRT
-	if t == nil || d.pluginVersion == nil && d.pluginNamespace == nil {
-		return
-	}
-	if v := d.pluginVersion; v != nil && *v != pkg.Version {
-		t.PluginVersion = *v
-	}
-	if ns := d.pluginNamespace; ns != nil && *ns != pkg.Namespace {
-		t.PluginNamespace = ns
-	}
-	if op.Name != opType {
-		t.PluginName = opType
-	}
+	trt.KeepIdentity(pkg, op, opType, d.pluginVersion, d.pluginNamespace)
 }
 
 func describe(g *group, path string) string {

@@ -2,6 +2,7 @@ package onnximport
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,7 +99,9 @@ func TestPlanChecksHandEditedOpdefs(t *testing.T) {
 		{"input count", func(_ *ir.Package, op *ir.Op) { op.Inputs = op.Inputs[:2] }, "onnx-rewrite-signature", "the node has 3 inputs, the op takes 2", false},
 		{"output count", func(_ *ir.Package, op *ir.Op) { op.Outputs = op.Outputs[:1] }, "onnx-rewrite-signature", "the node has 4 outputs, the op 1", false},
 		{"dtype", func(_ *ir.Package, op *ir.Op) { op.Inputs[0].Type.DTypes = []ir.DType{ir.Float16} }, "onnx-rewrite-signature", `input 0 ("x") is float32; input "input0" of the op takes float16`, false},
-		{"no trt", func(_ *ir.Package, op *ir.Op) { op.Targets.TRT = nil }, "onnx-rewrite-op", "does not generate for trt", false},
+		{"no trt", func(_ *ir.Package, op *ir.Op) {
+			op.Sections = slices.DeleteFunc(op.Sections, func(s *ir.Section) bool { return s.Target == "trt" })
+		}, "onnx-rewrite-op", "does not generate for trt", false},
 		{"op missing", func(pkg *ir.Package, _ *ir.Op) { pkg.Ops = []*ir.Op{{Name: "Other"}} }, "onnx-rewrite-op", "which x.yaml does not define (it has Other)", false},
 		{"standard name", func(_ *ir.Package, op *ir.Op) { op.Name = "Gemm" }, "onnx-standard-name", "kENABLE_PLUGIN_OVERRIDE", false},
 		{"ONNX domain", func(pkg *ir.Package, _ *ir.Op) { pkg.Domain = "ai.onnx" }, "onnx-rewrite-op", "need a domain of their own", false},

@@ -92,7 +92,7 @@ func (w *writer) op(e *etree.Element, op *ir.Op) {
 	if op.Verify != nil {
 		w.lost(op.Where.At("verify", op.Pos), "op %s: QNN XML has no opforge verify settings; its verify section (tolerances, sizes) is dropped", op.Name)
 	}
-	if op.Targets.TRT != nil || len(op.Sections) > 0 {
+	if len(op.Sections) > 0 { // every section but HTP's, which this format is
 		w.lost(op.Pos, "op %s: QNN XML describes QNN backends only; the trt and aipu target settings are dropped", op.Name)
 	}
 	if op.Targets.HTP != nil && op.Targets.HTP.TorchName != "" {

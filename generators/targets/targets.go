@@ -2,6 +2,8 @@
 package targets
 
 import (
+	"slices"
+
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
@@ -28,7 +30,21 @@ func Check(l *diag.List, pkgs ...*ir.Package) {
 		for _, t := range All() {
 			t.Check(pkg, l.ForTarget(t.Name()))
 		}
+		inRegistryOrder(pkg.Sections)
+		for _, op := range pkg.Ops {
+			inRegistryOrder(op.Sections)
+		}
 	}
+}
+
+// inRegistryOrder orders sections as All does, so writers write them in
+// one order whatever the order of the source.
+func inRegistryOrder(s ir.Sections) {
+	rank := map[string]int{}
+	for i, t := range All() {
+		rank[t.Name()] = i
+	}
+	slices.SortStableFunc(s, func(a, b *ir.Section) int { return rank[a.Target] - rank[b.Target] })
 }
 
 // ForGeneration returns every target ready to generate, with the toolchain

@@ -27,6 +27,39 @@ type shapeChecker struct {
 	elemSizes bool
 }
 
+// Reporter receives diagnostics: the list itself, or a target's view of
+// it (diag.TargetList).
+type Reporter interface {
+	Errorf(pos diag.Pos, code, format string, args ...any)
+	Warnf(pos diag.Pos, code, format string, args ...any)
+}
+
+// TargetExpr checks an expression a target computes from op's shapes
+// where the tensors' run-time dtypes are known (TensorRT's workspace
+// size: elem_size may be used): every name it uses must be an input dim
+// symbol, an integer param or a shape-tensor value, never a data-dependent
+// size, and its values must stay within 64 bits. where names it in
+// messages.
+func TargetExpr(op *ir.Op, e *shapeexpr.Expr, pos diag.Pos, where string, r Reporter) {
+	// The op's own checks bind the symbols and ranges; they were reported
+	// when the package was validated.
+	c := newShapeChecker(&diag.List{}, op)
+	c.check()
+	var l diag.List
+	c.l = &l
+	c.elemSizes = true
+	c.expr(e, pos, where, false)
+	c.elemSizes = false
+	c.values(e, pos, where, true)
+	for _, d := range l.Sorted() {
+		if d.Severity == diag.Error {
+			r.Errorf(d.Pos, d.Code, "%s", d.Message)
+		} else {
+			r.Warnf(d.Pos, d.Code, "%s", d.Message)
+		}
+	}
+}
+
 func newShapeChecker(l *diag.List, op *ir.Op) *shapeChecker {
 	return &shapeChecker{l: l, op: op, symbols: map[string]bool{}, sizes: map[string]bool{}}
 }
@@ -98,12 +131,6 @@ func (c *shapeChecker) check() {
 	}
 	c.valueRanges()
 	c.verifySizes()
-	if trt := c.op.Targets.TRT; trt != nil && trt.Workspace != nil {
-		c.elemSizes = true
-		c.expr(trt.Workspace, c.op.Where.At("trt.workspace", trt.Pos), "TensorRT workspace size", false)
-		c.elemSizes = false
-		c.values(trt.Workspace, c.op.Where.At("trt.workspace", trt.Pos), "TensorRT workspace size", true)
-	}
 }
 
 func (c *shapeChecker) expr(e *shapeexpr.Expr, pos diag.Pos, where string, allowSizes bool) {

@@ -19,6 +19,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/targets/aipu"
+	"github.com/opforge/opforge/generators/targets/trt"
 )
 
 //go:embed runner.py
@@ -261,12 +262,12 @@ func runnable(pkg *ir.Package, op *ir.Op, t string, o Options) (why string, appl
 			}
 		}
 	case "trt":
-		if op.Targets.TRT == nil {
+		if trt.OpOptions(op) == nil {
 			return "", false
 		}
 		return trtLayoutProblem(op), true
 	case "trt-python":
-		if op.Targets.TRT == nil || op.Targets.TRT.QDP == nil {
+		if t := trt.OpOptions(op); t == nil || t.QDP == nil {
 			return "", false
 		}
 		return trtLayoutProblem(op), true

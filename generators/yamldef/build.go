@@ -187,9 +187,12 @@ func (b *builder) pkg(root *yaml.Node) *ir.Package {
 	for _, s := range htp.items("supplemental") {
 		pkg.HTP.Supplementals = append(pkg.HTP.Supplementals, b.supplemental(asObject(s)))
 	}
-	trt := asObject(targets.get("trt"))
-	pkg.TRT.Legacy = trt.boolean("legacy")
-	pkg.TRT.StaticRegistration = trt.boolean("static_registration")
+	for _, name := range targets.keys {
+		if name != "htp" {
+			n := targets.get(name)
+			pkg.Sections.Add(name, b.section(n), b.pos(n))
+		}
+	}
 	for _, n := range doc.items("ops") {
 		pkg.Ops = append(pkg.Ops, b.op(asObject(n)))
 	}
@@ -345,8 +348,8 @@ func (b *builder) targets(op *ir.Op, n *yaml.Node) {
 		// No targets section: the op generates for every target.
 		op.Targets = ir.Targets{
 			HTP: &ir.HTPOp{Backends: []string{"HTP"}, Pos: op.Pos},
-			TRT: &ir.TRTOp{Formats: []string{"LINEAR"}, QDP: &ir.QDPOp{Impl: "aot"}, Pos: op.Pos},
 		}
+		op.Sections.Add("trt", nil, op.Pos)
 		op.Sections.Add("aipu", nil, op.Pos)
 		return
 	}
@@ -361,48 +364,12 @@ func (b *builder) targets(op *ir.Op, n *yaml.Node) {
 			op.Targets.HTP.Backends = []string{"HTP"}
 		}
 	}
-	if tr := t.get("trt"); tr != nil {
-		to := asObject(tr)
-		trt := &ir.TRTOp{Pos: b.pos(tr), QDP: &ir.QDPOp{Impl: "aot"}, PluginName: to.str("plugin_name"), PluginVersion: to.str("plugin_version")}
-		if n := to.get("plugin_namespace"); n != nil {
-			ns := n.Value
-			trt.PluginNamespace = &ns
-			op.Where["trt.plugin_namespace"] = b.pos(n)
+	// Every other target's section is its own to decode.
+	for _, name := range t.keys {
+		if name != "htp" {
+			n := t.get(name)
+			op.Sections.Add(name, b.section(n), b.pos(n))
 		}
-		if n := to.get("plugin_version"); n != nil {
-			op.Where["trt.plugin_version"] = b.pos(n)
-		}
-		if n := to.get("plugin_name"); n != nil {
-			op.Where["trt.plugin_name"] = b.pos(n)
-		}
-		for _, f := range to.strings("formats") {
-			trt.Formats = append(trt.Formats, strings.ToUpper(f))
-		}
-		if len(trt.Formats) == 0 {
-			trt.Formats = []string{"LINEAR"}
-		}
-		al := asObject(to.get("aliases"))
-		for _, out := range al.keys {
-			trt.Aliases = append(trt.Aliases, ir.Alias{Output: out, Input: al.str(out), Pos: b.keyPos(al.node, out)})
-		}
-		if w := to.get("workspace"); w != nil {
-			trt.Workspace = b.expr(w)
-			op.Where["trt.workspace"] = b.exprPos(w)
-		}
-		if q := to.get("qdp"); q != nil {
-			switch {
-			case q.Kind == yaml.ScalarNode && q.Value == "false":
-				trt.QDP = nil
-			case q.Kind == yaml.MappingNode:
-				if impl := asObject(q).str("impl"); impl != "" {
-					trt.QDP.Impl = impl
-				}
-			}
-		}
-		op.Targets.TRT = trt
-	}
-	if a := t.get("aipu"); a != nil {
-		op.Sections.Add("aipu", b.section(a), b.pos(a))
 	}
 }
 

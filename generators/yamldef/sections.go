@@ -40,6 +40,12 @@ func (b *builder) node(n *yaml.Node, depth int) *ir.Node {
 		out.Kind = ir.ScalarNode
 		out.Value = n.Value
 		out.Scalar = ir.ScalarType(strings.TrimPrefix(n.ShortTag(), "!!"))
+		switch {
+		case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
+			out.Style = ir.StyleQuoted
+		case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+			out.Style = ir.StyleBlock
+		}
 	}
 	return out
 }

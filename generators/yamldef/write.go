@@ -167,15 +167,10 @@ func packageTargets(pkg *ir.Package) *yaml.Node {
 	if len(htp.Content) > 0 {
 		add(t, "htp", htp)
 	}
-	trt := mapping(false)
-	if pkg.TRT.Legacy {
-		add(trt, "legacy", boolNode(true))
-	}
-	if pkg.TRT.StaticRegistration {
-		add(trt, "static_registration", boolNode(true))
-	}
-	if len(trt.Content) > 0 {
-		add(t, "trt", trt)
+	for _, sec := range pkg.Sections {
+		if n := sec.Written(); n != nil {
+			add(t, sec.Target, sectionNode(n))
+		}
 	}
 	if len(t.Content) == 0 {
 		return nil
@@ -604,47 +599,6 @@ func opTargets(op *ir.Op) *yaml.Node {
 			add(hm, "backends", strs(true, h.Backends...))
 		}
 		add(m, "htp", hm)
-	}
-	if t := op.Targets.TRT; t != nil {
-		tm := mapping(false)
-		if !(len(t.Formats) == 1 && t.Formats[0] == "LINEAR") {
-			fs := seq(true)
-			for _, f := range t.Formats {
-				fs.Content = append(fs.Content, str(strings.ToLower(f)))
-			}
-			add(tm, "formats", fs)
-		}
-		if len(t.Aliases) > 0 {
-			am := mapping(true)
-			for _, a := range t.Aliases {
-				add(am, a.Output, str(a.Input))
-			}
-			add(tm, "aliases", am)
-		}
-		if t.Workspace != nil {
-			add(tm, "workspace", exprNode(t.Workspace.String()))
-		}
-		if t.PluginName != "" {
-			add(tm, "plugin_name", str(t.PluginName))
-		}
-		if t.PluginVersion != "" {
-			add(tm, "plugin_version", str(t.PluginVersion))
-		}
-		if t.PluginNamespace != nil {
-			add(tm, "plugin_namespace", str(*t.PluginNamespace))
-		}
-		switch {
-		case t.QDP == nil:
-			add(tm, "qdp", boolNode(false))
-		case t.QDP.Impl != "aot":
-			qm := mapping(true)
-			add(qm, "impl", str(t.QDP.Impl))
-			add(tm, "qdp", qm)
-		}
-		if len(tm.Content) == 0 {
-			tm.Style = yaml.FlowStyle
-		}
-		add(m, "trt", tm)
 	}
 	for _, sec := range op.Sections {
 		add(m, sec.Target, sectionNode(sec.Written()))

@@ -235,7 +235,7 @@ func driverCases(pkg *ir.Package) string {
 	pm := newPackageModel(pkg, ops)
 	var lines []string
 	static := 0
-	if pkg.TRT.StaticRegistration {
+	if PkgOptions(pkg).StaticRegistration {
 		static = 1
 	}
 	lines = append(lines, fmt.Sprintf("# %s: written by generators/targets/trt's tests from %s", pkg.Name, strings.TrimPrefix(pkg.Source, repo+"/")), fmt.Sprintf("static %d", static))
@@ -264,7 +264,7 @@ func driverCases(pkg *ir.Package) string {
 func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
 	l := layoutOf(op)
 	kind := "v3"
-	if pkg.TRT.Legacy {
+	if PkgOptions(pkg).Legacy {
 		kind = "v2"
 	}
 	lines := []string{
@@ -412,7 +412,7 @@ func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, ran
 		}
 		lines = append(lines, fmt.Sprintf("output %d %d%s", t.Index, len(dims), ints(dims)))
 	}
-	if w := op.Targets.TRT.Workspace; w != nil {
+	if w := OpOptions(op).Workspace; w != nil {
 		// The driver asks for the workspace with the first dtype combination.
 		env.ElemSizes = map[string]int64{}
 		for _, t := range l.All() {
@@ -438,7 +438,7 @@ func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, ran
 		}
 		lines = append(lines, fmt.Sprintf("combo %d%s", len(types), ints(types)))
 	}
-	for _, f := range op.Targets.TRT.Formats {
+	for _, f := range OpOptions(op).Formats {
 		if f == "LINEAR" {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/validate"
 )
 
 // Target generates TensorRT plugins.
@@ -69,11 +70,12 @@ var onnxReservedAttrs = map[string]bool{"plugin_version": true, "plugin_namespac
 
 // Ops returns the ops of pkg this target generates.
 func Ops(pkg *ir.Package) []*ir.Op {
-	return pkg.OpsWhere(func(op *ir.Op) bool { return op.Targets.TRT != nil })
+	return pkg.OpsWhere(func(op *ir.Op) bool { return op.Sections.Has(targetName) })
 }
 
 // Check implements target.Target.
 func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
+	decode(pkg, d)
 	ops := Ops(pkg)
 	if len(ops) == 0 {
 		return
@@ -101,7 +103,7 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 // identityPos is where an op's plugin namespace or version is written: the
 // op's override, else the package's field.
 func identityPos(pkg *ir.Package, op *ir.Op, what string) diag.Pos {
-	if p, ok := op.Where["trt.plugin_"+what]; ok {
+	if p, ok := OpOptions(op).Where["plugin_"+what]; ok {
 		return p
 	}
 	if what == "namespace" {
@@ -120,13 +122,13 @@ func checkIdentity(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
 			d.Errorf(identityPos(pkg, op, s.what), "trt-name-length", "plugin %s is %d bytes; TensorRT allows %d including the terminator", s.what, len(s.v), maxNameBytes)
 		}
 	}
-	if op.Targets.TRT.QDP == nil {
+	if OpOptions(op).QDP == nil {
 		return
 	}
 	// Said once for the package when the op takes the package's value.
 	switch {
 	case id.Version != qdpVersion:
-	case op.Targets.TRT.PluginVersion == "":
+	case OpOptions(op).PluginVersion == "":
 		d.Warnf(identityPos(pkg, op, "version"), "trt-qdp-version", "package version %q is the version every Python plugin has, so the C++ plugins and the Python plugins of %s share name, namespace and version and cannot be registered together; give the package another version (e.g. 1.0.0) or set qdp: false", id.Version, pkg.Name)
 	default:
 		d.Warnf(identityPos(pkg, op, "version"), "trt-qdp-version", "plugin version %q is the version every Python plugin has, so the C++ and the Python plugin of %s share name, namespace and version and cannot be registered together; use another version or set qdp: false", id.Version, op.Name)
@@ -142,10 +144,10 @@ func checkIdentity(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
 // checkOp checks one op and returns the params with defaults its Python
 // plugin cannot apply.
 func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string) {
-	t := op.Targets.TRT
+	t := OpOptions(op)
 	for _, in := range op.Inputs {
 		checkTensor(op, in, d, false)
-		if in.ShapeTensor && pkg.TRT.Legacy {
+		if in.ShapeTensor && PkgOptions(pkg).Legacy {
 			d.Errorf(in.Where.At("shape_tensor", in.Pos), "trt-legacy", "shape-tensor input %q of op %s: IPluginV2DynamicExt (targets.trt.legacy) has no shape inputs; they need IPluginV3 (TensorRT 10)", in.Name, op.Name)
 		}
 	}
@@ -159,7 +161,7 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 	sizes := map[string]bool{}
 	for _, s := range op.DataDependent {
 		sizes[s.Name] = true
-		if pkg.TRT.Legacy {
+		if PkgOptions(pkg).Legacy {
 			d.Errorf(s.Pos, "trt-legacy", "data-dependent size %s of op %s: IPluginV2DynamicExt (targets.trt.legacy) has no size tensors; they need IPluginV3 (TensorRT 10)", s.Name, op.Name)
 		}
 	}
@@ -186,6 +188,7 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 	checkOptional(op, d)
 	checkAliases(pkg, op, d)
 	if t.Workspace != nil {
+		validate.TargetExpr(op, t.Workspace, t.WorkspacePos, "TensorRT workspace size", d)
 		checkWorkspace(op, d)
 	}
 	for _, p := range op.Params {
@@ -293,7 +296,7 @@ func fieldDType(p *ir.Param) ir.DType {
 // exist, an input is aliased at most once, it is a regular input, and the
 // output has the input's type and shape (it is the same buffer).
 func checkAliases(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
-	t := op.Targets.TRT
+	t := OpOptions(op)
 	aliasedBy := map[string]string{}
 	for _, a := range t.Aliases {
 		var out *ir.Tensor
@@ -307,7 +310,7 @@ func checkAliases(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
 		case out == nil || in == nil:
 			d.Errorf(a.Pos, "trt-alias", "alias %s -> %s of op %s names an unknown output or input", a.Output, a.Input, op.Name)
 			continue
-		case pkg.TRT.Legacy:
+		case PkgOptions(pkg).Legacy:
 			d.Errorf(a.Pos, "trt-legacy", "alias %s -> %s of op %s: IPluginV2DynamicExt (targets.trt.legacy) cannot alias outputs; aliasing needs IPluginV3OneBuildV2 (TensorRT 10.3)", a.Output, a.Input, op.Name)
 			continue
 		case aliasedBy[a.Input] != "":
@@ -357,7 +360,7 @@ func shapeText(t *ir.Tensor) string {
 // checkWorkspace: getWorkspaceSize sees the inputs' dims and the params,
 // not the values of shape tensors.
 func checkWorkspace(op *ir.Op, d *diag.TargetList) {
-	t := op.Targets.TRT
+	t := OpOptions(op)
 	bound := map[string]bool{}
 	for _, in := range op.Inputs {
 		if in.ShapeTensor {
@@ -374,15 +377,15 @@ func checkWorkspace(op *ir.Op, d *diag.TargetList) {
 	}
 	for _, s := range t.Workspace.Symbols() {
 		if in := op.Input(s.Name); in != nil && in.ShapeTensor && s.Kind == shapeexpr.ElemSize {
-			d.Errorf(op.Where.At("trt.workspace", t.Pos), "trt-workspace", "the workspace size of op %s uses %s, but shape tensor %q travels apart from the tensors getWorkspaceSize sees", op.Name, s, s.Name)
+			d.Errorf(t.WorkspacePos, "trt-workspace", "the workspace size of op %s uses %s, but shape tensor %q travels apart from the tensors getWorkspaceSize sees", op.Name, s, s.Name)
 			return
 		}
 		if in := op.Input(s.Name); in != nil && in.ShapeTensor {
-			d.Errorf(op.Where.At("trt.workspace", t.Pos), "trt-workspace", "the workspace size of op %s reads the values of shape tensor %q, which getWorkspaceSize does not receive; use input dims and params", op.Name, s.Name)
+			d.Errorf(t.WorkspacePos, "trt-workspace", "the workspace size of op %s reads the values of shape tensor %q, which getWorkspaceSize does not receive; use input dims and params", op.Name, s.Name)
 			return
 		}
 		if s.Kind == shapeexpr.Sym && op.Param(s.Name) == nil && !bound[s.Name] {
-			d.Errorf(op.Where.At("trt.workspace", t.Pos), "trt-workspace", "the workspace size of op %s uses %q, which only a shape-tensor input's dims bind; getWorkspaceSize sees the dims of the other inputs", op.Name, s.Name)
+			d.Errorf(t.WorkspacePos, "trt-workspace", "the workspace size of op %s uses %q, which only a shape-tensor input's dims bind; getWorkspaceSize sees the dims of the other inputs", op.Name, s.Name)
 			return
 		}
 	}
@@ -396,7 +399,7 @@ func checkPluginNames(pkg *ir.Package, ops []*ir.Op, d *diag.TargetList) {
 	for _, op := range ops {
 		id := PluginID(pkg, op)
 		if first, dup := seen[id]; dup {
-			d.Errorf(op.Where.At("trt.plugin_name", op.Pos), "trt-plugin-name", "ops %s and %s are both the plugin %s (namespace %q, version %q); give one another targets.trt.plugin_name", first.Name, op.Name, id.Name, id.Namespace, id.Version)
+			d.Errorf(OpOptions(op).Where.At("plugin_name", op.Pos), "trt-plugin-name", "ops %s and %s are both the plugin %s (namespace %q, version %q); give one another targets.trt.plugin_name", first.Name, op.Name, id.Name, id.Namespace, id.Version)
 			continue
 		}
 		seen[id] = op
@@ -465,7 +468,7 @@ func checkOptional(op *ir.Op, d *diag.TargetList) {
 		needs(s.Upper, s.Pos, "the upper bound of size "+s.Name)
 		needs(s.Opt, s.Pos, "the opt value of size "+s.Name)
 	}
-	if w := op.Targets.TRT.Workspace; w != nil {
-		needs(w, op.Where.At("trt.workspace", op.Targets.TRT.Pos), "the workspace size")
+	if w := OpOptions(op).Workspace; w != nil {
+		needs(w, OpOptions(op).WorkspacePos, "the workspace size")
 	}
 }

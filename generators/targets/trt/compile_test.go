@@ -105,11 +105,11 @@ func cxxFlags(h trtHeaders, cudaInclude string) []string {
 // minTensorRT is the oldest TensorRT a package's sources compile with:
 // IPluginV3 needs 10.0, aliasing 10.3; the legacy interface 8.0.
 func minTensorRT(p treePackage) (int, int) {
-	if p.pkg.TRT.Legacy {
+	if PkgOptions(p.pkg).Legacy {
 		return 8, 0
 	}
 	for _, op := range Ops(p.pkg) {
-		if len(op.Targets.TRT.Aliases) > 0 {
+		if len(OpOptions(op).Aliases) > 0 {
 			return 10, 3
 		}
 	}

@@ -136,7 +136,7 @@ func buildLibrary(t *testing.T, p treePackage, h trtHeaders, c *cuda, kernels []
 	args := append([]string{"-shared", "-o", lib}, objs...)
 	args = append(args, kernels...)
 	args = append(args, "-Wl,--version-script="+filepath.Join(p.dir, p.pkg.Name+".map"))
-	if !p.pkg.TRT.StaticRegistration {
+	if !PkgOptions(p.pkg).StaticRegistration {
 		// REGISTER_TENSORRT_PLUGIN needs libnvinfer's getPluginRegistry
 		// (the driver provides it at load time); nothing else may be
 		// undefined.

@@ -36,7 +36,7 @@ type PluginIdentity struct {
 // C++ creator this function names.
 func PluginID(pkg *ir.Package, op *ir.Op) PluginIdentity {
 	id := PluginIdentity{Name: op.Name, Version: pkg.Version, Namespace: pkg.Namespace}
-	if t := op.Targets.TRT; t != nil {
+	if t := OpOptions(op); t != nil {
 		if t.PluginName != "" {
 			id.Name = t.PluginName
 		}

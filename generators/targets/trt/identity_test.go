@@ -12,12 +12,12 @@ func TestPluginID(t *testing.T) {
 		op   *ir.Op
 		want string
 	}{
-		{&ir.Op{Name: "RoiAlign"}, "RoiAlign"},                                                                      // no trt section
-		{&ir.Op{Name: "RoiAlign", Targets: ir.Targets{TRT: &ir.TRTOp{}}}, "RoiAlign"},                               // default
-		{&ir.Op{Name: "RoiAlign", Targets: ir.Targets{TRT: &ir.TRTOp{PluginName: "ROIAlign_TRT"}}}, "ROIAlign_TRT"}, // a port keeps NVIDIA's name
+		{&ir.Op{Name: "RoiAlign"}, "RoiAlign"},                                         // no trt section
+		{&ir.Op{Name: "RoiAlign", Sections: ir.Sections{{Target: "trt"}}}, "RoiAlign"}, // default
+		{&ir.Op{Name: "RoiAlign", Sections: ir.Sections{{Target: "trt", Node: ir.Map(true).Set("plugin_name", ir.Str("ROIAlign_TRT"))}}}, "ROIAlign_TRT"}, // a port keeps NVIDIA's name
 	} {
 		if got := PluginID(pkg, c.op); got != (PluginIdentity{Name: c.want, Version: "2", Namespace: ""}) {
-			t.Errorf("%+v: %+v, want name %s", c.op.Targets.TRT, got, c.want)
+			t.Errorf("%+v: %+v, want name %s", OpOptions(c.op), got, c.want)
 		}
 	}
 }

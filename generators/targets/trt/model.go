@@ -202,8 +202,8 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 		CppNs:     snake + "_trt",
 		Macro:     strings.ToUpper(snake),
 		Snake:     snake,
-		Legacy:    pkg.TRT.Legacy,
-		Static:    pkg.TRT.StaticRegistration,
+		Legacy:    PkgOptions(pkg).Legacy,
+		Static:    PkgOptions(pkg).StaticRegistration,
 	}
 	if m.Legacy {
 		m.Requirements = append(m.Requirements, requirement{8, 0, pkg.Name + ": the IPluginV2DynamicExt plugins need TensorRT >= 8.0"})
@@ -295,12 +295,12 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 	}
 	m.paramTexts()
 
-	formats := op.Targets.TRT.Formats
+	formats := OpOptions(op).Formats
 	m.dtypeTexts(l, formats, pkg.Legacy)
 	if n := l.Count(len(formats)); n > formatCombinationLimit {
 		m.CombinationLimit = n
 	}
-	for _, a := range op.Targets.TRT.Aliases {
+	for _, a := range OpOptions(op).Aliases {
 		am := aliasModel{Output: -1, Input: -1, OutName: a.Output, In: a.Input}
 		for _, t := range l.Outputs {
 			if t.Name == a.Output {
@@ -317,7 +317,7 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 	m.Aliased = len(m.Aliases) > 0
 	m.Shape = newShapeCode(op, l, pkg.Legacy)
 	m.RuntimeChecks = strings.Join(runtimeChecks(op, l, pkg.Legacy), statementSep)
-	if w := op.Targets.TRT.Workspace; w != nil {
+	if w := OpOptions(op).Workspace; w != nil {
 		m.Workspace = workspaceExpr(op, l, w, pkg.Legacy)
 	}
 	m.Combos, m.Kernel = newKernelModel(op, l, shapes)

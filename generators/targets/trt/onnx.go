@@ -49,7 +49,7 @@ var ParserAttrs = map[string]bool{
 // forwards the other attributes as fields by name. Shape-tensor inputs are
 // listed in tensorrt_plugin_shape_input_indices.
 func (Target) ONNXCall(pkg *ir.Package, op *ir.Op, n *onnx.Node) target.ONNXCall {
-	if op.Targets.TRT == nil {
+	if !op.Sections.Has(targetName) {
 		return target.ONNXCall{Unavailable: fmt.Sprintf("op %s, which does not generate for trt (no targets.trt in %s), so no plugin would be found", op.Name, pkg.Source)}
 	}
 	id := PluginID(pkg, op)

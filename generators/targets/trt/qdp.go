@@ -95,7 +95,7 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 	m.ReferencePath = strings.Join(quoted, ", ")
 	qs := make([]*qdpOp, len(ops))
 	workpool.Parallel(len(ops), func(i int) {
-		if ops[i].Targets.TRT.QDP != nil {
+		if OpOptions(ops[i]).QDP != nil {
 			qs[i] = newQDPOp(pkg, ops[i], models[i])
 		}
 	})
@@ -122,7 +122,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		Name:        op.Name,
 		Snake:       names.Snake(op.Name),
 		Description: m.Description,
-		AOT:         op.Targets.TRT.QDP.Impl != "jit",
+		AOT:         OpOptions(op).QDP.Impl != "jit",
 	}
 	descArgs := make([]string, len(l.Inputs))
 	tensorArgs := make([]string, len(l.Inputs))
@@ -184,7 +184,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		body = append(body, fmt.Sprintf("_%s = trtp.size_tensor(%s, %s)", t.Size.Name, py.expr(opt, false), py.expr(t.Size.Upper, false)))
 	}
 	aliased := map[string]string{}
-	for _, a := range op.Targets.TRT.Aliases {
+	for _, a := range OpOptions(op).Aliases {
 		aliased[a.Output] = names.Ident(a.Input)
 	}
 	all := l.All()
@@ -245,7 +245,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	q.Body = strings.Join(append(body, "return "+strings.Join(results, ", ")), statementSep)
 	q.RefInputs, q.RefParams = referenceCall(op, l, m)
 	// Each format's layouts are the same in every dtype combination.
-	formats := op.Targets.TRT.Formats
+	formats := OpOptions(op).Formats
 	layouts := make([]string, len(formats))
 	for fi, f := range formats {
 		each := make([]string, len(all))

@@ -105,7 +105,7 @@ func TestQDPModulesRun(t *testing.T) {
 		var cases []qdpCase
 		var ops []*ir.Op
 		for _, op := range Ops(p.pkg) {
-			if op.Targets.TRT.QDP == nil {
+			if OpOptions(op).QDP == nil {
 				continue
 			}
 			ops = append(ops, op)
@@ -278,7 +278,7 @@ func qdpBadValues(id string, p *ir.Param, m *paramModel, good value) []qdpBad {
 
 func checkQDPResult(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpResult) {
 	t.Helper()
-	aot := op.Targets.TRT.QDP.Impl != "jit"
+	aot := OpOptions(op).QDP.Impl != "jit"
 	if !aot && !r.Impl {
 		t.Errorf("%s: no @trtp.impl", op.Name)
 	}
@@ -329,7 +329,7 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 		t.Fatalf("%s (%s): %d outputs, want %d", op.Name, style, len(r.Outputs), len(l.Outputs))
 	}
 	aliased := map[string]bool{}
-	for _, a := range op.Targets.TRT.Aliases {
+	for _, a := range OpOptions(op).Aliases {
 		aliased[a.Output] = true
 	}
 	for i, o := range l.Outputs {
@@ -367,7 +367,7 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 			t.Errorf("%s (%s) output %s: aliased %v", op.Name, style, o.Name, got.Aliased)
 		}
 	}
-	if want := len(l.Combos()) * len(op.Targets.TRT.Formats); len(r.Autotune) != want {
+	if want := len(l.Combos()) * len(OpOptions(op).Formats); len(r.Autotune) != want {
 		t.Errorf("%s (%s): %d autotune combinations, want %d", op.Name, style, len(r.Autotune), want)
 	}
 	pm := newPackageModel(pkg, []*ir.Op{op})
@@ -505,7 +505,7 @@ func TestQDPModuleNamesReserved(t *testing.T) {
 		}
 		var ops []*ir.Op
 		for _, op := range Ops(p.pkg) {
-			if op.Targets.TRT.QDP != nil {
+			if OpOptions(op).QDP != nil {
 				ops = append(ops, op)
 			}
 		}

@@ -49,7 +49,7 @@ type readmeOp struct {
 
 func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 	l := m.layout
-	r := &readmeOp{Name: op.Name, Plugin: m.PluginName, Version: m.PluginVersion, Namespace: m.PluginNamespace, Description: m.Description, QDP: op.Targets.TRT.QDP != nil}
+	r := &readmeOp{Name: op.Name, Plugin: m.PluginName, Version: m.PluginVersion, Namespace: m.PluginNamespace, Description: m.Description, QDP: OpOptions(op).QDP != nil}
 	var shapeIdx, tensors, shapes, optional []string
 	ins, outs := make([]string, len(op.Inputs)), make([]string, len(op.Outputs))
 	for i, t := range op.Inputs {
