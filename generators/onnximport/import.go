@@ -12,6 +12,7 @@ package onnximport
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -208,14 +209,15 @@ func newPackage(path string, opts Options) *ir.Package {
 func opTargets(targets []string, opType, name string) (ir.Targets, ir.Sections) {
 	var t ir.Targets
 	var secs ir.Sections
-	for _, tg := range targets {
-		switch tg {
-		case "htp":
-			t.HTP = &ir.HTPOp{Backends: []string{"HTP"}}
-		default:
-			if im := alltargets.Importers()[tg]; im != nil {
-				secs.Add(tg, im.ImportSection(opType, name), diag.Pos{})
-			}
+	if slices.Contains(targets, "htp") {
+		t.HTP = &ir.HTPOp{Backends: []string{"HTP"}}
+	}
+	// In the registry's order, whatever the order asked for: the order
+	// the sections are written in.
+	importers := alltargets.Importers()
+	for _, tg := range alltargets.All() {
+		if im := importers[tg.Name()]; im != nil && slices.Contains(targets, tg.Name()) {
+			secs.Add(tg.Name(), im.ImportSection(opType, name), diag.Pos{})
 		}
 	}
 	return t, secs
