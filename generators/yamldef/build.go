@@ -349,8 +349,11 @@ func (b *builder) targets(op *ir.Op, n *yaml.Node) {
 		op.Targets = ir.Targets{
 			HTP: &ir.HTPOp{Backends: []string{"HTP"}, Pos: op.Pos},
 		}
-		op.Sections.Add("trt", nil, op.Pos)
-		op.Sections.Add("aipu", nil, op.Pos)
+		for _, name := range opTargetNames() {
+			if name != "htp" {
+				op.Sections.Add(name, nil, op.Pos)
+			}
+		}
 		return
 	}
 	t := asObject(n)

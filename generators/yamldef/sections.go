@@ -1,12 +1,63 @@
 package yamldef
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/schemas"
 )
+
+// opTargetNames are the targets an op may name, in the schema's order
+// (the properties of $defs.opTargets): an op without a targets section
+// generates for all of them, each with a section of its defaults.
+var opTargetNames = sync.OnceValue(func() []string {
+	var doc struct {
+		Defs struct {
+			OpTargets struct {
+				Properties json.RawMessage `json:"properties"`
+			} `json:"opTargets"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(schemas.OpDefJSON, &doc); err != nil {
+		panic("embedded opdef schema: " + err.Error())
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc.Defs.OpTargets.Properties))
+	var names []string
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		case string:
+			// A key of the properties object: at depth 1, every other
+			// string there is a value, and values are objects here.
+			if depth == 1 {
+				names = append(names, v)
+				var skip json.RawMessage
+				if dec.Decode(&skip) != nil {
+					return names
+				}
+			}
+		}
+	}
+	if len(names) == 0 {
+		panic("embedded opdef schema: $defs.opTargets has no properties")
+	}
+	return names
+})
 
 // section converts a target's section as written into the core's opaque,
 // positioned node; the target decodes it. Aliases are resolved (the
