@@ -93,7 +93,7 @@ type opModel struct {
 	// DTypeParam: an output's dtype is chosen by a param, so opdefSupports
 	// reads the plugin's params (as mParams).
 	DTypeParam bool
-	Shape        shapeCode
+	Shape      shapeCode
 	// RuntimeChecks compare concrete input dims with the opdef
 	// (onShapeChange / enqueue), one statement a line (statementSep).
 	RuntimeChecks string
