@@ -262,6 +262,56 @@ func driverCases(pkg *ir.Package) string {
 // opCases are the lines of one op's case; rank, when not 0, is the rank
 // of its rank-any inputs.
 func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
+	// An output whose dtype a param chooses: one case per value of the
+	// param, the plugin built with that value taking only that dtype.
+	for _, t := range layoutOf(op).Outputs {
+		if t.Rule != ruleParam {
+			continue
+		}
+		var lines []string
+		for i := range t.Param.Values {
+			lines = append(lines, opCasesWith(pkg, op, m, rank, map[string]int{t.Param.Name: i})...)
+		}
+		return lines
+	}
+	return opCasesWith(pkg, op, m, rank, nil)
+}
+
+// pinParams is l for a plugin built with values: each dtype_param output
+// has the dtype its param's value names, and its slot is gone.
+func pinParams(l *ioLayout, values map[string]value) *ioLayout {
+	v := *l
+	v.combos, v.Slots, v.Outputs = nil, nil, nil
+	slotOf := map[int]int{}
+	for i, s := range l.Slots {
+		if !s.Output {
+			slotOf[i] = len(v.Slots)
+			v.Slots = append(v.Slots, s)
+		}
+	}
+	var inputs []*ioTensor
+	for _, t := range l.Inputs {
+		c := *t
+		if c.Rule == ruleFree {
+			c.Slot = slotOf[t.Slot]
+		}
+		inputs = append(inputs, &c)
+	}
+	v.Inputs = inputs
+	for _, t := range l.Outputs {
+		c := *t
+		if c.Rule == ruleParam {
+			c.Rule, c.Fixed = ruleFixed, t.Allowed[values[t.Param.Name].index]
+		}
+		v.Outputs = append(v.Outputs, &c)
+	}
+	v.all = append(append([]*ioTensor{}, v.Inputs...), v.Outputs...)
+	return &v
+}
+
+// opCasesWith are opCases with the enum params in pick at the value of
+// that index.
+func opCasesWith(pkg *ir.Package, op *ir.Op, m *opModel, rank int, pick map[string]int) []string {
 	l := layoutOf(op)
 	kind := "v3"
 	if PkgOptions(pkg).Legacy {
@@ -277,6 +327,9 @@ func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
 	for _, pm := range m.Params {
 		lines = append(lines, fmt.Sprintf("declared %s %d %d", pm.Name, fieldTypeValues[pm.FieldType], pm.FieldLength))
 		v := chooseValue(pm.p, pm)
+		if i, ok := pick[pm.Name]; ok {
+			v.index, v.text = i, pm.p.Values[i]
+		}
 		values[pm.Name] = v
 		onnx = append(onnx, encode(pm, v, false, false))
 		python = append(python, encode(pm, v, true, false))
@@ -292,6 +345,7 @@ func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
 	lines = append(lines, fieldSet("serialized", "", true, append([]field{layout}, onnx...))...)
 	lines = append(lines, negativeSets(m, onnx)...)
 	lines = append(lines, fmt.Sprintf("inputs %d %d", l.Required, len(l.Inputs)))
+	l = pinParams(l, values)
 	lines = append(lines, arityCases(op, l, m, values, rank)...)
 	// Each shorter arity: the same plugin without its last optional inputs.
 	for n := len(l.Inputs) - 1; n >= l.Required; n-- {

@@ -167,9 +167,6 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 	}
 	for _, out := range op.Outputs {
 		checkTensor(op, out, d, true)
-		if out.DTypeParam != "" {
-			d.Errorf(out.Where.At("dtype_param", out.Pos), "trt-dtype-param", "output %q of op %s takes its dtype from param %s; the TensorRT plugins do not choose an output dtype by a param yet (the ExecuTorch and Compass AIPU targets do)", out.Name, op.Name, out.DTypeParam)
-		}
 		if out.Shape == nil && out.Like == nil && out.Broadcast == nil {
 			d.Errorf(out.Where.At("name", out.Pos), "trt-output-shape", "output %q of op %s has no shape; TensorRT plugins must compute output shapes, so give it one (e.g. shape: [N, C])", out.Name, op.Name)
 		}
@@ -243,6 +240,11 @@ func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 			d.Errorf(t.Where.At("name", t.Pos), "qdp-reserved-name", "tensor %q of op %s: outputs, stream and tactic are reserved argument names in Python plugins; rename it or set targets.trt.qdp: false", t.Name, op.Name)
 		case qdpShadows(op, t.Ident):
 			d.Errorf(t.Where.At("name", t.Pos), "qdp-reserved-name", "tensor %q of op %s is an argument of the Python plugin's functions and would shadow the module's name %s (its imports, names starting with _, and the op's functions); rename it or set targets.trt.qdp: false", t.Name, op.Name, t.Ident)
+		}
+	}
+	for _, out := range op.Outputs {
+		if out.DTypeParam != "" {
+			d.Errorf(out.Where.At("dtype_param", out.Pos), "trt-dtype-param", "output %q of op %s takes its dtype from param %s; the C++ plugins choose it, the Python plugin (tensorrt.plugin) does not yet; set targets.trt.qdp: false for this op", out.Name, op.Name, out.DTypeParam)
 		}
 	}
 	for _, in := range op.Inputs {

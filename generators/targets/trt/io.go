@@ -30,6 +30,9 @@ const (
 	ruleFollowFirst
 	// ruleSize: a size tensor, kINT32 as IPluginV3OneBuild requires.
 	ruleSize
+	// ruleParam: an output whose dtype an enum param chooses (dtype_param);
+	// it is a slot of its own, decided by the plugin's field, not an input.
+	ruleParam
 )
 
 // ioTensor is one plugin input or output.
@@ -44,13 +47,17 @@ type ioTensor struct {
 	Allowed []ir.DType
 	Rule    rule
 	Tie     int      // ruleTied: the position it copies
-	Fixed   ir.DType // ruleFixed; ruleTied to an optional input: the dtype when it is absent
+	Fixed   ir.DType // ruleFixed; ruleTied to an optional input: the dtype when it is absent; ruleParam: the default's
 	// Optional: an input the node may leave out. Optional inputs are the
 	// last regular inputs (check.go), so the inputs present are always
 	// the first nbInputs of the layout.
 	Optional bool
-	Slot     int // ruleFree: index into ioLayout.Slots
+	Slot     int // ruleFree, ruleParam: index into ioLayout.Slots
 	Size     *ir.SizeSymbol
+	// ruleParam: the param choosing the dtype, its C++ enum, and the
+	// dtype of each of its values (Allowed[i] for value i).
+	Param *ir.Param
+	Enum  *enumModel
 }
 
 // slot is one free dtype choice: a type variable bound by an input, or an
@@ -59,7 +66,9 @@ type ioTensor struct {
 type slot struct {
 	Name    string // the type variable, or "<input>_t"
 	Allowed []ir.DType
-	Pos     int // the input that decides it
+	Pos     int // the input that decides it; an output's position for ruleParam
+	// Output: the slot is a dtype_param output's, decided by its param.
+	Output bool
 }
 
 type ioLayout struct {
@@ -155,6 +164,12 @@ func layoutOf(op *ir.Op) *ioLayout {
 			}
 		case r.Rule == ir.DTypeFollow && posOf[r.Input] == 0:
 			t.Rule = ruleFollowFirst
+		case r.Rule == ir.DTypeParam:
+			t.Rule, t.Slot, t.Allowed = ruleParam, len(l.Slots), r.Allowed
+			t.Fixed = r.DType // the param's default's dtype (examples)
+			t.Param = op.Params[r.Param]
+			t.Enum = newEnumModel(op, t.Param)
+			l.Slots = append(l.Slots, &slot{Name: t.Ident + "_t", Allowed: r.Allowed, Pos: pos, Output: true})
 		default:
 			t.Rule, t.Fixed = ruleFixed, r.DType
 		}
@@ -256,7 +271,7 @@ func (l *ioLayout) combinations() []combo {
 		dt := make([]ir.DType, len(all))
 		for i, t := range all {
 			switch t.Rule {
-			case ruleFree:
+			case ruleFree, ruleParam:
 				dt[i] = c[t.Slot]
 			case ruleTied:
 				dt[i] = dt[t.Tie]

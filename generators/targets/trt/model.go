@@ -90,7 +90,10 @@ type opModel struct {
 	// SupportCases are supportsFormatCombination's switch cases, one per
 	// position: "case 0: return <verdict>;" (statementSep).
 	SupportCases string
-	Shape        shapeCode
+	// DTypeParam: an output's dtype is chosen by a param, so opdefSupports
+	// reads the plugin's params (as mParams).
+	DTypeParam bool
+	Shape      shapeCode
 	// RuntimeChecks compare concrete input dims with the opdef
 	// (onShapeChange / enqueue), one statement a line (statementSep).
 	RuntimeChecks string
@@ -262,6 +265,7 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		ParamsType:    op.Name + "Params",
 		NbInputs:      len(l.Inputs),
 		NbOutputs:     len(l.Outputs),
+		DTypeParam:    slices.ContainsFunc(l.Slots, func(s *slot) bool { return s.Output }),
 		NbShapeInputs: len(l.ShapeInputs),
 		MinInputs:     l.Required,
 		Optional:      l.Required < len(l.Inputs),
@@ -453,8 +457,23 @@ func typeExpr(all []*ioTensor, pos int, in func(int) string) string {
 		return typeExpr(all, t.Tie, in)
 	case ruleFollowFirst:
 		return fmt.Sprintf("(%s ? %s : %s)", oneOf(in(0), t.Allowed), in(0), trtType(t.Allowed[0]))
+	case ruleParam:
+		return paramTypeExpr(t)
 	}
 	return trtType(t.Fixed)
+}
+
+// paramTypeExpr is the dtype a dtype_param output takes: its param's
+// value (mParams' enum member) mapped to the DataType it names, through
+// trtType as every other dtype. The last value is the fallback, which the
+// field reader's range check never lets through.
+func paramTypeExpr(t *ioTensor) string {
+	n := len(t.Allowed)
+	x := trtType(t.Allowed[n-1])
+	for i := n - 2; i >= 0; i-- {
+		x = "(mParams." + t.Param.Ident + " == " + t.Enum.Type + "::" + t.Enum.Values[i].Const + " ? " + trtType(t.Allowed[i]) + " : " + x + ")"
+	}
+	return x
 }
 
 // oneOf tests whether the DataType expression x is one of ds.
@@ -595,6 +614,10 @@ func newLaunchers(op *ir.Op, l *ioLayout, paramPos []int, io kernelIO) ([]*launc
 			k := strconv.Itoa(s.Pos)
 			conds[i] = "inputDesc[" + k + "].type == " + trtType(c.DTypes[s.Pos])
 			switch {
+			case s.Output:
+				// A dtype_param output: the dtype its param chose, which
+				// supportsFormatCombination made the only one it takes.
+				conds[i] = "outputDesc[" + strconv.Itoa(s.Pos-len(l.Inputs)) + "].type == " + trtType(c.DTypes[s.Pos])
 			case !l.Inputs[s.Pos].Optional:
 			case c.DTypes[s.Pos] == s.Allowed[0]:
 				// An absent input takes the launcher of its first dtype, as

@@ -255,3 +255,32 @@ func TestHalfBits(t *testing.T) {
 		}
 	}
 }
+
+func TestDTypeParamOutput(t *testing.T) {
+	_, op := opOf(t, `
+  - name: Cast
+    inputs: [{name: x, type: [float32, int32], shape: [N]}]
+    params: [{name: to, type: enum, values: [float16, int32]}]
+    outputs: [{name: y, type: [float16, int32], shape: [N], dtype_param: to}]
+`)
+	l := layoutOf(op)
+	y := l.Outputs[0]
+	if y.Rule != ruleParam || len(l.Slots) != 2 || !l.Slots[1].Output || l.Slots[1].Pos != 1 {
+		t.Fatalf("y rule %d, slots %+v: want a param slot at position 1", y.Rule, l.Slots)
+	}
+	var got []string
+	for _, c := range l.Combos() {
+		got = append(got, c.Suffix())
+	}
+	if want := "float32_float16 float32_int32 int32_float16 int32_int32"; strings.Join(got, " ") != want {
+		t.Errorf("combos %q, want %q", strings.Join(got, " "), want)
+	}
+	want := "(mParams.to == CastTo::kFloat16 ? nvinfer1::DataType::kHALF : nvinfer1::DataType::kINT32)"
+	if e := typeExpr(l.All(), y.Pos, func(int) string { return "in" }); e != want {
+		t.Errorf("output dtype %s, want %s", e, want)
+	}
+	pinned := pinParams(l, map[string]value{"to": {index: 1}})
+	if o := pinned.Outputs[0]; o.Rule != ruleFixed || o.Fixed != ir.Int32 || len(pinned.Slots) != 1 || len(pinned.Combos()) != 2 {
+		t.Errorf("pinned to int32: rule %d %s, %d slots, %d combos", o.Rule, o.Fixed, len(pinned.Slots), len(pinned.Combos()))
+	}
+}

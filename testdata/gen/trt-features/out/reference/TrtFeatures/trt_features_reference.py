@@ -131,6 +131,21 @@ def scale_bias(x, bias=None, gate=None, *, scale=1.0):
     raise NotImplementedError("ScaleBias has no reference implementation yet: write it in the region reference:ScaleBias of out/reference/TrtFeatures/trt_features_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
     # opforge:end reference:ScaleBias
 
+def cast_to(x, *, to="float32"):
+    """CastTo: A Cast-like op whose param `to` chooses the output's dtype (dtype_param); the plugin takes only that dtype for y.
+
+    Inputs (torch tensors):
+        x: float32 or float16 or int32 [N]
+
+    Params (keyword-only Python values):
+        to: str, one of float16, float32, int32, default float32
+
+    Returns y: float32 or float16 or int32 [N].
+    """
+    # opforge:begin reference:CastTo
+    raise NotImplementedError("CastTo has no reference implementation yet: write it in the region reference:CastTo of out/reference/TrtFeatures/trt_features_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:CastTo
+
 # op name -> reference function
 OPS = {
     "ScaleInplace": scale_inplace,
@@ -138,4 +153,5 @@ OPS = {
     "UniqueValues": unique_values,
     "AllParams": all_params,
     "ScaleBias": scale_bias,
+    "CastTo": cast_to,
 }

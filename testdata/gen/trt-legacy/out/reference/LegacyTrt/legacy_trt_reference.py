@@ -72,9 +72,25 @@ def masked_add(a, b=None, mask=None):
     raise NotImplementedError("MaskedAdd has no reference implementation yet: write it in the region reference:MaskedAdd of out/reference/LegacyTrt/legacy_trt_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
     # opforge:end reference:MaskedAdd
 
+def cast_to(x, *, to):
+    """CastTo: A Cast-like op whose param `to` chooses the output's dtype (dtype_param), on IPluginV2DynamicExt.
+
+    Inputs (torch tensors):
+        x: float32 or float16 [N, C]
+
+    Params (keyword-only Python values):
+        to: str, one of float32, float16, required
+
+    Returns y: float32 or float16 [N, C].
+    """
+    # opforge:begin reference:CastTo
+    raise NotImplementedError("CastTo has no reference implementation yet: write it in the region reference:CastTo of out/reference/LegacyTrt/legacy_trt_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:CastTo
+
 # op name -> reference function
 OPS = {
     "ClampBlend": clamp_blend,
     "ArgMaxLast": arg_max_last,
     "MaskedAdd": masked_add,
+    "CastTo": cast_to,
 }

@@ -13,6 +13,7 @@
 #include "ops/UniqueValuesPlugin.h"
 #include "ops/AllParamsPlugin.h"
 #include "ops/ScaleBiasPlugin.h"
+#include "ops/CastToPlugin.h"
 
 #if defined(_WIN32)
 #define TRT_FEATURES_EXPORT __declspec(dllexport)
@@ -36,8 +37,9 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
         static UniqueValuesPluginCreator sUniqueValues;
         static AllParamsPluginCreator sAllParams;
         static ScaleBiasPluginCreator sScaleBias;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaleInplace, &sReshapeTo, &sUniqueValues, &sAllParams, &sScaleBias};
-        nbCreators = 5;
+        static CastToPluginCreator sCastTo;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaleInplace, &sReshapeTo, &sUniqueValues, &sAllParams, &sScaleBias, &sCastTo};
+        nbCreators = 6;
         return sCreators;
     }
     catch (...)
@@ -55,6 +57,7 @@ REGISTER_TENSORRT_PLUGIN(ReshapeToPluginCreator);
 REGISTER_TENSORRT_PLUGIN(UniqueValuesPluginCreator);
 REGISTER_TENSORRT_PLUGIN(AllParamsPluginCreator);
 REGISTER_TENSORRT_PLUGIN(ScaleBiasPluginCreator);
+REGISTER_TENSORRT_PLUGIN(CastToPluginCreator);
 
 } // namespace trt_features_trt
 

@@ -8,6 +8,7 @@
 #include "ops/ClampBlendPlugin.h"
 #include "ops/ArgMaxLastPlugin.h"
 #include "ops/MaskedAddPlugin.h"
+#include "ops/CastToPlugin.h"
 
 #if defined(_WIN32)
 #define LEGACY_TRT_EXPORT __declspec(dllexport)
@@ -37,8 +38,9 @@ CreatorPointer const* creators(int32_t& nbCreators) noexcept
         static ClampBlendPluginCreator sClampBlend;
         static ArgMaxLastPluginCreator sArgMaxLast;
         static MaskedAddPluginCreator sMaskedAdd;
-        static CreatorPointer const sCreators[] = {&sClampBlend, &sArgMaxLast, &sMaskedAdd};
-        nbCreators = 3;
+        static CastToPluginCreator sCastTo;
+        static CreatorPointer const sCreators[] = {&sClampBlend, &sArgMaxLast, &sMaskedAdd, &sCastTo};
+        nbCreators = 4;
         return sCreators;
     }
     catch (...)
