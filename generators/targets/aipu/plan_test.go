@@ -1,12 +1,12 @@
 package aipu_test
 
 import (
-	"slices"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
