@@ -32,6 +32,19 @@
 typedef OPFORGE_TYPE_T T_t;
 
 // opforge:begin helpers
+// x viewed as [outer, len, inner] around the reduced axis (negative axes count from the rank);
+// 0 when the axis is not one of x's (the Parser refuses such a layer).
+inline int log_sum_exp_split(int axis, int rank, const int* d, int* outer, int* len, int* inner)
+{
+  int a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank) return 0;
+  *outer = 1;
+  *inner = 1;
+  for (int i = 0; i < a; ++i) *outer *= d[i];
+  for (int i = a + 1; i < rank; ++i) *inner *= d[i];
+  *len = d[a];
+  return 1;
+}
 // opforge:end helpers
 
 __kernel void OPFORGE_KERNEL(
@@ -57,6 +70,22 @@ __kernel void OPFORGE_KERNEL(
     int y_dim6)
 {
   // opforge:begin kernel
-  // Write the kernel here.
+  // One work item per output element (grid-stride): x (rank x_rank, dims x_dim0..) viewed as
+  // [outer, len, inner] around the axis; output element o = outer index * inner + inner index is
+  // y's row-major order (the axis removed). m + log(sum(exp(x - m))) with m the maximum, 0 when
+  // infinite (as torch.logsumexp: all -inf gives -inf, a +inf gives +inf, NaN stays NaN), in float.
+  int d[8] = {x_dim0, x_dim1, x_dim2, x_dim3, x_dim4, x_dim5, x_dim6, x_dim7};
+  int outer, len, inner;
+  if (!log_sum_exp_split(axis, x_rank, d, &outer, &len, &inner)) return;
+  int total = outer * inner;
+  for (int o = (int)get_global_id(0); o < total; o += (int)get_global_size(0)) {
+    __global const T_t* row = x + (o / inner) * len * inner + o % inner;
+    float m = -INFINITY;
+    for (int j = 0; j < len; ++j) m = fmax(m, (float)row[j * inner]);
+    float shift = isinf(m) ? 0.0f : m;
+    float s = 0.0f;
+    for (int j = 0; j < len; ++j) s += exp((float)row[j * inner] - shift);
+    y[o] = (T_t)(log(s) + shift);
+  }
   // opforge:end kernel
 }

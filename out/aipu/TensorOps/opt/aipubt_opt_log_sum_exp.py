@@ -23,6 +23,42 @@ from AIPUBuilder.Optimizer.utils import (
 )
 
 # opforge:begin imports
+import math
+
+
+def _opforge_dequantize(t):
+    """A quantized input back to float: (q + zerop) / scale."""
+    if is_float(t.dtype):
+        return t.betensor.float()
+    return (t.betensor.float() + t.zerop) / t.scale
+
+
+def _opforge_requantize(scaled, out):
+    """scale * y (the output's scale) to the output's integers: round half to even, minus zerop, clamped."""
+    if is_float(out.dtype):
+        return scaled.to(dtype2torch_type(out.dtype))
+    lo, hi = dtype2range(out.dtype)
+    # zerop may be a 1-element tensor: keep scaled's shape (a 0-D output stays 0-D).
+    q = torch.clamp(torch.round(scaled) - out.zerop, lo, hi).reshape(scaled.shape)
+    return q.to(dtype2torch_type(out.dtype))
+
+
+def _opforge_absmax(t):
+    """The largest magnitude a quantized tensor can hold: its integer range through (q + zerop) / scale."""
+    lo, hi = dtype2range(t.dtype)
+    return max(abs(lo + t.zerop), abs(hi + t.zerop)) / float(t.scale)
+
+
+def _opforge_output(out, inp, bound, signed):
+    """Quantizes out linearly over [-bound, bound] (signed, int8) or [0, bound] (uint8), zero point 0;
+    a float input keeps the output float."""
+    if is_float(inp.dtype):
+        out.dtype, out.scale, out.zerop, out.qbits, out.qinvariant = inp.dtype, 1.0, 0, dtype2bits(inp.dtype), False
+    else:
+        out.dtype = Dtype.INT8 if signed else Dtype.UINT8
+        out.qbits, out.zerop, out.qinvariant = 8, 0, False
+        out.scale = (127.0 if signed else 255.0) / bound if bound > 0 else 1.0
+    out.qmin, out.qmax = dtype2range(out.dtype)
 # opforge:end imports
 
 import importlib.util as _opforge_importlib_util
@@ -65,8 +101,14 @@ def log_sum_exp_forward(self, *args):
     axis_y %= len(x.shape)
     y_shape = tuple(_s for _d, _s in enumerate(x.shape) if _d != axis_y)
     # opforge:begin forward
-    results = None if self.quantized else _opforge_reference(x, axis=axis)
-    if results is None:  # quantized, or no reference written yet: zeros of the declared shapes
+    if self.quantized:
+        # The op is not linear: run it on the dequantized input, requantize at y's scale.
+        results = _opforge_reference(_opforge_dequantize(self.inputs[0]), axis=axis)
+        if results is not None:
+            results = [_opforge_requantize(results[0] * float(self.outputs[0].scale), self.outputs[0])]  # per-tensor scale
+    else:
+        results = _opforge_reference(x, axis=axis)
+    if results is None:  # no reference written yet: zeros of the declared shapes
         results = [torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)
                    for out, shape in zip(self.outputs, (y_shape,))]
     for out, result in zip(self.outputs, results):
@@ -77,12 +119,9 @@ def log_sum_exp_forward(self, *args):
 def log_sum_exp_quantize(self, *args):
     """Sets dtype, scale, zerop, qbits, qinvariant, qmin and qmax of every output and constant."""
     # opforge:begin quantize
-    out = self.outputs[0]  # y
-    inp = self.inputs[0]  # x: the same type
-    out.dtype = inp.dtype
-    out.scale = inp.scale
-    out.zerop = inp.zerop
-    out.qbits = inp.qbits
-    out.qinvariant = inp.qinvariant
-    out.qmin, out.qmax = dtype2range(out.dtype)
+    # max(x) <= y <= max(x) + log(len) along the axis: symmetric int8 over x's range plus log(len).
+    axis = int(self.get_param("axis", optional=True, default_value=-1))
+    inp = self.inputs[0]  # x
+    length = int(inp.ir_shape[axis])
+    _opforge_output(self.outputs[0], inp, _opforge_absmax(inp) + math.log(max(length, 1)), True)
     # opforge:end quantize
