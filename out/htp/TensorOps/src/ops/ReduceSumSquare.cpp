@@ -9,6 +9,60 @@
 #include "QnnOpPackage.h"
 
 // opforge:begin includes
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace {
+// Element access by 4 coordinates, the leading ones ignored below rank 4 (HTP tensors here hold at
+// most 4 dims; a rank-polymorphic tensor of rank r uses the last r coordinates).
+[[maybe_unused]] float htpGet(const Tensor& t, size_t c0, size_t c1, size_t c2, size_t c3)
+{
+  switch (t.rank()) {
+  case 0: return float(t());
+  case 1: return float(t(c3));
+  case 2: return float(t(c2, c3));
+  case 3: return float(t(c1, c2, c3));
+  default: return float(t(c0, c1, c2, c3));
+  }
+}
+[[maybe_unused]] void htpSet(Tensor& t, size_t c0, size_t c1, size_t c2, size_t c3, float v)
+{
+  switch (t.rank()) {
+  case 0: t() = v; break;
+  case 1: t(c3) = v; break;
+  case 2: t(c2, c3) = v; break;
+  case 3: t(c1, c2, c3) = v; break;
+  default: t(c0, c1, c2, c3) = v; break;
+  }
+}
+// The dims of t padded with leading 1s to 4.
+[[maybe_unused]] void htpDims4(const Tensor& t, size_t d[4])
+{
+  size_t const r = t.rank();
+  for (size_t i = 0; i < 4; ++i) {
+    d[i] = i + r >= 4 ? t.dim(i + r - 4) : 1;
+  }
+}
+// Sets the dims of t from 4 dims padded with leading 1s (its rank keeps the last rank() of them).
+[[maybe_unused]] bool htpSetDims(Tensor& t, const size_t d[4])
+{
+  size_t const r = t.rank() < 4 ? t.rank() : 4;
+  return t.set_dims(d + (4 - r));
+}
+// The 4 coordinates of row-major element i of dims d.
+[[maybe_unused]] void htpCoords(size_t i, const size_t d[4], size_t c[4])
+{
+  for (size_t k = 4; k-- > 0;) {
+    c[k] = i % d[k];
+    i /= d[k];
+  }
+}
+[[maybe_unused]] float htpParam(const Tensor& p)
+{
+  return htpGet(p, 0, 0, 0, 0);
+}
+} // namespace
 // opforge:end includes
 
 BEGIN_PKG_OP_DEFINITION(PKG_ReduceSumSquare);
@@ -44,7 +98,45 @@ template <typename TensorType>
 GraphStatus reducesumsquareImpl(TensorType& y, const TensorType& x, const Tensor& axis)
 {
   // opforge:begin impl
-  // Write the kernel here. Avoid heap allocation in this function.
+  // x (rank 1 to 4 here: HTP tensors hold at most 4 dims) viewed as [outer, len, inner] around the
+  // axis (negative counts from the rank); y is x with the axis kept as 1. The sum of x * x in float.
+  size_t const r = x.rank();
+  int32_t a = int32_t(htpParam(axis));
+  if (a < 0) {
+    a += int32_t(r);
+  }
+  if (r < 1 || r > 4 || a < 0 || size_t(a) >= r) {
+    return GraphStatus::ErrorDimensions;
+  }
+  size_t d[4];
+  htpDims4(x, d);
+  size_t const ax = size_t(a) + (4 - r); // the axis among the 4 padded dims
+  size_t od[4] = {1, 1, 1, 1};          // y's dims, padded to 4
+  for (size_t k = 0; k < 4; ++k) {
+    od[k] = k == ax ? 1 : d[k];
+  }
+  if (!htpSetDims(y, od)) {
+    return GraphStatus::ErrorDimensions;
+  }
+  size_t const len = d[ax];
+  size_t inner = 1;
+  for (size_t k = ax + 1; k < 4; ++k) {
+    inner *= d[k];
+  }
+  size_t const total = od[0] * od[1] * od[2] * od[3]; // outer * inner, in y's row-major order
+  for (size_t o = 0; o < total; ++o) {
+    size_t const base = (o / inner) * len * inner + o % inner; // x's element (outer, 0, inner)
+    size_t c[4];
+    size_t oc[4];
+    htpCoords(o, od, oc);
+    float s = 0.0f;
+    for (size_t j = 0; j < len; ++j) {
+      htpCoords(base + j * inner, d, c);
+      float const v = htpGet(x, c[0], c[1], c[2], c[3]);
+      s += v * v;
+    }
+    htpSet(y, oc[0], oc[1], oc[2], oc[3], s);
+  }
   return GraphStatus::Success;
   // opforge:end impl
 }

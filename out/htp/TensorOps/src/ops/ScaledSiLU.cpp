@@ -9,6 +9,60 @@
 #include "QnnOpPackage.h"
 
 // opforge:begin includes
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace {
+// Element access by 4 coordinates, the leading ones ignored below rank 4 (HTP tensors here hold at
+// most 4 dims; a rank-polymorphic tensor of rank r uses the last r coordinates).
+[[maybe_unused]] float htpGet(const Tensor& t, size_t c0, size_t c1, size_t c2, size_t c3)
+{
+  switch (t.rank()) {
+  case 0: return float(t());
+  case 1: return float(t(c3));
+  case 2: return float(t(c2, c3));
+  case 3: return float(t(c1, c2, c3));
+  default: return float(t(c0, c1, c2, c3));
+  }
+}
+[[maybe_unused]] void htpSet(Tensor& t, size_t c0, size_t c1, size_t c2, size_t c3, float v)
+{
+  switch (t.rank()) {
+  case 0: t() = v; break;
+  case 1: t(c3) = v; break;
+  case 2: t(c2, c3) = v; break;
+  case 3: t(c1, c2, c3) = v; break;
+  default: t(c0, c1, c2, c3) = v; break;
+  }
+}
+// The dims of t padded with leading 1s to 4.
+[[maybe_unused]] void htpDims4(const Tensor& t, size_t d[4])
+{
+  size_t const r = t.rank();
+  for (size_t i = 0; i < 4; ++i) {
+    d[i] = i + r >= 4 ? t.dim(i + r - 4) : 1;
+  }
+}
+// Sets the dims of t from 4 dims padded with leading 1s (its rank keeps the last rank() of them).
+[[maybe_unused]] bool htpSetDims(Tensor& t, const size_t d[4])
+{
+  size_t const r = t.rank() < 4 ? t.rank() : 4;
+  return t.set_dims(d + (4 - r));
+}
+// The 4 coordinates of row-major element i of dims d.
+[[maybe_unused]] void htpCoords(size_t i, const size_t d[4], size_t c[4])
+{
+  for (size_t k = 4; k-- > 0;) {
+    c[k] = i % d[k];
+    i /= d[k];
+  }
+}
+[[maybe_unused]] float htpParam(const Tensor& p)
+{
+  return htpGet(p, 0, 0, 0, 0);
+}
+} // namespace
 // opforge:end includes
 
 BEGIN_PKG_OP_DEFINITION(PKG_ScaledSiLU);
@@ -58,7 +112,25 @@ template <typename TensorType>
 GraphStatus scaledsiluImpl(TensorType& y, const TensorType& x, const Tensor& alpha, const Tensor& beta)
 {
   // opforge:begin impl
-  // Write the kernel here. Avoid heap allocation in this function.
+  // y = x * sigmoid(alpha * x) * beta per element in float, as the reference; y is shaped like x
+  // (rank 0 to 4 here: HTP tensors hold at most 4 dims).
+  if (x.rank() > 4) {
+    return GraphStatus::ErrorDimensions;
+  }
+  size_t d[4];
+  htpDims4(x, d);
+  if (!htpSetDims(y, d)) {
+    return GraphStatus::ErrorDimensions;
+  }
+  float const a = htpParam(alpha);
+  float const b = htpParam(beta);
+  size_t const n = d[0] * d[1] * d[2] * d[3];
+  for (size_t i = 0; i < n; ++i) {
+    size_t c[4];
+    htpCoords(i, d, c);
+    float const v = htpGet(x, c[0], c[1], c[2], c[3]);
+    htpSet(y, c[0], c[1], c[2], c[3], v * (1.0f / (1.0f + std::exp(-a * v))) * b);
+  }
   return GraphStatus::Success;
   // opforge:end impl
 }
