@@ -105,13 +105,14 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 	}
 	base := baseParams(op)
 	seen := map[string]bool{}
+	var rank int // of the rank-polymorphic inputs; 0: rank 4, every dim 3
 	var addAbsent func(name string, sizes []int64, combo []ir.DType, params []Param, present int)
 	all := len(op.Inputs)
 	add := func(name string, sizes []int64, combo []ir.DType, params []Param) {
 		addAbsent(name, sizes, combo, params, all)
 	}
 	addAbsent = func(name string, sizes []int64, combo []ir.DType, params []Param, present int) {
-		c, err := build(op, f, sizes, combo, params, present)
+		c, err := build(op, f, sizes, combo, params, present, rank)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("case %s left out: %v", name, err))
 			return
@@ -148,6 +149,27 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 			add(p.Ident+"="+show(v.Value), sizeSets[0], combos[0], params)
 		}
 	}
+	// Rank-polymorphic inputs: every rank they all admit, dims of distinct sizes (so a
+	// wrong axis or a swapped dim shows), and at one rank every axis an axis param can name.
+	lo, hi := polyRanks(op)
+	for r := lo; r <= hi; r++ {
+		rank = r
+		add("rank="+strconv.Itoa(r), sizeSets[2], combos[0], base)
+	}
+	if lo <= hi {
+		rank = min(max(3, lo), hi)
+		for i, p := range op.Params {
+			if !axisParam(op, p) {
+				continue
+			}
+			for a := -rank; a < rank; a++ {
+				params := slices.Clone(base)
+				params[i] = Param{Name: p.Ident, Kind: string(p.Kind), Value: int64(a)}
+				add("rank="+strconv.Itoa(rank)+" "+p.Ident+"="+strconv.Itoa(a), sizeSets[2], combos[0], params)
+			}
+		}
+	}
+	rank = 0
 	if v := op.Verify; v != nil {
 		// The opdef's own param sets, every other param at its default.
 		for _, vc := range v.Cases {
@@ -165,6 +187,42 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 		}
 	}
 	return cases, notes
+}
+
+// polyRanks is the ranks every rank-polymorphic input of op admits (1 to
+// 8 for rank any, 0 only where every range names it); lo > hi when op has
+// none.
+func polyRanks(op *ir.Op) (lo, hi int) {
+	lo, hi = 1, 0
+	found := false
+	for _, in := range op.Inputs {
+		if !polyInput(in) {
+			continue
+		}
+		rmin, rmax := 1, aipu.MaxRank
+		if rr := in.RankRange; rr != nil {
+			rmin, rmax = rr.Min, rr.Max
+		}
+		if !found {
+			lo, hi, found = rmin, rmax, true
+			continue
+		}
+		lo, hi = max(lo, rmin), min(hi, rmax)
+	}
+	return lo, hi
+}
+
+// polyInput reports an input of no declared shape and no fixed rank.
+func polyInput(t *ir.Tensor) bool { return t.Shape == nil && !t.Scalar && t.Rank == ir.RankAny }
+
+// axisParam reports an integer param some output's shape takes its axis from.
+func axisParam(op *ir.Op, p *ir.Param) bool {
+	for _, o := range op.Outputs {
+		if o.Like != nil && o.Like.Axis == p.Name && p.Kind == ir.ParamScalar {
+			return true
+		}
+	}
+	return false
 }
 
 func show(v any) string {
@@ -371,8 +429,9 @@ func paramVariants(p *ir.Param) []Param {
 
 // build makes the case: symbols bound in Facts order to sizes (cycled),
 // dtypes per slot, output shapes evaluated; inputs from index present on
-// are absent (trailing optional inputs).
-func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Param, present int) (Case, error) {
+// are absent (trailing optional inputs); rank > 0 gives rank-polymorphic
+// inputs that rank.
+func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Param, present, rank int) (Case, error) {
 	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
 	for i, sym := range drawnSymbols(op, f) {
 		env.Symbols[sym] = sizes[i%len(sizes)]
@@ -455,6 +514,13 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 		shape, err := evalShape(in, env)
 		if err != nil {
 			return c, fmt.Errorf("input %s: %v", in.Name, err)
+		}
+		if rank > 0 && polyInput(in) {
+			// The case's rank, the sizes cycled over the dims.
+			shape = make([]int64, rank)
+			for j := range shape {
+				shape[j] = sizes[j%len(sizes)]
+			}
 		}
 		t.Shape = shape
 		if in.Range != nil {

@@ -285,7 +285,8 @@ class AIPU:
         for spec, o in zip(case["outputs"], node.outputs):
             want = getattr(torch, spec["dtype"])
             if want.is_floating_point:
-                got.append(((o.betensor.double() + o.zerop) / o.scale).to(want))
+                # scale and zerop may be 1-element tensors: keep the output's shape (0-D stays 0-D).
+                got.append(((o.betensor.double() + o.zerop) / o.scale).reshape(o.betensor.shape).to(want))
                 # One quantization step of the output (its rounding), added to the tolerance.
                 step[spec["dtype"]] = max(step.get(spec["dtype"], 0.0), 1.0 / float(o.scale))
             else:

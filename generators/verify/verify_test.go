@@ -41,6 +41,8 @@ func TestCases(t *testing.T) {
 	vision := examplePackage(t, "VisionOps")
 	example := examplePackage(t, "ExampleOpPackage")
 	ports := examplePackage(t, "NvidiaPorts")
+	tensor := examplePackage(t, "TensorOps")
+	ranks := []string{"rank=1", "rank=2", "rank=3", "rank=4", "rank=5", "rank=6", "rank=7", "rank=8"}
 	for _, tc := range []struct {
 		pkg   *ir.Package
 		op    string
@@ -126,6 +128,33 @@ func TestCases(t *testing.T) {
 				}
 				if got := cs[3].Inputs[2].Range; !slices.Equal(got, []int64{0, 1}) {
 					t.Errorf("batch_indices range %v, want [0 1]", got)
+				}
+			}},
+		// Rank-polymorphic inputs: every rank, dims 2, 5, 3, 7 cycled.
+		{tensor, "ScaledSiLU", append([]string{"base", "T=float16"}, ranks...), "",
+			func(t *testing.T, cs []Case) {
+				if got := cs[7].Inputs[0].Shape; !slices.Equal(got, []int64{2, 5, 3, 7, 2, 5}) {
+					t.Errorf("rank=6 input %v", got)
+				}
+				if got := cs[7].Outputs[0].Shape; !slices.Equal(got, []int64{2, 5, 3, 7, 2, 5}) {
+					t.Errorf("rank=6 output %v, want the input's", got)
+				}
+			}},
+		// And every axis at rank 3 (axis=-1 is the rank=3 case); the axis
+		// param's bounds (-8, 7) name no axis of a rank-4 input.
+		{tensor, "LogSumExp", append(append([]string{"base", "T=float16"}, ranks...), "rank=3 axis=-3", "rank=3 axis=-2", "rank=3 axis=0", "rank=3 axis=1", "rank=3 axis=2"), "case axis=-8 left out",
+			func(t *testing.T, cs []Case) {
+				if got := cs[12].Outputs[0].Shape; !slices.Equal(got, []int64{5, 3}) {
+					t.Errorf("rank=3 axis=0 output %v, want [5 3]", got)
+				}
+				if got := cs[2].Outputs[0].Shape; len(got) != 0 {
+					t.Errorf("rank=1 output %v, want 0-D", got)
+				}
+			}},
+		{tensor, "ReduceSumSquare", append(append([]string{"base", "T=float16"}, ranks...), "rank=3 axis=-3", "rank=3 axis=-2", "rank=3 axis=0", "rank=3 axis=1", "rank=3 axis=2"), "",
+			func(t *testing.T, cs []Case) {
+				if got := cs[13].Outputs[0].Shape; !slices.Equal(got, []int64{2, 1, 3}) {
+					t.Errorf("rank=3 axis=1 output %v, want [2 1 3]", got)
 				}
 			}},
 	} {

@@ -86,6 +86,15 @@ def expected_args(op, node, sg, typed):
         elif kind == "dim":
             t = node.inputs[a["index"]] if a["index"] >= 0 else sg.constants[node.name + "/" + a["key"]]
             out.append(int(t.shape[a["dim"]]))
+        elif kind in ("rank", "rankdim"):
+            if a.get("output"):
+                t = node.outputs[a["index"]]
+            else:
+                t = node.inputs[a["index"]] if a["index"] >= 0 else sg.constants[node.name + "/" + a["key"]]
+            if kind == "rank":
+                out.append(len(t.shape))
+            else:
+                out.append(int(t.shape[a["dim"]]) if a["dim"] < len(t.shape) else 1)
         else:
             value = typed[a["param"]]
             if a["element"] >= 0:

@@ -96,6 +96,8 @@ var (
 	constantRE = regexp.MustCompile(`^sgnode\.constants\[node\.name \+ "/(\w+)"\]$`)
 	rawRE      = regexp.MustCompile(`^_raw\("(\w+)", (?:_bool\(|_enum\(|_element\()?params\["(\w+)"\](?:, (\d+|\w+))?\)?\)$`)
 	dimRE      = regexp.MustCompile(`^int\((.*)\.shape\[(\d+)\]\)$`)
+	rankRE     = regexp.MustCompile(`^len\((.*)\.shape\)$`)
+	rankDimRE  = regexp.MustCompile(`^_dim\((.*), (\d+)\)$`)
 )
 
 // generateParams classifies what generate_params appends, in order, as
@@ -136,6 +138,25 @@ func generateParams(t *testing.T, src string) []aipuArg {
 			} else if constantRE.MatchString(s[1]) {
 				a.Key = constantRE.FindStringSubmatch(s[1])[1]
 			}
+		case rankRE.MatchString(e), rankDimRE.MatchString(e):
+			a.Kind, a.Index = "rank", -1
+			src := ""
+			if s := rankRE.FindStringSubmatch(e); s != nil {
+				src = s[1]
+			} else {
+				s := rankDimRE.FindStringSubmatch(e)
+				a.Kind, a.Dim, src = "rankdim", atoi(s[2]), s[1]
+			}
+			switch {
+			case inputRE.MatchString(src):
+				a.Index = atoi(inputRE.FindStringSubmatch(src)[1])
+			case outputRE.MatchString(src):
+				a.Index, a.Output = atoi(outputRE.FindStringSubmatch(src)[1]), true
+			case constantRE.MatchString(src):
+				a.Key = constantRE.FindStringSubmatch(src)[1]
+			default:
+				t.Errorf("unrecognised tensor %q", src)
+			}
 		default:
 			t.Errorf("unrecognised argument %q", e)
 		}
@@ -153,12 +174,13 @@ type aipuArg struct {
 	Element int
 	NumPy   string
 	Dim     int
+	Output  bool
 }
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 func shown(a planArg) aipuArg {
-	out := aipuArg{Kind: a.Kind, Index: a.Index, Key: a.Key, Param: a.Param, Element: a.Element, NumPy: a.NumPy, Dim: a.Dim}
+	out := aipuArg{Kind: a.Kind, Index: a.Index, Key: a.Key, Param: a.Param, Element: a.Element, NumPy: a.NumPy, Dim: a.Dim, Output: a.Output}
 	switch a.Kind {
 	case "constant", "output", "input":
 		out.Element, out.Dim = 0, 0
@@ -167,7 +189,7 @@ func shown(a planArg) aipuArg {
 		}
 	case "scalar":
 		out.Index, out.Dim = 0, 0
-	case "dim":
+	case "dim", "rank", "rankdim":
 		out.Element = 0
 	}
 	return out

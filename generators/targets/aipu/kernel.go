@@ -1,6 +1,7 @@
 package aipu
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,10 @@ type kernelModel struct {
 	Args     []kernelArg
 	Variants []variant
 	FP16     bool
+	// RankDims: some tensor's rank and dims are arguments (the builder
+	// needs _dim); RankLines describe them for the kernel's comment.
+	RankDims  bool
+	RankLines []string
 	// Fixed element types of tensors outside every axis.
 	fixed map[*ir.Tensor]string
 	// axisOf maps a tensor to the index of its axis.
@@ -177,6 +182,97 @@ func (k *kernelModel) args(op *ir.Op, ocl scope, dims []dimSymbol) {
 			Python:  "int(" + src + ".shape[" + dim + "])",
 			Comment: d.name + ": dim " + dim + " of " + d.input.Name,
 		})
+	}
+	k.rankArgs(op, ocl)
+}
+
+// MaxRank is the most dims a tensor may have (the opdef schema's bound).
+const MaxRank = 8
+
+// rankPoly reports whether a tensor has no declared shape: an input of
+// rank any or a rank range, an output shaped {like: x} or {broadcast: ...}.
+// Its kernel receives its rank and dims as arguments.
+func rankPoly(t *ir.Tensor) bool {
+	return t.Shape == nil && !t.Scalar && t.Rank == ir.RankAny
+}
+
+// maxRank is the most dims a rank-polymorphic tensor of op may have: its
+// rank range's end, for an output that of the inputs it is shaped from.
+func maxRank(op *ir.Op, t *ir.Tensor) int {
+	if t.RankRange != nil {
+		return t.RankRange.Max
+	}
+	var from []string
+	switch {
+	case t.Like != nil:
+		from = []string{t.Like.Input}
+	case t.Broadcast != nil:
+		from = t.Broadcast.Inputs
+	default:
+		return MaxRank
+	}
+	n := 0
+	for _, name := range from {
+		r := MaxRank
+		for _, in := range op.Inputs {
+			if in.Name == name && in.Name != t.Name {
+				switch {
+				case in.Shape != nil || in.Rank >= 0:
+					r = max(in.Rank, len(in.Shape))
+				case in.RankRange != nil:
+					r = in.RankRange.Max
+				}
+			}
+		}
+		n = max(n, r)
+	}
+	return n
+}
+
+// rankArgs passes every rank-polymorphic tensor's rank and dims, inputs
+// then outputs: an int rank, then one int per dim up to the tensor's
+// largest rank, the dims past its rank being 1 (so the element count is
+// always their product).
+func (k *kernelModel) rankArgs(op *ir.Op, ocl scope) {
+	visible := 0
+	for _, t := range op.Tensors() {
+		src := ""
+		if i := slices.Index(op.Inputs, t); i >= 0 {
+			if t.Static {
+				src = constantRef(t.Ident)
+			} else {
+				src = "sgnode.inputs[" + strconv.Itoa(visible) + "]"
+				visible++
+			}
+		} else {
+			src = "sgnode.outputs[" + strconv.Itoa(slices.Index(op.Outputs, t)) + "]"
+		}
+		if !rankPoly(t) {
+			continue
+		}
+		k.RankDims = true
+		rank := ocl.claim(t.Ident + "_rank")
+		k.Args = append(k.Args, kernelArg{Decl: "int " + rank, Python: "len(" + src + ".shape)", Comment: "rank of " + t.Name})
+		n := maxRank(op, t)
+		line := rank + ": " + t.Name + "'s rank"
+		for d := range n {
+			name := ocl.claim(t.Ident + "_dim" + strconv.Itoa(d))
+			k.Args = append(k.Args, kernelArg{
+				Decl:    "int " + name,
+				Python:  "_dim(" + src + ", " + strconv.Itoa(d) + ")",
+				Comment: "dim " + strconv.Itoa(d) + " of " + t.Name + " (1 past its rank)",
+			})
+			switch d {
+			case 0:
+				line += "; " + name
+			case n - 1:
+				line += " .. " + name
+			}
+		}
+		if n > 0 {
+			line += ": its dims (1 past its rank)"
+		}
+		k.RankLines = append(k.RankLines, line)
 	}
 }
 

@@ -102,6 +102,7 @@ type builderModel struct {
 	InLayouts    string
 	OutLayouts   string
 	Params       string // generate_params body after ro = BuilderParams()
+	RankDims     bool   // some kernel argument is a tensor's dim (_dim)
 }
 
 // clModel is what kernel.cl.tmpl prints.
@@ -115,6 +116,7 @@ type clModel struct {
 	DefaultEntry string // the first variant's
 	TypeAxes     []axisModel
 	KernelArgs   string // the parameter list, one per line
+	RankArgs     string // the rank and dims arguments of tensors of no declared shape, one comment line each
 }
 
 type axisModel struct {
@@ -634,6 +636,7 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile, obj
 		Axes:         len(k.Axes),
 		BuilderClass: op.Name + "Plugin",
 		Score:        builderScore,
+		RankDims:     k.RankDims,
 	}
 	if a.OverrideBuiltin {
 		m.Score = builderOverrideScore
@@ -718,6 +721,12 @@ func newCLModel(pkg *ir.Package, op *ir.Op, k *kernelModel, desc string) *clMode
 		args.line(arg.Decl)
 	}
 	m.KernelArgs = args.String()
+	ranks := newCode(0, len(k.RankLines))
+	ranks.sep = "\n//   "
+	for _, l := range k.RankLines {
+		ranks.line(escape.CComment(l))
+	}
+	m.RankArgs = ranks.String()
 	return m
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,6 +140,10 @@ type planArg struct {
 	Enum    []string `json:"enum,omitempty"`
 	Bool    bool     `json:"bool,omitempty"`
 	Dim     int      `json:"dim"`
+	// Kind rank (the tensor's rank) and rankdim (its dim Dim, 1 past its
+	// rank) describe a tensor of no declared shape: an input (Index, or
+	// constant Key) or, with Output, output Index.
+	Output bool `json:"output,omitempty"`
 }
 
 // planVariant is one dtype combination of the kernel.
@@ -527,6 +532,55 @@ func kernelPlan(pkg *ir.Package, op *ir.Op) ([]planArg, []planVariant) {
 				}
 				args = append(args, a)
 			}
+		}
+	}
+	// Then each tensor of no declared shape: its rank and its dims up to
+	// its largest rank.
+	largest := func(t *ir.Tensor) int {
+		if t.RankRange != nil {
+			return t.RankRange.Max
+		}
+		var from []string
+		if t.Like != nil {
+			from = []string{t.Like.Input}
+		} else if t.Broadcast != nil {
+			from = t.Broadcast.Inputs
+		}
+		n := 0
+		if from == nil {
+			n = 8
+		}
+		for _, name := range from {
+			for _, in := range op.Inputs {
+				if in.Name != name {
+					continue
+				}
+				r := 8
+				if in.Rank >= 0 {
+					r = in.Rank
+				} else if in.RankRange != nil {
+					r = in.RankRange.Max
+				}
+				n = max(n, r)
+			}
+		}
+		return n
+	}
+	for _, t := range op.Tensors() {
+		if t.Shape != nil || t.Scalar || t.Rank != ir.RankAny {
+			continue
+		}
+		a := planArg{Name: t.Ident + "_rank", CType: "int", Kind: "rank", Index: layerIndex[t.Name]}
+		if j := slices.Index(op.Outputs, t); j >= 0 {
+			a.Index, a.Output = j, true
+		} else if t.Static {
+			a.Key, a.Index = t.Ident, -1
+		}
+		args = append(args, a)
+		for d := range largest(t) {
+			e := a
+			e.Name, e.Kind, e.Dim = fmt.Sprintf("%s_dim%d", t.Ident, d), "rankdim", d
+			args = append(args, e)
 		}
 	}
 	base := names.Snake(pkg.Name) + "_" + stem(op)

@@ -80,6 +80,11 @@ def _bool(value):
 def _enum(value, table):
     return table[str(value)]
 
+def _dim(tensor, index):
+    """Dim index of a tensor of no declared shape; 1 past its rank."""
+    shape = tensor.shape
+    return int(shape[index]) if index < len(shape) else 1
+
 def _element(value, index):
     if isinstance(value, str):
         value = value.strip().strip("[]").split(",")
@@ -116,6 +121,33 @@ class AddBroadcastPlugin(BuilderOpPlugin):
         ro.append(sgnode.inputs[0])  # a
         ro.append(sgnode.inputs[1])  # b
         ro.append(sgnode.outputs[0])  # z
+        ro.append(len(sgnode.inputs[0].shape))  # rank of a
+        ro.append(_dim(sgnode.inputs[0], 0))  # dim 0 of a (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 1))  # dim 1 of a (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 2))  # dim 2 of a (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 3))  # dim 3 of a (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 4))  # dim 4 of a (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 5))  # dim 5 of a (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 6))  # dim 6 of a (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 7))  # dim 7 of a (1 past its rank)
+        ro.append(len(sgnode.inputs[1].shape))  # rank of b
+        ro.append(_dim(sgnode.inputs[1], 0))  # dim 0 of b (1 past its rank)
+        ro.append(_dim(sgnode.inputs[1], 1))  # dim 1 of b (1 past its rank)
+        ro.append(_dim(sgnode.inputs[1], 2))  # dim 2 of b (1 past its rank)
+        ro.append(_dim(sgnode.inputs[1], 3))  # dim 3 of b (1 past its rank)
+        ro.append(_dim(sgnode.inputs[1], 4))  # dim 4 of b (1 past its rank)
+        ro.append(_dim(sgnode.inputs[1], 5))  # dim 5 of b (1 past its rank)
+        ro.append(_dim(sgnode.inputs[1], 6))  # dim 6 of b (1 past its rank)
+        ro.append(_dim(sgnode.inputs[1], 7))  # dim 7 of b (1 past its rank)
+        ro.append(len(sgnode.outputs[0].shape))  # rank of z
+        ro.append(_dim(sgnode.outputs[0], 0))  # dim 0 of z (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 1))  # dim 1 of z (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 2))  # dim 2 of z (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 3))  # dim 3 of z (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 4))  # dim 4 of z (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 5))  # dim 5 of z (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 6))  # dim 6 of z (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 7))  # dim 7 of z (1 past its rank)
         return ro
 
     def generate_kernel(self, sgnode, nodes):

@@ -76,6 +76,11 @@ def _bool(value):
 def _enum(value, table):
     return table[str(value)]
 
+def _dim(tensor, index):
+    """Dim index of a tensor of no declared shape; 1 past its rank."""
+    shape = tensor.shape
+    return int(shape[index]) if index < len(shape) else 1
+
 def _element(value, index):
     if isinstance(value, str):
         value = value.strip().strip("[]").split(",")
@@ -113,6 +118,20 @@ class SoftmaxRankedPlugin(BuilderOpPlugin):
         ro.append(sgnode.outputs[0])  # y
         ro.append(sgnode.outputs[1])  # sum
         ro.append(_raw("int32", params["axis"]))  # axis
+        ro.append(len(sgnode.inputs[0].shape))  # rank of x
+        ro.append(_dim(sgnode.inputs[0], 0))  # dim 0 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 1))  # dim 1 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 2))  # dim 2 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 3))  # dim 3 of x (1 past its rank)
+        ro.append(len(sgnode.outputs[0].shape))  # rank of y
+        ro.append(_dim(sgnode.outputs[0], 0))  # dim 0 of y (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 1))  # dim 1 of y (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 2))  # dim 2 of y (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 3))  # dim 3 of y (1 past its rank)
+        ro.append(len(sgnode.outputs[1].shape))  # rank of sum
+        ro.append(_dim(sgnode.outputs[1], 0))  # dim 0 of sum (1 past its rank)
+        ro.append(_dim(sgnode.outputs[1], 1))  # dim 1 of sum (1 past its rank)
+        ro.append(_dim(sgnode.outputs[1], 2))  # dim 2 of sum (1 past its rank)
         return ro
 
     def generate_kernel(self, sgnode, nodes):

@@ -76,6 +76,11 @@ def _bool(value):
 def _enum(value, table):
     return table[str(value)]
 
+def _dim(tensor, index):
+    """Dim index of a tensor of no declared shape; 1 past its rank."""
+    shape = tensor.shape
+    return int(shape[index]) if index < len(shape) else 1
+
 def _element(value, index):
     if isinstance(value, str):
         value = value.strip().strip("[]").split(",")
@@ -114,6 +119,33 @@ class TopKAxisPlugin(BuilderOpPlugin):
         ro.append(sgnode.outputs[1])  # indices
         ro.append(_raw("int32", params["k"]))  # k
         ro.append(_raw("int32", params["axis"]))  # axis
+        ro.append(len(sgnode.inputs[0].shape))  # rank of x
+        ro.append(_dim(sgnode.inputs[0], 0))  # dim 0 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 1))  # dim 1 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 2))  # dim 2 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 3))  # dim 3 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 4))  # dim 4 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 5))  # dim 5 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 6))  # dim 6 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 7))  # dim 7 of x (1 past its rank)
+        ro.append(len(sgnode.outputs[0].shape))  # rank of values
+        ro.append(_dim(sgnode.outputs[0], 0))  # dim 0 of values (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 1))  # dim 1 of values (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 2))  # dim 2 of values (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 3))  # dim 3 of values (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 4))  # dim 4 of values (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 5))  # dim 5 of values (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 6))  # dim 6 of values (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 7))  # dim 7 of values (1 past its rank)
+        ro.append(len(sgnode.outputs[1].shape))  # rank of indices
+        ro.append(_dim(sgnode.outputs[1], 0))  # dim 0 of indices (1 past its rank)
+        ro.append(_dim(sgnode.outputs[1], 1))  # dim 1 of indices (1 past its rank)
+        ro.append(_dim(sgnode.outputs[1], 2))  # dim 2 of indices (1 past its rank)
+        ro.append(_dim(sgnode.outputs[1], 3))  # dim 3 of indices (1 past its rank)
+        ro.append(_dim(sgnode.outputs[1], 4))  # dim 4 of indices (1 past its rank)
+        ro.append(_dim(sgnode.outputs[1], 5))  # dim 5 of indices (1 past its rank)
+        ro.append(_dim(sgnode.outputs[1], 6))  # dim 6 of indices (1 past its rank)
+        ro.append(_dim(sgnode.outputs[1], 7))  # dim 7 of indices (1 past its rank)
         return ro
 
     def generate_kernel(self, sgnode, nodes):

@@ -11,6 +11,13 @@
 // with dims d0..dk is at [((i0 * d1 + i1) * d2 + ...) * dk + ik], the dims being
 // the size arguments at the end. Each element type is the typedef of its
 // variant (T_t and the like) or a fixed OpenCL type.
+// A tensor of no declared shape (rank any or a rank range, an output shaped
+// like or broadcast from inputs) has its rank and dims as the last arguments,
+// inputs then outputs, each dim an int up to the tensor's largest rank; the
+// dims past its rank are 1, so the element count is always their product:
+//   a_rank: a's rank; a_dim0 .. a_dim7: its dims (1 past its rank)
+//   b_rank: b's rank; b_dim0 .. b_dim7: its dims (1 past its rank)
+//   z_rank: z's rank; z_dim0 .. z_dim7: its dims (1 past its rank)
 // Each variant is compiled on its own (see the package Makefile):
 //   -DOPFORGE_KERNEL=rank_poly_add_broadcast_float32 -DOPFORGE_TYPE_T=float
 //   -DOPFORGE_KERNEL=rank_poly_add_broadcast_float16 -DOPFORGE_TYPE_T=half
@@ -31,7 +38,34 @@ typedef OPFORGE_TYPE_T T_t;
 __kernel void OPFORGE_KERNEL(
     __global const T_t* a,
     __global const T_t* b,
-    __global T_t* z)
+    __global T_t* z,
+    int a_rank,
+    int a_dim0,
+    int a_dim1,
+    int a_dim2,
+    int a_dim3,
+    int a_dim4,
+    int a_dim5,
+    int a_dim6,
+    int a_dim7,
+    int b_rank,
+    int b_dim0,
+    int b_dim1,
+    int b_dim2,
+    int b_dim3,
+    int b_dim4,
+    int b_dim5,
+    int b_dim6,
+    int b_dim7,
+    int z_rank,
+    int z_dim0,
+    int z_dim1,
+    int z_dim2,
+    int z_dim3,
+    int z_dim4,
+    int z_dim5,
+    int z_dim6,
+    int z_dim7)
 {
   // opforge:begin kernel
   // Write the kernel here.

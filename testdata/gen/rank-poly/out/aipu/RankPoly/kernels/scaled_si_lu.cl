@@ -11,6 +11,12 @@
 // with dims d0..dk is at [((i0 * d1 + i1) * d2 + ...) * dk + ik], the dims being
 // the size arguments at the end. Each element type is the typedef of its
 // variant (T_t and the like) or a fixed OpenCL type.
+// A tensor of no declared shape (rank any or a rank range, an output shaped
+// like or broadcast from inputs) has its rank and dims as the last arguments,
+// inputs then outputs, each dim an int up to the tensor's largest rank; the
+// dims past its rank are 1, so the element count is always their product:
+//   x_rank: x's rank; x_dim0 .. x_dim7: its dims (1 past its rank)
+//   y_rank: y's rank; y_dim0 .. y_dim7: its dims (1 past its rank)
 // Each variant is compiled on its own (see the package Makefile):
 //   -DOPFORGE_KERNEL=rank_poly_scaled_si_lu_float32 -DOPFORGE_TYPE_T=float
 //   -DOPFORGE_KERNEL=rank_poly_scaled_si_lu_float16 -DOPFORGE_TYPE_T=half
@@ -32,7 +38,25 @@ __kernel void OPFORGE_KERNEL(
     __global const T_t* x,
     __global T_t* y,
     float alpha,
-    float beta)
+    float beta,
+    int x_rank,
+    int x_dim0,
+    int x_dim1,
+    int x_dim2,
+    int x_dim3,
+    int x_dim4,
+    int x_dim5,
+    int x_dim6,
+    int x_dim7,
+    int y_rank,
+    int y_dim0,
+    int y_dim1,
+    int y_dim2,
+    int y_dim3,
+    int y_dim4,
+    int y_dim5,
+    int y_dim6,
+    int y_dim7)
 {
   // opforge:begin kernel
   // Write the kernel here.

@@ -11,6 +11,13 @@
 // with dims d0..dk is at [((i0 * d1 + i1) * d2 + ...) * dk + ik], the dims being
 // the size arguments at the end. Each element type is the typedef of its
 // variant (T_t and the like) or a fixed OpenCL type.
+// A tensor of no declared shape (rank any or a rank range, an output shaped
+// like or broadcast from inputs) has its rank and dims as the last arguments,
+// inputs then outputs, each dim an int up to the tensor's largest rank; the
+// dims past its rank are 1, so the element count is always their product:
+//   x_rank: x's rank; x_dim0 .. x_dim3: its dims (1 past its rank)
+//   y_rank: y's rank; y_dim0 .. y_dim3: its dims (1 past its rank)
+//   sum_rank: sum's rank; sum_dim0 .. sum_dim2: its dims (1 past its rank)
 // Each variant is compiled on its own (see the package Makefile):
 //   -DOPFORGE_KERNEL=rank_poly_softmax_ranked
 
@@ -25,7 +32,21 @@ __kernel void OPFORGE_KERNEL(
     __global const float* x,
     __global float* y,
     __global float* sum,
-    int axis)
+    int axis,
+    int x_rank,
+    int x_dim0,
+    int x_dim1,
+    int x_dim2,
+    int x_dim3,
+    int y_rank,
+    int y_dim0,
+    int y_dim1,
+    int y_dim2,
+    int y_dim3,
+    int sum_rank,
+    int sum_dim0,
+    int sum_dim1,
+    int sum_dim2)
 {
   // opforge:begin kernel
   // Write the kernel here.

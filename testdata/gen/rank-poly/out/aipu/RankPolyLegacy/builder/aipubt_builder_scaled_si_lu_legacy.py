@@ -80,6 +80,11 @@ def _bool(value):
 def _enum(value, table):
     return table[str(value)]
 
+def _dim(tensor, index):
+    """Dim index of a tensor of no declared shape; 1 past its rank."""
+    shape = tensor.shape
+    return int(shape[index]) if index < len(shape) else 1
+
 def _element(value, index):
     if isinstance(value, str):
         value = value.strip().strip("[]").split(",")
@@ -117,6 +122,24 @@ class ScaledSiLULegacyPlugin(BuilderOpPlugin):
         ro.append(sgnode.outputs[0])  # y
         ro.append(_raw("float32", params["alpha"]))  # alpha
         ro.append(_raw("float32", params["beta"]))  # beta
+        ro.append(len(sgnode.inputs[0].shape))  # rank of x
+        ro.append(_dim(sgnode.inputs[0], 0))  # dim 0 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 1))  # dim 1 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 2))  # dim 2 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 3))  # dim 3 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 4))  # dim 4 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 5))  # dim 5 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 6))  # dim 6 of x (1 past its rank)
+        ro.append(_dim(sgnode.inputs[0], 7))  # dim 7 of x (1 past its rank)
+        ro.append(len(sgnode.outputs[0].shape))  # rank of y
+        ro.append(_dim(sgnode.outputs[0], 0))  # dim 0 of y (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 1))  # dim 1 of y (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 2))  # dim 2 of y (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 3))  # dim 3 of y (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 4))  # dim 4 of y (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 5))  # dim 5 of y (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 6))  # dim 6 of y (1 past its rank)
+        ro.append(_dim(sgnode.outputs[0], 7))  # dim 7 of y (1 past its rank)
         return ro
 
     def generate_kernel(self, sgnode, nodes):

@@ -11,6 +11,13 @@
 // with dims d0..dk is at [((i0 * d1 + i1) * d2 + ...) * dk + ik], the dims being
 // the size arguments at the end. Each element type is the typedef of its
 // variant (T_t and the like) or a fixed OpenCL type.
+// A tensor of no declared shape (rank any or a rank range, an output shaped
+// like or broadcast from inputs) has its rank and dims as the last arguments,
+// inputs then outputs, each dim an int up to the tensor's largest rank; the
+// dims past its rank are 1, so the element count is always their product:
+//   x_rank: x's rank; x_dim0 .. x_dim7: its dims (1 past its rank)
+//   values_rank: values's rank; values_dim0 .. values_dim7: its dims (1 past its rank)
+//   indices_rank: indices's rank; indices_dim0 .. indices_dim7: its dims (1 past its rank)
 // Each variant is compiled on its own (see the package Makefile):
 //   -DOPFORGE_KERNEL=rank_poly_legacy_top_k_axis_legacy
 
@@ -26,7 +33,34 @@ __kernel void OPFORGE_KERNEL(
     __global float* values,
     __global int* indices,
     int k,
-    int axis)
+    int axis,
+    int x_rank,
+    int x_dim0,
+    int x_dim1,
+    int x_dim2,
+    int x_dim3,
+    int x_dim4,
+    int x_dim5,
+    int x_dim6,
+    int x_dim7,
+    int values_rank,
+    int values_dim0,
+    int values_dim1,
+    int values_dim2,
+    int values_dim3,
+    int values_dim4,
+    int values_dim5,
+    int values_dim6,
+    int values_dim7,
+    int indices_rank,
+    int indices_dim0,
+    int indices_dim1,
+    int indices_dim2,
+    int indices_dim3,
+    int indices_dim4,
+    int indices_dim5,
+    int indices_dim6,
+    int indices_dim7)
 {
   // opforge:begin kernel
   // Write the kernel here.
