@@ -4,6 +4,7 @@
 package target
 
 import (
+	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
@@ -25,6 +26,15 @@ type Target interface {
 	// ONNXFrontEnd lists the ONNX ops the target's own ONNX front end runs
 	// natively (import onnx --unsupported-for), or nil without one.
 	ONNXFrontEnd() *onnx.FrontEnd
+}
+
+// Builder is a target whose generated packages `opforge build` compiles
+// with the vendor toolchain its descriptor (toolchains/<name>.yaml) names.
+type Builder interface {
+	// BuildPlan plans building the packages under o.Out/<name>/ (limited to
+	// o.Packages, and to o.Variants for a target with build variants);
+	// missing SDK pieces go to the plan's Missing list.
+	BuildPlan(o buildplan.Options) (*buildplan.Plan, error)
 }
 
 // ONNXCaller is a target whose runtime reads ONNX models and can call the

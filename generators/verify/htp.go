@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
+	"github.com/opforge/opforge/generators/targets/htp"
 	"github.com/opforge/opforge/generators/toolchain"
 )
 
@@ -71,7 +71,8 @@ func prepareHTP(o Options, pkg *ir.Package, tmp string) htpPrep {
 	backendQNN := fields[2]
 
 	bo := o.buildOptions(pkg)
-	plan, err := buildplan.HTP(bo, []string{"x86"})
+	bo.Variants = []string{"x86"}
+	plan, err := htp.BuildPlan(bo)
 	if err != nil {
 		return htpPrep{err: "opforge build htp --arch x86: " + err.Error()}
 	}

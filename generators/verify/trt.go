@@ -87,7 +87,7 @@ type trtPrep struct {
 
 func prepareTRT(o Options, pkg *ir.Package, tmp string) trtPrep {
 	bo := o.buildOptions(pkg)
-	plan, err := buildplan.TRT(bo)
+	plan, err := trt.BuildPlan(bo)
 	if err != nil {
 		return trtPrep{err: "opforge build trt: " + err.Error()}
 	}
