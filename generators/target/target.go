@@ -9,6 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
+	"github.com/opforge/opforge/generators/verify"
 )
 
 // Target is a code generation target (htp, trt, aipu, ...).
@@ -35,6 +36,13 @@ type Builder interface {
 	// o.Packages, and to o.Variants for a target with build variants);
 	// missing SDK pieces go to the plan's Missing list.
 	BuildPlan(o buildplan.Options) (*buildplan.Plan, error)
+}
+
+// Verifier is a target whose generated code `opforge verify` runs
+// against the reference, through one runner per implementation (runner
+// names are --target names, unique across targets).
+type Verifier interface {
+	Verifiers() []verify.Runner
 }
 
 // ONNXCaller is a target whose runtime reads ONNX models and can call the

@@ -10,6 +10,7 @@ import (
 	"github.com/opforge/opforge/generators/targets/aipu"
 	"github.com/opforge/opforge/generators/targets/htp"
 	"github.com/opforge/opforge/generators/targets/trt"
+	"github.com/opforge/opforge/generators/verify"
 )
 
 // All returns every target for checking, in a fixed order.
@@ -107,6 +108,18 @@ func Doctor() []buildplan.DoctorTarget {
 			dt.Plan = b.BuildPlan
 		}
 		out = append(out, dt)
+	}
+	return out
+}
+
+// Verifiers returns every target's verify runners, in the registry's
+// order (opforge verify --target names them).
+func Verifiers() []verify.Runner {
+	var out []verify.Runner
+	for _, t := range All() {
+		if v, ok := t.(target.Verifier); ok {
+			out = append(out, v.Verifiers()...)
+		}
 	}
 	return out
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/build"
 	"github.com/opforge/opforge/generators/buildplan"
-	"github.com/opforge/opforge/generators/toolchain"
 )
 
 // BuildPlan is how the aipu target builds (target.Builder).
@@ -24,7 +23,7 @@ func (Target) BuildPlan(o buildplan.Options) (*buildplan.Plan, error) { return B
 // into each package's Makefile under out/aipu/, so the build compiles
 // exactly what the plugins name, without reading the opdefs again.
 func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
-	d, err := toolchain.Load(o.Toolchains, "aipu")
+	d, err := LoadToolchain(o.Toolchains)
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +31,7 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 	p := &buildplan.Plan{Target: "aipu", StateFile: filepath.Join(root, ".opforge-build.json"),
 		Notes: "aipu: plugin directories, one per stage:\n" + PluginPaths(o.Build)}
 	o.Env = buildplan.WithVersionCache(o, p)
-	occ := o.Env.ResolveToolOf(d, "aipuocc")
+	occ := o.Env.ResolveToolOf(d.Descriptor, "aipuocc")
 	p.Require(occ)
 	// The Compass DSL headers are needed only by kernels that include
 	// compass/dsl.h; the generated ones are plain OpenCL.
@@ -49,7 +48,7 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 	if !occ.OK() {
 		return p, nil
 	}
-	launcher := p.Launcher(o.Env.LauncherFor(d, "aipuocc"))
+	launcher := p.Launcher(o.Env.LauncherFor(d.Descriptor, "aipuocc"))
 	for _, mk := range makefiles {
 		pkgDir := filepath.Dir(mk)
 		pkg := filepath.Base(pkgDir)

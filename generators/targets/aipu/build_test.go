@@ -92,7 +92,7 @@ func TestAIPUPlanFollowsOpdefs(t *testing.T) {
 	occ := filepath.Join(root, "aipuocc")
 	_ = os.WriteFile(occ, []byte(fakeAIPUOCC), 0o755)
 	env := map[string]string{"AIPUOCC": occ}
-	d, err := toolchain.Load("../../../toolchains", "aipu")
+	d, err := aipu.LoadToolchain("../../../toolchains")
 	if err != nil {
 		t.Fatal(err)
 	}

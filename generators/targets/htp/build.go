@@ -27,7 +27,7 @@ type htpVariant struct {
 func (Target) BuildPlan(o buildplan.Options) (*buildplan.Plan, error) { return BuildPlan(o) }
 
 // HTPVariants lists the variant names in build order.
-func HTPVariants(d *toolchain.Descriptor) []string {
+func HTPVariants(d *Descriptor) []string {
 	out := []string{"x86", "aarch64"}
 	for _, a := range d.HTP.Archs {
 		out = append(out, a.Arch)
@@ -40,7 +40,7 @@ func HTPVariants(d *toolchain.Descriptor) []string {
 // Missing list and no units are planned for the variants they block.
 func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 	variants := o.Variants
-	d, err := toolchain.Load(o.Toolchains, "htp")
+	d, err := LoadToolchain(o.Toolchains)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 			if name == "x86" {
 				tool = "host_cxx"
 			}
-			v.launcher = p.Launcher(o.Env.LauncherFor(d, tool))
+			v.launcher = p.Launcher(o.Env.LauncherFor(d.Descriptor, tool))
 			vs = append(vs, v)
 		}
 	}
@@ -127,7 +127,7 @@ func (v htpVariant) asmDir() string {
 	return v.name + "_asm"
 }
 
-func (v htpVariant) flagsForLink(d *toolchain.Descriptor) []string {
+func (v htpVariant) flagsForLink(d *Descriptor) []string {
 	if strings.HasPrefix(v.name, "v") {
 		return append(append([]string{}, d.HTP.Flags.Link...), "-m"+v.name)
 	}
@@ -136,14 +136,14 @@ func (v htpVariant) flagsForLink(d *toolchain.Descriptor) []string {
 
 // htpVariantFor resolves the compiler and flags of one variant, recording
 // what is missing.
-func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn, hexagon toolchain.Found, p *buildplan.Plan) (htpVariant, bool) {
+func htpVariantFor(env toolchain.Env, d *Descriptor, name string, qnn, hexagon toolchain.Found, p *buildplan.Plan) (htpVariant, bool) {
 	base := ""
 	if hexagon.OK() {
 		base = filepath.Dir(filepath.Clean(hexagon.Path))
 	}
 	switch name {
 	case "x86":
-		cxx := env.ResolveToolOf(d, "host_cxx")
+		cxx := env.ResolveToolOf(d.Descriptor, "host_cxx")
 		p.Require(cxx)
 		root, tools := pinDirs(env, base, hexagon.Path, "X86", d.HTP.X86)
 		native := filepath.Join(root, "tools", "HEXAGON_Tools", tools, "Tools", "libnative")
@@ -210,7 +210,7 @@ func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn,
 // pinned SDK beside HEXAGON_SDK_ROOT when it is installed, else the one
 // SDK HEXAGON_SDK_ROOT names; and the pinned tools version when that SDK
 // has it, else the newest it has. One installed SDK so serves every arch.
-func pinDirs(env toolchain.Env, base, sdkRoot, up string, pin toolchain.HexagonPin) (string, string) {
+func pinDirs(env toolchain.Env, base, sdkRoot, up string, pin HexagonPin) (string, string) {
 	root := env.Getenv("HEXAGON_SDK_ROOT_" + up)
 	if root == "" {
 		root = filepath.Join(base, pin.SDK)

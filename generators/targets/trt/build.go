@@ -20,7 +20,7 @@ func (Target) BuildPlan(o buildplan.Options) (*buildplan.Plan, error) { return B
 // version script (only getCreators, getPluginCreators and setLoggerFinder
 // are exported) and the static CUDA runtime.
 func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
-	d, err := toolchain.Load(o.Toolchains, "trt")
+	d, err := LoadToolchain(o.Toolchains)
 	if err != nil {
 		return nil, err
 	}
@@ -29,8 +29,8 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 	o.Env = buildplan.WithVersionCache(o, p)
 	cuda := o.Env.ResolveSDK(*d.SDK("cuda"))
 	trt := o.Env.ResolveSDK(*d.SDK("tensorrt"))
-	nvcc := o.Env.ResolveToolOf(d, "nvcc")
-	cxx := o.Env.ResolveToolOf(d, "cxx")
+	nvcc := o.Env.ResolveToolOf(d.Descriptor, "nvcc")
+	cxx := o.Env.ResolveToolOf(d.Descriptor, "cxx")
 	for _, f := range []toolchain.Found{cuda, trt, nvcc, cxx} {
 		p.Require(f)
 	}
@@ -49,8 +49,8 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 			Problem: fmt.Sprintf("not found in %s/lib64 or lib: the CUDA runtime library is needed to link; set CUDA_HOME to a full toolkit", cuda.Path)})
 		return p, nil
 	}
-	nvccLauncher := p.Launcher(o.Env.LauncherFor(d, "nvcc"))
-	cxxLauncher := p.Launcher(o.Env.LauncherFor(d, "cxx"))
+	nvccLauncher := p.Launcher(o.Env.LauncherFor(d.Descriptor, "nvcc"))
+	cxxLauncher := p.Launcher(o.Env.LauncherFor(d.Descriptor, "cxx"))
 	archs := d.TRT.CUDAArchs
 	if env := o.Env.Getenv("CUDA_ARCHS"); env != "" { // e.g. CUDA_ARCHS=90 for one GPU
 		archs = strings.Split(env, ",")
