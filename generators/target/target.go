@@ -9,7 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
-	"github.com/opforge/opforge/generators/verify"
+	"github.com/opforge/opforge/generators/verifier"
 )
 
 // Target is a code generation target (htp, trt, aipu, ...).
@@ -42,7 +42,7 @@ type Builder interface {
 // against the reference, through one runner per implementation (runner
 // names are --target names, unique across targets).
 type Verifier interface {
-	Verifiers() []verify.Runner
+	Verifiers() []verifier.Runner
 }
 
 // ONNXCaller is a target whose runtime reads ONNX models and can call the

@@ -10,7 +10,7 @@ import (
 	"github.com/opforge/opforge/generators/targets/aipu"
 	"github.com/opforge/opforge/generators/targets/htp"
 	"github.com/opforge/opforge/generators/targets/trt"
-	"github.com/opforge/opforge/generators/verify"
+	"github.com/opforge/opforge/generators/verifier"
 )
 
 // All returns every target for checking, in a fixed order.
@@ -114,8 +114,8 @@ func Doctor() []buildplan.DoctorTarget {
 
 // Verifiers returns every target's verify runners, in the registry's
 // order (opforge verify --target names them).
-func Verifiers() []verify.Runner {
-	var out []verify.Runner
+func Verifiers() []verifier.Runner {
+	var out []verifier.Runner
 	for _, t := range All() {
 		if v, ok := t.(target.Verifier); ok {
 			out = append(out, v.Verifiers()...)

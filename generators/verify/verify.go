@@ -14,52 +14,18 @@ import (
 
 	"strings"
 
-	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/reference"
+	"github.com/opforge/opforge/generators/verifier"
 )
 
 //go:embed runner.py
 var runner []byte
 
-// Runner is one implementation verify runs ops on, named by --target.
-// Targets provide them (target.Verifier, listed by targets.Verifiers): the
-// case machinery, the reference and the runner script's driver are
-// verify's; what it takes to run a package's generated code is the
-// runner's.
-type Runner interface {
-	// Name is the runner's --target name, unique across targets.
-	Name() string
-	// Runnable says whether the runner applies to op (applies) and, when
-	// it cannot run the op here, why.
-	Runnable(o Options, pkg *ir.Package, op *ir.Op) (why string, applies bool)
-	// Prepare readies pkg's generated code for the runner script (building
-	// what needs building under tmp, a directory of the run's own).
-	Prepare(o Options, pkg *ir.Package, tmp string) Prepared
-	// OpFields are what the runner script reads of op besides its cases,
-	// by JSON key, or nil.
-	OpFields(pkg *ir.Package, op *ir.Op) map[string]any
-}
-
-// DTypeNamer is a Runner whose implementation spells dtypes its own way:
-// every case tensor it gets carries DTypeName(dtype) as "native".
-type DTypeNamer interface {
-	DTypeName(d ir.DType) string
-}
-
-// Prepared is a package ready to run: the "impl" the runner script reads
-// and the environment it runs in; or why the runner cannot run it here
-// (Skip) or failed to make it runnable (Err).
-type Prepared struct {
-	Impl      map[string]string
-	Env       []string
-	Skip, Err string
-}
-
 // Names are the runners' names, in order.
-func Names(rs []Runner) []string {
+func Names(rs []verifier.Runner) []string {
 	var names []string
 	for _, r := range rs {
 		names = append(names, r.Name())
@@ -81,7 +47,7 @@ type Options struct {
 	Ops         []string
 	// Runners are the implementations verify knows, in the order it runs
 	// them (targets.Verifiers()); Targets selects among them by name.
-	Runners []Runner
+	Runners []verifier.Runner
 	Targets []string // empty: all
 	// Python runs the runner (torch needed); "" is $OPFORGE_PYTHON, else python3.
 	Python string
@@ -142,7 +108,7 @@ func (jo jobOp) MarshalJSON() ([]byte, error) {
 }
 
 // nativeCases are cs with every tensor's dtype spelled as n spells it.
-func nativeCases(cs []Case, n DTypeNamer) []Case {
+func nativeCases(cs []Case, n verifier.DTypeNamer) []Case {
 	out := make([]Case, len(cs))
 	for i, c := range cs {
 		c.Inputs, c.Outputs = slices.Clone(c.Inputs), slices.Clone(c.Outputs)
@@ -183,6 +149,7 @@ func Run(o Options, l *diag.List) []Result {
 		targets = Names(o.Runners)
 	}
 	python, pyProblem := findPython(o.Python)
+	ro := verifier.Options{Out: o.Out, Build: o.Build, Toolchains: o.Toolchains, CompassOptimizer: o.CompassOptimizer}
 	// Runners build what they need here for the run (a failure to make it
 	// shows as the runner's failure to write there).
 	tmp, _ := os.MkdirTemp("", "opforge-verify-")
@@ -208,7 +175,7 @@ func Run(o Options, l *diag.List) []Result {
 				results = append(results, Result{Package: pkg.Name, Op: op.Name, Target: t, Case: "-", Status: Skip, Reason: reason})
 			}
 			for _, op := range ops {
-				why, applies := r.Runnable(o, pkg, op)
+				why, applies := r.Runnable(ro, pkg, op)
 				switch {
 				case !applies:
 				case why != "":
@@ -230,7 +197,7 @@ func Run(o Options, l *diag.List) []Result {
 			}
 			j := job{Target: t, Package: pkg.Name, Tolerances: o.Tolerances,
 				Reference: map[string]string{"module": reference.Module(pkg), "path": ref}}
-			prep := r.Prepare(o, pkg, filepath.Join(tmp, t, pkg.Name))
+			prep := r.Prepare(ro, pkg, filepath.Join(tmp, t, pkg.Name))
 			if prep.Skip != "" || prep.Err != "" {
 				for _, op := range run {
 					if prep.Skip != "" {
@@ -244,7 +211,7 @@ func Run(o Options, l *diag.List) []Result {
 			j.Impl = prep.Impl
 			for _, op := range run {
 				jo := jobOp{Op: op.Name, Cases: cases[op.Name], Fields: r.OpFields(pkg, op)}
-				if n, ok := r.(DTypeNamer); ok {
+				if n, ok := r.(verifier.DTypeNamer); ok {
 					jo.Cases = nativeCases(jo.Cases, n)
 				}
 				if o.Tolerances == nil {
@@ -444,33 +411,4 @@ var DefaultTolerances = map[string][2]float64{
 	"float32":  {1e-4, 1e-5},
 	"float16":  {1e-2, 1e-3},
 	"bfloat16": {2e-2, 1e-2},
-}
-
-// BuildOptions are opforge build's options for one package's library, in
-// the run's out/, build and toolchain directories.
-func (o Options) BuildOptions(pkg *ir.Package) buildplan.Options {
-	bo := buildplan.DefaultOptions()
-	bo.Out = o.Out
-	if o.Build != "" {
-		bo.Build = o.Build
-	}
-	if o.Toolchains != "" {
-		bo.Toolchains = o.Toolchains
-	}
-	bo.Packages = []string{pkg.Name}
-	return bo
-}
-
-// OneLine joins s's words with single spaces.
-func OneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// LastLines are s's last n lines, joined with " | ".
-func LastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
 }

@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/verify"
+	"github.com/opforge/opforge/generators/verifier"
 )
 
 // Verifiers are the aipu target's verify runners: the OPT plugin's float
 // forward in the Compass Optimizer (aipu) and its quantized forward
 // (aipu-quant).
-func (Target) Verifiers() []verify.Runner {
-	return []verify.Runner{optRunner{name: "aipu"}, optRunner{name: "aipu-quant"}}
+func (Target) Verifiers() []verifier.Runner {
+	return []verifier.Runner{optRunner{name: "aipu"}, optRunner{name: "aipu-quant"}}
 }
 
 // optRunner runs the package's OPT plugins in a Compass_Optimizer
@@ -21,7 +21,7 @@ type optRunner struct{ name string }
 
 func (r optRunner) Name() string { return r.name }
 
-func (optRunner) Runnable(o verify.Options, _ *ir.Package, op *ir.Op) (string, bool) {
+func (optRunner) Runnable(o verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	if op.Targets.AIPU == nil {
 		return "", false
 	}
@@ -53,11 +53,11 @@ func (optRunner) OpFields(_ *ir.Package, op *ir.Op) map[string]any {
 // DTypeName spells case dtypes as the Compass IR does.
 func (optRunner) DTypeName(d ir.DType) string { return CompassDType(d) }
 
-func (optRunner) Prepare(o verify.Options, pkg *ir.Package, _ string) verify.Prepared {
-	return verify.Prepared{Env: []string{"AIPUPLUGIN_PATH=" + filepath.Join(o.Out, "aipu", pkg.Name, "opt"), "COMPASS_OPTIMIZER_DIR=" + compassDir(o)}}
+func (optRunner) Prepare(o verifier.Options, pkg *ir.Package, _ string) verifier.Prepared {
+	return verifier.Prepared{Env: []string{"AIPUPLUGIN_PATH=" + filepath.Join(o.Out, "aipu", pkg.Name, "opt"), "COMPASS_OPTIMIZER_DIR=" + compassDir(o)}}
 }
 
-func compassDir(o verify.Options) string {
+func compassDir(o verifier.Options) string {
 	if o.CompassOptimizer != "" {
 		return o.CompassOptimizer
 	}

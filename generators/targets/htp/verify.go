@@ -12,7 +12,7 @@ import (
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
-	"github.com/opforge/opforge/generators/verify"
+	"github.com/opforge/opforge/generators/verifier"
 )
 
 //go:embed runners/htp_qnn.py
@@ -21,14 +21,16 @@ var htpRunner []byte
 // Verifiers are the htp target's verify runners: the ExecuTorch ops in
 // eager mode (executorch) and the x86 op package in Qualcomm's HTP
 // backend (htp).
-func (Target) Verifiers() []verify.Runner { return []verify.Runner{executorchRunner{}, qnnRunner{}} }
+func (Target) Verifiers() []verifier.Runner {
+	return []verifier.Runner{executorchRunner{}, qnnRunner{}}
+}
 
 // executorchRunner runs the generated ExecuTorch module's ops.
 type executorchRunner struct{}
 
 func (executorchRunner) Name() string { return "executorch" }
 
-func (executorchRunner) Runnable(_ verify.Options, pkg *ir.Package, op *ir.Op) (string, bool) {
+func (executorchRunner) Runnable(_ verifier.Options, pkg *ir.Package, op *ir.Op) (string, bool) {
 	if op.Targets.HTP == nil || !pkg.HTP.ExecuTorch {
 		return "", false
 	}
@@ -37,12 +39,12 @@ func (executorchRunner) Runnable(_ verify.Options, pkg *ir.Package, op *ir.Op) (
 
 func (executorchRunner) OpFields(*ir.Package, *ir.Op) map[string]any { return nil }
 
-func (executorchRunner) Prepare(o verify.Options, pkg *ir.Package, _ string) verify.Prepared {
+func (executorchRunner) Prepare(o verifier.Options, pkg *ir.Package, _ string) verifier.Prepared {
 	mod, err := executorchModule(o.Out, pkg)
 	if err != nil {
-		return verify.Prepared{Skip: err.Error()}
+		return verifier.Prepared{Skip: err.Error()}
 	}
-	return verify.Prepared{Impl: map[string]string{"path": mod}}
+	return verifier.Prepared{Impl: map[string]string{"path": mod}}
 }
 
 // executorchModule finds the package's generated ExecuTorch module.
@@ -61,7 +63,7 @@ type qnnRunner struct{}
 
 func (qnnRunner) Name() string { return "htp" }
 
-func (qnnRunner) Runnable(_ verify.Options, _ *ir.Package, op *ir.Op) (string, bool) {
+func (qnnRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	if op.Targets.HTP == nil {
 		return "", false
 	}
@@ -75,12 +77,12 @@ func (qnnRunner) OpFields(_ *ir.Package, op *ir.Op) map[string]any {
 	return map[string]any{"htp": htpOpOf(op)}
 }
 
-func (qnnRunner) Prepare(o verify.Options, pkg *ir.Package, tmp string) verify.Prepared {
+func (qnnRunner) Prepare(o verifier.Options, pkg *ir.Package, tmp string) verifier.Prepared {
 	prep := prepareHTP(o, pkg, tmp)
 	if prep.skip != "" || prep.err != "" {
-		return verify.Prepared{Skip: prep.skip, Err: prep.err}
+		return verifier.Prepared{Skip: prep.skip, Err: prep.err}
 	}
-	return verify.Prepared{Impl: map[string]string{"python": prep.python, "script": prep.script, "library": prep.library,
+	return verifier.Prepared{Impl: map[string]string{"python": prep.python, "script": prep.script, "library": prep.library,
 		"interface": pkg.Name + "InterfaceProvider", "domain": htpDomain(pkg), "mismatch": prep.mismatch}}
 }
 
@@ -116,7 +118,7 @@ type htpPrep struct {
 	skip, err               string
 }
 
-func prepareHTP(o verify.Options, pkg *ir.Package, tmp string) htpPrep {
+func prepareHTP(o verifier.Options, pkg *ir.Package, tmp string) htpPrep {
 	python := os.Getenv("OPFORGE_QNN_PYTHON")
 	if python == "" {
 		return htpPrep{skip: "OPFORGE_QNN_PYTHON is not set: point it at a Python with onnxruntime, onnxruntime-qnn (Qualcomm's x86 HTP backend), onnx and numpy"}
@@ -131,7 +133,7 @@ func prepareHTP(o verify.Options, pkg *ir.Package, tmp string) htpPrep {
 	out, err := exec.Command(python, script, "versions").CombinedOutput()
 	fields := strings.Fields(string(out))
 	if err != nil || len(fields) != 4 {
-		return htpPrep{skip: fmt.Sprintf("OPFORGE_QNN_PYTHON=%s cannot load onnxruntime and onnxruntime-qnn: %s", python, verify.LastLines(string(out), 2))}
+		return htpPrep{skip: fmt.Sprintf("OPFORGE_QNN_PYTHON=%s cannot load onnxruntime and onnxruntime-qnn: %s", python, verifier.LastLines(string(out), 2))}
 	}
 	backendQNN := fields[2]
 
@@ -142,11 +144,11 @@ func prepareHTP(o verify.Options, pkg *ir.Package, tmp string) htpPrep {
 		return htpPrep{err: "opforge build htp --arch x86: " + err.Error()}
 	}
 	if err := plan.Preflight(); err != nil {
-		return htpPrep{skip: "the x86 HTP op package cannot be built here: " + verify.OneLine(err.Error())}
+		return htpPrep{skip: "the x86 HTP op package cannot be built here: " + verifier.OneLine(err.Error())}
 	}
 	var log bytes.Buffer
 	if _, err := plan.Run(context.Background(), &log, 0); err != nil {
-		return htpPrep{err: "opforge build htp --arch x86 failed: " + verify.OneLine(err.Error()) + ": " + verify.LastLines(log.String(), 3)}
+		return htpPrep{err: "opforge build htp --arch x86 failed: " + verifier.OneLine(err.Error()) + ": " + verifier.LastLines(log.String(), 3)}
 	}
 	lib, _ := filepath.Abs(filepath.Join(bo.Build, "htp", pkg.Name, "x86_64-linux-clang", "libQnn"+pkg.Name+".so"))
 	if _, err := os.Stat(lib); err != nil {

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/verify"
+	"github.com/opforge/opforge/generators/verifier"
 )
 
 //go:embed runners/trt_runner.cpp
@@ -19,7 +19,7 @@ var trtRunner []byte
 
 // Verifiers are the trt target's verify runners: the C++ plugin library
 // in TensorRT (trt) and the Python plugins (trt-python).
-func (Target) Verifiers() []verify.Runner { return []verify.Runner{cppRunner{}, pythonRunner{}} }
+func (Target) Verifiers() []verifier.Runner { return []verifier.Runner{cppRunner{}, pythonRunner{}} }
 
 // cppRunner runs the C++ plugins: opforge build trt's library, loaded by a
 // small C++ runner built here, on a GPU.
@@ -27,7 +27,7 @@ type cppRunner struct{}
 
 func (cppRunner) Name() string { return "trt" }
 
-func (cppRunner) Runnable(_ verify.Options, _ *ir.Package, op *ir.Op) (string, bool) {
+func (cppRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	if op.Targets.TRT == nil {
 		return "", false
 	}
@@ -38,12 +38,12 @@ func (cppRunner) OpFields(pkg *ir.Package, op *ir.Op) map[string]any {
 	return map[string]any{"trt": trtOpOf(pkg, op)}
 }
 
-func (cppRunner) Prepare(o verify.Options, pkg *ir.Package, tmp string) verify.Prepared {
+func (cppRunner) Prepare(o verifier.Options, pkg *ir.Package, tmp string) verifier.Prepared {
 	prep := prepareTRT(o, pkg, tmp)
 	if prep.skip != "" || prep.err != "" {
-		return verify.Prepared{Skip: prep.skip, Err: prep.err}
+		return verifier.Prepared{Skip: prep.skip, Err: prep.err}
 	}
-	return verify.Prepared{Impl: map[string]string{"library": prep.library, "runner": prep.runner}}
+	return verifier.Prepared{Impl: map[string]string{"library": prep.library, "runner": prep.runner}}
 }
 
 // pythonRunner runs the Python plugins (tensorrt.plugin).
@@ -51,7 +51,7 @@ type pythonRunner struct{}
 
 func (pythonRunner) Name() string { return "trt-python" }
 
-func (pythonRunner) Runnable(_ verify.Options, _ *ir.Package, op *ir.Op) (string, bool) {
+func (pythonRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	if op.Targets.TRT == nil || op.Targets.TRT.QDP == nil {
 		return "", false
 	}
@@ -62,16 +62,16 @@ func (pythonRunner) OpFields(pkg *ir.Package, op *ir.Op) map[string]any {
 	return map[string]any{"trt": trtOpOf(pkg, op)}
 }
 
-func (pythonRunner) Prepare(o verify.Options, pkg *ir.Package, _ string) verify.Prepared {
+func (pythonRunner) Prepare(o verifier.Options, pkg *ir.Package, _ string) verifier.Prepared {
 	mod, err := pythonPluginModule(o.Out, pkg)
 	e, problem := trtPythonEnv()
 	if err != nil || problem != "" {
 		if problem == "" {
 			problem = err.Error()
 		}
-		return verify.Prepared{Skip: problem}
+		return verifier.Prepared{Skip: problem}
 	}
-	return verify.Prepared{Impl: map[string]string{"path": mod}, Env: e}
+	return verifier.Prepared{Impl: map[string]string{"path": mod}, Env: e}
 }
 
 // trtOp is what the TensorRT runners need of an op: its plugin identity
@@ -140,18 +140,18 @@ type trtPrep struct {
 	skip, err       string
 }
 
-func prepareTRT(o verify.Options, pkg *ir.Package, tmp string) trtPrep {
+func prepareTRT(o verifier.Options, pkg *ir.Package, tmp string) trtPrep {
 	bo := o.BuildOptions(pkg)
 	plan, err := BuildPlan(bo)
 	if err != nil {
 		return trtPrep{err: "opforge build trt: " + err.Error()}
 	}
 	if err := plan.Preflight(); err != nil {
-		return trtPrep{skip: "the TensorRT plugin library cannot be built here: " + verify.OneLine(err.Error())}
+		return trtPrep{skip: "the TensorRT plugin library cannot be built here: " + verifier.OneLine(err.Error())}
 	}
 	var log bytes.Buffer
 	if _, err := plan.Run(context.Background(), &log, 0); err != nil {
-		return trtPrep{err: "opforge build trt failed: " + verify.OneLine(err.Error()) + ": " + verify.LastLines(log.String(), 3)}
+		return trtPrep{err: "opforge build trt failed: " + verifier.OneLine(err.Error()) + ": " + verifier.LastLines(log.String(), 3)}
 	}
 	lib, _ := filepath.Abs(filepath.Join(bo.Build, "trt", pkg.Name, "lib"+pkg.Name+".so"))
 	// The runner: the same host compiler, TensorRT headers and CUDA runtime the plan found.
@@ -180,7 +180,7 @@ func prepareTRT(o verify.Options, pkg *ir.Package, tmp string) trtPrep {
 		"-isystem", filepath.Join(cudaSDK.Path, "include"), src, "-o", runner,
 		"-L"+cudaLib, "-l:libcudart_static.a", "-ldl", "-lpthread", "-lrt").CombinedOutput()
 	if err != nil {
-		return trtPrep{err: "building the TensorRT runner failed: " + verify.LastLines(string(out), 5)}
+		return trtPrep{err: "building the TensorRT runner failed: " + verifier.LastLines(string(out), 5)}
 	}
 	probe, err := exec.Command(runner, "--probe").CombinedOutput()
 	if err != nil {
