@@ -17,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/opforge/opforge/generators/targets"
 )
 
 // Step is one measured command.
@@ -144,17 +146,17 @@ func median(measure func(rep int) (Step, error)) (Step, error) {
 // Run measures every size and target combination and prints a table.
 func Run(o Options) ([]Step, error) {
 	var steps []Step
-	combos := []string{"", "htp", "trt", "aipu"}
+	combos := append([]string{""}, targets.Names()...)
 	for _, n := range o.Sizes {
-		for _, targets := range combos {
-			if targets != "" && n != o.Sizes[len(o.Sizes)-1] {
+		for _, only := range combos {
+			if only != "" && n != o.Sizes[len(o.Sizes)-1] {
 				continue // per-target runs only at the largest size
 			}
-			label := targets
+			label := only
 			if label == "" {
 				label = "all"
 			}
-			combo, err := o.measure(n, targets, filepath.Join(o.Work, fmt.Sprintf("n%d-%s", n, label)))
+			combo, err := o.measure(n, only, filepath.Join(o.Work, fmt.Sprintf("n%d-%s", n, label)))
 			if err != nil {
 				return steps, err
 			}

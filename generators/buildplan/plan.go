@@ -26,13 +26,17 @@ type Options struct {
 	Env        toolchain.Env
 	// Packages, when set, limits a build to these packages (by name).
 	Packages []string
+	// Variants, when set, limits a build to these of the target's build
+	// variants (HTP: x86, aarch64, v68 ...); a target without variants
+	// ignores it.
+	Variants []string
 }
 
-// packageDirs are the paths of marker (a directory or file name) in the
+// PackageDirs are the paths of marker (a directory or file name) in the
 // generated package directories of target under out/ that hold one,
 // sorted, limited to o.Packages when set; a package named there that out/
 // does not hold is an error naming those it does.
-func (o Options) packageDirs(target, marker string) ([]string, error) {
+func (o Options) PackageDirs(target, marker string) ([]string, error) {
 	srcs, _ := filepath.Glob(filepath.Join(o.Out, target, "*", marker))
 	sort.Strings(srcs)
 	if len(o.Packages) == 0 {
@@ -74,13 +78,16 @@ type Plan struct {
 	// Launchers are the compiler launchers asked for that cannot be used;
 	// Run warns about each, and their compiles run directly.
 	Launchers []toolchain.Found
+	// Notes are printed after a successful run (e.g. where the artifacts
+	// are to be found), or "".
+	Notes string
 
 	versions *toolchain.VersionCache
 }
 
-// withVersionCache gives the environment a tool-version cache kept in the
+// WithVersionCache gives the environment a tool-version cache kept in the
 // build directory, saved when the plan runs.
-func withVersionCache(o Options, p *Plan) toolchain.Env {
+func WithVersionCache(o Options, p *Plan) toolchain.Env {
 	if o.Env.Versions == nil {
 		o.Env.Versions = toolchain.OpenVersionCache(filepath.Join(o.Build, ".opforge-tool-versions.json"))
 	}
@@ -88,9 +95,9 @@ func withVersionCache(o Options, p *Plan) toolchain.Env {
 	return o.Env
 }
 
-// launcher returns the path compiles run through, or "" when none is
+// Launcher returns the path compiles run through, or "" when none is
 // configured or the one asked for is unusable (recorded for a warning).
-func (p *Plan) launcher(f toolchain.Found) string {
+func (p *Plan) Launcher(f toolchain.Found) string {
 	if f.OK() {
 		return f.Path
 	}
@@ -100,7 +107,8 @@ func (p *Plan) launcher(f toolchain.Found) string {
 	return ""
 }
 
-func (p *Plan) require(f toolchain.Found) {
+// Require records f as missing unless it was found.
+func (p *Plan) Require(f toolchain.Found) {
 	if !f.OK() {
 		p.Missing = append(p.Missing, f)
 	}
@@ -157,17 +165,26 @@ func (p *Plan) Run(ctx context.Context, log io.Writer, jobs int) (build.Result, 
 	return r, err
 }
 
-// Doctor resolves every SDK and tool of every descriptor for `mage doctor`.
-func Doctor(o Options, w io.Writer) error {
+// DoctorTarget is one target as doctor sees it: the name of its
+// toolchain descriptor and, for a target that builds, its build plan, whose
+// missing files (beyond SDKs and tools) doctor reports too.
+type DoctorTarget struct {
+	Name string
+	Plan func(Options) (*Plan, error) // nil: none
+}
+
+// Doctor resolves every SDK and tool of every target's descriptor for
+// `mage doctor`.
+func Doctor(o Options, w io.Writer, targets []DoctorTarget) error {
 	problems := 0
-	for _, target := range []string{"htp", "trt", "aipu"} {
-		d, err := toolchain.Load(o.Toolchains, target)
+	for _, target := range targets {
+		d, err := toolchain.Load(o.Toolchains, target.Name)
 		if err != nil {
-			fmt.Fprintf(w, "%s: %v\n", target, err)
+			fmt.Fprintf(w, "%s: %v\n", target.Name, err)
 			problems++
 			continue
 		}
-		fmt.Fprintf(w, "%s (%s)\n", target, d.Path)
+		fmt.Fprintf(w, "%s (%s)\n", target.Name, d.Path)
 		for _, f := range o.Env.ResolveAll(d) {
 			problems += report(w, f)
 		}
@@ -179,8 +196,8 @@ func Doctor(o Options, w io.Writer) error {
 				reportLauncher(w, o.Env.ResolveLauncher(t.Launcher), fmt.Sprintf("%s compiles use the target's launcher; %s gives them one of their own", t.Name, t.Launcher.Env))
 			}
 		}
-		if target == "htp" {
-			p, err := HTP(o, nil)
+		if target.Plan != nil {
+			p, err := target.Plan(o)
 			if err == nil {
 				for _, m := range p.Missing {
 					if m.Kind == "file" {

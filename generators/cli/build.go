@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/buildplan"
+	"github.com/opforge/opforge/generators/targets"
 )
 
 // buildCmd builds the generated packages of one target (or all) with the
@@ -24,24 +25,27 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	packages := fs.String("package", "", "build only these packages, comma-separated (default all)")
 	rest, err := parse(fs, args)
 	if err != nil || len(rest) != 1 {
-		fmt.Fprintln(stderr, "usage: opforge build htp|trt|aipu|all [--package LIST] [--arch LIST] [--jobs N]")
+		fmt.Fprintf(stderr, "usage: opforge build %s|all [--package LIST] [--arch LIST] [--jobs N]\n", strings.Join(targets.Builders(), "|"))
 		return 2
 	}
 	if *packages != "" {
 		o.Packages = strings.Split(*packages, ",")
 	}
-	targets := []string{rest[0]}
+	if *arch != "" {
+		o.Variants = strings.Split(*arch, ",")
+	}
+	names := []string{rest[0]}
 	if rest[0] == "all" {
-		targets = []string{"htp", "trt", "aipu"}
+		names = targets.Builders()
 	}
 	failed := false
-	for _, t := range targets {
-		plan, err := planFor(o, t, *arch)
+	for _, t := range names {
+		plan, err := planFor(o, t)
 		if err == nil {
 			_, err = plan.Run(context.Background(), stdout, *jobs)
 		}
-		if err == nil && t == "aipu" {
-			fmt.Fprintf(stdout, "aipu: plugin directories, one per stage:\n%s\n", buildplan.PluginPaths(o.Build))
+		if err == nil && plan.Notes != "" {
+			fmt.Fprintln(stdout, plan.Notes)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "opforge build %s: %v\n", t, err)
@@ -54,20 +58,11 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func planFor(o buildplan.Options, target, arch string) (*buildplan.Plan, error) {
-	switch target {
-	case "aipu":
-		return buildplan.AIPU(o)
-	case "trt":
-		return buildplan.TRT(o)
-	case "htp":
-		var variants []string
-		if arch != "" {
-			variants = strings.Split(arch, ",")
-		}
-		return buildplan.HTP(o, variants)
+func planFor(o buildplan.Options, target string) (*buildplan.Plan, error) {
+	if b, ok := targets.Builder(target); ok {
+		return b.BuildPlan(o)
 	}
-	return nil, fmt.Errorf("unknown build target %q (htp, trt, aipu, all)", target)
+	return nil, fmt.Errorf("unknown build target %q (%s, all)", target, strings.Join(targets.Builders(), ", "))
 }
 
 // doctorCmd prints, per target, where every SDK and tool was found or why not.
@@ -79,7 +74,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	if rest, err := parse(fs, args); err != nil || len(rest) > 0 {
 		return 2
 	}
-	if err := buildplan.Doctor(o, stdout); err != nil {
+	if err := buildplan.Doctor(o, stdout, targets.Doctor()); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/verify"
 )
 
@@ -17,7 +18,8 @@ import (
 func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := verify.Options{OpDefs: "opdefs", Out: "out"}
+	o := verify.Options{OpDefs: "opdefs", Out: "out", Runners: targets.Verifiers()}
+	names := verify.Names(o.Runners)
 	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory")
 	fs.StringVar(&o.Out, "out", o.Out, "generated tree (out/)")
 	fs.StringVar(&o.Python, "python", "", "Python with torch that runs the cases (default $OPFORGE_PYTHON, else python3)")
@@ -32,10 +34,10 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 		o.Ops = append(o.Ops, strings.Split(v, ",")...)
 		return nil
 	})
-	fs.Func("target", "only these targets, comma-separated: "+strings.Join(verify.Targets, ", "), func(v string) error {
+	fs.Func("target", "only these targets, comma-separated: "+strings.Join(names, ", "), func(v string) error {
 		for _, t := range strings.Split(v, ",") {
-			if !slices.Contains(verify.Targets, t) {
-				return fmt.Errorf("no target %q; targets: %s", t, strings.Join(verify.Targets, ", "))
+			if !slices.Contains(names, t) {
+				return fmt.Errorf("no target %q; targets: %s", t, strings.Join(names, ", "))
 			}
 			o.Targets = append(o.Targets, t)
 		}

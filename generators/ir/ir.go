@@ -209,6 +209,9 @@ type TypeRef struct {
 // RankAny marks a tensor whose rank is not fixed (QNN ND).
 const RankAny = -1
 
+// MaxRank is the most dims a tensor may have (the opdef schema's bound).
+const MaxRank = 8
+
 // Layout names a tensor memory layout.
 type Layout string
 

@@ -4,10 +4,12 @@
 package target
 
 import (
+	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
+	"github.com/opforge/opforge/generators/verifier"
 )
 
 // Target is a code generation target (htp, trt, aipu, ...).
@@ -34,6 +36,22 @@ type Importer interface {
 	// ImportSection is the op-level section of an op called name imported
 	// from nodes of type opType.
 	ImportSection(opType, name string) *ir.Node
+}
+
+// Builder is a target whose generated packages `opforge build` compiles
+// with the vendor toolchain its descriptor (toolchains/<name>.yaml) names.
+type Builder interface {
+	// BuildPlan plans building the packages under o.Out/<name>/ (limited to
+	// o.Packages, and to o.Variants for a target with build variants);
+	// missing SDK pieces go to the plan's Missing list.
+	BuildPlan(o buildplan.Options) (*buildplan.Plan, error)
+}
+
+// Verifier is a target whose generated code `opforge verify` runs
+// against the reference, through one runner per implementation (runner
+// names are --target names, unique across targets).
+type Verifier interface {
+	Verifiers() []verifier.Runner
 }
 
 // ONNXCaller is a target whose runtime reads ONNX models and can call the

@@ -4,6 +4,7 @@ package targets
 import (
 	"slices"
 
+	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
@@ -11,6 +12,7 @@ import (
 	"github.com/opforge/opforge/generators/targets/aipu"
 	"github.com/opforge/opforge/generators/targets/htp"
 	"github.com/opforge/opforge/generators/targets/trt"
+	"github.com/opforge/opforge/generators/verifier"
 )
 
 // All returns every target for checking, in a fixed order.
@@ -90,4 +92,62 @@ func Importers() map[string]target.Importer {
 		}
 	}
 	return m
+}
+
+// Names returns every target's name, in the registry's order.
+func Names() []string {
+	var names []string
+	for _, t := range All() {
+		names = append(names, t.Name())
+	}
+	return names
+}
+
+// Builder returns the named target's builder, or false when no target of
+// that name builds.
+func Builder(name string) (target.Builder, bool) {
+	for _, t := range All() {
+		if b, ok := t.(target.Builder); ok && t.Name() == name {
+			return b, true
+		}
+	}
+	return nil, false
+}
+
+// Builders returns the names of the targets that build, in the registry's
+// order.
+func Builders() []string {
+	var names []string
+	for _, t := range All() {
+		if _, ok := t.(target.Builder); ok {
+			names = append(names, t.Name())
+		}
+	}
+	return names
+}
+
+// Doctor lists every target for `opforge doctor`: each has a toolchain
+// descriptor; those that build add their plan's missing files.
+func Doctor() []buildplan.DoctorTarget {
+	var out []buildplan.DoctorTarget
+	for _, t := range All() {
+		dt := buildplan.DoctorTarget{Name: t.Name()}
+		if b, ok := t.(target.Builder); ok {
+			dt.Plan = b.BuildPlan
+		}
+		out = append(out, dt)
+	}
+	return out
+}
+
+// Verifiers returns every target's verify runners, in the registry's
+// order (opforge verify --target names them).
+func Verifiers() []verifier.Runner {
+	var out []verifier.Runner
+	for _, t := range All() {
+		if v, ok := t.(target.Verifier); ok {
+			out = append(out, v.Verifiers()...)
+		}
+	}
+	return out
 }

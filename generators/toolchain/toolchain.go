@@ -35,9 +35,9 @@ type Descriptor struct {
 	// Launcher runs in front of every compile of the target unless a tool
 	// names its own (see Launcher).
 	Launcher *Launcher `yaml:"launcher"`
-	HTP      *HTP      `yaml:"htp"`
-	TRT      *TRT      `yaml:"trt"`
-	AIPU     *AIPU     `yaml:"aipu"`
+	// Sections holds the target's own section (pins, flags), under the
+	// target's name, undecoded: the target reads it with Section.
+	Sections map[string]yaml.Node `yaml:",inline"`
 	// Path is the file the descriptor was read from.
 	Path string `yaml:"-"`
 }
@@ -95,48 +95,6 @@ type VersionProbe struct {
 	// MinWhy says what an older version lacks; preflight and doctor
 	// print it with the minimum.
 	MinWhy string `yaml:"min_why"`
-}
-
-// HTP holds the Hexagon pins and flags.
-type HTP struct {
-	QNNInclude   string       `yaml:"qnn_include"`
-	QNNTargetLib string       `yaml:"qnn_target_lib"`
-	Archs        []HexagonPin `yaml:"archs"`
-	X86          HexagonPin   `yaml:"x86"`
-	DefaultArch  string       `yaml:"default_arch"`
-	AndroidAPI   int          `yaml:"android_api"`
-	Flags        struct {
-		Common  []string `yaml:"common"`
-		X86     []string `yaml:"x86"`
-		AArch64 []string `yaml:"aarch64"`
-		Hexagon []string `yaml:"hexagon"`
-		Link    []string `yaml:"link"`
-	} `yaml:"flags"`
-}
-
-// HexagonPin is the Hexagon SDK directory and tools version of one arch.
-type HexagonPin struct {
-	Arch  string `yaml:"arch"`
-	SDK   string `yaml:"sdk"`
-	Tools string `yaml:"tools"`
-}
-
-// TRT holds the CUDA architectures and flags.
-type TRT struct {
-	CUDAArchs []string `yaml:"cuda_archs"`
-	Flags     struct {
-		NVCC []string `yaml:"nvcc"`
-		CXX  []string `yaml:"cxx"`
-		Link []string `yaml:"link"`
-	} `yaml:"flags"`
-}
-
-// AIPU holds the aipuocc flags. (The Compass targets and their -mcpu are
-// the generator's: the build compiles what the generated Makefiles name.)
-type AIPU struct {
-	Flags struct {
-		AIPUOCC []string `yaml:"aipuocc"`
-	} `yaml:"flags"`
 }
 
 // Tool returns the tool called name, or nil.
@@ -215,6 +173,11 @@ func Load(dir, target string) (*Descriptor, error) {
 	if d.Target != target {
 		return nil, fmt.Errorf("%s: target is %q, want %q", path, d.Target, target)
 	}
+	for name := range d.Sections {
+		if name != target {
+			return nil, fmt.Errorf("%s: section %q is not the target's (%q)", path, name, target)
+		}
+	}
 	for _, t := range d.Tools {
 		if t.InSDK != nil && d.SDK(t.InSDK.SDK) == nil {
 			return nil, fmt.Errorf("%s: tool %s: in_sdk names sdk %q, which this descriptor does not declare", path, t.Name, t.InSDK.SDK)
@@ -246,11 +209,22 @@ func jsonValues(v any) any {
 	return v
 }
 
-// LoadHTP reads the HTP descriptor.
-func LoadHTP(dir string) (*Descriptor, error) {
-	d, err := Load(dir, "htp")
-	if err == nil && d.HTP == nil {
-		err = fmt.Errorf("%s has no htp section", d.Path)
+// Section decodes the target's own section of the descriptor (the key
+// named like the target) into v, which the target defines; unknown fields
+// are errors. A descriptor without one is an error naming the file.
+func (d *Descriptor) Section(v any) error {
+	n, ok := d.Sections[d.Target]
+	if !ok {
+		return fmt.Errorf("%s has no %s section", d.Path, d.Target)
 	}
-	return d, err
+	data, err := yaml.Marshal(&n)
+	if err != nil {
+		return fmt.Errorf("%s: %s section: %v", d.Path, d.Target, err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %s section: %v", d.Path, d.Target, err)
+	}
+	return nil
 }

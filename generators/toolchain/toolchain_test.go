@@ -277,10 +277,58 @@ func TestBuiltInDescriptors(t *testing.T) {
 	data, _ := os.ReadFile("../../toolchains/trt.yaml")
 	write(t, filepath.Join(empty, "trt.yaml"), strings.Replace(string(data), `cuda_archs: ["80", "86", "89", "90"]`, `cuda_archs: ["90"]`, 1), 0o644)
 	d, err := Load(empty, "trt")
-	if err != nil || d.Path != filepath.Join(empty, "trt.yaml") || len(d.TRT.CUDAArchs) != 1 {
+	var sec struct {
+		CUDAArchs []string `yaml:"cuda_archs"`
+		Flags     any      `yaml:"flags"`
+	}
+	if err == nil {
+		err = d.Section(&sec)
+	}
+	if err != nil || d.Path != filepath.Join(empty, "trt.yaml") || len(sec.CUDAArchs) != 1 {
 		t.Errorf("the directory's descriptor did not override the built-in one: %v %+v", err, d)
 	}
 	if _, err := Load(empty, "nosuch"); err == nil || !strings.Contains(err.Error(), "none is built in") {
 		t.Errorf("unknown target: %v", err)
+	}
+}
+
+// TestSection: the target's own section stays undecoded until the target
+// reads it; a missing section, a field the target does not know and
+// another target's section are errors naming the file.
+func TestSection(t *testing.T) {
+	dir := t.TempDir()
+	data, _ := os.ReadFile("../../toolchains/aipu.yaml")
+	type aipu struct {
+		Flags struct {
+			AIPUOCC []string `yaml:"aipuocc"`
+		} `yaml:"flags"`
+	}
+	d, err := Load("../../toolchains", "aipu")
+	var good aipu
+	if err == nil {
+		err = d.Section(&good)
+	}
+	if err != nil || len(good.Flags.AIPUOCC) == 0 {
+		t.Fatalf("shipped aipu section: %v %+v", err, good)
+	}
+	var strict struct {
+		Flags struct{} `yaml:"flags"`
+	}
+	if err := d.Section(&strict); err == nil || !strings.Contains(err.Error(), "aipu section") || !strings.Contains(err.Error(), "aipuocc") {
+		t.Errorf("unknown field: %v", err)
+	}
+	i := strings.Index(string(data), "\naipu:")
+	if i < 0 {
+		t.Fatal("toolchains/aipu.yaml has no aipu section")
+	}
+	write(t, filepath.Join(dir, "aipu.yaml"), string(data[:i+1]), 0o644)
+	if d, err := Load(dir, "aipu"); err != nil {
+		t.Fatal(err)
+	} else if err := d.Section(&good); err == nil || !strings.Contains(err.Error(), "aipu.yaml has no aipu section") {
+		t.Errorf("missing section: %v", err)
+	}
+	write(t, filepath.Join(dir, "aipu.yaml"), string(data[:i+1])+"trt:\n  cuda_archs: [\"90\"]\n  flags: {nvcc: [-O2], cxx: [-O2], link: [-shared]}\n", 0o644)
+	if _, err := Load(dir, "aipu"); err == nil || !strings.Contains(err.Error(), `section "trt" is not the target's ("aipu")`) {
+		t.Errorf("another target's section: %v", err)
 	}
 }

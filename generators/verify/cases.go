@@ -16,7 +16,6 @@ import (
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/shapeexpr"
-	"github.com/opforge/opforge/generators/targets/aipu"
 )
 
 // Case is one run of an op: concrete input shapes and dtypes, param
@@ -37,10 +36,11 @@ type Tensor struct {
 	Name  string `json:"name"`
 	DType string `json:"dtype"` // the torch dtype name
 	Kind  string `json:"kind"`  // "float", "int", "uint", "bool"
-	// Compass is the Compass IR dtype name, for the AIPU runner.
-	Compass string  `json:"compass"`
-	Shape   []int64 `json:"shape"` // nil: data-dependent (outputs), or absent
-	Absent  bool    `json:"absent,omitempty"`
+	// Native is the runner's own name of the dtype (a DTypeNamer's; ""
+	// for other runners).
+	Native string  `json:"native,omitempty"`
+	Shape  []int64 `json:"shape"` // nil: data-dependent (outputs), or absent
+	Absent bool    `json:"absent,omitempty"`
 	// Values of a shape tensor (its elements are sizes).
 	Values []int64 `json:"values,omitempty"`
 	// Range is an integer input's values, both ends included (the opdef's
@@ -54,6 +54,8 @@ type Tensor struct {
 	// sizes, which runners that need the split cannot take).
 	Upper    []int64  `json:"upper,omitempty"`
 	SizeDims []string `json:"size_dims,omitempty"`
+
+	dtype ir.DType // the opdef's, for a DTypeNamer
 }
 
 // Param is one param value of a case: Value as the reference receives it
@@ -199,7 +201,7 @@ func polyRanks(op *ir.Op) (lo, hi int) {
 		if !polyInput(in) {
 			continue
 		}
-		rmin, rmax := 1, aipu.MaxRank
+		rmin, rmax := 1, ir.MaxRank
 		if rr := in.RankRange; rr != nil {
 			rmin, rmax = rr.Min, rr.Max
 		}
@@ -505,7 +507,7 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 			return c, fmt.Errorf("input %s: torch cannot make %s", in.Name, d)
 		}
 		info := d.Info()
-		t := Tensor{Name: in.Ident, DType: info.Torch, Kind: kind, Compass: aipu.CompassDType(d), Variadic: in.Variadic}
+		t := Tensor{Name: in.Ident, DType: info.Torch, Kind: kind, Variadic: in.Variadic, dtype: d}
 		if i >= present {
 			t.Absent = true
 			c.Inputs = append(c.Inputs, t)
@@ -568,7 +570,7 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 			return c, fmt.Errorf("output %s: torch cannot make %s", o.Name, d)
 		}
 		info := d.Info()
-		t := Tensor{Name: o.Ident, DType: info.Torch, Kind: kind, Compass: aipu.CompassDType(d)}
+		t := Tensor{Name: o.Ident, DType: info.Torch, Kind: kind, dtype: d}
 		dependent := false
 		for _, dim := range o.Shape {
 			for _, s := range dim.Expr.Symbols() {

@@ -232,16 +232,16 @@ class AIPU:
             secs.append([("layer_id", i), ("layer_name", "input_%d" % i), ("layer_type", "Input"),
                          ("layer_bottom", "[]"), ("layer_bottom_shape", "[]"), ("layer_bottom_type", "[]"),
                          ("layer_top", "[%s]" % names[i]), ("layer_top_shape", "[%s]" % shape(t["shape"])),
-                         ("layer_top_type", "[%s]" % t["compass"])])
+                         ("layer_top_type", "[%s]" % t["native"])])
         outs = ["o_" + t["name"] for t in case["outputs"]]
         oshape = lambda t: t["shape"] if t.get("shape") is not None else [1] * 2  # noqa: E731
         layer = [("layer_id", len(secs)), ("layer_name", "plugin0"), ("layer_type", op["layer_type"]),
                  ("layer_bottom", "[%s]" % ",".join(names)),
                  ("layer_bottom_shape", "[%s]" % ",".join(shape(t["shape"]) for t in case["inputs"])),
-                 ("layer_bottom_type", "[%s]" % ",".join(t["compass"] for t in case["inputs"])),
+                 ("layer_bottom_type", "[%s]" % ",".join(t["native"] for t in case["inputs"])),
                  ("layer_top", "[%s]" % ",".join(outs)),
                  ("layer_top_shape", "[%s]" % ",".join(shape(oshape(t)) for t in case["outputs"])),
-                 ("layer_top_type", "[%s]" % ",".join(t["compass"] for t in case["outputs"]))]
+                 ("layer_top_type", "[%s]" % ",".join(t["native"] for t in case["outputs"]))]
         layer += [(p["name"], ir_value(p["value"])) for p in case["params"]]
         secs.append(layer)
         header = [("model_name", "opforge_verify"), ("layer_number", len(secs)), ("precision", "float32"),

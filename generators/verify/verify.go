@@ -18,15 +18,20 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/reference"
-	"github.com/opforge/opforge/generators/targets/aipu"
-	"github.com/opforge/opforge/generators/targets/trt"
+	"github.com/opforge/opforge/generators/verifier"
 )
 
 //go:embed runner.py
 var runner []byte
 
-// Targets are the implementations verify knows, in the order it runs them.
-var Targets = []string{"executorch", "aipu", "aipu-quant", "trt", "trt-python", "htp"}
+// Names are the runners' names, in order.
+func Names(rs []verifier.Runner) []string {
+	var names []string
+	for _, r := range rs {
+		names = append(names, r.Name())
+	}
+	return names
+}
 
 // Statuses of a result. A skip is never a pass.
 const (
@@ -40,7 +45,10 @@ type Options struct {
 	OpDefs, Out string
 	Packages    []string
 	Ops         []string
-	Targets     []string // empty: all
+	// Runners are the implementations verify knows, in the order it runs
+	// them (targets.Verifiers()); Targets selects among them by name.
+	Runners []verifier.Runner
+	Targets []string // empty: all
 	// Python runs the runner (torch needed); "" is $OPFORGE_PYTHON, else python3.
 	Python string
 	// Tolerances override the runner's per-dtype (rtol, atol) for floats.
@@ -76,18 +84,46 @@ type job struct {
 }
 
 type jobOp struct {
-	Op        string `json:"op"`
-	LayerType string `json:"layer_type,omitempty"`
-	TRT       *trtOp `json:"trt,omitempty"`
-	HTP       *htpOp `json:"htp,omitempty"`
+	Op string `json:"op"`
+	// Fields are the runner's own (Runner.OpFields), beside the others.
+	Fields map[string]any `json:"-"`
 	// Tolerances are the op's own (opdef verify: rtol, atol), when the
 	// command line gave none.
 	Tolerances map[string][2]float64 `json:"tolerances,omitempty"`
 	Cases      []Case                `json:"cases"`
 }
 
+// MarshalJSON writes the op's fields and the runner's in one object.
+func (jo jobOp) MarshalJSON() ([]byte, error) {
+	m := map[string]any{"op": jo.Op, "cases": jo.Cases}
+	if len(jo.Tolerances) > 0 {
+		m["tolerances"] = jo.Tolerances
+	}
+	for k, v := range jo.Fields {
+		if _, taken := m[k]; !taken {
+			m[k] = v
+		}
+	}
+	return json.Marshal(m)
+}
+
+// nativeCases are cs with every tensor's dtype spelled as n spells it.
+func nativeCases(cs []Case, n verifier.DTypeNamer) []Case {
+	out := make([]Case, len(cs))
+	for i, c := range cs {
+		c.Inputs, c.Outputs = slices.Clone(c.Inputs), slices.Clone(c.Outputs)
+		for _, ts := range [][]Tensor{c.Inputs, c.Outputs} {
+			for k := range ts {
+				ts[k].Native = n.DTypeName(ts[k].dtype)
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
+
 // Run verifies the selected ops on the selected targets (each one of
-// Targets). Bad opdefs or selections are diagnostics in l (no results).
+// the runners' names). Bad opdefs or selections are diagnostics in l (no results).
 func Run(o Options, l *diag.List) []Result {
 	pkgs := load.Tree(o.OpDefs, l)
 	if l.HasErrors() {
@@ -110,12 +146,13 @@ func Run(o Options, l *diag.List) []Result {
 	}
 	targets := o.Targets
 	if len(targets) == 0 {
-		targets = Targets
+		targets = Names(o.Runners)
 	}
 	python, pyProblem := findPython(o.Python)
-	// Built runners live here for the run (a failure to make it shows as
-	// the TensorRT runner's failure to be written).
-	tmp, _ := os.MkdirTemp("", "opforge-verify-trt-")
+	ro := verifier.Options{Out: o.Out, Build: o.Build, Toolchains: o.Toolchains, CompassOptimizer: o.CompassOptimizer}
+	// Runners build what they need here for the run (a failure to make it
+	// shows as the runner's failure to write there).
+	tmp, _ := os.MkdirTemp("", "opforge-verify-")
 	defer os.RemoveAll(tmp)
 	var results []Result
 	for _, pkg := range pkgs {
@@ -128,7 +165,8 @@ func Run(o Options, l *diag.List) []Result {
 			notes[op.Name] = strings.Join(n, "; ")
 		}
 		ref := filepath.Join(o.Out, filepath.FromSlash(reference.Path(pkg)))
-		for _, t := range Targets {
+		for _, r := range o.Runners {
+			t := r.Name()
 			if !slices.Contains(targets, t) {
 				continue
 			}
@@ -137,7 +175,7 @@ func Run(o Options, l *diag.List) []Result {
 				results = append(results, Result{Package: pkg.Name, Op: op.Name, Target: t, Case: "-", Status: Skip, Reason: reason})
 			}
 			for _, op := range ops {
-				why, applies := runnable(pkg, op, t, o)
+				why, applies := r.Runnable(ro, pkg, op)
 				switch {
 				case !applies:
 				case why != "":
@@ -159,144 +197,32 @@ func Run(o Options, l *diag.List) []Result {
 			}
 			j := job{Target: t, Package: pkg.Name, Tolerances: o.Tolerances,
 				Reference: map[string]string{"module": reference.Module(pkg), "path": ref}}
-			env := []string{}
-			switch t {
-			case "executorch":
-				mod, err := executorchModule(o.Out, pkg)
-				if err != nil {
-					for _, op := range run {
-						skip(op, err.Error())
+			prep := r.Prepare(ro, pkg, filepath.Join(tmp, t, pkg.Name))
+			if prep.Skip != "" || prep.Err != "" {
+				for _, op := range run {
+					if prep.Skip != "" {
+						skip(op, prep.Skip)
+					} else {
+						results = append(results, Result{Package: pkg.Name, Op: op.Name, Target: t, Case: "-", Status: Fail, Reason: prep.Err})
 					}
-					continue
 				}
-				j.Impl = map[string]string{"path": mod}
-			case "aipu", "aipu-quant":
-				env = append(env, "AIPUPLUGIN_PATH="+filepath.Join(o.Out, "aipu", pkg.Name, "opt"), "COMPASS_OPTIMIZER_DIR="+compassDir(o))
-			case "trt":
-				prep := prepareTRT(o, pkg, filepath.Join(tmp, pkg.Name))
-				if prep.skip != "" || prep.err != "" {
-					for _, op := range run {
-						if prep.skip != "" {
-							skip(op, prep.skip)
-						} else {
-							results = append(results, Result{Package: pkg.Name, Op: op.Name, Target: t, Case: "-", Status: Fail, Reason: prep.err})
-						}
-					}
-					continue
-				}
-				j.Impl = map[string]string{"library": prep.library, "runner": prep.runner}
-			case "htp":
-				prep := prepareHTP(o, pkg, filepath.Join(tmp, "htp", pkg.Name))
-				if prep.skip != "" || prep.err != "" {
-					for _, op := range run {
-						if prep.skip != "" {
-							skip(op, prep.skip)
-						} else {
-							results = append(results, Result{Package: pkg.Name, Op: op.Name, Target: t, Case: "-", Status: Fail, Reason: prep.err})
-						}
-					}
-					continue
-				}
-				j.Impl = map[string]string{"python": prep.python, "script": prep.script, "library": prep.library,
-					"interface": pkg.Name + "InterfaceProvider", "domain": htpDomain(pkg), "mismatch": prep.mismatch}
-			case "trt-python":
-				mod, err := pythonPluginModule(o.Out, pkg)
-				e, problem := trtPythonEnv()
-				if err != nil || problem != "" {
-					if problem == "" {
-						problem = err.Error()
-					}
-					for _, op := range run {
-						skip(op, problem)
-					}
-					continue
-				}
-				env = append(env, e...)
-				j.Impl = map[string]string{"path": mod}
+				continue
 			}
+			j.Impl = prep.Impl
 			for _, op := range run {
-				jo := jobOp{Op: op.Name, Cases: cases[op.Name]}
-				if a := aipu.OpOptions(op); a != nil {
-					jo.LayerType = a.LayerType
-				}
-				if t == "trt" || t == "trt-python" {
-					jo.TRT = trtOpOf(pkg, op)
-				}
-				if t == "htp" {
-					jo.HTP = htpOpOf(op)
+				jo := jobOp{Op: op.Name, Cases: cases[op.Name], Fields: r.OpFields(pkg, op)}
+				if n, ok := r.(verifier.DTypeNamer); ok {
+					jo.Cases = nativeCases(jo.Cases, n)
 				}
 				if o.Tolerances == nil {
 					jo.Tolerances = opTolerances(op)
 				}
 				j.Ops = append(j.Ops, jo)
 			}
-			results = append(results, runJob(python, j, env)...)
+			results = append(results, runJob(python, j, prep.Env)...)
 		}
 	}
 	return results
-}
-
-// runnable says whether target t applies to op (applies) and, when it
-// cannot run here, why.
-func runnable(pkg *ir.Package, op *ir.Op, t string, o Options) (why string, applies bool) {
-	switch t {
-	case "executorch":
-		if op.Targets.HTP == nil || !pkg.HTP.ExecuTorch {
-			return "", false
-		}
-	case "aipu", "aipu-quant":
-		if aipu.OpOptions(op) == nil {
-			return "", false
-		}
-		if compassDir(o) == "" {
-			return "COMPASS_OPTIMIZER_DIR is not set (a checkout of github.com/Arm-China/Compass_Optimizer): the OPT plugin is not run", true
-		}
-		for _, in := range op.Inputs {
-			if in.Static || in.Optional || in.Variadic {
-				return "verify does not run AIPU ops with static, optional or variadic inputs yet", true
-			}
-		}
-		for _, p := range op.Params {
-			if p.Kind == ir.ParamTensor {
-				return "verify does not run AIPU ops with tensor params yet", true
-			}
-		}
-	case "trt":
-		if trt.OpOptions(op) == nil {
-			return "", false
-		}
-		return trtLayoutProblem(op), true
-	case "trt-python":
-		if t := trt.OpOptions(op); t == nil || t.QDP == nil {
-			return "", false
-		}
-		return trtLayoutProblem(op), true
-	case "htp":
-		if op.Targets.HTP == nil {
-			return "", false
-		}
-		if len(op.DataDependent) > 0 {
-			return "verify does not run HTP ops with data-dependent output sizes yet", true
-		}
-	}
-	return "", true
-}
-
-func compassDir(o Options) string {
-	if o.CompassOptimizer != "" {
-		return o.CompassOptimizer
-	}
-	return os.Getenv("COMPASS_OPTIMIZER_DIR")
-}
-
-// executorchModule finds the package's generated ExecuTorch module.
-func executorchModule(out string, pkg *ir.Package) (string, error) {
-	dir := filepath.Join(out, "htp", pkg.Name, "executorch")
-	mods, _ := filepath.Glob(filepath.Join(dir, "*.py"))
-	if len(mods) != 1 {
-		return "", fmt.Errorf("no ExecuTorch module in %s (run opforge gen)", filepath.ToSlash(dir))
-	}
-	return mods[0], nil
 }
 
 // findPython returns the interpreter and, when it cannot run the

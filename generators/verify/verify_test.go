@@ -2,10 +2,8 @@ package verify
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
+	"github.com/opforge/opforge/generators/verify/verifytest"
 )
 
 const examples = "../../testdata/gen/examples"
@@ -189,47 +188,10 @@ func TestCases(t *testing.T) {
 	}
 }
 
-// fillRegion replaces the body of region key in file.
-func fillRegion(t *testing.T, file, key, body string) {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	re := regexp.MustCompile(`(?s)((?:#|//) opforge:begin ` + regexp.QuoteMeta(key) + `\n).*?(\n\s*(?:#|//) opforge:end ` + regexp.QuoteMeta(key) + `\n)`)
-	if !re.Match(data) {
-		t.Fatalf("%s has no region %s", file, key)
-	}
-	loc := re.FindSubmatchIndex(data)
-	out := append([]byte{}, data[:loc[3]]...)
-	out = append(out, body...)
-	out = append(out, data[loc[4]:]...)
-	if err := os.WriteFile(file, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+var (
+	fillRegion = verifytest.FillRegion
+	copyTree   = verifytest.CopyTree
+)
 
 // workspace copies the examples' opdefs and out/ and fills the references
 // of TopKLast and NonZeroCoords (the ExecuTorch eager implementations call
@@ -256,7 +218,7 @@ func workspace(t *testing.T, edit func(string) string) Options {
 			t.Fatal(err)
 		}
 	}
-	return Options{OpDefs: filepath.Join(root, "opdefs"), Out: filepath.Join(root, "out"), Packages: []string{"VisionOps"},
+	return Options{OpDefs: filepath.Join(root, "opdefs"), Out: filepath.Join(root, "out"), Packages: []string{"VisionOps"}, Runners: TestRunners,
 		Ops: []string{"TopKLast", "NonZeroCoords"}, Targets: []string{"executorch"}, Python: os.Getenv("OPFORGE_PYTHON")}
 }
 

@@ -187,7 +187,7 @@ func (k *kernelModel) args(op *ir.Op, ocl scope, dims []dimSymbol) {
 }
 
 // MaxRank is the most dims a tensor may have (the opdef schema's bound).
-const MaxRank = 8
+const MaxRank = ir.MaxRank
 
 // rankPoly reports whether a tensor has no declared shape: an input of
 // rank any or a rank range, an output shaped {like: x} or {broadcast: ...}.

@@ -11,7 +11,6 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/qnnxml"
 	"github.com/opforge/opforge/generators/render"
-	"github.com/opforge/opforge/generators/toolchain"
 	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/templates"
 )
@@ -19,12 +18,12 @@ import (
 // Generator is the HTP target with what generation needs besides the IR.
 type Generator struct {
 	Target
-	Toolchain *toolchain.Descriptor
+	Toolchain *Descriptor
 }
 
 // New loads the HTP toolchain descriptor from dir (toolchains/).
 func New(toolchainDir string) (*Generator, error) {
-	tc, err := toolchain.LoadHTP(toolchainDir)
+	tc, err := LoadToolchain(toolchainDir)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +108,7 @@ type archModel struct {
 	Arch, Upper, SDK, Tools string
 }
 
-func newPackageModel(pkg *ir.Package, ops []*ir.Op, d *toolchain.Descriptor) *packageModel {
+func newPackageModel(pkg *ir.Package, ops []*ir.Op, d *Descriptor) *packageModel {
 	tc := d.HTP
 	m := &packageModel{
 		Name:           pkg.Name,

@@ -1,4 +1,4 @@
-package verify
+package trt_test
 
 import (
 	"bytes"
@@ -9,14 +9,16 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/gen"
-	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/verify"
+	"github.com/opforge/opforge/generators/verify/verifytest"
 	"github.com/opforge/opforge/generators/writer"
 )
 
 // The TensorRT tests run testdata/verify/trt's AffineOps: one elementwise op
 // per Python plugin implementation (AOT and JIT), generated afresh into a
 // temporary tree whose regions the tests fill.
-const affineOpDefs = "../../testdata/verify/trt/opdefs"
+const affineOpDefs = "../../../testdata/verify/trt/opdefs"
 
 const affineReference = "    y = x.float() * alpha + offset\n    return (-y if negate else y).to(x.dtype)"
 
@@ -71,11 +73,11 @@ const positivesKernel = `__global__ void positivesKernel(float const* x, int64_t
 // affineWorkspace generates AffineOps into a temporary tree and fills the
 // reference, both C++ kernels and the Triton kernel (plus added to every
 // output of the kernels).
-func affineWorkspace(t *testing.T, plus string) Options {
+func affineWorkspace(t *testing.T, plus string) verify.Options {
 	t.Helper()
 	root := t.TempDir()
 	opdefs, out := filepath.Join(root, "opdefs"), filepath.Join(root, "out")
-	copyTree(t, affineOpDefs, opdefs)
+	verifytest.CopyTree(t, affineOpDefs, opdefs)
 	var l diag.List
 	plan := gen.Plan(gen.Options{OpDefs: opdefs, Toolchains: filepath.Join(root, "toolchains"), Out: out}, &l)
 	if l.HasErrors() || plan == nil {
@@ -86,28 +88,28 @@ func affineWorkspace(t *testing.T, plus string) Options {
 	}
 	ref := filepath.Join(out, "reference/AffineOps/affine_ops_reference.py")
 	for _, op := range []string{"AffineAot", "AffineJit"} {
-		fillRegion(t, ref, "reference:"+op, affineReference)
+		verifytest.FillRegion(t, ref, "reference:"+op, affineReference)
 		k, launch := affineCUDA(strings.ToLower(op[:1])+op[1:], plus)
 		cu := filepath.Join(out, "trt/AffineOps/src/ops", op+"Kernel.cu")
-		fillRegion(t, cu, "kernels", k)
-		fillRegion(t, cu, "launch", launch)
+		verifytest.FillRegion(t, cu, "kernels", k)
+		verifytest.FillRegion(t, cu, "launch", launch)
 	}
-	fillRegion(t, filepath.Join(out, "trt/AffineOps/python/affine_ops_qdp.py"), "triton:AffineAot", affineTriton(plus))
+	verifytest.FillRegion(t, filepath.Join(out, "trt/AffineOps/python/affine_ops_qdp.py"), "triton:AffineAot", affineTriton(plus))
 	// Positives: a data-dependent output and its size tensor.
-	fillRegion(t, ref, "reference:Positives", "    return torch.nonzero(x > 0).flatten().to(torch.int32)")
+	verifytest.FillRegion(t, ref, "reference:Positives", "    return torch.nonzero(x > 0).flatten().to(torch.int32)")
 	cu := filepath.Join(out, "trt/AffineOps/src/ops/PositivesKernel.cu")
-	fillRegion(t, cu, "kernels", positivesKernel)
-	fillRegion(t, cu, "launch", `    (void) params;
+	verifytest.FillRegion(t, cu, "kernels", positivesKernel)
+	verifytest.FillRegion(t, cu, "launch", `    (void) params;
     (void) workspace;
     positivesKernel<<<1, 1, 0, stream>>>(io.x.data, io.x.numel(), io.idx.data, io.size_K.data);
     return cudaGetLastError();`)
-	return Options{OpDefs: opdefs, Out: out, Build: filepath.Join(root, "build"), Targets: []string{"trt", "trt-python"},
+	return verify.Options{OpDefs: opdefs, Out: out, Build: filepath.Join(root, "build"), Targets: []string{"trt", "trt-python"}, Runners: targets.Verifiers(),
 		Python: os.Getenv("OPFORGE_PYTHON")}
 }
 
-func report(rs []Result) string {
+func report(rs []verify.Result) string {
 	var buf bytes.Buffer
-	WriteText(&buf, rs)
+	verify.WriteText(&buf, rs)
 	return buf.String()
 }
 
@@ -115,21 +117,21 @@ func report(rs []Result) string {
 // tensorrt.plugin, every TensorRT case is a skip that says why, and
 // verify does not fail (nor pass) anything.
 func TestVerifyTRTSkipsWithoutPieces(t *testing.T) {
-	needPython(t)
+	verifytest.NeedPython(t)
 	t.Setenv("TENSORRT_INCLUDE_DIR", filepath.Join(t.TempDir(), "no-tensorrt"))
 	t.Setenv("OPFORGE_TRT_CORE", "")
 	o := affineWorkspace(t, "0")
 	var l diag.List
-	rs := Run(o, &l)
+	rs := verify.Run(o, &l)
 	if l.HasErrors() {
 		t.Fatal(l.Sorted())
 	}
 	out := report(rs)
-	if len(rs) == 0 || Failed(rs) {
+	if len(rs) == 0 || verify.Failed(rs) {
 		t.Fatalf("want skips only:\n%s", out)
 	}
 	for _, r := range rs {
-		if r.Status != Skip || r.Reason == "" {
+		if r.Status != verify.Skip || r.Reason == "" {
 			t.Errorf("%s %s [%s]: %s %q; want a skip with its reason", r.Op, r.Target, r.Case, r.Status, r.Reason)
 		}
 	}
@@ -141,38 +143,16 @@ func TestVerifyTRTSkipsWithoutPieces(t *testing.T) {
 	}
 }
 
-// TestVerifyTRTLayoutSkips: what verify cannot hand to the TensorRT
-// runners is a reason (a skip), never a pass; data-dependent outputs are
-// not among them.
-func TestVerifyTRTLayoutSkips(t *testing.T) {
-	shape := &ir.Tensor{Name: "s", ShapeTensor: true}
-	for _, c := range []struct {
-		op   *ir.Op
-		want string
-	}{
-		{&ir.Op{Inputs: []*ir.Tensor{{Name: "x"}}}, ""},
-		{&ir.Op{Inputs: []*ir.Tensor{{Name: "x"}}, DataDependent: []*ir.SizeSymbol{{Name: "K"}}}, ""},
-		{&ir.Op{Inputs: []*ir.Tensor{{Name: "x"}, shape}}, "shape-tensor inputs"},
-		{&ir.Op{Inputs: []*ir.Tensor{{Name: "x"}, {Name: "b", Optional: true}}}, ""},
-		{&ir.Op{Inputs: []*ir.Tensor{{Name: "x"}, {Name: "b", Variadic: true}}}, "variadic inputs"},
-		{&ir.Op{Inputs: []*ir.Tensor{{Name: "x"}}, Params: []*ir.Param{{Name: "w", Kind: ir.ParamTensor}}}, "tensor params"},
-	} {
-		if got := trtLayoutProblem(c.op); c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
-			t.Errorf("%+v: %q, want %q", c.op.Inputs, got, c.want)
-		}
-	}
-}
-
 // needTRTGPU runs verify on the TensorRT targets and skips the test, with
 // the reason, when neither target could run (no headers, no nvcc, no GPU,
 // no tensorrt.plugin).
-func needTRTGPU(t *testing.T, rs []Result) {
+func needTRTGPU(t *testing.T, rs []verify.Result) {
 	t.Helper()
 	if os.Getenv("TENSORRT_INCLUDE_DIR") == "" {
 		t.Skip("TENSORRT_INCLUDE_DIR is not set (TensorRT >= 10 headers); the TensorRT runners are not run")
 	}
 	for _, r := range rs {
-		if r.Status != Skip {
+		if r.Status != verify.Skip {
 			return
 		}
 	}
@@ -185,17 +165,17 @@ func needTRTGPU(t *testing.T, rs []Result) {
 // Then kernels off by 0.5 fail, naming the op, the case and the error,
 // on each runner.
 func TestVerifyTRTOnGPU(t *testing.T) {
-	needPython(t)
+	verifytest.NeedPython(t)
 	o := affineWorkspace(t, "0")
 	var l diag.List
-	rs := Run(o, &l)
+	rs := verify.Run(o, &l)
 	if l.HasErrors() {
 		t.Fatal(l.Sorted())
 	}
 	needTRTGPU(t, rs)
 	t.Log(report(rs))
 	for _, r := range rs {
-		if r.Status != Pass {
+		if r.Status != verify.Pass {
 			t.Errorf("%s %s [%s]: %s %s", r.Op, r.Target, r.Case, r.Status, r.Reason)
 		}
 	}
@@ -208,11 +188,11 @@ func TestVerifyTRTOnGPU(t *testing.T) {
 	}
 
 	broken := affineWorkspace(t, "0.5f")
-	fillRegion(t, filepath.Join(broken.Out, "trt/AffineOps/python/affine_ops_qdp.py"), "triton:AffineAot", affineTriton("0.5"))
-	rs = Run(broken, &l)
+	verifytest.FillRegion(t, filepath.Join(broken.Out, "trt/AffineOps/python/affine_ops_qdp.py"), "triton:AffineAot", affineTriton("0.5"))
+	rs = verify.Run(broken, &l)
 	out := report(rs)
 	t.Log(out)
-	if !Failed(rs) {
+	if !verify.Failed(rs) {
 		t.Fatalf("kernels off by 0.5 passed verify:\n%s", out)
 	}
 	for _, want := range []string{

@@ -1,4 +1,4 @@
-package buildplan
+package aipu
 
 import (
 	"fmt"
@@ -9,26 +9,30 @@ import (
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/build"
-	"github.com/opforge/opforge/generators/toolchain"
+	"github.com/opforge/opforge/generators/buildplan"
 )
 
-// AIPU plans one aipuocc unit per kernel object (every Compass target and
+// BuildPlan is how the aipu target builds (target.Builder).
+func (Target) BuildPlan(o buildplan.Options) (*buildplan.Plan, error) { return BuildPlan(o) }
+
+// BuildPlan plans one aipuocc unit per kernel object (every Compass target and
 // dtype variant of every op, as the GBuilder plugins name them) and lays
 // out the plugin directories for AIPUPLUGIN_PATH: build/aipu/plugins/
 // {parser,opt,builder}, one per stage, because each stage imports every
 // aipubt_* module on its path. The objects are those the generator wrote
 // into each package's Makefile under out/aipu/, so the build compiles
 // exactly what the plugins name, without reading the opdefs again.
-func AIPU(o Options) (*Plan, error) {
-	d, err := toolchain.Load(o.Toolchains, "aipu")
+func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
+	d, err := LoadToolchain(o.Toolchains)
 	if err != nil {
 		return nil, err
 	}
 	root := filepath.Join(o.Build, "aipu")
-	p := &Plan{Target: "aipu", StateFile: filepath.Join(root, ".opforge-build.json")}
-	o.Env = withVersionCache(o, p)
-	occ := o.Env.ResolveToolOf(d, "aipuocc")
-	p.require(occ)
+	p := &buildplan.Plan{Target: "aipu", StateFile: filepath.Join(root, ".opforge-build.json"),
+		Notes: "aipu: plugin directories, one per stage:\n" + PluginPaths(o.Build)}
+	o.Env = buildplan.WithVersionCache(o, p)
+	occ := o.Env.ResolveToolOf(d.Descriptor, "aipuocc")
+	p.Require(occ)
 	// The Compass DSL headers are needed only by kernels that include
 	// compass/dsl.h; the generated ones are plain OpenCL.
 	var include []string
@@ -37,14 +41,14 @@ func AIPU(o Options) (*Plan, error) {
 			include = []string{"-I", f.Path}
 		}
 	}
-	makefiles, err := o.packageDirs("aipu", "Makefile")
+	makefiles, err := o.PackageDirs("aipu", "Makefile")
 	if err != nil {
 		return nil, err
 	}
 	if !occ.OK() {
 		return p, nil
 	}
-	launcher := p.launcher(o.Env.LauncherFor(d, "aipuocc"))
+	launcher := p.Launcher(o.Env.LauncherFor(d.Descriptor, "aipuocc"))
 	for _, mk := range makefiles {
 		pkgDir := filepath.Dir(mk)
 		pkg := filepath.Base(pkgDir)

@@ -1,4 +1,4 @@
-package verify
+package htp_test
 
 import (
 	"bytes"
@@ -10,18 +10,24 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/verify"
+	"github.com/opforge/opforge/generators/verify/verifytest"
 )
+
+// examplesDir is the examples' golden tree.
+const examplesDir = "../../../testdata/gen/examples"
 
 // htpWorkspace copies the examples' ExampleOpPackage with a ReLU written in
 // its reference and in its HTP impl region.
-func htpWorkspace(t *testing.T) Options {
+func htpWorkspace(t *testing.T) verify.Options {
 	t.Helper()
 	root := t.TempDir()
-	copyTree(t, examples+"/opdefs/executorch_example", filepath.Join(root, "opdefs", "executorch_example"))
-	copyTree(t, examples+"/out/htp/ExampleOpPackage", filepath.Join(root, "out", "htp", "ExampleOpPackage"))
-	copyTree(t, examples+"/out/reference/ExampleOpPackage", filepath.Join(root, "out", "reference", "ExampleOpPackage"))
-	fillRegion(t, filepath.Join(root, "out/reference/ExampleOpPackage/example_op_package_reference.py"), "reference:ExampleCustomOp", "    return torch.relu(input)")
-	fillRegion(t, filepath.Join(root, "out/htp/ExampleOpPackage/src/ops/ExampleCustomOp.cpp"), "impl", `  out_0.set_dims(in_0);
+	verifytest.CopyTree(t, examplesDir+"/opdefs/executorch_example", filepath.Join(root, "opdefs", "executorch_example"))
+	verifytest.CopyTree(t, examplesDir+"/out/htp/ExampleOpPackage", filepath.Join(root, "out", "htp", "ExampleOpPackage"))
+	verifytest.CopyTree(t, examplesDir+"/out/reference/ExampleOpPackage", filepath.Join(root, "out", "reference", "ExampleOpPackage"))
+	verifytest.FillRegion(t, filepath.Join(root, "out/reference/ExampleOpPackage/example_op_package_reference.py"), "reference:ExampleCustomOp", "    return torch.relu(input)")
+	verifytest.FillRegion(t, filepath.Join(root, "out/htp/ExampleOpPackage/src/ops/ExampleCustomOp.cpp"), "impl", `  out_0.set_dims(in_0);
   auto [b_in, h_in, w_in, d_in] = in_0.dims();
   for (size_t b = 0; b < b_in; b++)
     for (size_t h = 0; h < h_in; h++)
@@ -31,17 +37,17 @@ func htpWorkspace(t *testing.T) Options {
           out_0(b, h, w, d) = v > 0.0f ? v : 0.0f;
         }
   return GraphStatus::Success;`)
-	return Options{OpDefs: filepath.Join(root, "opdefs"), Out: filepath.Join(root, "out"), Build: filepath.Join(root, "build"),
-		Targets: []string{"htp"}, Python: os.Getenv("OPFORGE_PYTHON")}
+	return verify.Options{OpDefs: filepath.Join(root, "opdefs"), Out: filepath.Join(root, "out"), Build: filepath.Join(root, "build"),
+		Targets: []string{"htp"}, Runners: targets.Verifiers(), Python: os.Getenv("OPFORGE_PYTHON")}
 }
 
 // TestVerifyHTPSkipsWithoutPieces: with no Python for Qualcomm's backend
 // the HTP target is a skip that says what to set, never a pass.
 func TestVerifyHTPSkipsWithoutPieces(t *testing.T) {
-	needPython(t)
+	verifytest.NeedPython(t)
 	t.Setenv("OPFORGE_QNN_PYTHON", "")
 	var l diag.List
-	rs := Run(htpWorkspace(t), &l)
+	rs := verify.Run(htpWorkspace(t), &l)
 	if l.HasErrors() {
 		t.Fatal(l.Sorted())
 	}
@@ -49,7 +55,7 @@ func TestVerifyHTPSkipsWithoutPieces(t *testing.T) {
 		t.Fatal("no result")
 	}
 	for _, r := range rs {
-		if r.Status != Skip || !strings.Contains(r.Reason, "OPFORGE_QNN_PYTHON is not set") {
+		if r.Status != verify.Skip || !strings.Contains(r.Reason, "OPFORGE_QNN_PYTHON is not set") {
 			t.Errorf("%s %s: %s %q, want a skip naming OPFORGE_QNN_PYTHON", r.Op, r.Target, r.Status, r.Reason)
 		}
 	}
@@ -66,7 +72,7 @@ func TestVerifyHTPSkipsWithoutPieces(t *testing.T) {
 // numpy; QNN_SDK_ROOT: QNN headers; HEXAGON_SDK_ROOT, or else the libnative
 // stand-in of testdata/htp, and clang++ with libc++ for the x86 build.
 func TestVerifyHTPInQualcommBackend(t *testing.T) {
-	needPython(t)
+	verifytest.NeedPython(t)
 	if os.Getenv("OPFORGE_QNN_PYTHON") == "" {
 		t.Skip("OPFORGE_QNN_PYTHON is not set: point it at a Python with onnxruntime, onnxruntime-qnn, onnx and numpy")
 	}
@@ -78,7 +84,7 @@ func TestVerifyHTPInQualcommBackend(t *testing.T) {
 		t.Skip("clang++ is not installed (the x86 HTP build's compiler)")
 	}
 	if os.Getenv("HEXAGON_SDK_ROOT") == "" {
-		standin, _ := filepath.Abs("../../testdata/htp/libnative/include")
+		standin, _ := filepath.Abs("../../../testdata/htp/libnative/include")
 		hex := filepath.Join(t.TempDir(), "hexagon-sdk-6.0.0")
 		native := filepath.Join(hex, "tools", "HEXAGON_Tools", "8.8.02", "Tools", "libnative")
 		for _, d := range []string{filepath.Join(native, "lib"), filepath.Join(hex, "incs")} {
@@ -97,18 +103,18 @@ func TestVerifyHTPInQualcommBackend(t *testing.T) {
 	t.Setenv("X86_CXX", "clang++")
 	t.Setenv("OPFORGE_COMPILER_LAUNCHER", "")
 	var l diag.List
-	rs := Run(htpWorkspace(t), &l)
+	rs := verify.Run(htpWorkspace(t), &l)
 	if l.HasErrors() {
 		t.Fatal(l.Sorted())
 	}
 	var buf bytes.Buffer
-	WriteText(&buf, rs)
+	verify.WriteText(&buf, rs)
 	t.Log(buf.String())
 	mismatch := regexp.MustCompile(`built with QNN [0-9.]+ headers and the backend .* is QNN [0-9.]+`)
 	for _, r := range rs {
 		switch {
-		case r.Status == Pass:
-		case r.Status == Skip && mismatch.MatchString(r.Reason) && strings.Contains(r.Reason, "registered"):
+		case r.Status == verify.Pass:
+		case r.Status == verify.Skip && mismatch.MatchString(r.Reason) && strings.Contains(r.Reason, "registered"):
 			t.Logf("not the backend's QNN version; the run reached: %s", r.Reason)
 		default:
 			t.Errorf("%s %s [%s]: %s %s", r.Op, r.Target, r.Case, r.Status, r.Reason)

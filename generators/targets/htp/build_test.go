@@ -1,4 +1,4 @@
-package buildplan
+package htp
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/toolchain"
 )
 
@@ -17,7 +18,7 @@ import (
 // copying the source, writes a depfile, and fails like a compiler on a
 // source containing #error.
 var fakeCompiler = func() string {
-	data, err := os.ReadFile("../../testdata/build/fake-compiler.sh")
+	data, err := os.ReadFile("../../../testdata/build/fake-compiler.sh")
 	if err != nil {
 		panic(err)
 	}
@@ -27,7 +28,7 @@ var fakeCompiler = func() string {
 type fakeSDK struct {
 	env  map[string]string
 	log  string
-	opts Options
+	opts buildplan.Options
 }
 
 func newFakeSDK(t *testing.T) *fakeSDK {
@@ -56,8 +57,8 @@ func newFakeSDK(t *testing.T) *fakeSDK {
 	f.env["X86_CXX"] = filepath.Join(root, "host/clang++")
 	t.Setenv("FAKE_LOG", f.log)
 	out := filepath.Join(root, "out")
-	copyDir(t, "../../testdata/gen/examples/out/htp", filepath.Join(out, "htp"))
-	f.opts = Options{Out: out, Build: filepath.Join(root, "build"), Toolchains: "../../toolchains", Env: toolchain.Env{
+	copyDir(t, "../../../testdata/gen/examples/out/htp", filepath.Join(out, "htp"))
+	f.opts = buildplan.Options{Out: out, Build: filepath.Join(root, "build"), Toolchains: "../../../toolchains", Env: toolchain.Env{
 		Getenv:   func(k string) string { return f.env[k] },
 		LookPath: func(string) (string, error) { return "", os.ErrNotExist },
 		Root:     root,
@@ -94,7 +95,7 @@ func (f *fakeSDK) calls(t *testing.T) []string {
 
 func (f *fakeSDK) build(t *testing.T, variants ...string) (string, error) {
 	t.Helper()
-	p, err := HTP(f.opts, variants)
+	p, err := planHTP(f.opts, variants)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestHTPPreflightNamesWhatIsMissing(t *testing.T) {
 	f := newFakeSDK(t)
 	delete(f.env, "ANDROID_NDK_ROOT")
 	f.env["HEXAGON_TOOLS_VERSION_V73"] = "9.9.99"
-	p, err := HTP(f.opts, []string{"aarch64", "v73", "x86"})
+	p, err := planHTP(f.opts, []string{"aarch64", "v73", "x86"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestHTPPreflightNamesWhatIsMissing(t *testing.T) {
 			t.Errorf("a compile ran despite the failed preflight: %s", c)
 		}
 	}
-	if _, err := HTP(f.opts, []string{"v99"}); err == nil || !strings.Contains(err.Error(), "unknown HTP variant") {
+	if _, err := planHTP(f.opts, []string{"v99"}); err == nil || !strings.Contains(err.Error(), "unknown HTP variant") {
 		t.Errorf("unknown variant: %v", err)
 	}
 }
@@ -231,7 +232,7 @@ func TestHTPOneHexagonSDK(t *testing.T) {
 		}
 	}
 	f.env["HEXAGON_SDK_ROOT"] = one
-	p, err := HTP(f.opts, []string{"x86", "v73", "v79", "v81"})
+	p, err := planHTP(f.opts, []string{"x86", "v73", "v79", "v81"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func slicesContains(s []string, v string) bool {
 func TestBuildOnePackage(t *testing.T) {
 	f := newFakeSDK(t)
 	f.opts.Packages = []string{"VisionOps"}
-	p, err := HTP(f.opts, []string{"x86"})
+	p, err := planHTP(f.opts, []string{"x86"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +290,7 @@ func TestBuildOnePackage(t *testing.T) {
 		}
 	}
 	f.opts.Packages = []string{"VisionOps", "NoSuchOps"}
-	if _, err := HTP(f.opts, []string{"x86"}); err == nil || !strings.Contains(err.Error(), `no htp package "NoSuchOps"`) || !strings.Contains(err.Error(), "VisionOps") {
+	if _, err := planHTP(f.opts, []string{"x86"}); err == nil || !strings.Contains(err.Error(), `no htp package "NoSuchOps"`) || !strings.Contains(err.Error(), "VisionOps") {
 		t.Errorf("unknown package: %v", err)
 	}
 }
@@ -303,7 +304,7 @@ func TestHTPAssembly(t *testing.T) {
 	if err := os.WriteFile(asm, []byte("// assembly\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := HTP(f.opts, []string{"x86", "v73"})
+	p, err := planHTP(f.opts, []string{"x86", "v73"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +342,7 @@ func TestHTPPreflightQNNMinimum(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(f.env["QNN_SDK_ROOT"], "include/QNN/QnnSdkBuildId.h"), []byte(id), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p, err := HTP(f.opts, []string{"x86"})
+		p, err := planHTP(f.opts, []string{"x86"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -353,4 +354,70 @@ func TestHTPPreflightQNNMinimum(t *testing.T) {
 			t.Errorf("QNN %s: preflight does not name the minimum: %v", c.version, err)
 		}
 	}
+}
+
+// TestBuildWarnsAboutUnusableLauncher: a launcher set to something that is
+// not there is said once, and the build runs its compiles directly.
+func TestBuildWarnsAboutUnusableLauncher(t *testing.T) {
+	f := newFakeSDK(t)
+	f.env["OPFORGE_COMPILER_LAUNCHER"] = "/nonexistent/ccache"
+	log, err := f.build(t, "x86")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	if n := strings.Count(log, "warning: launcher: $OPFORGE_COMPILER_LAUNCHER=/nonexistent/ccache is not an executable; compiles run without it"); n != 1 {
+		t.Errorf("warned %d times:\n%s", n, log)
+	}
+	for _, c := range f.calls(t) {
+		if strings.Contains(c, "ccache") {
+			t.Errorf("ran through the missing launcher: %s", c)
+		}
+	}
+}
+
+// TestHTPCompilesRunThroughLauncher: every compile of every variant runs
+// through the launcher, no link does.
+func TestHTPCompilesRunThroughLauncher(t *testing.T) {
+	f := newFakeSDK(t)
+	launcher := filepath.Join(t.TempDir(), "launcher")
+	if err := os.WriteFile(launcher, []byte("#!/bin/sh\necho \"launcher $*\" >> \"$FAKE_LOG\"\nexec \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.env["OPFORGE_COMPILER_LAUNCHER"] = launcher
+	p, err := planHTP(f.opts, []string{"x86", "aarch64", "v73"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range p.Units {
+		if (u.Source != "") != (u.Launcher == launcher) {
+			t.Errorf("%s: launcher %q", u.ID, u.Launcher)
+		}
+	}
+	log, err := f.build(t, "x86", "aarch64", "v73")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	launched := 0
+	for _, c := range f.calls(t) {
+		if strings.HasPrefix(c, "launcher ") {
+			launched++
+		}
+	}
+	if launched == 0 || !strings.Contains(log, "through the compiler launcher") {
+		t.Errorf("no compile went through the launcher:\n%s", log)
+	}
+	// A no-op build starts no process: not the compilers, and not the
+	// launcher for its version either (cached like every tool's).
+	if log, err := f.build(t, "x86", "aarch64", "v73"); err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	if calls := f.calls(t); len(calls) != 0 {
+		t.Errorf("the no-op build started %v", calls)
+	}
+}
+
+// planHTP plans the HTP build of the variants (nil: all).
+func planHTP(o buildplan.Options, variants []string) (*buildplan.Plan, error) {
+	o.Variants = variants
+	return BuildPlan(o)
 }

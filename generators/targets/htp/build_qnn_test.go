@@ -1,4 +1,4 @@
-package buildplan
+package htp
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/toolchain"
 )
 
@@ -25,7 +26,7 @@ import (
 func htpGoldenTrees(t *testing.T) []string {
 	t.Helper()
 	var trees []string
-	cases, _ := filepath.Glob("../../testdata/gen/*/out")
+	cases, _ := filepath.Glob("../../../testdata/gen/*/out")
 	for _, c := range cases {
 		if pkgs, _ := filepath.Glob(filepath.Join(c, "htp", "*", "src")); len(pkgs) > 0 {
 			trees = append(trees, c)
@@ -123,7 +124,7 @@ func standinSDKs(t *testing.T, qnnInclude, cxx string) map[string]string {
 	}
 	mk("qnn/lib/aarch64-android/.keep", "", 0o644)
 	native := "hexagon/hexagon-sdk-6.0.0/tools/HEXAGON_Tools/8.8.02/Tools/libnative"
-	standin, err := filepath.Abs("../../testdata/htp/libnative/include")
+	standin, err := filepath.Abs("../../../testdata/htp/libnative/include")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,12 +212,12 @@ func TestHTPSourcesCompileAgainstQNN(t *testing.T) {
 	work := t.TempDir()
 	variants := map[string]int{}
 	for ti, tree := range htpGoldenTrees(t) {
-		o := Options{Out: tree, Build: filepath.Join(work, fmt.Sprint(ti)), Toolchains: "../../toolchains", Env: toolchain.Env{
+		o := buildplan.Options{Out: tree, Build: filepath.Join(work, fmt.Sprint(ti)), Toolchains: "../../../toolchains", Env: toolchain.Env{
 			Getenv:   func(k string) string { return env[k] },
 			LookPath: exec.LookPath,
 			Root:     ".",
 		}}
-		p, err := HTP(o, nil)
+		p, err := planHTP(o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -386,7 +387,7 @@ func TestLibnativeStandinDeclaresOnlyWhatQNNNames(t *testing.T) {
 			named[string(m)] = true
 		}
 	}
-	data, err := os.ReadFile("../../testdata/htp/libnative/include/hexagon_protos.h")
+	data, err := os.ReadFile("../../../testdata/htp/libnative/include/hexagon_protos.h")
 	if err != nil {
 		t.Fatal(err)
 	}

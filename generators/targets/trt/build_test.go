@@ -1,8 +1,9 @@
-package buildplan
+package trt_test
 
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,8 +15,10 @@ import (
 	"github.com/opforge/opforge/generators/build"
 	"github.com/opforge/opforge/generators/build/cachetest"
 	"github.com/opforge/opforge/generators/build/remotecache"
+	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/gen"
+	"github.com/opforge/opforge/generators/targets/trt"
 	"github.com/opforge/opforge/generators/toolchain"
 	"github.com/opforge/opforge/generators/writer"
 )
@@ -28,10 +31,10 @@ func TestTRTBuild(t *testing.T) {
 	if inc == "" {
 		t.Skip("TENSORRT_INCLUDE_DIR is not set: building the plugin libraries needs the TensorRT headers")
 	}
-	repo, _ := filepath.Abs("../..")
+	repo, _ := filepath.Abs("../../..")
 	// The examples' copy, never the workspace's out/ (issue 15 item 4).
-	o := Options{Out: filepath.Join(repo, "testdata/gen/examples/out"), Build: t.TempDir(), Toolchains: filepath.Join(repo, "toolchains"), Env: trtTestEnv(repo, nil)}
-	p, err := TRT(o)
+	o := buildplan.Options{Out: filepath.Join(repo, "testdata/gen/examples/out"), Build: t.TempDir(), Toolchains: filepath.Join(repo, "toolchains"), Env: trtTestEnv(repo, nil)}
+	p, err := trt.BuildPlan(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,9 +68,9 @@ func TestTRTBuild(t *testing.T) {
 }
 
 func TestTRTPreflight(t *testing.T) {
-	o := Options{Out: "../../testdata/gen/examples/out", Build: t.TempDir(), Toolchains: "../../toolchains", Env: toolchain.Env{
+	o := buildplan.Options{Out: "../../../testdata/gen/examples/out", Build: t.TempDir(), Toolchains: "../../../toolchains", Env: toolchain.Env{
 		Getenv: func(string) string { return "" }, LookPath: func(string) (string, error) { return "", os.ErrNotExist }, Root: t.TempDir()}}
-	p, err := TRT(o)
+	p, err := trt.BuildPlan(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +91,7 @@ func TestTRTBuildSharesRemoteCache(t *testing.T) {
 		t.Skip("TENSORRT_INCLUDE_DIR is not set: building the plugin libraries needs the TensorRT headers")
 	}
 	redis := cachetest.StartRedis(t)
-	repo, _ := filepath.Abs("../..")
+	repo, _ := filepath.Abs("../../..")
 	// A package of several ops, generated here so the test depends on
 	// neither the user's opdefs nor their out/.
 	pkg := filepath.Join(t.TempDir(), "out")
@@ -106,9 +109,9 @@ func TestTRTBuildSharesRemoteCache(t *testing.T) {
 		dir := t.TempDir()
 		copyDir(t, pkg, filepath.Join(dir, "out"))
 		t.Chdir(dir)
-		o := Options{Out: "out", Build: "build", Toolchains: filepath.Join(repo, "toolchains"),
+		o := buildplan.Options{Out: "out", Build: "build", Toolchains: filepath.Join(repo, "toolchains"),
 			Env: trtTestEnv(repo, map[string]string{"OPFORGE_COMPILER_LAUNCHER": "ccache"})}
-		p, err := TRT(o)
+		p, err := trt.BuildPlan(o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,4 +191,21 @@ func trtTestEnv(repo string, set map[string]string) toolchain.Env {
 		}
 		return os.Getenv(k)
 	}, LookPath: exec.LookPath, Root: repo}
+}
+
+// copyDir copies the tree src to dst (as the htp build tests do).
+
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	_ = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, _ := os.ReadFile(p)
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
 }

@@ -1,4 +1,4 @@
-package buildplan
+package htp
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/toolchain"
 )
 
@@ -22,8 +23,11 @@ type htpVariant struct {
 	ldArgs   []string
 }
 
+// BuildPlan is how the htp target builds (target.Builder).
+func (Target) BuildPlan(o buildplan.Options) (*buildplan.Plan, error) { return BuildPlan(o) }
+
 // HTPVariants lists the variant names in build order.
-func HTPVariants(d *toolchain.Descriptor) []string {
+func HTPVariants(d *Descriptor) []string {
 	out := []string{"x86", "aarch64"}
 	for _, a := range d.HTP.Archs {
 		out = append(out, a.Arch)
@@ -31,16 +35,17 @@ func HTPVariants(d *toolchain.Descriptor) []string {
 	return out
 }
 
-// HTP plans the builds of every package under out/htp for the requested
-// variants (nil: all). Missing SDK pieces are returned in the plan's
+// BuildPlan plans the builds of every package under out/htp for the
+// requested variants (o.Variants; nil: all). Missing SDK pieces are returned in the plan's
 // Missing list and no units are planned for the variants they block.
-func HTP(o Options, variants []string) (*Plan, error) {
-	d, err := toolchain.Load(o.Toolchains, "htp")
+func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
+	variants := o.Variants
+	d, err := LoadToolchain(o.Toolchains)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Target: "htp", StateFile: filepath.Join(o.Build, "htp", ".opforge-build.json"), CompDB: filepath.Join(o.Build, "htp", "compile_commands.json")}
-	o.Env = withVersionCache(o, p)
+	p := &buildplan.Plan{Target: "htp", StateFile: filepath.Join(o.Build, "htp", ".opforge-build.json"), CompDB: filepath.Join(o.Build, "htp", "compile_commands.json")}
+	o.Env = buildplan.WithVersionCache(o, p)
 	all := HTPVariants(d)
 	if variants == nil {
 		variants = all
@@ -51,7 +56,7 @@ func HTP(o Options, variants []string) (*Plan, error) {
 		}
 	}
 	qnn := o.Env.ResolveSDK(*d.SDK("qnn"))
-	p.require(qnn)
+	p.Require(qnn)
 	hexagon := o.Env.ResolveSDK(*d.SDK("hexagon"))
 	var vs []htpVariant
 	for _, name := range variants {
@@ -63,7 +68,7 @@ func HTP(o Options, variants []string) (*Plan, error) {
 			if name == "x86" {
 				tool = "host_cxx"
 			}
-			v.launcher = p.launcher(o.Env.LauncherFor(d, tool))
+			v.launcher = p.Launcher(o.Env.LauncherFor(d.Descriptor, tool))
 			vs = append(vs, v)
 		}
 	}
@@ -71,7 +76,7 @@ func HTP(o Options, variants []string) (*Plan, error) {
 		return p, nil
 	}
 	inc := filepath.Join(qnn.Path, d.HTP.QNNInclude)
-	pkgs, err := o.packageDirs("htp", "src")
+	pkgs, err := o.PackageDirs("htp", "src")
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +127,7 @@ func (v htpVariant) asmDir() string {
 	return v.name + "_asm"
 }
 
-func (v htpVariant) flagsForLink(d *toolchain.Descriptor) []string {
+func (v htpVariant) flagsForLink(d *Descriptor) []string {
 	if strings.HasPrefix(v.name, "v") {
 		return append(append([]string{}, d.HTP.Flags.Link...), "-m"+v.name)
 	}
@@ -131,18 +136,18 @@ func (v htpVariant) flagsForLink(d *toolchain.Descriptor) []string {
 
 // htpVariantFor resolves the compiler and flags of one variant, recording
 // what is missing.
-func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn, hexagon toolchain.Found, p *Plan) (htpVariant, bool) {
+func htpVariantFor(env toolchain.Env, d *Descriptor, name string, qnn, hexagon toolchain.Found, p *buildplan.Plan) (htpVariant, bool) {
 	base := ""
 	if hexagon.OK() {
 		base = filepath.Dir(filepath.Clean(hexagon.Path))
 	}
 	switch name {
 	case "x86":
-		cxx := env.ResolveToolOf(d, "host_cxx")
-		p.require(cxx)
+		cxx := env.ResolveToolOf(d.Descriptor, "host_cxx")
+		p.Require(cxx)
 		root, tools := pinDirs(env, base, hexagon.Path, "X86", d.HTP.X86)
 		native := filepath.Join(root, "tools", "HEXAGON_Tools", tools, "Tools", "libnative")
-		ok := p.requirePath("x86 HTP simulator library (libnative)", native, hexagon,
+		ok := requirePath(p, "x86 HTP simulator library (libnative)", native, hexagon,
 			"HEXAGON_SDK_ROOT (or HEXAGON_SDK_ROOT_X86 and HEXAGON_TOOLS_VERSION_X86)", d.HTP.X86.SDK+" with Hexagon tools "+d.HTP.X86.Tools)
 		if !cxx.OK() || !ok {
 			return htpVariant{}, false
@@ -154,7 +159,7 @@ func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn,
 			ldArgs: []string{"-stdlib=libc++", "-Wl,--whole-archive", "-L" + filepath.Join(native, "lib"), "-lnative", "-Wl,--no-whole-archive", "-lpthread"}}, true
 	case "aarch64":
 		ndk := env.ResolveSDK(*d.SDK("android_ndk"))
-		p.require(ndk)
+		p.Require(ndk)
 		if !ndk.OK() {
 			return htpVariant{}, false
 		}
@@ -163,7 +168,7 @@ func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn,
 		// takes the x86 build's C flags, their include included.
 		root, tools := pinDirs(env, base, hexagon.Path, "X86", d.HTP.X86)
 		native := filepath.Join(root, "tools", "HEXAGON_Tools", tools, "Tools", "libnative")
-		if !p.requirePath("libnative headers for the aarch64 build", native, hexagon,
+		if !requirePath(p, "libnative headers for the aarch64 build", native, hexagon,
 			"HEXAGON_SDK_ROOT (or HEXAGON_SDK_ROOT_X86 and HEXAGON_TOOLS_VERSION_X86)", d.HTP.X86.SDK+" with Hexagon tools "+d.HTP.X86.Tools) {
 			return htpVariant{}, false
 		}
@@ -173,7 +178,7 @@ func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn,
 		lib := ""
 		if qnn.OK() {
 			lib = filepath.Join(qnn.Path, d.HTP.QNNTargetLib)
-			if !p.requirePath("QNN aarch64 libraries", lib, qnn, "QNN_SDK_ROOT", "the QNN SDK's "+d.HTP.QNNTargetLib) {
+			if !requirePath(p, "QNN aarch64 libraries", lib, qnn, "QNN_SDK_ROOT", "the QNN SDK's "+d.HTP.QNNTargetLib) {
 				return htpVariant{}, false
 			}
 		}
@@ -187,7 +192,7 @@ func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn,
 		up := strings.ToUpper(pin.Arch)
 		root, tools := pinDirs(env, base, hexagon.Path, up, pin)
 		cxx := filepath.Join(root, "tools", "HEXAGON_Tools", tools, "Tools", "bin", "hexagon-clang++")
-		if !p.requirePath("hexagon-clang++ for "+pin.Arch, cxx, hexagon,
+		if !requirePath(p, "hexagon-clang++ for "+pin.Arch, cxx, hexagon,
 			fmt.Sprintf("HEXAGON_SDK_ROOT (or HEXAGON_SDK_ROOT_%s and HEXAGON_TOOLS_VERSION_%s)", up, up), pin.SDK+" with Hexagon tools "+pin.Tools) {
 			return htpVariant{}, false
 		}
@@ -205,7 +210,7 @@ func htpVariantFor(env toolchain.Env, d *toolchain.Descriptor, name string, qnn,
 // pinned SDK beside HEXAGON_SDK_ROOT when it is installed, else the one
 // SDK HEXAGON_SDK_ROOT names; and the pinned tools version when that SDK
 // has it, else the newest it has. One installed SDK so serves every arch.
-func pinDirs(env toolchain.Env, base, sdkRoot, up string, pin toolchain.HexagonPin) (string, string) {
+func pinDirs(env toolchain.Env, base, sdkRoot, up string, pin HexagonPin) (string, string) {
 	root := env.Getenv("HEXAGON_SDK_ROOT_" + up)
 	if root == "" {
 		root = filepath.Join(base, pin.SDK)
@@ -226,8 +231,8 @@ func pinDirs(env toolchain.Env, base, sdkRoot, up string, pin toolchain.HexagonP
 	return root, tools
 }
 
-// requirePath records a missing file or directory derived from an SDK.
-func (p *Plan) requirePath(what, path string, from toolchain.Found, variables, want string) bool {
+// requirePath records in p a missing file or directory derived from an SDK.
+func requirePath(p *buildplan.Plan, what, path string, from toolchain.Found, variables, want string) bool {
 	if from.OK() {
 		if _, err := os.Stat(path); err == nil {
 			return true

@@ -1,4 +1,4 @@
-package verify
+package htp
 
 import (
 	"bytes"
@@ -10,14 +10,81 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
-	"github.com/opforge/opforge/generators/toolchain"
+	"github.com/opforge/opforge/generators/verifier"
 )
 
 //go:embed runners/htp_qnn.py
 var htpRunner []byte
+
+// Verifiers are the htp target's verify runners: the ExecuTorch ops in
+// eager mode (executorch) and the x86 op package in Qualcomm's HTP
+// backend (htp).
+func (Target) Verifiers() []verifier.Runner {
+	return []verifier.Runner{executorchRunner{}, qnnRunner{}}
+}
+
+// executorchRunner runs the generated ExecuTorch module's ops.
+type executorchRunner struct{}
+
+func (executorchRunner) Name() string { return "executorch" }
+
+func (executorchRunner) Runnable(_ verifier.Options, pkg *ir.Package, op *ir.Op) (string, bool) {
+	if op.Targets.HTP == nil || !pkg.HTP.ExecuTorch {
+		return "", false
+	}
+	return "", true
+}
+
+func (executorchRunner) OpFields(*ir.Package, *ir.Op) map[string]any { return nil }
+
+func (executorchRunner) Prepare(o verifier.Options, pkg *ir.Package, _ string) verifier.Prepared {
+	mod, err := executorchModule(o.Out, pkg)
+	if err != nil {
+		return verifier.Prepared{Skip: err.Error()}
+	}
+	return verifier.Prepared{Impl: map[string]string{"path": mod}}
+}
+
+// executorchModule finds the package's generated ExecuTorch module.
+func executorchModule(out string, pkg *ir.Package) (string, error) {
+	dir := filepath.Join(out, "htp", pkg.Name, "executorch")
+	mods, _ := filepath.Glob(filepath.Join(dir, "*.py"))
+	if len(mods) != 1 {
+		return "", fmt.Errorf("no ExecuTorch module in %s (run opforge gen)", filepath.ToSlash(dir))
+	}
+	return mods[0], nil
+}
+
+// qnnRunner runs the op package, built for x86, in onnxruntime-qnn's HTP
+// backend.
+type qnnRunner struct{}
+
+func (qnnRunner) Name() string { return "htp" }
+
+func (qnnRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
+	if op.Targets.HTP == nil {
+		return "", false
+	}
+	if len(op.DataDependent) > 0 {
+		return "verify does not run HTP ops with data-dependent output sizes yet", true
+	}
+	return "", true
+}
+
+func (qnnRunner) OpFields(_ *ir.Package, op *ir.Op) map[string]any {
+	return map[string]any{"htp": htpOpOf(op)}
+}
+
+func (qnnRunner) Prepare(o verifier.Options, pkg *ir.Package, tmp string) verifier.Prepared {
+	prep := prepareHTP(o, pkg, tmp)
+	if prep.skip != "" || prep.err != "" {
+		return verifier.Prepared{Skip: prep.skip, Err: prep.err}
+	}
+	return verifier.Prepared{Impl: map[string]string{"python": prep.python, "script": prep.script, "library": prep.library,
+		"interface": pkg.Name + "InterfaceProvider", "domain": htpDomain(pkg), "mismatch": prep.mismatch}}
+}
 
 // htpOp is what the HTP runner needs of an op: each param's attribute
 // name (the opdef's) by identifier, and whether it is a float (JSON
@@ -51,7 +118,7 @@ type htpPrep struct {
 	skip, err               string
 }
 
-func prepareHTP(o Options, pkg *ir.Package, tmp string) htpPrep {
+func prepareHTP(o verifier.Options, pkg *ir.Package, tmp string) htpPrep {
 	python := os.Getenv("OPFORGE_QNN_PYTHON")
 	if python == "" {
 		return htpPrep{skip: "OPFORGE_QNN_PYTHON is not set: point it at a Python with onnxruntime, onnxruntime-qnn (Qualcomm's x86 HTP backend), onnx and numpy"}
@@ -66,28 +133,29 @@ func prepareHTP(o Options, pkg *ir.Package, tmp string) htpPrep {
 	out, err := exec.Command(python, script, "versions").CombinedOutput()
 	fields := strings.Fields(string(out))
 	if err != nil || len(fields) != 4 {
-		return htpPrep{skip: fmt.Sprintf("OPFORGE_QNN_PYTHON=%s cannot load onnxruntime and onnxruntime-qnn: %s", python, lastLines(string(out), 2))}
+		return htpPrep{skip: fmt.Sprintf("OPFORGE_QNN_PYTHON=%s cannot load onnxruntime and onnxruntime-qnn: %s", python, verifier.LastLines(string(out), 2))}
 	}
 	backendQNN := fields[2]
 
-	bo := o.buildOptions(pkg)
-	plan, err := buildplan.HTP(bo, []string{"x86"})
+	bo := o.BuildOptions(pkg)
+	bo.Variants = []string{"x86"}
+	plan, err := BuildPlan(bo)
 	if err != nil {
 		return htpPrep{err: "opforge build htp --arch x86: " + err.Error()}
 	}
 	if err := plan.Preflight(); err != nil {
-		return htpPrep{skip: "the x86 HTP op package cannot be built here: " + oneLine(err.Error())}
+		return htpPrep{skip: "the x86 HTP op package cannot be built here: " + verifier.OneLine(err.Error())}
 	}
 	var log bytes.Buffer
 	if _, err := plan.Run(context.Background(), &log, 0); err != nil {
-		return htpPrep{err: "opforge build htp --arch x86 failed: " + oneLine(err.Error()) + ": " + lastLines(log.String(), 3)}
+		return htpPrep{err: "opforge build htp --arch x86 failed: " + verifier.OneLine(err.Error()) + ": " + verifier.LastLines(log.String(), 3)}
 	}
 	lib, _ := filepath.Abs(filepath.Join(bo.Build, "htp", pkg.Name, "x86_64-linux-clang", "libQnn"+pkg.Name+".so"))
 	if _, err := os.Stat(lib); err != nil {
 		return htpPrep{err: "opforge build htp --arch x86 left no library: " + err.Error()}
 	}
 	p := htpPrep{python: python, script: script, library: lib}
-	if d, err := toolchain.Load(bo.Toolchains, "htp"); err == nil {
+	if d, err := LoadToolchain(bo.Toolchains); err == nil {
 		// The headers' version as the toolchain descriptor reads it (QnnSdkBuildId.h).
 		headers := bo.Env.ResolveSDK(*d.SDK("qnn")).Version
 		if headers == "" {

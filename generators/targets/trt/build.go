@@ -1,4 +1,4 @@
-package buildplan
+package trt
 
 import (
 	"fmt"
@@ -7,28 +7,32 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/toolchain"
 )
 
-// TRT plans, per package under out/trt: one nvcc unit per kernel (.cu) for
+// BuildPlan is how the trt target builds (target.Builder).
+func (Target) BuildPlan(o buildplan.Options) (*buildplan.Plan, error) { return BuildPlan(o) }
+
+// BuildPlan plans, per package under out/trt: one nvcc unit per kernel (.cu) for
 // the configured GPU architectures, one C++ unit per plugin source against
 // the TensorRT headers, and the link of lib<Package>.so with the package's
 // version script (only getCreators, getPluginCreators and setLoggerFinder
 // are exported) and the static CUDA runtime.
-func TRT(o Options) (*Plan, error) {
-	d, err := toolchain.Load(o.Toolchains, "trt")
+func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
+	d, err := LoadToolchain(o.Toolchains)
 	if err != nil {
 		return nil, err
 	}
 	root := filepath.Join(o.Build, "trt")
-	p := &Plan{Target: "trt", StateFile: filepath.Join(root, ".opforge-build.json"), CompDB: filepath.Join(root, "compile_commands.json")}
-	o.Env = withVersionCache(o, p)
+	p := &buildplan.Plan{Target: "trt", StateFile: filepath.Join(root, ".opforge-build.json"), CompDB: filepath.Join(root, "compile_commands.json")}
+	o.Env = buildplan.WithVersionCache(o, p)
 	cuda := o.Env.ResolveSDK(*d.SDK("cuda"))
 	trt := o.Env.ResolveSDK(*d.SDK("tensorrt"))
-	nvcc := o.Env.ResolveToolOf(d, "nvcc")
-	cxx := o.Env.ResolveToolOf(d, "cxx")
+	nvcc := o.Env.ResolveToolOf(d.Descriptor, "nvcc")
+	cxx := o.Env.ResolveToolOf(d.Descriptor, "cxx")
 	for _, f := range []toolchain.Found{cuda, trt, nvcc, cxx} {
-		p.require(f)
+		p.Require(f)
 	}
 	if len(p.Missing) > 0 {
 		return p, nil
@@ -45,8 +49,8 @@ func TRT(o Options) (*Plan, error) {
 			Problem: fmt.Sprintf("not found in %s/lib64 or lib: the CUDA runtime library is needed to link; set CUDA_HOME to a full toolkit", cuda.Path)})
 		return p, nil
 	}
-	nvccLauncher := p.launcher(o.Env.LauncherFor(d, "nvcc"))
-	cxxLauncher := p.launcher(o.Env.LauncherFor(d, "cxx"))
+	nvccLauncher := p.Launcher(o.Env.LauncherFor(d.Descriptor, "nvcc"))
+	cxxLauncher := p.Launcher(o.Env.LauncherFor(d.Descriptor, "cxx"))
 	archs := d.TRT.CUDAArchs
 	if env := o.Env.Getenv("CUDA_ARCHS"); env != "" { // e.g. CUDA_ARCHS=90 for one GPU
 		archs = strings.Split(env, ",")
@@ -55,7 +59,7 @@ func TRT(o Options) (*Plan, error) {
 	for _, a := range archs {
 		gencode = append(gencode, fmt.Sprintf("-gencode=arch=compute_%s,code=sm_%s", a, a))
 	}
-	pkgs, err := o.packageDirs("trt", "src")
+	pkgs, err := o.PackageDirs("trt", "src")
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package verify
+package trt
 
 import (
 	"bytes"
@@ -10,14 +10,69 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/targets/trt"
-	"github.com/opforge/opforge/generators/toolchain"
+	"github.com/opforge/opforge/generators/verifier"
 )
 
 //go:embed runners/trt_runner.cpp
 var trtRunner []byte
+
+// Verifiers are the trt target's verify runners: the C++ plugin library
+// in TensorRT (trt) and the Python plugins (trt-python).
+func (Target) Verifiers() []verifier.Runner { return []verifier.Runner{cppRunner{}, pythonRunner{}} }
+
+// cppRunner runs the C++ plugins: opforge build trt's library, loaded by a
+// small C++ runner built here, on a GPU.
+type cppRunner struct{}
+
+func (cppRunner) Name() string { return "trt" }
+
+func (cppRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
+	if OpOptions(op) == nil {
+		return "", false
+	}
+	return trtLayoutProblem(op), true
+}
+
+func (cppRunner) OpFields(pkg *ir.Package, op *ir.Op) map[string]any {
+	return map[string]any{"trt": trtOpOf(pkg, op)}
+}
+
+func (cppRunner) Prepare(o verifier.Options, pkg *ir.Package, tmp string) verifier.Prepared {
+	prep := prepareTRT(o, pkg, tmp)
+	if prep.skip != "" || prep.err != "" {
+		return verifier.Prepared{Skip: prep.skip, Err: prep.err}
+	}
+	return verifier.Prepared{Impl: map[string]string{"library": prep.library, "runner": prep.runner}}
+}
+
+// pythonRunner runs the Python plugins (tensorrt.plugin).
+type pythonRunner struct{}
+
+func (pythonRunner) Name() string { return "trt-python" }
+
+func (pythonRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
+	if t := OpOptions(op); t == nil || t.QDP == nil {
+		return "", false
+	}
+	return trtLayoutProblem(op), true
+}
+
+func (pythonRunner) OpFields(pkg *ir.Package, op *ir.Op) map[string]any {
+	return map[string]any{"trt": trtOpOf(pkg, op)}
+}
+
+func (pythonRunner) Prepare(o verifier.Options, pkg *ir.Package, _ string) verifier.Prepared {
+	mod, err := pythonPluginModule(o.Out, pkg)
+	e, problem := trtPythonEnv()
+	if err != nil || problem != "" {
+		if problem == "" {
+			problem = err.Error()
+		}
+		return verifier.Prepared{Skip: problem}
+	}
+	return verifier.Prepared{Impl: map[string]string{"path": mod}, Env: e}
+}
 
 // trtOp is what the TensorRT runners need of an op: its plugin identity
 // and how each param travels as a PluginField (ONNX's encoding: ints and
@@ -61,7 +116,7 @@ func trtLayoutProblem(op *ir.Op) string {
 }
 
 func trtOpOf(pkg *ir.Package, op *ir.Op) *trtOp {
-	id := trt.PluginID(pkg, op)
+	id := PluginID(pkg, op)
 	t := &trtOp{Name: id.Name, Namespace: id.Namespace, Version: id.Version, Fields: []trtField{}}
 	t.ID = id.Namespace + "::" + id.Name // as the Python plugin registers itself
 	for _, p := range op.Params {
@@ -85,27 +140,27 @@ type trtPrep struct {
 	skip, err       string
 }
 
-func prepareTRT(o Options, pkg *ir.Package, tmp string) trtPrep {
-	bo := o.buildOptions(pkg)
-	plan, err := buildplan.TRT(bo)
+func prepareTRT(o verifier.Options, pkg *ir.Package, tmp string) trtPrep {
+	bo := o.BuildOptions(pkg)
+	plan, err := BuildPlan(bo)
 	if err != nil {
 		return trtPrep{err: "opforge build trt: " + err.Error()}
 	}
 	if err := plan.Preflight(); err != nil {
-		return trtPrep{skip: "the TensorRT plugin library cannot be built here: " + oneLine(err.Error())}
+		return trtPrep{skip: "the TensorRT plugin library cannot be built here: " + verifier.OneLine(err.Error())}
 	}
 	var log bytes.Buffer
 	if _, err := plan.Run(context.Background(), &log, 0); err != nil {
-		return trtPrep{err: "opforge build trt failed: " + oneLine(err.Error()) + ": " + lastLines(log.String(), 3)}
+		return trtPrep{err: "opforge build trt failed: " + verifier.OneLine(err.Error()) + ": " + verifier.LastLines(log.String(), 3)}
 	}
 	lib, _ := filepath.Abs(filepath.Join(bo.Build, "trt", pkg.Name, "lib"+pkg.Name+".so"))
 	// The runner: the same host compiler, TensorRT headers and CUDA runtime the plan found.
-	d, err := toolchain.Load(bo.Toolchains, "trt")
+	d, err := LoadToolchain(bo.Toolchains)
 	if err != nil {
 		return trtPrep{err: err.Error()}
 	}
 	env := bo.Env
-	cudaSDK, trtSDK, cxx := env.ResolveSDK(*d.SDK("cuda")), env.ResolveSDK(*d.SDK("tensorrt")), env.ResolveToolOf(d, "cxx")
+	cudaSDK, trtSDK, cxx := env.ResolveSDK(*d.SDK("cuda")), env.ResolveSDK(*d.SDK("tensorrt")), env.ResolveToolOf(d.Descriptor, "cxx")
 	cudaLib := ""
 	for _, dir := range []string{"lib64", "lib", "targets/x86_64-linux/lib"} {
 		if _, err := os.Stat(filepath.Join(cudaSDK.Path, dir, "libcudart_static.a")); err == nil {
@@ -125,7 +180,7 @@ func prepareTRT(o Options, pkg *ir.Package, tmp string) trtPrep {
 		"-isystem", filepath.Join(cudaSDK.Path, "include"), src, "-o", runner,
 		"-L"+cudaLib, "-l:libcudart_static.a", "-ldl", "-lpthread", "-lrt").CombinedOutput()
 	if err != nil {
-		return trtPrep{err: "building the TensorRT runner failed: " + lastLines(string(out), 5)}
+		return trtPrep{err: "building the TensorRT runner failed: " + verifier.LastLines(string(out), 5)}
 	}
 	probe, err := exec.Command(runner, "--probe").CombinedOutput()
 	if err != nil {
@@ -134,34 +189,7 @@ func prepareTRT(o Options, pkg *ir.Package, tmp string) trtPrep {
 	return trtPrep{library: lib, runner: runner}
 }
 
-// buildOptions are opforge build's options for one package's library, in
-// the run's out/, build and toolchain directories.
-func (o Options) buildOptions(pkg *ir.Package) buildplan.Options {
-	bo := buildplan.DefaultOptions()
-	bo.Out = o.Out
-	if o.Build != "" {
-		bo.Build = o.Build
-	}
-	if o.Toolchains != "" {
-		bo.Toolchains = o.Toolchains
-	}
-	bo.Packages = []string{pkg.Name}
-	return bo
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
-}
-
-// trtPythonProblem says why the Python plugins cannot run here ("" : they
+// trtPythonEnv says why the Python plugins cannot run here ("" : they
 // can): tensorrt.plugin must import, from TensorRT itself or from the
 // tensorrt bindings wheel's plain-Python plugin package
 // (OPFORGE_TRT_BINDINGS) under a stand-in core (OPFORGE_TRT_CORE).
