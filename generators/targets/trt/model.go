@@ -113,27 +113,13 @@ type docText struct {
 	// header comment, a line "//   [0] x: T [N, C]" each, every line after
 	// a newline (they follow a heading).
 	Inputs, ShapeInputs, Outputs string
-	// Fields is "//   k: int32, default 2" for each param, every line after
-	// a newline, or " none".
-	Fields string
 	// InputNames and OutputNames list the tensors on one line: " [0] x [1] y".
 	InputNames, OutputNames string
 }
 
-// fieldText is the params as the C++ sources spell them.
+// fieldText is the counts the C++ sources size the params' arrays with;
+// the rows themselves are opModel.Params.
 type fieldText struct {
-	// Names initializes kFieldNames: "k", "scale" ("" without params).
-	Names string
-	// List names the fields in messages: k, scale (none without params).
-	List string
-	// ReadCases are parse<Op>Fields' switch cases, one per field:
-	// "case 0: ok = <read>; break;" (caseSep).
-	ReadCases string
-	// Serialized fill getFieldsToSerialize's fields after the layout's,
-	// Declared the creator's field list, Members <Op>Params' members with
-	// their docs (statementSep).
-	Serialized, Declared, Members string
-
 	Nb       int // params
 	Array    int // max(1, params): the creator's field array
 	NbSerial int // params + the layout field
@@ -412,34 +398,11 @@ func inputTypeMessage(l *ioLayout) (format, args string) {
 	return strings.Repeat(" %d", len(a)), strings.Join(a, "")
 }
 
-// paramTexts sets the text of m's params: Fields and Docs.Fields.
+// paramTexts sets the counts of m's params; the templates range over
+// m.Params for the rest (shared.tmpl's fieldList, fieldDocs, declareFields).
 func (m *opModel) paramTexts() {
 	n := len(m.Params)
 	m.Fields.Nb, m.Fields.Array, m.Fields.NbSerial = n, max(1, n), n+1
-	if n == 0 {
-		m.Docs.Fields, m.Fields.Names, m.Fields.List = " none", `""`, "none"
-		return
-	}
-	members, docs, names := make([]string, n), make([]string, n), make([]string, n)
-	reads, serial, declared := make([]string, n), make([]string, n), make([]string, n)
-	for i, p := range m.Params {
-		index := strconv.Itoa(p.Index)
-		members[i] = p.Member + " //!< " + escape.CComment(p.Doc)
-		docs[i] = "\n//   " + escape.CComment(p.Name+": "+p.Doc)
-		names[i] = p.Name
-		reads[i] = "case " + index + ": ok = " + p.Read + "; break;"
-		serial[i] = "mSerialFields[" + strconv.Itoa(p.SerialIndex) + "] = " + p.Serialize + ";"
-		declared[i] = "mFields[" + index + "] = " + pluginField(p.Name, "nullptr", p.FieldType, strconv.Itoa(p.FieldLength)) + ";"
-	}
-	m.Docs.Fields = strings.Join(docs, "")
-	f := &m.Fields
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = escape.CString(n)
-	}
-	f.Names, f.List = strings.Join(quoted, ", "), strings.Join(names, ", ")
-	f.ReadCases = strings.Join(reads, caseSep)
-	f.Serialized, f.Declared, f.Members = strings.Join(serial, statementSep), strings.Join(declared, statementSep), strings.Join(members, statementSep)
 }
 
 // typeExpr is the dtype of the tensor at pos as a C++ expression over the
