@@ -87,9 +87,10 @@ type opModel struct {
 
 	// OutputTypes[i] is output i's dtype as a C++ expression over inputTypes.
 	OutputTypes []string
-	// SupportCases are supportsFormatCombination's switch cases, one per
-	// position: "case 0: return <verdict>;" (statementSep).
-	SupportCases string
+	// Supports is supportsFormatCombination's verdict for each position, a
+	// C++ bool expression over inOut (the dtype rule && the format rule);
+	// shared.tmpl's opdefSupports prints a switch case for each.
+	Supports []string
 	// DTypeParam: an output's dtype is chosen by a param, so opdefSupports
 	// reads the plugin's params (as mParams).
 	DTypeParam bool
@@ -104,7 +105,6 @@ type opModel struct {
 	Aliases        []aliasModel
 
 	layout   *ioLayout // the op's tensor positions, shared with its README entry
-	supports []string  // supportsFormatCombination's verdict for each position
 }
 
 // docText is what the sources' comments list: the tensors and the fields.
@@ -315,7 +315,7 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 }
 
 // dtypeTexts sets getOutputDataTypes' OutputTypes and
-// supportsFormatCombination's verdicts and SupportCases.
+// supportsFormatCombination's verdicts (Supports).
 func (m *opModel) dtypeTexts(l *ioLayout, formats []string, legacy bool) {
 	all := l.All()
 	descs := make([]string, len(all)) // supportsFormatCombination's tensor at each position
@@ -335,13 +335,10 @@ func (m *opModel) dtypeTexts(l *ioLayout, formats []string, legacy bool) {
 	for i, t := range l.Outputs {
 		m.OutputTypes[i] = typeExpr(all, t.Pos, inputType)
 	}
-	m.supports = make([]string, len(all))
-	cases := make([]string, len(all))
+	m.Supports = make([]string, len(all))
 	for i, t := range all {
-		m.supports[i] = typeCond(all, t, io) + " && " + formatCond(t, formats, io)
-		cases[i] = "case " + strconv.Itoa(i) + ": return " + m.supports[i] + ";"
+		m.Supports[i] = typeCond(all, t, io) + " && " + formatCond(t, formats, io)
 	}
-	m.SupportCases = strings.Join(cases, statementSep)
 }
 
 // shapeDocs are the shapes of the layout's tensors for comments, by inOut
