@@ -151,18 +151,35 @@ type launcherModel struct {
 
 // kernelModel is the .cu file's typed plumbing around the user's code.
 type kernelModel struct {
-	TemplateDecl string // "template <typename T>" or ""
-	IOName       string // RoiAlignLiteIO
-	Launch       string // the launch template's name: roiAlignLite
-	IOType       string // RoiAlignLiteIO<T>
-	Fill         string // the default fill kernel's name
-	// IOFields are the IO struct's members, one a line (statementSep).
-	IOFields string
-	// Includes are the CUDA headers of the kernel types, a line
-	// "#include <cuda_fp16.h>" each, every line after a newline.
-	Includes string
-	// Fills are the default launch body's statements (statementSep).
-	Fills string
+	IOName string // RoiAlignLiteIO
+	Launch string // the launch template's name: roiAlignLite
+	Fill   string // the default fill kernel's name
+	// TypeParams are the launch template's and the IO struct's type
+	// parameters ("T"); none: neither is a template.
+	TypeParams []string
+	// Tensors are the IO struct's tensor members, by inOut position; the
+	// default launch body fills the outputs.
+	Tensors []kernelTensor
+	// Uppers are the IO struct's upper bounds of data-dependent sizes,
+	// after the tensors.
+	Uppers []upperBound
+	// Headers are the CUDA headers of the kernel types ("cuda_fp16.h").
+	Headers []string
+}
+
+// kernelTensor is one tensor member of an op's IO struct.
+type kernelTensor struct {
+	Ident  string
+	Kind   string // InTensor or OutTensor
+	CType  string // the element type: a C type or a type parameter
+	Doc    string // its shape, or what a size tensor holds
+	Output bool
+}
+
+// upperBound is the IO struct's member int64_t upper_<Name>: the most
+// the data-dependent size Name can be (Bound, as the opdef writes it).
+type upperBound struct {
+	Name, Bound string
 }
 
 // dtypeC is the kernel-side C type of a tensor dtype.
@@ -487,39 +504,28 @@ func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, 
 	launch := lowerFirst(op.Name)
 	k := kernelModel{IOName: op.Name + "IO", Launch: launch, Fill: launch + "Fill"}
 	params, paramPos, paramOf := templateParams(l, l.All())
-	k.IOType = k.IOName
-	if len(params) > 0 {
-		parts := make([]string, len(params))
-		for i, p := range params {
-			parts[i] = "typename " + p
-		}
-		k.TemplateDecl = "template <" + strings.Join(parts, ", ") + ">"
-		k.IOType += "<" + strings.Join(params, ", ") + ">"
-	}
-	io := newKernelIO(op, l, shapes, k.Fill, params, paramOf)
-	k.IOFields = strings.Join(io.fields, statementSep)
-	k.Fills = strings.Join(io.fills, statementSep)
+	k.TypeParams = params
+	io := newKernelIO(op, l, shapes, params, paramOf)
+	k.Tensors, k.Uppers = io.tensors, io.upperRows
 	launchers, headers := newLaunchers(op, l, paramPos, io)
-	for _, h := range headers {
-		k.Includes += "\n#include <" + h + ">"
-	}
+	k.Headers = headers
 	return launchers, k
 }
 
 // kernelIO is the IO struct of an op's kernels: its members, and how the
 // launchers fill it.
 type kernelIO struct {
-	fields []string // the members
-	fills  []string // the default launch body: a fill per output
-	kinds  []string // the tensor type of each inOut position
+	tensors   []kernelTensor // the tensor members
+	upperRows []upperBound   // the upper bound members
+	kinds     []string       // the tensor type of each inOut position
 	srcs   []string // where the launchers find the tensor at each position
 	uppers []string // the upper bounds of the data-dependent sizes, after the tensors
 }
 
-func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, fill string, params []string, paramOf []int) kernelIO {
+func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, params []string, paramOf []int) kernelIO {
 	all := l.All()
 	first := l.Combos()[0] // fixed dtypes are the same in every combination
-	io := kernelIO{fields: make([]string, 0, len(all)), kinds: make([]string, len(all)), srcs: make([]string, len(all))}
+	io := kernelIO{tensors: make([]kernelTensor, 0, len(all)), kinds: make([]string, len(all)), srcs: make([]string, len(all))}
 	for _, t := range all {
 		io.kinds[t.Pos], io.srcs[t.Pos] = "InTensor", "inputs["+strconv.Itoa(t.Index)+"]"
 		if !t.Input {
@@ -533,10 +539,7 @@ func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, fill string, params []
 		if t.T != nil {
 			doc = shapes[t.Pos]
 		}
-		io.fields = append(io.fields, io.kinds[t.Pos]+"<"+ct+"> "+t.Ident+"; // "+doc)
-		if !t.Input {
-			io.fills = append(io.fills, fmt.Sprintf("%s<<<gridSize(io.%s.numel(), kBlock), kBlock, 0, stream>>>(io.%s.data, io.%s.numel());", fill, t.Ident, t.Ident, t.Ident))
-		}
+		io.tensors = append(io.tensors, kernelTensor{Ident: t.Ident, Kind: io.kinds[t.Pos], CType: ct, Doc: doc, Output: !t.Input})
 	}
 	// Data-dependent outputs arrive with unknown dims; their buffers hold
 	// the upper bound, which the kernel needs to stay inside them.
@@ -545,7 +548,7 @@ func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, fill string, params []
 			continue
 		}
 		if u, ok := cppInt(op, l, t.Size.Upper, func(i, j int) string { return fmt.Sprintf("inputs[%d].dims[%d]", i, j) }, "params"); ok {
-			io.fields = append(io.fields, fmt.Sprintf("int64_t upper_%s; // the most %s can be: %s", t.Size.Name, t.Size.Name, t.Size.Upper.String()))
+			io.upperRows = append(io.upperRows, upperBound{Name: t.Size.Name, Bound: t.Size.Upper.String()})
 			io.uppers = append(io.uppers, u)
 		}
 	}
