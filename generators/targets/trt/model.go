@@ -142,11 +142,18 @@ type aliasModel struct {
 // launcherModel is one typed launcher: the kernel entry enqueue calls for
 // one dtype combination.
 type launcherModel struct {
-	Func   string // launchRoiAlignLite_float32
-	Cond   string // the runtime dtypes that select it
-	Args   string // template arguments of the launch template ("float")
-	IOInit string // the IO struct's initializer
-	Types  string // human-readable dtypes for messages
+	Func string // launchRoiAlignLite_float32
+	// Conds are the runtime dtype checks that select it, C++ bool
+	// expressions enqueue joins with &&: one per dtype slot, "true" without.
+	Conds []string
+	// Args are the launch template's type arguments ("float"), one per
+	// kernelModel.TypeParams.
+	Args []string
+	// CTypes are the element types of the IO struct's tensors, by inOut
+	// position (kernelModel.Tensors).
+	CTypes []string
+	// Types are the dtypes by inOut position, for messages ("float32").
+	Types []string
 }
 
 // kernelModel is the .cu file's typed plumbing around the user's code.
@@ -171,15 +178,18 @@ type kernelModel struct {
 type kernelTensor struct {
 	Ident  string
 	Kind   string // InTensor or OutTensor
+	Src    string // the launcher's TensorRef it is built from: inputs[0]
 	CType  string // the element type: a C type or a type parameter
 	Doc    string // its shape, or what a size tensor holds
 	Output bool
 }
 
 // upperBound is the IO struct's member int64_t upper_<Name>: the most
-// the data-dependent size Name can be (Bound, as the opdef writes it).
+// the data-dependent size Name can be (Bound, as the opdef writes it), and
+// Expr, the C++ expression over the launcher's inputs and params that the
+// launchers initialize it with.
 type upperBound struct {
-	Name, Bound string
+	Name, Bound, Expr string
 }
 
 // dtypeC is the kernel-side C type of a tensor dtype.
@@ -518,8 +528,7 @@ type kernelIO struct {
 	tensors   []kernelTensor // the tensor members
 	upperRows []upperBound   // the upper bound members
 	kinds     []string       // the tensor type of each inOut position
-	srcs   []string // where the launchers find the tensor at each position
-	uppers []string // the upper bounds of the data-dependent sizes, after the tensors
+	srcs      []string       // where the launchers find the tensor at each position
 }
 
 func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, params []string, paramOf []int) kernelIO {
@@ -539,7 +548,7 @@ func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, params []string, param
 		if t.T != nil {
 			doc = shapes[t.Pos]
 		}
-		io.tensors = append(io.tensors, kernelTensor{Ident: t.Ident, Kind: io.kinds[t.Pos], CType: ct, Doc: doc, Output: !t.Input})
+		io.tensors = append(io.tensors, kernelTensor{Ident: t.Ident, Kind: io.kinds[t.Pos], Src: io.srcs[t.Pos], CType: ct, Doc: doc, Output: !t.Input})
 	}
 	// Data-dependent outputs arrive with unknown dims; their buffers hold
 	// the upper bound, which the kernel needs to stay inside them.
@@ -548,8 +557,7 @@ func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, params []string, param
 			continue
 		}
 		if u, ok := cppInt(op, l, t.Size.Upper, func(i, j int) string { return fmt.Sprintf("inputs[%d].dims[%d]", i, j) }, "params"); ok {
-			io.upperRows = append(io.upperRows, upperBound{Name: t.Size.Name, Bound: t.Size.Upper.String()})
-			io.uppers = append(io.uppers, u)
+			io.upperRows = append(io.upperRows, upperBound{Name: t.Size.Name, Bound: t.Size.Upper.String(), Expr: u})
 		}
 	}
 	return io
@@ -562,16 +570,13 @@ func newLaunchers(op *ir.Op, l *ioLayout, paramPos []int, io kernelIO) ([]*launc
 	combos := l.Combos()
 	launchers := make([]*launcherModel, len(combos))
 	need := map[string]bool{}
-	// Scratch for each launcher's lists, which strings.Join copies.
-	conds := make([]string, max(1, len(l.Slots)))
-	args := make([]string, len(paramPos))
-	inits := make([]string, len(io.kinds), len(io.kinds)+len(io.uppers))
-	types := make([]string, len(io.kinds))
 	for ci, c := range combos {
 		lm := &launcherModel{Func: "launch" + op.Name}
 		if s := c.Suffix(); s != "" {
 			lm.Func += "_" + s
 		}
+		lm.Conds = make([]string, max(1, len(l.Slots)))
+		conds := lm.Conds
 		conds[0] = "true"
 		for i, s := range l.Slots {
 			k := strconv.Itoa(s.Pos)
@@ -590,22 +595,17 @@ func newLaunchers(op *ir.Op, l *ioLayout, paramPos []int, io kernelIO) ([]*launc
 				conds[i] = "(mNbInputs > " + k + " && " + conds[i] + ")"
 			}
 		}
+		lm.Args = make([]string, len(paramPos))
 		for i, pos := range paramPos {
-			args[i] = dtypeC(c.DTypes[pos])
+			lm.Args[i] = dtypeC(c.DTypes[pos])
 		}
+		lm.CTypes, lm.Types = make([]string, len(c.DTypes)), make([]string, len(c.DTypes))
 		for pos, d := range c.DTypes {
 			if h := cudaHeaders[dtypeC(d)]; h != "" {
 				need[h] = true
 			}
-			inits[pos] = io.kinds[pos] + "<" + dtypeC(d) + ">(" + io.srcs[pos] + ")"
-			types[pos] = string(d)
+			lm.CTypes[pos], lm.Types[pos] = dtypeC(d), string(d)
 		}
-		lm.Cond = strings.Join(conds, " && ")
-		if len(args) > 0 {
-			lm.Args = "<" + strings.Join(args, ", ") + ">"
-		}
-		lm.IOInit = "{" + strings.Join(append(inits, io.uppers...), ", ") + "}"
-		lm.Types = strings.Join(types, ", ")
 		launchers[ci] = lm
 	}
 	var headers []string
