@@ -97,7 +97,7 @@ type opModel struct {
 	Shape      shapeCode
 	// RuntimeChecks compare concrete input dims with the opdef
 	// (onShapeChange / enqueue), one statement a line (statementSep).
-	RuntimeChecks string
+	RuntimeChecks []inputCheck
 
 	Params []*paramModel
 	// RequiredParams are the params without a default.
@@ -333,7 +333,7 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 	}
 	m.Aliased = len(m.Aliases) > 0
 	m.Shape = newShapeCode(op, l, pkg.Legacy)
-	m.RuntimeChecks = strings.Join(runtimeChecks(op, l, pkg.Legacy), statementSep)
+	m.RuntimeChecks = runtimeChecks(l)
 	if w := OpOptions(op).Workspace; w != nil {
 		m.Workspace = workspaceExpr(op, l, w, pkg.Legacy)
 	}
@@ -881,40 +881,50 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 
 // runtimeChecks compare concrete input dims with the opdef: ranks,
 // constant dims and dims that share a symbol.
-func runtimeChecks(op *ir.Op, l *ioLayout, legacy bool) []string {
-	desc, nb := "in", "nbInputs"
-	if legacy {
-		desc, nb = "inputDesc", "mNbInputs"
-	}
-	var out []string
+func runtimeChecks(l *ioLayout) []inputCheck {
+	var out []inputCheck
 	for _, t := range l.Inputs {
 		if t.Rank == ir.RankAny {
 			continue
 		}
-		// checkRank(dims, rank, op, input), checkDim(dims, dim, value, op,
-		// input), checkSameDim(dims, dim, dims0, dim0, op, input, input0,
-		// symbol).
-		d := desc + "[" + strconv.Itoa(t.Index) + "].dims"
-		who := ", " + escape.CString(op.Name) + ", " + escape.CString(t.Name)
-		// An optional input is checked when it is there.
-		when := "if ("
-		if t.Optional {
-			when = "if (" + nb + " > " + strconv.Itoa(t.Index) + " && "
-		}
-		out = append(out, when+"!checkRank("+d+", "+strconv.Itoa(t.Rank)+who+")) return 1;")
+		c := inputCheck{Index: t.Index, Name: t.Name, Optional: t.Optional, Rank: t.Rank}
 		for j, dim := range t.T.Shape {
 			switch {
 			case dim.Expr.IsConst():
-				out = append(out, when+"!checkDim("+d+", "+strconv.Itoa(j)+", "+strconv.FormatInt(dim.Expr.Value, 10)+who+")) return 1;")
+				c.Dims = append(c.Dims, dimCheck{Dim: j, Value: dim.Expr.Value})
 			case dim.Expr.IsSymbol():
 				if f := l.InDim[dim.Expr.Name]; f != [2]int{t.Index, j} {
-					first := desc + "[" + strconv.Itoa(f[0]) + "].dims, " + strconv.Itoa(f[1])
-					out = append(out, when+"!checkSameDim("+d+", "+strconv.Itoa(j)+", "+first+who+", "+escape.CString(l.Inputs[f[0]].Name)+", "+escape.CString(dim.Expr.Name)+")) return 1;")
+					c.Dims = append(c.Dims, dimCheck{Dim: j, Same: true, FirstInput: f[0], FirstDim: f[1], FirstName: l.Inputs[f[0]].Name, Symbol: dim.Expr.Name})
 				}
 			}
 		}
+		out = append(out, c)
 	}
 	return out
+}
+
+// inputCheck is what the plugin checks of one input's concrete dims
+// (shared.tmpl's runtimeChecks): its rank, then Dims. An optional input
+// is checked when it is there.
+type inputCheck struct {
+	Index    int
+	Name     string
+	Optional bool
+	Rank     int
+	Dims     []dimCheck
+}
+
+// dimCheck is one dim of an input the plugin checks: equal to Value
+// (checkDim), or with Same, equal to the dim FirstDim of input FirstInput
+// (named FirstName) where the symbol Symbol first appears (checkSameDim).
+type dimCheck struct {
+	Dim        int
+	Value      int64
+	Same       bool
+	FirstInput int
+	FirstDim   int
+	FirstName  string
+	Symbol     string
 }
 
 // workspaceExpr is the workspace size in bytes as int64 C++ over the
