@@ -666,9 +666,6 @@ type shapeCode struct {
 	Sizes []string
 	// Outputs[i] sets output i's dims; Target is the DimsExprs written.
 	Outputs [][]string
-	// Body is IPluginV3's getOutputShapes: Checks, Sizes and Outputs as a
-	// block of statements (statementSep).
-	Body string
 }
 
 // refs renders the references of shape expressions for getOutputShapes.
@@ -870,12 +867,6 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 		sc.Outputs = append(sc.Outputs, lines)
 	}
 	sc.Checks = r.checks
-	body := make([]string, 0, len(sc.Checks)+len(sc.Sizes)+len(l.Outputs)*5)
-	body = append(append(body, sc.Checks...), sc.Sizes...)
-	for _, lines := range sc.Outputs {
-		body = append(body, lines...)
-	}
-	sc.Body = strings.Join(body, statementSep)
 	return sc
 }
 
