@@ -81,9 +81,6 @@ type opModel struct {
 	OptionalDocs string
 	// InArray and OutArray size the TensorRef arrays (C++ has no empty arrays).
 	InArray, OutArray int
-	// InputTypeFormats and InputTypeArgs print the input dtypes in enqueue's
-	// error: " %d %d" and ", static_cast<int32_t>(inputDesc[0].type), ...".
-	InputTypeFormats, InputTypeArgs string
 
 	// OutputTypes[i] is output i's dtype as a C++ expression over inputTypes.
 	OutputTypes []string
@@ -109,12 +106,20 @@ type opModel struct {
 
 // docText is what the sources' comments list: the tensors and the fields.
 type docText struct {
-	// Inputs, ShapeInputs and Outputs describe the tensors for the plugin's
-	// header comment, a line "//   [0] x: T [N, C]" each, every line after
-	// a newline (they follow a heading).
-	Inputs, ShapeInputs, Outputs string
-	// InputNames and OutputNames list the tensors on one line: " [0] x [1] y".
-	InputNames, OutputNames string
+	// Inputs, ShapeInputs and Outputs are the tensors the plugin's header
+	// comment lists (shared.tmpl's tensorDocs) and the kernel header names
+	// (tensorNames); enqueue's error prints the dtype of each input
+	// (inputTypes).
+	Inputs, ShapeInputs, Outputs []tensorDoc
+}
+
+// tensorDoc is one tensor as the comments describe it.
+type tensorDoc struct {
+	Index    int    // among the inputs, the outputs or the shape inputs
+	Name     string
+	Type     string // its dtypes, or int32 for a size tensor
+	Shape    string // its shape, or "[] (size tensor)"
+	Optional bool   // an optional input
 }
 
 // fieldText is the counts the C++ sources size the params' arrays with;
@@ -295,10 +300,9 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		m.OptionalDocs = escape.CComment(strings.Join(docs, ", "))
 	}
 	shapes := shapeDocs(l)
-	m.Docs.Inputs, m.Docs.InputNames = tensorDocs(l.Inputs, shapes)
-	m.Docs.Outputs, m.Docs.OutputNames = tensorDocs(l.Outputs, shapes)
+	m.Docs.Inputs = tensorDocs(l.Inputs, shapes)
+	m.Docs.Outputs = tensorDocs(l.Outputs, shapes)
 	m.Docs.ShapeInputs = shapeInputDocs(l.ShapeInputs)
-	m.InputTypeFormats, m.InputTypeArgs = inputTypeMessage(l)
 	m.Params = make([]*paramModel, len(op.Params))
 	for i, p := range op.Params {
 		pm := newParamModel(op, p, i)
@@ -385,41 +389,24 @@ func shapeDocs(l *ioLayout) []string {
 	return docs
 }
 
-// tensorDocs are the header comment's lines for ts (see docText.Inputs)
-// and their names for a one-line list.
-func tensorDocs(ts []*ioTensor, shapes []string) (docs, names string) {
-	d, n := make([]string, len(ts)), make([]string, len(ts))
+// tensorDocs are the comments' rows for ts (see docText.Inputs).
+func tensorDocs(ts []*ioTensor, shapes []string) []tensorDoc {
+	d := make([]tensorDoc, len(ts))
 	for i, t := range ts {
-		typ, shape := "int32", "[] (size tensor)"
+		d[i] = tensorDoc{Index: t.Index, Name: t.Name, Type: "int32", Shape: "[] (size tensor)", Optional: t.Optional}
 		if t.Size == nil {
-			typ, shape = typeText(t.T.Type), shapes[t.Pos]
+			d[i].Type, d[i].Shape = typeText(t.T.Type), shapes[t.Pos]
 		}
-		index := strconv.Itoa(t.Index)
-		d[i] = "\n//   [" + index + "] " + t.Name + ": " + typ + " " + shape
-		n[i] = " [" + index + "] " + t.Name
 	}
-	return strings.Join(d, ""), strings.Join(n, "")
+	return d
 }
 
-func shapeInputDocs(ts []*ir.Tensor) string {
-	d := make([]string, len(ts))
+func shapeInputDocs(ts []*ir.Tensor) []tensorDoc {
+	d := make([]tensorDoc, len(ts))
 	for i, t := range ts {
-		d[i] = "\n//   [" + strconv.Itoa(i) + "] " + t.Name + ": " + typeText(t.Type) + " " + shapeText(t)
+		d[i] = tensorDoc{Index: i, Name: t.Name, Type: typeText(t.Type), Shape: shapeText(t)}
 	}
-	return strings.Join(d, "")
-}
-
-// inputTypeMessage is the format and the arguments that print the input
-// dtypes (see opModel.InputTypeFormats); an absent optional input prints -1.
-func inputTypeMessage(l *ioLayout) (format, args string) {
-	a := make([]string, len(l.Inputs))
-	for i, t := range l.Inputs {
-		a[i] = ", static_cast<int32_t>(inputDesc[" + strconv.Itoa(i) + "].type)"
-		if t.Optional {
-			a[i] = ", mNbInputs > " + strconv.Itoa(i) + " ? static_cast<int32_t>(inputDesc[" + strconv.Itoa(i) + "].type) : -1"
-		}
-	}
-	return strings.Repeat(" %d", len(a)), strings.Join(a, "")
+	return d
 }
 
 // paramTexts sets the counts of m's params; the templates range over
