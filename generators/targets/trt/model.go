@@ -45,10 +45,12 @@ type requirement struct {
 // comment and field texts are grouped: text/template looks a field up by
 // a linear search of the struct's fields at every access.
 //
-// Lists the templates would print one item per line are text here, joined
-// with the indentation the template gives their first line (statementSep):
-// a range costs text/template about half a microsecond per item, more than
-// printing the rest of the line, and a large package has a lot of them.
+// The templates own the C++ text: what they print once per param, tensor,
+// position or launcher is a typed row here (paramModel, tensorDoc,
+// kernelTensor, inputCheck, launcherModel...) that they range over, in
+// named define blocks of shared.tmpl where more than one file prints it.
+// What stays text is an expression a Go printer builds (a dtype or format
+// verdict, a shape expression, a field reader call).
 type opModel struct {
 	Name       string
 	Class      string // RoiAlignLitePlugin
@@ -93,7 +95,7 @@ type opModel struct {
 	DTypeParam bool
 	Shape      shapeCode
 	// RuntimeChecks compare concrete input dims with the opdef
-	// (onShapeChange / enqueue), one statement a line (statementSep).
+	// (onShapeChange / enqueue): shared.tmpl's runtimeChecks.
 	RuntimeChecks []inputCheck
 
 	Params []*paramModel
@@ -132,8 +134,8 @@ type fieldText struct {
 
 // statementSep joins the statements of a function body into one block of
 // text; the template indents the first. caseSep joins lines one level
-// deeper: the cases of a switch in a loop, the items of QDP's autotune
-// list.
+// deeper: the items of QDP's autotune list. Only the Python plugin
+// (qdp.go) still joins text so.
 const (
 	statementSep = "\n    "
 	caseSep      = "\n        "
