@@ -103,7 +103,7 @@ type opModel struct {
 	RequiredParams []*paramModel
 	Aliases        []aliasModel
 
-	layout   *ioLayout // the op's tensor positions, shared with its README entry
+	layout *ioLayout // the op's tensor positions, shared with its README entry
 }
 
 // docText is what the sources' comments list: the tensors and the fields.
@@ -117,7 +117,7 @@ type docText struct {
 
 // tensorDoc is one tensor as the comments describe it.
 type tensorDoc struct {
-	Index    int    // among the inputs, the outputs or the shape inputs
+	Index    int // among the inputs, the outputs or the shape inputs
 	Name     string
 	Type     string // its dtypes, or int32 for a size tensor
 	Shape    string // its shape, or "[] (size tensor)"
