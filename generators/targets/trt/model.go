@@ -156,9 +156,9 @@ type launcherModel struct {
 	// Args are the launch template's type arguments ("float"), one per
 	// kernelModel.TypeParams.
 	Args []string
-	// CTypes are the element types of the IO struct's tensors, by inOut
-	// position (kernelModel.Tensors).
-	CTypes []string
+	// IO initializes the IO struct's tensors, by inOut position
+	// (kernelModel.Tensors); the upper bounds follow.
+	IO []ioArg
 	// Types are the dtypes by inOut position, for messages ("float32").
 	Types []string
 }
@@ -189,6 +189,12 @@ type kernelTensor struct {
 	CType  string // the element type: a C type or a type parameter
 	Doc    string // its shape, or what a size tensor holds
 	Output bool
+}
+
+// ioArg is a launcher's initializer of one IO struct tensor:
+// Kind<CType>(Src).
+type ioArg struct {
+	Kind, CType, Src string
 }
 
 // upperBound is the IO struct's member int64_t upper_<Name>: the most
@@ -588,12 +594,12 @@ func newLaunchers(op *ir.Op, l *ioLayout, paramPos []int, io kernelIO) ([]*launc
 		for i, pos := range paramPos {
 			lm.Args[i] = dtypeC(c.DTypes[pos])
 		}
-		lm.CTypes, lm.Types = make([]string, len(c.DTypes)), make([]string, len(c.DTypes))
+		lm.IO, lm.Types = make([]ioArg, len(c.DTypes)), make([]string, len(c.DTypes))
 		for pos, d := range c.DTypes {
 			if h := cudaHeaders[dtypeC(d)]; h != "" {
 				need[h] = true
 			}
-			lm.CTypes[pos], lm.Types[pos] = dtypeC(d), string(d)
+			lm.IO[pos], lm.Types[pos] = ioArg{Kind: io.kinds[pos], CType: dtypeC(d), Src: io.srcs[pos]}, string(d)
 		}
 		launchers[ci] = lm
 	}
@@ -867,14 +873,14 @@ func runtimeChecks(l *ioLayout) []inputCheck {
 		if t.Rank == ir.RankAny {
 			continue
 		}
-		c := inputCheck{Index: t.Index, Name: t.Name, Optional: t.Optional, Rank: t.Rank}
+		c := inputCheck{Index: t.Index, CName: escape.CString(t.Name), Optional: t.Optional, Rank: t.Rank}
 		for j, dim := range t.T.Shape {
 			switch {
 			case dim.Expr.IsConst():
 				c.Dims = append(c.Dims, dimCheck{Dim: j, Value: dim.Expr.Value})
 			case dim.Expr.IsSymbol():
 				if f := l.InDim[dim.Expr.Name]; f != [2]int{t.Index, j} {
-					c.Dims = append(c.Dims, dimCheck{Dim: j, Same: true, FirstInput: f[0], FirstDim: f[1], FirstName: l.Inputs[f[0]].Name, Symbol: dim.Expr.Name})
+					c.Dims = append(c.Dims, dimCheck{Dim: j, Same: true, FirstInput: f[0], FirstDim: f[1], CFirstName: escape.CString(l.Inputs[f[0]].Name), CSymbol: escape.CString(dim.Expr.Name)})
 				}
 			}
 		}
@@ -888,7 +894,7 @@ func runtimeChecks(l *ioLayout) []inputCheck {
 // is checked when it is there.
 type inputCheck struct {
 	Index    int
-	Name     string
+	CName    string // the input's name as a C string literal
 	Optional bool
 	Rank     int
 	Dims     []dimCheck
@@ -896,15 +902,16 @@ type inputCheck struct {
 
 // dimCheck is one dim of an input the plugin checks: equal to Value
 // (checkDim), or with Same, equal to the dim FirstDim of input FirstInput
-// (named FirstName) where the symbol Symbol first appears (checkSameDim).
+// where the symbol first appears (checkSameDim). CFirstName and CSymbol
+// are that input's name and the symbol as C string literals.
 type dimCheck struct {
 	Dim        int
 	Value      int64
 	Same       bool
 	FirstInput int
 	FirstDim   int
-	FirstName  string
-	Symbol     string
+	CFirstName string
+	CSymbol    string
 }
 
 // workspaceExpr is the workspace size in bytes as int64 C++ over the

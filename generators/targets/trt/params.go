@@ -19,6 +19,10 @@ import (
 type paramModel struct {
 	Name  string // as written: the field and attribute name
 	Index int
+	// CName is Name as a C string literal, DocText the doc as C comment
+	// text and FieldDoc "name: doc" as C comment text: escaped once here,
+	// as several files print them.
+	CName, DocText, FieldDoc string
 	// SerialIndex is its place in getFieldsToSerialize, after the layout field.
 	SerialIndex int
 	Doc         string
@@ -206,6 +210,7 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 		m.Member += "{" + def + "};"
 	}
 	m.Doc = paramDoc(p)
+	m.CName, m.DocText, m.FieldDoc = escape.CString(p.Name), escape.CComment(m.Doc), escape.CComment(p.Name+": "+m.Doc)
 	return m
 }
 
