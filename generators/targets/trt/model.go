@@ -132,6 +132,21 @@ type fieldText struct {
 	NbSerial int // params + the layout field
 }
 
+// text is C++ or comment text a template prints, num a number it prints.
+// Their String methods have pointer receivers on purpose: text/template
+// prints an addressable value whose pointer is a fmt.Stringer through that
+// pointer (printableValue), which spares the copy into an interface that
+// printing a plain string or int field costs, an allocation a field. Row
+// fields are addressable (they are reached through pointers or slices);
+// the rows print several fields each, for every op of a large package.
+type (
+	text string
+	num  int
+)
+
+func (t *text) String() string { return string(*t) }
+func (n *num) String() string  { return strconv.Itoa(int(*n)) }
+
 // statementSep joins the statements of a function body into one block of
 // text; the template indents the first. caseSep joins lines one level
 // deeper: the items of QDP's autotune list. Only the Python plugin
