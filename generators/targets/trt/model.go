@@ -89,7 +89,7 @@ type opModel struct {
 	// Supports is supportsFormatCombination's verdict for each position, a
 	// C++ bool expression over inOut (the dtype rule && the format rule);
 	// shared.tmpl's opdefSupports prints a switch case for each.
-	Supports []string
+	Supports []text
 	// DTypeParam: an output's dtype is chosen by a param, so opdefSupports
 	// reads the plugin's params (as mParams).
 	DTypeParam bool
@@ -117,11 +117,11 @@ type docText struct {
 
 // tensorDoc is one tensor as the comments describe it.
 type tensorDoc struct {
-	Index    int // among the inputs, the outputs or the shape inputs
-	Name     string
-	Type     string // its dtypes, or int32 for a size tensor
-	Shape    string // its shape, or "[] (size tensor)"
-	Optional bool   // an optional input
+	Index    num // among the inputs, the outputs or the shape inputs
+	Name     text
+	Type     text // its dtypes, or int32 for a size tensor
+	Shape    text // its shape, or "[] (size tensor)"
+	Optional bool // an optional input
 }
 
 // fieldText is the counts the C++ sources size the params' arrays with;
@@ -167,15 +167,15 @@ type launcherModel struct {
 	Func string // launchRoiAlignLite_float32
 	// Conds are the runtime dtype checks that select it, C++ bool
 	// expressions enqueue joins with &&: one per dtype slot, "true" without.
-	Conds []string
+	Conds []text
 	// Args are the launch template's type arguments ("float"), one per
 	// kernelModel.TypeParams.
-	Args []string
+	Args []text
 	// IO initializes the IO struct's tensors, by inOut position
 	// (kernelModel.Tensors); the upper bounds follow.
 	IO []ioArg
 	// Types are the dtypes by inOut position, for messages ("float32").
-	Types []string
+	Types []text
 }
 
 // kernelModel is the .cu file's typed plumbing around the user's code.
@@ -198,18 +198,18 @@ type kernelModel struct {
 
 // kernelTensor is one tensor member of an op's IO struct.
 type kernelTensor struct {
-	Ident  string
-	Kind   string // InTensor or OutTensor
-	Src    string // the launcher's TensorRef it is built from: inputs[0]
-	CType  string // the element type: a C type or a type parameter
-	Doc    string // its shape, or what a size tensor holds
+	Ident  text
+	Kind   text // InTensor or OutTensor
+	Src    text // the launcher's TensorRef it is built from: inputs[0]
+	CType  text // the element type: a C type or a type parameter
+	Doc    text // its shape, or what a size tensor holds
 	Output bool
 }
 
 // ioArg is a launcher's initializer of one IO struct tensor:
 // Kind<CType>(Src).
 type ioArg struct {
-	Kind, CType, Src string
+	Kind, CType, Src text
 }
 
 // upperBound is the IO struct's member int64_t upper_<Name>: the most
@@ -217,7 +217,7 @@ type ioArg struct {
 // Expr, the C++ expression over the launcher's inputs and params that the
 // launchers initialize it with.
 type upperBound struct {
-	Name, Bound, Expr string
+	Name, Bound, Expr text
 }
 
 // dtypeC is the kernel-side C type of a tensor dtype.
@@ -389,9 +389,9 @@ func (m *opModel) dtypeTexts(l *ioLayout, formats []string, legacy bool) {
 	for i, t := range l.Outputs {
 		m.OutputTypes[i] = typeExpr(all, t.Pos, inputType)
 	}
-	m.Supports = make([]string, len(all))
+	m.Supports = make([]text, len(all))
 	for i, t := range all {
-		m.Supports[i] = typeCond(all, t, io) + " && " + formatCond(t, formats, io)
+		m.Supports[i] = text(typeCond(all, t, io) + " && " + formatCond(t, formats, io))
 	}
 }
 
@@ -416,9 +416,9 @@ func shapeDocs(l *ioLayout) []string {
 func tensorDocs(ts []*ioTensor, shapes []string) []tensorDoc {
 	d := make([]tensorDoc, len(ts))
 	for i, t := range ts {
-		d[i] = tensorDoc{Index: t.Index, Name: t.Name, Type: "int32", Shape: "[] (size tensor)", Optional: t.Optional}
+		d[i] = tensorDoc{Index: num(t.Index), Name: text(t.Name), Type: "int32", Shape: "[] (size tensor)", Optional: t.Optional}
 		if t.Size == nil {
-			d[i].Type, d[i].Shape = typeText(t.T.Type), shapes[t.Pos]
+			d[i].Type, d[i].Shape = text(typeText(t.T.Type)), text(shapes[t.Pos])
 		}
 	}
 	return d
@@ -427,7 +427,7 @@ func tensorDocs(ts []*ioTensor, shapes []string) []tensorDoc {
 func shapeInputDocs(ts []*ir.Tensor) []tensorDoc {
 	d := make([]tensorDoc, len(ts))
 	for i, t := range ts {
-		d[i] = tensorDoc{Index: i, Name: t.Name, Type: typeText(t.Type), Shape: shapeText(t)}
+		d[i] = tensorDoc{Index: num(i), Name: text(t.Name), Type: text(typeText(t.Type)), Shape: text(shapeText(t))}
 	}
 	return d
 }
@@ -558,7 +558,7 @@ func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, params []string, param
 		if t.T != nil {
 			doc = shapes[t.Pos]
 		}
-		io.tensors = append(io.tensors, kernelTensor{Ident: t.Ident, Kind: io.kinds[t.Pos], Src: io.srcs[t.Pos], CType: ct, Doc: doc, Output: !t.Input})
+		io.tensors = append(io.tensors, kernelTensor{Ident: text(t.Ident), Kind: text(io.kinds[t.Pos]), Src: text(io.srcs[t.Pos]), CType: text(ct), Doc: text(doc), Output: !t.Input})
 	}
 	// Data-dependent outputs arrive with unknown dims; their buffers hold
 	// the upper bound, which the kernel needs to stay inside them.
@@ -567,7 +567,7 @@ func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, params []string, param
 			continue
 		}
 		if u, ok := cppInt(op, l, t.Size.Upper, func(i, j int) string { return fmt.Sprintf("inputs[%d].dims[%d]", i, j) }, "params"); ok {
-			io.upperRows = append(io.upperRows, upperBound{Name: t.Size.Name, Bound: t.Size.Upper.String(), Expr: u})
+			io.upperRows = append(io.upperRows, upperBound{Name: text(t.Size.Name), Bound: text(t.Size.Upper.String()), Expr: text(u)})
 		}
 	}
 	return io
@@ -585,36 +585,36 @@ func newLaunchers(op *ir.Op, l *ioLayout, paramPos []int, io kernelIO) ([]*launc
 		if s := c.Suffix(); s != "" {
 			lm.Func += "_" + s
 		}
-		lm.Conds = make([]string, max(1, len(l.Slots)))
+		lm.Conds = make([]text, max(1, len(l.Slots)))
 		conds := lm.Conds
 		conds[0] = "true"
 		for i, s := range l.Slots {
 			k := strconv.Itoa(s.Pos)
-			conds[i] = "inputDesc[" + k + "].type == " + trtType(c.DTypes[s.Pos])
+			conds[i] = text("inputDesc[" + k + "].type == " + trtType(c.DTypes[s.Pos]))
 			switch {
 			case s.Output:
 				// A dtype_param output: the dtype its param chose, which
 				// supportsFormatCombination made the only one it takes.
-				conds[i] = "outputDesc[" + strconv.Itoa(s.Pos-len(l.Inputs)) + "].type == " + trtType(c.DTypes[s.Pos])
+				conds[i] = text("outputDesc[" + strconv.Itoa(s.Pos-len(l.Inputs)) + "].type == " + trtType(c.DTypes[s.Pos]))
 			case !l.Inputs[s.Pos].Optional:
 			case c.DTypes[s.Pos] == s.Allowed[0]:
 				// An absent input takes the launcher of its first dtype, as
 				// the outputs typed by it do.
-				conds[i] = "(mNbInputs <= " + k + " || " + conds[i] + ")"
+				conds[i] = "(mNbInputs <= " + text(k) + " || " + conds[i] + ")"
 			default:
-				conds[i] = "(mNbInputs > " + k + " && " + conds[i] + ")"
+				conds[i] = "(mNbInputs > " + text(k) + " && " + conds[i] + ")"
 			}
 		}
-		lm.Args = make([]string, len(paramPos))
+		lm.Args = make([]text, len(paramPos))
 		for i, pos := range paramPos {
-			lm.Args[i] = dtypeC(c.DTypes[pos])
+			lm.Args[i] = text(dtypeC(c.DTypes[pos]))
 		}
-		lm.IO, lm.Types = make([]ioArg, len(c.DTypes)), make([]string, len(c.DTypes))
+		lm.IO, lm.Types = make([]ioArg, len(c.DTypes)), make([]text, len(c.DTypes))
 		for pos, d := range c.DTypes {
 			if h := cudaHeaders[dtypeC(d)]; h != "" {
 				need[h] = true
 			}
-			lm.IO[pos], lm.Types[pos] = ioArg{Kind: io.kinds[pos], CType: dtypeC(d), Src: io.srcs[pos]}, string(d)
+			lm.IO[pos], lm.Types[pos] = ioArg{Kind: text(io.kinds[pos]), CType: text(dtypeC(d)), Src: text(io.srcs[pos])}, text(d)
 		}
 		launchers[ci] = lm
 	}
@@ -888,14 +888,14 @@ func runtimeChecks(l *ioLayout) []inputCheck {
 		if t.Rank == ir.RankAny {
 			continue
 		}
-		c := inputCheck{Index: t.Index, CName: escape.CString(t.Name), Optional: t.Optional, Rank: t.Rank}
+		c := inputCheck{Index: num(t.Index), CName: text(escape.CString(t.Name)), Optional: t.Optional, Rank: num(t.Rank)}
 		for j, dim := range t.T.Shape {
 			switch {
 			case dim.Expr.IsConst():
-				c.Dims = append(c.Dims, dimCheck{Dim: j, Value: dim.Expr.Value})
+				c.Dims = append(c.Dims, dimCheck{Dim: num(j), Value: dim.Expr.Value})
 			case dim.Expr.IsSymbol():
 				if f := l.InDim[dim.Expr.Name]; f != [2]int{t.Index, j} {
-					c.Dims = append(c.Dims, dimCheck{Dim: j, Same: true, FirstInput: f[0], FirstDim: f[1], CFirstName: escape.CString(l.Inputs[f[0]].Name), CSymbol: escape.CString(dim.Expr.Name)})
+					c.Dims = append(c.Dims, dimCheck{Dim: num(j), Same: true, FirstInput: num(f[0]), FirstDim: num(f[1]), CFirstName: text(escape.CString(l.Inputs[f[0]].Name)), CSymbol: text(escape.CString(dim.Expr.Name))})
 				}
 			}
 		}
@@ -908,10 +908,10 @@ func runtimeChecks(l *ioLayout) []inputCheck {
 // (shared.tmpl's runtimeChecks): its rank, then Dims. An optional input
 // is checked when it is there.
 type inputCheck struct {
-	Index    int
-	CName    string // the input's name as a C string literal
+	Index    num
+	CName    text // the input's name as a C string literal
 	Optional bool
-	Rank     int
+	Rank     num
 	Dims     []dimCheck
 }
 
@@ -920,13 +920,13 @@ type inputCheck struct {
 // where the symbol first appears (checkSameDim). CFirstName and CSymbol
 // are that input's name and the symbol as C string literals.
 type dimCheck struct {
-	Dim        int
+	Dim        num
 	Value      int64
 	Same       bool
-	FirstInput int
-	FirstDim   int
-	CFirstName string
-	CSymbol    string
+	FirstInput num
+	FirstDim   num
+	CFirstName text
+	CSymbol    text
 }
 
 // workspaceExpr is the workspace size in bytes as int64 C++ over the

@@ -112,7 +112,7 @@ func TestSupportsFormatCombination(t *testing.T) {
 		"inOut[2].desc.type == inOut[0].desc.type && followsFormat(inOut[2].desc.format, inOut[2].desc.dims.nbDims, inOut[0].desc.format)",
 	}
 	for i, w := range want {
-		if m.Supports[i] != w {
+		if string(m.Supports[i]) != w {
 			t.Errorf("position %d:\n got %s\nwant %s", i, m.Supports[i], w)
 		}
 	}
