@@ -53,9 +53,9 @@ type requirement struct {
 // verdict, a shape expression, a field reader call).
 type opModel struct {
 	Name       string
-	Class      string // RoiAlignLitePlugin
-	Creator    string // RoiAlignLitePluginCreator
-	ParamsType string // RoiAlignLiteParams
+	Class      text // RoiAlignLitePlugin
+	Creator    text // RoiAlignLitePluginCreator
+	ParamsType text // RoiAlignLiteParams
 	Pkg        *packageModel
 	Kernel     kernelModel
 	Combos     []*launcherModel
@@ -164,7 +164,7 @@ type aliasModel struct {
 // launcherModel is one typed launcher: the kernel entry enqueue calls for
 // one dtype combination.
 type launcherModel struct {
-	Func string // launchRoiAlignLite_float32
+	Func text // launchRoiAlignLite_float32
 	// Conds are the runtime dtype checks that select it, C++ bool
 	// expressions enqueue joins with &&: one per dtype slot, "true" without.
 	Conds []text
@@ -180,9 +180,9 @@ type launcherModel struct {
 
 // kernelModel is the .cu file's typed plumbing around the user's code.
 type kernelModel struct {
-	IOName string // RoiAlignLiteIO
-	Launch string // the launch template's name: roiAlignLite
-	Fill   string // the default fill kernel's name
+	IOName text // RoiAlignLiteIO
+	Launch text // the launch template's name: roiAlignLite
+	Fill   text // the default fill kernel's name
 	// TypeParams are the launch template's and the IO struct's type
 	// parameters ("T"); none: neither is a template.
 	TypeParams []string
@@ -301,9 +301,9 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		Pkg:           pkg,
 		Name:          op.Name,
 		Description:   oneLine(op.Description),
-		Class:         op.Name + "Plugin",
-		Creator:       op.Name + "PluginCreator",
-		ParamsType:    op.Name + "Params",
+		Class:         text(op.Name + "Plugin"),
+		Creator:       text(op.Name + "PluginCreator"),
+		ParamsType:    text(op.Name + "Params"),
 		NbInputs:      len(l.Inputs),
 		NbOutputs:     len(l.Outputs),
 		DTypeParam:    slices.ContainsFunc(l.Slots, func(s *slot) bool { return s.Output }),
@@ -522,7 +522,7 @@ func formatCond(t *ioTensor, formats []string, io func(int) string) string {
 // are the tensors' shapes for comments (shapeDocs).
 func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, kernelModel) {
 	launch := lowerFirst(op.Name)
-	k := kernelModel{IOName: op.Name + "IO", Launch: launch, Fill: launch + "Fill"}
+	k := kernelModel{IOName: text(op.Name + "IO"), Launch: text(launch), Fill: text(launch + "Fill")}
 	params, paramPos, paramOf := templateParams(l, l.All())
 	k.TypeParams = params
 	io := newKernelIO(op, l, shapes, params, paramOf)
@@ -581,9 +581,9 @@ func newLaunchers(op *ir.Op, l *ioLayout, paramPos []int, io kernelIO) ([]*launc
 	launchers := make([]*launcherModel, len(combos))
 	need := map[string]bool{}
 	for ci, c := range combos {
-		lm := &launcherModel{Func: "launch" + op.Name}
+		lm := &launcherModel{Func: text("launch" + op.Name)}
 		if s := c.Suffix(); s != "" {
-			lm.Func += "_" + s
+			lm.Func += text("_" + s)
 		}
 		lm.Conds = make([]text, max(1, len(l.Slots)))
 		conds := lm.Conds
