@@ -1,5 +1,10 @@
 package shapeexpr
 
+import (
+	"strconv"
+	"strings"
+)
+
 // PythonAxisShape is the Python tuple of a shape written relative to
 // another (`shape: {like: x, axis: a, ...}`): the dims of seq (a Python
 // iterable of dims) with the dim at index axis (a local already
@@ -27,4 +32,17 @@ func PythonAxisCheck(local, value, rank, message string) []string {
 		"if not -" + rank + " <= " + local + " < " + rank + ": raise IndexError(" + message + ")",
 		local + " %= " + rank,
 	}
+}
+
+// PythonDimAxis names the Python local that holds the normalized axis of
+// x.shape[axis] (e, a Dim) for the input whose identifier is input, and
+// the value it is read from: the axis param (its identifier paramIdent) or
+// the literal. Every Python printer reads the axis with PythonAxisCheck
+// into that local, so one op's code reads each axis once.
+func PythonDimAxis(input string, e *Expr, paramIdent string) (local, value string) {
+	if e.Axis != "" {
+		return "_axis_" + input + "_" + paramIdent, paramIdent
+	}
+	lit := strconv.Itoa(e.Index)
+	return "_axis_" + input + "_" + strings.Replace(lit, "-", "m", 1), lit
 }

@@ -25,6 +25,9 @@ type shapeChecker struct {
 	// elemSizes: the expression being checked may use elem_size (the
 	// TensorRT workspace, computed where the tensors' dtypes are known).
 	elemSizes bool
+	// dims: the expression being checked may use x.shape[axis] (output
+	// shapes, computed where the inputs' dims are known).
+	dims bool
 }
 
 // Reporter receives diagnostics: the list itself, or a target's view of
@@ -107,6 +110,7 @@ func (c *shapeChecker) check() {
 		c.sizeOrder(s)
 	}
 	used := map[string]bool{}
+	c.dims = true
 	for _, t := range c.op.Outputs {
 		for _, d := range t.Shape {
 			c.expr(d.Expr, d.Pos, "output "+quote(t.Name), true)
@@ -124,6 +128,7 @@ func (c *shapeChecker) check() {
 			c.values(d.Expr, d.Pos, where, false)
 		}
 	}
+	c.dims = false
 	for _, s := range c.op.DataDependent {
 		if !used[s.Name] {
 			c.l.Warnf(s.Pos, "unused-size", "data-dependent size %q is not used by any output shape", s.Name)
@@ -147,6 +152,10 @@ func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, all
 	name := s.Name
 	if s.Kind == shapeexpr.ElemSize {
 		c.elemSize(s, pos, where)
+		return
+	}
+	if s.Kind == shapeexpr.Dim {
+		c.dim(s, pos, where)
 		return
 	}
 	if s.Kind == shapeexpr.Sym {
@@ -191,8 +200,11 @@ func (c *shapeChecker) elemSize(s *shapeexpr.Expr, pos diag.Pos, where string) {
 }
 
 func describeRef(s *shapeexpr.Expr) string {
-	if s.Kind == shapeexpr.Index {
+	switch s.Kind {
+	case shapeexpr.Index:
 		return s.Name + "[" + strconv.Itoa(s.Index) + "]"
+	case shapeexpr.Dim:
+		return s.String()
 	}
 	return s.Name
 }

@@ -217,11 +217,24 @@ func polyRanks(op *ir.Op) (lo, hi int) {
 // polyInput reports an input of no declared shape and no fixed rank.
 func polyInput(t *ir.Tensor) bool { return t.Shape == nil && !t.Scalar && t.Rank == ir.RankAny }
 
-// axisParam reports an integer param some output's shape takes its axis from.
+// axisParam reports an integer param some output's shape takes its axis
+// from, as the axis of a shape written like an input's or in x.shape[p].
 func axisParam(op *ir.Op, p *ir.Param) bool {
+	if p.Kind != ir.ParamScalar {
+		return false
+	}
+	var reads func(e *shapeexpr.Expr) bool
+	reads = func(e *shapeexpr.Expr) bool {
+		return e.Kind == shapeexpr.Dim && e.Axis == p.Name || slices.ContainsFunc(e.Args, reads)
+	}
 	for _, o := range op.Outputs {
-		if o.Like != nil && o.Like.Axis == p.Name && p.Kind == ir.ParamScalar {
+		if o.Like != nil && o.Like.Axis == p.Name {
 			return true
+		}
+		for _, d := range o.Shape {
+			if reads(d.Expr) {
+				return true
+			}
 		}
 	}
 	return false
@@ -434,7 +447,7 @@ func paramVariants(p *ir.Param) []Param {
 // are absent (trailing optional inputs); rank > 0 gives rank-polymorphic
 // inputs that rank.
 func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Param, present, rank int) (Case, error) {
-	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
 	for i, sym := range drawnSymbols(op, f) {
 		env.Symbols[sym] = sizes[i%len(sizes)]
 	}
@@ -525,6 +538,7 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 			}
 		}
 		t.Shape = shape
+		env.TensorDims[in.Name] = shape
 		if in.Range != nil {
 			r, err := valueRange(in.Range, d, env)
 			if err != nil {
@@ -620,7 +634,7 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 // upperShape evaluates a data-dependent output's dims with every size at
 // its upper bound, and names the size each dim is.
 func upperShape(op *ir.Op, o *ir.Tensor, env shapeexpr.MapEnv, dd map[string]bool) ([]int64, []string, error) {
-	bound := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: env.Elements, ElemSizes: env.ElemSizes}
+	bound := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: env.Elements, ElemSizes: env.ElemSizes, TensorDims: env.TensorDims}
 	for k, v := range env.Symbols {
 		bound.Symbols[k] = v
 	}

@@ -108,7 +108,7 @@ func torchName(d ir.DType) string {
 // required params get small values, defaulted params keep their defaults.
 func planOp(op *ir.Op) opCase {
 	c := opCase{Op: htp.TorchName(op), QNNOp: op.Name, Args: []tensorArg{}, Kwargs: []tensorArg{}, RefParams: map[string]any{}}
-	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
 	next := int64(3)
 	varDType := map[string]string{}
 	inputDType := map[string]string{}
@@ -147,6 +147,7 @@ func planOp(op *ir.Op) opCase {
 				shape = append(shape, int64(2+i))
 			}
 		}
+		env.TensorDims[in.Name] = shape
 		c.Args = append(c.Args, tensorArg{Kind: "tensor", Shape: shape, DType: dt})
 	}
 	for _, p := range op.Params {

@@ -756,6 +756,9 @@ var dimOps = map[shapeexpr.Kind]string{
 }
 
 func (r *refs) ref(e *shapeexpr.Expr) string {
+	if e.Kind == shapeexpr.Dim {
+		return r.dim(e)
+	}
 	if e.Kind == shapeexpr.Index {
 		if s, ok := r.shapeIn[e.Name]; ok {
 			r.check(fmt.Sprintf("if (shapeInputs[%d].nbDims <= %d) { logError(\"%s: shape input \\\"%s\\\" has %%d values; the output shapes read value %d\", shapeInputs[%d].nbDims); return 1; }", s, e.Index, r.op.Name, e.Name, e.Index, s))
@@ -779,6 +782,40 @@ func (r *refs) ref(e *shapeexpr.Expr) string {
 		}
 	}
 	return "exprBuilder.constant(mParams." + identOf(r.op, e.Name) + ")"
+}
+
+// dim renders x.shape[axis]: input x's dim at the axis, normalized and
+// range-checked against x's rank by a check before the outputs are set
+// (validation already checked a literal axis against a fixed rank).
+func (r *refs) dim(e *shapeexpr.Expr) string {
+	var in *ioTensor
+	for _, t := range r.l.Inputs {
+		if t.Name == e.Name {
+			in = t
+		}
+	}
+	src := "inputs[" + strconv.Itoa(in.Index) + "]"
+	if e.Axis == "" && in.Rank != ir.RankAny {
+		a, _ := shapeexpr.NormalizeAxis(int64(e.Index), int64(in.Rank))
+		return src + ".d[" + strconv.FormatInt(a, 10) + "]"
+	}
+	value := strconv.Itoa(e.Index)
+	local := "axis_" + strconv.Itoa(in.Index) + "_"
+	if e.Axis != "" {
+		p := r.op.Param(e.Axis)
+		value = "static_cast<int64_t>(mParams." + p.Ident + ")"
+		local += p.Ident
+	} else if e.Index < 0 {
+		local += "m" + strconv.Itoa(-e.Index)
+	} else {
+		local += strconv.Itoa(e.Index)
+	}
+	// The names are data in a printf format: % doubled, then escaped.
+	format := escape.CString(r.op.Name + `: ` + strings.ReplaceAll(e.String(), "%", "%%") + ` reads axis %lld of input "` + strings.ReplaceAll(in.Name, "%", "%%") + `", which has %d dims`)
+	r.check("int64_t " + local + " = " + value + ";")
+	r.check("if (" + local + " < -" + src + ".nbDims || " + local + " >= " + src + ".nbDims) { logError(" + format + ", static_cast<long long>(" + local + "), " + src + ".nbDims); return 1; }")
+	r.check("if (" + local + " < 0) { " + local + " += " + src + ".nbDims; }")
+	return src + ".d[" + local + "]"
 }
 
 // likeLines set target to input in's dims (`shape: {like: x}`), with the

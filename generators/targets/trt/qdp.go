@@ -3,6 +3,7 @@ package trt
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -198,6 +199,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		for j, d := range t.T.Shape {
 			dims[i][j] = py.expr(d.Expr, false)
 		}
+		body = append(body, py.takeChecks()...)
 		if in, ok := aliased[t.Name]; ok {
 			results = append(results, in+".aliased()")
 			continue
@@ -242,6 +244,8 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			results = append(results, "_"+t.Size.Name)
 		}
 	}
+	// Checks of the replaced dims of shapes like an input's.
+	body = append(body, py.takeChecks()...)
 	q.Body = strings.Join(append(body, "return "+strings.Join(results, ", ")), statementSep)
 	q.RefInputs, q.RefParams = referenceCall(op, l, m)
 	// Each format's layouts are the same in every dtype combination.
@@ -289,6 +293,9 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		// allows no arithmetic on size-tensor expressions.
 		n := ""
 		for j, d := range t.T.Shape {
+			if d.Expr.UsesDims() {
+				break
+			}
 			e := dims[i][j]
 			if len(op.DataDependent) > 0 {
 				e = py.expr(d.Expr, true)
@@ -299,7 +306,9 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 				n = "(" + n + " * " + e + ")"
 			}
 		}
-		if l.like(t) != nil || l.broadcast(t) != nil {
+		if l.like(t) != nil || l.broadcast(t) != nil || slices.ContainsFunc(t.T.Shape, func(d *ir.Dim) bool { return d.Expr.UsesDims() }) {
+			// The output's own dims: those of x.shape[axis] need the
+			// register function's normalized axes, not in scope here.
 			n = "outputs[" + strconv.Itoa(t.Index) + "].shape_expr.numel()"
 		}
 		if n == "" {
@@ -507,6 +516,18 @@ type pyRefs struct {
 	// syntax[upper] renders references with data-dependent sizes as their
 	// size tensors' expressions, or at their upper bounds.
 	syntax [2]shapeexpr.Syntax
+	// checks are the statements the expressions rendered since the last
+	// takeChecks need first (reading and range-checking x.shape[axis]'s
+	// axis); done dedupes them over the whole function.
+	checks []string
+	done   map[string]bool
+}
+
+// takeChecks returns the pending checks and clears them.
+func (r *pyRefs) takeChecks() []string {
+	out := r.checks
+	r.checks = nil
+	return out
 }
 
 func newPyRefs(op *ir.Op, l *ioLayout) *pyRefs {
@@ -531,6 +552,9 @@ func (r *pyRefs) expr(e *shapeexpr.Expr, upper bool) string {
 func pyConst(v int64) string { return "trtp.ShapeExpr(" + strconv.FormatInt(v, 10) + ")" }
 
 func (r *pyRefs) ref(s *shapeexpr.Expr, upper bool) string {
+	if s.Kind == shapeexpr.Dim {
+		return r.dim(s)
+	}
 	if s.Kind == shapeexpr.Index {
 		return "trtp.ShapeExpr(int(" + identOf(r.op, s.Name) + "[" + strconv.Itoa(s.Index) + "]))"
 	}
@@ -546,6 +570,36 @@ func (r *pyRefs) ref(s *shapeexpr.Expr, upper bool) string {
 		}
 	}
 	return "trtp.ShapeExpr(int(" + identOf(r.op, s.Name) + "))"
+}
+
+// dim renders x.shape[axis] as an element of x's shape_expr: a literal
+// axis of a fixed rank normalized here, any other axis read, range-checked
+// (IndexError) and normalized by checks.
+func (r *pyRefs) dim(s *shapeexpr.Expr) string {
+	var in *ioTensor
+	for _, t := range r.l.Inputs {
+		if t.Name == s.Name {
+			in = t
+		}
+	}
+	seq := in.Ident + ".shape_expr"
+	if s.Axis == "" && in.Rank != ir.RankAny {
+		a, _ := shapeexpr.NormalizeAxis(int64(s.Index), int64(in.Rank))
+		return seq + "[" + strconv.FormatInt(a, 10) + "]"
+	}
+	local, value := shapeexpr.PythonDimAxis(in.Ident, s, identOf(r.op, s.Axis))
+	rank := "len(" + seq + ")"
+	msg := escape.PyString(r.op.Name+": "+s.String()+" reads axis ") + " + str(" + local + ") + " + escape.PyString(" of input \""+in.Name+"\", which has ") + " + str(" + rank + ") + " + escape.PyString(" dims")
+	for _, c := range shapeexpr.PythonAxisCheck(local, value, rank, msg) {
+		if r.done == nil {
+			r.done = map[string]bool{}
+		}
+		if !r.done[c] {
+			r.done[c] = true
+			r.checks = append(r.checks, c)
+		}
+	}
+	return seq + "[" + local + "]"
 }
 
 // referenceCall is how a JIT implementation calls the op's reference: the

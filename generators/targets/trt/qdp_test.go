@@ -162,11 +162,12 @@ func runQDPChecker(t *testing.T, py, bindings string, before109 bool, module str
 // values, and the environment the opdef's expressions evaluate in.
 func qdpEnv(pkg *ir.Package, op *ir.Op) ([][]int64, map[string]value, shapeexpr.MapEnv) {
 	pm := newPackageModel(pkg, []*ir.Op{op})
-	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
 	next := int64(5)
 	var dims [][]int64
 	for _, t := range layoutOf(op).Inputs {
 		dims = append(dims, dimsOf(t.T, env, &next, 0))
+		env.TensorDims[t.Name] = dims[len(dims)-1]
 	}
 	values := map[string]value{}
 	for _, m := range pm.Ops[0].Params {
