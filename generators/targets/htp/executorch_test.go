@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,6 +74,10 @@ type opCase struct {
 	// value name, arrays as lists (a tuple is wanted), tensor params as
 	// null (a tensor is wanted).
 	RefParams map[string]any `json:"ref_params"`
+	// BadAxes are axis params (of a shape like an input's, or of
+	// x.shape[p]) with a value that is no axis of the case's input: the
+	// fake must raise IndexError for each.
+	BadAxes map[string]int64 `json:"bad_axes,omitempty"`
 }
 
 type module struct {
@@ -275,6 +280,7 @@ func planOp(op *ir.Op) opCase {
 		}
 		c.Outputs = append(c.Outputs, out)
 	}
+	badAxes(op, &c)
 	return c
 }
 
@@ -585,5 +591,42 @@ func fillRegion(t *testing.T, file, key, body string) {
 	out := append(append(append([]byte{}, data[:b+len(begin)]...), body...), data[e:]...)
 	if err := os.WriteFile(file, out, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// badAxes records, for every param an output's shape takes an axis from,
+// a value past the rank of the case's input it indexes (within the
+// param's declared range; none when the range allows no such value).
+func badAxes(op *ir.Op, c *opCase) {
+	add := func(param, input string) {
+		p, i := op.Param(param), slices.IndexFunc(op.Inputs, func(t *ir.Tensor) bool { return t.Name == input })
+		if p == nil || i < 0 || c.Args[i].Kind != "tensor" {
+			return
+		}
+		rank := int64(len(c.Args[i].Shape))
+		if p.Max != nil && *p.Max < float64(rank) {
+			return
+		}
+		if c.BadAxes == nil {
+			c.BadAxes = map[string]int64{}
+		}
+		c.BadAxes[p.Ident] = rank
+	}
+	var walk func(e *shapeexpr.Expr)
+	walk = func(e *shapeexpr.Expr) {
+		if e.Kind == shapeexpr.Dim && e.Axis != "" {
+			add(e.Axis, e.Name)
+		}
+		for _, a := range e.Args {
+			walk(a)
+		}
+	}
+	for _, o := range op.Outputs {
+		if o.Like != nil && o.Like.Axis != "" {
+			add(o.Like.Axis, o.Like.Input)
+		}
+		for _, d := range o.Shape {
+			walk(d.Expr)
+		}
 	}
 }
