@@ -242,11 +242,6 @@ func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 			d.Errorf(t.Where.At("name", t.Pos), "qdp-reserved-name", "tensor %q of op %s is an argument of the Python plugin's functions and would shadow the module's name %s (its imports, names starting with _, and the op's functions); rename it or set targets.trt.qdp: false", t.Name, op.Name, t.Ident)
 		}
 	}
-	for _, out := range op.Outputs {
-		if out.DTypeParam != "" {
-			d.Errorf(out.Where.At("dtype_param", out.Pos), "trt-dtype-param", "output %q of op %s takes its dtype from param %s; the C++ plugins choose it, the Python plugin (tensorrt.plugin) does not yet; set targets.trt.qdp: false for this op", out.Name, op.Name, out.DTypeParam)
-		}
-	}
 	for _, in := range op.Inputs {
 		if in.Optional {
 			d.Errorf(in.Where.At("optional", in.Pos), "qdp-optional-input", "optional input %q of op %s: Python plugins (tensorrt.plugin) take a fixed number of inputs, so only the C++ plugin can leave it out; set targets.trt.qdp: false for this op", in.Name, op.Name)

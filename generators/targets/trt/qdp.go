@@ -45,6 +45,11 @@ type qdpOp struct {
 	// (or Tensor for impl), then the attributes, then what each adds.
 	RegisterArgs string
 	AutotuneArgs string
+	// AutotuneChecks check the params autotune takes (those choosing an
+	// output's dtype); ComboKey is the tuple of their values each
+	// combination is listed under ("" when there are none).
+	AutotuneChecks []string
+	ComboKey       string
 	AOTArgs      string
 	ImplArgs     string
 	Returns      string // register's return annotation
@@ -145,7 +150,23 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	outTensors := "outputs: Tuple[" + strings.Join(tensors, ", ") + "]"
 	inDescs, inTensors, attrList := strings.Join(descArgs, ", "), strings.Join(tensorArgs, ", "), strings.Join(attrs, ", ")
 	q.RegisterArgs = joinArgs(inDescs, attrList)
-	q.AutotuneArgs = joinArgs(inDescs, outDescs)
+	// Outputs whose dtype a param chooses: autotune takes those params
+	// (in registration order, as tensorrt.plugin requires), checks them
+	// as register does, and lists only the combinations with the dtypes
+	// they choose.
+	var tuneAttrs, tuneKey []string
+	for i, p := range op.Params {
+		if !slices.ContainsFunc(l.Outputs, func(t *ioTensor) bool { return t.Rule == ruleParam && t.Param == p }) {
+			continue
+		}
+		tuneAttrs = append(tuneAttrs, attrs[i])
+		q.AutotuneChecks = append(q.AutotuneChecks, p.Ident+" = "+qdpAttrCheck(q.ID, p, m.Params[i]))
+		tuneKey = append(tuneKey, p.Ident)
+	}
+	if len(tuneKey) > 0 {
+		q.ComboKey = "(" + strings.Join(tuneKey, ", ") + ",)"
+	}
+	q.AutotuneArgs = joinArgs(inDescs, strings.Join(tuneAttrs, ", "), outDescs)
 	q.AOTArgs = joinArgs(q.RegisterArgs, outDescs, "tactic: int")
 	q.ImplArgs = joinArgs(inTensors, attrList, outTensors, "stream: int")
 	q.Returns = "trtp.TensorDesc"
@@ -269,7 +290,25 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			types[i] = strings.TrimPrefix(TensorDType(d), "k")
 		}
 		quoted := strconv.Quote(strings.Join(types, ", "))
+		// The values the dtype params take for this combination.
+		key := ""
+		if q.ComboKey != "" {
+			var vals []string
+			for _, p := range op.Params {
+				for _, t := range l.Outputs {
+					if t.Rule == ruleParam && t.Param == p {
+						vals = append(vals, escape.PyString(p.Values[slices.Index(t.Allowed, c.DTypes[t.Pos])]))
+						break
+					}
+				}
+			}
+			key = "(" + strings.Join(vals, ", ") + ",), "
+		}
 		for _, layout := range layouts {
+			if key != "" {
+				items = append(items, "("+key+"trtp.AutoTuneCombination("+quoted+", "+layout+")),")
+				continue
+			}
 			items = append(items, "trtp.AutoTuneCombination("+quoted+", "+layout+"),")
 		}
 	}
@@ -496,6 +535,13 @@ func pyTypeExpr(l *ioLayout, all []*ioTensor, pos int) string {
 		return t.Ident + ".dtype"
 	case ruleTied:
 		return pyTypeExpr(l, all, t.Tie)
+	case ruleParam:
+		// The param's value (checked by the attrs function) names it.
+		pairs := make([]string, len(t.Allowed))
+		for i, d := range t.Allowed {
+			pairs[i] = escape.PyString(t.Param.Values[i]) + ": " + pyDType[d]
+		}
+		return "{" + strings.Join(pairs, ", ") + "}[" + t.Param.Ident + "]"
 	case ruleFollowFirst:
 		first := all[0].Ident + ".dtype"
 		set := make([]string, len(t.Allowed))
