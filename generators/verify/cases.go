@@ -573,6 +573,12 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 			if slices.Contains(f.Outputs[i].Allowed, inDTypes[f.Outputs[i].Input]) {
 				d = inDTypes[f.Outputs[i].Input]
 			}
+		case ir.DTypeParam:
+			// The param's value names the dtype (validate checked every
+			// value is one of the output's dtypes).
+			if name, ok := params[f.Outputs[i].Param].Value.(string); ok && ir.DType(name).Valid() {
+				d = ir.DType(name)
+			}
 		}
 		if o.Type.Var != "" {
 			if v, ok := varOf[o.Type.Var]; ok {
