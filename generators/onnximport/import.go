@@ -24,7 +24,6 @@ import (
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	alltargets "github.com/opforge/opforge/generators/targets"
-	"github.com/opforge/opforge/generators/targets/trt"
 )
 
 // Options of an import.
@@ -35,7 +34,8 @@ type Options struct {
 	// Namespace is the TensorRT plugin namespace; nil is the domain, and
 	// "" the empty namespace (NVIDIA's plugins and the parser's default).
 	Namespace *string
-	// Targets the ops generate for: trt, htp, aipu (default trt).
+	// Targets the ops generate for (Targets; default
+	// DefaultImportTargets of the registry).
 	Targets []string
 	// Rename maps an op type to the op (plugin) name it gets.
 	Rename map[string]string
@@ -60,7 +60,7 @@ type Result struct {
 }
 
 // Targets the imported ops may generate for.
-var Targets = []string{"trt", "htp", "aipu"}
+var Targets = alltargets.ImportTargets
 
 // DefaultPackage derives a package name (an identifier) and a lower-case
 // directory and domain name from the model's file name.
@@ -92,13 +92,17 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	}
 	targets := opts.Targets
 	if len(targets) == 0 {
-		targets = []string{"trt"}
+		targets = alltargets.DefaultImportTargets
 	}
-	trt := false
-	for _, t := range targets {
-		trt = trt || t == "trt"
+	im := &importer{path: path, l: l, scopes: scopes{}, reserved: map[string]bool{}}
+	for _, r := range alltargets.NodeReaders() {
+		for a := range r.ReservedAttrs() {
+			im.reserved[a] = true
+		}
+		if slices.Contains(targets, r.Name) {
+			im.concerned = append(im.concerned, r)
+		}
 	}
-	im := &importer{path: path, l: l, scopes: scopes{}, trt: trt}
 	var groups []*group
 	byKey := map[string]*group{}
 	groupOf := map[*onnx.Node]*group{}
@@ -135,7 +139,9 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 		op := g.op
 		op.Description = describe(g, path)
 		op.Targets, op.Sections = opTargets(targets, g.nodes[0].OpType, op.Name)
-		keepPluginIdentity(op, g.derived, g.nodes[0].OpType, pkg)
+		for _, r := range alltargets.NodeReaders() {
+			r.KeepIdentity(pkg, op, g.nodes[0])
+		}
 		pkg.Ops = append(pkg.Ops, op)
 		for _, note := range g.notes {
 			l.Warnf(diag.Pos{File: path}, note.code, "op %s (node %s): %s", op.Name, label(g.nodes[0]), note.msg)
@@ -223,25 +229,6 @@ func opTargets(targets []string, opType, name string) (ir.Targets, ir.Sections) 
 	return t, secs
 }
 
-// stringAttr is node n's string attribute called name, or nil.
-func stringAttr(n *onnx.Node, name string) *string {
-	a := n.Attr(name)
-	if a == nil || a.Type != onnx.AttrString {
-		return nil
-	}
-	s := strings.ToValidUTF8(string(a.S), "\uFFFD")
-	return &s
-}
-
-// keepPluginIdentity gives op the plugin identity its nodes already name
-// (plugin_version, plugin_namespace, and the op type as plugin name when
-// the op is named otherwise), where it differs from the package's, so the
-// creator is registered under it and `rewrite onnx` writes it back
-// unchanged.
-func keepPluginIdentity(op *ir.Op, d *derived, opType string, pkg *ir.Package) {
-	trt.KeepIdentity(pkg, op, opType, d.pluginVersion, d.pluginNamespace)
-}
-
 func describe(g *group, path string) string {
 	n := g.nodes[0]
 	what := fmt.Sprintf("op type %s", n.OpType)
@@ -276,7 +263,10 @@ type importer struct {
 	path   string
 	l      *diag.List
 	scopes scopes
-	trt    bool
+	// reserved are the attributes some target's runtime reads itself;
+	// concerned are the node readers of the targets asked for.
+	reserved  map[string]bool
+	concerned []alltargets.NamedNodeReader
 }
 
 // note is a warning about an op, emitted once for all its nodes.
@@ -287,11 +277,11 @@ type derived struct {
 	op    *ir.Op
 	key   string
 	notes []note
-	// pluginVersion and pluginNamespace are the node's own plugin_version
-	// and plugin_namespace (nil when absent): a node made for an existing
-	// plugin (NVIDIA's ROIAlign_TRT is version "2" in the empty namespace)
-	// keeps naming it after `rewrite onnx`.
-	pluginVersion, pluginNamespace *string
+	// identity is what the node names of its callee beyond its op type,
+	// as every target's runtime reads it (target.NodeReader): a node made
+	// for an existing plugin (NVIDIA's ROIAlign_TRT is version "2" in the
+	// empty namespace) keeps naming it after `rewrite onnx`.
+	identity string
 }
 
 type group struct {
@@ -335,7 +325,7 @@ func (im *importer) derive(n *onnx.Node) *derived {
 	}
 	ok := true
 	for _, a := range n.Attributes {
-		if trt.ParserAttrs[a.Name] {
+		if im.reserved[a.Name] {
 			continue
 		}
 		p, why := paramFor(a)
@@ -349,9 +339,9 @@ func (im *importer) derive(n *onnx.Node) *derived {
 			ok = false
 			continue
 		}
-		if im.trt {
-			if why := trtConcern(a); why != "" {
-				d.notes = append(d.notes, note{"onnx-attr-trt", fmt.Sprintf("attribute %q: %s", a.Name, why)})
+		for _, r := range im.concerned {
+			if why := r.AttrConcern(a); why != "" {
+				d.notes = append(d.notes, note{"onnx-attr-" + r.Name, fmt.Sprintf("attribute %q: %s", a.Name, why)})
 			}
 		}
 		d.op.Params = append(d.op.Params, p)
@@ -419,16 +409,11 @@ func (im *importer) derive(n *onnx.Node) *derived {
 		}
 		d.op.Outputs = append(d.op.Outputs, t)
 	}
-	d.pluginVersion, d.pluginNamespace = stringAttr(n, "plugin_version"), stringAttr(n, "plugin_namespace")
-	d.key = signature(n, d.op)
-	// Nodes naming different plugins never share an op.
-	for _, id := range []*string{d.pluginVersion, d.pluginNamespace} {
-		if id != nil {
-			d.key += "|id " + strconv.Quote(*id)
-		} else {
-			d.key += "|id -"
-		}
+	for _, r := range alltargets.NodeReaders() {
+		d.identity += r.NodeIdentity(n)
 	}
+	// Nodes naming different callees never share an op.
+	d.key = signature(n, d.op) + "|id " + d.identity
 	return d
 }
 

@@ -50,10 +50,10 @@ type qdpOp struct {
 	// combination is listed under ("" when there are none).
 	AutotuneChecks []string
 	ComboKey       string
-	AOTArgs      string
-	ImplArgs     string
-	Returns      string // register's return annotation
-	Body         string // register's body, one statement a line (statementSep)
+	AOTArgs        string
+	ImplArgs       string
+	Returns        string // register's return annotation
+	Body           string // register's body, one statement a line (statementSep)
 	// Combos are autotune's list items, one a line: AutoTuneCombination(...),
 	Combos     string
 	KernelArgs string // the Triton kernel's parameter list
