@@ -126,7 +126,7 @@ func TestYAMLToXMLNamesLostFacts(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	_ = l.WriteText(&buf)
-	for _, want := range []string{"no type variables", "symbolic shapes", "data-dependent", "value range", "array length"} {
+	for _, want := range []string{"no type variables", "symbolic shapes", "data-dependent", "value range", "array length", "the settings of the trt, aipu target(s) are dropped"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("no warning mentions %q:\n%s", want, buf.String())
 		}

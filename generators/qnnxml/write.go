@@ -93,7 +93,11 @@ func (w *writer) op(e *etree.Element, op *ir.Op) {
 		w.lost(op.Where.At("verify", op.Pos), "op %s: QNN XML has no opforge verify settings; its verify section (tolerances, sizes) is dropped", op.Name)
 	}
 	if len(op.Sections) > 0 { // every section but HTP's, which this format is
-		w.lost(op.Pos, "op %s: QNN XML describes QNN backends only; the trt and aipu target settings are dropped", op.Name)
+		names := make([]string, len(op.Sections))
+		for i, sec := range op.Sections {
+			names[i] = sec.Target
+		}
+		w.lost(op.Pos, "op %s: QNN XML describes QNN backends only; the settings of the %s target(s) are dropped", op.Name, strings.Join(names, ", "))
 	}
 	if op.Targets.HTP != nil && op.Targets.HTP.TorchName != "" {
 		w.lost(op.Where.At("htp.torch_name", op.Pos), "op %s: QNN XML has no torch op name; torch_name %s is dropped (ExecuTorch will use %s's snake case)", op.Name, op.Targets.HTP.TorchName, op.Name)
