@@ -36,28 +36,17 @@ type Package struct {
 	// Source is the path of the definition file.
 	Source string
 	Ops    []*Op
-	HTP    HTPPackage
+	// Supplementals are the package's SupplementalOpDefLists, one per
+	// backend: per-backend refinements of its ops' tensors that QNN's
+	// op-package format carries (the XML's SupplementalOpDefList, YAML's
+	// targets.htp.supplemental), read by both loaders and validated with
+	// the ops' dtypes.
+	Supplementals []*Supplemental
 	// Sections are the package-level target sections (`targets:` beside
 	// `package:`) the core keeps opaque; each target decodes its own.
 	Sections Sections
 	Pos      diag.Pos
 	Where    Where
-}
-
-// HTPPackage holds package-wide QNN/HTP options.
-type HTPPackage struct {
-	// InterfaceStyle is "current" (SDK >= 2.10 registration through
-	// INIT_PKG_CORE_INIT_FUNC) or "legacy" (ops registered in <Pkg>Init).
-	InterfaceStyle string
-	// ExecuTorch enables the ExecuTorch registration module and its checks.
-	ExecuTorch bool
-	// Supplementals are the XML SupplementalOpDefLists, one per backend.
-	Supplementals []*Supplemental
-	// UseQHPI is the XML OpDefCollection attribute UseQHPI="true": the
-	// vendor generator then emits a QHPI package; opforge generates the
-	// DEF_PACKAGE_OP skeleton (which the HTP backend accepts beside QHPI
-	// packages) and says so.
-	UseQHPI bool
 }
 
 // Supplemental is a QNN SupplementalOpDefList: backend-specific refinements.
@@ -176,7 +165,6 @@ type Op struct {
 	Params   []*Param
 	// DataDependent are output sizes known only at run time, with bounds.
 	DataDependent []*SizeSymbol
-	Targets       Targets
 	// Sections are the op's target sections (`targets: {aipu: ...}`) the
 	// core keeps opaque; each target decodes its own.
 	Sections Sections
@@ -428,22 +416,6 @@ type Literal struct {
 	Text string
 	List []*Literal
 	Pos  diag.Pos
-}
-
-// Targets says which targets an op generates for, with their options.
-// A nil pointer means the op does not generate for that target.
-type Targets struct {
-	HTP *HTPOp
-}
-
-// HTPOp holds per-op QNN/HTP options.
-type HTPOp struct {
-	// Backends are QNN's SupportedBackend values (HTP, CPU, LPAI, ...).
-	Backends []string
-	// TorchName is the op's torch.library name for ExecuTorch; "" is the
-	// snake-cased op name.
-	TorchName string
-	Pos       diag.Pos
 }
 
 // Tensors returns inputs then outputs, the order QNN and TensorRT index them.

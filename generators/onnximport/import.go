@@ -138,7 +138,7 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	for _, g := range groups {
 		op := g.op
 		op.Description = describe(g, path)
-		op.Targets, op.Sections = opTargets(targets, g.nodes[0].OpType, op.Name)
+		op.Sections = opSections(targets, g.nodes[0].OpType, op.Name)
 		for _, r := range alltargets.NodeReaders() {
 			r.KeepIdentity(pkg, op, g.nodes[0])
 		}
@@ -191,7 +191,6 @@ func newPackage(path string, opts Options) *ir.Package {
 	pkg := &ir.Package{
 		Name: opts.Package, Domain: opts.Domain, Version: opts.Version,
 		Source: opts.Source,
-		HTP:    ir.HTPPackage{InterfaceStyle: "current", ExecuTorch: true},
 	}
 	if pkg.Name == "" {
 		pkg.Name = name
@@ -212,12 +211,8 @@ func newPackage(path string, opts Options) *ir.Package {
 	return pkg
 }
 
-func opTargets(targets []string, opType, name string) (ir.Targets, ir.Sections) {
-	var t ir.Targets
+func opSections(targets []string, opType, name string) ir.Sections {
 	var secs ir.Sections
-	if slices.Contains(targets, "htp") {
-		t.HTP = &ir.HTPOp{Backends: []string{"HTP"}}
-	}
 	// In the registry's order, whatever the order asked for: the order
 	// the sections are written in.
 	importers := alltargets.Importers()
@@ -226,7 +221,7 @@ func opTargets(targets []string, opType, name string) (ir.Targets, ir.Sections) 
 			secs.Add(tg.Name(), im.ImportSection(opType, name), diag.Pos{})
 		}
 	}
-	return t, secs
+	return secs
 }
 
 func describe(g *group, path string) string {

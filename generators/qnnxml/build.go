@@ -10,6 +10,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 )
 
 // Load parses one QNN op-package XML config into the IR. It returns nil
@@ -62,10 +63,9 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 		Where:   ir.Where{},
 	}
 	pkg.Namespace = pkg.Domain
-	pkg.HTP.InterfaceStyle = "current"
-	pkg.HTP.ExecuTorch = true
 	if q := root.SelectAttr("UseQHPI"); q != nil && q.Value == "true" {
-		pkg.HTP.UseQHPI = true
+		// The htp target's package option (htpopt.Package.UseQHPI).
+		pkg.Sections.Add(htpopt.Target, ir.Map(false).Set("use_qhpi", ir.BoolNode(true)), b.d.attrAt(root, "UseQHPI"))
 		pkg.Where["use_qhpi"] = b.d.attrAt(root, "UseQHPI")
 		// QHPI (QAIRT docs, "Qualcomm Hexagon Plugin Interface", 2.44):
 		// a C API that coexists with DEF_PACKAGE_OP packages; both kinds
@@ -84,7 +84,7 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 		pkg.Ops = append(pkg.Ops, b.op(e))
 	}
 	for _, e := range root.SelectElements("SupplementalOpDefList") {
-		pkg.HTP.Supplementals = append(pkg.HTP.Supplementals, b.supplemental(e))
+		pkg.Supplementals = append(pkg.Supplementals, b.supplemental(e))
 	}
 	return pkg
 }
@@ -159,14 +159,15 @@ func (b *builder) op(e *etree.Element) *ir.Op {
 		v := boolValue(u)
 		op.UseDefaultTranslation = &v
 	}
-	htp := &ir.HTPOp{Pos: b.d.at(e.SelectElement("SupportedBackend"))}
+	// The htp section, as the htp target reads it (htpopt): the op's
+	// SupportedBackend values. A QNN config speaks only for QNN backends;
+	// TensorRT and AIPU need facts it cannot state (output shapes), so they
+	// stay off until the op is converted to YAML and completed there.
+	var backends []string
 	for _, sb := range e.SelectElements("SupportedBackend") {
-		htp.Backends = append(htp.Backends, text(sb))
+		backends = append(backends, text(sb))
 	}
-	// A QNN config speaks only for QNN backends; TensorRT and AIPU need
-	// facts it cannot state (output shapes), so they stay off until the
-	// op is converted to YAML and completed there.
-	op.Targets.HTP = htp
+	op.Sections.Add(htpopt.Target, ir.Map(true).Set("backends", ir.Strs(backends...)), b.d.at(e.SelectElement("SupportedBackend")))
 	return op
 }
 

@@ -35,7 +35,6 @@ func Package(pkg *ir.Package, l *diag.List) {
 		seen.add(op.Name, op.Name, pos)
 		v.op(op)
 	}
-	v.supplementals()
 	v.freeText()
 	// What every target derives from an op is derived here, once.
 	for _, op := range pkg.Ops {
@@ -239,81 +238,6 @@ func (v *validator) constraintIDs(cs []ir.Constraint, what string) {
 		}
 		seen[c.ID] = true
 	}
-}
-
-func (v *validator) supplementals() {
-	ops := map[string]*ir.Op{}
-	for _, op := range v.pkg.Ops {
-		ops[op.Name] = op
-	}
-	resolved := map[string]bool{} // backend/op/tensor
-	for _, s := range v.pkg.HTP.Supplementals {
-		for i, name := range s.SupportedOps {
-			if ops[name] == nil {
-				pos := s.Pos
-				if i < len(s.SupportedOpsPos) {
-					pos = s.SupportedOpsPos[i]
-				}
-				v.l.Warnf(pos, "qnn-supplemental-unknown", "SupplementalOpDefList for %s lists op %q in SupportedOps, which no OpDef defines; the QNN generator accepts this and opforge ignores the entry", s.Backend, name)
-			}
-		}
-		for _, so := range s.Ops {
-			op := ops[so.Name]
-			if op == nil {
-				v.l.Warnf(so.Pos, "qnn-supplemental-unknown", "supplemental definition for %s names op %q, which no OpDef defines; the QNN generator accepts this and opforge ignores the entry", s.Backend, so.Name)
-				continue
-			}
-			check := func(list []*ir.SupplementalTensor, exists func(string) bool, kind string) {
-				for _, st := range list {
-					if !exists(st.Name) {
-						v.l.Warnf(st.Pos, "qnn-supplemental-unknown", "supplemental definition of op %s for %s names %s %q, which the op does not have; the QNN generator accepts this and opforge ignores the entry", op.Name, s.Backend, kind, st.Name)
-					}
-					if len(st.DTypes) > 0 {
-						resolved[s.Backend+"/"+op.Name+"/"+st.Name+"/dtype"] = true
-					}
-					if len(st.Layouts) > 0 {
-						resolved[s.Backend+"/"+op.Name+"/"+st.Name+"/layout"] = true
-					}
-				}
-			}
-			check(so.Inputs, func(n string) bool { return op.Input(n) != nil }, "input")
-			check(so.Outputs, func(n string) bool { return output(op, n) != nil }, "output")
-			check(so.Params, func(n string) bool { return op.Param(n) != nil }, "param")
-		}
-	}
-	for _, op := range v.pkg.Ops {
-		if op.Targets.HTP == nil {
-			continue
-		}
-		for _, backend := range op.Targets.HTP.Backends {
-			for _, t := range op.Tensors() {
-				v.backendSpecific(resolved, backend, op, t.Name, op.AllowedDTypes(t), t.Layout, t.Where.At("type", t.Pos), t.Where.At("layout", t.Pos))
-			}
-			for _, p := range op.Params {
-				v.backendSpecific(resolved, backend, op, p.Name, p.DTypes, p.Layout, p.Where.At("type", p.Pos), p.Where.At("layout", p.Pos))
-			}
-		}
-	}
-}
-
-func (v *validator) backendSpecific(resolved map[string]bool, backend string, op *ir.Op, name string, dts []ir.DType, layout ir.Layout, pos, layoutPos diag.Pos) {
-	for _, d := range dts {
-		if d == ir.BackendSpecific && !resolved[backend+"/"+op.Name+"/"+name+"/dtype"] {
-			v.l.Errorf(pos, "backend-specific-unresolved", "%q of op %s has a BACKEND_SPECIFIC datatype but no supplemental definition for backend %s gives it one", name, op.Name, backend)
-		}
-	}
-	if layout == ir.LayoutBackendSpecific && !resolved[backend+"/"+op.Name+"/"+name+"/layout"] {
-		v.l.Errorf(layoutPos, "backend-specific-unresolved", "%q of op %s has a BACKEND_SPECIFIC layout but no supplemental definition for backend %s gives it one", name, op.Name, backend)
-	}
-}
-
-func output(op *ir.Op, name string) *ir.Tensor {
-	for _, t := range op.Outputs {
-		if t.Name == name {
-			return t
-		}
-	}
-	return nil
 }
 
 // qnnXML: the package was read from a QNN XML config, whose rules are the

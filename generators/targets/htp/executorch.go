@@ -12,14 +12,15 @@ import (
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 	"github.com/opforge/opforge/generators/workpool"
 )
 
 // TorchName is op's torch.library name: its torch_name, else the op name
 // in snake case.
 func TorchName(op *ir.Op) string {
-	if op.Targets.HTP != nil && op.Targets.HTP.TorchName != "" {
-		return op.Targets.HTP.TorchName
+	if h := htpopt.OfOp(op); h != nil && h.TorchName != "" {
+		return h.TorchName
 	}
 	return names.Snake(op.Name)
 }

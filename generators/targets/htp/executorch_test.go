@@ -15,6 +15,7 @@ import (
 	"github.com/opforge/opforge/generators/cli"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
@@ -327,7 +328,7 @@ func TestExecuTorchModules(t *testing.T) {
 		}
 		for _, pkg := range pkgs {
 			ops := htp.Ops(pkg)
-			if len(ops) == 0 || !pkg.HTP.ExecuTorch {
+			if len(ops) == 0 || !htpopt.OfPackage(pkg).ExecuTorch {
 				continue
 			}
 			ns := names.Snake(pkg.Name)
