@@ -15,12 +15,12 @@ import (
 	"github.com/opforge/opforge/generators/cli"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/targets/htp"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 )
 
 // trees pairs each checked-in generated tree with the opdefs it comes from
