@@ -31,3 +31,57 @@ func TestQDPAutotuneParamSharedByOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestDimAxisLocalsDistinct: each x.shape[axis] of an op reads its axis
+// into a local of its own. Review of 7f6f06c: the local of a param axis
+// (axis_<input>_<param>) and of a literal negative axis
+// (axis_<input>_m<n>) coincide for a param named m1, so getOutputShapes
+// declares axis_0_m1 twice (a C++ compile error) and the Python plugin
+// reads x.shape[m1] at axis -1; the Python locals
+// (_axis_<input>_<param>) also coincide for inputs x_a, x and params b,
+// a_b, and with the local of a shape like an input's (_axis_<output>).
+func TestDimAxisLocalsDistinct(t *testing.T) {
+	for _, src := range []string{`
+  - name: ParamM1
+    inputs: [{name: x, type: float32, rank: any}]
+    params: [{name: m1, type: int32, default: 0}]
+    outputs: [{name: y, type: float32, shape: ["x.shape[m1]", "x.shape[-1]"]}]
+`, `
+  - name: InputNames
+    inputs: [{name: x_a, type: float32, rank: any}, {name: x, type: float32, rank: any}]
+    params: [{name: b, type: int32, default: 0}, {name: a_b, type: int32, default: -1}]
+    outputs: [{name: y, type: float32, shape: ["x_a.shape[b]", "x.shape[a_b]"]}]
+`, `
+  - name: LikeOutput
+    inputs: [{name: x, type: float32, rank: any}]
+    params: [{name: axis, type: int32, default: 0}, {name: k, type: int32, default: -1}]
+    outputs:
+      - {name: x_k, type: float32, shape: {like: x, axis: axis, remove: true}}
+      - {name: z, type: float32, shape: ["x.shape[k]"]}
+`} {
+		pkg, op := opOf(t, src)
+		pm := newPackageModel(pkg, pkg.Ops)
+		// C++: one declaration per local.
+		declared := map[string]string{}
+		for _, c := range newShapeCode(op, layoutOf(op), false).Checks {
+			if name, value, ok := strings.Cut(strings.TrimPrefix(c, "int64_t "), " = "); ok && strings.HasPrefix(c, "int64_t ") {
+				if prev, dup := declared[name]; dup {
+					t.Errorf("%s: getOutputShapes declares %s twice (= %s and = %s)", op.Name, name, prev, value)
+				}
+				declared[name] = value
+			}
+		}
+		// Python: a local is assigned one value.
+		assigned := map[string]string{}
+		for _, s := range strings.Split(newQDPOp(pkg, op, pm.Ops[0]).Body, statementSep) {
+			name, value, ok := strings.Cut(strings.TrimSpace(s), " = int(")
+			if !ok || strings.ContainsAny(name, " (") {
+				continue
+			}
+			if prev, dup := assigned[name]; dup && prev != value {
+				t.Errorf("%s: the Python plugin assigns %s from int(%s and from int(%s", op.Name, name, prev, value)
+			}
+			assigned[name] = value
+		}
+	}
+}
