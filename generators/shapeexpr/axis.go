@@ -35,14 +35,30 @@ func PythonAxisCheck(local, value, rank, message string) []string {
 }
 
 // PythonDimAxis names the Python local that holds the normalized axis of
-// x.shape[axis] (e, a Dim) for the input whose identifier is input, and
-// the value it is read from: the axis param (its identifier paramIdent) or
-// the literal. Every Python printer reads the axis with PythonAxisCheck
-// into that local, so one op's code reads each axis once.
-func PythonDimAxis(input string, e *Expr, paramIdent string) (local, value string) {
+// x.shape[axis] (e, a Dim) of the op's input number input, and gives the
+// value it is read from: the axis param (number param of the op's params,
+// read as paramValue) or the literal. Every Python printer reads the axis
+// with PythonAxisCheck into that local, so one op's code reads each axis
+// once.
+func PythonDimAxis(input, param int, e *Expr, paramValue string) (local, value string) {
+	local = "_" + DimAxisLocal(input, param, e)
 	if e.Axis != "" {
-		return "_axis_" + input + "_" + paramIdent, paramIdent
+		return local, paramValue
 	}
-	lit := strconv.Itoa(e.Index)
-	return "_axis_" + input + "_" + strings.Replace(lit, "-", "m", 1), lit
+	return local, strconv.Itoa(e.Index)
+}
+
+// DimAxisLocal is the name of the local that holds the axis of
+// x.shape[axis] (e) of input number input: dim<input>_p<param> for the
+// axis param number param, dim<input>_l<n> (m for a minus) for a literal.
+// Numbers, not names, keep the locals of different axes apart whatever the
+// inputs and params are called (x_a with b and x with a_b would meet as
+// names), and the dim prefix keeps them apart from the locals of shapes
+// like an input's.
+func DimAxisLocal(input, param int, e *Expr) string {
+	local := "dim" + strconv.Itoa(input) + "_"
+	if e.Axis != "" {
+		return local + "p" + strconv.Itoa(param)
+	}
+	return local + "l" + strings.Replace(strconv.Itoa(e.Index), "-", "m", 1)
 }

@@ -216,7 +216,7 @@ func (p *parser) primary(depth int) *Expr {
 func (p *parser) dim(t token) *Expr {
 	p.next()
 	if p.tok.kind != tName || p.tok.text != "shape" {
-		p.fail(p.tok.col, "expected \"shape\" after %q., found %s; x.shape[axis] is the dim of input x at axis", t.text, p.tok)
+		p.fail(p.tok.col, "expected \"shape\" after %q, found %s; x.shape[axis] is the dim of input x at axis", t.text, p.tok)
 		return &Expr{Kind: Const, Col: t.col}
 	}
 	p.next()

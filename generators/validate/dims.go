@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -66,9 +67,12 @@ func (c *shapeChecker) dim(s *shapeexpr.Expr, pos diag.Pos, where string) {
 			return
 		}
 		if _, ok := shapeexpr.NormalizeAxis(int64(s.Index), int64(least)); !ok {
-			if rank == ir.RankAny {
+			switch {
+			case rank == ir.RankAny && least == 0:
+				c.l.Errorf(pos, "shape-dim", "%s uses %s, but input %q may have no dims; raise its least rank", where, s, s.Name)
+			case rank == ir.RankAny:
 				c.l.Errorf(pos, "shape-dim", "%s uses %s, but input %q may have as few as %d dims (axes -%d to %d); raise its least rank or use another axis", where, s, s.Name, least, least, least-1)
-			} else {
+			default:
 				c.l.Errorf(pos, "shape-dim", "%s uses %s, but input %q has %d dims (axes -%d to %d)", where, s, s.Name, rank, rank, rank-1)
 			}
 		}
@@ -89,18 +93,25 @@ func (c *shapeChecker) dim(s *shapeexpr.Expr, pos diag.Pos, where string) {
 		c.l.Errorf(pos, "shape-dim", "%s uses %s, but %q is not an integer scalar param of op %s; %s", where, s, s.Axis, c.op.Name, hint)
 		return
 	}
+	// The axes the input can have: those of its fixed rank, else of the
+	// largest rank it admits (an axis past a smaller rank fails at run
+	// time, with the op's name, in every target).
+	most, dims := rank, fmt.Sprintf("%d dims", rank)
 	if rank == ir.RankAny {
-		return
+		most, dims = ir.MaxRank, fmt.Sprintf("at most %d dims", ir.MaxRank)
+		if rr := in.RankRange; rr != nil {
+			most, dims = rr.Max, fmt.Sprintf("at most %d dims", rr.Max)
+		}
 	}
-	lo, hi := float64(-rank), float64(rank-1)
+	lo, hi := float64(-most), float64(most-1)
 	r := paramRange(p)
 	if r.Hi < lo || r.Lo > hi {
-		c.l.Errorf(pos, "shape-dim", "%s uses %s, but param %q ranges over %s, never an axis of %q (%d dims: -%d to %d)", where, s, p.Name, rangeOf(p), s.Name, rank, rank, rank-1)
+		c.l.Errorf(pos, "shape-dim", "%s uses %s, but param %q ranges over %s, never an axis of %q (%s: -%d to %d)", where, s, p.Name, rangeOf(p), s.Name, dims, most, most-1)
 		return
 	}
 	if p.Default != nil {
 		if d, err := strconv.ParseFloat(p.Default.Text, 64); err == nil && (d < lo || d > hi) {
-			c.l.Errorf(p.Where.At("default", p.Pos), "shape-dim", "param %q of op %s is an axis of input %q in %s, but its default %s is not (%d dims: -%d to %d)", p.Name, c.op.Name, s.Name, where, p.Default.Text, rank, rank, rank-1)
+			c.l.Errorf(p.Where.At("default", p.Pos), "shape-dim", "param %q of op %s is an axis of input %q in %s, but its default %s is not (%s: -%d to %d)", p.Name, c.op.Name, s.Name, where, p.Default.Text, dims, most, most-1)
 		}
 	}
 }

@@ -152,23 +152,43 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 		}
 	}
 	// Rank-polymorphic inputs: every rank they all admit, dims of distinct sizes (so a
-	// wrong axis or a swapped dim shows), and at one rank every axis an axis param can name.
+	// wrong axis or a swapped dim shows).
 	lo, hi := polyRanks(op)
 	for r := lo; r <= hi; r++ {
 		rank = r
 		add("rank="+strconv.Itoa(r), sizeSets[2], combos[0], base)
 	}
-	if lo <= hi {
-		rank = min(max(3, lo), hi)
-		for i, p := range op.Params {
-			if !axisParam(op, p) {
-				continue
+	// An axis param: every axis it can name within its own range, over dims of
+	// distinct sizes, at one rank of the rank-polymorphic inputs (3 where they
+	// admit it) or at the rank of the fixed-rank input it indexes.
+	for i, p := range op.Params {
+		in := axisInput(op, p)
+		if in == nil {
+			continue
+		}
+		var r int
+		name := ""
+		switch {
+		case polyInput(in) && lo <= hi:
+			r = min(max(3, lo), hi)
+			rank = r
+			name = "rank=" + strconv.Itoa(r) + " "
+		case !polyInput(in):
+			r, rank = len(in.Shape), 0
+			if in.Shape == nil {
+				r = in.Rank
 			}
-			for a := -rank; a < rank; a++ {
-				params := slices.Clone(base)
-				params[i] = Param{Name: p.Ident, Kind: string(p.Kind), Value: int64(a)}
-				add("rank="+strconv.Itoa(rank)+" "+p.Ident+"="+strconv.Itoa(a), sizeSets[2], combos[0], params)
+			name = "dims "
+		default:
+			continue
+		}
+		for a := -r; a < r; a++ {
+			if p.Min != nil && float64(a) < *p.Min || p.Max != nil && float64(a) > *p.Max {
+				continue // the plugins refuse it when they are created
 			}
+			params := slices.Clone(base)
+			params[i] = Param{Name: p.Ident, Kind: string(p.Kind), Value: int64(a)}
+			add(name+p.Ident+"="+strconv.Itoa(a), sizeSets[2], combos[0], params)
 		}
 	}
 	rank = 0
@@ -217,27 +237,35 @@ func polyRanks(op *ir.Op) (lo, hi int) {
 // polyInput reports an input of no declared shape and no fixed rank.
 func polyInput(t *ir.Tensor) bool { return t.Shape == nil && !t.Scalar && t.Rank == ir.RankAny }
 
-// axisParam reports an integer param some output's shape takes its axis
-// from, as the axis of a shape written like an input's or in x.shape[p].
-func axisParam(op *ir.Op, p *ir.Param) bool {
+// axisInput is the input whose axis integer param p names (an output
+// shaped like it along p, or x.shape[p] in an output's shape), or nil.
+func axisInput(op *ir.Op, p *ir.Param) *ir.Tensor {
 	if p.Kind != ir.ParamScalar {
-		return false
+		return nil
 	}
-	var reads func(e *shapeexpr.Expr) bool
-	reads = func(e *shapeexpr.Expr) bool {
-		return e.Kind == shapeexpr.Dim && e.Axis == p.Name || slices.ContainsFunc(e.Args, reads)
+	var reads func(e *shapeexpr.Expr) *shapeexpr.Expr
+	reads = func(e *shapeexpr.Expr) *shapeexpr.Expr {
+		if e.Kind == shapeexpr.Dim && e.Axis == p.Name {
+			return e
+		}
+		for _, a := range e.Args {
+			if d := reads(a); d != nil {
+				return d
+			}
+		}
+		return nil
 	}
 	for _, o := range op.Outputs {
 		if o.Like != nil && o.Like.Axis == p.Name {
-			return true
+			return op.Input(o.Like.Input)
 		}
 		for _, d := range o.Shape {
-			if reads(d.Expr) {
-				return true
+			if e := reads(d.Expr); e != nil {
+				return op.Input(e.Name)
 			}
 		}
 	}
-	return false
+	return nil
 }
 
 func show(v any) string {

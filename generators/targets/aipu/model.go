@@ -565,17 +565,14 @@ func (l *locals) dim(e *shapeexpr.Expr) string {
 		return seq + "[" + strconv.FormatInt(a, 10) + "]"
 	}
 	ident := ""
+	pi := slices.IndexFunc(l.op.Params, func(p *ir.Param) bool { return p.Name == e.Axis })
 	if e.Axis != "" {
-		pi := slices.IndexFunc(l.op.Params, func(p *ir.Param) bool { return p.Name == e.Axis })
 		ident = l.params[pi]
 		if ident == "" {
 			ident = "self.params[" + pyString(l.op.Params[pi].Ident) + "]"
 		}
 	}
-	local, value := shapeexpr.PythonDimAxis(l.inputs[i], e, ident)
-	if e.Axis != "" {
-		local = "_axis_" + l.inputs[i] + "_" + names.Ident(e.Axis)
-	}
+	local, value := shapeexpr.PythonDimAxis(i, pi, e, ident)
 	rank := "len(" + seq + ")"
 	msg := pyString(l.op.Name+": "+e.String()+" reads axis ") + " + str(" + local + ") + " + pyString(" of input \""+in.Name+"\", which has ") + " + str(" + rank + ") + " + pyString(" dims")
 	if l.checked == nil {

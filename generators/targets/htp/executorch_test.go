@@ -604,14 +604,20 @@ func badAxes(op *ir.Op, c *opCase) {
 		if p == nil || i < 0 || c.Args[i].Kind != "tensor" {
 			return
 		}
+		// One past the negative end, else past the positive one: a value
+		// no other number of the message (the rank) can stand for.
 		rank := int64(len(c.Args[i].Shape))
-		if p.Max != nil && *p.Max < float64(rank) {
-			return
+		bad := -(rank + 1)
+		if p.Min != nil && *p.Min > float64(bad) {
+			bad = rank + 1
+			if p.Max != nil && *p.Max < float64(bad) {
+				return
+			}
 		}
 		if c.BadAxes == nil {
 			c.BadAxes = map[string]int64{}
 		}
-		c.BadAxes[p.Ident] = rank
+		c.BadAxes[p.Ident] = bad
 	}
 	var walk func(e *shapeexpr.Expr)
 	walk = func(e *shapeexpr.Expr) {

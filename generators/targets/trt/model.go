@@ -680,6 +680,9 @@ func templateParams(l *ioLayout, all []*ioTensor) (names []string, pos, of []int
 		switch t.Rule {
 		case ruleTied:
 			of[t.Pos] = of[t.Tie]
+		case ruleParam:
+			// Outputs typed by one dtype param share its slot.
+			of[t.Pos] = of[l.Slots[t.Slot].Pos]
 		case ruleFollowFirst:
 			add(t.Ident+"_t", t.Pos)
 		}
@@ -800,15 +803,10 @@ func (r *refs) dim(e *shapeexpr.Expr) string {
 		return src + ".d[" + strconv.FormatInt(a, 10) + "]"
 	}
 	value := strconv.Itoa(e.Index)
-	local := "axis_" + strconv.Itoa(in.Index) + "_"
+	pi := slices.IndexFunc(r.op.Params, func(p *ir.Param) bool { return p.Name == e.Axis })
+	local := shapeexpr.DimAxisLocal(in.Index, pi, e)
 	if e.Axis != "" {
-		p := r.op.Param(e.Axis)
-		value = "static_cast<int64_t>(mParams." + p.Ident + ")"
-		local += p.Ident
-	} else if e.Index < 0 {
-		local += "m" + strconv.Itoa(-e.Index)
-	} else {
-		local += strconv.Itoa(e.Index)
+		value = "static_cast<int64_t>(mParams." + r.op.Params[pi].Ident + ")"
 	}
 	// The names are data in a printf format: % doubled, then escaped.
 	format := escape.CString(r.op.Name + `: ` + strings.ReplaceAll(e.String(), "%", "%%") + ` reads axis %lld of input "` + strings.ReplaceAll(in.Name, "%", "%%") + `", which has %d dims`)

@@ -329,14 +329,17 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			continue
 		}
 		// A data-dependent dim counts with its upper bound: TensorRT
-		// allows no arithmetic on size-tensor expressions.
+		// allows no arithmetic on size-tensor expressions. A dim reading
+		// x.shape[axis] is the output's own (the register function's
+		// normalized axes are not in scope here), so a size-tensor dim
+		// beside it is never multiplied through numel().
 		n := ""
 		for j, d := range t.T.Shape {
-			if d.Expr.UsesDims() {
-				break
-			}
 			e := dims[i][j]
-			if len(op.DataDependent) > 0 {
+			switch {
+			case d.Expr.UsesDims():
+				e = "outputs[" + strconv.Itoa(t.Index) + "].shape_expr[" + strconv.Itoa(j) + "]"
+			case len(op.DataDependent) > 0:
 				e = py.expr(d.Expr, true)
 			}
 			if n == "" {
@@ -345,9 +348,8 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 				n = "(" + n + " * " + e + ")"
 			}
 		}
-		if l.like(t) != nil || l.broadcast(t) != nil || slices.ContainsFunc(t.T.Shape, func(d *ir.Dim) bool { return d.Expr.UsesDims() }) {
-			// The output's own dims: those of x.shape[axis] need the
-			// register function's normalized axes, not in scope here.
+		if l.like(t) != nil || l.broadcast(t) != nil {
+			// Shaped like inputs: the output's own dims, whatever the rank.
 			n = "outputs[" + strconv.Itoa(t.Index) + "].shape_expr.numel()"
 		}
 		if n == "" {
@@ -633,7 +635,7 @@ func (r *pyRefs) dim(s *shapeexpr.Expr) string {
 		a, _ := shapeexpr.NormalizeAxis(int64(s.Index), int64(in.Rank))
 		return seq + "[" + strconv.FormatInt(a, 10) + "]"
 	}
-	local, value := shapeexpr.PythonDimAxis(in.Ident, s, identOf(r.op, s.Axis))
+	local, value := shapeexpr.PythonDimAxis(in.Index, slices.IndexFunc(r.op.Params, func(p *ir.Param) bool { return p.Name == s.Axis }), s, identOf(r.op, s.Axis))
 	rank := "len(" + seq + ")"
 	msg := escape.PyString(r.op.Name+": "+s.String()+" reads axis ") + " + str(" + local + ") + " + escape.PyString(" of input \""+in.Name+"\", which has ") + " + str(" + rank + ") + " + escape.PyString(" dims")
 	for _, c := range shapeexpr.PythonAxisCheck(local, value, rank, msg) {

@@ -393,6 +393,18 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 	if want := len(combos) * len(OpOptions(op).Formats); len(r.Autotune) != want {
 		t.Errorf("%s (%s): %d autotune combinations, want %d", op.Name, style, len(r.Autotune), want)
 	}
+	// Whatever the listing's keys say, every combination returned types
+	// each dtype_param output as its param's value names.
+	for _, c := range r.Autotune {
+		for _, o := range l.Outputs {
+			if o.Rule != ruleParam || len(c) == 0 || o.Pos >= len(c[0]) {
+				continue
+			}
+			if want := strings.TrimPrefix(TensorDType(ir.DType(values[o.Param.Name].text)), "k"); c[0][o.Pos] != want {
+				t.Errorf("%s (%s): autotune returns %v with output %s %s; %s=%s types it %s", op.Name, style, c[0], o.Name, c[0][o.Pos], o.Param.Name, values[o.Param.Name].text, want)
+			}
+		}
+	}
 	pm := newPackageModel(pkg, []*ir.Op{op})
 	for i, p := range op.Params {
 		got, ok := r.Attrs[p.Ident]

@@ -93,10 +93,10 @@ def sum_all_but_axis_forward(self, *args):
     """Sets self.outputs[i].betensor for every output."""
     x = self.inputs[0].betensor
     axis = self.get_param("axis", optional=True, default_value=-1)
-    _axis_x_axis = int(axis)
-    if not -len(x.shape) <= _axis_x_axis < len(x.shape): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_axis_x_axis) + " of input \"x\", which has " + str(len(x.shape)) + " dims")
-    _axis_x_axis %= len(x.shape)
-    y_shape = (x.shape[_axis_x_axis],)
+    _dim0_p0 = int(axis)
+    if not -len(x.shape) <= _dim0_p0 < len(x.shape): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(len(x.shape)) + " dims")
+    _dim0_p0 %= len(x.shape)
+    y_shape = (x.shape[_dim0_p0],)
     # opforge:begin forward
     if self.quantized:
         # A sum is linear in x, but y's scale is not x's: run it on the dequantized input (the sum of

@@ -178,10 +178,10 @@ def _sum_all_but_axis_eager(x, axis=-1):
 
 def _sum_all_but_axis_fake(x, axis=-1):
     if not 1 <= x.dim() <= 8: raise ValueError("SumAllButAxis: input \"x\" has " + str(x.dim()) + " dims; the op takes 1 to 8")
-    _axis_x_axis = int(axis)
-    if not -x.dim() <= _axis_x_axis < x.dim(): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_axis_x_axis) + " of input \"x\", which has " + str(x.dim()) + " dims")
-    _axis_x_axis %= x.dim()
-    return torch.empty((x.shape[_axis_x_axis],), dtype=x.dtype, device=x.device)
+    _dim0_p0 = int(axis)
+    if not -x.dim() <= _dim0_p0 < x.dim(): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(x.dim()) + " dims")
+    _dim0_p0 %= x.dim()
+    return torch.empty((x.shape[_dim0_p0],), dtype=x.dtype, device=x.device)
 
 def _sum_all_but_axis_out(x, axis=-1, *, y):
     results = _sum_all_but_axis_eager(x, axis)

@@ -78,9 +78,9 @@ class SumAllButAxisParser(ParserOp):
         x = input_tensors[0]
         axis = self.params["axis"]
         if not 1 <= len(x.shape) <= 8: raise ValueError("SumAllButAxis: input \"x\" has " + str(len(x.shape)) + " dims; the op takes 1 to 8")
-        _axis_x_axis = int(axis)
-        if not -len(x.shape) <= _axis_x_axis < len(x.shape): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_axis_x_axis) + " of input \"x\", which has " + str(len(x.shape)) + " dims")
-        _axis_x_axis %= len(x.shape)
+        _dim0_p0 = int(axis)
+        if not -len(x.shape) <= _dim0_p0 < len(x.shape): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(len(x.shape)) + " dims")
+        _dim0_p0 %= len(x.shape)
         return [
-            np.zeros((x.shape[_axis_x_axis],), dtype=x.dtype),
+            np.zeros((x.shape[_dim0_p0],), dtype=x.dtype),
         ]

@@ -326,10 +326,10 @@ def _sum_all_but_axis_attrs(axis):
 def sum_all_but_axis(x: trtp.TensorDesc, axis: int) -> trtp.TensorDesc:
     axis, = _sum_all_but_axis_attrs(axis)
     if not 1 <= len(x.shape_expr) <= 8: raise ValueError("SumAllButAxis: input \"x\" has " + str(len(x.shape_expr)) + " dims; the op takes 1 to 8")
-    _axis_x_axis = int(axis)
-    if not -len(x.shape_expr) <= _axis_x_axis < len(x.shape_expr): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_axis_x_axis) + " of input \"x\", which has " + str(len(x.shape_expr)) + " dims")
-    _axis_x_axis %= len(x.shape_expr)
-    return trtp.from_shape_expr((x.shape_expr[_axis_x_axis],), dtype=x.dtype)
+    _dim0_p0 = int(axis)
+    if not -len(x.shape_expr) <= _dim0_p0 < len(x.shape_expr): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(len(x.shape_expr)) + " dims")
+    _dim0_p0 %= len(x.shape_expr)
+    return trtp.from_shape_expr((x.shape_expr[_dim0_p0],), dtype=x.dtype)
 
 @trtp.autotune("tensor::SumAllButAxis")
 def sum_all_but_axis_autotune(x: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc]) -> List[trtp.AutoTuneCombination]:
@@ -366,7 +366,7 @@ def sum_all_but_axis_aot_impl(
     # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
     # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
-    _numels = [outputs[0].shape_expr.numel()]
+    _numels = [outputs[0].shape_expr[0]]
     _block_size = 256
     _compiled = triton.compile(
         triton.compiler.ASTSource(

@@ -64,13 +64,13 @@ def mean_middle_forward(self, *args):
     C = x.shape[1]
     L = x.shape[2]
     y_shape = (x.shape[0], x.shape[2])
-    _axis_m_m1 = int(-1)
-    if not -len(m.shape) <= _axis_m_m1 < len(m.shape): raise IndexError("MeanMiddle: m.shape[-1] reads axis " + str(_axis_m_m1) + " of input \"m\", which has " + str(len(m.shape)) + " dims")
-    _axis_m_m1 %= len(m.shape)
-    _axis_m_1 = int(1)
-    if not -len(m.shape) <= _axis_m_1 < len(m.shape): raise IndexError("MeanMiddle: m.shape[1] reads axis " + str(_axis_m_1) + " of input \"m\", which has " + str(len(m.shape)) + " dims")
-    _axis_m_1 %= len(m.shape)
-    rows_shape = ((m.shape[_axis_m_m1] * 2), m.shape[_axis_m_1])
+    _dim1_lm1 = int(-1)
+    if not -len(m.shape) <= _dim1_lm1 < len(m.shape): raise IndexError("MeanMiddle: m.shape[-1] reads axis " + str(_dim1_lm1) + " of input \"m\", which has " + str(len(m.shape)) + " dims")
+    _dim1_lm1 %= len(m.shape)
+    _dim1_l1 = int(1)
+    if not -len(m.shape) <= _dim1_l1 < len(m.shape): raise IndexError("MeanMiddle: m.shape[1] reads axis " + str(_dim1_l1) + " of input \"m\", which has " + str(len(m.shape)) + " dims")
+    _dim1_l1 %= len(m.shape)
+    rows_shape = ((m.shape[_dim1_lm1] * 2), m.shape[_dim1_l1])
     # opforge:begin forward
     results = None if self.quantized else _opforge_reference(x, m)
     if results is None:  # quantized, or no reference written yet: zeros of the declared shapes

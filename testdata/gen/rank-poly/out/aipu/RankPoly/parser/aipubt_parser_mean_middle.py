@@ -80,13 +80,13 @@ class MeanMiddleParser(ParserOp):
         C = x.shape[1]
         L = x.shape[2]
         if not 2 <= len(m.shape) <= 4: raise ValueError("MeanMiddle: input \"m\" has " + str(len(m.shape)) + " dims; the op takes 2 to 4")
-        _axis_m_m1 = int(-1)
-        if not -len(m.shape) <= _axis_m_m1 < len(m.shape): raise IndexError("MeanMiddle: m.shape[-1] reads axis " + str(_axis_m_m1) + " of input \"m\", which has " + str(len(m.shape)) + " dims")
-        _axis_m_m1 %= len(m.shape)
-        _axis_m_1 = int(1)
-        if not -len(m.shape) <= _axis_m_1 < len(m.shape): raise IndexError("MeanMiddle: m.shape[1] reads axis " + str(_axis_m_1) + " of input \"m\", which has " + str(len(m.shape)) + " dims")
-        _axis_m_1 %= len(m.shape)
+        _dim1_lm1 = int(-1)
+        if not -len(m.shape) <= _dim1_lm1 < len(m.shape): raise IndexError("MeanMiddle: m.shape[-1] reads axis " + str(_dim1_lm1) + " of input \"m\", which has " + str(len(m.shape)) + " dims")
+        _dim1_lm1 %= len(m.shape)
+        _dim1_l1 = int(1)
+        if not -len(m.shape) <= _dim1_l1 < len(m.shape): raise IndexError("MeanMiddle: m.shape[1] reads axis " + str(_dim1_l1) + " of input \"m\", which has " + str(len(m.shape)) + " dims")
+        _dim1_l1 %= len(m.shape)
         return [
             np.zeros((x.shape[0], x.shape[2]), dtype=np.float32),
-            np.zeros(((m.shape[_axis_m_m1] * 2), m.shape[_axis_m_1]), dtype=np.float32),
+            np.zeros(((m.shape[_dim1_lm1] * 2), m.shape[_dim1_l1]), dtype=np.float32),
         ]

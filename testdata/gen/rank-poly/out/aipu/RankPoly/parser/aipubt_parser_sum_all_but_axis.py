@@ -77,9 +77,9 @@ class SumAllButAxisParser(ParserOp):
         """Arrays of the declared output shapes and dtypes (zeros: only their shapes matter here)."""
         x = input_tensors[0]
         axis = self.params["axis"]
-        _axis_x_axis = int(axis)
-        if not -len(x.shape) <= _axis_x_axis < len(x.shape): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_axis_x_axis) + " of input \"x\", which has " + str(len(x.shape)) + " dims")
-        _axis_x_axis %= len(x.shape)
+        _dim0_p0 = int(axis)
+        if not -len(x.shape) <= _dim0_p0 < len(x.shape): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(len(x.shape)) + " dims")
+        _dim0_p0 %= len(x.shape)
         return [
-            np.zeros((x.shape[_axis_x_axis],), dtype=np.float32),
+            np.zeros((x.shape[_dim0_p0],), dtype=np.float32),
         ]

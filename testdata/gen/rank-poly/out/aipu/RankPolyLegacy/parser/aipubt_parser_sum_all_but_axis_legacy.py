@@ -78,12 +78,12 @@ class SumAllButAxisLegacyParser(ParserOp):
         x = input_tensors[0]
         axis = self.params["axis"]
         if not 2 <= len(x.shape) <= 8: raise ValueError("SumAllButAxisLegacy: input \"x\" has " + str(len(x.shape)) + " dims; the op takes 2 to 8")
-        _axis_x_axis = int(axis)
-        if not -len(x.shape) <= _axis_x_axis < len(x.shape): raise IndexError("SumAllButAxisLegacy: x.shape[axis] reads axis " + str(_axis_x_axis) + " of input \"x\", which has " + str(len(x.shape)) + " dims")
-        _axis_x_axis %= len(x.shape)
-        _axis_x_m2 = int(-2)
-        if not -len(x.shape) <= _axis_x_m2 < len(x.shape): raise IndexError("SumAllButAxisLegacy: x.shape[-2] reads axis " + str(_axis_x_m2) + " of input \"x\", which has " + str(len(x.shape)) + " dims")
-        _axis_x_m2 %= len(x.shape)
+        _dim0_p0 = int(axis)
+        if not -len(x.shape) <= _dim0_p0 < len(x.shape): raise IndexError("SumAllButAxisLegacy: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(len(x.shape)) + " dims")
+        _dim0_p0 %= len(x.shape)
+        _dim0_lm2 = int(-2)
+        if not -len(x.shape) <= _dim0_lm2 < len(x.shape): raise IndexError("SumAllButAxisLegacy: x.shape[-2] reads axis " + str(_dim0_lm2) + " of input \"x\", which has " + str(len(x.shape)) + " dims")
+        _dim0_lm2 %= len(x.shape)
         return [
-            np.zeros((x.shape[_axis_x_axis], x.shape[_axis_x_m2]), dtype=np.float32),
+            np.zeros((x.shape[_dim0_p0], x.shape[_dim0_lm2]), dtype=np.float32),
         ]

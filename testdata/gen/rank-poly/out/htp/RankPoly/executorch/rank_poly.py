@@ -314,10 +314,10 @@ def _sum_all_but_axis_eager(x, axis=-1):
     return results
 
 def _sum_all_but_axis_fake(x, axis=-1):
-    _axis_x_axis = int(axis)
-    if not -x.dim() <= _axis_x_axis < x.dim(): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_axis_x_axis) + " of input \"x\", which has " + str(x.dim()) + " dims")
-    _axis_x_axis %= x.dim()
-    return torch.empty((x.shape[_axis_x_axis],), dtype=torch.float32, device=x.device)
+    _dim0_p0 = int(axis)
+    if not -x.dim() <= _dim0_p0 < x.dim(): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(x.dim()) + " dims")
+    _dim0_p0 %= x.dim()
+    return torch.empty((x.shape[_dim0_p0],), dtype=torch.float32, device=x.device)
 
 def _sum_all_but_axis_out(x, axis=-1, *, y):
     results = _sum_all_but_axis_eager(x, axis)
@@ -345,13 +345,13 @@ def _mean_middle_fake(x, m):
     _C = x.shape[1]
     _L = x.shape[2]
     if not 2 <= m.dim() <= 4: raise ValueError("MeanMiddle: input \"m\" has " + str(m.dim()) + " dims; the op takes 2 to 4")
-    _axis_m_m1 = int(-1)
-    if not -m.dim() <= _axis_m_m1 < m.dim(): raise IndexError("MeanMiddle: m.shape[-1] reads axis " + str(_axis_m_m1) + " of input \"m\", which has " + str(m.dim()) + " dims")
-    _axis_m_m1 %= m.dim()
-    _axis_m_1 = int(1)
-    if not -m.dim() <= _axis_m_1 < m.dim(): raise IndexError("MeanMiddle: m.shape[1] reads axis " + str(_axis_m_1) + " of input \"m\", which has " + str(m.dim()) + " dims")
-    _axis_m_1 %= m.dim()
-    return (torch.empty((x.shape[0], x.shape[2]), dtype=torch.float32, device=x.device), torch.empty(((m.shape[_axis_m_m1] * 2), m.shape[_axis_m_1]), dtype=torch.float32, device=x.device))
+    _dim1_lm1 = int(-1)
+    if not -m.dim() <= _dim1_lm1 < m.dim(): raise IndexError("MeanMiddle: m.shape[-1] reads axis " + str(_dim1_lm1) + " of input \"m\", which has " + str(m.dim()) + " dims")
+    _dim1_lm1 %= m.dim()
+    _dim1_l1 = int(1)
+    if not -m.dim() <= _dim1_l1 < m.dim(): raise IndexError("MeanMiddle: m.shape[1] reads axis " + str(_dim1_l1) + " of input \"m\", which has " + str(m.dim()) + " dims")
+    _dim1_l1 %= m.dim()
+    return (torch.empty((x.shape[0], x.shape[2]), dtype=torch.float32, device=x.device), torch.empty(((m.shape[_dim1_lm1] * 2), m.shape[_dim1_l1]), dtype=torch.float32, device=x.device))
 
 def _mean_middle_out(x, m, *, y, rows):
     results = _mean_middle_eager(x, m)

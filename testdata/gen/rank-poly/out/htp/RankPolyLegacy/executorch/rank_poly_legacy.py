@@ -150,13 +150,13 @@ def _sum_all_but_axis_legacy_eager(x, axis=-1):
 
 def _sum_all_but_axis_legacy_fake(x, axis=-1):
     if not 2 <= x.dim() <= 8: raise ValueError("SumAllButAxisLegacy: input \"x\" has " + str(x.dim()) + " dims; the op takes 2 to 8")
-    _axis_x_axis = int(axis)
-    if not -x.dim() <= _axis_x_axis < x.dim(): raise IndexError("SumAllButAxisLegacy: x.shape[axis] reads axis " + str(_axis_x_axis) + " of input \"x\", which has " + str(x.dim()) + " dims")
-    _axis_x_axis %= x.dim()
-    _axis_x_m2 = int(-2)
-    if not -x.dim() <= _axis_x_m2 < x.dim(): raise IndexError("SumAllButAxisLegacy: x.shape[-2] reads axis " + str(_axis_x_m2) + " of input \"x\", which has " + str(x.dim()) + " dims")
-    _axis_x_m2 %= x.dim()
-    return torch.empty((x.shape[_axis_x_axis], x.shape[_axis_x_m2]), dtype=torch.float32, device=x.device)
+    _dim0_p0 = int(axis)
+    if not -x.dim() <= _dim0_p0 < x.dim(): raise IndexError("SumAllButAxisLegacy: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(x.dim()) + " dims")
+    _dim0_p0 %= x.dim()
+    _dim0_lm2 = int(-2)
+    if not -x.dim() <= _dim0_lm2 < x.dim(): raise IndexError("SumAllButAxisLegacy: x.shape[-2] reads axis " + str(_dim0_lm2) + " of input \"x\", which has " + str(x.dim()) + " dims")
+    _dim0_lm2 %= x.dim()
+    return torch.empty((x.shape[_dim0_p0], x.shape[_dim0_lm2]), dtype=torch.float32, device=x.device)
 
 def _sum_all_but_axis_legacy_out(x, axis=-1, *, y):
     results = _sum_all_but_axis_legacy_eager(x, axis)

@@ -655,10 +655,10 @@ def _sum_all_but_axis_attrs(axis):
 @trtp.register("test::SumAllButAxis")
 def sum_all_but_axis(x: trtp.TensorDesc, axis: int) -> trtp.TensorDesc:
     axis, = _sum_all_but_axis_attrs(axis)
-    _axis_x_axis = int(axis)
-    if not -len(x.shape_expr) <= _axis_x_axis < len(x.shape_expr): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_axis_x_axis) + " of input \"x\", which has " + str(len(x.shape_expr)) + " dims")
-    _axis_x_axis %= len(x.shape_expr)
-    return trtp.from_shape_expr((x.shape_expr[_axis_x_axis],), dtype=trt.float32)
+    _dim0_p0 = int(axis)
+    if not -len(x.shape_expr) <= _dim0_p0 < len(x.shape_expr): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(len(x.shape_expr)) + " dims")
+    _dim0_p0 %= len(x.shape_expr)
+    return trtp.from_shape_expr((x.shape_expr[_dim0_p0],), dtype=trt.float32)
 
 @trtp.autotune("test::SumAllButAxis")
 def sum_all_but_axis_autotune(x: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc]) -> List[trtp.AutoTuneCombination]:
@@ -694,7 +694,7 @@ def sum_all_but_axis_aot_impl(
     # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
     # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
-    _numels = [outputs[0].shape_expr.numel()]
+    _numels = [outputs[0].shape_expr[0]]
     _block_size = 256
     _compiled = triton.compile(
         triton.compiler.ASTSource(
@@ -722,13 +722,13 @@ def sum_all_but_axis_aot_impl(
 @trtp.register("test::MeanMiddle")
 def mean_middle(x: trtp.TensorDesc, m: trtp.TensorDesc) -> Tuple[trtp.TensorDesc, trtp.TensorDesc]:
     if not 2 <= len(m.shape_expr) <= 4: raise ValueError("MeanMiddle: input \"m\" has " + str(len(m.shape_expr)) + " dims; the op takes 2 to 4")
-    _axis_m_m1 = int(-1)
-    if not -len(m.shape_expr) <= _axis_m_m1 < len(m.shape_expr): raise IndexError("MeanMiddle: m.shape[-1] reads axis " + str(_axis_m_m1) + " of input \"m\", which has " + str(len(m.shape_expr)) + " dims")
-    _axis_m_m1 %= len(m.shape_expr)
-    _axis_m_1 = int(1)
-    if not -len(m.shape_expr) <= _axis_m_1 < len(m.shape_expr): raise IndexError("MeanMiddle: m.shape[1] reads axis " + str(_axis_m_1) + " of input \"m\", which has " + str(len(m.shape_expr)) + " dims")
-    _axis_m_1 %= len(m.shape_expr)
-    return trtp.from_shape_expr((x.shape_expr[0], x.shape_expr[2]), dtype=trt.float32), trtp.from_shape_expr(((m.shape_expr[_axis_m_m1] * trtp.ShapeExpr(2)), m.shape_expr[_axis_m_1]), dtype=trt.float32)
+    _dim1_lm1 = int(-1)
+    if not -len(m.shape_expr) <= _dim1_lm1 < len(m.shape_expr): raise IndexError("MeanMiddle: m.shape[-1] reads axis " + str(_dim1_lm1) + " of input \"m\", which has " + str(len(m.shape_expr)) + " dims")
+    _dim1_lm1 %= len(m.shape_expr)
+    _dim1_l1 = int(1)
+    if not -len(m.shape_expr) <= _dim1_l1 < len(m.shape_expr): raise IndexError("MeanMiddle: m.shape[1] reads axis " + str(_dim1_l1) + " of input \"m\", which has " + str(len(m.shape_expr)) + " dims")
+    _dim1_l1 %= len(m.shape_expr)
+    return trtp.from_shape_expr((x.shape_expr[0], x.shape_expr[2]), dtype=trt.float32), trtp.from_shape_expr(((m.shape_expr[_dim1_lm1] * trtp.ShapeExpr(2)), m.shape_expr[_dim1_l1]), dtype=trt.float32)
 
 @trtp.autotune("test::MeanMiddle")
 def mean_middle_autotune(x: trtp.TensorDesc, m: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc, trtp.TensorDesc]) -> List[trtp.AutoTuneCombination]:
@@ -762,7 +762,7 @@ def mean_middle_aot_impl(
     # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
     # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
-    _numels = [outputs[0].shape_expr.numel(), outputs[1].shape_expr.numel()]
+    _numels = [(outputs[0].shape_expr[0] * outputs[0].shape_expr[1]), (outputs[1].shape_expr[0] * outputs[1].shape_expr[1])]
     _block_size = 256
     _compiled = triton.compile(
         triton.compiler.ASTSource(

@@ -257,13 +257,13 @@ def _sum_all_but_axis_legacy_attrs(axis):
 def sum_all_but_axis_legacy(x: trtp.TensorDesc, axis: int) -> trtp.TensorDesc:
     axis, = _sum_all_but_axis_legacy_attrs(axis)
     if not 2 <= len(x.shape_expr) <= 8: raise ValueError("SumAllButAxisLegacy: input \"x\" has " + str(len(x.shape_expr)) + " dims; the op takes 2 to 8")
-    _axis_x_axis = int(axis)
-    if not -len(x.shape_expr) <= _axis_x_axis < len(x.shape_expr): raise IndexError("SumAllButAxisLegacy: x.shape[axis] reads axis " + str(_axis_x_axis) + " of input \"x\", which has " + str(len(x.shape_expr)) + " dims")
-    _axis_x_axis %= len(x.shape_expr)
-    _axis_x_m2 = int(-2)
-    if not -len(x.shape_expr) <= _axis_x_m2 < len(x.shape_expr): raise IndexError("SumAllButAxisLegacy: x.shape[-2] reads axis " + str(_axis_x_m2) + " of input \"x\", which has " + str(len(x.shape_expr)) + " dims")
-    _axis_x_m2 %= len(x.shape_expr)
-    return trtp.from_shape_expr((x.shape_expr[_axis_x_axis], x.shape_expr[_axis_x_m2]), dtype=trt.float32)
+    _dim0_p0 = int(axis)
+    if not -len(x.shape_expr) <= _dim0_p0 < len(x.shape_expr): raise IndexError("SumAllButAxisLegacy: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(len(x.shape_expr)) + " dims")
+    _dim0_p0 %= len(x.shape_expr)
+    _dim0_lm2 = int(-2)
+    if not -len(x.shape_expr) <= _dim0_lm2 < len(x.shape_expr): raise IndexError("SumAllButAxisLegacy: x.shape[-2] reads axis " + str(_dim0_lm2) + " of input \"x\", which has " + str(len(x.shape_expr)) + " dims")
+    _dim0_lm2 %= len(x.shape_expr)
+    return trtp.from_shape_expr((x.shape_expr[_dim0_p0], x.shape_expr[_dim0_lm2]), dtype=trt.float32)
 
 @trtp.autotune("legacy::SumAllButAxisLegacy")
 def sum_all_but_axis_legacy_autotune(x: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc]) -> List[trtp.AutoTuneCombination]:
@@ -299,7 +299,7 @@ def sum_all_but_axis_legacy_aot_impl(
     # trtp.SymInt32(<input>.shape_expr[i]) to _extra_args, an "i32" entry to the signature after the
     # counts, and a parameter at the same place in the kernel. Locals start with _ so no attribute
     # name is shadowed.
-    _numels = [outputs[0].shape_expr.numel()]
+    _numels = [(outputs[0].shape_expr[0] * outputs[0].shape_expr[1])]
     _block_size = 256
     _compiled = triton.compile(
         triton.compiler.ASTSource(

@@ -34,7 +34,7 @@ namespace
 template <typename T>
 struct SumAllButAxisIO
 {
-    InTensor<T> x; // (no shape)
+    InTensor<T> x; // (rank 1 to 8)
     OutTensor<T> y; // [x.shape[axis]]
 };
 

@@ -32,7 +32,7 @@ namespace
 struct MeanMiddleIO
 {
     InTensor<float> x; // [N, C, L]
-    InTensor<float> m; // (no shape)
+    InTensor<float> m; // (rank 2 to 4)
     OutTensor<float> y; // [x.shape[0], x.shape[-1]]
     OutTensor<float> rows; // [m.shape[-1] * 2, m.shape[1]]
 };

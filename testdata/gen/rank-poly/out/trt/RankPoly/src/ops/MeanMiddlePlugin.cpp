@@ -3,7 +3,7 @@
 //
 // inputs:
 //   [0] x: [float32] [N, C, L]
-//   [1] m: [float32] (no shape)
+//   [1] m: [float32] (rank 2 to 4)
 // outputs:
 //   [0] y: [float32] [x.shape[0], x.shape[-1]]
 //   [1] rows: [float32] [m.shape[-1] * 2, m.shape[1]]
@@ -241,18 +241,18 @@ int32_t MeanMiddlePlugin::getOutputShapes(nvinfer1::DimsExprs const* inputs, int
     }
     if (inputs[0].nbDims != 3) { logError("MeanMiddle: input \"x\" has %d dims; the op defines 3", inputs[0].nbDims); return 1; }
     if (inputs[1].nbDims < 2 || inputs[1].nbDims > 4) { logError("MeanMiddle: input \"m\" has %d dims; the op takes 2 to 4", inputs[1].nbDims); return 1; }
-    int64_t axis_1_m1 = -1;
-    if (axis_1_m1 < -inputs[1].nbDims || axis_1_m1 >= inputs[1].nbDims) { logError("MeanMiddle: m.shape[-1] reads axis %lld of input \"m\", which has %d dims", static_cast<long long>(axis_1_m1), inputs[1].nbDims); return 1; }
-    if (axis_1_m1 < 0) { axis_1_m1 += inputs[1].nbDims; }
-    int64_t axis_1_1 = 1;
-    if (axis_1_1 < -inputs[1].nbDims || axis_1_1 >= inputs[1].nbDims) { logError("MeanMiddle: m.shape[1] reads axis %lld of input \"m\", which has %d dims", static_cast<long long>(axis_1_1), inputs[1].nbDims); return 1; }
-    if (axis_1_1 < 0) { axis_1_1 += inputs[1].nbDims; }
+    int64_t dim1_lm1 = -1;
+    if (dim1_lm1 < -inputs[1].nbDims || dim1_lm1 >= inputs[1].nbDims) { logError("MeanMiddle: m.shape[-1] reads axis %lld of input \"m\", which has %d dims", static_cast<long long>(dim1_lm1), inputs[1].nbDims); return 1; }
+    if (dim1_lm1 < 0) { dim1_lm1 += inputs[1].nbDims; }
+    int64_t dim1_l1 = 1;
+    if (dim1_l1 < -inputs[1].nbDims || dim1_l1 >= inputs[1].nbDims) { logError("MeanMiddle: m.shape[1] reads axis %lld of input \"m\", which has %d dims", static_cast<long long>(dim1_l1), inputs[1].nbDims); return 1; }
+    if (dim1_l1 < 0) { dim1_l1 += inputs[1].nbDims; }
     outputs[0].nbDims = 2;
     outputs[0].d[0] = inputs[0].d[0];
     outputs[0].d[1] = inputs[0].d[2];
     outputs[1].nbDims = 2;
-    outputs[1].d[0] = dimOp(exprBuilder, nvinfer1::DimensionOperation::kPROD, inputs[1].d[axis_1_m1], exprBuilder.constant(2));
-    outputs[1].d[1] = inputs[1].d[axis_1_1];
+    outputs[1].d[0] = dimOp(exprBuilder, nvinfer1::DimensionOperation::kPROD, inputs[1].d[dim1_lm1], exprBuilder.constant(2));
+    outputs[1].d[1] = inputs[1].d[dim1_l1];
     (void) inputs;
     (void) shapeInputs;
     (void) exprBuilder;

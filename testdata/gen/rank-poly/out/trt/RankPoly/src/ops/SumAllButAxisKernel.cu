@@ -31,7 +31,7 @@ namespace
 //! The tensors of one SumAllButAxis call.
 struct SumAllButAxisIO
 {
-    InTensor<float> x; // (no shape)
+    InTensor<float> x; // (any rank)
     OutTensor<float> y; // [x.shape[axis]]
 };
 

@@ -2,7 +2,7 @@
 // The TensorRT plugin test::SumAllButAxis (version 0.1.0) (IPluginV3) and its creator.
 //
 // inputs:
-//   [0] x: [float32] (no shape)
+//   [0] x: [float32] (any rank)
 // outputs:
 //   [0] y: [float32] [x.shape[axis]]
 // fields:
@@ -236,11 +236,11 @@ int32_t SumAllButAxisPlugin::getOutputShapes(nvinfer1::DimsExprs const* inputs, 
         logError("SumAllButAxis::getOutputShapes: %d shape inputs; the plugin has %d", nbShapeInputs, kNbShapeInputs);
         return 1;
     }
-    int64_t axis_0_axis = static_cast<int64_t>(mParams.axis);
-    if (axis_0_axis < -inputs[0].nbDims || axis_0_axis >= inputs[0].nbDims) { logError("SumAllButAxis: x.shape[axis] reads axis %lld of input \"x\", which has %d dims", static_cast<long long>(axis_0_axis), inputs[0].nbDims); return 1; }
-    if (axis_0_axis < 0) { axis_0_axis += inputs[0].nbDims; }
+    int64_t dim0_p0 = static_cast<int64_t>(mParams.axis);
+    if (dim0_p0 < -inputs[0].nbDims || dim0_p0 >= inputs[0].nbDims) { logError("SumAllButAxis: x.shape[axis] reads axis %lld of input \"x\", which has %d dims", static_cast<long long>(dim0_p0), inputs[0].nbDims); return 1; }
+    if (dim0_p0 < 0) { dim0_p0 += inputs[0].nbDims; }
     outputs[0].nbDims = 1;
-    outputs[0].d[0] = inputs[0].d[axis_0_axis];
+    outputs[0].d[0] = inputs[0].d[dim0_p0];
     (void) inputs;
     (void) shapeInputs;
     (void) exprBuilder;

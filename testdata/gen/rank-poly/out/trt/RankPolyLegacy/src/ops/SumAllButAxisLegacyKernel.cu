@@ -31,7 +31,7 @@ namespace
 //! The tensors of one SumAllButAxisLegacy call.
 struct SumAllButAxisLegacyIO
 {
-    InTensor<float> x; // (no shape)
+    InTensor<float> x; // (rank 2 to 8)
     OutTensor<float> y; // [x.shape[axis], x.shape[-2]]
 };
 

@@ -2,7 +2,7 @@
 // The TensorRT plugin legacy::SumAllButAxisLegacy (version 0.1.0) (legacy IPluginV2DynamicExt) and its creator.
 //
 // inputs:
-//   [0] x: [float32] (no shape)
+//   [0] x: [float32] (rank 2 to 8)
 // outputs:
 //   [0] y: [float32] [x.shape[axis], x.shape[-2]]
 // fields:
@@ -290,18 +290,18 @@ nvinfer1::DimsExprs SumAllButAxisLegacyPlugin::getOutputDimensions(
     }
     auto const shapes = [&]() -> int32_t {
         if (inputs[0].nbDims < 2 || inputs[0].nbDims > 8) { logError("SumAllButAxisLegacy: input \"x\" has %d dims; the op takes 2 to 8", inputs[0].nbDims); return 1; }
-        int64_t axis_0_axis = static_cast<int64_t>(mParams.axis);
-        if (axis_0_axis < -inputs[0].nbDims || axis_0_axis >= inputs[0].nbDims) { logError("SumAllButAxisLegacy: x.shape[axis] reads axis %lld of input \"x\", which has %d dims", static_cast<long long>(axis_0_axis), inputs[0].nbDims); return 1; }
-        if (axis_0_axis < 0) { axis_0_axis += inputs[0].nbDims; }
-        int64_t axis_0_m2 = -2;
-        if (axis_0_m2 < -inputs[0].nbDims || axis_0_m2 >= inputs[0].nbDims) { logError("SumAllButAxisLegacy: x.shape[-2] reads axis %lld of input \"x\", which has %d dims", static_cast<long long>(axis_0_m2), inputs[0].nbDims); return 1; }
-        if (axis_0_m2 < 0) { axis_0_m2 += inputs[0].nbDims; }
+        int64_t dim0_p0 = static_cast<int64_t>(mParams.axis);
+        if (dim0_p0 < -inputs[0].nbDims || dim0_p0 >= inputs[0].nbDims) { logError("SumAllButAxisLegacy: x.shape[axis] reads axis %lld of input \"x\", which has %d dims", static_cast<long long>(dim0_p0), inputs[0].nbDims); return 1; }
+        if (dim0_p0 < 0) { dim0_p0 += inputs[0].nbDims; }
+        int64_t dim0_lm2 = -2;
+        if (dim0_lm2 < -inputs[0].nbDims || dim0_lm2 >= inputs[0].nbDims) { logError("SumAllButAxisLegacy: x.shape[-2] reads axis %lld of input \"x\", which has %d dims", static_cast<long long>(dim0_lm2), inputs[0].nbDims); return 1; }
+        if (dim0_lm2 < 0) { dim0_lm2 += inputs[0].nbDims; }
         switch (outputIndex)
         {
         case 0:
             out.nbDims = 2;
-            out.d[0] = inputs[0].d[axis_0_axis];
-            out.d[1] = inputs[0].d[axis_0_m2];
+            out.d[0] = inputs[0].d[dim0_p0];
+            out.d[1] = inputs[0].d[dim0_lm2];
             return 0;
         default: logError("SumAllButAxisLegacy::getOutputDimensions: no output %d", outputIndex); return 1;
         }

@@ -9,7 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 )
 
-func review13Cases(t *testing.T, src string) []Case {
+func casesOf(t *testing.T, src string) []Case {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "ops.yaml"), []byte(src), 0o644); err != nil {
@@ -24,12 +24,12 @@ func review13Cases(t *testing.T, src string) []Case {
 	return cs
 }
 
-// TestReview13AxisSweepKeepsParamRange: the axis sweep of a rank-polymorphic
-// op (7f6f06c) gives an axis param only values its min/max admit; a plugin
+// TestCasesAxisSweepKeepsParamRange: the axis sweep of a rank-polymorphic
+// op gives an axis param only values its min/max admit; a plugin
 // refuses an attribute outside them when it is created, so such a case
 // cannot pass on any target.
-func TestReview13AxisSweepKeepsParamRange(t *testing.T) {
-	cs := review13Cases(t, `version: 1
+func TestCasesAxisSweepKeepsParamRange(t *testing.T) {
+	cs := casesOf(t, `version: 1
 package: {name: DimOps, domain: example, version: 1.0.0}
 ops:
   - name: SumAllButAxis
@@ -47,10 +47,10 @@ ops:
 	}
 }
 
-// TestReview13FixedRankAxisSweep: x.shape[axis] of a fixed-rank input is
+// TestCasesFixedRankAxisSweep: x.shape[axis] of a fixed-rank input is
 // checked at every axis the param can name, as for a rank-polymorphic one.
-func TestReview13FixedRankAxisSweep(t *testing.T) {
-	cs := review13Cases(t, `version: 1
+func TestCasesFixedRankAxisSweep(t *testing.T) {
+	cs := casesOf(t, `version: 1
 package: {name: DimOps, domain: example, version: 1.0.0}
 ops:
   - name: PickDim

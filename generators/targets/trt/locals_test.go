@@ -8,9 +8,9 @@ import (
 // TestQDPAutotuneParamSharedByOutputs: two outputs typed by the same
 // dtype_param have the dtype its value names, so the Python plugin's
 // autotune lists, under each value, only combinations where both outputs
-// have it (the register function returns both in that dtype). Review of
-// f7a2a60: each output gets a slot of its own, so under to=float32 the
-// combination with z HALF is listed too.
+// have it (the register function returns both in that dtype). Found in
+// review: each output had a slot of its own, so under to=float32 the
+// combination with z HALF was listed too.
 func TestQDPAutotuneParamSharedByOutputs(t *testing.T) {
 	pkg, op := opOf(t, `
   - name: TwoOuts
@@ -33,12 +33,12 @@ func TestQDPAutotuneParamSharedByOutputs(t *testing.T) {
 }
 
 // TestDimAxisLocalsDistinct: each x.shape[axis] of an op reads its axis
-// into a local of its own. Review of 7f6f06c: the local of a param axis
+// into a local of its own. Found in review: the local of a param axis
 // (axis_<input>_<param>) and of a literal negative axis
-// (axis_<input>_m<n>) coincide for a param named m1, so getOutputShapes
-// declares axis_0_m1 twice (a C++ compile error) and the Python plugin
-// reads x.shape[m1] at axis -1; the Python locals
-// (_axis_<input>_<param>) also coincide for inputs x_a, x and params b,
+// (axis_<input>_m<n>) coincided for a param named m1, so getOutputShapes
+// declared axis_0_m1 twice (a C++ compile error) and the Python plugin
+// read x.shape[m1] at axis -1; the Python locals
+// (_axis_<input>_<param>) also coincided for inputs x_a, x and params b,
 // a_b, and with the local of a shape like an input's (_axis_<output>).
 func TestDimAxisLocalsDistinct(t *testing.T) {
 	for _, src := range []string{`
@@ -83,5 +83,26 @@ func TestDimAxisLocalsDistinct(t *testing.T) {
 			}
 			assigned[name] = value
 		}
+	}
+}
+
+// TestQDPNumelsKeepSizeTensorsApart: the AOT element count of an output
+// with a data-dependent dim and a dim reading x.shape[axis] multiplies the
+// size's upper bound by the output's own dim, never a size-tensor
+// expression (numel() of the output's shape would: TensorRT allows no
+// arithmetic on those). Found in review.
+func TestQDPNumelsKeepSizeTensorsApart(t *testing.T) {
+	pkg, op := opOf(t, `
+  - name: PickSome
+    inputs: [{name: x, type: float32, rank: [1, 4]}]
+    params: [{name: axis, type: int32, default: -1, min: -4, max: 3}]
+    outputs: [{name: y, type: float32, shape: [K, "x.shape[axis]"]}]
+    data_dependent:
+      K: {upper: 8}
+`)
+	pm := newPackageModel(pkg, pkg.Ops)
+	q := newQDPOp(pkg, op, pm.Ops[0])
+	if strings.Contains(q.Numels, "numel()") || !strings.Contains(q.Numels, "outputs[0].shape_expr[1]") {
+		t.Errorf("element counts %s: want the upper bound of K times outputs[0].shape_expr[1]", q.Numels)
 	}
 }
