@@ -6,10 +6,19 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 )
 
+// casesOf are the cases of the first op of the opdef src.
 func casesOf(t *testing.T, src string) []Case {
+	t.Helper()
+	cs, _ := Cases(opOf(t, src))
+	return cs
+}
+
+// opOf loads the opdef src, which must be valid, and returns its first op.
+func opOf(t *testing.T, src string) *ir.Op {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "ops.yaml"), []byte(src), 0o644); err != nil {
@@ -20,8 +29,7 @@ func casesOf(t *testing.T, src string) []Case {
 	if l.HasErrors() || len(pkgs) != 1 {
 		t.Fatal(l.Sorted())
 	}
-	cs, _ := Cases(pkgs[0].Ops[0])
-	return cs
+	return pkgs[0].Ops[0]
 }
 
 // TestCasesAxisSweepKeepsParamRange: the axis sweep of a rank-polymorphic

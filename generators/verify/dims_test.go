@@ -1,13 +1,8 @@
 package verify
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/opforge/opforge/generators/diag"
-	"github.com/opforge/opforge/generators/load"
 )
 
 const dimsOpdef = `version: 1
@@ -26,16 +21,7 @@ ops:
 // input dims, at every admitted rank and, at rank 3, at every axis the
 // param can name (negative ones normalized).
 func TestCasesInputDims(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "ops.yaml"), []byte(dimsOpdef), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var l diag.List
-	pkgs := load.Tree(dir, &l)
-	if l.HasErrors() || len(pkgs) != 1 {
-		t.Fatal(l.Sorted())
-	}
-	cs, notes := Cases(pkgs[0].Ops[0])
+	cs, notes := Cases(opOf(t, dimsOpdef))
 	axes := 0
 	for _, c := range cs {
 		x, y := c.Inputs[0].Shape, c.Outputs[0].Shape

@@ -1,12 +1,7 @@
 package verify
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/opforge/opforge/generators/diag"
-	"github.com/opforge/opforge/generators/load"
 )
 
 const castOpdef = `version: 1
@@ -25,16 +20,7 @@ ops:
 // the dtype each case's param value names, whatever the input's dtype (found
 // on the H100: every to=float16 and to=int32 case expected float32).
 func TestCasesDTypeParam(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "ops.yaml"), []byte(castOpdef), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var l diag.List
-	pkgs := load.Tree(dir, &l)
-	if l.HasErrors() || len(pkgs) != 1 {
-		t.Fatal(l.Sorted())
-	}
-	cs, _ := Cases(pkgs[0].Ops[0])
+	cs, _ := Cases(opOf(t, castOpdef))
 	seen := map[string]bool{}
 	for _, c := range cs {
 		to, ok := c.Params[0].Value.(string)
