@@ -605,6 +605,17 @@ func (im *importer) name(groups []*group, opts Options, m *onnx.Model, pkg *ir.P
 	for _, f := range m.Functions {
 		functions[f.Name] = true
 	}
+	// What the runtimes say of names taken by standard ops and the
+	// model's functions (every registered reader's, whatever --targets).
+	var standardRules, functionRules []string
+	for _, r := range alltargets.NodeReaders() {
+		if why := r.StandardNameRule(); why != "" {
+			standardRules = append(standardRules, why)
+		}
+		if why := r.FunctionNameRule(); why != "" {
+			functionRules = append(functionRules, why)
+		}
+	}
 	for _, g := range groups {
 		opType := g.nodes[0].OpType
 		base := opType
@@ -619,11 +630,11 @@ func (im *importer) name(groups []*group, opts Options, m *onnx.Model, pkg *ir.P
 		used[strings.ToLower(name)] = true
 		g.op.Name = name
 		g.op.ONNX = origin(g.nodes[0], m, im.path, opts.Source)
-		if _, std := onnx.StandardOp(name); std && !opts.AllowStandardNames {
+		if _, std := onnx.StandardOp(name); std && !opts.AllowStandardNames && len(standardRules) > 0 {
 			standard[name] = append(standard[name], opType)
 		}
-		if functions[name] {
-			im.l.Errorf(diag.Pos{File: im.path}, "onnx-function-name", "op %s has the name of a function of the model; TensorRT's parser would inline the function instead of calling the plugin: pass --rename %s=%sPlugin", name, opType, name)
+		if functions[name] && len(functionRules) > 0 {
+			im.l.Errorf(diag.Pos{File: im.path}, "onnx-function-name", "op %s has the name of a function of the model; %s: pass --rename %s=%sPlugin", name, strings.Join(functionRules, "; "), opType, name)
 		}
 	}
 	if len(standard) > 0 {
@@ -634,8 +645,8 @@ func (im *importer) name(groups []*group, opts Options, m *onnx.Model, pkg *ir.P
 		}
 		sort.Strings(list)
 		sort.Strings(fix)
-		im.l.Errorf(diag.Pos{File: im.path}, "onnx-standard-name", "standard ONNX op names: %s. TensorRT's parser imports a node of a standard op type as the built-in op and never calls a plugin of that name (only TensorRT 10.15+ with kENABLE_PLUGIN_OVERRIDE lets a plugin override it). Pass --rename %s, or --allow-standard-names if you build with that flag",
-			strings.Join(list, ", "), strings.Join(fix, ","))
+		im.l.Errorf(diag.Pos{File: im.path}, "onnx-standard-name", "standard ONNX op names: %s. %s. Pass --rename %s, or --allow-standard-names if you build with that flag",
+			strings.Join(list, ", "), strings.Join(standardRules, "; "), strings.Join(fix, ","))
 	}
 	var unused []string
 	for t := range opts.Rename {

@@ -59,6 +59,13 @@ type NodeReader interface {
 	// op intact, or "". Import warns with it (code onnx-attr-<target>)
 	// when the op generates for this target.
 	AttrConcern(a *onnx.Attribute) string
+	// StandardNameRule says why the runtime would not call an op named
+	// like a standard ONNX op (it takes such a node for the built-in op),
+	// "" when it would; FunctionNameRule likewise for an op named like a
+	// function the model defines. Import applies every registered
+	// reader's rules, so an op's name does not depend on --targets.
+	StandardNameRule() string
+	FunctionNameRule() string
 	// TakesOptionalInputs reports whether the runtime calls an op with its
 	// trailing optional inputs left out, so import may join nodes that
 	// differ only in those into one op (only when every target asked for

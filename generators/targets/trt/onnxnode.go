@@ -55,6 +55,16 @@ func stringAttr(n *onnx.Node, name string) *string {
 	return &s
 }
 
+// StandardNameRule implements target.NodeReader.
+func (Target) StandardNameRule() string {
+	return "TensorRT's parser imports a node of a standard op type as the built-in op and never calls a plugin of that name (only TensorRT 10.15+ with kENABLE_PLUGIN_OVERRIDE lets a plugin override it)"
+}
+
+// FunctionNameRule implements target.NodeReader.
+func (Target) FunctionNameRule() string {
+	return "TensorRT's parser would inline the function instead of calling the plugin"
+}
+
 // TakesOptionalInputs implements target.NodeReader: the C++ plugins take a
 // range of input counts (import leaves the Python plugin, which cannot, off).
 func (Target) TakesOptionalInputs() bool { return true }
