@@ -183,10 +183,10 @@ func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, all
 }
 
 // elemSize checks elem_size(x): allowed where the dtypes are known at run
-// time (the TensorRT workspace), of a tensor of the op.
+// time (TargetExpr: TensorRT's workspace), of a tensor of the op.
 func (c *shapeChecker) elemSize(s *shapeexpr.Expr, pos diag.Pos, where string) {
 	if !c.elemSizes {
-		c.l.Errorf(pos, "elem-size", "%s uses %s; the element size of a tensor is known only where its run-time dtype is, which only the TensorRT workspace (targets.trt.workspace) may use", where, s)
+		c.l.Errorf(pos, "elem-size", "%s uses %s; the element size of a tensor is known only where its run-time dtype is: a size a target computes when the plugin runs (a workspace) may use it, a shape may not", where, s)
 		return
 	}
 	var tensors []string
