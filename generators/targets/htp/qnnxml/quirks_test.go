@@ -15,7 +15,7 @@ import (
 // textual defaults kept as text with no value, UseQHPI; the writer carries
 // the text and the attribute back.
 func TestVendorQuirks(t *testing.T) {
-	data, err := os.ReadFile("../../testdata/gen/htp-params/opdefs/qnn/quirks.xml")
+	data, err := os.ReadFile("../../../../testdata/gen/htp-params/opdefs/qnn/quirks.xml")
 	if err != nil {
 		t.Fatal(err)
 	}
