@@ -215,6 +215,18 @@ const (
 )
 
 // Layouts lists the layout vocabulary.
+// Rank is the rank a layout names dims for (NCHW 4, NCDHW 5, ...), 0 for
+// a layout that names none.
+func (l Layout) Rank() int {
+	switch l {
+	case LayoutNCHW, LayoutNHWC:
+		return 4
+	case LayoutNCDHW, LayoutNDHWC:
+		return 5
+	}
+	return 0
+}
+
 var Layouts = []Layout{LayoutNCHW, LayoutNHWC, LayoutNCDHW, LayoutNDHWC, LayoutNontrivial, LayoutUndefined, LayoutBackendSpecific}
 
 // Constraint is a QNN Constraint element.

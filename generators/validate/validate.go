@@ -26,7 +26,7 @@ func Package(pkg *ir.Package, l *diag.List) {
 	if strings.TrimSpace(pkg.Version) == "" {
 		l.Errorf(pkg.Where.At("version", pkg.Pos), "package-version", "package %s has an empty version", pkg.Name)
 	} else if !versionRE.MatchString(pkg.Version) {
-		l.Errorf(pkg.Where.At("version", pkg.Pos), "package-version", "package version %q is not a version: write letters, digits, '.', '_', '+' or '-' starting with a letter or digit (e.g. 1.0.0); it travels into C++, Python and QNN configs", pkg.Version)
+		l.Errorf(pkg.Where.At("version", pkg.Pos), "package-version", "package version %q is not a version: write letters, digits, '.', '_', '+' or '-' starting with a letter or digit (e.g. 1.0.0); it travels into C++, Python and XML configs", pkg.Version)
 	}
 	seen := newNameSet(l, "op")
 	for _, op := range pkg.Ops {
@@ -197,10 +197,8 @@ func (v *validator) tensor(op *ir.Op, t *ir.Tensor, input, last bool) {
 	}
 	if t.Rank == 0 && !t.Scalar && t.Layout != ir.LayoutNone {
 		v.l.Errorf(t.Where.At("layout", t.Pos), "scalar-layout", "%s %q is 0-D but has layout %s; a 0-D tensor has no layout", kind, t.Name, t.Layout)
-	} else if want := layoutRank(t.Layout); want > 0 && t.Rank != ir.RankAny && t.Rank != want && v.qnnXML() {
-		// The QNN generator refuses a layout only on a 0D tensor.
-		v.l.Warnf(t.Where.At("layout", t.Pos), "qnn-layout-rank", "%s %q has layout %s, which needs rank %d, but its rank is %d; the QNN generator accepts this and so does opforge, but the layout says nothing about its dims", kind, t.Name, t.Layout, want, t.Rank)
-	} else if want > 0 && t.Rank != ir.RankAny && t.Rank != want {
+	} else if want := t.Layout.Rank(); want > 0 && t.Rank != ir.RankAny && t.Rank != want && !v.fromXML() {
+		// An XML config's loader warns instead (its vendor's rule).
 		v.l.Errorf(t.Where.At("layout", t.Pos), "layout-rank", "%s %q has layout %s, which needs rank %d, but its rank is %d", kind, t.Name, t.Layout, want, t.Rank)
 	}
 	if t.Variadic && !last {
@@ -220,16 +218,6 @@ func (v *validator) tensor(op *ir.Op, t *ir.Tensor, input, last bool) {
 	v.constraintIDs(t.Constraints, kind+" "+quote(t.Name))
 }
 
-func layoutRank(l ir.Layout) int {
-	switch l {
-	case ir.LayoutNCHW, ir.LayoutNHWC:
-		return 4
-	case ir.LayoutNCDHW, ir.LayoutNDHWC:
-		return 5
-	}
-	return 0
-}
-
 func (v *validator) constraintIDs(cs []ir.Constraint, what string) {
 	seen := map[int]bool{}
 	for _, c := range cs {
@@ -240,8 +228,8 @@ func (v *validator) constraintIDs(cs []ir.Constraint, what string) {
 	}
 }
 
-// qnnXML: the package was read from a QNN XML config, whose rules are the
-// QNN generator's.
-func (v *validator) qnnXML() bool {
+// fromXML: the package was read from an XML op-package config, whose
+// loader applies its vendor generator's rules where they are laxer.
+func (v *validator) fromXML() bool {
 	return strings.EqualFold(filepath.Ext(v.pkg.Source), ".xml")
 }

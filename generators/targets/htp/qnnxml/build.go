@@ -147,10 +147,10 @@ func (b *builder) op(e *etree.Element) *ir.Op {
 		op.References = append(op.References, ir.Reference{Source: r.SelectAttrValue("Source", ""), URL: r.SelectAttrValue("Url", ""), Text: text(r)})
 	}
 	for _, in := range e.SelectElements("Input") {
-		op.Inputs = append(op.Inputs, b.tensor(in))
+		op.Inputs = append(op.Inputs, b.tensor(in, "input"))
 	}
 	for _, out := range e.SelectElements("Output") {
-		op.Outputs = append(op.Outputs, b.tensor(out))
+		op.Outputs = append(op.Outputs, b.tensor(out, "output"))
 	}
 	for _, p := range e.SelectElements("Parameter") {
 		op.Params = append(op.Params, b.param(p))
@@ -245,7 +245,7 @@ var layoutFromQNN = map[string]ir.Layout{
 	"UNDEFINED": ir.LayoutUndefined, "BACKEND_SPECIFIC": ir.LayoutBackendSpecific,
 }
 
-func (b *builder) tensor(e *etree.Element) *ir.Tensor {
+func (b *builder) tensor(e *etree.Element, kind string) *ir.Tensor {
 	t := &ir.Tensor{
 		Name:        childText(e, "Name"),
 		Description: description(e),
@@ -260,6 +260,12 @@ func (b *builder) tensor(e *etree.Element) *ir.Tensor {
 	t.Rank, t.Scalar = rankOf(childText(shape, "Rank"))
 	if ly := shape.SelectElement("Layout"); ly != nil {
 		t.Layout = layoutFromQNN[text(ly)]
+	}
+	// A layout for another rank: the QNN generator refuses a layout only on
+	// a 0D tensor (validate's scalar-layout), so this format takes it with a
+	// warning where YAML's layout-rank is an error.
+	if want := t.Layout.Rank(); want > 0 && t.Rank != ir.RankAny && t.Rank != want && !(t.Rank == 0 && !t.Scalar) {
+		b.l.Warnf(t.Where.At("layout", t.Pos), "qnn-layout-rank", "%s %q has layout %s, which needs rank %d, but its rank is %d; the QNN generator accepts this and so does opforge, but the layout says nothing about its dims", kind, t.Name, t.Layout, want, t.Rank)
 	}
 	t.ShapeText = childText(shape, "Text")
 	if d := e.SelectElement("Default"); d != nil {
