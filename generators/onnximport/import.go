@@ -94,14 +94,22 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	if len(targets) == 0 {
 		targets = alltargets.DefaultImportTargets
 	}
-	im := &importer{path: path, l: l, scopes: scopes{}, reserved: map[string]bool{}}
-	for _, r := range alltargets.NodeReaders() {
+	im := &importer{path: path, l: l, scopes: scopes{}, readers: alltargets.NodeReaders(), reserved: map[string]bool{}}
+	// Trailing optional inputs join only when every target's runtime
+	// takes them left out; a target that reads no node never does.
+	takes := map[string]bool{}
+	for _, r := range im.readers {
 		for a := range r.ReservedAttrs() {
 			im.reserved[a] = true
 		}
 		if slices.Contains(targets, r.Name) {
 			im.concerned = append(im.concerned, r)
 		}
+		takes[r.Name] = r.TakesOptionalInputs()
+	}
+	joinOptional := true
+	for _, t := range targets {
+		joinOptional = joinOptional && takes[t]
 	}
 	var groups []*group
 	byKey := map[string]*group{}
@@ -123,7 +131,10 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	if l.HasErrors() {
 		return nil
 	}
-	groups = mergeRanks(mergeOptional(groups, targets))
+	if joinOptional {
+		groups = mergeOptional(groups)
+	}
+	groups = mergeRanks(groups)
 	for _, g := range groups {
 		for _, n := range g.nodes {
 			groupOf[n] = g
@@ -139,7 +150,7 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 		op := g.op
 		op.Description = describe(g, path)
 		op.Sections = opSections(targets, g.nodes[0].OpType, op.Name)
-		for _, r := range alltargets.NodeReaders() {
+		for _, r := range im.readers {
 			r.KeepIdentity(pkg, op, g.nodes[0])
 		}
 		pkg.Ops = append(pkg.Ops, op)
@@ -258,8 +269,10 @@ type importer struct {
 	path   string
 	l      *diag.List
 	scopes scopes
-	// reserved are the attributes some target's runtime reads itself;
-	// concerned are the node readers of the targets asked for.
+	// readers are every target's node reader (target.NodeReader);
+	// reserved, the attributes some target's runtime reads itself;
+	// concerned, the readers of the targets asked for.
+	readers   []alltargets.NamedNodeReader
 	reserved  map[string]bool
 	concerned []alltargets.NamedNodeReader
 }
@@ -404,7 +417,7 @@ func (im *importer) derive(n *onnx.Node) *derived {
 		}
 		d.op.Outputs = append(d.op.Outputs, t)
 	}
-	for _, r := range alltargets.NodeReaders() {
+	for _, r := range im.readers {
 		d.identity += r.NodeIdentity(n)
 	}
 	// Nodes naming different callees never share an op.
@@ -608,7 +621,7 @@ func (im *importer) name(groups []*group, opts Options, m *onnx.Model, pkg *ir.P
 	// What the runtimes say of names taken by standard ops and the
 	// model's functions (every registered reader's, whatever --targets).
 	var standardRules, functionRules []string
-	for _, r := range alltargets.NodeReaders() {
+	for _, r := range im.readers {
 		if why := r.StandardNameRule(); why != "" {
 			standardRules = append(standardRules, why)
 		}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/ir"
-	alltargets "github.com/opforge/opforge/generators/targets"
 )
 
 // mergeRanks joins groups of one op type that differ only in the ranks and
@@ -113,22 +112,14 @@ func rankFree(op *ir.Op) {
 // differ only in trailing inputs, which the joined op takes as optional
 // (issue 13). Each group joins the first group, in order of appearance,
 // with the fewest inputs beyond its own.
-func mergeOptional(groups []*group, targets []string) []*group {
-	// Only when every target's runtime calls an op with trailing inputs
-	// left out (target.NodeReader): TensorRT's C++ plugins take a range of
-	// input counts. A target that reads no node never does: not HTP, whose
-	// package's ValidateOpConfig takes exact input counts while ONNX
-	// Runtime's QNN provider and ExecuTorch pass only the inputs present;
-	// not the Compass AIPU plugins, which take no optional inputs.
-	takes := map[string]bool{}
-	for _, r := range alltargets.NodeReaders() {
-		takes[r.Name] = r.TakesOptionalInputs()
-	}
-	for _, t := range targets {
-		if !takes[t] {
-			return groups
-		}
-	}
+//
+// Import joins only when every target's runtime calls an op with trailing
+// inputs left out (target.NodeReader): TensorRT's C++ plugins take a range
+// of input counts. Not HTP, whose package's ValidateOpConfig takes exact
+// input counts while ONNX Runtime's QNN provider and ExecuTorch pass only
+// the inputs present; not the Compass AIPU plugins, which take no optional
+// inputs.
+func mergeOptional(groups []*group) []*group {
 	into := map[*group]*group{}
 	for _, g := range groups {
 		var best *group
