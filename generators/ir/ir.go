@@ -448,12 +448,20 @@ func (o *Op) TypeVar(name string) *TypeVar {
 
 // Param returns the op's param called name, or nil.
 func (o *Op) Param(name string) *Param {
-	for _, p := range o.Params {
-		if p.Name == name {
-			return p
-		}
+	if i := o.ParamIndex(name); i >= 0 {
+		return o.Params[i]
 	}
 	return nil
+}
+
+// ParamIndex returns the index of the op's param called name, or -1.
+func (o *Op) ParamIndex(name string) int {
+	for i, p := range o.Params {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // Input returns the op's input called name, or nil.

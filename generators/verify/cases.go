@@ -198,7 +198,7 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 			params := slices.Clone(base)
 			var names []string
 			for _, vp := range vc.Params {
-				i := slices.IndexFunc(op.Params, func(p *ir.Param) bool { return p.Name == vp.Name })
+				i := op.ParamIndex(vp.Name)
 				if i < 0 {
 					continue // validate reported it
 				}

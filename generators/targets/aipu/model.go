@@ -542,7 +542,7 @@ func (l *locals) ref(e *shapeexpr.Expr) string {
 	if i := slices.IndexFunc(l.dims, func(d dimSymbol) bool { return d.name == e.Name }); i >= 0 && l.syms != nil {
 		name = l.syms[i]
 	}
-	if i := slices.IndexFunc(l.op.Params, func(p *ir.Param) bool { return p.Name == e.Name }); i >= 0 && l.params[i] != "" {
+	if i := l.op.ParamIndex(e.Name); i >= 0 && l.params[i] != "" {
 		name = l.params[i]
 	}
 	if name == "" {
@@ -565,7 +565,7 @@ func (l *locals) dim(e *shapeexpr.Expr) string {
 		return seq + "[" + strconv.FormatInt(a, 10) + "]"
 	}
 	ident := ""
-	pi := slices.IndexFunc(l.op.Params, func(p *ir.Param) bool { return p.Name == e.Axis })
+	pi := l.op.ParamIndex(e.Axis)
 	if e.Axis != "" {
 		ident = l.params[pi]
 		if ident == "" {
@@ -635,7 +635,7 @@ func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor, s scope, c *code, broad
 	if lk.Axis == "" {
 		return "tuple(" + in + ".shape)"
 	}
-	pi := slices.IndexFunc(op.Params, func(p *ir.Param) bool { return p.Name == lk.Axis })
+	pi := op.ParamIndex(lk.Axis)
 	p := op.Params[pi]
 	value := l.params[pi]
 	if value == "" {

@@ -336,7 +336,7 @@ func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 				a, _ := shapeexpr.NormalizeAxis(int64(e.Index), int64(in.Rank))
 				return fmt.Sprintf("%s.shape[%d]", in.Ident, a)
 			}
-			local, value := shapeexpr.PythonDimAxis(slices.Index(op.Inputs, in), paramIndex(op, e.Axis), e, identOf(op, e.Axis))
+			local, value := shapeexpr.PythonDimAxis(slices.Index(op.Inputs, in), op.ParamIndex(e.Axis), e, identOf(op, e.Axis))
 			msg := escape.PyString(op.Name+": "+e.String()+" reads axis ") + " + str(" + local + ") + " + escape.PyString(" of input \""+in.Name+"\", which has ") + " + str(" + in.Ident + ".dim()) + " + escape.PyString(" dims")
 			for _, c := range shapeexpr.PythonAxisCheck(local, value, in.Ident+".dim()", msg) {
 				if !checked[c] {
@@ -420,11 +420,6 @@ func deviceOf(first string) string {
 		return "\"meta\""
 	}
 	return first + ".device"
-}
-
-// paramIndex is the index of op's param called name, -1 for none.
-func paramIndex(op *ir.Op, name string) int {
-	return slices.IndexFunc(op.Params, func(p *ir.Param) bool { return p.Name == name })
 }
 
 func identOf(op *ir.Op, name string) string {

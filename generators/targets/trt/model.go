@@ -803,7 +803,7 @@ func (r *refs) dim(e *shapeexpr.Expr) string {
 		return src + ".d[" + strconv.FormatInt(a, 10) + "]"
 	}
 	value := strconv.Itoa(e.Index)
-	pi := slices.IndexFunc(r.op.Params, func(p *ir.Param) bool { return p.Name == e.Axis })
+	pi := r.op.ParamIndex(e.Axis)
 	local := shapeexpr.DimAxisLocal(in.Index, pi, e)
 	if e.Axis != "" {
 		value = "static_cast<int64_t>(mParams." + r.op.Params[pi].Ident + ")"

@@ -155,10 +155,13 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	// as register does, and lists only the combinations with the dtypes
 	// they choose.
 	var tuneAttrs, tuneKey []string
+	var typed []*ioTensor // per such param, the first output it types
 	for i, p := range op.Params {
-		if !slices.ContainsFunc(l.Outputs, func(t *ioTensor) bool { return t.Rule == ruleParam && t.Param == p }) {
+		j := slices.IndexFunc(l.Outputs, func(t *ioTensor) bool { return t.Rule == ruleParam && t.Param == p })
+		if j < 0 {
 			continue
 		}
+		typed = append(typed, l.Outputs[j])
 		tuneAttrs = append(tuneAttrs, attrs[i])
 		q.AutotuneChecks = append(q.AutotuneChecks, p.Ident+" = "+qdpAttrCheck(q.ID, p, m.Params[i]))
 		tuneKey = append(tuneKey, p.Ident)
@@ -292,15 +295,10 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		quoted := strconv.Quote(strings.Join(types, ", "))
 		// The values the dtype params take for this combination.
 		key := ""
-		if q.ComboKey != "" {
-			var vals []string
-			for _, p := range op.Params {
-				for _, t := range l.Outputs {
-					if t.Rule == ruleParam && t.Param == p {
-						vals = append(vals, escape.PyString(p.Values[slices.Index(t.Allowed, c.DTypes[t.Pos])]))
-						break
-					}
-				}
+		if len(typed) > 0 {
+			vals := make([]string, len(typed))
+			for k, t := range typed {
+				vals[k] = escape.PyString(t.Param.Values[slices.Index(t.Allowed, c.DTypes[t.Pos])])
 			}
 			key = "(" + strings.Join(vals, ", ") + ",), "
 		}
@@ -635,7 +633,7 @@ func (r *pyRefs) dim(s *shapeexpr.Expr) string {
 		a, _ := shapeexpr.NormalizeAxis(int64(s.Index), int64(in.Rank))
 		return seq + "[" + strconv.FormatInt(a, 10) + "]"
 	}
-	local, value := shapeexpr.PythonDimAxis(in.Index, slices.IndexFunc(r.op.Params, func(p *ir.Param) bool { return p.Name == s.Axis }), s, identOf(r.op, s.Axis))
+	local, value := shapeexpr.PythonDimAxis(in.Index, r.op.ParamIndex(s.Axis), s, identOf(r.op, s.Axis))
 	rank := "len(" + seq + ")"
 	msg := escape.PyString(r.op.Name+": "+s.String()+" reads axis ") + " + str(" + local + ") + " + escape.PyString(" of input \""+in.Name+"\", which has ") + " + str(" + rank + ") + " + escape.PyString(" dims")
 	for _, c := range shapeexpr.PythonAxisCheck(local, value, rank, msg) {
