@@ -22,6 +22,21 @@ func fixedRank(t *ir.Tensor) int {
 	return t.Rank
 }
 
+// mostRank is the largest rank tensor t of fixed rank rank (fixedRank) can
+// have: that rank, else its range's top, else the most any target admits;
+// fixed says it is the rank itself. An axis param is checked against it
+// (an axis past a smaller rank fails at run time, with the op's name, in
+// every target).
+func mostRank(t *ir.Tensor, rank int) (most int, fixed bool) {
+	switch {
+	case rank != ir.RankAny:
+		return rank, true
+	case t.RankRange != nil:
+		return t.RankRange.Max, false
+	}
+	return ir.MaxRank, false
+}
+
 // dim checks x.shape[axis]: allowed in output shapes only (the dims of the
 // inputs are known where those are computed), of a required data input,
 // with an axis that can be one of its axes: a literal checked against a
@@ -93,15 +108,10 @@ func (c *shapeChecker) dim(s *shapeexpr.Expr, pos diag.Pos, where string) {
 		c.l.Errorf(pos, "shape-dim", "%s uses %s, but %q is not an integer scalar param of op %s; %s", where, s, s.Axis, c.op.Name, hint)
 		return
 	}
-	// The axes the input can have: those of its fixed rank, else of the
-	// largest rank it admits (an axis past a smaller rank fails at run
-	// time, with the op's name, in every target).
-	most, dims := rank, fmt.Sprintf("%d dims", rank)
-	if rank == ir.RankAny {
-		most, dims = ir.MaxRank, fmt.Sprintf("at most %d dims", ir.MaxRank)
-		if rr := in.RankRange; rr != nil {
-			most, dims = rr.Max, fmt.Sprintf("at most %d dims", rr.Max)
-		}
+	most, fixed := mostRank(in, rank)
+	dims := fmt.Sprintf("%d dims", most)
+	if !fixed {
+		dims = "at most " + dims
 	}
 	lo, hi := float64(-most), float64(most-1)
 	r := paramRange(p)

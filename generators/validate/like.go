@@ -142,15 +142,11 @@ func (v *validator) likeAxis(op *ir.Op, t, in *ir.Tensor, rank int) bool {
 		v.l.Errorf(l.AxisPos, "shape-like", "output %q of op %s changes the dim at axis param %q of %q, which has no dims", t.Name, op.Name, l.Axis, in.Name)
 		return false
 	}
-	// The axis must be able to lie in [-rank, rank-1] of the fixed rank,
-	// else of the largest rank the input admits (an axis past a smaller
-	// rank fails at run time, with the op's name, in every target).
-	most, ranks := rank, fmt.Sprintf("rank %d", rank)
-	if rank == ir.RankAny {
-		most, ranks = ir.MaxRank, fmt.Sprintf("rank at most %d", ir.MaxRank)
-		if rr := in.RankRange; rr != nil {
-			most, ranks = rr.Max, fmt.Sprintf("rank at most %d", rr.Max)
-		}
+	// The axis must be able to lie in [-rank, rank-1] of the largest rank.
+	most, fixed := mostRank(in, rank)
+	ranks := fmt.Sprintf("rank %d", most)
+	if !fixed {
+		ranks = fmt.Sprintf("rank at most %d", most)
 	}
 	lo, hi := float64(-most), float64(most-1)
 	if (p.Min != nil && *p.Min > hi) || (p.Max != nil && *p.Max < lo) {
