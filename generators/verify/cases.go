@@ -243,25 +243,15 @@ func axisInput(op *ir.Op, p *ir.Param) *ir.Tensor {
 	if p.Kind != ir.ParamScalar {
 		return nil
 	}
-	var reads func(e *shapeexpr.Expr) *shapeexpr.Expr
-	reads = func(e *shapeexpr.Expr) *shapeexpr.Expr {
-		if e.Kind == shapeexpr.Dim && e.Axis == p.Name {
-			return e
-		}
-		for _, a := range e.Args {
-			if d := reads(a); d != nil {
-				return d
-			}
-		}
-		return nil
-	}
 	for _, o := range op.Outputs {
 		if o.Like != nil && o.Like.Axis == p.Name {
 			return op.Input(o.Like.Input)
 		}
 		for _, d := range o.Shape {
-			if e := reads(d.Expr); e != nil {
-				return op.Input(e.Name)
+			for _, e := range d.Expr.Symbols() {
+				if e.Kind == shapeexpr.Dim && e.Axis == p.Name {
+					return op.Input(e.Name)
+				}
 			}
 		}
 	}
