@@ -363,14 +363,14 @@ func (m *opModel) dtypeTexts(l *ioLayout, formats []string, legacy bool) {
 func shapeDocs(l *ioLayout) []string {
 	docs := make([]string, 0, len(l.Inputs)+len(l.Outputs))
 	for _, t := range l.Inputs {
-		docs = append(docs, shapeText(t.T))
+		docs = append(docs, escape.CComment(shapeText(t.T)))
 	}
 	for _, t := range l.Outputs {
 		if t.Size != nil {
 			docs = append(docs, "")
 			continue
 		}
-		docs = append(docs, shapeText(t.T))
+		docs = append(docs, escape.CComment(shapeText(t.T)))
 	}
 	return docs
 }
@@ -385,8 +385,8 @@ func tensorDocs(ts []*ioTensor, shapes []string) (docs, names string) {
 			typ, shape = typeText(t.T.Type), shapes[t.Pos]
 		}
 		index := strconv.Itoa(t.Index)
-		d[i] = "\n//   [" + index + "] " + t.Name + ": " + typ + " " + shape
-		n[i] = " [" + index + "] " + t.Name
+		d[i] = "\n//   [" + index + "] " + escape.CComment(t.Name) + ": " + typ + " " + shape
+		n[i] = " [" + index + "] " + escape.CComment(t.Name)
 	}
 	return strings.Join(d, ""), strings.Join(n, "")
 }
@@ -394,7 +394,7 @@ func tensorDocs(ts []*ioTensor, shapes []string) (docs, names string) {
 func shapeInputDocs(ts []*ir.Tensor) string {
 	d := make([]string, len(ts))
 	for i, t := range ts {
-		d[i] = "\n//   [" + strconv.Itoa(i) + "] " + t.Name + ": " + typeText(t.Type) + " " + shapeText(t)
+		d[i] = "\n//   [" + strconv.Itoa(i) + "] " + escape.CComment(t.Name+": "+typeText(t.Type)+" "+shapeText(t))
 	}
 	return strings.Join(d, "")
 }
@@ -569,7 +569,7 @@ func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, fill string, params []
 		if i := paramOf[t.Pos]; i >= 0 {
 			ct = params[i]
 		}
-		doc := "size tensor: the value of " + t.Name
+		doc := "size tensor: the value of " + escape.CComment(t.Name)
 		if t.T != nil {
 			doc = shapes[t.Pos]
 		}
