@@ -158,7 +158,7 @@ func Test() error {
 var fuzzTargets = [][2]string{
 	{"./generators/yamldef", "FuzzLoadYAML"},
 	{"./generators/yamldef", "FuzzQuickSchema"},
-	{"./generators/qnnxml", "FuzzLoadXML"},
+	{"./generators/targets/htp/qnnxml", "FuzzLoadXML"},
 	{"./generators/shapeexpr", "FuzzParse"},
 	{"./generators/onnx", "FuzzRead"},
 	{"./generators/onnximport", "FuzzImport"},

@@ -11,8 +11,8 @@ import (
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/qnnxml"
 	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 

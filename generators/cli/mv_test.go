@@ -90,7 +90,7 @@ func TestMvCarriesUserCode(t *testing.T) {
 	for _, c := range []struct{ from, to, want string }{
 		{"NoSuchOp", "X", "no op NoSuchOp"},
 		{"PadCropResize", "RoiAlignLite", "already has an op RoiAlignLite"},
-		{"ExampleCustomOp", "Other", "QNN XML config"},
+		{"ExampleCustomOp", "Other", "defined in an XML config"},
 	} {
 		code, _, errs := run(append(append([]string{"mv"}, args...), c.from, c.to)...)
 		if code != 1 || !strings.Contains(errs, c.want) {

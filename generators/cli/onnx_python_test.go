@@ -151,7 +151,7 @@ func checkCreatorFields(t *testing.T, path string, pkg *ir.Package, nodes map[st
 				t.Errorf("%s: attribute %q is no field of the %s creator", n, a.Name, op.Name)
 				continue
 			}
-			if sent, declared := onnximport.ParserFieldType(a), trt.FieldType(p.DTypes[0]); sent != declared {
+			if sent, declared := trt.ParserFieldType(a), trt.FieldType(p.DTypes[0]); sent != declared {
 				t.Errorf("%s: attribute %q arrives as %s, the creator declares %s", n, a.Name, sent, declared)
 			}
 		}

@@ -23,7 +23,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory")
 	fs.StringVar(&o.Out, "out", o.Out, "generated tree (out/)")
 	fs.StringVar(&o.Python, "python", "", "Python with torch that runs the cases (default $OPFORGE_PYTHON, else python3)")
-	fs.StringVar(&o.Build, "build", "build", "build directory (the TensorRT plugin libraries are built there)")
+	fs.StringVar(&o.Build, "build", "build", "build directory (where verify builds the libraries it loads)")
 	fs.StringVar(&o.Toolchains, "toolchains", "toolchains", "toolchain descriptors directory")
 	format := fs.String("format", "text", "output format: text or json")
 	fs.Func("package", "only these packages, comma-separated", func(v string) error {

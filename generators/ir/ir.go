@@ -36,28 +36,17 @@ type Package struct {
 	// Source is the path of the definition file.
 	Source string
 	Ops    []*Op
-	HTP    HTPPackage
+	// Supplementals are the package's SupplementalOpDefLists, one per
+	// backend: per-backend refinements of its ops' tensors that QNN's
+	// op-package format carries (the XML's SupplementalOpDefList, YAML's
+	// targets.htp.supplemental), read by both loaders and validated with
+	// the ops' dtypes.
+	Supplementals []*Supplemental
 	// Sections are the package-level target sections (`targets:` beside
 	// `package:`) the core keeps opaque; each target decodes its own.
 	Sections Sections
 	Pos      diag.Pos
 	Where    Where
-}
-
-// HTPPackage holds package-wide QNN/HTP options.
-type HTPPackage struct {
-	// InterfaceStyle is "current" (SDK >= 2.10 registration through
-	// INIT_PKG_CORE_INIT_FUNC) or "legacy" (ops registered in <Pkg>Init).
-	InterfaceStyle string
-	// ExecuTorch enables the ExecuTorch registration module and its checks.
-	ExecuTorch bool
-	// Supplementals are the XML SupplementalOpDefLists, one per backend.
-	Supplementals []*Supplemental
-	// UseQHPI is the XML OpDefCollection attribute UseQHPI="true": the
-	// vendor generator then emits a QHPI package; opforge generates the
-	// DEF_PACKAGE_OP skeleton (which the HTP backend accepts beside QHPI
-	// packages) and says so.
-	UseQHPI bool
 }
 
 // Supplemental is a QNN SupplementalOpDefList: backend-specific refinements.
@@ -176,7 +165,6 @@ type Op struct {
 	Params   []*Param
 	// DataDependent are output sizes known only at run time, with bounds.
 	DataDependent []*SizeSymbol
-	Targets       Targets
 	// Sections are the op's target sections (`targets: {aipu: ...}`) the
 	// core keeps opaque; each target decodes its own.
 	Sections Sections
@@ -227,6 +215,18 @@ const (
 )
 
 // Layouts lists the layout vocabulary.
+// Rank is the rank a layout names dims for (NCHW 4, NCDHW 5, ...), 0 for
+// a layout that names none.
+func (l Layout) Rank() int {
+	switch l {
+	case LayoutNCHW, LayoutNHWC:
+		return 4
+	case LayoutNCDHW, LayoutNDHWC:
+		return 5
+	}
+	return 0
+}
+
 var Layouts = []Layout{LayoutNCHW, LayoutNHWC, LayoutNCDHW, LayoutNDHWC, LayoutNontrivial, LayoutUndefined, LayoutBackendSpecific}
 
 // Constraint is a QNN Constraint element.
@@ -430,22 +430,6 @@ type Literal struct {
 	Pos  diag.Pos
 }
 
-// Targets says which targets an op generates for, with their options.
-// A nil pointer means the op does not generate for that target.
-type Targets struct {
-	HTP *HTPOp
-}
-
-// HTPOp holds per-op QNN/HTP options.
-type HTPOp struct {
-	// Backends are QNN's SupportedBackend values (HTP, CPU, LPAI, ...).
-	Backends []string
-	// TorchName is the op's torch.library name for ExecuTorch; "" is the
-	// snake-cased op name.
-	TorchName string
-	Pos       diag.Pos
-}
-
 // Tensors returns inputs then outputs, the order QNN and TensorRT index them.
 func (o *Op) Tensors() []*Tensor {
 	out := make([]*Tensor, 0, len(o.Inputs)+len(o.Outputs))
@@ -464,12 +448,20 @@ func (o *Op) TypeVar(name string) *TypeVar {
 
 // Param returns the op's param called name, or nil.
 func (o *Op) Param(name string) *Param {
-	for _, p := range o.Params {
-		if p.Name == name {
-			return p
-		}
+	if i := o.ParamIndex(name); i >= 0 {
+		return o.Params[i]
 	}
 	return nil
+}
+
+// ParamIndex returns the index of the op's param called name, or -1.
+func (o *Op) ParamIndex(name string) int {
+	for i, p := range o.Params {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // Input returns the op's input called name, or nil.

@@ -128,6 +128,22 @@ func (n *Node) Entry(key string) *Entry {
 	return nil
 }
 
+// Without returns a map like n without key (n itself when it has no such
+// key); n is not changed.
+func (n *Node) Without(key string) *Node {
+	if n.Entry(key) == nil {
+		return n
+	}
+	out := *n
+	out.Entries = make([]*Entry, 0, len(n.Entries)-1)
+	for _, e := range n.Entries {
+		if e.Key != key {
+			out.Entries = append(out.Entries, e)
+		}
+	}
+	return &out
+}
+
 // Text is a scalar's text ("" for a nil node or another kind).
 func (n *Node) Text() string {
 	if n == nil || n.Kind != ScalarNode {

@@ -20,7 +20,8 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/qnnxml"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
+	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 	"github.com/opforge/opforge/generators/validate"
 	"github.com/opforge/opforge/generators/yamldef"
 )
@@ -262,19 +263,11 @@ func Describe(pkgs []*ir.Package) string {
 
 func isXML(pkg *ir.Package) bool { return strings.EqualFold(filepath.Ext(pkg.Source), ".xml") }
 
-// qnnHTPBackends are the SupportedBackend names the htp target generates for.
-var qnnHTPBackends = map[string]bool{"HTP": true, "HTP_FP16": true, "HTPMCP": true}
-
-// qnnForHTP: some op of pkg names an HTP backend.
+// qnnForHTP: some op of pkg names a backend the htp target generates for.
 func qnnForHTP(pkg *ir.Package) bool {
 	for _, op := range pkg.Ops {
-		if op.Targets.HTP == nil {
-			continue
-		}
-		for _, b := range op.Targets.HTP.Backends {
-			if qnnHTPBackends[b] {
-				return true
-			}
+		if h := htpopt.OfOp(op); h != nil && h.NamesHTP() {
+			return true
 		}
 	}
 	return false
@@ -285,10 +278,11 @@ func qnnBackends(pkg *ir.Package) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, op := range pkg.Ops {
-		if op.Targets.HTP == nil {
+		h := htpopt.OfOp(op)
+		if h == nil {
 			continue
 		}
-		for _, b := range op.Targets.HTP.Backends {
+		for _, b := range h.Backends {
 			if !seen[b] {
 				seen[b] = true
 				out = append(out, b)

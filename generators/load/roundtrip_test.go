@@ -9,8 +9,8 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/qnnxml"
 	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -126,7 +126,7 @@ func TestYAMLToXMLNamesLostFacts(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	_ = l.WriteText(&buf)
-	for _, want := range []string{"no type variables", "symbolic shapes", "data-dependent", "value range", "array length"} {
+	for _, want := range []string{"no type variables", "symbolic shapes", "data-dependent", "value range", "array length", "the settings of the trt, aipu target(s) are dropped"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("no warning mentions %q:\n%s", want, buf.String())
 		}
@@ -157,5 +157,40 @@ func TestYAMLRoundTrip(t *testing.T) {
 				t.Errorf("%s: the written YAML lost %q:\n%s", c.file, k, y1)
 			}
 		}
+	}
+}
+
+// TestHTPSectionRoundTrips: the htp target's options survive the canonical
+// writer, torch_name included (the writer dropped it while the options
+// were typed in ir), and the defaults are left out.
+func TestHTPSectionRoundTrips(t *testing.T) {
+	src := `version: 1
+package: {name: P, domain: example, version: 1.0.0}
+targets:
+  htp: {interface_style: legacy, executorch: false}
+ops:
+  - name: A
+    inputs: [{name: x, type: float32, shape: [N]}]
+    outputs: [{name: y, type: float32, shape: [N]}]
+    targets: {htp: {backends: [HTP, CPU], torch_name: a_op}}
+  - name: B
+    inputs: [{name: x, type: float32, shape: [N]}]
+    outputs: [{name: y, type: float32, shape: [N]}]
+    targets: {htp: {backends: [HTP]}}
+`
+	pkg := mustLoad(t, "p.yaml", []byte(src))
+	y, err := yamldef.Write(pkg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"interface_style: legacy", "executorch: false", "htp: {backends: [HTP, CPU], torch_name: a_op}", "htp: {}"} {
+		if !strings.Contains(string(y), want) {
+			t.Errorf("written opdef lacks %q:\n%s", want, y)
+		}
+	}
+	again := mustLoad(t, "p2.yaml", y)
+	y2, _ := yamldef.Write(again, "")
+	if !bytes.Equal(y, y2) {
+		t.Errorf("not a fixed point:\n%s\n---\n%s", y, y2)
 	}
 }

@@ -2,40 +2,11 @@ package onnximport
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/onnx"
 )
-
-// tensorFieldTypes is the PluginFieldType TensorRT's ONNX parser gives a
-// TENSOR attribute, by element type; other element types are refused.
-var tensorFieldTypes = map[onnx.DataType]string{
-	onnx.Float: "kFLOAT32", onnx.Int8: "kINT8", onnx.Int16: "kINT16", onnx.Int32: "kINT32",
-	onnx.String: "kCHAR", onnx.Float16: "kFLOAT16", onnx.BFloat16: "kBF16", onnx.Double: "kFLOAT64",
-}
-
-// ParserFieldType is the nvinfer1::PluginFieldType TensorRT's ONNX parser
-// sends a plugin creator for attribute a, or "" when the parser refuses
-// the attribute: INT and INTS are narrowed to kINT32, FLOAT and FLOATS are
-// kFLOAT32, STRING and STRINGS are kCHAR, a TENSOR goes by its element
-// type, and graphs, sparse tensors and type protos are refused.
-func ParserFieldType(a *onnx.Attribute) string {
-	switch a.Type {
-	case onnx.AttrInt, onnx.AttrInts:
-		return "kINT32"
-	case onnx.AttrFloat, onnx.AttrFloats:
-		return "kFLOAT32"
-	case onnx.AttrString, onnx.AttrStrings:
-		return "kCHAR"
-	case onnx.AttrTensor:
-		if a.T != nil {
-			return tensorFieldTypes[a.T.DataType]
-		}
-	}
-	return ""
-}
 
 // paramFor makes the param an attribute becomes: its name is the
 // attribute's (the parser matches creator fields by name) and its dtype
@@ -80,28 +51,6 @@ func paramFor(a *onnx.Attribute) (*ir.Param, string) {
 		return nil, fmt.Sprintf("a %s attribute; plugin fields (and opforge params) hold numbers, strings and tensors", a.Type)
 	}
 	return p, ""
-}
-
-// trtConcern says why TensorRT's parser would not hand attribute a to the
-// plugin intact, or "".
-func trtConcern(a *onnx.Attribute) string {
-	switch a.Type {
-	case onnx.AttrTensor:
-		if ParserFieldType(a) == "" {
-			return fmt.Sprintf("TensorRT's ONNX parser refuses %s tensor attributes as plugin fields; store it as an INT32 or FLOAT tensor, or as INTS/FLOATS", a.T.DataType)
-		}
-	case onnx.AttrInt:
-		if a.I < math.MinInt32 || a.I > math.MaxInt32 {
-			return fmt.Sprintf("its value %d does not fit the kINT32 field TensorRT's ONNX parser narrows INT attributes to", a.I)
-		}
-	case onnx.AttrInts:
-		for _, v := range a.Ints {
-			if v < math.MinInt32 || v > math.MaxInt32 {
-				return fmt.Sprintf("its element %d does not fit the kINT32 field TensorRT's ONNX parser narrows INTS attributes to", v)
-			}
-		}
-	}
-	return ""
 }
 
 // accepts says why the field the parser makes from attribute a cannot

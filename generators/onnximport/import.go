@@ -24,7 +24,6 @@ import (
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	alltargets "github.com/opforge/opforge/generators/targets"
-	"github.com/opforge/opforge/generators/targets/trt"
 )
 
 // Options of an import.
@@ -35,7 +34,8 @@ type Options struct {
 	// Namespace is the TensorRT plugin namespace; nil is the domain, and
 	// "" the empty namespace (NVIDIA's plugins and the parser's default).
 	Namespace *string
-	// Targets the ops generate for: trt, htp, aipu (default trt).
+	// Targets the ops generate for (Targets; default
+	// DefaultImportTargets of the registry).
 	Targets []string
 	// Rename maps an op type to the op (plugin) name it gets.
 	Rename map[string]string
@@ -60,7 +60,7 @@ type Result struct {
 }
 
 // Targets the imported ops may generate for.
-var Targets = []string{"trt", "htp", "aipu"}
+var Targets = alltargets.ImportTargets
 
 // DefaultPackage derives a package name (an identifier) and a lower-case
 // directory and domain name from the model's file name.
@@ -92,13 +92,25 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	}
 	targets := opts.Targets
 	if len(targets) == 0 {
-		targets = []string{"trt"}
+		targets = alltargets.DefaultImportTargets
 	}
-	trt := false
+	im := &importer{path: path, l: l, scopes: scopes{}, readers: alltargets.NodeReaders(), reserved: map[string]bool{}}
+	// Trailing optional inputs join only when every target's runtime
+	// takes them left out; a target that reads no node never does.
+	takes := map[string]bool{}
+	for _, r := range im.readers {
+		for a := range r.ReservedAttrs() {
+			im.reserved[a] = true
+		}
+		if slices.Contains(targets, r.Name) {
+			im.concerned = append(im.concerned, r)
+		}
+		takes[r.Name] = r.TakesOptionalInputs()
+	}
+	joinOptional := true
 	for _, t := range targets {
-		trt = trt || t == "trt"
+		joinOptional = joinOptional && takes[t]
 	}
-	im := &importer{path: path, l: l, scopes: scopes{}, trt: trt}
 	var groups []*group
 	byKey := map[string]*group{}
 	groupOf := map[*onnx.Node]*group{}
@@ -119,7 +131,10 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	if l.HasErrors() {
 		return nil
 	}
-	groups = mergeRanks(mergeOptional(groups, targets))
+	if joinOptional {
+		groups = mergeOptional(groups)
+	}
+	groups = mergeRanks(groups)
 	for _, g := range groups {
 		for _, n := range g.nodes {
 			groupOf[n] = g
@@ -134,8 +149,10 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	for _, g := range groups {
 		op := g.op
 		op.Description = describe(g, path)
-		op.Targets, op.Sections = opTargets(targets, g.nodes[0].OpType, op.Name)
-		keepPluginIdentity(op, g.derived, g.nodes[0].OpType, pkg)
+		op.Sections = opSections(targets, g.nodes[0].OpType, op.Name)
+		for _, r := range im.readers {
+			r.KeepIdentity(pkg, op, g.nodes[0])
+		}
 		pkg.Ops = append(pkg.Ops, op)
 		for _, note := range g.notes {
 			l.Warnf(diag.Pos{File: path}, note.code, "op %s (node %s): %s", op.Name, label(g.nodes[0]), note.msg)
@@ -185,7 +202,6 @@ func newPackage(path string, opts Options) *ir.Package {
 	pkg := &ir.Package{
 		Name: opts.Package, Domain: opts.Domain, Version: opts.Version,
 		Source: opts.Source,
-		HTP:    ir.HTPPackage{InterfaceStyle: "current", ExecuTorch: true},
 	}
 	if pkg.Name == "" {
 		pkg.Name = name
@@ -206,12 +222,8 @@ func newPackage(path string, opts Options) *ir.Package {
 	return pkg
 }
 
-func opTargets(targets []string, opType, name string) (ir.Targets, ir.Sections) {
-	var t ir.Targets
+func opSections(targets []string, opType, name string) ir.Sections {
 	var secs ir.Sections
-	if slices.Contains(targets, "htp") {
-		t.HTP = &ir.HTPOp{Backends: []string{"HTP"}}
-	}
 	// In the registry's order, whatever the order asked for: the order
 	// the sections are written in.
 	importers := alltargets.Importers()
@@ -220,26 +232,7 @@ func opTargets(targets []string, opType, name string) (ir.Targets, ir.Sections) 
 			secs.Add(tg.Name(), im.ImportSection(opType, name), diag.Pos{})
 		}
 	}
-	return t, secs
-}
-
-// stringAttr is node n's string attribute called name, or nil.
-func stringAttr(n *onnx.Node, name string) *string {
-	a := n.Attr(name)
-	if a == nil || a.Type != onnx.AttrString {
-		return nil
-	}
-	s := strings.ToValidUTF8(string(a.S), "\uFFFD")
-	return &s
-}
-
-// keepPluginIdentity gives op the plugin identity its nodes already name
-// (plugin_version, plugin_namespace, and the op type as plugin name when
-// the op is named otherwise), where it differs from the package's, so the
-// creator is registered under it and `rewrite onnx` writes it back
-// unchanged.
-func keepPluginIdentity(op *ir.Op, d *derived, opType string, pkg *ir.Package) {
-	trt.KeepIdentity(pkg, op, opType, d.pluginVersion, d.pluginNamespace)
+	return secs
 }
 
 func describe(g *group, path string) string {
@@ -276,7 +269,12 @@ type importer struct {
 	path   string
 	l      *diag.List
 	scopes scopes
-	trt    bool
+	// readers are every target's node reader (target.NodeReader);
+	// reserved, the attributes some target's runtime reads itself;
+	// concerned, the readers of the targets asked for.
+	readers   []alltargets.NamedNodeReader
+	reserved  map[string]bool
+	concerned []alltargets.NamedNodeReader
 }
 
 // note is a warning about an op, emitted once for all its nodes.
@@ -287,11 +285,11 @@ type derived struct {
 	op    *ir.Op
 	key   string
 	notes []note
-	// pluginVersion and pluginNamespace are the node's own plugin_version
-	// and plugin_namespace (nil when absent): a node made for an existing
-	// plugin (NVIDIA's ROIAlign_TRT is version "2" in the empty namespace)
-	// keeps naming it after `rewrite onnx`.
-	pluginVersion, pluginNamespace *string
+	// identity is what the node names of its callee beyond its op type,
+	// as every target's runtime reads it (target.NodeReader): a node made
+	// for an existing plugin (NVIDIA's ROIAlign_TRT is version "2" in the
+	// empty namespace) keeps naming it after `rewrite onnx`.
+	identity string
 }
 
 type group struct {
@@ -335,7 +333,7 @@ func (im *importer) derive(n *onnx.Node) *derived {
 	}
 	ok := true
 	for _, a := range n.Attributes {
-		if trt.ParserAttrs[a.Name] {
+		if im.reserved[a.Name] {
 			continue
 		}
 		p, why := paramFor(a)
@@ -349,9 +347,9 @@ func (im *importer) derive(n *onnx.Node) *derived {
 			ok = false
 			continue
 		}
-		if im.trt {
-			if why := trtConcern(a); why != "" {
-				d.notes = append(d.notes, note{"onnx-attr-trt", fmt.Sprintf("attribute %q: %s", a.Name, why)})
+		for _, r := range im.concerned {
+			if why := r.AttrConcern(a); why != "" {
+				d.notes = append(d.notes, note{"onnx-attr-" + r.Name, fmt.Sprintf("attribute %q: %s", a.Name, why)})
 			}
 		}
 		d.op.Params = append(d.op.Params, p)
@@ -419,16 +417,11 @@ func (im *importer) derive(n *onnx.Node) *derived {
 		}
 		d.op.Outputs = append(d.op.Outputs, t)
 	}
-	d.pluginVersion, d.pluginNamespace = stringAttr(n, "plugin_version"), stringAttr(n, "plugin_namespace")
-	d.key = signature(n, d.op)
-	// Nodes naming different plugins never share an op.
-	for _, id := range []*string{d.pluginVersion, d.pluginNamespace} {
-		if id != nil {
-			d.key += "|id " + strconv.Quote(*id)
-		} else {
-			d.key += "|id -"
-		}
+	for _, r := range im.readers {
+		d.identity += r.NodeIdentity(n)
 	}
+	// Nodes naming different callees never share an op.
+	d.key = signature(n, d.op) + "|id " + d.identity
 	return d
 }
 
@@ -625,6 +618,17 @@ func (im *importer) name(groups []*group, opts Options, m *onnx.Model, pkg *ir.P
 	for _, f := range m.Functions {
 		functions[f.Name] = true
 	}
+	// What the runtimes say of names taken by standard ops and the
+	// model's functions (every registered reader's, whatever --targets).
+	var standardRules, functionRules []string
+	for _, r := range im.readers {
+		if why := r.StandardNameRule(); why != "" {
+			standardRules = append(standardRules, why)
+		}
+		if why := r.FunctionNameRule(); why != "" {
+			functionRules = append(functionRules, why)
+		}
+	}
 	for _, g := range groups {
 		opType := g.nodes[0].OpType
 		base := opType
@@ -639,11 +643,11 @@ func (im *importer) name(groups []*group, opts Options, m *onnx.Model, pkg *ir.P
 		used[strings.ToLower(name)] = true
 		g.op.Name = name
 		g.op.ONNX = origin(g.nodes[0], m, im.path, opts.Source)
-		if _, std := onnx.StandardOp(name); std && !opts.AllowStandardNames {
+		if _, std := onnx.StandardOp(name); std && !opts.AllowStandardNames && len(standardRules) > 0 {
 			standard[name] = append(standard[name], opType)
 		}
-		if functions[name] {
-			im.l.Errorf(diag.Pos{File: im.path}, "onnx-function-name", "op %s has the name of a function of the model; TensorRT's parser would inline the function instead of calling the plugin: pass --rename %s=%sPlugin", name, opType, name)
+		if functions[name] && len(functionRules) > 0 {
+			im.l.Errorf(diag.Pos{File: im.path}, "onnx-function-name", "op %s has the name of a function of the model; %s: pass --rename %s=%sPlugin", name, strings.Join(functionRules, "; "), opType, name)
 		}
 	}
 	if len(standard) > 0 {
@@ -654,8 +658,8 @@ func (im *importer) name(groups []*group, opts Options, m *onnx.Model, pkg *ir.P
 		}
 		sort.Strings(list)
 		sort.Strings(fix)
-		im.l.Errorf(diag.Pos{File: im.path}, "onnx-standard-name", "standard ONNX op names: %s. TensorRT's parser imports a node of a standard op type as the built-in op and never calls a plugin of that name (only TensorRT 10.15+ with kENABLE_PLUGIN_OVERRIDE lets a plugin override it). Pass --rename %s, or --allow-standard-names if you build with that flag",
-			strings.Join(list, ", "), strings.Join(fix, ","))
+		im.l.Errorf(diag.Pos{File: im.path}, "onnx-standard-name", "standard ONNX op names: %s. %s. Pass --rename %s, or --allow-standard-names if you build with that flag",
+			strings.Join(list, ", "), strings.Join(standardRules, "; "), strings.Join(fix, ","))
 	}
 	var unused []string
 	for t := range opts.Rename {

@@ -298,7 +298,7 @@ func TestCreatorFieldsMatchAttributes(t *testing.T) {
 					t.Errorf("%s: %s: attribute %q has no param", c.name, call.Node, a.Name)
 					continue
 				}
-				want := ParserFieldType(a)
+				want := trt.ParserFieldType(a)
 				got := trt.FieldType(p.DTypes[0])
 				if want != "" && got != want {
 					t.Errorf("%s: %s: attribute %q (%s) arrives as %s, the creator field is %s", c.name, call.Node, a.Name, a.Type, want, got)
@@ -343,7 +343,7 @@ func TestParserFieldTypes(t *testing.T) {
 		{&onnx.Attribute{Type: onnx.AttrGraph}, ""},
 		{&onnx.Attribute{Type: onnx.AttrSparseTensor}, ""},
 	} {
-		if got := ParserFieldType(c.a); got != c.want {
+		if got := trt.ParserFieldType(c.a); got != c.want {
 			t.Errorf("%s %v: %q, want %q", c.a.Type, c.a.T, got, c.want)
 		}
 		// Whatever the parser sends, the imported param declares the same.

@@ -2,7 +2,6 @@ package onnximport
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/opforge/opforge/generators/ir"
@@ -49,13 +48,7 @@ func rankFreeKey(g *group) (string, bool) {
 	op, n := g.op, g.nodes[0]
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s::%s", n.Domain, n.OpType)
-	for _, id := range []*string{g.pluginVersion, g.pluginNamespace} {
-		if id != nil {
-			fmt.Fprintf(&sb, "|id %q", *id)
-		} else {
-			sb.WriteString("|id -")
-		}
-	}
+	sb.WriteString("|id " + g.identity)
 	for _, t := range op.Inputs {
 		if t.Shape == nil && !t.ShapeTensor {
 			return "", false
@@ -114,26 +107,19 @@ func rankFree(op *ir.Op) {
 	}
 }
 
-// optionalTargets are the targets whose runtimes can call an op with its
-// trailing optional inputs left out: only for them does import join nodes
-// that differ in trailing inputs: TensorRT, whose C++ plugins take a range
-// of input counts (import leaves the Python plugin, which cannot, off). Not
-// HTP: a package's ValidateOpConfig takes exact input counts and ONNX
-// Runtime's QNN provider and ExecuTorch pass only the inputs present; not
-// the Compass AIPU plugins, which cannot take optional inputs.
-var optionalTargets = map[string]bool{"trt": true}
-
 // mergeOptional joins a group into another of the same op type whose
 // signature, cut to the group's inputs, is the group's own: the nodes
 // differ only in trailing inputs, which the joined op takes as optional
 // (issue 13). Each group joins the first group, in order of appearance,
 // with the fewest inputs beyond its own.
-func mergeOptional(groups []*group, targets []string) []*group {
-	for _, t := range targets {
-		if !optionalTargets[t] {
-			return groups
-		}
-	}
+//
+// Import joins only when every target's runtime calls an op with trailing
+// inputs left out (target.NodeReader): TensorRT's C++ plugins take a range
+// of input counts. Not HTP, whose package's ValidateOpConfig takes exact
+// input counts while ONNX Runtime's QNN provider and ExecuTorch pass only
+// the inputs present; not the Compass AIPU plugins, which take no optional
+// inputs.
+func mergeOptional(groups []*group) []*group {
 	into := map[*group]*group{}
 	for _, g := range groups {
 		var best *group
@@ -144,7 +130,7 @@ func mergeOptional(groups []*group, targets []string) []*group {
 			if best != nil && len(h.op.Inputs) >= len(best.op.Inputs) {
 				continue
 			}
-			if idKey(h) == idKey(g) && signatureN(h.nodes[0], h.op, len(g.op.Inputs)) == signatureN(g.nodes[0], g.op, len(g.op.Inputs)) {
+			if h.identity == g.identity && signatureN(h.nodes[0], h.op, len(g.op.Inputs)) == signatureN(g.nodes[0], g.op, len(g.op.Inputs)) {
 				best = h
 			}
 		}
@@ -174,17 +160,4 @@ func mergeOptional(groups []*group, targets []string) []*group {
 		r.notes = append(r.notes, g.notes...)
 	}
 	return out
-}
-
-// idKey is the plugin identity a group's nodes name themselves.
-func idKey(g *group) string {
-	var sb strings.Builder
-	for _, id := range []*string{g.pluginVersion, g.pluginNamespace} {
-		if id != nil {
-			sb.WriteString("|" + strconv.Quote(*id))
-		} else {
-			sb.WriteString("|-")
-		}
-	}
-	return sb.String()
 }

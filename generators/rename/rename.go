@@ -104,7 +104,7 @@ func Package(o gen.Options, from, to string, l *diag.List) *Plan {
 // under the new name in memory and pairs the old tree with the new one.
 func plan(o gen.Options, pkg *ir.Package, pos diag.Pos, what, from, to string, l *diag.List) *Plan {
 	if !strings.HasSuffix(pkg.Source, ".yaml") && !strings.HasSuffix(pkg.Source, ".yml") {
-		l.Errorf(pos, "rename", "%s %s is defined in a QNN XML config; opforge mv edits YAML opdefs only: rename it there and move its code by hand (opforge convert --to yaml turns the config into YAML)", what, from)
+		l.Errorf(pos, "rename", "%s %s is defined in an XML config; opforge mv edits YAML opdefs only: rename it there and move its code by hand (opforge convert --to yaml turns the config into YAML)", what, from)
 		return nil
 	}
 	data, err := os.ReadFile(pkg.Source)

@@ -1,5 +1,10 @@
 package shapeexpr
 
+import (
+	"strconv"
+	"strings"
+)
+
 // PythonAxisShape is the Python tuple of a shape written relative to
 // another (`shape: {like: x, axis: a, ...}`): the dims of seq (a Python
 // iterable of dims) with the dim at index axis (a local already
@@ -27,4 +32,33 @@ func PythonAxisCheck(local, value, rank, message string) []string {
 		"if not -" + rank + " <= " + local + " < " + rank + ": raise IndexError(" + message + ")",
 		local + " %= " + rank,
 	}
+}
+
+// PythonDimAxis names the Python local that holds the normalized axis of
+// x.shape[axis] (e, a Dim) of the op's input number input, and gives the
+// value it is read from: the axis param (number param of the op's params,
+// read as paramValue) or the literal. Every Python printer reads the axis
+// with PythonAxisCheck into that local, so one op's code reads each axis
+// once.
+func PythonDimAxis(input, param int, e *Expr, paramValue string) (local, value string) {
+	local = "_" + DimAxisLocal(input, param, e)
+	if e.Axis != "" {
+		return local, paramValue
+	}
+	return local, strconv.Itoa(e.Index)
+}
+
+// DimAxisLocal is the name of the local that holds the axis of
+// x.shape[axis] (e) of input number input: dim<input>_p<param> for the
+// axis param number param, dim<input>_l<n> (m for a minus) for a literal.
+// Numbers, not names, keep the locals of different axes apart whatever the
+// inputs and params are called (x_a with b and x with a_b would meet as
+// names), and the dim prefix keeps them apart from the locals of shapes
+// like an input's.
+func DimAxisLocal(input, param int, e *Expr) string {
+	local := "dim" + strconv.Itoa(input) + "_"
+	if e.Axis != "" {
+		return local + "p" + strconv.Itoa(param)
+	}
+	return local + "l" + strings.Replace(strconv.Itoa(e.Index), "-", "m", 1)
 }

@@ -81,6 +81,12 @@ type ElemSizeRangeEnv interface {
 	ElemSizeRange(name string) Interval
 }
 
+// DimRangeEnv is a RangeEnv that also bounds input dims read by axis
+// (x.shape[axis]); without it they lie in [0, +inf).
+type DimRangeEnv interface {
+	DimRange(e *Expr) Interval
+}
+
 // Range bounds every value e can take when each name lies in its range.
 func (e *Expr) Range(env RangeEnv) Interval {
 	switch e.Kind {
@@ -95,6 +101,11 @@ func (e *Expr) Range(env RangeEnv) Interval {
 			return es.ElemSizeRange(e.Name)
 		}
 		return Interval{1, 8}
+	case Dim:
+		if ds, ok := env.(DimRangeEnv); ok {
+			return ds.DimRange(e)
+		}
+		return Interval{0, math.Inf(1)}
 	}
 	r := make([]Interval, len(e.Args))
 	for i, a := range e.Args {
@@ -178,7 +189,7 @@ func (e *Expr) ConstOverflow() *Expr {
 		switch x.Kind {
 		case Const:
 			return x.Value, true
-		case Sym, Index:
+		case Sym, Index, Dim:
 			return 0, false
 		}
 		vals := make([]int64, len(x.Args))

@@ -78,7 +78,7 @@ func (p *parser) next() {
 	case c == '/' && p.off+1 < len(p.src) && p.src[p.off+1] == '/':
 		p.off += 2
 		p.tok = token{tPunct, "//", col}
-	case c == '+' || c == '-' || c == '*' || c == '(' || c == ')' || c == '[' || c == ']' || c == ',':
+	case c == '+' || c == '-' || c == '*' || c == '(' || c == ')' || c == '[' || c == ']' || c == ',' || c == '.':
 		p.off++
 		p.tok = token{tPunct, string(c), col}
 	default:
@@ -180,6 +180,9 @@ func (p *parser) primary(depth int) *Expr {
 			}
 			return &Expr{Kind: k, Args: args, Col: t.col}
 		}
+		if p.punct(".") {
+			return p.dim(t)
+		}
 		if p.punct("[") {
 			p.next()
 			it := p.tok
@@ -202,9 +205,46 @@ func (p *parser) primary(depth int) *Expr {
 		p.expect(")")
 		return e
 	case t.kind == tBad:
-		p.fail(t.col, "unexpected character %q; dimension expressions use + - * // floor_div ceil_div min max elem_size", t.text)
+		p.fail(t.col, "unexpected character %q; dimension expressions use + - * // floor_div ceil_div min max elem_size x.shape[axis]", t.text)
 	default:
 		p.fail(t.col, "expected a number, a name or '(', found %s", t)
 	}
 	return &Expr{Kind: Const, Col: t.col}
+}
+
+// dim parses the rest of NAME "." "shape" "[" AXIS "]" after NAME (t).
+func (p *parser) dim(t token) *Expr {
+	p.next()
+	if p.tok.kind != tName || p.tok.text != "shape" {
+		p.fail(p.tok.col, "expected \"shape\" after %q, found %s; x.shape[axis] is the dim of input x at axis", t.text, p.tok)
+		return &Expr{Kind: Const, Col: t.col}
+	}
+	p.next()
+	p.expect("[")
+	e := &Expr{Kind: Dim, Name: t.text, Col: t.col}
+	neg := false
+	if p.punct("-") {
+		neg = true
+		p.next()
+	}
+	at := p.tok
+	switch {
+	case at.kind == tInt:
+		idx, err := strconv.Atoi(at.text)
+		if err != nil || idx > 1<<20 {
+			p.fail(at.col, "axis %s is out of range", at.text)
+		}
+		if neg {
+			idx = -idx
+		}
+		e.Index = idx
+	case at.kind == tName && !neg:
+		e.Axis = at.text
+	default:
+		p.fail(at.col, "an axis is an integer or the name of an integer param, found %s", at)
+		return e
+	}
+	p.next()
+	p.expect("]")
+	return e
 }

@@ -24,7 +24,7 @@ func (e *Expr) python(sb *strings.Builder, ref func(*Expr) string) {
 	switch e.Kind {
 	case Const:
 		sb.WriteString(strconv.FormatInt(e.Value, 10))
-	case Sym, Index, ElemSize:
+	case Sym, Index, ElemSize, Dim:
 		sb.WriteString(ref(e))
 	case Neg:
 		sb.WriteString("(-")
@@ -78,7 +78,7 @@ func (e *Expr) Render(s Syntax) string {
 	switch e.Kind {
 	case Const:
 		return s.Const(e.Value)
-	case Sym, Index, ElemSize:
+	case Sym, Index, ElemSize, Dim:
 		return s.Ref(e)
 	case Neg:
 		return s.Op(Sub, s.Const(0), e.Args[0].Render(s))

@@ -4,7 +4,8 @@
 //	term    = unary { ("*" | "//") unary }
 //	unary   = "-" unary | primary
 //	primary = INT | NAME | NAME "[" INT "]" | FUNC "(" expr { "," expr } ")" | "(" expr ")"
-//	        | "elem_size" "(" NAME ")"
+//	        | "elem_size" "(" NAME ")" | NAME "." "shape" "[" AXIS "]"
+//	AXIS    = INT | "-" INT | NAME
 //	FUNC    = floor_div | ceil_div | min | max
 //
 // The operations are exactly the ones every target can express: TensorRT's
@@ -15,7 +16,11 @@
 // of a shape-tensor input's values. elem_size(x) is the size in bytes of
 // one element of tensor x at run time (1 for 4-bit types), which only code
 // that sees the tensors' dtypes can compute: the validator allows it where
-// a target does (the TensorRT workspace).
+// a target does (the TensorRT workspace). x.shape[axis] is the dim at axis
+// of input x, whatever its rank: axis is a literal or an integer param, and
+// a negative axis counts from the last dim, as in numpy; targets normalize
+// and range-check it against x's rank where the rank is known (validation
+// for a fixed rank, the generated code otherwise).
 package shapeexpr
 
 import (
@@ -41,6 +46,7 @@ const (
 	Max
 	Neg
 	ElemSize // elem_size(Name)
+	Dim      // Name.shape[Index] or Name.shape[Axis]
 )
 
 // Expr is an expression tree. Col is the 1-based column in the source text,
@@ -50,8 +56,11 @@ type Expr struct {
 	Value int64
 	Name  string
 	Index int
-	Args  []*Expr
-	Col   int
+	// Axis is the integer param a Dim reads its axis from; "" when the
+	// axis is the literal Index (which may then be negative).
+	Axis string
+	Args []*Expr
+	Col  int
 }
 
 var funcs = map[string]Kind{"floor_div": FloorDiv, "ceil_div": CeilDiv, "min": Min, "max": Max}
@@ -103,9 +112,33 @@ func (e *Expr) Symbols() []*Expr {
 	return out
 }
 
-// IsRef reports a leaf that names something: a symbol, an element, or an
-// element size.
-func (e *Expr) IsRef() bool { return e.Kind == Sym || e.Kind == Index || e.Kind == ElemSize }
+// IsRef reports a leaf that names something: a symbol, an element, an
+// element size or an input's dim.
+func (e *Expr) IsRef() bool {
+	return e.Kind == Sym || e.Kind == Index || e.Kind == ElemSize || e.Kind == Dim
+}
+
+// UsesDims reports whether e reads a dim of an input by axis (x.shape[axis]).
+func (e *Expr) UsesDims() bool {
+	if e.Kind == Dim {
+		return true
+	}
+	for _, a := range e.Args {
+		if a.UsesDims() {
+			return true
+		}
+	}
+	return false
+}
+
+// AxisText is the axis of a Dim as written: the param's name or the
+// literal.
+func (e *Expr) AxisText() string {
+	if e.Axis != "" {
+		return e.Axis
+	}
+	return strconv.Itoa(e.Index)
+}
 
 // IsConst reports whether e is a plain integer.
 func (e *Expr) IsConst() bool { return e.Kind == Const }
@@ -142,6 +175,8 @@ func (e *Expr) write(sb *strings.Builder, outer int) {
 		fmt.Fprintf(sb, "%s[%d]", e.Name, e.Index)
 	case ElemSize:
 		fmt.Fprintf(sb, "elem_size(%s)", e.Name)
+	case Dim:
+		fmt.Fprintf(sb, "%s.shape[%s]", e.Name, e.AxisText())
 	case Neg:
 		sb.WriteByte('-')
 		e.Args[0].write(sb, prec(Neg))
@@ -181,6 +216,34 @@ type ElemSizeEnv interface {
 	ElemSize(name string) (int64, bool)
 }
 
+// DimsEnv is an Env that also knows the dims of input tensors.
+type DimsEnv interface {
+	Dims(name string) ([]int64, bool)
+}
+
+// AxisError is an axis out of range for the rank of the tensor a Dim
+// reads.
+type AxisError struct {
+	Expr       *Expr
+	Axis, Rank int64
+}
+
+func (e *AxisError) Error() string {
+	return fmt.Sprintf("%s: axis %d is not an axis of %q (%d dims)", e.Expr, e.Axis, e.Expr.Name, e.Rank)
+}
+
+// NormalizeAxis maps axis to 0..rank-1 (a negative axis counts from the
+// end); ok is false when it is not an axis of a tensor of rank rank.
+func NormalizeAxis(axis, rank int64) (int64, bool) {
+	if axis < -rank || axis >= rank {
+		return 0, false
+	}
+	if axis < 0 {
+		axis += rank
+	}
+	return axis, true
+}
+
 // Eval computes e. Division by zero and unknown names are errors.
 func (e *Expr) Eval(env Env) (int64, error) {
 	switch e.Kind {
@@ -203,6 +266,26 @@ func (e *Expr) Eval(env Env) (int64, error) {
 			}
 		}
 		return 0, fmt.Errorf("no element size for %q", e.Name)
+	case Dim:
+		ds, ok := env.(DimsEnv)
+		var dims []int64
+		if ok {
+			dims, ok = ds.Dims(e.Name)
+		}
+		if !ok {
+			return 0, fmt.Errorf("no dims for %q", e.Name)
+		}
+		axis := int64(e.Index)
+		if e.Axis != "" {
+			if axis, ok = env.Symbol(e.Axis); !ok {
+				return 0, fmt.Errorf("no value for %q", e.Axis)
+			}
+		}
+		n, ok := NormalizeAxis(axis, int64(len(dims)))
+		if !ok {
+			return 0, &AxisError{Expr: e, Axis: axis, Rank: int64(len(dims))}
+		}
+		return dims[n], nil
 	}
 	vals := make([]int64, len(e.Args))
 	for i, a := range e.Args {
@@ -253,7 +336,11 @@ type MapEnv struct {
 	Elements map[string][]int64
 	// ElemSizes are tensors' element sizes in bytes.
 	ElemSizes map[string]int64
+	// TensorDims are input tensors' dims.
+	TensorDims map[string][]int64
 }
+
+func (m MapEnv) Dims(name string) ([]int64, bool) { v, ok := m.TensorDims[name]; return v, ok }
 
 func (m MapEnv) ElemSize(name string) (int64, bool) { v, ok := m.ElemSizes[name]; return v, ok }
 

@@ -1,13 +1,16 @@
 package shapeexpr
 
 import (
+	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
 )
 
 func TestParseAndEval(t *testing.T) {
-	env := MapEnv{Symbols: map[string]int64{"N": 7, "H": 10, "k": 3}, Elements: map[string][]int64{"pads": {1, 2}}}
+	env := MapEnv{Symbols: map[string]int64{"N": 7, "H": 10, "k": 3, "axis": -2}, Elements: map[string][]int64{"pads": {1, 2}},
+		TensorDims: map[string][]int64{"x": {2, 5, 9}}}
 	cases := []struct {
 		src, canon string
 		want       int64
@@ -24,6 +27,10 @@ func TestParseAndEval(t *testing.T) {
 		{"N - (H - k)", "N - (H - k)", 0},
 		{"-N * 2", "-N * 2", -14},
 		{"N // 2 * 2", "N // 2 * 2", 6},
+		{"x.shape[0]", "x.shape[0]", 2},
+		{"x . shape [ -1 ] * 2", "x.shape[-1] * 2", 18},
+		{"x.shape[axis] + k", "x.shape[axis] + k", 8},
+		{"-x.shape[1]", "-x.shape[1]", -5},
 	}
 	for _, c := range cases {
 		e, err := Parse(c.src)
@@ -55,6 +62,11 @@ func TestParseErrors(t *testing.T) {
 		{"(N", 3},
 		{"N N", 3},
 		{"99999999999999999999", 1},
+		{"x.dims[0]", 3},
+		{"x.shape[-k]", 10},
+		{"x.shape[1", 10},
+		{"x.shape(1)", 8},
+		{"x.", 3},
 	}
 	for _, c := range cases {
 		_, err := Parse(c.src)
@@ -166,3 +178,25 @@ type rangeEnv map[string]Interval
 
 func (r rangeEnv) SymbolRange(name string) Interval         { return r[name] }
 func (r rangeEnv) ElementRange(name string, _ int) Interval { return Unbounded }
+
+func TestDimAxisOutOfRange(t *testing.T) {
+	env := MapEnv{Symbols: map[string]int64{"axis": 3}, TensorDims: map[string][]int64{"x": {2, 5, 9}}}
+	for _, src := range []string{"x.shape[3]", "x.shape[-4]", "x.shape[axis]"} {
+		e, err := Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.Eval(env)
+		var ae *AxisError
+		if !errors.As(err, &ae) || ae.Rank != 3 {
+			t.Errorf("%s: %v, want an axis error for rank 3", src, err)
+		}
+	}
+	e, _ := Parse("y.shape[0]")
+	if _, err := e.Eval(env); err == nil {
+		t.Error("a tensor without dims evaluated")
+	}
+	if e, _ := Parse("x.shape[axis] * 2"); !e.UsesDims() || e.Range(rng{}) != (Interval{0, math.Inf(1)}) {
+		t.Errorf("x.shape[axis] * 2: UsesDims %v, range %v", e.UsesDims(), e.Range(rng{}))
+	}
+}

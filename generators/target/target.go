@@ -38,6 +38,41 @@ type Importer interface {
 	ImportSection(opType, name string) *ir.Node
 }
 
+// NodeReader is an Importer whose runtime reads part of an ONNX node
+// itself, beside the attributes that become the op's params: `opforge
+// import onnx` asks every registered NodeReader, whatever --targets says,
+// so one model imports the same ops for any set of targets.
+type NodeReader interface {
+	// ReservedAttrs are the node attributes the runtime consumes itself
+	// (to find or feed the op); import makes no params of them.
+	ReservedAttrs() map[string]bool
+	// NodeIdentity is what node n names of its callee beyond its op type
+	// (a version, a namespace), "" for nothing: nodes naming different
+	// callees never share an op.
+	NodeIdentity(n *onnx.Node) string
+	// KeepIdentity gives op, imported from node n (and nodes of the same
+	// identity), the callee identity n names where it differs from the
+	// package's, so the runtime finds op under it; a no-op for an op
+	// without this target.
+	KeepIdentity(pkg *ir.Package, op *ir.Op, n *onnx.Node)
+	// AttrConcern says why the runtime would not hand attribute a to the
+	// op intact, or "". Import warns with it (code onnx-attr-<target>)
+	// when the op generates for this target.
+	AttrConcern(a *onnx.Attribute) string
+	// StandardNameRule says why the runtime would not call an op named
+	// like a standard ONNX op (it takes such a node for the built-in op),
+	// "" when it would; FunctionNameRule likewise for an op named like a
+	// function the model defines. Import applies every registered
+	// reader's rules, so an op's name does not depend on --targets.
+	StandardNameRule() string
+	FunctionNameRule() string
+	// TakesOptionalInputs reports whether the runtime calls an op with its
+	// trailing optional inputs left out, so import may join nodes that
+	// differ only in those into one op (only when every target asked for
+	// does).
+	TakesOptionalInputs() bool
+}
+
 // Builder is a target whose generated packages `opforge build` compiles
 // with the vendor toolchain its descriptor (toolchains/<name>.yaml) names.
 type Builder interface {

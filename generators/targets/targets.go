@@ -20,6 +20,15 @@ func All() []target.Target {
 	return []target.Target{htp.Target{}, trt.Target{}, aipu.Target{}}
 }
 
+// ImportTargets are the targets `opforge import onnx --targets` accepts;
+// DefaultImportTargets, what it generates for when none is named:
+// TensorRT, where the TPAT idea (a model's unsupported nodes become
+// plugins) comes from.
+var (
+	ImportTargets        = []string{"trt", "htp", "aipu"}
+	DefaultImportTargets = []string{"trt"}
+)
+
 // Check runs every target's checks on validated packages (nil ones are
 // skipped), each target reporting as itself. It is the one place target
 // checks run: everything that loads opdefs for the user calls it after
@@ -150,4 +159,22 @@ func Verifiers() []verifier.Runner {
 		}
 	}
 	return out
+}
+
+// NodeReaders returns the targets whose runtimes read part of an ONNX node
+// themselves, in the registry's order.
+func NodeReaders() []NamedNodeReader {
+	var out []NamedNodeReader
+	for _, t := range All() {
+		if r, ok := t.(target.NodeReader); ok {
+			out = append(out, NamedNodeReader{Name: t.Name(), NodeReader: r})
+		}
+	}
+	return out
+}
+
+// NamedNodeReader is a NodeReader with its target's name.
+type NamedNodeReader struct {
+	Name string
+	target.NodeReader
 }

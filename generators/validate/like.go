@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -141,18 +142,20 @@ func (v *validator) likeAxis(op *ir.Op, t, in *ir.Tensor, rank int) bool {
 		v.l.Errorf(l.AxisPos, "shape-like", "output %q of op %s changes the dim at axis param %q of %q, which has no dims", t.Name, op.Name, l.Axis, in.Name)
 		return false
 	}
-	if rank == ir.RankAny {
-		return true
+	// The axis must be able to lie in [-rank, rank-1] of the largest rank.
+	most, fixed := mostRank(in, rank)
+	ranks := fmt.Sprintf("rank %d", most)
+	if !fixed {
+		ranks = fmt.Sprintf("rank at most %d", most)
 	}
-	// A fixed rank: the axis must be able to lie in [-rank, rank-1].
-	lo, hi := float64(-rank), float64(rank-1)
+	lo, hi := float64(-most), float64(most-1)
 	if (p.Min != nil && *p.Min > hi) || (p.Max != nil && *p.Max < lo) {
-		v.l.Errorf(l.AxisPos, "shape-like", "output %q of op %s takes its axis from param %q, whose range %s is never an axis of %q (rank %d: -%d to %d)", t.Name, op.Name, p.Name, rangeOf(p), in.Name, rank, rank, rank-1)
+		v.l.Errorf(l.AxisPos, "shape-like", "output %q of op %s takes its axis from param %q, whose range %s is never an axis of %q (%s: -%d to %d)", t.Name, op.Name, p.Name, rangeOf(p), in.Name, ranks, most, most-1)
 		return false
 	}
 	if p.Default != nil {
 		if d, err := strconv.ParseFloat(p.Default.Text, 64); err == nil && (d < lo || d > hi) {
-			v.l.Errorf(p.Where.At("default", p.Pos), "shape-like", "param %q of op %s is the axis of output %q, but its default %s is not an axis of %q (rank %d: -%d to %d)", p.Name, op.Name, t.Name, p.Default.Text, in.Name, rank, rank, rank-1)
+			v.l.Errorf(p.Where.At("default", p.Pos), "shape-like", "param %q of op %s is the axis of output %q, but its default %s is not an axis of %q (%s: -%d to %d)", p.Name, op.Name, t.Name, p.Default.Text, in.Name, ranks, most, most-1)
 			return false
 		}
 	}

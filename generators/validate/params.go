@@ -29,7 +29,7 @@ func (v *validator) param(op *ir.Op, p *ir.Param) {
 		v.enumParam(p)
 	case ir.ParamBool:
 		if len(p.DTypes) > 1 {
-			v.l.Errorf(p.Where.At("type", p.Pos), "bool-param-dtype", "bool param %q may have only the bool dtype (QNN BOOL_8), found %d dtypes", p.Name, len(p.DTypes))
+			v.l.Errorf(p.Where.At("type", p.Pos), "bool-param-dtype", "bool param %q may have only the bool dtype, found %d dtypes", p.Name, len(p.DTypes))
 		}
 	}
 	if p.Min != nil || p.Max != nil {

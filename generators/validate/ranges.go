@@ -172,9 +172,12 @@ func (r *rangeEnv) describe(w witnessEnv, exprs []*shapeexpr.Expr) string {
 			}
 			seen[ref] = true
 			var x int64
-			if s.Kind == shapeexpr.Index {
+			switch s.Kind {
+			case shapeexpr.Index:
 				x, _ = w.Element(s.Name, s.Index)
-			} else {
+			case shapeexpr.Dim:
+				x, _ = s.Eval(w)
+			default:
 				x, _ = w.Symbol(s.Name)
 			}
 			parts = append(parts, ref+" = "+strconv.FormatInt(x, 10))

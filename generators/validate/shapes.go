@@ -25,6 +25,9 @@ type shapeChecker struct {
 	// elemSizes: the expression being checked may use elem_size (the
 	// TensorRT workspace, computed where the tensors' dtypes are known).
 	elemSizes bool
+	// dims: the expression being checked may use x.shape[axis] (output
+	// shapes, computed where the inputs' dims are known).
+	dims bool
 }
 
 // Reporter receives diagnostics: the list itself, or a target's view of
@@ -107,6 +110,7 @@ func (c *shapeChecker) check() {
 		c.sizeOrder(s)
 	}
 	used := map[string]bool{}
+	c.dims = true
 	for _, t := range c.op.Outputs {
 		for _, d := range t.Shape {
 			c.expr(d.Expr, d.Pos, "output "+quote(t.Name), true)
@@ -124,6 +128,7 @@ func (c *shapeChecker) check() {
 			c.values(d.Expr, d.Pos, where, false)
 		}
 	}
+	c.dims = false
 	for _, s := range c.op.DataDependent {
 		if !used[s.Name] {
 			c.l.Warnf(s.Pos, "unused-size", "data-dependent size %q is not used by any output shape", s.Name)
@@ -147,6 +152,10 @@ func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, all
 	name := s.Name
 	if s.Kind == shapeexpr.ElemSize {
 		c.elemSize(s, pos, where)
+		return
+	}
+	if s.Kind == shapeexpr.Dim {
+		c.dim(s, pos, where)
 		return
 	}
 	if s.Kind == shapeexpr.Sym {
@@ -174,10 +183,10 @@ func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, all
 }
 
 // elemSize checks elem_size(x): allowed where the dtypes are known at run
-// time (the TensorRT workspace), of a tensor of the op.
+// time (TargetExpr: TensorRT's workspace), of a tensor of the op.
 func (c *shapeChecker) elemSize(s *shapeexpr.Expr, pos diag.Pos, where string) {
 	if !c.elemSizes {
-		c.l.Errorf(pos, "elem-size", "%s uses %s; the element size of a tensor is known only where its run-time dtype is, which only the TensorRT workspace (targets.trt.workspace) may use", where, s)
+		c.l.Errorf(pos, "elem-size", "%s uses %s; the element size of a tensor is known only where its run-time dtype is: a size a target computes when the plugin runs (a workspace) may use it, a shape may not", where, s)
 		return
 	}
 	var tensors []string
@@ -191,8 +200,11 @@ func (c *shapeChecker) elemSize(s *shapeexpr.Expr, pos diag.Pos, where string) {
 }
 
 func describeRef(s *shapeexpr.Expr) string {
-	if s.Kind == shapeexpr.Index {
+	switch s.Kind {
+	case shapeexpr.Index:
 		return s.Name + "[" + strconv.Itoa(s.Index) + "]"
+	case shapeexpr.Dim:
+		return s.String()
 	}
 	return s.Name
 }

@@ -26,7 +26,7 @@ func Package(pkg *ir.Package, l *diag.List) {
 	if strings.TrimSpace(pkg.Version) == "" {
 		l.Errorf(pkg.Where.At("version", pkg.Pos), "package-version", "package %s has an empty version", pkg.Name)
 	} else if !versionRE.MatchString(pkg.Version) {
-		l.Errorf(pkg.Where.At("version", pkg.Pos), "package-version", "package version %q is not a version: write letters, digits, '.', '_', '+' or '-' starting with a letter or digit (e.g. 1.0.0); it travels into C++, Python and QNN configs", pkg.Version)
+		l.Errorf(pkg.Where.At("version", pkg.Pos), "package-version", "package version %q is not a version: write letters, digits, '.', '_', '+' or '-' starting with a letter or digit (e.g. 1.0.0); it travels into C++, Python and XML configs", pkg.Version)
 	}
 	seen := newNameSet(l, "op")
 	for _, op := range pkg.Ops {
@@ -35,7 +35,6 @@ func Package(pkg *ir.Package, l *diag.List) {
 		seen.add(op.Name, op.Name, pos)
 		v.op(op)
 	}
-	v.supplementals()
 	v.freeText()
 	// What every target derives from an op is derived here, once.
 	for _, op := range pkg.Ops {
@@ -198,10 +197,8 @@ func (v *validator) tensor(op *ir.Op, t *ir.Tensor, input, last bool) {
 	}
 	if t.Rank == 0 && !t.Scalar && t.Layout != ir.LayoutNone {
 		v.l.Errorf(t.Where.At("layout", t.Pos), "scalar-layout", "%s %q is 0-D but has layout %s; a 0-D tensor has no layout", kind, t.Name, t.Layout)
-	} else if want := layoutRank(t.Layout); want > 0 && t.Rank != ir.RankAny && t.Rank != want && v.qnnXML() {
-		// The QNN generator refuses a layout only on a 0D tensor.
-		v.l.Warnf(t.Where.At("layout", t.Pos), "qnn-layout-rank", "%s %q has layout %s, which needs rank %d, but its rank is %d; the QNN generator accepts this and so does opforge, but the layout says nothing about its dims", kind, t.Name, t.Layout, want, t.Rank)
-	} else if want > 0 && t.Rank != ir.RankAny && t.Rank != want {
+	} else if want := t.Layout.Rank(); want > 0 && t.Rank != ir.RankAny && t.Rank != want && !v.fromXML() {
+		// An XML config's loader warns instead (its vendor's rule).
 		v.l.Errorf(t.Where.At("layout", t.Pos), "layout-rank", "%s %q has layout %s, which needs rank %d, but its rank is %d", kind, t.Name, t.Layout, want, t.Rank)
 	}
 	if t.Variadic && !last {
@@ -221,16 +218,6 @@ func (v *validator) tensor(op *ir.Op, t *ir.Tensor, input, last bool) {
 	v.constraintIDs(t.Constraints, kind+" "+quote(t.Name))
 }
 
-func layoutRank(l ir.Layout) int {
-	switch l {
-	case ir.LayoutNCHW, ir.LayoutNHWC:
-		return 4
-	case ir.LayoutNCDHW, ir.LayoutNDHWC:
-		return 5
-	}
-	return 0
-}
-
 func (v *validator) constraintIDs(cs []ir.Constraint, what string) {
 	seen := map[int]bool{}
 	for _, c := range cs {
@@ -241,83 +228,8 @@ func (v *validator) constraintIDs(cs []ir.Constraint, what string) {
 	}
 }
 
-func (v *validator) supplementals() {
-	ops := map[string]*ir.Op{}
-	for _, op := range v.pkg.Ops {
-		ops[op.Name] = op
-	}
-	resolved := map[string]bool{} // backend/op/tensor
-	for _, s := range v.pkg.HTP.Supplementals {
-		for i, name := range s.SupportedOps {
-			if ops[name] == nil {
-				pos := s.Pos
-				if i < len(s.SupportedOpsPos) {
-					pos = s.SupportedOpsPos[i]
-				}
-				v.l.Warnf(pos, "qnn-supplemental-unknown", "SupplementalOpDefList for %s lists op %q in SupportedOps, which no OpDef defines; the QNN generator accepts this and opforge ignores the entry", s.Backend, name)
-			}
-		}
-		for _, so := range s.Ops {
-			op := ops[so.Name]
-			if op == nil {
-				v.l.Warnf(so.Pos, "qnn-supplemental-unknown", "supplemental definition for %s names op %q, which no OpDef defines; the QNN generator accepts this and opforge ignores the entry", s.Backend, so.Name)
-				continue
-			}
-			check := func(list []*ir.SupplementalTensor, exists func(string) bool, kind string) {
-				for _, st := range list {
-					if !exists(st.Name) {
-						v.l.Warnf(st.Pos, "qnn-supplemental-unknown", "supplemental definition of op %s for %s names %s %q, which the op does not have; the QNN generator accepts this and opforge ignores the entry", op.Name, s.Backend, kind, st.Name)
-					}
-					if len(st.DTypes) > 0 {
-						resolved[s.Backend+"/"+op.Name+"/"+st.Name+"/dtype"] = true
-					}
-					if len(st.Layouts) > 0 {
-						resolved[s.Backend+"/"+op.Name+"/"+st.Name+"/layout"] = true
-					}
-				}
-			}
-			check(so.Inputs, func(n string) bool { return op.Input(n) != nil }, "input")
-			check(so.Outputs, func(n string) bool { return output(op, n) != nil }, "output")
-			check(so.Params, func(n string) bool { return op.Param(n) != nil }, "param")
-		}
-	}
-	for _, op := range v.pkg.Ops {
-		if op.Targets.HTP == nil {
-			continue
-		}
-		for _, backend := range op.Targets.HTP.Backends {
-			for _, t := range op.Tensors() {
-				v.backendSpecific(resolved, backend, op, t.Name, op.AllowedDTypes(t), t.Layout, t.Where.At("type", t.Pos), t.Where.At("layout", t.Pos))
-			}
-			for _, p := range op.Params {
-				v.backendSpecific(resolved, backend, op, p.Name, p.DTypes, p.Layout, p.Where.At("type", p.Pos), p.Where.At("layout", p.Pos))
-			}
-		}
-	}
-}
-
-func (v *validator) backendSpecific(resolved map[string]bool, backend string, op *ir.Op, name string, dts []ir.DType, layout ir.Layout, pos, layoutPos diag.Pos) {
-	for _, d := range dts {
-		if d == ir.BackendSpecific && !resolved[backend+"/"+op.Name+"/"+name+"/dtype"] {
-			v.l.Errorf(pos, "backend-specific-unresolved", "%q of op %s has a BACKEND_SPECIFIC datatype but no supplemental definition for backend %s gives it one", name, op.Name, backend)
-		}
-	}
-	if layout == ir.LayoutBackendSpecific && !resolved[backend+"/"+op.Name+"/"+name+"/layout"] {
-		v.l.Errorf(layoutPos, "backend-specific-unresolved", "%q of op %s has a BACKEND_SPECIFIC layout but no supplemental definition for backend %s gives it one", name, op.Name, backend)
-	}
-}
-
-func output(op *ir.Op, name string) *ir.Tensor {
-	for _, t := range op.Outputs {
-		if t.Name == name {
-			return t
-		}
-	}
-	return nil
-}
-
-// qnnXML: the package was read from a QNN XML config, whose rules are the
-// QNN generator's.
-func (v *validator) qnnXML() bool {
+// fromXML: the package was read from an XML op-package config, whose
+// loader applies its vendor generator's rules where they are laxer.
+func (v *validator) fromXML() bool {
 	return strings.EqualFold(filepath.Ext(v.pkg.Source), ".xml")
 }

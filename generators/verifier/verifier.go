@@ -19,9 +19,6 @@ type Options struct {
 	// build); Toolchains the descriptors ("" : the built-in ones or
 	// toolchains/).
 	Build, Toolchains string
-	// CompassOptimizer is a Compass_Optimizer checkout ("" :
-	// $COMPASS_OPTIMIZER_DIR).
-	CompassOptimizer string
 }
 
 // Runner is one implementation verify runs ops on, named by --target.

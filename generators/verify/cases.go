@@ -152,23 +152,43 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 		}
 	}
 	// Rank-polymorphic inputs: every rank they all admit, dims of distinct sizes (so a
-	// wrong axis or a swapped dim shows), and at one rank every axis an axis param can name.
+	// wrong axis or a swapped dim shows).
 	lo, hi := polyRanks(op)
 	for r := lo; r <= hi; r++ {
 		rank = r
 		add("rank="+strconv.Itoa(r), sizeSets[2], combos[0], base)
 	}
-	if lo <= hi {
-		rank = min(max(3, lo), hi)
-		for i, p := range op.Params {
-			if !axisParam(op, p) {
-				continue
+	// An axis param: every axis it can name within its own range, over dims of
+	// distinct sizes, at one rank of the rank-polymorphic inputs (3 where they
+	// admit it) or at the rank of the fixed-rank input it indexes.
+	for i, p := range op.Params {
+		in := axisInput(op, p)
+		if in == nil {
+			continue
+		}
+		var r int
+		name := ""
+		switch {
+		case polyInput(in) && lo <= hi:
+			r = min(max(3, lo), hi)
+			rank = r
+			name = "rank=" + strconv.Itoa(r) + " "
+		case !polyInput(in):
+			r, rank = len(in.Shape), 0
+			if in.Shape == nil {
+				r = in.Rank
 			}
-			for a := -rank; a < rank; a++ {
-				params := slices.Clone(base)
-				params[i] = Param{Name: p.Ident, Kind: string(p.Kind), Value: int64(a)}
-				add("rank="+strconv.Itoa(rank)+" "+p.Ident+"="+strconv.Itoa(a), sizeSets[2], combos[0], params)
+			name = "dims "
+		default:
+			continue
+		}
+		for a := -r; a < r; a++ {
+			if p.Min != nil && float64(a) < *p.Min || p.Max != nil && float64(a) > *p.Max {
+				continue // the plugins refuse it when they are created
 			}
+			params := slices.Clone(base)
+			params[i] = Param{Name: p.Ident, Kind: string(p.Kind), Value: int64(a)}
+			add(name+p.Ident+"="+strconv.Itoa(a), sizeSets[2], combos[0], params)
 		}
 	}
 	rank = 0
@@ -178,7 +198,7 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 			params := slices.Clone(base)
 			var names []string
 			for _, vp := range vc.Params {
-				i := slices.IndexFunc(op.Params, func(p *ir.Param) bool { return p.Name == vp.Name })
+				i := op.ParamIndex(vp.Name)
 				if i < 0 {
 					continue // validate reported it
 				}
@@ -217,14 +237,25 @@ func polyRanks(op *ir.Op) (lo, hi int) {
 // polyInput reports an input of no declared shape and no fixed rank.
 func polyInput(t *ir.Tensor) bool { return t.Shape == nil && !t.Scalar && t.Rank == ir.RankAny }
 
-// axisParam reports an integer param some output's shape takes its axis from.
-func axisParam(op *ir.Op, p *ir.Param) bool {
+// axisInput is the input whose axis integer param p names (an output
+// shaped like it along p, or x.shape[p] in an output's shape), or nil.
+func axisInput(op *ir.Op, p *ir.Param) *ir.Tensor {
+	if p.Kind != ir.ParamScalar {
+		return nil
+	}
 	for _, o := range op.Outputs {
-		if o.Like != nil && o.Like.Axis == p.Name && p.Kind == ir.ParamScalar {
-			return true
+		if o.Like != nil && o.Like.Axis == p.Name {
+			return op.Input(o.Like.Input)
+		}
+		for _, d := range o.Shape {
+			for _, e := range d.Expr.Symbols() {
+				if e.Kind == shapeexpr.Dim && e.Axis == p.Name {
+					return op.Input(e.Name)
+				}
+			}
 		}
 	}
-	return false
+	return nil
 }
 
 func show(v any) string {
@@ -434,7 +465,7 @@ func paramVariants(p *ir.Param) []Param {
 // are absent (trailing optional inputs); rank > 0 gives rank-polymorphic
 // inputs that rank.
 func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Param, present, rank int) (Case, error) {
-	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
 	for i, sym := range drawnSymbols(op, f) {
 		env.Symbols[sym] = sizes[i%len(sizes)]
 	}
@@ -525,6 +556,7 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 			}
 		}
 		t.Shape = shape
+		env.TensorDims[in.Name] = shape
 		if in.Range != nil {
 			r, err := valueRange(in.Range, d, env)
 			if err != nil {
@@ -558,6 +590,12 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 		case ir.DTypeFollow:
 			if slices.Contains(f.Outputs[i].Allowed, inDTypes[f.Outputs[i].Input]) {
 				d = inDTypes[f.Outputs[i].Input]
+			}
+		case ir.DTypeParam:
+			// The param's value names the dtype (validate checked every
+			// value is one of the output's dtypes).
+			if name, ok := params[f.Outputs[i].Param].Value.(string); ok && ir.DType(name).Valid() {
+				d = ir.DType(name)
 			}
 		}
 		if o.Type.Var != "" {
@@ -620,7 +658,7 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 // upperShape evaluates a data-dependent output's dims with every size at
 // its upper bound, and names the size each dim is.
 func upperShape(op *ir.Op, o *ir.Tensor, env shapeexpr.MapEnv, dd map[string]bool) ([]int64, []string, error) {
-	bound := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: env.Elements, ElemSizes: env.ElemSizes}
+	bound := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: env.Elements, ElemSizes: env.ElemSizes, TensorDims: env.TensorDims}
 	for k, v := range env.Symbols {
 		bound.Symbols[k] = v
 	}

@@ -53,8 +53,6 @@ type Options struct {
 	Python string
 	// Tolerances override the runner's per-dtype (rtol, atol) for floats.
 	Tolerances map[string][2]float64
-	// CompassOptimizer is a Compass_Optimizer checkout ("" : $COMPASS_OPTIMIZER_DIR).
-	CompassOptimizer string
 	// Build is the build directory the TensorRT plugin libraries are built
 	// in ("" : build); Toolchains the descriptors ("" : the built-in ones
 	// or toolchains/).
@@ -149,7 +147,7 @@ func Run(o Options, l *diag.List) []Result {
 		targets = Names(o.Runners)
 	}
 	python, pyProblem := findPython(o.Python)
-	ro := verifier.Options{Out: o.Out, Build: o.Build, Toolchains: o.Toolchains, CompassOptimizer: o.CompassOptimizer}
+	ro := verifier.Options{Out: o.Out, Build: o.Build, Toolchains: o.Toolchains}
 	// Runners build what they need here for the run (a failure to make it
 	// shows as the runner's failure to write there).
 	tmp, _ := os.MkdirTemp("", "opforge-verify-")

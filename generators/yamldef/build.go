@@ -175,22 +175,18 @@ func (b *builder) pkg(root *yaml.Node) *ir.Package {
 		pkg.Namespace = pkg.Domain
 	}
 	targets := asObject(doc.get("targets"))
-	htp := asObject(targets.get("htp"))
-	pkg.HTP.InterfaceStyle = htp.str("interface_style")
-	pkg.HTP.ExecuTorch = true
-	if v := htp.optBool("executorch"); v != nil {
-		pkg.HTP.ExecuTorch = *v
-	}
-	if pkg.HTP.InterfaceStyle == "" {
-		pkg.HTP.InterfaceStyle = "current"
-	}
-	for _, s := range htp.items("supplemental") {
-		pkg.HTP.Supplementals = append(pkg.HTP.Supplementals, b.supplemental(asObject(s)))
-	}
 	for _, name := range targets.keys {
-		if name != "htp" {
-			n := targets.get(name)
-			pkg.Sections.Add(name, b.section(n), b.pos(n))
+		n := targets.get(name)
+		sec := pkg.Sections.Add(name, b.section(n), b.pos(n))
+		// The htp section's supplemental list is QNN's
+		// SupplementalOpDefList, part of the op-package format both
+		// loaders read (ir.Package.Supplementals); the rest is the
+		// target's.
+		if list := asObject(n).items(supplementalKey); name == supplementalTarget && list != nil {
+			for _, s := range list {
+				pkg.Supplementals = append(pkg.Supplementals, b.supplemental(asObject(s)))
+			}
+			sec.Node = sec.Node.Without(supplementalKey)
 		}
 	}
 	for _, n := range doc.items("ops") {
@@ -198,6 +194,13 @@ func (b *builder) pkg(root *yaml.Node) *ir.Package {
 	}
 	return pkg
 }
+
+// supplementalTarget and supplementalKey are where a package lists QNN
+// SupplementalOpDefLists: targets.htp.supplemental.
+const (
+	supplementalTarget = "htp"
+	supplementalKey    = "supplemental"
+)
 
 func (b *builder) supplemental(o object) *ir.Supplemental {
 	s := &ir.Supplemental{Backend: o.str("backend"), Runtime: o.str("runtime"), SupportedOps: o.strings("supported_ops"), Pos: b.pos(o.node)}
@@ -346,33 +349,16 @@ func (b *builder) keyPos(mapping *yaml.Node, key string) diag.Pos {
 func (b *builder) targets(op *ir.Op, n *yaml.Node) {
 	if n == nil {
 		// No targets section: the op generates for every target.
-		op.Targets = ir.Targets{
-			HTP: &ir.HTPOp{Backends: []string{"HTP"}, Pos: op.Pos},
-		}
 		for _, name := range opTargetNames() {
-			if name != "htp" {
-				op.Sections.Add(name, nil, op.Pos)
-			}
+			op.Sections.Add(name, nil, op.Pos)
 		}
 		return
 	}
+	// Every target's section is its own to decode.
 	t := asObject(n)
-	if h := t.get("htp"); h != nil {
-		ho := asObject(h)
-		op.Targets.HTP = &ir.HTPOp{Backends: ho.strings("backends"), TorchName: ho.str("torch_name"), Pos: b.pos(h)}
-		if n := ho.get("torch_name"); n != nil {
-			op.Where["htp.torch_name"] = b.pos(n)
-		}
-		if len(op.Targets.HTP.Backends) == 0 {
-			op.Targets.HTP.Backends = []string{"HTP"}
-		}
-	}
-	// Every other target's section is its own to decode.
 	for _, name := range t.keys {
-		if name != "htp" {
-			n := t.get(name)
-			op.Sections.Add(name, b.section(n), b.pos(n))
-		}
+		n := t.get(name)
+		op.Sections.Add(name, b.section(n), b.pos(n))
 	}
 }
 

@@ -29,11 +29,11 @@ ops:
 		t.Fatalf("does not load: %v", l.Sorted())
 	}
 	a, b := pkg.Ops[0], pkg.Ops[1]
-	if a.Targets.HTP == nil || len(a.Sections) != 2 || a.Sections[0].Target != "trt" || a.Sections[1].Target != "aipu" || a.Sections[0].Node != nil {
-		t.Errorf("op without targets: htp %v, sections %+v", a.Targets.HTP, a.Sections)
+	if len(a.Sections) != 3 || a.Sections[0].Target != "htp" || a.Sections[1].Target != "trt" || a.Sections[2].Target != "aipu" || a.Sections[0].Node != nil {
+		t.Errorf("op without targets: sections %+v", a.Sections)
 	}
-	if b.Targets.HTP != nil || len(b.Sections) != 2 || b.Sections[0].Target != "aipu" || b.Sections.Get("aipu").Node.Get("layer_type").Text() != "Bee" {
-		t.Errorf("op with targets: htp %v, sections %+v", b.Targets.HTP, b.Sections)
+	if len(b.Sections) != 2 || b.Sections.Has("htp") || b.Sections[0].Target != "aipu" || b.Sections.Get("aipu").Node.Get("layer_type").Text() != "Bee" {
+		t.Errorf("op with targets: sections %+v", b.Sections)
 	}
 	if p := b.Sections.Get("trt").Pos; p.Line != 10 || p.Col != 45 {
 		t.Errorf("trt section at %v, want 10:45", p)

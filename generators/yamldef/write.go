@@ -150,27 +150,35 @@ func dtypeList(ds []ir.DType) *yaml.Node {
 
 func packageTargets(pkg *ir.Package) *yaml.Node {
 	t := mapping(false)
-	htp := mapping(false)
-	if pkg.HTP.InterfaceStyle != "" && pkg.HTP.InterfaceStyle != "current" {
-		add(htp, "interface_style", str(pkg.HTP.InterfaceStyle))
-	}
-	if !pkg.HTP.ExecuTorch {
-		add(htp, "executorch", boolNode(false))
-	}
-	if len(pkg.HTP.Supplementals) > 0 {
-		list := seq(false)
-		for _, s := range pkg.HTP.Supplementals {
-			list.Content = append(list.Content, supplementalNode(s))
+	var supplementals *yaml.Node
+	if len(pkg.Supplementals) > 0 {
+		supplementals = seq(false)
+		for _, s := range pkg.Supplementals {
+			supplementals.Content = append(supplementals.Content, supplementalNode(s))
 		}
-		add(htp, "supplemental", list)
-	}
-	if len(htp.Content) > 0 {
-		add(t, "htp", htp)
 	}
 	for _, sec := range pkg.Sections {
-		if n := sec.Written(); n != nil {
+		n := sec.Written()
+		if sec.Target == supplementalTarget && supplementals != nil {
+			m := mapping(false)
+			if n != nil {
+				m = sectionNode(n)
+			}
+			add(m, supplementalKey, supplementals)
+			add(t, sec.Target, m)
+			supplementals = nil
+			continue
+		}
+		if n != nil {
 			add(t, sec.Target, sectionNode(n))
 		}
+	}
+	if supplementals != nil {
+		// No section of its own: the supplementals' section goes first,
+		// where the registry's order puts it.
+		m := mapping(false)
+		add(m, supplementalKey, supplementals)
+		t.Content = append([]*yaml.Node{str(supplementalTarget), m}, t.Content...)
 	}
 	if len(t.Content) == 0 {
 		return nil
@@ -593,13 +601,6 @@ func paramNode(p *ir.Param) *yaml.Node {
 
 func opTargets(op *ir.Op) *yaml.Node {
 	m := mapping(false)
-	if h := op.Targets.HTP; h != nil {
-		hm := mapping(true)
-		if !(len(h.Backends) == 1 && h.Backends[0] == "HTP") {
-			add(hm, "backends", strs(true, h.Backends...))
-		}
-		add(m, "htp", hm)
-	}
 	for _, sec := range op.Sections {
 		add(m, sec.Target, sectionNode(sec.Written()))
 	}

@@ -14,6 +14,7 @@ builds the documented QnnExecuTorchOpPackageInfo records (checked against a
 stand-in of executorch's qc_schema with the documented fields).
 """
 
+import re
 import dataclasses
 import enum
 import importlib.util
@@ -114,6 +115,14 @@ def check_fake(mod, case):
     with FakeTensorMode(shape_env=ShapeEnv()):
         args, kwargs = make_args(case, lambda shape, dtype: torch.empty(shape, dtype=dtype))
         outs = wrapper(mod, case)(*args, **kwargs)
+        # An axis param past the input's rank: the fake says so.
+        for name, value in case.get("bad_axes", {}).items():
+            try:
+                wrapper(mod, case)(*args, **dict(kwargs, **{name: value}))
+                fail(f"{ns}::{case['op']}: {name}={value} is no axis of the input, but the fake implementation accepted it")
+            except IndexError as e:
+                if not re.search(r"(?<![\w.-])" + re.escape(str(value)) + r"(?![\w.])", str(e)):
+                    fail(f"{ns}::{case['op']}: {name}={value}: the IndexError does not name the axis: {e}")
     if not isinstance(outs, (tuple, list)):
         outs = (outs,)
     if len(outs) != len(case["outputs"]):

@@ -501,6 +501,10 @@ type locals struct {
 	inputs []string // per input
 	syms   []string // per dimension symbol
 	params []string // per param; "" for a param the plugin does not bind
+	// pending are the statements the expressions rendered since need
+	// first (reading x.shape[axis]'s axis); checked dedupes them.
+	pending []string
+	checked map[string]bool
 }
 
 func newLocals(op *ir.Op, dims []dimSymbol) *locals {
@@ -526,6 +530,9 @@ func (l *locals) readDims(c *code) {
 // ref renders the names of a shape expression: symbols and params by
 // their locals, shape-tensor elements as ints read from the input.
 func (l *locals) ref(e *shapeexpr.Expr) string {
+	if e.Kind == shapeexpr.Dim {
+		return l.dim(e)
+	}
 	if e.Kind == shapeexpr.Index {
 		if i := slices.IndexFunc(l.op.Inputs, func(in *ir.Tensor) bool { return in.Name == e.Name }); i >= 0 {
 			return "int(" + l.inputs[i] + "[" + strconv.Itoa(e.Index) + "])"
@@ -535,7 +542,7 @@ func (l *locals) ref(e *shapeexpr.Expr) string {
 	if i := slices.IndexFunc(l.dims, func(d dimSymbol) bool { return d.name == e.Name }); i >= 0 && l.syms != nil {
 		name = l.syms[i]
 	}
-	if i := slices.IndexFunc(l.op.Params, func(p *ir.Param) bool { return p.Name == e.Name }); i >= 0 && l.params[i] != "" {
+	if i := l.op.ParamIndex(e.Name); i >= 0 && l.params[i] != "" {
 		name = l.params[i]
 	}
 	if name == "" {
@@ -545,6 +552,39 @@ func (l *locals) ref(e *shapeexpr.Expr) string {
 		return name + "[" + strconv.Itoa(e.Index) + "]"
 	}
 	return name
+}
+
+// dim renders x.shape[axis] as an element of the input's shape: a literal
+// axis of a fixed rank normalized here, any other axis read, range-checked
+// (IndexError) and normalized by statements pending for the caller.
+func (l *locals) dim(e *shapeexpr.Expr) string {
+	i := slices.IndexFunc(l.op.Inputs, func(in *ir.Tensor) bool { return in.Name == e.Name })
+	in, seq := l.op.Inputs[i], l.inputs[i]+".shape"
+	if e.Axis == "" && in.Rank != ir.RankAny {
+		a, _ := shapeexpr.NormalizeAxis(int64(e.Index), int64(in.Rank))
+		return seq + "[" + strconv.FormatInt(a, 10) + "]"
+	}
+	ident := ""
+	pi := l.op.ParamIndex(e.Axis)
+	if e.Axis != "" {
+		ident = l.params[pi]
+		if ident == "" {
+			ident = "self.params[" + pyString(l.op.Params[pi].Ident) + "]"
+		}
+	}
+	local, value := shapeexpr.PythonDimAxis(i, pi, e, ident)
+	rank := "len(" + seq + ")"
+	msg := pyString(l.op.Name+": "+e.String()+" reads axis ") + " + str(" + local + ") + " + pyString(" of input \""+in.Name+"\", which has ") + " + str(" + rank + ") + " + pyString(" dims")
+	if l.checked == nil {
+		l.checked = map[string]bool{}
+	}
+	for _, c := range shapeexpr.PythonAxisCheck(local, value, rank, msg) {
+		if !l.checked[c] {
+			l.checked[c] = true
+			l.pending = append(l.pending, c)
+		}
+	}
+	return seq + "[" + local + "]"
 }
 
 // shapesRefer reports whether the shape of one of ts refers to name.
@@ -562,9 +602,10 @@ func shapesRefer(ts []*ir.Tensor, name string) bool {
 	return false
 }
 
-// refers reports whether e names name, as a symbol or indexed.
+// refers reports whether e names name, as a symbol, indexed, or as the
+// axis of x.shape[axis].
 func refers(e *shapeexpr.Expr, name string) bool {
-	if (e.Kind == shapeexpr.Sym || e.Kind == shapeexpr.Index) && e.Name == name {
+	if (e.Kind == shapeexpr.Sym || e.Kind == shapeexpr.Index) && e.Name == name || e.Kind == shapeexpr.Dim && e.Axis == name {
 		return true
 	}
 	return slices.ContainsFunc(e.Args, func(a *shapeexpr.Expr) bool { return refers(a, name) })
@@ -584,14 +625,17 @@ func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor, s scope, c *code, broad
 		return "tuple(" + broadcast + "(" + strings.Join(shapes, ", ") + "))"
 	}
 	if r.Rule != ir.ShapeSameAs {
-		return shapeTuple(o, l.ref)
+		t := shapeTuple(o, l.ref)
+		c.lines(l.pending...)
+		l.pending = nil
+		return t
 	}
 	in := l.inputs[r.Input]
 	lk := o.Like
 	if lk.Axis == "" {
 		return "tuple(" + in + ".shape)"
 	}
-	pi := slices.IndexFunc(op.Params, func(p *ir.Param) bool { return p.Name == lk.Axis })
+	pi := op.ParamIndex(lk.Axis)
 	p := op.Params[pi]
 	value := l.params[pi]
 	if value == "" {
@@ -604,6 +648,8 @@ func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor, s scope, c *code, broad
 	replace := ""
 	if lk.Replace != nil {
 		replace = lk.Replace.Expr.Python(l.ref)
+		c.lines(l.pending...)
+		l.pending = nil
 	}
 	return shapeexpr.PythonAxisShape(in+".shape", local, replace, "1", lk.Mode == ir.AxisKeep)
 }

@@ -327,7 +327,7 @@ func planFor(pkg *ir.Package, op *ir.Op, known []string) planOp {
 	if len(p.Targets) == 0 {
 		p.Targets = known
 	}
-	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
 	for _, prm := range op.Params {
 		v := testValue(prm)
 		switch x := v.(type) {
@@ -392,6 +392,7 @@ func planFor(pkg *ir.Package, op *ir.Op, known []string) planOp {
 		if in.Shape == nil {
 			pt.Shape = []int64{2, 3}
 		}
+		env.TensorDims[in.Name] = pt.Shape
 		if in.ShapeTensor {
 			n := pt.Shape[0]
 			for j := int64(0); j < n; j++ {

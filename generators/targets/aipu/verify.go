@@ -25,7 +25,7 @@ func (optRunner) Runnable(o verifier.Options, _ *ir.Package, op *ir.Op) (string,
 	if OpOptions(op) == nil {
 		return "", false
 	}
-	if compassDir(o) == "" {
+	if compassDir() == "" {
 		return "COMPASS_OPTIMIZER_DIR is not set (a checkout of github.com/Arm-China/Compass_Optimizer): the OPT plugin is not run", true
 	}
 	for _, in := range op.Inputs {
@@ -54,12 +54,8 @@ func (optRunner) OpFields(_ *ir.Package, op *ir.Op) map[string]any {
 func (optRunner) DTypeName(d ir.DType) string { return CompassDType(d) }
 
 func (optRunner) Prepare(o verifier.Options, pkg *ir.Package, _ string) verifier.Prepared {
-	return verifier.Prepared{Env: []string{"AIPUPLUGIN_PATH=" + filepath.Join(o.Out, "aipu", pkg.Name, "opt"), "COMPASS_OPTIMIZER_DIR=" + compassDir(o)}}
+	return verifier.Prepared{Env: []string{"AIPUPLUGIN_PATH=" + filepath.Join(o.Out, "aipu", pkg.Name, "opt"), "COMPASS_OPTIMIZER_DIR=" + compassDir()}}
 }
 
-func compassDir(o verifier.Options) string {
-	if o.CompassOptimizer != "" {
-		return o.CompassOptimizer
-	}
-	return os.Getenv("COMPASS_OPTIMIZER_DIR")
-}
+// compassDir is the Compass_Optimizer checkout the OPT runner imports.
+func compassDir() string { return os.Getenv("COMPASS_OPTIMIZER_DIR") }

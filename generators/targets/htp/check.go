@@ -6,7 +6,8 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/qnnxml"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
+	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 )
 
 // Target generates QNN HTP op packages.
@@ -14,9 +15,6 @@ type Target struct{}
 
 // Name implements target.Target.
 func (Target) Name() string { return "htp" }
-
-// htpBackends are the QNN backends whose op packages this target emits.
-var htpBackends = map[string]bool{"HTP": true, "HTP_FP16": true, "HTPMCP": true}
 
 // knownBackends are the backend names QNN tools accept in SupportedBackend.
 var knownBackends = map[string]bool{"HTP": true, "HTPMCP": true, "HTP_FP16": true, "CPU": true, "DSP": true, "GPU": true, "LPAI": true, "AIC": true}
@@ -28,25 +26,19 @@ var scalarDefaultDTypes = map[ir.DType]bool{ir.Float32: true, ir.Uint32: true, i
 // Ops returns the ops of pkg this target generates: those with an htp
 // section that name an HTP backend.
 func Ops(pkg *ir.Package) []*ir.Op {
-	return pkg.OpsWhere(func(op *ir.Op) bool { return op.Targets.HTP != nil && hasHTPBackend(op.Targets.HTP) })
-}
-
-func hasHTPBackend(h *ir.HTPOp) bool {
-	for _, b := range h.Backends {
-		if htpBackends[b] {
-			return true
-		}
-	}
-	return false
+	return pkg.OpsWhere(func(op *ir.Op) bool { h := htpopt.OfOp(op); return h != nil && h.NamesHTP() })
 }
 
 // Check implements target.Target.
 func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
-	if pkg.HTP.ExecuTorch {
+	htpopt.Decode(pkg)
+	checkSupplementals(pkg, d)
+	executorch := htpopt.OfPackage(pkg).ExecuTorch
+	if executorch {
 		checkTorchNames(pkg, d)
 	}
 	for _, op := range pkg.Ops {
-		h := op.Targets.HTP
+		h := htpopt.OfOp(op)
 		if h == nil {
 			continue
 		}
@@ -55,13 +47,13 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 				d.Warnf(h.Pos, "qnn-backend", "op %s names unknown QNN backend %q; known: AIC, CPU, DSP, GPU, HTP, HTPMCP, HTP_FP16, LPAI", op.Name, b)
 			}
 		}
-		if !hasHTPBackend(h) {
+		if !h.NamesHTP() {
 			d.Warnf(h.Pos, "htp-no-backend", "op %s supports backends %s but no HTP backend; the htp target skips it", op.Name, strings.Join(h.Backends, ", "))
 			continue
 		}
 		checkVariantBackends(op, h, d)
 		checkOp(op, d)
-		if pkg.HTP.ExecuTorch {
+		if executorch {
 			checkExecuTorch(op, d)
 		}
 	}
@@ -129,12 +121,13 @@ func checkLayout(d *diag.TargetList, pos diag.Pos, l ir.Layout, name string) {
 func checkTorchNames(pkg *ir.Package, d *diag.TargetList) {
 	seen := map[string]*ir.Op{}
 	for _, op := range pkg.Ops {
-		if op.Targets.HTP == nil {
+		h := htpopt.OfOp(op)
+		if h == nil {
 			continue
 		}
 		name := TorchName(op)
 		if first, dup := seen[name]; dup {
-			d.Errorf(op.Where.At("htp.torch_name", op.Pos), "executorch-torch-name", "ops %s and %s both register the torch op %s::%s; give one another targets.htp.torch_name", first.Name, op.Name, torchNamespace(pkg), name)
+			d.Errorf(h.Where.At("torch_name", op.Pos), "executorch-torch-name", "ops %s and %s both register the torch op %s::%s; give one another targets.htp.torch_name", first.Name, op.Name, torchNamespace(pkg), name)
 			continue
 		}
 		seen[name] = op
@@ -144,7 +137,7 @@ func checkTorchNames(pkg *ir.Package, d *diag.TargetList) {
 // checkVariantBackends says what opforge emits for HTP_FP16 and HTPMCP,
 // for which qnn-op-package-generator uses other templates (HTP_FP16: the
 // impl instantiated with F16CroutonTensor; HTPMCP: its own interface).
-func checkVariantBackends(op *ir.Op, h *ir.HTPOp, d *diag.TargetList) {
+func checkVariantBackends(op *ir.Op, h *htpopt.Op, d *diag.TargetList) {
 	plain := false
 	for _, b := range h.Backends {
 		plain = plain || b == "HTP"
@@ -164,4 +157,10 @@ func sameOrSkip(plain bool) string {
 		return "; the op is generated once, as for HTP"
 	}
 	return "; register it with the HTP backend, or write the variant's code in the user regions"
+}
+
+// ImportSection implements target.Importer: an op imported from ONNX runs
+// on the plain HTP backend.
+func (Target) ImportSection(opType, name string) *ir.Node {
+	return htpopt.EncodeOp(&htpopt.Op{Backends: []string{"HTP"}})
 }

@@ -2,6 +2,7 @@ package htp
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,14 +13,15 @@ import (
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 	"github.com/opforge/opforge/generators/workpool"
 )
 
 // TorchName is op's torch.library name: its torch_name, else the op name
 // in snake case.
 func TorchName(op *ir.Op) string {
-	if op.Targets.HTP != nil && op.Targets.HTP.TorchName != "" {
-		return op.Targets.HTP.TorchName
+	if h := htpopt.OfOp(op); h != nil && h.TorchName != "" {
+		return h.TorchName
 	}
 	return names.Snake(op.Name)
 }
@@ -323,7 +325,27 @@ func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 	if len(op.DataDependent) > 0 {
 		lines = append(lines, "ctx = torch.library.get_ctx()")
 	}
+	// x.shape[axis] reads its axis with a check before the output's shape
+	// (pending), once per op (checked).
+	var pending []string
+	checked := map[string]bool{}
 	ref := func(e *shapeexpr.Expr) string {
+		if e.Kind == shapeexpr.Dim {
+			in := op.Input(e.Name)
+			if e.Axis == "" && in.Rank != ir.RankAny {
+				a, _ := shapeexpr.NormalizeAxis(int64(e.Index), int64(in.Rank))
+				return fmt.Sprintf("%s.shape[%d]", in.Ident, a)
+			}
+			local, value := shapeexpr.PythonDimAxis(slices.Index(op.Inputs, in), op.ParamIndex(e.Axis), e, identOf(op, e.Axis))
+			msg := escape.PyString(op.Name+": "+e.String()+" reads axis ") + " + str(" + local + ") + " + escape.PyString(" of input \""+in.Name+"\", which has ") + " + str(" + in.Ident + ".dim()) + " + escape.PyString(" dims")
+			for _, c := range shapeexpr.PythonAxisCheck(local, value, in.Ident+".dim()", msg) {
+				if !checked[c] {
+					checked[c] = true
+					pending = append(pending, c)
+				}
+			}
+			return in.Ident + ".shape[" + local + "]"
+		}
 		if e.Kind == shapeexpr.Index {
 			if op.Input(e.Name) != nil {
 				return "ctx.new_dynamic_size()"
@@ -373,6 +395,7 @@ func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 			for i, dim := range o.Shape {
 				dims[i] = dim.Expr.Python(ref)
 			}
+			lines, pending = append(lines, pending...), nil
 			shape = "(" + strings.Join(dims, ", ") + map[bool]string{true: ",", false: ""}[len(dims) == 1] + ")"
 		case first != "":
 			assumed = append(assumed, o)
@@ -382,6 +405,8 @@ func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 		}
 		results = append(results, fmt.Sprintf("torch.empty(%s, dtype=%s, device=%s)", shape, dtype, deviceOf(first)))
 	}
+	// Checks of the replaced dims of shapes like an input's.
+	lines = append(lines, pending...)
 	if len(results) == 1 {
 		lines = append(lines, "return "+results[0])
 	} else {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/qnnxml"
+	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 )
 
 // checkExecuTorch reports what would keep ExecuTorch's Qualcomm backend from

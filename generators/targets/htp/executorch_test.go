@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/opforge/opforge/generators/shapeexpr"
 	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/targets/htp"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 )
 
 // trees pairs each checked-in generated tree with the opdefs it comes from
@@ -73,6 +75,10 @@ type opCase struct {
 	// value name, arrays as lists (a tuple is wanted), tensor params as
 	// null (a tensor is wanted).
 	RefParams map[string]any `json:"ref_params"`
+	// BadAxes are axis params (of a shape like an input's, or of
+	// x.shape[p]) with a value that is no axis of the case's input: the
+	// fake must raise IndexError for each.
+	BadAxes map[string]int64 `json:"bad_axes,omitempty"`
 }
 
 type module struct {
@@ -108,7 +114,7 @@ func torchName(d ir.DType) string {
 // required params get small values, defaulted params keep their defaults.
 func planOp(op *ir.Op) opCase {
 	c := opCase{Op: htp.TorchName(op), QNNOp: op.Name, Args: []tensorArg{}, Kwargs: []tensorArg{}, RefParams: map[string]any{}}
-	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
 	next := int64(3)
 	varDType := map[string]string{}
 	inputDType := map[string]string{}
@@ -147,6 +153,7 @@ func planOp(op *ir.Op) opCase {
 				shape = append(shape, int64(2+i))
 			}
 		}
+		env.TensorDims[in.Name] = shape
 		c.Args = append(c.Args, tensorArg{Kind: "tensor", Shape: shape, DType: dt})
 	}
 	for _, p := range op.Params {
@@ -274,6 +281,7 @@ func planOp(op *ir.Op) opCase {
 		}
 		c.Outputs = append(c.Outputs, out)
 	}
+	badAxes(op, &c)
 	return c
 }
 
@@ -320,7 +328,7 @@ func TestExecuTorchModules(t *testing.T) {
 		}
 		for _, pkg := range pkgs {
 			ops := htp.Ops(pkg)
-			if len(ops) == 0 || !pkg.HTP.ExecuTorch {
+			if len(ops) == 0 || !htpopt.OfPackage(pkg).ExecuTorch {
 				continue
 			}
 			ns := names.Snake(pkg.Name)
@@ -584,5 +592,48 @@ func fillRegion(t *testing.T, file, key, body string) {
 	out := append(append(append([]byte{}, data[:b+len(begin)]...), body...), data[e:]...)
 	if err := os.WriteFile(file, out, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// badAxes records, for every param an output's shape takes an axis from,
+// a value past the rank of the case's input it indexes (within the
+// param's declared range; none when the range allows no such value).
+func badAxes(op *ir.Op, c *opCase) {
+	add := func(param, input string) {
+		p, i := op.Param(param), slices.IndexFunc(op.Inputs, func(t *ir.Tensor) bool { return t.Name == input })
+		if p == nil || i < 0 || c.Args[i].Kind != "tensor" {
+			return
+		}
+		// One past the negative end, else past the positive one: a value
+		// no other number of the message (the rank) can stand for.
+		rank := int64(len(c.Args[i].Shape))
+		bad := -(rank + 1)
+		if p.Min != nil && *p.Min > float64(bad) {
+			bad = rank + 1
+			if p.Max != nil && *p.Max < float64(bad) {
+				return
+			}
+		}
+		if c.BadAxes == nil {
+			c.BadAxes = map[string]int64{}
+		}
+		c.BadAxes[p.Ident] = bad
+	}
+	var walk func(e *shapeexpr.Expr)
+	walk = func(e *shapeexpr.Expr) {
+		if e.Kind == shapeexpr.Dim && e.Axis != "" {
+			add(e.Axis, e.Name)
+		}
+		for _, a := range e.Args {
+			walk(a)
+		}
+	}
+	for _, o := range op.Outputs {
+		if o.Like != nil && o.Like.Axis != "" {
+			add(o.Like.Axis, o.Like.Input)
+		}
+		for _, d := range o.Shape {
+			walk(d.Expr)
+		}
 	}
 }

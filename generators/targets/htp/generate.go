@@ -9,8 +9,9 @@ import (
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/qnnxml"
 	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
+	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/templates"
 )
@@ -66,7 +67,7 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		render.File{Path: "src/" + pkg.Name + "Interface.cpp", Tmpl: "interface.cpp.tmpl", Data: m},
 		render.File{Path: "README.md", Tmpl: "README.md.tmpl", Data: m},
 	)
-	if pkg.HTP.ExecuTorch {
+	if htpopt.OfPackage(pkg).ExecuTorch {
 		files = append(files, render.File{Path: "executorch/" + m.TorchNamespace + ".py", Tmpl: "executorch.py.tmpl", Data: newTorchModel(pkg, ops, m, d), Owned: true, Moved: movedEagerRegions(pkg, ops)})
 	}
 	for _, op := range m.Ops {
@@ -113,7 +114,7 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op, d *Descriptor) *packageModel
 	m := &packageModel{
 		Name:           pkg.Name,
 		Provider:       pkg.Name + "InterfaceProvider",
-		Legacy:         pkg.HTP.InterfaceStyle == "legacy",
+		Legacy:         htpopt.OfPackage(pkg).InterfaceStyle == "legacy",
 		DefaultArch:    tc.DefaultArch,
 		QNNInclude:     tc.QNNInclude,
 		QNNTargetLib:   tc.QNNTargetLib,

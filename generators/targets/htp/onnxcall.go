@@ -9,6 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/target"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 )
 
 // ONNXCall makes a node call the op in ONNX Runtime's QNN execution
@@ -22,7 +23,7 @@ import (
 // counts, so every param is written (defaults filled in) and every input
 // must be present.
 func (Target) ONNXCall(pkg *ir.Package, op *ir.Op, n *onnx.Node) target.ONNXCall {
-	if op.Targets.HTP == nil {
+	if htpopt.OfOp(op) == nil {
 		return target.ONNXCall{Unavailable: fmt.Sprintf("op %s, which does not generate for htp (no targets.htp in %s), so no op package would have it", op.Name, pkg.Source)}
 	}
 	c := target.ONNXCall{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 	"github.com/opforge/opforge/generators/verifier"
 )
 
@@ -31,7 +32,7 @@ type executorchRunner struct{}
 func (executorchRunner) Name() string { return "executorch" }
 
 func (executorchRunner) Runnable(_ verifier.Options, pkg *ir.Package, op *ir.Op) (string, bool) {
-	if op.Targets.HTP == nil || !pkg.HTP.ExecuTorch {
+	if htpopt.OfOp(op) == nil || !htpopt.OfPackage(pkg).ExecuTorch {
 		return "", false
 	}
 	return "", true
@@ -64,7 +65,7 @@ type qnnRunner struct{}
 func (qnnRunner) Name() string { return "htp" }
 
 func (qnnRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
-	if op.Targets.HTP == nil {
+	if htpopt.OfOp(op) == nil {
 		return "", false
 	}
 	if len(op.DataDependent) > 0 {

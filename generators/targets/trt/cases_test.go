@@ -393,12 +393,13 @@ func arityLayout(l *ioLayout, n int) *ioLayout {
 func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, rank int) []string {
 	var lines []string
 	// Shapes: every symbol a distinct value, shape tensors some values.
-	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
 	next := int64(5) // small enough to enqueue, large enough that computed dims are not 0
 	var inDims [][]int64
 	for _, t := range l.Inputs {
 		dims := dimsOf(t.T, env, &next, rank)
 		inDims = append(inDims, dims)
+		env.TensorDims[t.Name] = dims
 		lines = append(lines, fmt.Sprintf("input %d%s", len(dims), ints(dims)))
 	}
 	for i, t := range l.ShapeInputs {

@@ -242,11 +242,6 @@ func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 			d.Errorf(t.Where.At("name", t.Pos), "qdp-reserved-name", "tensor %q of op %s is an argument of the Python plugin's functions and would shadow the module's name %s (its imports, names starting with _, and the op's functions); rename it or set targets.trt.qdp: false", t.Name, op.Name, t.Ident)
 		}
 	}
-	for _, out := range op.Outputs {
-		if out.DTypeParam != "" {
-			d.Errorf(out.Where.At("dtype_param", out.Pos), "trt-dtype-param", "output %q of op %s takes its dtype from param %s; the C++ plugins choose it, the Python plugin (tensorrt.plugin) does not yet; set targets.trt.qdp: false for this op", out.Name, op.Name, out.DTypeParam)
-		}
-	}
 	for _, in := range op.Inputs {
 		if in.Optional {
 			d.Errorf(in.Where.At("optional", in.Pos), "qdp-optional-input", "optional input %q of op %s: Python plugins (tensorrt.plugin) take a fixed number of inputs, so only the C++ plugin can leave it out; set targets.trt.qdp: false for this op", in.Name, op.Name)
@@ -323,7 +318,7 @@ func checkAliases(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
 			d.Errorf(a.Pos, "trt-alias", "output %q of op %s aliases optional input %q, which a node may leave out; alias a required input", a.Output, op.Name, a.Input)
 		case !sameType(in.Type, out.Type):
 			d.Errorf(a.Pos, "trt-alias", "output %q of op %s aliases input %q, so it must have the input's type (%s), not %s", a.Output, op.Name, a.Input, typeText(in.Type), typeText(out.Type))
-		case shapeText(in) != shapeText(out):
+		case !sameShape(in, out):
 			d.Errorf(a.Pos, "trt-alias", "output %q of op %s aliases input %q, so it must have the input's shape %s, not %s", a.Output, op.Name, a.Input, shapeText(in), shapeText(out))
 		}
 		aliasedBy[a.Input] = a.Output
@@ -348,9 +343,32 @@ func typeText(t ir.TypeRef) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
+// sameShape reports whether output out always has input in's shape: it
+// is written like in (with no axis changed), or both write the same dims.
+func sameShape(in, out *ir.Tensor) bool {
+	if l := out.Like; l != nil {
+		return l.Input == in.Name && l.Axis == ""
+	}
+	return in.Shape != nil && shapeText(in) == shapeText(out)
+}
+
+// shapeText is a tensor's shape as the opdef wrote it, for messages and
+// the generated code's comments.
 func shapeText(t *ir.Tensor) string {
-	if t.Shape == nil {
-		return "(no shape)"
+	switch {
+	case t.Shape != nil:
+	case t.Like != nil && t.Like.Axis != "":
+		return "(like " + t.Like.Input + ", axis " + t.Like.Axis + ")"
+	case t.Like != nil:
+		return "(like " + t.Like.Input + ")"
+	case t.Broadcast != nil:
+		return "(broadcast of " + strings.Join(t.Broadcast.Inputs, ", ") + ")"
+	case t.RankRange != nil:
+		return fmt.Sprintf("(rank %d to %d)", t.RankRange.Min, t.RankRange.Max)
+	case t.Rank == ir.RankAny:
+		return "(any rank)"
+	default:
+		return fmt.Sprintf("(rank %d)", t.Rank)
 	}
 	parts := make([]string, len(t.Shape))
 	for i, dim := range t.Shape {

@@ -149,6 +149,9 @@ func layoutOf(op *ir.Op) *ioLayout {
 			t.Rule, t.Fixed = ruleFixed, first(t.Allowed)
 		}
 	}
+	// Outputs typed by one dtype param share its slot: the param's value
+	// gives them all one dtype.
+	paramSlot := map[int]int{}
 	for i, out := range op.Outputs {
 		t := &ioTensor{T: out, Name: out.Name, Ident: out.Ident, Index: len(l.Outputs), Pos: pos, Rank: rankOf(out), Allowed: op.AllowedDTypes(out)}
 		r := facts.Outputs[i]
@@ -165,10 +168,15 @@ func layoutOf(op *ir.Op) *ioLayout {
 		case r.Rule == ir.DTypeFollow && posOf[r.Input] == 0:
 			t.Rule = ruleFollowFirst
 		case r.Rule == ir.DTypeParam:
-			t.Rule, t.Slot, t.Allowed = ruleParam, len(l.Slots), r.Allowed
+			t.Rule, t.Allowed = ruleParam, r.Allowed
 			t.Fixed = r.DType // the param's default's dtype (examples)
 			t.Param = op.Params[r.Param]
 			t.Enum = newEnumModel(op, t.Param)
+			if s, ok := paramSlot[r.Param]; ok {
+				t.Slot = s
+				break
+			}
+			t.Slot, paramSlot[r.Param] = len(l.Slots), len(l.Slots)
 			l.Slots = append(l.Slots, &slot{Name: t.Ident + "_t", Allowed: r.Allowed, Pos: pos, Output: true})
 		default:
 			t.Rule, t.Fixed = ruleFixed, r.DType

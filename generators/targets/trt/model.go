@@ -400,14 +400,14 @@ func (m *opModel) dtypeTexts(l *ioLayout, formats []string, legacy bool) {
 func shapeDocs(l *ioLayout) []string {
 	docs := make([]string, 0, len(l.Inputs)+len(l.Outputs))
 	for _, t := range l.Inputs {
-		docs = append(docs, shapeText(t.T))
+		docs = append(docs, escape.CComment(shapeText(t.T)))
 	}
 	for _, t := range l.Outputs {
 		if t.Size != nil {
 			docs = append(docs, "")
 			continue
 		}
-		docs = append(docs, shapeText(t.T))
+		docs = append(docs, escape.CComment(shapeText(t.T)))
 	}
 	return docs
 }
@@ -416,7 +416,7 @@ func shapeDocs(l *ioLayout) []string {
 func tensorDocs(ts []*ioTensor, shapes []string) []tensorDoc {
 	d := make([]tensorDoc, len(ts))
 	for i, t := range ts {
-		d[i] = tensorDoc{Index: num(t.Index), Name: text(t.Name), Type: "int32", Shape: "[] (size tensor)", Optional: t.Optional}
+		d[i] = tensorDoc{Index: num(t.Index), Name: text(escape.CComment(t.Name)), Type: "int32", Shape: "[] (size tensor)", Optional: t.Optional}
 		if t.Size == nil {
 			d[i].Type, d[i].Shape = text(typeText(t.T.Type)), text(shapes[t.Pos])
 		}
@@ -427,7 +427,7 @@ func tensorDocs(ts []*ioTensor, shapes []string) []tensorDoc {
 func shapeInputDocs(ts []*ir.Tensor) []tensorDoc {
 	d := make([]tensorDoc, len(ts))
 	for i, t := range ts {
-		d[i] = tensorDoc{Index: num(i), Name: text(t.Name), Type: text(typeText(t.Type)), Shape: text(shapeText(t))}
+		d[i] = tensorDoc{Index: num(i), Name: text(escape.CComment(t.Name)), Type: text(typeText(t.Type)), Shape: text(escape.CComment(shapeText(t)))}
 	}
 	return d
 }
@@ -554,7 +554,7 @@ func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, params []string, param
 		if i := paramOf[t.Pos]; i >= 0 {
 			ct = params[i]
 		}
-		doc := "size tensor: the value of " + t.Name
+		doc := "size tensor: the value of " + escape.CComment(t.Name)
 		if t.T != nil {
 			doc = shapes[t.Pos]
 		}
@@ -653,6 +653,9 @@ func templateParams(l *ioLayout, all []*ioTensor) (names []string, pos, of []int
 		switch t.Rule {
 		case ruleTied:
 			of[t.Pos] = of[t.Tie]
+		case ruleParam:
+			// Outputs typed by one dtype param share its slot.
+			of[t.Pos] = of[l.Slots[t.Slot].Pos]
 		case ruleFollowFirst:
 			add(t.Ident+"_t", t.Pos)
 		}
@@ -726,6 +729,9 @@ var dimOps = map[shapeexpr.Kind]string{
 }
 
 func (r *refs) ref(e *shapeexpr.Expr) string {
+	if e.Kind == shapeexpr.Dim {
+		return r.dim(e)
+	}
 	if e.Kind == shapeexpr.Index {
 		if s, ok := r.shapeIn[e.Name]; ok {
 			r.check(fmt.Sprintf("if (shapeInputs[%d].nbDims <= %d) { logError(\"%s: shape input \\\"%s\\\" has %%d values; the output shapes read value %d\", shapeInputs[%d].nbDims); return 1; }", s, e.Index, r.op.Name, e.Name, e.Index, s))
@@ -749,6 +755,35 @@ func (r *refs) ref(e *shapeexpr.Expr) string {
 		}
 	}
 	return "exprBuilder.constant(mParams." + identOf(r.op, e.Name) + ")"
+}
+
+// dim renders x.shape[axis]: input x's dim at the axis, normalized and
+// range-checked against x's rank by a check before the outputs are set
+// (validation already checked a literal axis against a fixed rank).
+func (r *refs) dim(e *shapeexpr.Expr) string {
+	var in *ioTensor
+	for _, t := range r.l.Inputs {
+		if t.Name == e.Name {
+			in = t
+		}
+	}
+	src := "inputs[" + strconv.Itoa(in.Index) + "]"
+	if e.Axis == "" && in.Rank != ir.RankAny {
+		a, _ := shapeexpr.NormalizeAxis(int64(e.Index), int64(in.Rank))
+		return src + ".d[" + strconv.FormatInt(a, 10) + "]"
+	}
+	value := strconv.Itoa(e.Index)
+	pi := r.op.ParamIndex(e.Axis)
+	local := shapeexpr.DimAxisLocal(in.Index, pi, e)
+	if e.Axis != "" {
+		value = "static_cast<int64_t>(mParams." + r.op.Params[pi].Ident + ")"
+	}
+	// The names are data in a printf format: % doubled, then escaped.
+	format := escape.CString(r.op.Name + `: ` + strings.ReplaceAll(e.String(), "%", "%%") + ` reads axis %lld of input "` + strings.ReplaceAll(in.Name, "%", "%%") + `", which has %d dims`)
+	r.check("int64_t " + local + " = " + value + ";")
+	r.check("if (" + local + " < -" + src + ".nbDims || " + local + " >= " + src + ".nbDims) { logError(" + format + ", static_cast<long long>(" + local + "), " + src + ".nbDims); return 1; }")
+	r.check("if (" + local + " < 0) { " + local + " += " + src + ".nbDims; }")
+	return src + ".d[" + local + "]"
 }
 
 // likeLines set target to input in's dims (`shape: {like: x}`), with the

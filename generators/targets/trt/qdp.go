@@ -3,6 +3,7 @@ package trt
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,10 +45,15 @@ type qdpOp struct {
 	// (or Tensor for impl), then the attributes, then what each adds.
 	RegisterArgs string
 	AutotuneArgs string
-	AOTArgs      string
-	ImplArgs     string
-	Returns      string // register's return annotation
-	Body         string // register's body, one statement a line (statementSep)
+	// AutotuneChecks check the params autotune takes (those choosing an
+	// output's dtype); ComboKey is the tuple of their values each
+	// combination is listed under ("" when there are none).
+	AutotuneChecks []string
+	ComboKey       string
+	AOTArgs        string
+	ImplArgs       string
+	Returns        string // register's return annotation
+	Body           string // register's body, one statement a line (statementSep)
 	// Combos are autotune's list items, one a line: AutoTuneCombination(...),
 	Combos     string
 	KernelArgs string // the Triton kernel's parameter list
@@ -144,7 +150,26 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	outTensors := "outputs: Tuple[" + strings.Join(tensors, ", ") + "]"
 	inDescs, inTensors, attrList := strings.Join(descArgs, ", "), strings.Join(tensorArgs, ", "), strings.Join(attrs, ", ")
 	q.RegisterArgs = joinArgs(inDescs, attrList)
-	q.AutotuneArgs = joinArgs(inDescs, outDescs)
+	// Outputs whose dtype a param chooses: autotune takes those params
+	// (in registration order, as tensorrt.plugin requires), checks them
+	// as register does, and lists only the combinations with the dtypes
+	// they choose.
+	var tuneAttrs, tuneKey []string
+	var typed []*ioTensor // per such param, the first output it types
+	for i, p := range op.Params {
+		j := slices.IndexFunc(l.Outputs, func(t *ioTensor) bool { return t.Rule == ruleParam && t.Param == p })
+		if j < 0 {
+			continue
+		}
+		typed = append(typed, l.Outputs[j])
+		tuneAttrs = append(tuneAttrs, attrs[i])
+		q.AutotuneChecks = append(q.AutotuneChecks, p.Ident+" = "+qdpAttrCheck(q.ID, p, m.Params[i]))
+		tuneKey = append(tuneKey, p.Ident)
+	}
+	if len(tuneKey) > 0 {
+		q.ComboKey = "(" + strings.Join(tuneKey, ", ") + ",)"
+	}
+	q.AutotuneArgs = joinArgs(inDescs, strings.Join(tuneAttrs, ", "), outDescs)
 	q.AOTArgs = joinArgs(q.RegisterArgs, outDescs, "tactic: int")
 	q.ImplArgs = joinArgs(inTensors, attrList, outTensors, "stream: int")
 	q.Returns = "trtp.TensorDesc"
@@ -198,6 +223,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		for j, d := range t.T.Shape {
 			dims[i][j] = py.expr(d.Expr, false)
 		}
+		body = append(body, py.takeChecks()...)
 		if in, ok := aliased[t.Name]; ok {
 			results = append(results, in+".aliased()")
 			continue
@@ -242,6 +268,8 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			results = append(results, "_"+t.Size.Name)
 		}
 	}
+	// Checks of the replaced dims of shapes like an input's.
+	body = append(body, py.takeChecks()...)
 	q.Body = strings.Join(append(body, "return "+strings.Join(results, ", ")), statementSep)
 	q.RefInputs, q.RefParams = referenceCall(op, l, m)
 	// Each format's layouts are the same in every dtype combination.
@@ -265,7 +293,20 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			types[i] = strings.TrimPrefix(TensorDType(d), "k")
 		}
 		quoted := strconv.Quote(strings.Join(types, ", "))
+		// The values the dtype params take for this combination.
+		key := ""
+		if len(typed) > 0 {
+			vals := make([]string, len(typed))
+			for k, t := range typed {
+				vals[k] = escape.PyString(t.Param.Values[slices.Index(t.Allowed, c.DTypes[t.Pos])])
+			}
+			key = "(" + strings.Join(vals, ", ") + ",), "
+		}
 		for _, layout := range layouts {
+			if key != "" {
+				items = append(items, "("+key+"trtp.AutoTuneCombination("+quoted+", "+layout+")),")
+				continue
+			}
 			items = append(items, "trtp.AutoTuneCombination("+quoted+", "+layout+"),")
 		}
 	}
@@ -286,11 +327,17 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			continue
 		}
 		// A data-dependent dim counts with its upper bound: TensorRT
-		// allows no arithmetic on size-tensor expressions.
+		// allows no arithmetic on size-tensor expressions. A dim reading
+		// x.shape[axis] is the output's own (the register function's
+		// normalized axes are not in scope here), so a size-tensor dim
+		// beside it is never multiplied through numel().
 		n := ""
 		for j, d := range t.T.Shape {
 			e := dims[i][j]
-			if len(op.DataDependent) > 0 {
+			switch {
+			case d.Expr.UsesDims():
+				e = "outputs[" + strconv.Itoa(t.Index) + "].shape_expr[" + strconv.Itoa(j) + "]"
+			case len(op.DataDependent) > 0:
 				e = py.expr(d.Expr, true)
 			}
 			if n == "" {
@@ -300,6 +347,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			}
 		}
 		if l.like(t) != nil || l.broadcast(t) != nil {
+			// Shaped like inputs: the output's own dims, whatever the rank.
 			n = "outputs[" + strconv.Itoa(t.Index) + "].shape_expr.numel()"
 		}
 		if n == "" {
@@ -487,6 +535,13 @@ func pyTypeExpr(l *ioLayout, all []*ioTensor, pos int) string {
 		return t.Ident + ".dtype"
 	case ruleTied:
 		return pyTypeExpr(l, all, t.Tie)
+	case ruleParam:
+		// The param's value (checked by the attrs function) names it.
+		pairs := make([]string, len(t.Allowed))
+		for i, d := range t.Allowed {
+			pairs[i] = escape.PyString(t.Param.Values[i]) + ": " + pyDType[d]
+		}
+		return "{" + strings.Join(pairs, ", ") + "}[" + t.Param.Ident + "]"
 	case ruleFollowFirst:
 		first := all[0].Ident + ".dtype"
 		set := make([]string, len(t.Allowed))
@@ -507,6 +562,18 @@ type pyRefs struct {
 	// syntax[upper] renders references with data-dependent sizes as their
 	// size tensors' expressions, or at their upper bounds.
 	syntax [2]shapeexpr.Syntax
+	// checks are the statements the expressions rendered since the last
+	// takeChecks need first (reading and range-checking x.shape[axis]'s
+	// axis); done dedupes them over the whole function.
+	checks []string
+	done   map[string]bool
+}
+
+// takeChecks returns the pending checks and clears them.
+func (r *pyRefs) takeChecks() []string {
+	out := r.checks
+	r.checks = nil
+	return out
 }
 
 func newPyRefs(op *ir.Op, l *ioLayout) *pyRefs {
@@ -531,6 +598,9 @@ func (r *pyRefs) expr(e *shapeexpr.Expr, upper bool) string {
 func pyConst(v int64) string { return "trtp.ShapeExpr(" + strconv.FormatInt(v, 10) + ")" }
 
 func (r *pyRefs) ref(s *shapeexpr.Expr, upper bool) string {
+	if s.Kind == shapeexpr.Dim {
+		return r.dim(s)
+	}
 	if s.Kind == shapeexpr.Index {
 		return "trtp.ShapeExpr(int(" + identOf(r.op, s.Name) + "[" + strconv.Itoa(s.Index) + "]))"
 	}
@@ -546,6 +616,36 @@ func (r *pyRefs) ref(s *shapeexpr.Expr, upper bool) string {
 		}
 	}
 	return "trtp.ShapeExpr(int(" + identOf(r.op, s.Name) + "))"
+}
+
+// dim renders x.shape[axis] as an element of x's shape_expr: a literal
+// axis of a fixed rank normalized here, any other axis read, range-checked
+// (IndexError) and normalized by checks.
+func (r *pyRefs) dim(s *shapeexpr.Expr) string {
+	var in *ioTensor
+	for _, t := range r.l.Inputs {
+		if t.Name == s.Name {
+			in = t
+		}
+	}
+	seq := in.Ident + ".shape_expr"
+	if s.Axis == "" && in.Rank != ir.RankAny {
+		a, _ := shapeexpr.NormalizeAxis(int64(s.Index), int64(in.Rank))
+		return seq + "[" + strconv.FormatInt(a, 10) + "]"
+	}
+	local, value := shapeexpr.PythonDimAxis(in.Index, r.op.ParamIndex(s.Axis), s, identOf(r.op, s.Axis))
+	rank := "len(" + seq + ")"
+	msg := escape.PyString(r.op.Name+": "+s.String()+" reads axis ") + " + str(" + local + ") + " + escape.PyString(" of input \""+in.Name+"\", which has ") + " + str(" + rank + ") + " + escape.PyString(" dims")
+	for _, c := range shapeexpr.PythonAxisCheck(local, value, rank, msg) {
+		if r.done == nil {
+			r.done = map[string]bool{}
+		}
+		if !r.done[c] {
+			r.done[c] = true
+			r.checks = append(r.checks, c)
+		}
+	}
+	return seq + "[" + local + "]"
 }
 
 // referenceCall is how a JIT implementation calls the op's reference: the

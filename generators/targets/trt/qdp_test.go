@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,11 +163,12 @@ func runQDPChecker(t *testing.T, py, bindings string, before109 bool, module str
 // values, and the environment the opdef's expressions evaluate in.
 func qdpEnv(pkg *ir.Package, op *ir.Op) ([][]int64, map[string]value, shapeexpr.MapEnv) {
 	pm := newPackageModel(pkg, []*ir.Op{op})
-	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}}
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
 	next := int64(5)
 	var dims [][]int64
 	for _, t := range layoutOf(op).Inputs {
 		dims = append(dims, dimsOf(t.T, env, &next, 0))
+		env.TensorDims[t.Name] = dims[len(dims)-1]
 	}
 	values := map[string]value{}
 	for _, m := range pm.Ops[0].Params {
@@ -187,11 +189,31 @@ func qdpEnv(pkg *ir.Package, op *ir.Op) ([][]int64, map[string]value, shapeexpr.
 	return dims, values, env
 }
 
+// qdpCombos are the dtype combinations autotune lists for the attribute
+// values: those whose outputs typed by a param (dtype_param) have the
+// dtypes the values name.
+func qdpCombos(op *ir.Op, l *ioLayout, values map[string]value) []combo {
+	var out []combo
+	for _, c := range l.Combos() {
+		fits := true
+		for _, t := range l.Outputs {
+			if t.Rule == ruleParam {
+				i := slices.Index(t.Param.Values, values[t.Param.Name].text)
+				fits = fits && i >= 0 && c.DTypes[t.Pos] == t.Allowed[i]
+			}
+		}
+		if fits {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func qdpCaseOf(pkg *ir.Package, op *ir.Op) qdpCase {
 	l := layoutOf(op)
 	dims, values, _ := qdpEnv(pkg, op)
 	c := qdpCase{ID: pkg.Namespace + "::" + PluginID(pkg, op).Name, Attrs: map[string]any{}}
-	combo := l.Combos()[0]
+	combo := qdpCombos(op, l, values)[0]
 	for i, t := range l.Inputs {
 		c.Inputs = append(c.Inputs, qdpInput{Dims: dims[i], DType: strings.TrimPrefix(TensorDType(combo.DTypes[t.Pos]), "k")})
 	}
@@ -324,7 +346,8 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 	t.Helper()
 	l := layoutOf(op)
 	inDims, values, env := qdpEnv(pkg, op)
-	combo := l.Combos()[0]
+	combos := qdpCombos(op, l, values)
+	combo := combos[0]
 	if len(r.Outputs) != len(l.Outputs) {
 		t.Fatalf("%s (%s): %d outputs, want %d", op.Name, style, len(r.Outputs), len(l.Outputs))
 	}
@@ -367,8 +390,20 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 			t.Errorf("%s (%s) output %s: aliased %v", op.Name, style, o.Name, got.Aliased)
 		}
 	}
-	if want := len(l.Combos()) * len(OpOptions(op).Formats); len(r.Autotune) != want {
+	if want := len(combos) * len(OpOptions(op).Formats); len(r.Autotune) != want {
 		t.Errorf("%s (%s): %d autotune combinations, want %d", op.Name, style, len(r.Autotune), want)
+	}
+	// Whatever the listing's keys say, every combination returned types
+	// each dtype_param output as its param's value names.
+	for _, c := range r.Autotune {
+		for _, o := range l.Outputs {
+			if o.Rule != ruleParam || len(c) == 0 || o.Pos >= len(c[0]) {
+				continue
+			}
+			if want := strings.TrimPrefix(TensorDType(ir.DType(values[o.Param.Name].text)), "k"); c[0][o.Pos] != want {
+				t.Errorf("%s (%s): autotune returns %v with output %s %s; %s=%s types it %s", op.Name, style, c[0], o.Name, c[0][o.Pos], o.Param.Name, values[o.Param.Name].text, want)
+			}
+		}
 	}
 	pm := newPackageModel(pkg, []*ir.Op{op})
 	for i, p := range op.Params {

@@ -89,9 +89,40 @@ def reduce_sum_square(x, *, axis=-1):
     return (xf * xf).sum(dim=a, keepdim=True).to(x.dtype)
     # opforge:end reference:ReduceSumSquare
 
+def sum_all_but_axis(x, *, axis=-1):
+    """SumAllButAxis: The sum of x over every axis except axis, one value per index along axis.
+
+    Type T is one of float32, float16.
+
+    Inputs (torch tensors):
+        x: T of any rank
+
+    Params (keyword-only Python values):
+        axis: int32, min -8, max 7, default -1: the kept axis; negative counts from the end
+
+    Returns y: T [x.shape[axis]].
+    """
+    # opforge:begin reference:SumAllButAxis
+
+    # y[i] = the sum of every x element whose index along the axis is i, in
+    # float32 and rounded once to x's dtype: x moved to [len, rest] and summed
+    # over rest (a rank-1 x is its own result; an empty rest sums to 0).
+    a = int(axis)
+    if not -x.dim() <= a < x.dim():
+        raise IndexError("SumAllButAxis: axis %d is not an axis of a %d-dim input" % (a, x.dim()))
+    a %= x.dim()
+    length = x.shape[a]
+    rest = 1
+    for d, n in enumerate(x.shape):
+        if d != a:
+            rest *= n
+    return x.float().movedim(a, 0).reshape(length, rest).sum(dim=1).to(x.dtype)
+    # opforge:end reference:SumAllButAxis
+
 # op name -> reference function
 OPS = {
     "ScaledSiLU": scaled_si_lu,
     "LogSumExp": log_sum_exp,
     "ReduceSumSquare": reduce_sum_square,
+    "SumAllButAxis": sum_all_but_axis,
 }

@@ -34,6 +34,7 @@ QNN_OP_TYPES = {
     "scaled_si_lu": "ScaledSiLU",
     "log_sum_exp": "LogSumExp",
     "reduce_sum_square": "ReduceSumSquare",
+    "sum_all_but_axis": "SumAllButAxis",
 }
 
 _lib = Library(NAMESPACE, "DEF")
@@ -166,6 +167,34 @@ _lib.impl("reduce_sum_square", _reduce_sum_square_eager, "CPU")
 _lib.impl("reduce_sum_square.out", _reduce_sum_square_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::reduce_sum_square", _reduce_sum_square_fake, lib=_lib)
 
+_lib.define("sum_all_but_axis(Tensor x, int axis) -> Tensor")
+_lib.define("sum_all_but_axis.out(Tensor x, int axis, *, Tensor(a!) y) -> Tensor(a!)")
+
+def _sum_all_but_axis_eager(x, axis=-1):
+    """SumAllButAxis on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("SumAllButAxis", "sum_all_but_axis", (x,), {"axis": axis})
+    return results
+
+def _sum_all_but_axis_fake(x, axis=-1):
+    if not 1 <= x.dim() <= 8: raise ValueError("SumAllButAxis: input \"x\" has " + str(x.dim()) + " dims; the op takes 1 to 8")
+    _dim0_p0 = int(axis)
+    if not -x.dim() <= _dim0_p0 < x.dim(): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(x.dim()) + " dims")
+    _dim0_p0 %= x.dim()
+    return torch.empty((x.shape[_dim0_p0],), dtype=x.dtype, device=x.device)
+
+def _sum_all_but_axis_out(x, axis=-1, *, y):
+    results = _sum_all_but_axis_eager(x, axis)
+    results = (results,)
+    for out, result in zip((y,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y
+
+_lib.impl("sum_all_but_axis", _sum_all_but_axis_eager, "CPU")
+_lib.impl("sum_all_but_axis.out", _sum_all_but_axis_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::sum_all_but_axis", _sum_all_but_axis_fake, lib=_lib)
+
 class ops:
     """Calls of this package's operators with every argument passed, the
     defaults filled in (what ExecuTorch needs to delegate a call)."""
@@ -184,6 +213,11 @@ class ops:
     def reduce_sum_square(x, axis=-1):
         """ReduceSumSquare with every argument passed."""
         return _OPS.reduce_sum_square.default(x, axis)
+
+    @staticmethod
+    def sum_all_but_axis(x, axis=-1):
+        """SumAllButAxis with every argument passed."""
+        return _OPS.sum_all_but_axis.default(x, axis)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""

@@ -8,6 +8,7 @@
 #include "ops/ScaledSiLUPlugin.h"
 #include "ops/LogSumExpPlugin.h"
 #include "ops/ReduceSumSquarePlugin.h"
+#include "ops/SumAllButAxisPlugin.h"
 
 #if defined(_WIN32)
 #define TENSOR_OPS_EXPORT __declspec(dllexport)
@@ -29,8 +30,9 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
         static ScaledSiLUPluginCreator sScaledSiLU;
         static LogSumExpPluginCreator sLogSumExp;
         static ReduceSumSquarePluginCreator sReduceSumSquare;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaledSiLU, &sLogSumExp, &sReduceSumSquare};
-        nbCreators = 3;
+        static SumAllButAxisPluginCreator sSumAllButAxis;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaledSiLU, &sLogSumExp, &sReduceSumSquare, &sSumAllButAxis};
+        nbCreators = 4;
         return sCreators;
     }
     catch (...)

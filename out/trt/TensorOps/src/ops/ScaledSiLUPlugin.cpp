@@ -2,9 +2,9 @@
 // The TensorRT plugin tensor::ScaledSiLU (version 1.0.0) (IPluginV3) and its creator.
 //
 // inputs:
-//   [0] x: T (no shape)
+//   [0] x: T (any rank)
 // outputs:
-//   [0] y: T (no shape)
+//   [0] y: T (like x)
 // fields:
 //   alpha: float32, default 1.0: slope inside the sigmoid
 //   beta: float32, default 1.0: scale of the result

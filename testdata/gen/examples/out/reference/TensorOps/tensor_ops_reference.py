@@ -72,9 +72,27 @@ def reduce_sum_square(x, *, axis=-1):
     raise NotImplementedError("ReduceSumSquare has no reference implementation yet: write it in the region reference:ReduceSumSquare of out/reference/TensorOps/tensor_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
     # opforge:end reference:ReduceSumSquare
 
+def sum_all_but_axis(x, *, axis=-1):
+    """SumAllButAxis: The sum of x over every axis except axis, one value per index along axis.
+
+    Type T is one of float32, float16.
+
+    Inputs (torch tensors):
+        x: T of any rank
+
+    Params (keyword-only Python values):
+        axis: int32, min -8, max 7, default -1: the kept axis; negative counts from the end
+
+    Returns y: T [x.shape[axis]].
+    """
+    # opforge:begin reference:SumAllButAxis
+    raise NotImplementedError("SumAllButAxis has no reference implementation yet: write it in the region reference:SumAllButAxis of out/reference/TensorOps/tensor_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:SumAllButAxis
+
 # op name -> reference function
 OPS = {
     "ScaledSiLU": scaled_si_lu,
     "LogSumExp": log_sum_exp,
     "ReduceSumSquare": reduce_sum_square,
+    "SumAllButAxis": sum_all_but_axis,
 }

@@ -147,6 +147,36 @@ def softmax_ranked(x, *, axis=1):
     raise NotImplementedError("SoftmaxRanked has no reference implementation yet: write it in the region reference:SoftmaxRanked of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
     # opforge:end reference:SoftmaxRanked
 
+def sum_all_but_axis(x, *, axis=-1):
+    """SumAllButAxis: Sums x over every axis except axis, giving one value per index along axis.
+
+    Inputs (torch tensors):
+        x: float32 of any rank
+
+    Params (keyword-only Python values):
+        axis: int32, default -1
+
+    Returns y: float32 [x.shape[axis]].
+    """
+    # opforge:begin reference:SumAllButAxis
+    raise NotImplementedError("SumAllButAxis has no reference implementation yet: write it in the region reference:SumAllButAxis of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:SumAllButAxis
+
+def mean_middle(x, m):
+    """MeanMiddle: The mean of x over its middle axis, and the row sums of m.
+
+    Inputs (torch tensors):
+        x: float32 [N, C, L]
+        m: float32 of any rank
+
+    Returns a tuple, in this order:
+        y: float32 [x.shape[0], x.shape[-1]]
+        rows: float32 [m.shape[-1] * 2, m.shape[1]]
+    """
+    # opforge:begin reference:MeanMiddle
+    raise NotImplementedError("MeanMiddle has no reference implementation yet: write it in the region reference:MeanMiddle of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:MeanMiddle
+
 # op name -> reference function
 OPS = {
     "ScaledSiLU": scaled_si_lu,
@@ -157,4 +187,6 @@ OPS = {
     "AddBroadcast": add_broadcast,
     "MulAddBroadcast": mul_add_broadcast,
     "SoftmaxRanked": softmax_ranked,
+    "SumAllButAxis": sum_all_but_axis,
+    "MeanMiddle": mean_middle,
 }

@@ -56,8 +56,24 @@ def top_k_axis_legacy(x, *, k=1, axis=-1):
     raise NotImplementedError("TopKAxisLegacy has no reference implementation yet: write it in the region reference:TopKAxisLegacy of out/reference/RankPolyLegacy/rank_poly_legacy_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
     # opforge:end reference:TopKAxisLegacy
 
+def sum_all_but_axis_legacy(x, *, axis=-1):
+    """SumAllButAxisLegacy: Sums x over every axis except axis, beside its next-to-last dim.
+
+    Inputs (torch tensors):
+        x: float32 of any rank
+
+    Params (keyword-only Python values):
+        axis: int32, default -1
+
+    Returns y: float32 [x.shape[axis], x.shape[-2]].
+    """
+    # opforge:begin reference:SumAllButAxisLegacy
+    raise NotImplementedError("SumAllButAxisLegacy has no reference implementation yet: write it in the region reference:SumAllButAxisLegacy of out/reference/RankPolyLegacy/rank_poly_legacy_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:SumAllButAxisLegacy
+
 # op name -> reference function
 OPS = {
     "ScaledSiLULegacy": scaled_si_lu_legacy,
     "TopKAxisLegacy": top_k_axis_legacy,
+    "SumAllButAxisLegacy": sum_all_but_axis_legacy,
 }

@@ -146,6 +146,25 @@ def cast_to(x, *, to="float32"):
     raise NotImplementedError("CastTo has no reference implementation yet: write it in the region reference:CastTo of out/reference/TrtFeatures/trt_features_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
     # opforge:end reference:CastTo
 
+def cast_pair(x, *, to="float16", index_to):
+    """CastPair: Two dtype params, one typing two outputs (they share its dtype), the other a third.
+
+    Inputs (torch tensors):
+        x: float32 or float16 [N]
+
+    Params (keyword-only Python values):
+        to: str, one of float16, float32, default float16
+        index_to: str, one of int32, float32, required
+
+    Returns a tuple, in this order:
+        y: float32 or float16 [N]
+        z: float16 or float32 [N]
+        w: int32 or float32 [N]
+    """
+    # opforge:begin reference:CastPair
+    raise NotImplementedError("CastPair has no reference implementation yet: write it in the region reference:CastPair of out/reference/TrtFeatures/trt_features_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    # opforge:end reference:CastPair
+
 # op name -> reference function
 OPS = {
     "ScaleInplace": scale_inplace,
@@ -154,4 +173,5 @@ OPS = {
     "AllParams": all_params,
     "ScaleBias": scale_bias,
     "CastTo": cast_to,
+    "CastPair": cast_pair,
 }

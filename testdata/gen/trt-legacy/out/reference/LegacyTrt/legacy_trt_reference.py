@@ -73,13 +73,13 @@ def masked_add(a, b=None, mask=None):
     # opforge:end reference:MaskedAdd
 
 def cast_to(x, *, to):
-    """CastTo: A Cast-like op whose param `to` chooses the output's dtype (dtype_param), on IPluginV2DynamicExt.
+    """CastTo: A Cast-like op whose param `to` chooses the output's dtype (dtype_param), on IPluginV2DynamicExt; with no default, tests pass its first value, float16.
 
     Inputs (torch tensors):
         x: float32 or float16 [N, C]
 
     Params (keyword-only Python values):
-        to: str, one of float32, float16, required
+        to: str, one of float16, float32, required
 
     Returns y: float32 or float16 [N, C].
     """

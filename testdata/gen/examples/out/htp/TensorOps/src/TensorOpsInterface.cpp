@@ -21,12 +21,13 @@ BEGIN_PKG_OPS_OPTS_LIST()
 DECLARE_PKG_OPS_OPTS_LIST(PKG_ScaledSiLU)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_LogSumExp)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_ReduceSumSquare)
+DECLARE_PKG_OPS_OPTS_LIST(PKG_SumAllButAxis)
 END_PKG_OPS_OPTS_LIST()
 
 // The package name comes from -DTHIS_PKG_NAME=TensorOps (see the Makefile).
 static constexpr auto sg_packageName = THIS_PKG_NAME_STR;
 
-static std::array<const char*, 3> sg_opNames{ {"ScaledSiLU", "LogSumExp", "ReduceSumSquare"} };
+static std::array<const char*, 4> sg_opNames{ {"ScaledSiLU", "LogSumExp", "ReduceSumSquare", "SumAllButAxis"} };
 
 // Input, output and param counts of every op, for ValidateOpConfig.
 struct OpCounts {
@@ -39,6 +40,7 @@ static constexpr OpCounts sg_opCounts[] = {
     {"ScaledSiLU", 1, 1, 2},
     {"LogSumExp", 1, 1, 1},
     {"ReduceSumSquare", 1, 1, 1},
+    {"SumAllButAxis", 1, 1, 1},
 };
 
 static Qnn_ApiVersion_t sg_sdkApiVersion = QNN_HTP_API_VERSION_INIT;

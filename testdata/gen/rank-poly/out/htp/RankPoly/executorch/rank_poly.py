@@ -39,6 +39,8 @@ QNN_OP_TYPES = {
     "add_broadcast": "AddBroadcast",
     "mul_add_broadcast": "MulAddBroadcast",
     "softmax_ranked": "SoftmaxRanked",
+    "sum_all_but_axis": "SumAllButAxis",
+    "mean_middle": "MeanMiddle",
 }
 
 _lib = Library(NAMESPACE, "DEF")
@@ -302,6 +304,66 @@ _lib.impl("softmax_ranked", _softmax_ranked_eager, "CPU")
 _lib.impl("softmax_ranked.out", _softmax_ranked_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::softmax_ranked", _softmax_ranked_fake, lib=_lib)
 
+_lib.define("sum_all_but_axis(Tensor x, int axis) -> Tensor")
+_lib.define("sum_all_but_axis.out(Tensor x, int axis, *, Tensor(a!) y) -> Tensor(a!)")
+
+def _sum_all_but_axis_eager(x, axis=-1):
+    """SumAllButAxis on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("SumAllButAxis", "sum_all_but_axis", (x,), {"axis": axis})
+    return results
+
+def _sum_all_but_axis_fake(x, axis=-1):
+    _dim0_p0 = int(axis)
+    if not -x.dim() <= _dim0_p0 < x.dim(): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(x.dim()) + " dims")
+    _dim0_p0 %= x.dim()
+    return torch.empty((x.shape[_dim0_p0],), dtype=torch.float32, device=x.device)
+
+def _sum_all_but_axis_out(x, axis=-1, *, y):
+    results = _sum_all_but_axis_eager(x, axis)
+    results = (results,)
+    for out, result in zip((y,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y
+
+_lib.impl("sum_all_but_axis", _sum_all_but_axis_eager, "CPU")
+_lib.impl("sum_all_but_axis.out", _sum_all_but_axis_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::sum_all_but_axis", _sum_all_but_axis_fake, lib=_lib)
+
+_lib.define("mean_middle(Tensor x, Tensor m) -> (Tensor, Tensor)")
+_lib.define("mean_middle.out(Tensor x, Tensor m, *, Tensor(a!) y, Tensor(b!) rows) -> (Tensor(a!), Tensor(b!))")
+
+def _mean_middle_eager(x, m):
+    """MeanMiddle on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("MeanMiddle", "mean_middle", (x, m), {})
+    return tuple(results)
+
+def _mean_middle_fake(x, m):
+    _N = x.shape[0]
+    _C = x.shape[1]
+    _L = x.shape[2]
+    if not 2 <= m.dim() <= 4: raise ValueError("MeanMiddle: input \"m\" has " + str(m.dim()) + " dims; the op takes 2 to 4")
+    _dim1_lm1 = int(-1)
+    if not -m.dim() <= _dim1_lm1 < m.dim(): raise IndexError("MeanMiddle: m.shape[-1] reads axis " + str(_dim1_lm1) + " of input \"m\", which has " + str(m.dim()) + " dims")
+    _dim1_lm1 %= m.dim()
+    _dim1_l1 = int(1)
+    if not -m.dim() <= _dim1_l1 < m.dim(): raise IndexError("MeanMiddle: m.shape[1] reads axis " + str(_dim1_l1) + " of input \"m\", which has " + str(m.dim()) + " dims")
+    _dim1_l1 %= m.dim()
+    return (torch.empty((x.shape[0], x.shape[2]), dtype=torch.float32, device=x.device), torch.empty(((m.shape[_dim1_lm1] * 2), m.shape[_dim1_l1]), dtype=torch.float32, device=x.device))
+
+def _mean_middle_out(x, m, *, y, rows):
+    results = _mean_middle_eager(x, m)
+    for out, result in zip((y, rows,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y, rows
+
+_lib.impl("mean_middle", _mean_middle_eager, "CPU")
+_lib.impl("mean_middle.out", _mean_middle_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::mean_middle", _mean_middle_fake, lib=_lib)
+
 class ops:
     """Calls of this package's operators with every argument passed, the
     defaults filled in (what ExecuTorch needs to delegate a call)."""
@@ -345,6 +407,16 @@ class ops:
     def softmax_ranked(x, axis=1):
         """SoftmaxRanked with every argument passed."""
         return _OPS.softmax_ranked.default(x, axis)
+
+    @staticmethod
+    def sum_all_but_axis(x, axis=-1):
+        """SumAllButAxis with every argument passed."""
+        return _OPS.sum_all_but_axis.default(x, axis)
+
+    @staticmethod
+    def mean_middle(x, m):
+        """MeanMiddle with every argument passed."""
+        return _OPS.mean_middle.default(x, m)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""

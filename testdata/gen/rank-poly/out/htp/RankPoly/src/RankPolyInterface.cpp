@@ -26,12 +26,14 @@ DECLARE_PKG_OPS_OPTS_LIST(PKG_TopKAxis)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_AddBroadcast)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_MulAddBroadcast)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_SoftmaxRanked)
+DECLARE_PKG_OPS_OPTS_LIST(PKG_SumAllButAxis)
+DECLARE_PKG_OPS_OPTS_LIST(PKG_MeanMiddle)
 END_PKG_OPS_OPTS_LIST()
 
 // The package name comes from -DTHIS_PKG_NAME=RankPoly (see the Makefile).
 static constexpr auto sg_packageName = THIS_PKG_NAME_STR;
 
-static std::array<const char*, 8> sg_opNames{ {"ScaledSiLU", "AddLike", "ReduceSumAxis", "ReduceMaxKeep", "TopKAxis", "AddBroadcast", "MulAddBroadcast", "SoftmaxRanked"} };
+static std::array<const char*, 10> sg_opNames{ {"ScaledSiLU", "AddLike", "ReduceSumAxis", "ReduceMaxKeep", "TopKAxis", "AddBroadcast", "MulAddBroadcast", "SoftmaxRanked", "SumAllButAxis", "MeanMiddle"} };
 
 // Input, output and param counts of every op, for ValidateOpConfig.
 struct OpCounts {
@@ -49,6 +51,8 @@ static constexpr OpCounts sg_opCounts[] = {
     {"AddBroadcast", 2, 1, 0},
     {"MulAddBroadcast", 3, 1, 0},
     {"SoftmaxRanked", 1, 2, 1},
+    {"SumAllButAxis", 1, 1, 1},
+    {"MeanMiddle", 2, 2, 0},
 };
 
 static Qnn_ApiVersion_t sg_sdkApiVersion = QNN_HTP_API_VERSION_INIT;

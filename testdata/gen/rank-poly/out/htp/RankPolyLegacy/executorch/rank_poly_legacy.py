@@ -33,6 +33,7 @@ NAMESPACE = "rank_poly_legacy"
 QNN_OP_TYPES = {
     "scaled_si_lu_legacy": "ScaledSiLULegacy",
     "top_k_axis_legacy": "TopKAxisLegacy",
+    "sum_all_but_axis_legacy": "SumAllButAxisLegacy",
 }
 
 _lib = Library(NAMESPACE, "DEF")
@@ -138,6 +139,37 @@ _lib.impl("top_k_axis_legacy", _top_k_axis_legacy_eager, "CPU")
 _lib.impl("top_k_axis_legacy.out", _top_k_axis_legacy_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::top_k_axis_legacy", _top_k_axis_legacy_fake, lib=_lib)
 
+_lib.define("sum_all_but_axis_legacy(Tensor x, int axis) -> Tensor")
+_lib.define("sum_all_but_axis_legacy.out(Tensor x, int axis, *, Tensor(a!) y) -> Tensor(a!)")
+
+def _sum_all_but_axis_legacy_eager(x, axis=-1):
+    """SumAllButAxisLegacy on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("SumAllButAxisLegacy", "sum_all_but_axis_legacy", (x,), {"axis": axis})
+    return results
+
+def _sum_all_but_axis_legacy_fake(x, axis=-1):
+    if not 2 <= x.dim() <= 8: raise ValueError("SumAllButAxisLegacy: input \"x\" has " + str(x.dim()) + " dims; the op takes 2 to 8")
+    _dim0_p0 = int(axis)
+    if not -x.dim() <= _dim0_p0 < x.dim(): raise IndexError("SumAllButAxisLegacy: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(x.dim()) + " dims")
+    _dim0_p0 %= x.dim()
+    _dim0_lm2 = int(-2)
+    if not -x.dim() <= _dim0_lm2 < x.dim(): raise IndexError("SumAllButAxisLegacy: x.shape[-2] reads axis " + str(_dim0_lm2) + " of input \"x\", which has " + str(x.dim()) + " dims")
+    _dim0_lm2 %= x.dim()
+    return torch.empty((x.shape[_dim0_p0], x.shape[_dim0_lm2]), dtype=torch.float32, device=x.device)
+
+def _sum_all_but_axis_legacy_out(x, axis=-1, *, y):
+    results = _sum_all_but_axis_legacy_eager(x, axis)
+    results = (results,)
+    for out, result in zip((y,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y
+
+_lib.impl("sum_all_but_axis_legacy", _sum_all_but_axis_legacy_eager, "CPU")
+_lib.impl("sum_all_but_axis_legacy.out", _sum_all_but_axis_legacy_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::sum_all_but_axis_legacy", _sum_all_but_axis_legacy_fake, lib=_lib)
+
 class ops:
     """Calls of this package's operators with every argument passed, the
     defaults filled in (what ExecuTorch needs to delegate a call)."""
@@ -151,6 +183,11 @@ class ops:
     def top_k_axis_legacy(x, k=1, axis=-1):
         """TopKAxisLegacy with every argument passed."""
         return _OPS.top_k_axis_legacy.default(x, k, axis)
+
+    @staticmethod
+    def sum_all_but_axis_legacy(x, axis=-1):
+        """SumAllButAxisLegacy with every argument passed."""
+        return _OPS.sum_all_but_axis_legacy.default(x, axis)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""

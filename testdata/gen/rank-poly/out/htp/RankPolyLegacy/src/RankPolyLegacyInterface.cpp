@@ -20,12 +20,13 @@ DEFINE_UNIQ_TY()
 BEGIN_PKG_OPS_OPTS_LIST()
 DECLARE_PKG_OPS_OPTS_LIST(PKG_ScaledSiLULegacy)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_TopKAxisLegacy)
+DECLARE_PKG_OPS_OPTS_LIST(PKG_SumAllButAxisLegacy)
 END_PKG_OPS_OPTS_LIST()
 
 // The package name comes from -DTHIS_PKG_NAME=RankPolyLegacy (see the Makefile).
 static constexpr auto sg_packageName = THIS_PKG_NAME_STR;
 
-static std::array<const char*, 2> sg_opNames{ {"ScaledSiLULegacy", "TopKAxisLegacy"} };
+static std::array<const char*, 3> sg_opNames{ {"ScaledSiLULegacy", "TopKAxisLegacy", "SumAllButAxisLegacy"} };
 
 // Input, output and param counts of every op, for ValidateOpConfig.
 struct OpCounts {
@@ -37,6 +38,7 @@ struct OpCounts {
 static constexpr OpCounts sg_opCounts[] = {
     {"ScaledSiLULegacy", 1, 1, 2},
     {"TopKAxisLegacy", 1, 2, 2},
+    {"SumAllButAxisLegacy", 1, 1, 1},
 };
 
 static Qnn_ApiVersion_t sg_sdkApiVersion = QNN_HTP_API_VERSION_INIT;

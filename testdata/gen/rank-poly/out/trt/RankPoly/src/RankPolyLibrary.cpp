@@ -13,6 +13,8 @@
 #include "ops/AddBroadcastPlugin.h"
 #include "ops/MulAddBroadcastPlugin.h"
 #include "ops/SoftmaxRankedPlugin.h"
+#include "ops/SumAllButAxisPlugin.h"
+#include "ops/MeanMiddlePlugin.h"
 
 #if defined(_WIN32)
 #define RANK_POLY_EXPORT __declspec(dllexport)
@@ -39,8 +41,10 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
         static AddBroadcastPluginCreator sAddBroadcast;
         static MulAddBroadcastPluginCreator sMulAddBroadcast;
         static SoftmaxRankedPluginCreator sSoftmaxRanked;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaledSiLU, &sAddLike, &sReduceSumAxis, &sReduceMaxKeep, &sTopKAxis, &sAddBroadcast, &sMulAddBroadcast, &sSoftmaxRanked};
-        nbCreators = 8;
+        static SumAllButAxisPluginCreator sSumAllButAxis;
+        static MeanMiddlePluginCreator sMeanMiddle;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaledSiLU, &sAddLike, &sReduceSumAxis, &sReduceMaxKeep, &sTopKAxis, &sAddBroadcast, &sMulAddBroadcast, &sSoftmaxRanked, &sSumAllButAxis, &sMeanMiddle};
+        nbCreators = 10;
         return sCreators;
     }
     catch (...)

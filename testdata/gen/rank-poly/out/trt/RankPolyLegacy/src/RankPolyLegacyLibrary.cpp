@@ -7,6 +7,7 @@
 
 #include "ops/ScaledSiLULegacyPlugin.h"
 #include "ops/TopKAxisLegacyPlugin.h"
+#include "ops/SumAllButAxisLegacyPlugin.h"
 
 #if defined(_WIN32)
 #define RANK_POLY_LEGACY_EXPORT __declspec(dllexport)
@@ -35,8 +36,9 @@ CreatorPointer const* creators(int32_t& nbCreators) noexcept
     {
         static ScaledSiLULegacyPluginCreator sScaledSiLULegacy;
         static TopKAxisLegacyPluginCreator sTopKAxisLegacy;
-        static CreatorPointer const sCreators[] = {&sScaledSiLULegacy, &sTopKAxisLegacy};
-        nbCreators = 2;
+        static SumAllButAxisLegacyPluginCreator sSumAllButAxisLegacy;
+        static CreatorPointer const sCreators[] = {&sScaledSiLULegacy, &sTopKAxisLegacy, &sSumAllButAxisLegacy};
+        nbCreators = 3;
         return sCreators;
     }
     catch (...)

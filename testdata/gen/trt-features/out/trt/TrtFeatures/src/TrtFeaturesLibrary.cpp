@@ -14,6 +14,7 @@
 #include "ops/AllParamsPlugin.h"
 #include "ops/ScaleBiasPlugin.h"
 #include "ops/CastToPlugin.h"
+#include "ops/CastPairPlugin.h"
 
 #if defined(_WIN32)
 #define TRT_FEATURES_EXPORT __declspec(dllexport)
@@ -38,8 +39,9 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
         static AllParamsPluginCreator sAllParams;
         static ScaleBiasPluginCreator sScaleBias;
         static CastToPluginCreator sCastTo;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaleInplace, &sReshapeTo, &sUniqueValues, &sAllParams, &sScaleBias, &sCastTo};
-        nbCreators = 6;
+        static CastPairPluginCreator sCastPair;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaleInplace, &sReshapeTo, &sUniqueValues, &sAllParams, &sScaleBias, &sCastTo, &sCastPair};
+        nbCreators = 7;
         return sCreators;
     }
     catch (...)
@@ -58,6 +60,7 @@ REGISTER_TENSORRT_PLUGIN(UniqueValuesPluginCreator);
 REGISTER_TENSORRT_PLUGIN(AllParamsPluginCreator);
 REGISTER_TENSORRT_PLUGIN(ScaleBiasPluginCreator);
 REGISTER_TENSORRT_PLUGIN(CastToPluginCreator);
+REGISTER_TENSORRT_PLUGIN(CastPairPluginCreator);
 
 } // namespace trt_features_trt
 

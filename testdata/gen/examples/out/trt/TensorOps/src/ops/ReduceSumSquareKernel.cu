@@ -34,8 +34,8 @@ namespace
 template <typename T>
 struct ReduceSumSquareIO
 {
-    InTensor<T> x; // (no shape)
-    OutTensor<T> y; // (no shape)
+    InTensor<T> x; // (rank 1 to 8)
+    OutTensor<T> y; // (like x, axis axis)
 };
 
 // opforge:begin kernels

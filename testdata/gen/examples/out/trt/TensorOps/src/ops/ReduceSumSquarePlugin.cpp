@@ -2,9 +2,9 @@
 // The TensorRT plugin tensor::ReduceSumSquare (version 1.0.0) (IPluginV3) and its creator.
 //
 // inputs:
-//   [0] x: T (no shape)
+//   [0] x: T (rank 1 to 8)
 // outputs:
-//   [0] y: T (no shape)
+//   [0] y: T (like x, axis axis)
 // fields:
 //   axis: int32, default -1, >= -8, <= 7: the reduced axis; negative counts from the end
 

@@ -34,9 +34,9 @@ namespace
 template <typename T>
 struct AddBroadcastIO
 {
-    InTensor<T> a; // (no shape)
-    InTensor<T> b; // (no shape)
-    OutTensor<T> z; // (no shape)
+    InTensor<T> a; // (any rank)
+    InTensor<T> b; // (any rank)
+    OutTensor<T> z; // (broadcast of a, b)
 };
 
 // opforge:begin kernels

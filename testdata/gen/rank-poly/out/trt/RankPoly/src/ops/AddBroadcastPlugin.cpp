@@ -2,10 +2,10 @@
 // The TensorRT plugin test::AddBroadcast (version 0.1.0) (IPluginV3) and its creator.
 //
 // inputs:
-//   [0] a: T (no shape)
-//   [1] b: T (no shape)
+//   [0] a: T (any rank)
+//   [1] b: T (any rank)
 // outputs:
-//   [0] z: T (no shape)
+//   [0] z: T (broadcast of a, b)
 // fields: none
 
 #include "AddBroadcastPlugin.h"

@@ -33,7 +33,7 @@ struct AddLikeIO
 {
     InTensor<float> a; // [N, C]
     InTensor<float> b; // [N, C]
-    OutTensor<float> z; // (no shape)
+    OutTensor<float> z; // (like a)
 };
 
 // opforge:begin kernels

@@ -5,7 +5,7 @@
 //   [0] a: [float32] [N, C]
 //   [1] b: [float32] [N, C]
 // outputs:
-//   [0] z: [float32] (no shape)
+//   [0] z: [float32] (like a)
 // fields: none
 
 #include "AddLikePlugin.h"

@@ -34,7 +34,7 @@ struct MulAddBroadcastIO
     InTensor<float> x; // [N, C, L]
     InTensor<float> scale; // [C, 1]
     InTensor<float> bias; // [L]
-    OutTensor<float> y; // (no shape)
+    OutTensor<float> y; // (broadcast of x, scale, bias)
 };
 
 // opforge:begin kernels

@@ -6,7 +6,7 @@
 //   [1] scale: [float32] [C, 1]
 //   [2] bias: [float32] [L]
 // outputs:
-//   [0] y: [float32] (no shape)
+//   [0] y: [float32] (broadcast of x, scale, bias)
 // fields: none
 
 #include "MulAddBroadcastPlugin.h"

@@ -31,8 +31,8 @@ namespace
 //! The tensors of one ReduceMaxKeep call.
 struct ReduceMaxKeepIO
 {
-    InTensor<float> x; // (no shape)
-    OutTensor<float> y; // (no shape)
+    InTensor<float> x; // (any rank)
+    OutTensor<float> y; // (like x, axis axis)
 };
 
 // opforge:begin kernels

@@ -2,9 +2,9 @@
 // The TensorRT plugin test::ReduceMaxKeep (version 0.1.0) (IPluginV3) and its creator.
 //
 // inputs:
-//   [0] x: [float32] (no shape)
+//   [0] x: [float32] (any rank)
 // outputs:
-//   [0] y: [float32] (no shape)
+//   [0] y: [float32] (like x, axis axis)
 // fields:
 //   axis: int32, default 0
 

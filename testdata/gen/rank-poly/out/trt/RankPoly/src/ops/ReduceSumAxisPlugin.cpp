@@ -2,9 +2,9 @@
 // The TensorRT plugin test::ReduceSumAxis (version 0.1.0) (IPluginV3) and its creator.
 //
 // inputs:
-//   [0] x: T (no shape)
+//   [0] x: T (any rank)
 // outputs:
-//   [0] y: T (no shape)
+//   [0] y: T (like x, axis axis)
 // fields:
 //   axis: int32, default -1
 

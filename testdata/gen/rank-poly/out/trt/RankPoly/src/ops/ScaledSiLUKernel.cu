@@ -34,8 +34,8 @@ namespace
 template <typename T>
 struct ScaledSiLUIO
 {
-    InTensor<T> x; // (no shape)
-    OutTensor<T> y; // (no shape)
+    InTensor<T> x; // (any rank)
+    OutTensor<T> y; // (like x)
 };
 
 // opforge:begin kernels

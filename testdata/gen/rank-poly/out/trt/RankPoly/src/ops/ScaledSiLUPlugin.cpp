@@ -2,9 +2,9 @@
 // The TensorRT plugin test::ScaledSiLU (version 0.1.0) (IPluginV3) and its creator.
 //
 // inputs:
-//   [0] x: T (no shape)
+//   [0] x: T (any rank)
 // outputs:
-//   [0] y: T (no shape)
+//   [0] y: T (like x)
 // fields:
 //   alpha: float32, default 1.0
 //   beta: float32, default 1.0

@@ -31,9 +31,9 @@ namespace
 //! The tensors of one SoftmaxRanked call.
 struct SoftmaxRankedIO
 {
-    InTensor<float> x; // (no shape)
-    OutTensor<float> y; // (no shape)
-    OutTensor<float> sum; // (no shape)
+    InTensor<float> x; // (rank 2 to 4)
+    OutTensor<float> y; // (like x)
+    OutTensor<float> sum; // (like x, axis axis)
 };
 
 // opforge:begin kernels

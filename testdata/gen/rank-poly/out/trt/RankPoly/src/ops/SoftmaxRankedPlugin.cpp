@@ -2,10 +2,10 @@
 // The TensorRT plugin test::SoftmaxRanked (version 0.1.0) (IPluginV3) and its creator.
 //
 // inputs:
-//   [0] x: [float32] (no shape)
+//   [0] x: [float32] (rank 2 to 4)
 // outputs:
-//   [0] y: [float32] (no shape)
-//   [1] sum: [float32] (no shape)
+//   [0] y: [float32] (like x)
+//   [1] sum: [float32] (like x, axis axis)
 // fields:
 //   axis: int32, default 1
 

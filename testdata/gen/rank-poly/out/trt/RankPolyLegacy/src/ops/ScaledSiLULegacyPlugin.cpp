@@ -2,9 +2,9 @@
 // The TensorRT plugin legacy::ScaledSiLULegacy (version 0.1.0) (legacy IPluginV2DynamicExt) and its creator.
 //
 // inputs:
-//   [0] x: T (no shape)
+//   [0] x: T (any rank)
 // outputs:
-//   [0] y: T (no shape)
+//   [0] y: T (like x)
 // fields:
 //   alpha: float32, default 1.0
 //   beta: float32, default 1.0

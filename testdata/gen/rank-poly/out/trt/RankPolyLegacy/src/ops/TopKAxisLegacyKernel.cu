@@ -31,9 +31,9 @@ namespace
 //! The tensors of one TopKAxisLegacy call.
 struct TopKAxisLegacyIO
 {
-    InTensor<float> x; // (no shape)
-    OutTensor<float> values; // (no shape)
-    OutTensor<int32_t> indices; // (no shape)
+    InTensor<float> x; // (any rank)
+    OutTensor<float> values; // (like x, axis axis)
+    OutTensor<int32_t> indices; // (like x, axis axis)
 };
 
 // opforge:begin kernels

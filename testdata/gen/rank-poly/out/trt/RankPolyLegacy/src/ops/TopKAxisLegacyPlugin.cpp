@@ -2,10 +2,10 @@
 // The TensorRT plugin legacy::TopKAxisLegacy (version 0.1.0) (legacy IPluginV2DynamicExt) and its creator.
 //
 // inputs:
-//   [0] x: [float32] (no shape)
+//   [0] x: [float32] (any rank)
 // outputs:
-//   [0] values: [float32] (no shape)
-//   [1] indices: [int32] (no shape)
+//   [0] values: [float32] (like x, axis axis)
+//   [1] indices: [int32] (like x, axis axis)
 // fields:
 //   k: int32, default 1, >= 1
 //   axis: int32, default -1

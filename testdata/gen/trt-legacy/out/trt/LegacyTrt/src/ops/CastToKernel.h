@@ -14,21 +14,21 @@ namespace legacy_trt_trt
 
 enum class CastToTo : int32_t
 {
-    kFloat32 = 0, //!< "float32"
-    kFloat16 = 1, //!< "float16"
+    kFloat16 = 0, //!< "float16"
+    kFloat32 = 1, //!< "float32"
 };
 
 //! The params of CastTo as the plugin holds them (host memory); members start at their defaults.
 struct CastToParams
 {
-    CastToTo to{}; //!< one of float32, float16, required
+    CastToTo to{}; //!< one of float16, float32, required
 };
 
 //! One launcher per allowed dtype combination; enqueue calls the one that matches the runtime dtypes.
 //! inputs: [0] x; outputs: [0] y.
-cudaError_t launchCastTo_float32_float32(TensorRef const* inputs, TensorRef const* outputs, CastToParams const& params, void* workspace, cudaStream_t stream); // float32, float32
 cudaError_t launchCastTo_float32_float16(TensorRef const* inputs, TensorRef const* outputs, CastToParams const& params, void* workspace, cudaStream_t stream); // float32, float16
-cudaError_t launchCastTo_float16_float32(TensorRef const* inputs, TensorRef const* outputs, CastToParams const& params, void* workspace, cudaStream_t stream); // float16, float32
+cudaError_t launchCastTo_float32_float32(TensorRef const* inputs, TensorRef const* outputs, CastToParams const& params, void* workspace, cudaStream_t stream); // float32, float32
 cudaError_t launchCastTo_float16_float16(TensorRef const* inputs, TensorRef const* outputs, CastToParams const& params, void* workspace, cudaStream_t stream); // float16, float16
+cudaError_t launchCastTo_float16_float32(TensorRef const* inputs, TensorRef const* outputs, CastToParams const& params, void* workspace, cudaStream_t stream); // float16, float32
 
 } // namespace legacy_trt_trt

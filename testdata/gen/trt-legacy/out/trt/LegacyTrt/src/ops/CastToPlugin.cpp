@@ -6,7 +6,7 @@
 // outputs:
 //   [0] y: [float32, float16] [N, C]
 // fields:
-//   to: one of float32, float16, required
+//   to: one of float16, float32, required
 
 #include "CastToPlugin.h"
 
@@ -24,7 +24,7 @@ constexpr int32_t kNbInputs = 1;
 constexpr int32_t kNbOutputs = 1;
 
 //! The value names of CastToTo, in index order.
-constexpr char const* kCastToToNames[] = {"float32", "float16"};
+constexpr char const* kCastToToNames[] = {"float16", "float32"};
 
 //! The names of the fields createPlugin takes, in param order.
 constexpr char const* kFieldNames[] = {"to"};
@@ -49,7 +49,7 @@ bool opdefSupports(int32_t pos, nvinfer1::PluginTensorDesc const* inOut, int32_t
     switch (pos)
     {
     case 0: return (inOut[0].type == nvinfer1::DataType::kFLOAT || inOut[0].type == nvinfer1::DataType::kHALF) && inOut[0].format == nvinfer1::TensorFormat::kLINEAR;
-    case 1: return inOut[1].type == (mParams.to == CastToTo::kFloat32 ? nvinfer1::DataType::kFLOAT : nvinfer1::DataType::kHALF) && inOut[1].format == nvinfer1::TensorFormat::kLINEAR;
+    case 1: return inOut[1].type == (mParams.to == CastToTo::kFloat16 ? nvinfer1::DataType::kHALF : nvinfer1::DataType::kFLOAT) && inOut[1].format == nvinfer1::TensorFormat::kLINEAR;
     default: return false;
     }
 }
@@ -260,7 +260,7 @@ nvinfer1::DataType CastToPlugin::getOutputDataType(
     }
     switch (index)
     {
-    case 0: return (mParams.to == CastToTo::kFloat32 ? nvinfer1::DataType::kFLOAT : nvinfer1::DataType::kHALF);
+    case 0: return (mParams.to == CastToTo::kFloat16 ? nvinfer1::DataType::kHALF : nvinfer1::DataType::kFLOAT);
     default: logError("CastTo::getOutputDataType: no output %d", index); return nvinfer1::DataType::kFLOAT;
     }
 }
@@ -376,25 +376,25 @@ int32_t CastToPlugin::enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinf
     }
     cudaError_t status = cudaSuccess;
     char const* launcher = nullptr;
-    if (launcher == nullptr && inputDesc[0].type == nvinfer1::DataType::kFLOAT && outputDesc[0].type == nvinfer1::DataType::kFLOAT)
-    {
-        launcher = "launchCastTo_float32_float32";
-        status = launchCastTo_float32_float32(in, out, mParams, workspace, stream);
-    }
     if (launcher == nullptr && inputDesc[0].type == nvinfer1::DataType::kFLOAT && outputDesc[0].type == nvinfer1::DataType::kHALF)
     {
         launcher = "launchCastTo_float32_float16";
         status = launchCastTo_float32_float16(in, out, mParams, workspace, stream);
     }
-    if (launcher == nullptr && inputDesc[0].type == nvinfer1::DataType::kHALF && outputDesc[0].type == nvinfer1::DataType::kFLOAT)
+    if (launcher == nullptr && inputDesc[0].type == nvinfer1::DataType::kFLOAT && outputDesc[0].type == nvinfer1::DataType::kFLOAT)
     {
-        launcher = "launchCastTo_float16_float32";
-        status = launchCastTo_float16_float32(in, out, mParams, workspace, stream);
+        launcher = "launchCastTo_float32_float32";
+        status = launchCastTo_float32_float32(in, out, mParams, workspace, stream);
     }
     if (launcher == nullptr && inputDesc[0].type == nvinfer1::DataType::kHALF && outputDesc[0].type == nvinfer1::DataType::kHALF)
     {
         launcher = "launchCastTo_float16_float16";
         status = launchCastTo_float16_float16(in, out, mParams, workspace, stream);
+    }
+    if (launcher == nullptr && inputDesc[0].type == nvinfer1::DataType::kHALF && outputDesc[0].type == nvinfer1::DataType::kFLOAT)
+    {
+        launcher = "launchCastTo_float16_float32";
+        status = launchCastTo_float16_float32(in, out, mParams, workspace, stream);
     }
     if (launcher == nullptr)
     {

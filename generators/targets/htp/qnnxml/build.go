@@ -10,6 +10,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 )
 
 // Load parses one QNN op-package XML config into the IR. It returns nil
@@ -62,10 +63,9 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 		Where:   ir.Where{},
 	}
 	pkg.Namespace = pkg.Domain
-	pkg.HTP.InterfaceStyle = "current"
-	pkg.HTP.ExecuTorch = true
 	if q := root.SelectAttr("UseQHPI"); q != nil && q.Value == "true" {
-		pkg.HTP.UseQHPI = true
+		// The htp target's package option (htpopt.Package.UseQHPI).
+		pkg.Sections.Add(htpopt.Target, ir.Map(false).Set("use_qhpi", ir.BoolNode(true)), b.d.attrAt(root, "UseQHPI"))
 		pkg.Where["use_qhpi"] = b.d.attrAt(root, "UseQHPI")
 		// QHPI (QAIRT docs, "Qualcomm Hexagon Plugin Interface", 2.44):
 		// a C API that coexists with DEF_PACKAGE_OP packages; both kinds
@@ -84,7 +84,7 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 		pkg.Ops = append(pkg.Ops, b.op(e))
 	}
 	for _, e := range root.SelectElements("SupplementalOpDefList") {
-		pkg.HTP.Supplementals = append(pkg.HTP.Supplementals, b.supplemental(e))
+		pkg.Supplementals = append(pkg.Supplementals, b.supplemental(e))
 	}
 	return pkg
 }
@@ -147,10 +147,10 @@ func (b *builder) op(e *etree.Element) *ir.Op {
 		op.References = append(op.References, ir.Reference{Source: r.SelectAttrValue("Source", ""), URL: r.SelectAttrValue("Url", ""), Text: text(r)})
 	}
 	for _, in := range e.SelectElements("Input") {
-		op.Inputs = append(op.Inputs, b.tensor(in))
+		op.Inputs = append(op.Inputs, b.tensor(in, "input"))
 	}
 	for _, out := range e.SelectElements("Output") {
-		op.Outputs = append(op.Outputs, b.tensor(out))
+		op.Outputs = append(op.Outputs, b.tensor(out, "output"))
 	}
 	for _, p := range e.SelectElements("Parameter") {
 		op.Params = append(op.Params, b.param(p))
@@ -159,14 +159,15 @@ func (b *builder) op(e *etree.Element) *ir.Op {
 		v := boolValue(u)
 		op.UseDefaultTranslation = &v
 	}
-	htp := &ir.HTPOp{Pos: b.d.at(e.SelectElement("SupportedBackend"))}
+	// The htp section, as the htp target reads it (htpopt): the op's
+	// SupportedBackend values. A QNN config speaks only for QNN backends;
+	// TensorRT and AIPU need facts it cannot state (output shapes), so they
+	// stay off until the op is converted to YAML and completed there.
+	var backends []string
 	for _, sb := range e.SelectElements("SupportedBackend") {
-		htp.Backends = append(htp.Backends, text(sb))
+		backends = append(backends, text(sb))
 	}
-	// A QNN config speaks only for QNN backends; TensorRT and AIPU need
-	// facts it cannot state (output shapes), so they stay off until the
-	// op is converted to YAML and completed there.
-	op.Targets.HTP = htp
+	op.Sections.Add(htpopt.Target, ir.Map(true).Set("backends", ir.Strs(backends...)), b.d.at(e.SelectElement("SupportedBackend")))
 	return op
 }
 
@@ -244,7 +245,7 @@ var layoutFromQNN = map[string]ir.Layout{
 	"UNDEFINED": ir.LayoutUndefined, "BACKEND_SPECIFIC": ir.LayoutBackendSpecific,
 }
 
-func (b *builder) tensor(e *etree.Element) *ir.Tensor {
+func (b *builder) tensor(e *etree.Element, kind string) *ir.Tensor {
 	t := &ir.Tensor{
 		Name:        childText(e, "Name"),
 		Description: description(e),
@@ -259,6 +260,12 @@ func (b *builder) tensor(e *etree.Element) *ir.Tensor {
 	t.Rank, t.Scalar = rankOf(childText(shape, "Rank"))
 	if ly := shape.SelectElement("Layout"); ly != nil {
 		t.Layout = layoutFromQNN[text(ly)]
+	}
+	// A layout for another rank: the QNN generator refuses a layout only on
+	// a 0D tensor (validate's scalar-layout), so this format takes it with a
+	// warning where YAML's layout-rank is an error.
+	if want := t.Layout.Rank(); want > 0 && t.Rank != ir.RankAny && t.Rank != want && !(t.Rank == 0 && !t.Scalar) {
+		b.l.Warnf(t.Where.At("layout", t.Pos), "qnn-layout-rank", "%s %q has layout %s, which needs rank %d, but its rank is %d; the QNN generator accepts this and so does opforge, but the layout says nothing about its dims", kind, t.Name, t.Layout, want, t.Rank)
 	}
 	t.ShapeText = childText(shape, "Text")
 	if d := e.SelectElement("Default"); d != nil {

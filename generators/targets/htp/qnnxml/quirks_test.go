@@ -7,6 +7,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 )
 
 // TestVendorQuirks: what qnn-op-package-generator accepts gets the SDK's
@@ -14,7 +15,7 @@ import (
 // textual defaults kept as text with no value, UseQHPI; the writer carries
 // the text and the attribute back.
 func TestVendorQuirks(t *testing.T) {
-	data, err := os.ReadFile("../../testdata/gen/htp-params/opdefs/qnn/quirks.xml")
+	data, err := os.ReadFile("../../../../testdata/gen/htp-params/opdefs/qnn/quirks.xml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func TestVendorQuirks(t *testing.T) {
 	if pkg == nil || l.HasErrors() {
 		t.Fatalf("does not load: %v", l.Sorted())
 	}
-	if !pkg.HTP.UseQHPI {
+	if !htpopt.OfPackage(pkg).UseQHPI {
 		t.Error("UseQHPI not read")
 	}
 	op := pkg.Ops[0]

@@ -9,15 +9,15 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/qnnxml"
 	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 )
 
 // FuzzLoadXML: no input makes the loader, the checks or the writer panic,
 // and whatever loads without errors writes out and loads again.
 func FuzzLoadXML(f *testing.F) {
-	seeds, _ := filepath.Glob("../../../shared/fixtures/qnn/*/*.xml")
-	more, _ := filepath.Glob("../../testdata/diagnostics/*/*.xml")
+	seeds, _ := filepath.Glob("../../../../../shared/fixtures/qnn/*/*.xml")
+	more, _ := filepath.Glob("../../../../testdata/diagnostics/*/*.xml")
 	for _, s := range append(seeds, more...) {
 		if data, err := os.ReadFile(s); err == nil {
 			f.Add(data)

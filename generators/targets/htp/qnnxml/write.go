@@ -9,6 +9,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 )
 
 // Write renders pkg as a canonical QNN op-package config (element order of
@@ -23,14 +24,14 @@ func Write(pkg *ir.Package, l *diag.List) ([]byte, error) {
 	root.CreateAttr("PackageName", pkg.Name)
 	root.CreateAttr("Domain", pkg.Domain)
 	root.CreateAttr("Version", pkg.Version)
-	if pkg.HTP.UseQHPI {
+	if htpopt.OfPackage(pkg).UseQHPI {
 		root.CreateAttr("UseQHPI", "true")
 	}
 	list := root.CreateElement("OpDefList")
 	for _, op := range pkg.Ops {
 		w.op(list.CreateElement("OpDef"), op)
 	}
-	for _, s := range pkg.HTP.Supplementals {
+	for _, s := range pkg.Supplementals {
 		if len(s.Ops) == 0 {
 			w.lost(s.Pos, "supplemental definitions for %s name no op; a QNN SupplementalOpDefList needs at least one SupplementalOpDef, so the list is dropped", s.Backend)
 			continue
@@ -92,11 +93,18 @@ func (w *writer) op(e *etree.Element, op *ir.Op) {
 	if op.Verify != nil {
 		w.lost(op.Where.At("verify", op.Pos), "op %s: QNN XML has no opforge verify settings; its verify section (tolerances, sizes) is dropped", op.Name)
 	}
-	if len(op.Sections) > 0 { // every section but HTP's, which this format is
-		w.lost(op.Pos, "op %s: QNN XML describes QNN backends only; the trt and aipu target settings are dropped", op.Name)
+	var others []string // every section but the htp target's, which this format is
+	for _, sec := range op.Sections {
+		if sec.Target != htpopt.Target {
+			others = append(others, sec.Target)
+		}
 	}
-	if op.Targets.HTP != nil && op.Targets.HTP.TorchName != "" {
-		w.lost(op.Where.At("htp.torch_name", op.Pos), "op %s: QNN XML has no torch op name; torch_name %s is dropped (ExecuTorch will use %s's snake case)", op.Name, op.Targets.HTP.TorchName, op.Name)
+	if len(others) > 0 {
+		w.lost(op.Pos, "op %s: QNN XML describes QNN backends only; the settings of the %s target(s) are dropped", op.Name, strings.Join(others, ", "))
+	}
+	h := htpopt.OfOp(op)
+	if h != nil && h.TorchName != "" {
+		w.lost(h.Where.At("torch_name", op.Pos), "op %s: QNN XML has no torch op name; torch_name %s is dropped (ExecuTorch will use %s's snake case)", op.Name, h.TorchName, op.Name)
 	}
 	for _, t := range op.Inputs {
 		w.tensor(e.CreateElement("Input"), op, t, true)
@@ -111,8 +119,8 @@ func (w *writer) op(e *etree.Element, op *ir.Op) {
 		leaf(e, "UseDefaultTranslation", strconv.FormatBool(*op.UseDefaultTranslation))
 	}
 	backends := []string{"HTP"}
-	if op.Targets.HTP != nil && len(op.Targets.HTP.Backends) > 0 {
-		backends = op.Targets.HTP.Backends
+	if h != nil && len(h.Backends) > 0 {
+		backends = h.Backends
 	}
 	for _, b := range backends {
 		leaf(e, "SupportedBackend", b)

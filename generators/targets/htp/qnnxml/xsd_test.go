@@ -26,19 +26,19 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/qnnxml"
 	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 )
 
 const (
-	xsdPath        = "../../schemas/qnn-opdef.xsd"
-	xsdFixturesDir = "../../../shared/fixtures/qnn"
+	xsdPath        = "../../../../schemas/qnn-opdef.xsd"
+	xsdFixturesDir = "../../../../../shared/fixtures/qnn"
 	// xsdFixturesMoreDir: further real configs (textual defaults, UseQHPI).
-	xsdFixturesMoreDir = "../../../shared/fixtures/qnn-more"
-	xsdOpdefsDir       = "../../testdata/gen/examples/opdefs"
-	xsdVisionYAML      = "../../testdata/gen/examples/opdefs/vision/vision_ops.yaml"
+	xsdFixturesMoreDir = "../../../../../shared/fixtures/qnn-more"
+	xsdOpdefsDir       = "../../../../testdata/gen/examples/opdefs"
+	xsdVisionYAML      = "../../../../testdata/gen/examples/opdefs/vision/vision_ops.yaml"
 	// xsdWriterEdge is YAML the writer cannot copy verbatim into QNN XML.
-	xsdWriterEdge = "../../testdata/xsd/writer_edge_cases.yaml"
+	xsdWriterEdge = "../../../../testdata/xsd/writer_edge_cases.yaml"
 )
 
 // xsdScript validates documents against the schema in argv[1]. It reads a

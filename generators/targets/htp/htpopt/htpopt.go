@@ -1,0 +1,159 @@
+// Package htpopt decodes the htp target's sections of an opdef: the core
+// keeps the package's and each op's `targets: {htp: ...}` section as an
+// opaque, positioned node, and the htp target reads it through this
+// package. It is a leaf of its own, not part of package htp, because QNN's
+// op-package XML is the htp target's own input format: the XML loader and
+// writer (qnnxml), which package htp imports, read and write these options
+// too.
+package htpopt
+
+import (
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+)
+
+// Target is the name of the htp target and of its sections.
+const Target = "htp"
+
+// Op holds an op's QNN/HTP options.
+type Op struct {
+	// Backends are QNN's SupportedBackend values (HTP, CPU, LPAI, ...);
+	// [HTP] when the section has no backends key.
+	Backends []string
+	// TorchName is the op's torch.library name for ExecuTorch; "" is the
+	// snake-cased op name.
+	TorchName string
+	// Where holds where backends and torch_name were written.
+	Where ir.Where
+	// Pos is where the section (or, from XML, SupportedBackend) was
+	// written.
+	Pos diag.Pos
+}
+
+// Package holds a package's QNN/HTP options.
+type Package struct {
+	// InterfaceStyle is "current" (SDK >= 2.10 registration through
+	// INIT_PKG_CORE_INIT_FUNC) or "legacy" (ops registered in <Pkg>Init).
+	InterfaceStyle string
+	// ExecuTorch enables the ExecuTorch registration module and its checks.
+	ExecuTorch bool
+	// UseQHPI is the XML OpDefCollection attribute UseQHPI="true": the
+	// vendor generator then emits a QHPI package; opforge generates the
+	// DEF_PACKAGE_OP skeleton (which the HTP backend accepts beside QHPI
+	// packages) and says so. YAML has no place for it: the canonical
+	// section leaves it out.
+	UseQHPI bool
+}
+
+// htpBackends are the QNN backends whose op packages the htp target emits.
+var htpBackends = map[string]bool{"HTP": true, "HTP_FP16": true, "HTPMCP": true}
+
+// NamesHTP reports whether o names a backend the htp target generates for.
+func (o *Op) NamesHTP() bool {
+	for _, b := range o.Backends {
+		if htpBackends[b] {
+			return true
+		}
+	}
+	return false
+}
+
+// OfOp returns op's htp options, nil when the op has no htp section. The
+// decoded options are kept in the section.
+func OfOp(op *ir.Op) *Op {
+	sec := op.Sections.Get(Target)
+	if sec == nil {
+		return nil
+	}
+	if o, ok := sec.Options.(*Op); ok {
+		return o
+	}
+	o := decodeOp(sec)
+	sec.Options = o
+	return o
+}
+
+// OfPackage returns pkg's htp options (the defaults without a section).
+func OfPackage(pkg *ir.Package) *Package {
+	sec := pkg.Sections.Get(Target)
+	if sec == nil {
+		return &Package{InterfaceStyle: "current", ExecuTorch: true}
+	}
+	if o, ok := sec.Options.(*Package); ok {
+		return o
+	}
+	o := decodePackage(sec)
+	sec.Options = o
+	return o
+}
+
+// Decode decodes pkg's htp sections and those of its ops and sets their
+// canonical forms (the schema has refused unknown keys and mistyped
+// values, so decoding reports nothing).
+func Decode(pkg *ir.Package) {
+	if sec := pkg.Sections.Get(Target); sec != nil {
+		o := decodePackage(sec)
+		sec.Options, sec.Canonical = o, EncodePackage(o)
+	}
+	for _, op := range pkg.Ops {
+		if sec := op.Sections.Get(Target); sec != nil {
+			o := decodeOp(sec)
+			sec.Options, sec.Canonical = o, EncodeOp(o)
+		}
+	}
+}
+
+func decodeOp(sec *ir.Section) *Op {
+	n := sec.Node
+	o := &Op{Backends: n.Get("backends").Strings(), TorchName: n.Get("torch_name").Text(), Where: ir.Where{}, Pos: sec.Pos}
+	for _, k := range []string{"backends", "torch_name"} {
+		if v := n.Get(k); v != nil {
+			o.Where[k] = v.Pos
+		}
+	}
+	if n.Get("backends") == nil {
+		o.Backends = []string{"HTP"}
+	}
+	return o
+}
+
+func decodePackage(sec *ir.Section) *Package {
+	n := sec.Node
+	o := &Package{InterfaceStyle: n.Get("interface_style").Text(), ExecuTorch: true, UseQHPI: n.Get("use_qhpi").IsTrue()}
+	if v := n.Get("executorch"); v != nil && !v.IsTrue() {
+		o.ExecuTorch = false
+	}
+	if o.InterfaceStyle == "" {
+		o.InterfaceStyle = "current"
+	}
+	return o
+}
+
+// EncodeOp is the canonical op section: the options that differ from the
+// defaults, as a flow mapping.
+func EncodeOp(o *Op) *ir.Node {
+	n := ir.Map(true)
+	if !(len(o.Backends) == 1 && o.Backends[0] == "HTP") {
+		n.Set("backends", ir.Strs(o.Backends...))
+	}
+	if o.TorchName != "" {
+		n.Set("torch_name", ir.Str(o.TorchName))
+	}
+	return n
+}
+
+// EncodePackage is the canonical package section, nil when every option
+// is at its default.
+func EncodePackage(o *Package) *ir.Node {
+	n := ir.Map(false)
+	if o.InterfaceStyle != "" && o.InterfaceStyle != "current" {
+		n.Set("interface_style", ir.Str(o.InterfaceStyle))
+	}
+	if !o.ExecuTorch {
+		n.Set("executorch", ir.BoolNode(false))
+	}
+	if len(n.Entries) == 0 {
+		return nil
+	}
+	return n
+}
