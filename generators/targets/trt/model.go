@@ -167,15 +167,15 @@ type launcherModel struct {
 	Func text // launchRoiAlignLite_float32
 	// Conds are the runtime dtype checks that select it, C++ bool
 	// expressions enqueue joins with &&: one per dtype slot, "true" without.
-	Conds []text
+	Conds []string
 	// Args are the launch template's type arguments ("float"), one per
 	// kernelModel.TypeParams.
-	Args []text
+	Args []string
 	// IO initializes the IO struct's tensors, by inOut position
 	// (kernelModel.Tensors); the upper bounds follow.
 	IO []ioArg
 	// Types are the dtypes by inOut position, for messages ("float32").
-	Types []text
+	Types []string
 }
 
 // kernelModel is the .cu file's typed plumbing around the user's code.
@@ -585,36 +585,36 @@ func newLaunchers(op *ir.Op, l *ioLayout, paramPos []int, io kernelIO) ([]*launc
 		if s := c.Suffix(); s != "" {
 			lm.Func += text("_" + s)
 		}
-		lm.Conds = make([]text, max(1, len(l.Slots)))
+		lm.Conds = make([]string, max(1, len(l.Slots)))
 		conds := lm.Conds
 		conds[0] = "true"
 		for i, s := range l.Slots {
 			k := strconv.Itoa(s.Pos)
-			conds[i] = text("inputDesc[" + k + "].type == " + trtType(c.DTypes[s.Pos]))
+			conds[i] = "inputDesc[" + k + "].type == " + trtType(c.DTypes[s.Pos])
 			switch {
 			case s.Output:
 				// A dtype_param output: the dtype its param chose, which
 				// supportsFormatCombination made the only one it takes.
-				conds[i] = text("outputDesc[" + strconv.Itoa(s.Pos-len(l.Inputs)) + "].type == " + trtType(c.DTypes[s.Pos]))
+				conds[i] = "outputDesc[" + strconv.Itoa(s.Pos-len(l.Inputs)) + "].type == " + trtType(c.DTypes[s.Pos])
 			case !l.Inputs[s.Pos].Optional:
 			case c.DTypes[s.Pos] == s.Allowed[0]:
 				// An absent input takes the launcher of its first dtype, as
 				// the outputs typed by it do.
-				conds[i] = "(mNbInputs <= " + text(k) + " || " + conds[i] + ")"
+				conds[i] = "(mNbInputs <= " + k + " || " + conds[i] + ")"
 			default:
-				conds[i] = "(mNbInputs > " + text(k) + " && " + conds[i] + ")"
+				conds[i] = "(mNbInputs > " + k + " && " + conds[i] + ")"
 			}
 		}
-		lm.Args = make([]text, len(paramPos))
+		lm.Args = make([]string, len(paramPos))
 		for i, pos := range paramPos {
-			lm.Args[i] = text(dtypeC(c.DTypes[pos]))
+			lm.Args[i] = dtypeC(c.DTypes[pos])
 		}
-		lm.IO, lm.Types = make([]ioArg, len(c.DTypes)), make([]text, len(c.DTypes))
+		lm.IO, lm.Types = make([]ioArg, len(c.DTypes)), make([]string, len(c.DTypes))
 		for pos, d := range c.DTypes {
 			if h := cudaHeaders[dtypeC(d)]; h != "" {
 				need[h] = true
 			}
-			lm.IO[pos], lm.Types[pos] = ioArg{Kind: text(io.kinds[pos]), CType: text(dtypeC(d)), Src: text(io.srcs[pos])}, text(d)
+			lm.IO[pos], lm.Types[pos] = ioArg{Kind: text(io.kinds[pos]), CType: text(dtypeC(d)), Src: text(io.srcs[pos])}, string(d)
 		}
 		launchers[ci] = lm
 	}
