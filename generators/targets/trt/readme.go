@@ -79,11 +79,11 @@ func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 	rows, pyFields := make([]string, n), make([]string, n)
 	onnx, tripy, qdp := make([]string, n, n+2), make([]string, n), make([]string, n)
 	for i, p := range m.Params {
-		length := strconv.Itoa(p.FieldLength)
+		length := strconv.Itoa(int(p.FieldLength))
 		if p.FieldLength == 0 {
 			length = "any"
 		}
-		rows[i] = "| " + escape.MarkdownCode(p.Name) + " | `" + p.FieldType + "` | " + length + " | " + escape.MarkdownText(p.Doc) + " |"
+		rows[i] = "| " + escape.MarkdownCode(p.Name) + " | `" + string(p.FieldType) + "` | " + length + " | " + escape.MarkdownText(p.Doc) + " |"
 		v := exampleValue(p)
 		onnx[i], tripy[i], qdp[i] = p.Name+"="+v.onnx, p.Name+"="+v.python, p.Name+"="+v.qdp
 		r.ONNXNumpy = r.ONNXNumpy || v.tensor
@@ -177,7 +177,7 @@ func exampleValue(p *paramModel) example {
 		return example{onnx: q, python: q, qdp: q, numpy: "np.frombuffer(" + escape.PyString(v) + ".encode(), dtype=np.int8)", fieldType: "kCHAR"}
 	}
 	if len(items) == 0 {
-		n := p.FieldLength
+		n := int(p.FieldLength)
 		if n == 0 {
 			n = 1
 		}
