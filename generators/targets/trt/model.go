@@ -147,15 +147,6 @@ type (
 func (t *text) String() string { return string(*t) }
 func (n *num) String() string  { return strconv.Itoa(int(*n)) }
 
-// statementSep joins the statements of a function body into one block of
-// text; the template indents the first. caseSep joins lines one level
-// deeper: the items of QDP's autotune list. Only the Python plugin
-// (qdp.go) still joins text so.
-const (
-	statementSep = "\n    "
-	caseSep      = "\n        "
-)
-
 type aliasModel struct {
 	Output, Input int
 	OutName, In   string
