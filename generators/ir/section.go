@@ -173,7 +173,16 @@ func (n *Node) Strings() []string {
 
 // IsTrue reports whether n is the bool true.
 func (n *Node) IsTrue() bool {
-	return n != nil && n.Kind == ScalarNode && n.Scalar == ScalarBool && n.Value == "true"
+	if n == nil || n.Kind != ScalarNode || n.Scalar != ScalarBool {
+		return false
+	}
+	// YAML's spellings of true (the core schema's, which the loader types
+	// as bool): `executorch: True` is as true as `executorch: true`.
+	switch n.Value {
+	case "true", "True", "TRUE":
+		return true
+	}
+	return false
 }
 
 // Section is one target's section of an op or package: Target names it

@@ -155,3 +155,18 @@ func TestSetPackageKept(t *testing.T) {
 		t.Error("Decode replaced the options a front end set")
 	}
 }
+
+// TestExecuTorchSpellings: every YAML spelling of a bool sets executorch
+// as written. Found in review: `executorch: True` turned ExecuTorch off,
+// since only a lowercase true counted as true.
+func TestExecuTorchSpellings(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		want  bool
+	}{{"true", true}, {"True", true}, {"TRUE", true}, {"false", false}, {"False", false}, {"FALSE", false}} {
+		pkg := load(t, "version: 1\npackage: {name: P, domain: d, version: \"1.0\"}\ntargets:\n  htp: {executorch: "+c.value+"}\n"+opsYAML)
+		if got := htpopt.OfPackage(pkg).ExecuTorch; got != c.want {
+			t.Errorf("executorch: %s reads as %v", c.value, got)
+		}
+	}
+}
