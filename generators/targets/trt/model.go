@@ -918,7 +918,7 @@ func runtimeChecks(l *ioLayout) []inputCheck {
 		for j, dim := range t.T.Shape {
 			switch {
 			case dim.Expr.IsConst():
-				c.Dims = append(c.Dims, dimCheck{Dim: num(j), Value: dim.Expr.Value})
+				c.Dims = append(c.Dims, dimCheck{Dim: num(j), Want: dim.Expr.Value})
 			case dim.Expr.IsSymbol():
 				if f := l.InDim[dim.Expr.Name]; f != [2]int{t.Index, j} {
 					c.Dims = append(c.Dims, dimCheck{Dim: num(j), Same: true, FirstInput: num(f[0]), FirstDim: num(f[1]), CFirstName: text(escape.CString(l.Inputs[f[0]].Name)), CSymbol: text(escape.CString(dim.Expr.Name))})
@@ -947,7 +947,7 @@ type inputCheck struct {
 // are that input's name and the symbol as C string literals.
 type dimCheck struct {
 	Dim        num
-	Value      int64
+	Want       int64 // the fixed dim (Same: none, the dim equals FirstInput's FirstDim)
 	Same       bool
 	FirstInput num
 	FirstDim   num
