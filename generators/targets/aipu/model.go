@@ -103,17 +103,11 @@ type parserModel struct {
 }
 
 // initRow is one statement of the Parser's __init__: a tensor param read
-// into a constant (Tensor: _tensor with its numpy DType), any other param
-// read into params by its Helper (parserParam).
+// into the layer's constants (Constant), any other param into its params,
+// under Key (a Python string), by Read, the helper's call (parserParam).
 type initRow struct {
-	Key    text // the IR key, a Python string
-	Name   text // the node attribute, a Python string
-	Tensor bool
-	DType  text
-	Helper text // _bool, _string, _enum, _number or _numbers
-	// Default is the opdef default (pyDefault); More the helper's arguments
-	// after it, each after ", " (parserParam).
-	Default, More text
+	Key, Read text
+	Constant  bool
 }
 
 // dimRow binds a dimension symbol's local: Local = Input.shape[Dim].
@@ -163,14 +157,16 @@ type optModel struct {
 	Override    bool
 	OPTVersion  string
 	Stem        string
-	Inputs      []optInput
-	Params      []optParam
+	Inputs      []binding
+	Params      []binding
 	Dims        []dimRow
 	Outputs     []outputRow
 	OneOutput   bool // the tuple of the output shapes takes a trailing comma
-	RefArgs     []refArg
-	Constants   []text // the layer's constants, Python strings
-	Quant       []quantRow
+	// RefArgs are the forward's call of the reference: the inputs' locals,
+	// then the params by keyword (k=k), an array as a tuple.
+	RefArgs   []text
+	Constants []text // the layer's constants, Python strings
+	Quant     []quantRow
 	// RefModule is the package's reference module name and RefPath its
 	// path from the plugin's directory, Python string arguments of
 	// os.path.join (see generators/reference).
@@ -178,26 +174,13 @@ type optModel struct {
 	RefPath   []text
 }
 
-// optInput binds an input's tensor: a static input's from the layer's
-// constants (Key a Python string), another's from the layer's inputs (Key
-// its index among them).
-type optInput struct {
-	Local, Key text
-	Static     bool
-}
-
-// optParam binds a param: a tensor param's constant, else get_param with
-// its Default (pyDefault) when it has one.
-type optParam struct {
-	Local, Key, Default text
-	Tensor              bool
-}
-
-// refArg is one argument of the forward's call of the reference: an
-// input's local, or a param's by keyword (Kw), an array as a tuple.
-type refArg struct {
-	Kw, Local text
-	Tuple     bool
+// binding is a statement of the forward binding a Local: Local = Expr.
+// An input's value is its tensor (a static input's from the layer's
+// constants, another's from the layer's inputs), a param's its constant
+// (a tensor param) or get_param's call, with its default (pyDefault) when
+// it has one.
+type binding struct {
+	Local, Expr text
 }
 
 // quantRow is the default quantization of output Index (Name): the dtype
@@ -205,41 +188,38 @@ type refArg struct {
 // named, at InputIndex among the layer's inputs), a float activation
 // (Float), or an exact integer of Compass DType and Bits.
 type quantRow struct {
-	Index             int
-	Name, Param       text
-	Input             text
-	InputIndex        int
-	Float             bool
-	DType             text
-	Bits              int
+	Index       int
+	Name, Param text
+	Input       text
+	InputIndex  int
+	Float       bool
+	DType       text
+	Bits        int
 }
 
 // builderModel is what builder.py.tmpl prints.
 type builderModel struct {
-	Name         string
-	Package      string
-	LayerType    string
-	KernelFile   string
-	Objects      []objectRow // the docstring names their paths below the -L directory
-	Targets      text        // Python tuple of accepted Compass targets (newCompassTargets)
-	Kernel       string      // entry base name
-	Axes         int
-	Inputs       []specRow // per layer input
-	Outputs      []specRow
-	EnumTables   []enumTableRow
-	BuilderClass string
-	Score        int
-	InLayouts    []text
-	OutLayouts   []text
-	Args         []kernelArg // generate_params appends their Python
-	IROnly       []paramRow  // params no kernel argument can hold (Local is the name)
-	RankDims     bool        // some kernel argument is a tensor's dim (_dim)
-}
-
-// specRow is a layer tensor's entry in INPUTS or OUTPUTS: the axis whose
-// dtype it has (None: fixed) and its Compass dtypes as a Python tuple.
-type specRow struct {
-	Axis, DTypes text
+	Name       string
+	Package    string
+	LayerType  string
+	KernelFile string
+	Objects    []objectRow // the docstring names their paths below the -L directory
+	Targets    text        // Python tuple of accepted Compass targets (newCompassTargets)
+	Kernel     string      // entry base name
+	Axes       int
+	// Inputs and Outputs are the layer's tensors' entries of INPUTS and
+	// OUTPUTS (newBuilderModel's spec); OneInput and OneOutput: a tuple of
+	// one takes a trailing comma.
+	Inputs, Outputs     []text
+	OneInput, OneOutput bool
+	EnumTables          []enumTableRow
+	BuilderClass        string
+	Score               int
+	InLayouts           []text
+	OutLayouts          []text
+	Args                []kernelArg // generate_params appends their Python
+	IROnly              []paramRow  // params no kernel argument can hold (Local is the name)
+	RankDims            bool        // some kernel argument is a tensor's dim (_dim)
 }
 
 // enumTableRow is a module-level dict from an enum's value names (Keys,
@@ -368,12 +348,12 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 	}
 	for i, p := range op.Params {
 		r := &m.Init[i]
-		r.Key, r.Name = text(pyString(p.Ident)), text(pyString(p.Name))
+		r.Key = text(pyString(p.Ident))
 		if p.Kind == ir.ParamTensor {
-			r.Tensor, r.DType = true, text(m.numpy(p.DTypes[0]))
+			r.Constant, r.Read = true, text("_tensor(attrs, "+pyString(p.Name)+", "+m.numpy(p.DTypes[0])+")")
 			continue
 		}
-		r.Helper, r.Default, r.More = parserParam(p)
+		r.Read = text(parserParam(p))
 	}
 	s := newScope(parserReserved)
 	l := newLocals(op, dims)
@@ -417,24 +397,22 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 	return m
 }
 
-// parserParam is how the Parser reads one param from the node's
-// attributes (by its original name) for the IR: the helper, the param's
-// default (pyDefault), and the helper's further arguments, each after
-// ", " (the enum's value names; a number's kind, length and bounds). They
-// are Python literals, escaped here.
-func parserParam(p *ir.Param) (helper, def, more text) {
-	def = text(pyDefault(p))
+// parserParam is the helper call reading one param from the node's
+// attributes (by its original name) for the IR (under its identifier):
+// a Python expression of the param's escaped name, default and bounds.
+func parserParam(p *ir.Param) string {
+	args := "attrs, " + pyString(p.Name) + ", " + pyDefault(p)
 	switch p.Kind {
 	case ir.ParamBool:
-		return "_bool", def, ""
+		return "_bool(" + args + ")"
 	case ir.ParamString:
-		return "_string", def, ""
+		return "_string(" + args + ")"
 	case ir.ParamEnum:
 		values := make([]string, len(p.Values))
 		for i, v := range p.Values {
 			values[i] = pyString(v)
 		}
-		return "_enum", def, text(", " + pyTuple(values))
+		return "_enum(" + args + ", " + pyTuple(values) + ")"
 	}
 	kind := "int"
 	if elemFloat(p) {
@@ -446,9 +424,9 @@ func parserParam(p *ir.Param) (helper, def, more text) {
 		if p.Length > 0 {
 			length = strconv.Itoa(p.Length)
 		}
-		return "_numbers", def, text(", " + kind + ", " + length + ", " + bounds)
+		return "_numbers(" + args + ", " + kind + ", " + length + ", " + bounds + ")"
 	}
-	return "_number", def, text(", " + kind + ", " + bounds)
+	return "_number(" + args + ", " + kind + ", " + bounds + ")"
 }
 
 // numpy is the numpy dtype expression of d, noting when ml_dtypes is
@@ -509,7 +487,7 @@ func newOptModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc, stem string
 	a := OpOptions(op)
 	m := &optModel{
 		Name: op.Name, Package: f.pkg.Name, LayerType: a.LayerType, Description: desc, Override: a.OverrideBuiltin, OPTVersion: optVersion, Stem: stem,
-		Inputs: make([]optInput, len(op.Inputs)), Params: make([]optParam, len(op.Params)), Outputs: make([]outputRow, len(op.Outputs)),
+		Inputs: make([]binding, len(op.Inputs)), Params: make([]binding, len(op.Params)), Outputs: make([]outputRow, len(op.Outputs)),
 		OneOutput: len(op.Outputs) == 1, RefModule: f.refModule, RefPath: f.refPath,
 	}
 	if a.OverrideBuiltin {
@@ -523,19 +501,24 @@ func newOptModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc, stem string
 		r := &m.Inputs[i]
 		r.Local = text(l.inputs[i])
 		if in.Static {
-			r.Key, r.Static = text(pyString(in.Ident)), true
+			r.Expr = text("self.constants[" + pyString(in.Ident) + "].betensor")
 			continue
 		}
-		r.Key = text(strconv.Itoa(visible))
+		r.Expr = text("self.inputs[" + strconv.Itoa(visible) + "].betensor")
 		visible++
 	}
 	for i, p := range op.Params {
 		local := s.claim(p.Ident)
 		l.params[i] = local
 		r := &m.Params[i]
-		r.Local, r.Key, r.Tensor = text(local), text(pyString(p.Ident)), p.Kind == ir.ParamTensor
-		if !r.Tensor && p.Default != nil {
-			r.Default = text(pyDefault(p))
+		r.Local = text(local)
+		switch {
+		case p.Kind == ir.ParamTensor:
+			r.Expr = text("self.constants[" + pyString(p.Ident) + "].betensor")
+		case p.Default == nil:
+			r.Expr = text("self.get_param(" + pyString(p.Ident) + ")")
+		default:
+			r.Expr = text("self.get_param(" + pyString(p.Ident) + ", optional=True, default_value=" + pyDefault(p) + ")")
 		}
 	}
 	l.bindSymbols(s)
@@ -547,12 +530,16 @@ func newOptModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc, stem string
 	}
 	// The float forward is the op's reference once the user wrote it; the
 	// quantized one, and the float one until then, give zeros.
-	m.RefArgs = make([]refArg, 0, len(op.Inputs)+len(op.Params))
+	m.RefArgs = make([]text, 0, len(op.Inputs)+len(op.Params))
 	for _, in := range l.inputs {
-		m.RefArgs = append(m.RefArgs, refArg{Local: text(in)})
+		m.RefArgs = append(m.RefArgs, text(in))
 	}
 	for i, p := range op.Params {
-		m.RefArgs = append(m.RefArgs, refArg{Kw: text(p.Ident), Local: text(l.params[i]), Tuple: p.Kind == ir.ParamArray})
+		v := l.params[i]
+		if p.Kind == ir.ParamArray {
+			v = "tuple(" + v + ")"
+		}
+		m.RefArgs = append(m.RefArgs, text(p.Ident+"="+v))
 	}
 	m.quantDefault(op)
 	return m
@@ -815,7 +802,9 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile stri
 	if a.OverrideBuiltin {
 		m.Score = builderOverrideScore
 	}
-	spec := func(t *ir.Tensor) specRow {
+	// spec is a tensor's entry: the axis whose dtype it has (None: fixed)
+	// and its Compass dtypes, a Python tuple of literals.
+	spec := func(t *ir.Tensor) text {
 		axis := "None"
 		if i, ok := k.axisOf[t]; ok {
 			axis = strconv.Itoa(i)
@@ -825,7 +814,7 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile stri
 		for i, d := range allowed {
 			ds[i] = pyString(compassName(d))
 		}
-		return specRow{Axis: text(axis), DTypes: text(pyTuple(ds))}
+		return text("(" + axis + ", " + pyTuple(ds) + ")")
 	}
 	for _, in := range op.Inputs {
 		if !in.Static {
@@ -833,11 +822,12 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile stri
 			m.InLayouts = append(m.InLayouts, layout(in))
 		}
 	}
-	m.Outputs = make([]specRow, len(op.Outputs))
+	m.Outputs = make([]text, len(op.Outputs))
 	m.OutLayouts = make([]text, len(op.Outputs))
 	for i, o := range op.Outputs {
 		m.Outputs[i], m.OutLayouts[i] = spec(o), layout(o)
 	}
+	m.OneInput, m.OneOutput = len(m.Inputs) == 1, len(m.Outputs) == 1
 	for _, p := range op.Params {
 		switch paramPassing(p) {
 		case passScalar:

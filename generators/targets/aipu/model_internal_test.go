@@ -131,7 +131,7 @@ ops:
 	if m.parser.Inputs[0] != "np_" {
 		t.Errorf("parser locals: %v", m.parser.Inputs)
 	}
-	if in := m.opt.Inputs[1]; in.Local != "torch_" || in.Key != "1" || in.Static {
+	if in := m.opt.Inputs[1]; in.Local != "torch_" || in.Expr != "self.inputs[1].betensor" {
 		t.Errorf("forward locals: %+v", m.opt.Inputs)
 	}
 	decls := make([]string, len(m.kernel.Args))

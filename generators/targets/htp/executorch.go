@@ -52,7 +52,7 @@ type torchModel struct {
 	// call it.
 	Reference     string
 	ReferencePath []text
-	Ops                      []*torchOp
+	Ops           []*torchOp
 	// OpSections are the module's parts for each op ("executorch-op"),
 	// rendered on every core and joined in op order.
 	OpSections string
@@ -72,8 +72,9 @@ type torchOp struct {
 	// schemas', the Python functions' (with defaults) and the calls'.
 	Args    []torchArg
 	Outputs []torchOutput
-	// OneOutput: the op returns a tensor, not a tuple.
-	OneOutput bool
+	// OneOutput: the op returns a tensor, not a tuple. OneInput: the
+	// reference call's tuple of inputs takes a trailing comma.
+	OneOutput, OneInput bool
 	// RefOp is the op's key in the reference module's OPS (a Python string
 	// literal); RefInputs and RefParams are the eager implementation's call
 	// of it: the inputs positionally, the params by keyword as the
@@ -88,10 +89,11 @@ type torchOp struct {
 	assumed []*ir.Tensor
 }
 
-// torchArg is an argument of the op: its schema Type, its Ident, and the
-// Default the Python functions give it (a Python literal; "" for none).
+// torchArg is an argument of the op: its schema declaration (Schema:
+// "int k"), its Ident, and its parameter in the Python functions (Param:
+// "k=2", with the default they give it; Ident without one).
 type torchArg struct {
-	Type, Ident, Default text
+	Schema, Ident, Param text
 }
 
 // torchOutput is an output of the .out variant: a keyword-only tensor the
@@ -101,13 +103,14 @@ type torchOutput struct {
 }
 
 // refParam is a param of the eager implementation's call of the
-// reference, by Key (a Python string): its Ident, an array as a tuple, an
-// enum's index as its value's name among Values (Python strings; Name is
-// the param's, a Python string, for the message).
+// reference, by Key (a Python string): its Arg (its Ident, an array as a
+// tuple), or for an Enum the name of the value whose index Ident holds,
+// among Values (Python strings; Name is the param's, a Python string, for
+// the message).
 type refParam struct {
-	Key, Ident, Name text
-	Values           []text
-	Tuple, Enum      bool
+	Key, Arg, Ident, Name text
+	Values                []text
+	Enum                  bool
 }
 
 // fakeModel is the fake implementation's body: it binds the dim symbols
@@ -123,6 +126,7 @@ type fakeModel struct {
 	// after the last output's shape.
 	Checks []text
 	Device text // where the outputs are allocated (deviceOf)
+	Tuple  bool // the fake returns a tuple: not one output
 }
 
 // fakeBinding binds a dim symbol: Local = Ident.shape[Dim], 0 for an
@@ -204,7 +208,7 @@ func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.Targ
 }
 
 func newTorchOp(op *ir.Op, namespace string) *torchOp {
-	t := &torchOp{Namespace: namespace, QNNName: op.Name, Name: TorchName(op), RefOp: text(escape.PyString(op.Name)), OneOutput: len(op.Outputs) == 1}
+	t := &torchOp{Namespace: namespace, QNNName: op.Name, Name: TorchName(op), RefOp: text(escape.PyString(op.Name)), OneOutput: len(op.Outputs) == 1, OneInput: len(op.Inputs) == 1}
 	// The schema declares no defaults: torch.export records a call's
 	// arguments without the trailing ones equal to a schema default (even
 	// when the caller passed them), and ExecuTorch's Qualcomm custom-op
@@ -223,7 +227,7 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 		if in.Optional {
 			typ = "Tensor?"
 		}
-		t.Args = append(t.Args, torchArg{Type: typ, Ident: text(in.Ident)})
+		t.Args = append(t.Args, torchArg{Schema: typ + " " + text(in.Ident), Ident: text(in.Ident), Param: text(in.Ident)})
 	}
 	var required, defaulted []*ir.Param
 	for _, p := range op.Params {
@@ -234,9 +238,9 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 		}
 	}
 	for _, p := range append(required, defaulted...) {
-		a := torchArg{Type: text(torchType(p)), Ident: text(p.Ident)}
+		a := torchArg{Schema: text(torchType(p) + " " + p.Ident), Ident: text(p.Ident), Param: text(p.Ident)}
 		if hasTorchDefault(p) {
-			a.Default = text(pythonDefault(p))
+			a.Param += text("=" + pythonDefault(p))
 		}
 		t.Args = append(t.Args, a)
 	}
@@ -260,7 +264,10 @@ func referenceCall(op *ir.Op) (inputs []text, params []refParam) {
 	}
 	params = make([]refParam, len(op.Params))
 	for i, p := range op.Params {
-		r := refParam{Key: text(escape.PyString(p.Ident)), Ident: text(p.Ident), Tuple: p.Kind == ir.ParamArray}
+		r := refParam{Key: text(escape.PyString(p.Ident)), Arg: text(p.Ident), Ident: text(p.Ident)}
+		if p.Kind == ir.ParamArray {
+			r.Arg = text("tuple(" + p.Ident + ")")
+		}
 		if p.Kind == ir.ParamEnum {
 			r.Enum, r.Name = true, text(escape.PyString(p.Name))
 			r.Values = make([]text, len(p.Values))
@@ -454,6 +461,7 @@ func fakeBody(op *ir.Op) (f fakeModel, assumed []*ir.Tensor) {
 	// Checks of the replaced dims of shapes like an input's.
 	f.Checks = texts(pending)
 	f.Device = text(deviceOf(first))
+	f.Tuple = len(op.Outputs) != 1
 	return f, assumed
 }
 

@@ -164,9 +164,9 @@ type opModel struct {
 	NumParams    int
 }
 
-// implArg is one parameter of the impl: Type Ident.
+// implArg is one parameter of the impl, declared: const TensorType& x.
 type implArg struct {
-	Type, Ident text
+	Decl text
 }
 
 // vendorName is a reference named as the vendor's skeleton names a tensor:
@@ -226,13 +226,13 @@ func newOpModel(pkg *ir.Package, op *ir.Op) *opModel {
 		Args:       make([]implArg, 0, len(op.Outputs)+len(op.Inputs)+len(op.Params)),
 	}
 	for _, t := range op.Outputs {
-		m.Args = append(m.Args, implArg{"TensorType&", text(t.Ident)})
+		m.Args = append(m.Args, implArg{text("TensorType& " + t.Ident)})
 	}
 	for _, t := range op.Inputs {
-		m.Args = append(m.Args, implArg{"const TensorType&", text(t.Ident)})
+		m.Args = append(m.Args, implArg{text("const TensorType& " + t.Ident)})
 	}
 	for _, p := range op.Params {
-		m.Args = append(m.Args, implArg{"const Tensor&", text(p.Ident)})
+		m.Args = append(m.Args, implArg{text("const Tensor& " + p.Ident)})
 	}
 	m.VendorNames = vendorNames(op)
 	if len(op.Params) > 0 {
