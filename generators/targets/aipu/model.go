@@ -398,8 +398,10 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 }
 
 // parserParam is the helper call reading one param from the node's
-// attributes (by its original name) for the IR (under its identifier):
-// a Python expression of the param's escaped name, default and bounds.
+// attributes (by its original name) for the IR (under its identifier). It
+// is Go because its arguments are literals whose form the param's kind
+// and dtype decide: the escaped name, the default (pyDefault), the number
+// kind, the length and the bounds (pyBound).
 func parserParam(p *ir.Param) string {
 	args := "attrs, " + pyString(p.Name) + ", " + pyDefault(p)
 	switch p.Kind {
@@ -498,28 +500,15 @@ func newOptModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc, stem string
 	visible := 0
 	for i, in := range op.Inputs {
 		l.inputs[i] = s.claim(in.Ident)
-		r := &m.Inputs[i]
-		r.Local = text(l.inputs[i])
-		if in.Static {
-			r.Expr = text("self.constants[" + pyString(in.Ident) + "].betensor")
-			continue
+		m.Inputs[i] = binding{Local: text(l.inputs[i]), Expr: text(forwardInput(in, visible))}
+		if !in.Static {
+			visible++
 		}
-		r.Expr = text("self.inputs[" + strconv.Itoa(visible) + "].betensor")
-		visible++
 	}
 	for i, p := range op.Params {
 		local := s.claim(p.Ident)
 		l.params[i] = local
-		r := &m.Params[i]
-		r.Local = text(local)
-		switch {
-		case p.Kind == ir.ParamTensor:
-			r.Expr = text("self.constants[" + pyString(p.Ident) + "].betensor")
-		case p.Default == nil:
-			r.Expr = text("self.get_param(" + pyString(p.Ident) + ")")
-		default:
-			r.Expr = text("self.get_param(" + pyString(p.Ident) + ", optional=True, default_value=" + pyDefault(p) + ")")
-		}
+		m.Params[i] = binding{Local: text(local), Expr: text(forwardParam(p))}
 	}
 	l.bindSymbols(s)
 	m.Dims = l.dimRows()
@@ -543,6 +532,30 @@ func newOptModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc, stem string
 	}
 	m.quantDefault(op)
 	return m
+}
+
+// forwardInput is how the OPT forward reads an input's tensor, the
+// visible-th of the layer's inputs: a static input is a constant of the
+// layer, under its identifier as a Python string (escaped here).
+func forwardInput(in *ir.Tensor, visible int) string {
+	if in.Static {
+		return "self.constants[" + pyString(in.Ident) + "].betensor"
+	}
+	return "self.inputs[" + strconv.Itoa(visible) + "].betensor"
+}
+
+// forwardParam is how the OPT forward reads a param: a tensor param's
+// constant, else get_param's call, with the opdef default (pyDefault,
+// whose literal form depends on the param's kind and dtype) when it has
+// one.
+func forwardParam(p *ir.Param) string {
+	switch {
+	case p.Kind == ir.ParamTensor:
+		return "self.constants[" + pyString(p.Ident) + "].betensor"
+	case p.Default == nil:
+		return "self.get_param(" + pyString(p.Ident) + ")"
+	}
+	return "self.get_param(" + pyString(p.Ident) + ", optional=True, default_value=" + pyDefault(p) + ")"
 }
 
 // quantDefault sets every output's quantization: an output typed like a

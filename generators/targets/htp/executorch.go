@@ -284,7 +284,8 @@ func referenceCall(op *ir.Op) (inputs []text, params []refParam) {
 // tensor param is a tensor argument and has none).
 func hasTorchDefault(p *ir.Param) bool { return p.Default != nil && p.Kind != ir.ParamTensor }
 
-// torchType returns a param's schema type.
+// torchType returns a param's schema type, the vocabulary of torch's
+// schema language for the param's kind and dtype (torchArg.Schema).
 func torchType(p *ir.Param) (typ string) {
 	elem := "int"
 	if len(p.DTypes) > 0 {
@@ -342,7 +343,10 @@ func pyLiteral(p *ir.Param, l *ir.Literal) string {
 	return l.Text
 }
 
-// pythonDefault is a param's default as a Python expression.
+// pythonDefault is a param's default as a Python expression, the default
+// of the Python functions' parameter (torchArg.Param). It is Go because
+// the literal's form follows the param's kind and dtype (an enum's index,
+// an array as a tuple, a float with its point, an escaped string).
 func pythonDefault(p *ir.Param) string {
 	s := pyLiteral(p, p.Default)
 	if p.Kind == ir.ParamArray {
