@@ -162,16 +162,17 @@ type optModel struct {
 	Dims        []dimRow
 	Outputs     []outputRow
 	OneOutput   bool // the tuple of the output shapes takes a trailing comma
+	OneConstant bool // the tuple of Constants takes a trailing comma
 	// RefArgs are the forward's call of the reference: the inputs' locals,
 	// then the params by keyword (k=k), an array as a tuple.
-	RefArgs   []text
-	Constants []text // the layer's constants, Python strings
+	RefArgs   []string
+	Constants []string // the layer's constants, Python strings
 	Quant     []quantRow
 	// RefModule is the package's reference module name and RefPath its
 	// path from the plugin's directory, Python string arguments of
 	// os.path.join (see generators/reference).
 	RefModule text
-	RefPath   []text
+	RefPath   []string
 }
 
 // binding is a statement of the forward binding a Local: Local = Expr.
@@ -210,13 +211,13 @@ type builderModel struct {
 	// Inputs and Outputs are the layer's tensors' entries of INPUTS and
 	// OUTPUTS (newBuilderModel's spec); OneInput and OneOutput: a tuple of
 	// one takes a trailing comma.
-	Inputs, Outputs     []text
+	Inputs, Outputs     []string
 	OneInput, OneOutput bool
 	EnumTables          []enumTableRow
 	BuilderClass        string
 	Score               int
-	InLayouts           []text
-	OutLayouts          []text
+	InLayouts           []string
+	OutLayouts          []string
 	Args                []kernelArg // generate_params appends their Python
 	IROnly              []paramRow  // params no kernel argument can hold (Local is the name)
 	RankDims            bool        // some kernel argument is a tensor's dim (_dim)
@@ -239,15 +240,15 @@ type clModel struct {
 	FP16         bool
 	DefaultEntry string // the first variant's
 	TypeAxes     []axisModel
-	Args         []kernelArg // the parameter list, one per line
-	RankLines    []rankLine  // the rank and dims arguments of tensors of no declared shape
+	Params       []string   // the parameter list, declared (kernelArg.Decl)
+	RankLines    []rankLine // the rank and dims arguments of tensors of no declared shape
 }
 
 // axisModel is a kernel's typedef of an axis, Default unless the -D
 // Macro says otherwise, one of Types (OpenCL types).
 type axisModel struct {
 	Typedef, Macro, Default text
-	Types                   []text
+	Types                   []string
 }
 
 // rankLine describes a rank-polymorphic tensor's arguments in the
@@ -266,7 +267,7 @@ type packageFacts struct {
 	kernelDir string         // <Package>/kernels, where the kernel sources lie below out/aipu/
 	known     compassTargets // for ops that name no targets
 	refModule text           // the reference module's name, a Python string
-	refPath   []text         // its path from a plugin's directory, Python strings
+	refPath   []string       // its path from a plugin's directory, Python strings
 }
 
 func newPackageFacts(pkg *ir.Package, known []string) *packageFacts {
@@ -279,9 +280,9 @@ func newPackageFacts(pkg *ir.Package, known []string) *packageFacts {
 		refModule: text(pyString(reference.Module(pkg))),
 	}
 	// The plugins lie in out/aipu/<Package>/<stage>/.
-	f.refPath = []text{text(pyString("..")), text(pyString("..")), text(pyString(".."))}
+	f.refPath = []string{pyString(".."), pyString(".."), pyString("..")}
 	for _, part := range strings.Split(reference.Path(pkg), "/") {
-		f.refPath = append(f.refPath, text(pyString(part)))
+		f.refPath = append(f.refPath, pyString(part))
 	}
 	return f
 }
@@ -519,18 +520,17 @@ func newOptModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc, stem string
 	}
 	// The float forward is the op's reference once the user wrote it; the
 	// quantized one, and the float one until then, give zeros.
-	m.RefArgs = make([]text, 0, len(op.Inputs)+len(op.Params))
-	for _, in := range l.inputs {
-		m.RefArgs = append(m.RefArgs, text(in))
-	}
+	m.RefArgs = make([]string, 0, len(op.Inputs)+len(op.Params))
+	m.RefArgs = append(m.RefArgs, l.inputs...)
 	for i, p := range op.Params {
 		v := l.params[i]
 		if p.Kind == ir.ParamArray {
 			v = "tuple(" + v + ")"
 		}
-		m.RefArgs = append(m.RefArgs, text(p.Ident+"="+v))
+		m.RefArgs = append(m.RefArgs, p.Ident+"="+v)
 	}
 	m.quantDefault(op)
+	m.OneConstant = len(m.Constants) == 1
 	return m
 }
 
@@ -568,12 +568,12 @@ func forwardParam(p *ir.Param) string {
 func (m *optModel) quantDefault(op *ir.Op) {
 	for _, in := range op.Inputs {
 		if in.Static {
-			m.Constants = append(m.Constants, text(pyString(in.Ident)))
+			m.Constants = append(m.Constants, pyString(in.Ident))
 		}
 	}
 	for _, p := range op.Params {
 		if p.Kind == ir.ParamTensor {
-			m.Constants = append(m.Constants, text(pyString(p.Ident)))
+			m.Constants = append(m.Constants, pyString(p.Ident))
 		}
 	}
 	rules := op.Derived().Outputs
@@ -817,7 +817,7 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile stri
 	}
 	// spec is a tensor's entry: the axis whose dtype it has (None: fixed)
 	// and its Compass dtypes, a Python tuple of literals.
-	spec := func(t *ir.Tensor) text {
+	spec := func(t *ir.Tensor) string {
 		axis := "None"
 		if i, ok := k.axisOf[t]; ok {
 			axis = strconv.Itoa(i)
@@ -827,7 +827,7 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile stri
 		for i, d := range allowed {
 			ds[i] = pyString(compassName(d))
 		}
-		return text("(" + axis + ", " + pyTuple(ds) + ")")
+		return "(" + axis + ", " + pyTuple(ds) + ")"
 	}
 	for _, in := range op.Inputs {
 		if !in.Static {
@@ -835,8 +835,8 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile stri
 			m.InLayouts = append(m.InLayouts, layout(in))
 		}
 	}
-	m.Outputs = make([]text, len(op.Outputs))
-	m.OutLayouts = make([]text, len(op.Outputs))
+	m.Outputs = make([]string, len(op.Outputs))
+	m.OutLayouts = make([]string, len(op.Outputs))
 	for i, o := range op.Outputs {
 		m.Outputs[i], m.OutLayouts[i] = spec(o), layout(o)
 	}
@@ -869,15 +869,18 @@ func newCLModel(pkg *ir.Package, op *ir.Op, k *kernelModel, desc string) *clMode
 		DefaultEntry: k.Variants[0].Entry,
 		Variants:     k.Variants,
 		TypeAxes:     make([]axisModel, len(k.Axes)),
-		Args:         k.Args,
+		Params:       make([]string, len(k.Args)),
 		RankLines:    k.RankLines,
 	}
+	for i, a := range k.Args {
+		m.Params[i] = string(a.Decl)
+	}
 	for i, ax := range k.Axes {
-		types := make([]text, len(ax.Values))
+		types := make([]string, len(ax.Values))
 		for i, v := range ax.Values {
-			types[i] = text(spellings[v].OpenCL)
+			types[i] = spellings[v].OpenCL
 		}
-		m.TypeAxes[i] = axisModel{Typedef: text(ax.Typedef), Macro: text(ax.Macro), Default: types[0], Types: types}
+		m.TypeAxes[i] = axisModel{Typedef: text(ax.Typedef), Macro: text(ax.Macro), Default: text(types[0]), Types: types}
 	}
 	return m
 }
@@ -885,7 +888,7 @@ func newCLModel(pkg *ir.Package, op *ir.Op, k *kernelModel, desc string) *clMode
 // layout maps a declared layout to GBuilder's: NHWC and NDHWC by name,
 // everything else Flat, the IR's element order, which the kernel indexes
 // by the declared shape (the Parser does not transpose plugin layers).
-func layout(t *ir.Tensor) text {
+func layout(t *ir.Tensor) string {
 	switch t.Layout {
 	case ir.LayoutNHWC:
 		return "DataLayout.NHWC"

@@ -134,10 +134,7 @@ ops:
 	if in := m.opt.Inputs[1]; in.Local != "torch_" || in.Expr != "self.inputs[1].betensor" {
 		t.Errorf("forward locals: %+v", m.opt.Inputs)
 	}
-	decls := make([]string, len(m.kernel.Args))
-	for i, a := range m.kernel.Args {
-		decls[i] = string(a.Decl)
-	}
+	decls := m.kernel.Params
 	args := strings.Join(decls, ", ")
 	if !strings.Contains(args, "int w_0_, int w_1, int w_0,") && !strings.Contains(args, "int w_0, int w_1, int w_0_") {
 		t.Errorf("kernel args: %s", args)

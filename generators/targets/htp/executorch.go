@@ -51,7 +51,7 @@ type torchModel struct {
 	// to its file, all Python string literals: the eager implementations
 	// call it.
 	Reference     string
-	ReferencePath []text
+	ReferencePath []string
 	Ops           []*torchOp
 	// OpSections are the module's parts for each op ("executorch-op"),
 	// rendered on every core and joined in op order.
@@ -68,10 +68,15 @@ type torchOp struct {
 	Namespace string // the package's
 	QNNName   string
 	Name      string // torch op name (snake case)
-	// Args are the functional op's arguments in schema order: the
-	// schemas', the Python functions' (with defaults) and the calls'.
-	Args    []torchArg
-	Outputs []torchOutput
+	// Schema, Params and Args are the functional op's arguments in schema
+	// order: declared in the schemas ("int k"), as the Python functions'
+	// parameters with the defaults they give ("k=2", pythonDefault) and
+	// passed on ("k"). The templates join them.
+	Schema, Params, Args []string
+	// OutNames are the .out variant's outputs, OutSchema their
+	// declarations in its schema ("Tensor(a!) y") and OutReturns what it
+	// returns ("Tensor(a!)").
+	OutNames, OutSchema, OutReturns []string
 	// OneOutput: the op returns a tensor, not a tuple. OneInput: the
 	// reference call's tuple of inputs takes a trailing comma.
 	OneOutput, OneInput bool
@@ -80,26 +85,13 @@ type torchOp struct {
 	// of it: the inputs positionally, the params by keyword as the
 	// reference takes them (enums by value name, arrays as tuples).
 	RefOp     text
-	RefInputs []text
+	RefInputs []string
 	RefParams []refParam
 	// Fake is the fake (meta) implementation (fakeBody).
 	Fake fakeModel
 	// assumed are the outputs without a shape whose fake takes the first
 	// input's (QNN XML states none); each gets a warning.
 	assumed []*ir.Tensor
-}
-
-// torchArg is an argument of the op: its schema declaration (Schema:
-// "int k"), its Ident, and its parameter in the Python functions (Param:
-// "k=2", with the default they give it; Ident without one).
-type torchArg struct {
-	Schema, Ident, Param text
-}
-
-// torchOutput is an output of the .out variant: a keyword-only tensor the
-// schema marks written (Tensor(<Alias>!)).
-type torchOutput struct {
-	Ident, Alias text
 }
 
 // refParam is a param of the eager implementation's call of the
@@ -109,7 +101,7 @@ type torchOutput struct {
 // the message).
 type refParam struct {
 	Key, Arg, Ident, Name text
-	Values                []text
+	Values                []string
 	Enum                  bool
 }
 
@@ -187,9 +179,9 @@ func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.Targ
 	m := &torchModel{Package: pkg.Name, Namespace: pm.TorchNamespace, Provider: pm.Provider, Ops: make([]*torchOp, len(ops))}
 	m.Reference = escape.PyString(reference.Module(pkg))
 	// The module lies in out/htp/<Package>/executorch/.
-	m.ReferencePath = []text{text(escape.PyString("..")), text(escape.PyString("..")), text(escape.PyString(".."))}
+	m.ReferencePath = []string{escape.PyString(".."), escape.PyString(".."), escape.PyString("..")}
 	for _, part := range strings.Split(reference.Path(pkg), "/") {
-		m.ReferencePath = append(m.ReferencePath, text(escape.PyString(part)))
+		m.ReferencePath = append(m.ReferencePath, escape.PyString(part))
 	}
 	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newTorchOp(ops[i], m.Namespace) })
 	for i, t := range m.Ops {
@@ -221,13 +213,16 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 	// order the kernel sees, so this order does not matter to the package.
 	// Inputs keep their order (ExecuTorch passes them positionally); an
 	// optional input is passed as None explicitly.
-	t.Args = make([]torchArg, 0, len(op.Inputs)+len(op.Params))
+	n := len(op.Inputs) + len(op.Params)
+	t.Schema, t.Params, t.Args = make([]string, 0, n), make([]string, 0, n), make([]string, 0, n)
 	for _, in := range op.Inputs {
-		typ := text("Tensor")
+		typ := "Tensor"
 		if in.Optional {
 			typ = "Tensor?"
 		}
-		t.Args = append(t.Args, torchArg{Schema: typ + " " + text(in.Ident), Ident: text(in.Ident), Param: text(in.Ident)})
+		t.Schema = append(t.Schema, typ+" "+in.Ident)
+		t.Params = append(t.Params, in.Ident)
+		t.Args = append(t.Args, in.Ident)
 	}
 	var required, defaulted []*ir.Param
 	for _, p := range op.Params {
@@ -238,15 +233,19 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 		}
 	}
 	for _, p := range append(required, defaulted...) {
-		a := torchArg{Schema: text(torchType(p) + " " + p.Ident), Ident: text(p.Ident), Param: text(p.Ident)}
+		t.Schema = append(t.Schema, torchType(p)+" "+p.Ident)
+		py := p.Ident
 		if hasTorchDefault(p) {
-			a.Param += text("=" + pythonDefault(p))
+			py += "=" + pythonDefault(p)
 		}
-		t.Args = append(t.Args, a)
+		t.Params = append(t.Params, py)
+		t.Args = append(t.Args, p.Ident)
 	}
-	t.Outputs = make([]torchOutput, len(op.Outputs))
+	n = len(op.Outputs)
+	t.OutNames, t.OutSchema, t.OutReturns = make([]string, n), make([]string, n), make([]string, n)
 	for i, o := range op.Outputs {
-		t.Outputs[i] = torchOutput{Ident: text(o.Ident), Alias: text(rune('a' + i%26))}
+		ret := "Tensor(" + string(rune('a'+i%26)) + "!)"
+		t.OutNames[i], t.OutSchema[i], t.OutReturns[i] = o.Ident, ret+" "+o.Ident, ret
 	}
 	t.RefInputs, t.RefParams = referenceCall(op)
 	t.Fake, t.assumed = fakeBody(op)
@@ -257,10 +256,10 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 // the inputs positionally, the params by keyword. torch hands the
 // implementation an enum as its value's index (the schema's int), an
 // array as a list; the reference takes the value's name and a tuple.
-func referenceCall(op *ir.Op) (inputs []text, params []refParam) {
-	inputs = make([]text, len(op.Inputs))
+func referenceCall(op *ir.Op) (inputs []string, params []refParam) {
+	inputs = make([]string, len(op.Inputs))
 	for i, in := range op.Inputs {
-		inputs[i] = text(in.Ident)
+		inputs[i] = in.Ident
 	}
 	params = make([]refParam, len(op.Params))
 	for i, p := range op.Params {
@@ -270,9 +269,9 @@ func referenceCall(op *ir.Op) (inputs []text, params []refParam) {
 		}
 		if p.Kind == ir.ParamEnum {
 			r.Enum, r.Name = true, text(escape.PyString(p.Name))
-			r.Values = make([]text, len(p.Values))
+			r.Values = make([]string, len(p.Values))
 			for i, name := range p.Values {
-				r.Values[i] = text(escape.PyString(name))
+				r.Values[i] = escape.PyString(name)
 			}
 		}
 		params[i] = r

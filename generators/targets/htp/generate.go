@@ -137,16 +137,16 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op, d *Descriptor) *packageModel
 	return m
 }
 
-// opModel is one src/ops/<Op>.cpp. The template ranges over its rows:
-// the impl's parameters (Args, printed twice), the scalar defaults, the
-// param order and the vendor's tensor names.
+// opModel is one src/ops/<Op>.cpp. The template ranges over its rows (the
+// scalar defaults, the param order, the vendor's tensor names) and joins
+// the impl's parameters (Args), which it prints twice.
 type opModel struct {
 	Package  string
 	Name     string
 	Func     string // <op_lower>Impl
 	CostFunc string
 	Defaults []defaultModel
-	Args     []implArg // the impl's parameters: outputs, inputs, params
+	Args     []string // the impl's parameters, declared: outputs, inputs, params
 	// VendorNames declare the names qnn-op-package-generator gives the
 	// tensors (out_<i>, in_<i>) where they differ from opforge's, so a
 	// kernel body written for the vendor's skeleton compiles unchanged.
@@ -162,11 +162,6 @@ type opModel struct {
 	NumInputs    int
 	NumOutputs   int
 	NumParams    int
-}
-
-// implArg is one parameter of the impl, declared: const TensorType& x.
-type implArg struct {
-	Decl text
 }
 
 // vendorName is a reference named as the vendor's skeleton names a tensor:
@@ -223,16 +218,16 @@ func newOpModel(pkg *ir.Package, op *ir.Op) *opModel {
 		NumInputs:  len(op.Inputs),
 		NumOutputs: len(op.Outputs),
 		NumParams:  len(op.Params),
-		Args:       make([]implArg, 0, len(op.Outputs)+len(op.Inputs)+len(op.Params)),
+		Args:       make([]string, 0, len(op.Outputs)+len(op.Inputs)+len(op.Params)),
 	}
 	for _, t := range op.Outputs {
-		m.Args = append(m.Args, implArg{text("TensorType& " + t.Ident)})
+		m.Args = append(m.Args, "TensorType& "+t.Ident)
 	}
 	for _, t := range op.Inputs {
-		m.Args = append(m.Args, implArg{text("const TensorType& " + t.Ident)})
+		m.Args = append(m.Args, "const TensorType& "+t.Ident)
 	}
 	for _, p := range op.Params {
-		m.Args = append(m.Args, implArg{text("const Tensor& " + p.Ident)})
+		m.Args = append(m.Args, "const Tensor& "+p.Ident)
 	}
 	m.VendorNames = vendorNames(op)
 	if len(op.Params) > 0 {
