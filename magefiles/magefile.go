@@ -152,9 +152,10 @@ func Test() error {
 // fuzzTargets are the loaders' fuzz tests (opdef YAML and XML, shape
 // expressions, ONNX models), random free text through every generator
 // and the escapers, the one holding the quick schema check to the
-// reference validator's verdicts, and the writer's property test (random
+// reference validator's verdicts, the writer's property test (random
 // sequences of opdef and user edits, interrupted and concurrent gens, one
-// per seed): package -> fuzz function.
+// per seed), and the region marker matcher held to its regular
+// expression: package -> fuzz function.
 var fuzzTargets = [][2]string{
 	{"./generators/yamldef", "FuzzLoadYAML"},
 	{"./generators/yamldef", "FuzzQuickSchema"},
@@ -165,6 +166,7 @@ var fuzzTargets = [][2]string{
 	{"./generators/writer", "FuzzWriterSequence"},
 	{"./generators/gen", "FuzzHostileText"},
 	{"./generators/escape", "FuzzEscapers"},
+	{"./generators/regions", "FuzzMarker"},
 }
 
 // Fuzz runs each loader fuzz target for FUZZTIME (default 10s).

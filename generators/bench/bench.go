@@ -232,8 +232,9 @@ func (o Options) print(s Step) {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
-// NoopBuild measures a no-op `opforge build htp` of an n-op package. The
-// package is first built for the x86 variant with a stand-in compiler
+// NoopBuild measures a no-op `opforge build` of an n-op package for
+// noopTarget (targets.go). The package is first built for noopArch with a
+// stand-in compiler
 // (testdata/build/fake-compiler.sh behind a fake SDK layout): a no-op
 // build starts no compiler, so what is measured is opforge's own work —
 // hashing inputs and checking the state — which is what the goal is about.
@@ -241,7 +242,7 @@ func NoopBuild(o Options, n int, fakeCompiler string) (Step, error) {
 	dir := filepath.Join(o.Work, fmt.Sprintf("build-n%d", n))
 	opdefs := filepath.Join(dir, "opdefs")
 	out := filepath.Join(dir, "out")
-	if err := Synthesize(filepath.Join(opdefs, "bench", "bench.yaml"), n, "htp", 0); err != nil {
+	if err := Synthesize(filepath.Join(opdefs, "bench", "bench.yaml"), n, noopTarget, 0); err != nil {
 		return Step{}, err
 	}
 	if _, err := o.gen(opdefs, out); err != nil {
@@ -252,24 +253,25 @@ func NoopBuild(o Options, n int, fakeCompiler string) (Step, error) {
 		return Step{}, err
 	}
 	sdk := filepath.Join(dir, "sdk")
-	for _, p := range []string{"qnn/include/QNN", "hexagon/hexagon-sdk-6.0.0/incs", "hexagon/hexagon-sdk-6.0.0/tools/HEXAGON_Tools/8.8.02/Tools/libnative/include"} {
-		if err := os.MkdirAll(filepath.Join(sdk, p), 0o755); err != nil {
-			return Step{}, err
-		}
+	if err := os.MkdirAll(sdk, 0o755); err != nil {
+		return Step{}, err
 	}
-	_ = os.WriteFile(filepath.Join(sdk, "qnn/include/QNN/QnnOpPackage.h"), nil, 0o644)
 	cxx := filepath.Join(sdk, "clang++")
 	if err := os.WriteFile(cxx, script, 0o755); err != nil {
 		return Step{}, err
 	}
+	sdkEnv, err := noopSDK(sdk, cxx)
+	if err != nil {
+		return Step{}, err
+	}
 	log := filepath.Join(dir, "compilers.log")
-	env := append(os.Environ(), "QNN_SDK_ROOT="+filepath.Join(sdk, "qnn"), "HEXAGON_SDK_ROOT="+filepath.Join(sdk, "hexagon/hexagon-sdk-6.0.0"), "X86_CXX="+cxx, "FAKE_LOG="+log)
+	env := append(append(os.Environ(), sdkEnv...), "FAKE_LOG="+log)
 	run := func() (Step, error) {
-		cmd := exec.Command(o.Binary, "build", "htp", "--arch", "x86", "--out", out, "--build", filepath.Join(dir, "build"), "--toolchains", o.Toolchains)
+		cmd := exec.Command(o.Binary, "build", noopTarget, "--arch", noopArch, "--out", out, "--build", filepath.Join(dir, "build"), "--toolchains", o.Toolchains)
 		cmd.Env = env
 		start := time.Now()
 		output, err := cmd.CombinedOutput()
-		st := Step{Name: "no-op build", Ops: n, Targets: "htp (x86)", Wall: time.Since(start)}
+		st := Step{Name: "no-op build", Ops: n, Targets: noopTarget + " (" + noopArch + ")", Wall: time.Since(start)}
 		st.usage(cmd.ProcessState)
 		if err != nil {
 			return st, fmt.Errorf("opforge build: %v\n%s", err, output)

@@ -32,7 +32,7 @@ type TeamStep struct {
 var ErrTeamSkipped = errors.New("team build skipped")
 
 // TeamHeader is the table header TeamBuild prints.
-const TeamHeader = "| cold build of the TensorRT package | ops | compile units | wall | user / sys CPU | compilers run | remote hits |\n|---|---|---|---|---|---|---|\n"
+var TeamHeader = "| cold build of the " + teamTitle + " package | ops | compile units | wall | user / sys CPU | compilers run | remote hits |\n|---|---|---|---|---|---|---|\n"
 
 // TeamBuild measures what a shared compiler cache saves a team: the
 // TensorRT package of n synthetic ops, built cold in three fresh clones,
@@ -57,7 +57,7 @@ func TeamBuild(o Options, n int) ([]TeamStep, error) {
 		return nil, err
 	}
 	opdefs := filepath.Join(dir, "opdefs")
-	if err := Synthesize(filepath.Join(opdefs, "bench", "bench.yaml"), n, "trt", 0); err != nil {
+	if err := Synthesize(filepath.Join(opdefs, "bench", "bench.yaml"), n, teamTarget, 0); err != nil {
 		return nil, err
 	}
 	toolchains, err := filepath.Abs(o.Toolchains)
@@ -107,9 +107,8 @@ func TeamBuild(o Options, n int) ([]TeamStep, error) {
 
 // teamEnv is the environment of the builds: the caller's without any
 // launcher or compiler-cache setting (each step sets its own, so a
-// developer's ccache cannot make the plain step warm), CUDA_ARCHS=80
-// unless set, and the test venv's CUDA wheels when no CUDA is named (the
-// descriptor's relative search path would be looked up inside each clone).
+// developer's ccache cannot make the plain step warm), with what the
+// target's compilers need (teamCompilerEnv).
 func teamEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -121,19 +120,7 @@ func teamEnv() []string {
 		}
 		env = append(env, kv)
 	}
-	if os.Getenv("CUDA_ARCHS") == "" {
-		env = append(env, "CUDA_ARCHS=80")
-	}
-	if os.Getenv("CUDA_HOME") == "" {
-		if m, _ := filepath.Glob(".venv/lib/python3*/site-packages/nvidia/cu13"); len(m) > 0 {
-			cuda, _ := filepath.Abs(m[0])
-			env = append(env, "CUDA_HOME="+cuda)
-			if os.Getenv("NVCC") == "" {
-				env = append(env, "NVCC="+filepath.Join(cuda, "bin", "nvcc"))
-			}
-		}
-	}
-	return env
+	return teamCompilerEnv(env)
 }
 
 var (
@@ -146,7 +133,7 @@ var (
 // compile units (every unit but the one link per package).
 func teamBuild(binary, clone, toolchains string, env []string) (TeamStep, error) {
 	syscall.Sync() // as in gen: no step pays for another's writeback
-	cmd := exec.Command(binary, "build", "trt", "--toolchains", toolchains)
+	cmd := exec.Command(binary, "build", teamTarget, "--toolchains", toolchains)
 	cmd.Dir, cmd.Env = clone, env
 	start := time.Now()
 	output, err := cmd.CombinedOutput()
@@ -155,12 +142,12 @@ func teamBuild(binary, clone, toolchains string, env []string) (TeamStep, error)
 		if m := cannotStart.Find(output); m != nil {
 			return st, fmt.Errorf("%w: %s", ErrTeamSkipped, m)
 		}
-		return st, fmt.Errorf("opforge build trt: %v\n%s", err, output)
+		return st, fmt.Errorf("opforge build %s: %v\n%s", teamTarget, err, output)
 	}
 	st.User, st.Sys = cmd.ProcessState.UserTime(), cmd.ProcessState.SystemTime()
 	m := unitsLine.FindSubmatch(output)
 	if m == nil {
-		return st, fmt.Errorf("opforge build trt printed no summary:\n%s", output)
+		return st, fmt.Errorf("opforge build %s printed no summary:\n%s", teamTarget, output)
 	}
 	units, _ := strconv.Atoi(string(m[1]))
 	st.Units = units - 1 // the library's link: the bench generates one package

@@ -20,7 +20,7 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Out, "out", o.Out, "generated skeletons")
 	fs.StringVar(&o.Build, "build", o.Build, "artifact directory")
 	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors")
-	arch := fs.String("arch", "", "HTP variants to build, comma-separated (x86, aarch64, v68 ...; default all)")
+	arch := fs.String("arch", "", "architectures to build, comma-separated, for a target that builds several (default all)")
 	jobs := fs.Int("jobs", 0, "parallel units (default: the number of CPUs)")
 	packages := fs.String("package", "", "build only these packages, comma-separated (default all)")
 	rest, err := parse(fs, args)

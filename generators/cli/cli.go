@@ -6,21 +6,26 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/targets"
 )
 
-const usage = `usage:
+// usageFormat is the command summary; usage fills in the registry's
+// targets, so adding a target changes no help text here.
+const usageFormat = `usage:
   opforge init [--package NAME] [--toolchains] [DIR]             set up a repository: an example opdef, its schema, .gitignore
   opforge gen [--opdefs DIR] [--toolchains DIR] [--out DIR]      regenerate out/ (writes nothing on error)
               [--package LIST] [--op LIST] [--full] [--force]    (--force overwrites hand edits outside user regions)
   opforge check [--format text|json] [--opdefs DIR] [--out DIR]  validate opdefs and fail when out/ is stale
                 [--package LIST] [--op LIST]                     (--package/--op: only these packages' or ops' files)
   opforge mv [--package] OLD NEW [--opdefs DIR] [--out DIR]      rename an op (or a package): its opdef name, the out/ files and regions named after it
-  opforge build htp|trt|aipu|all [--package LIST] [--arch LIST] [--jobs N]
+  opforge build %[1]s|all [--package LIST] [--arch LIST] [--jobs N]
                                                                   build out/ with the vendor toolchains into build/
                  (OPFORGE_COMPILER_LAUNCHER=ccache: compiles through a compiler cache)
   opforge verify [--package LIST] [--op LIST] [--target LIST]   run each op on every target it can run here against its reference
@@ -32,20 +37,37 @@ const usage = `usage:
   opforge fmt [-w] [--check] FILE ...                canonical YAML, comments kept
   opforge import onnx MODEL SELECT [--rename T=NAME] [-o OPDEF|-] [--force]
                  [--package NAME] [--domain D] [--namespace NS] [--package-version V]
-                 [--targets trt,htp,aipu] [--allow-standard-names]
+                 [--targets %[2]s] [--allow-standard-names]
                                                      opdefs for the selected nodes of an ONNX model
-  opforge rewrite onnx MODEL SELECT -o OUT [--for trt|htp] [--rename T=NAME] [--opdef OPDEF]
+  opforge rewrite onnx MODEL SELECT -o OUT [--for %[3]s] [--rename T=NAME] [--opdef OPDEF]
                  [--package NAME] [--allow-standard-names] [--copy-external-data]
-                                                     make the selected nodes call the generated ops (trt:
-                                                     TensorRT plugins; htp: an op package in ONNX Runtime's
-                                                     QNN execution provider)
-    SELECT is any of --nodes N,... --op-types T,... --unsupported-for trt|htp|aipu
-`
+                                                     make the selected nodes call the generated ops
+%[4]s    SELECT is any of --nodes N,... --op-types T,... --unsupported-for %[5]s
+targets:
+%[6]s`
+
+// usage is the command summary over the registry's targets.
+func usage() string {
+	var callers, summaries strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(targets.ONNXCallers())) {
+		fmt.Fprintf(&callers, "%53s%s: %s\n", "", name, targets.ONNXCallers()[name].CallerSummary())
+	}
+	for _, t := range targets.All() {
+		fmt.Fprintf(&summaries, "  %-6s %s\n", t.Name(), t.Summary())
+	}
+	return fmt.Sprintf(usageFormat,
+		strings.Join(targets.Builders(), "|"),
+		strings.Join(targets.ImportTargets, ","),
+		strings.Join(slices.Sorted(maps.Keys(targets.ONNXCallers())), "|"),
+		callers.String(),
+		strings.Join(frontEndNames(), "|"),
+		summaries.String())
+}
 
 // Main runs one command and returns the process exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
 	}
 	switch args[0] {
@@ -74,10 +96,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "verify":
 		return verifyCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage())
 		return 0
 	}
-	fmt.Fprintf(stderr, "opforge: unknown command %q\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "opforge: unknown command %q\n%s", args[0], usage())
 	return 2
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/targets"
-	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -43,15 +42,11 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 	targets.Check(&l, pkg)
 	var data []byte
 	if pkg != nil && !l.HasErrors() {
-		if *to == "yaml" {
-			schemaPath := yamldef.DefaultSchemaPath
-			if *out != "" {
-				schemaPath = schemaPathFrom(*out)
-			}
-			data, err = yamldef.Write(pkg, schemaPath)
-		} else {
-			data, err = qnnxml.Write(pkg, &l)
+		schemaPath := yamldef.DefaultSchemaPath
+		if *out != "" {
+			schemaPath = schemaPathFrom(*out)
 		}
+		data, err = load.Encode(pkg, *to, schemaPath, &l)
 		if err != nil {
 			l.Errorf(diag.Pos{File: in}, "convert", "cannot write %s: %v", *to, err)
 		}

@@ -80,15 +80,22 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	if len(kept) > 0 {
 		fmt.Fprintf(stdout, "; kept %s (already there)", list(kept))
 	}
-	fmt.Fprintf(stdout, "\nnext, in %s:\n%s", dir, nextSteps)
+	fmt.Fprintf(stdout, "\nnext, in %s:\n%s", dir, nextSteps())
 	return 0
 }
 
-const nextSteps = `  opforge gen          # out/: TensorRT, QNN HTP (+ ExecuTorch) and Compass AIPU skeletons
-  opforge check        # in CI: the opdefs are valid and out/ is what they generate
-  opforge doctor       # which SDKs and tools each build finds, or what to set
-  opforge build trt    # or htp, aipu: compile out/ into build/
-`
+// nextSteps is what init suggests doing next, over the registry's targets.
+func nextSteps() string {
+	var made []string
+	for _, t := range targets.All() {
+		made = append(made, t.Summary())
+	}
+	builders := targets.Builders()
+	return "  opforge gen          # out/: " + strings.Join(made, "; ") + "\n" +
+		"  opforge check        # in CI: the opdefs are valid and out/ is what they generate\n" +
+		"  opforge doctor       # which SDKs and tools each build finds, or what to set\n" +
+		fmt.Sprintf("  opforge build %-6s # or %s: compile out/ into build/\n", builders[0], strings.Join(builders[1:], ", "))
+}
 
 func list(paths []string) string {
 	if len(paths) == 0 {

@@ -18,6 +18,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnximport"
+	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/yamldef"
 )
@@ -60,7 +61,7 @@ func (o *onnxFlags) register(fs *flag.FlagSet) {
 	fs.Var(&o.opTypes, "op-types", "select nodes by op type: the ops the target lacks (comma-separated, repeatable)")
 	fs.StringVar(&o.unsupportedFor, "unsupported-for", "", "select nodes whose op the target's ONNX front end cannot run: "+strings.Join(frontEndNames(), ", "))
 	fs.Var(&o.renames, "rename", "name the op of an op type: OPTYPE=NAME (comma-separated, repeatable)")
-	fs.BoolVar(&o.allowStandard, "allow-standard-names", false, "allow op names of standard ONNX ops (TensorRT 10.15+ with kENABLE_PLUGIN_OVERRIDE)")
+	fs.BoolVar(&o.allowStandard, "allow-standard-names", false, "allow op names of standard ONNX ops (for a runtime that lets a custom op override a standard one; import says which ones do not)")
 	fs.StringVar(&o.pkg, "package", "", "package name (default: from the model's file name)")
 }
 
@@ -131,10 +132,10 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "opdef file to write, or - for standard output (default: opdefs/<package>/<package>.yaml)")
 	force := fs.Bool("force", false, "overwrite an existing opdef file")
 	domain := fs.String("domain", "", "package domain (default: the package name in lower case)")
-	namespace := fs.String("namespace", "", "TensorRT plugin namespace; \"\" is the empty namespace (default: the domain)")
-	version := fs.String("package-version", "1.0.0", "package version, which is also the TensorRT plugin version")
+	namespace := fs.String("namespace", "", "plugin namespace, for the targets whose plugins have one; \"\" is the empty namespace (default: the domain)")
+	version := fs.String("package-version", "1.0.0", "package version, which is also the plugins' version")
 	var targetNames listFlag
-	fs.Var(&targetNames, "targets", "targets the ops generate for: trt, htp, aipu (default: trt, or the --unsupported-for target)")
+	fs.Var(&targetNames, "targets", "targets the ops generate for: "+strings.Join(targets.ImportTargets, ", ")+" (default: "+strings.Join(targets.DefaultImportTargets, ", ")+", or the --unsupported-for target)")
 	model, ok := parseOnnx(fs, args, "import", stderr)
 	if !ok {
 		return 2
@@ -245,7 +246,7 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 	opdef := fs.String("opdef", "", "the opdef the plugins are generated from (default: opdefs/<package>/<package>.yaml)")
 	copyExternal := fs.Bool("copy-external-data", false, "copy external data files next to the output when it is written to another directory")
 	callers := targets.ONNXCallers()
-	forTarget := fs.String("for", "trt", "the runtime the rewritten nodes call the ops in: "+strings.Join(slices.Sorted(maps.Keys(callers)), ", ")+" (trt: TensorRT's ONNX parser; htp: ONNX Runtime's QNN execution provider)")
+	forTarget := fs.String("for", targets.DefaultONNXCaller, "the runtime the rewritten nodes call the ops in: "+callerList(callers))
 	model, ok := parseOnnx(fs, args, "rewrite", stderr)
 	if !ok {
 		return 2
@@ -390,4 +391,14 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return atomicfile.ReplaceFrom(to, in, 0o644)
+}
+
+// callerList names each runtime rewrite onnx --for takes: "htp (an op
+// package in ...), trt (...)".
+func callerList(callers map[string]target.ONNXCaller) string {
+	var l []string
+	for _, name := range slices.Sorted(maps.Keys(callers)) {
+		l = append(l, name+" ("+callers[name].CallerSummary()+")")
+	}
+	return strings.Join(l, ", ")
 }

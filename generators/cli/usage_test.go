@@ -15,7 +15,7 @@ func TestUsageAndREADMEAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	readme := string(data)
-	commands := regexp.MustCompile(`(?m)^  opforge ([a-z]+)`).FindAllStringSubmatch(usage, -1)
+	commands := regexp.MustCompile(`(?m)^  opforge ([a-z]+)`).FindAllStringSubmatch(usage(), -1)
 	if len(commands) < 10 {
 		t.Fatalf("found %d commands in the usage text", len(commands))
 	}
@@ -24,7 +24,7 @@ func TestUsageAndREADMEAgree(t *testing.T) {
 			t.Errorf("the README does not mention `opforge %s`", c[1])
 		}
 	}
-	for _, f := range regexp.MustCompile(`--[a-z][a-z-]+`).FindAllString(usage, -1) {
+	for _, f := range regexp.MustCompile(`--[a-z][a-z-]+`).FindAllString(usage(), -1) {
 		if !strings.Contains(readme, f) {
 			t.Errorf("the README does not mention %s", f)
 		}

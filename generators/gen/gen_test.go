@@ -178,7 +178,7 @@ func TestUserEditsSurviveOpdefChanges(t *testing.T) {
 	edit(t, cpp, "  return 0.0f;\n", "  return 2.5f; // measured\n")
 	edit(t, cpp, "// opforge:begin includes\n", "// opforge:begin includes\n#include <utility>\n")
 	reference := "    return torch.topk(x, k, dim=-1, largest=(order == \"largest\"))\n"
-	edit(t, ref, "    raise NotImplementedError(\"TopKLast has no reference implementation yet: write it in the region reference:TopKLast of out/reference/VisionOps/vision_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)\")\n", reference)
+	edit(t, ref, "    raise NotImplementedError(\"TopKLast has no reference implementation yet: write it in the region reference:TopKLast of out/reference/VisionOps/vision_ops_reference.py (opforge verify, calibration and quantization need it)\")\n", reference)
 	// A new param changes the impl signature, the torch schema and the param order.
 	edit(t, filepath.Join(o.OpDefs, "vision/vision_ops.yaml"),
 		"      - {name: order, type: enum, values: [largest, smallest], default: largest}\n",

@@ -32,8 +32,8 @@ const (
 	QUint16 DType = "quint16"
 	QUint32 DType = "quint32"
 	String  DType = "string"
-	// BackendSpecific is QNN's BACKEND_SPECIFIC: the concrete dtype comes
-	// from a supplemental definition for each backend.
+	// BackendSpecific is QNN's BACKEND_SPECIFIC: the concrete dtype is
+	// given per backend, in the target's own section.
 	BackendSpecific DType = "backend_specific"
 )
 

@@ -36,63 +36,12 @@ type Package struct {
 	// Source is the path of the definition file.
 	Source string
 	Ops    []*Op
-	// Supplementals are the package's SupplementalOpDefLists, one per
-	// backend: per-backend refinements of its ops' tensors that QNN's
-	// op-package format carries (the XML's SupplementalOpDefList, YAML's
-	// targets.htp.supplemental), read by both loaders and validated with
-	// the ops' dtypes.
-	Supplementals []*Supplemental
 	// Sections are the package-level target sections (`targets:` beside
 	// `package:`) the core keeps opaque; each target decodes its own.
 	Sections Sections
 	Pos      diag.Pos
 	Where    Where
 }
-
-// Supplemental is a QNN SupplementalOpDefList: backend-specific refinements.
-type Supplemental struct {
-	Backend      string
-	Runtime      string
-	SupportedOps []string
-	// SupportedOpsPos holds where each SupportedOps name is written, where
-	// the front-end knows it (index for index); Pos stands in otherwise.
-	SupportedOpsPos []diag.Pos
-	Ops             []*SupplementalOp
-	Pos             diag.Pos
-}
-
-// SupplementalOp refines one op for a backend.
-type SupplementalOp struct {
-	Name    string
-	Inputs  []*SupplementalTensor
-	Outputs []*SupplementalTensor
-	Params  []*SupplementalTensor
-	Pos     diag.Pos
-}
-
-// SupplementalTensor restates dtypes/layouts of one tensor or param.
-type SupplementalTensor struct {
-	Name                 string
-	Constraints          []Constraint
-	DTypes               []DType
-	Layouts              []Layout
-	ShapeText            string
-	OnlyDefaultSupported *bool
-	// QuantParams keeps QNN QuantParam elements verbatim (2024 schema);
-	// opforge does not interpret them but round-trips them.
-	QuantParams []QuantParam
-	Pos         diag.Pos
-}
-
-// QuantParam is a QNN QuantParam element, kept field by field.
-type QuantParam struct {
-	Encodings []string
-	Axes      []string
-	Fields    []KeyValue // Symmetric, Scale, Offset, Min, Max, IsMathInvariant in document order
-}
-
-// KeyValue is one simple element of a kept-verbatim structure.
-type KeyValue struct{ Key, Value string }
 
 // Reference is a QNN Reference element.
 type Reference struct {

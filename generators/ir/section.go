@@ -32,6 +32,10 @@ const (
 	ScalarFloat  ScalarType = "float"
 	ScalarBool   ScalarType = "bool"
 	ScalarNull   ScalarType = "null"
+	// ScalarPlain is text kept verbatim as another format spelled it,
+	// whose type the writer's format decides: YAML writes it plain,
+	// untagged, and reads it back as its core schema resolves it.
+	ScalarPlain ScalarType = "plain"
 )
 
 // Node is a format-neutral tree of values, each with where it was written.
@@ -79,6 +83,9 @@ type Entry struct {
 
 // Str is a string scalar.
 func Str(s string) *Node { return &Node{Kind: ScalarNode, Scalar: ScalarString, Value: s} }
+
+// Plain is a scalar whose type the writer's format decides (ScalarPlain).
+func Plain(s string) *Node { return &Node{Kind: ScalarNode, Scalar: ScalarPlain, Value: s} }
 
 // BoolNode is a bool scalar.
 func BoolNode(b bool) *Node {
@@ -166,7 +173,16 @@ func (n *Node) Strings() []string {
 
 // IsTrue reports whether n is the bool true.
 func (n *Node) IsTrue() bool {
-	return n != nil && n.Kind == ScalarNode && n.Scalar == ScalarBool && n.Value == "true"
+	if n == nil || n.Kind != ScalarNode || n.Scalar != ScalarBool {
+		return false
+	}
+	// YAML's spellings of true (the core schema's, which the loader types
+	// as bool): `executorch: True` is as true as `executorch: true`.
+	switch n.Value {
+	case "true", "True", "TRUE":
+		return true
+	}
+	return false
 }
 
 // Section is one target's section of an op or package: Target names it

@@ -178,6 +178,23 @@ func Parse(path string, data []byte, l *diag.List) *ir.Package {
 	return nil
 }
 
+// Formats are the op definition formats Parse reads and Encode writes, by
+// the name `opforge convert --to` takes.
+var Formats = []string{"yaml", "xml"}
+
+// Encode writes pkg in the named format (one of Formats); schemaPath is
+// the schema a YAML file names. Where the format cannot hold something of
+// pkg, the XML writer reports it in l.
+func Encode(pkg *ir.Package, format, schemaPath string, l *diag.List) ([]byte, error) {
+	switch format {
+	case "yaml":
+		return yamldef.Write(pkg, schemaPath)
+	case "xml":
+		return qnnxml.Write(pkg, l)
+	}
+	return nil, fmt.Errorf("unknown op definition format %q; use %s", format, strings.Join(Formats, " or "))
+}
+
 // Validate runs the semantic checks shared by every target on a parsed
 // package (not the targets' own: targets.Check runs those).
 func Validate(pkg *ir.Package, l *diag.List) {

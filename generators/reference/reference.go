@@ -36,6 +36,9 @@ type Generator struct{}
 // Name is the directory under out/.
 func (Generator) Name() string { return Dir }
 
+// Summary implements target.Target.
+func (Generator) Summary() string { return "the ops' Python references" }
+
 // Check has nothing to check: every op has a reference.
 func (Generator) Check(*ir.Package, *diag.TargetList) {}
 
@@ -147,7 +150,7 @@ func (Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 			Signature: Signature(op),
 			Doc:       docstring(op),
 			Message: op.Name + " has no reference implementation yet: write it in the region reference:" + op.Name +
-				" of " + m.Path + " (ExecuTorch calibration and quantization and opforge verify need it)",
+				" of " + m.Path + " (opforge verify, calibration and quantization need it)",
 			ONNX: onnxCallOf(pkg, op),
 		})
 		m.AnyONNX = m.AnyONNX || op.ONNX != nil

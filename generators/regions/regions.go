@@ -14,8 +14,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strings"
+	"unsafe"
 )
 
 // Region is one user-owned region. Body is the text between the marker
@@ -26,16 +26,85 @@ type Region struct {
 	Line int // 1-based line of the begin marker
 }
 
-// markerRE matches a marker line in any comment syntax: //, #, <!-- -->.
-var markerRE = regexp.MustCompile(`^\s*(?://|#|<!--)\s*opforge:(begin|end)\s+([A-Za-z0-9_.:/-]+)\s*(?:-->)?\s*$`)
-
-// marker matches a marker line; the substring test first keeps the regexp
-// off the vast majority of lines.
+// marker matches a marker line in any comment syntax (//, #, <!-- -->):
+//
+//	^\s*(?://|#|<!--)\s*opforge:(begin|end)\s+([A-Za-z0-9_.:/-]+)\s*(?:-->)?\s*$
+//
+// and returns the whole line, the verb and the key, as that expression's
+// submatches would be, or nil. It is written out by hand because every
+// line holding "opforge:" of every generated file passes through it; the
+// tests hold it to the expression.
 func marker(line string) []string {
 	if !strings.Contains(line, "opforge:") {
 		return nil
 	}
-	return markerRE.FindStringSubmatch(strings.TrimRight(line, "\r\n"))
+	whole := strings.TrimRight(line, "\r\n")
+	s := trimSpaceLeft(whole)
+	switch {
+	case strings.HasPrefix(s, "//"):
+		s = s[2:]
+	case strings.HasPrefix(s, "#"):
+		s = s[1:]
+	case strings.HasPrefix(s, "<!--"):
+		s = s[4:]
+	default:
+		return nil
+	}
+	s, ok := strings.CutPrefix(trimSpaceLeft(s), "opforge:")
+	if !ok {
+		return nil
+	}
+	var verb string
+	switch {
+	case strings.HasPrefix(s, "begin"):
+		verb = "begin"
+	case strings.HasPrefix(s, "end"):
+		verb = "end"
+	default:
+		return nil
+	}
+	s = s[len(verb):]
+	rest := trimSpaceLeft(s)
+	if len(rest) == len(s) {
+		return nil // \s+ after the verb
+	}
+	n := 0
+	for n < len(rest) && isKeyByte(rest[n]) {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	// The key is as long as it can be and still leave a valid end; a key
+	// may end in "-", so it gives back up to two bytes to a closing "-->".
+	for k := n; k > 0 && k >= n-2; k-- {
+		if endsMarker(rest[k:]) {
+			return []string{whole, verb, rest[:k]}
+		}
+	}
+	return nil
+}
+
+// endsMarker reports whether s is what may follow a marker's key:
+// \s*(?:-->)?\s*$.
+func endsMarker(s string) bool {
+	s = strings.TrimPrefix(trimSpaceLeft(s), "-->")
+	return trimSpaceLeft(s) == ""
+}
+
+// isSpace is RE2's \s.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+func trimSpaceLeft(s string) string {
+	for len(s) > 0 && isSpace(s[0]) {
+		s = s[1:]
+	}
+	return s
+}
+
+// isKeyByte is a byte of a region key: [A-Za-z0-9_.:/-].
+func isKeyByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("_.:/-", c) >= 0
 }
 
 // Error is a malformed region structure at a line.
@@ -53,7 +122,15 @@ func (e *Error) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg
 // Parse looks only at the lines that hold "opforge:", found by searching
 // the whole text; a region's body is the text between its marker lines.
 func Parse(data string) ([]Region, error) {
+	out, _, err := parse(data)
+	return out, err
+}
+
+// parse is Parse that also returns where each region's body lies in data
+// ([start, end) byte offsets), for Frame.
+func parse(data string) ([]Region, [][2]int, error) {
 	var out []Region
+	var spans [][2]int
 	seen := map[string]int{}
 	open := -1
 	var key string
@@ -79,35 +156,41 @@ func Parse(data string) ([]Region, error) {
 		switch m[1] {
 		case "begin":
 			if open >= 0 {
-				return nil, &Error{line, fmt.Sprintf("opforge:begin %s inside region %s (opened at line %d); regions do not nest", m[2], key, open)}
+				return nil, nil, &Error{line, fmt.Sprintf("opforge:begin %s inside region %s (opened at line %d); regions do not nest", m[2], key, open)}
 			}
 			if first, dup := seen[m[2]]; dup {
-				return nil, &Error{line, fmt.Sprintf("region %s appears twice (first at line %d)", m[2], first)}
+				return nil, nil, &Error{line, fmt.Sprintf("region %s appears twice (first at line %d)", m[2], first)}
 			}
 			open, key = line, m[2]
 			seen[key] = open
 			bodyStart = end
 		case "end":
 			if open < 0 {
-				return nil, &Error{line, fmt.Sprintf("opforge:end %s without a matching opforge:begin", m[2])}
+				return nil, nil, &Error{line, fmt.Sprintf("opforge:end %s without a matching opforge:begin", m[2])}
 			}
 			if m[2] != key {
-				return nil, &Error{line, fmt.Sprintf("opforge:end %s closes region %s (opened at line %d)", m[2], key, open)}
+				return nil, nil, &Error{line, fmt.Sprintf("opforge:end %s closes region %s (opened at line %d)", m[2], key, open)}
 			}
 			out = append(out, Region{Key: key, Body: data[bodyStart:start], Line: open})
+			spans = append(spans, [2]int{bodyStart, start})
 			open = -1
 		}
 	}
 	if open >= 0 {
-		return nil, &Error{open, fmt.Sprintf("region %s is never closed (no opforge:end %s)", key, key)}
+		return nil, nil, &Error{open, fmt.Sprintf("region %s is never closed (no opforge:end %s)", key, key)}
 	}
-	return out, nil
+	return out, spans, nil
 }
 
 // Hash fingerprints a region body, ignoring trailing whitespace on lines
 // so an editor's whitespace clean-up does not count as user code.
 func Hash(body string) string {
 	// Every line, the last one too, is hashed trimmed and with a newline.
+	// Generated text has nothing to trim (render normalizes it), so it is
+	// hashed as it is, without the copy.
+	if !needsTrim(body) {
+		return hashLines([]byte(body))
+	}
 	b := make([]byte, 0, len(body)+1)
 	for {
 		i := strings.IndexByte(body, '\n')
@@ -122,6 +205,67 @@ func Hash(body string) string {
 	b = append(b, '\n')
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
+}
+
+// HashBytes is Hash of b's text, without copying b when nothing needs
+// trimming.
+func HashBytes(b []byte) string {
+	if !needsTrim(view(b)) {
+		return hashLines(b)
+	}
+	return Hash(string(b))
+}
+
+// FrameHash is Hash(Frame(data)): the fingerprint of what the generator
+// alone decides, computed over data's bytes outside the region bodies
+// without copying them when nothing needs trimming.
+func FrameHash(data []byte) (string, error) {
+	_, spans, err := parse(view(data))
+	if err != nil {
+		return "", err
+	}
+	// The pieces between the bodies end at line ends, so the lines of the
+	// frame are the lines of the pieces.
+	pieces := make([][]byte, 0, len(spans)+1)
+	last := 0
+	for _, sp := range spans {
+		pieces = append(pieces, data[last:sp[0]])
+		last = sp[1]
+	}
+	pieces = append(pieces, data[last:])
+	for _, p := range pieces {
+		if needsTrim(view(p)) {
+			frame, _ := Frame(string(data))
+			return Hash(frame), nil
+		}
+	}
+	return hashLines(pieces...), nil
+}
+
+// hashLines is Hash's sum of text that needs no trimming: the text and a
+// final newline.
+func hashLines(parts ...[]byte) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write(p)
+	}
+	h.Write([]byte{'\n'})
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:8])
+}
+
+// view is b as a string without a copy, for reading only: the callers
+// keep nothing of it (no Region of it outlives them) and b does not
+// change meanwhile.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// needsTrim reports whether a line of s ends in a space, tab or carriage
+// return, which Hash trims.
+func needsTrim(s string) bool {
+	if strings.ContainsRune(s, '\r') || strings.Contains(s, " \n") || strings.Contains(s, "\t\n") {
+		return true
+	}
+	return s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t')
 }
 
 // Defaults returns key -> Hash(body) of every region of a fresh skeleton.
@@ -215,23 +359,22 @@ func Pristine(r Region, defaults map[string]string) bool {
 // what the generator alone decides, so its fingerprint tells a hand edit
 // outside the regions (or a deleted marker) from user code inside them.
 func Frame(data string) (string, error) {
-	if _, err := Parse(data); err != nil {
+	_, spans, err := parse(data)
+	if err != nil {
 		return "", err
 	}
-	var out strings.Builder
-	in := false
-	for _, ln := range strings.SplitAfter(data, "\n") {
-		m := marker(ln)
-		switch {
-		case m != nil && m[1] == "begin":
-			in = true
-			out.WriteString(ln)
-		case m != nil && m[1] == "end":
-			in = false
-			out.WriteString(ln)
-		case !in:
-			out.WriteString(ln)
-		}
+	if len(spans) == 0 {
+		return data, nil
 	}
+	// The bodies are whole lines between their marker lines, so cutting
+	// them out by offset keeps exactly the lines outside them.
+	var out strings.Builder
+	out.Grow(len(data))
+	last := 0
+	for _, sp := range spans {
+		out.WriteString(data[last:sp[0]])
+		last = sp[1]
+	}
+	out.WriteString(data[last:])
 	return out.String(), nil
 }

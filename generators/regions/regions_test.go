@@ -1,6 +1,8 @@
 package regions
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -100,4 +102,75 @@ func TestFrame(t *testing.T) {
 	if _, err := Frame("// opforge:begin k\n"); err == nil {
 		t.Error("no error for an unclosed region")
 	}
+}
+
+// FrameHash and HashBytes are the fast paths of Hash(Frame(...)) and Hash:
+// they must give the same fingerprints on text that needs trimming and on
+// text that does not, with and without regions.
+func TestFastHashesMatch(t *testing.T) {
+	for _, s := range []string{
+		"",
+		"x",
+		"x\n",
+		"a \nb\n",
+		"a\t\nb",
+		"a\r\nb\r\n",
+		"trailing space ",
+		"head\n// opforge:begin k\nbody  \n// opforge:end k\ntail\n",
+		"head \n// opforge:begin k\nbody\n// opforge:end k\ntail\n",
+		"// opforge:begin a\n\n// opforge:end a\n# opforge:begin b\nx\n# opforge:end b",
+		"h\n// opforge:begin a\nA\n// opforge:end a\nmid\t\n<!-- opforge:begin b -->\nB\n<!-- opforge:end b -->\n",
+	} {
+		if got, want := HashBytes([]byte(s)), Hash(s); got != want {
+			t.Errorf("HashBytes(%q) = %s, Hash = %s", s, got, want)
+		}
+		frame, err := Frame(s)
+		if err != nil {
+			t.Fatalf("Frame(%q): %v", s, err)
+		}
+		if got, err := FrameHash([]byte(s)); err != nil || got != Hash(frame) {
+			t.Errorf("FrameHash(%q) = %s, %v; Hash(Frame) = %s", s, got, err, Hash(frame))
+		}
+	}
+	if _, err := FrameHash([]byte("// opforge:begin k\n")); err == nil {
+		t.Error("FrameHash of an unclosed region: no error")
+	}
+}
+
+// markerRE is the definition marker is written out from.
+var markerRE = regexp.MustCompile(`^\s*(?://|#|<!--)\s*opforge:(begin|end)\s+([A-Za-z0-9_.:/-]+)\s*(?:-->)?\s*$`)
+
+func markerByRE(line string) []string {
+	if !strings.Contains(line, "opforge:") {
+		return nil
+	}
+	return markerRE.FindStringSubmatch(strings.TrimRight(line, "\r\n"))
+}
+
+func TestMarkerIsTheExpression(t *testing.T) {
+	for _, line := range markerSeeds {
+		if got, want := marker(line), markerByRE(line); !slices.Equal(got, want) {
+			t.Errorf("marker(%q) = %q, the expression: %q", line, got, want)
+		}
+	}
+}
+
+var markerSeeds = []string{
+	"// opforge:begin k\n", "// opforge:end k", "  #opforge:begin a.b:c/d-e_f\r\n", "<!-- opforge:begin k -->\n",
+	"<!-- opforge:begin k-->", "<!-- opforge:begin k--->", "<!--opforge:end k--  -->", "// opforge:begin k-- >",
+	"// opforge:beginx k", "// opforge:begin", "// opforge:begin ", "// opforge:begin k extra", "x // opforge:begin k",
+	"//opforge:end\tk\t", "\f// opforge:begin k\f", "// opforge: begin k", "/ opforge:begin k", "# opforge:end k -->-->",
+	"// opforge:begin k-", "// opforge:begin -->", "// opforge:begin --->", "// opforge:end k\n\n", "opforge:begin k",
+	"// opforge:begin k\r", "// opforge:begin k\x00", "<!-- opforge:end ké -->",
+}
+
+func FuzzMarker(f *testing.F) {
+	for _, s := range markerSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if got, want := marker(line), markerByRE(line); !slices.Equal(got, want) {
+			t.Errorf("marker(%q) = %q, the expression: %q", line, got, want)
+		}
+	})
 }

@@ -17,6 +17,9 @@ type Target interface {
 	// Name is the short name used in opdefs (targets.<name>), diagnostics
 	// and the out/<name>/ directory.
 	Name() string
+	// Summary says what the target generates, for help text ("TensorRT
+	// plugins (C++ and Python)"): the CLI names targets only through it.
+	Summary() string
 	// Check reports what only this target cares about — dtypes it cannot
 	// take, features it lacks — for the ops that generate for it.
 	Check(pkg *ir.Package, d *diag.TargetList)
@@ -97,6 +100,9 @@ type Verifier interface {
 type ONNXCaller interface {
 	// ONNXCall says how node n calls op of pkg in the target's runtime.
 	ONNXCall(pkg *ir.Package, op *ir.Op, n *onnx.Node) ONNXCall
+	// CallerSummary names the runtime that reads the rewritten model and
+	// calls the ops, for help text ("TensorRT's ONNX parser").
+	CallerSummary() string
 }
 
 // ONNXCall is how one node calls a generated op.

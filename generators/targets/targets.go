@@ -21,12 +21,14 @@ func All() []target.Target {
 }
 
 // ImportTargets are the targets `opforge import onnx --targets` accepts;
-// DefaultImportTargets, what it generates for when none is named:
-// TensorRT, where the TPAT idea (a model's unsupported nodes become
-// plugins) comes from.
+// DefaultImportTargets, what it generates for when none is named, and
+// DefaultONNXCaller, the runtime `opforge rewrite onnx` rewrites for when
+// --for is not given: TensorRT, where the TPAT idea (a model's unsupported
+// nodes become plugins) comes from.
 var (
 	ImportTargets        = []string{"trt", "htp", "aipu"}
 	DefaultImportTargets = []string{"trt"}
+	DefaultONNXCaller    = "trt"
 )
 
 // Check runs every target's checks on validated packages (nil ones are

@@ -76,13 +76,9 @@ type ManifestFile struct {
 // like region bodies, so an editor's clean-up is no hand edit.
 func Fingerprint(data []byte, owned bool) (string, error) {
 	if !owned {
-		return regions.Hash(string(data)), nil
+		return regions.HashBytes(data), nil
 	}
-	frame, err := regions.Frame(string(data))
-	if err != nil {
-		return "", err
-	}
-	return regions.Hash(frame), nil
+	return regions.FrameHash(data)
 }
 
 // Plan is what regeneration would do.

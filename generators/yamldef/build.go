@@ -177,78 +177,13 @@ func (b *builder) pkg(root *yaml.Node) *ir.Package {
 	targets := asObject(doc.get("targets"))
 	for _, name := range targets.keys {
 		n := targets.get(name)
-		sec := pkg.Sections.Add(name, b.section(n), b.pos(n))
-		// The htp section's supplemental list is QNN's
-		// SupplementalOpDefList, part of the op-package format both
-		// loaders read (ir.Package.Supplementals); the rest is the
-		// target's.
-		if list := asObject(n).items(supplementalKey); name == supplementalTarget && list != nil {
-			for _, s := range list {
-				pkg.Supplementals = append(pkg.Supplementals, b.supplemental(asObject(s)))
-			}
-			sec.Node = sec.Node.Without(supplementalKey)
-		}
+		// Every target's section is its own to decode.
+		pkg.Sections.Add(name, b.section(n), b.pos(n))
 	}
 	for _, n := range doc.items("ops") {
 		pkg.Ops = append(pkg.Ops, b.op(asObject(n)))
 	}
 	return pkg
-}
-
-// supplementalTarget and supplementalKey are where a package lists QNN
-// SupplementalOpDefLists: targets.htp.supplemental.
-const (
-	supplementalTarget = "htp"
-	supplementalKey    = "supplemental"
-)
-
-func (b *builder) supplemental(o object) *ir.Supplemental {
-	s := &ir.Supplemental{Backend: o.str("backend"), Runtime: o.str("runtime"), SupportedOps: o.strings("supported_ops"), Pos: b.pos(o.node)}
-	for _, n := range o.items("ops") {
-		so := asObject(n)
-		op := &ir.SupplementalOp{Name: so.str("name"), Pos: b.pos(n)}
-		op.Inputs = b.supplementalTensors(so.items("inputs"))
-		op.Outputs = b.supplementalTensors(so.items("outputs"))
-		op.Params = b.supplementalTensors(so.items("params"))
-		s.Ops = append(s.Ops, op)
-	}
-	return s
-}
-
-func (b *builder) supplementalTensors(ns []*yaml.Node) []*ir.SupplementalTensor {
-	var out []*ir.SupplementalTensor
-	for _, n := range ns {
-		o := asObject(n)
-		t := &ir.SupplementalTensor{Name: o.str("name"), ShapeText: o.str("shape_text"), OnlyDefaultSupported: o.optBool("only_default_supported"), Pos: b.pos(n)}
-		for _, d := range o.items("type") {
-			t.DTypes = append(t.DTypes, b.dtype(d))
-		}
-		for _, ly := range o.strings("layouts") {
-			t.Layouts = append(t.Layouts, ir.Layout(ly))
-		}
-		t.Constraints = b.constraints(o.items("constraints"))
-		for _, qn := range o.items("quant_params") {
-			q := asObject(qn)
-			qp := ir.QuantParam{Encodings: q.strings("encodings")}
-			for _, a := range q.items("axes") {
-				qp.Axes = append(qp.Axes, a.Value)
-			}
-			for _, f := range quantFields {
-				if v := q.get(f.yaml); v != nil {
-					qp.Fields = append(qp.Fields, ir.KeyValue{Key: f.xml, Value: v.Value})
-				}
-			}
-			t.QuantParams = append(t.QuantParams, qp)
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-// quantFields maps QuantParam children between the formats, in XML order.
-var quantFields = []struct{ yaml, xml string }{
-	{"symmetric", "Symmetric"}, {"scale", "Scale"}, {"offset", "Offset"},
-	{"min", "Min"}, {"max", "Max"}, {"is_math_invariant", "IsMathInvariant"},
 }
 
 func (b *builder) constraints(ns []*yaml.Node) []ir.Constraint {

@@ -127,6 +127,9 @@ func sectionNode(n *ir.Node) *yaml.Node {
 		return str(n.Value)
 	case ir.ScalarNull:
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
+	case ir.ScalarPlain:
+		// Untagged: written plain where YAML allows, typed on reading.
+		return &yaml.Node{Kind: yaml.ScalarNode, Value: n.Value}
 	}
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!" + string(n.Scalar), Value: n.Value}
 }

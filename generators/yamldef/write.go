@@ -150,118 +150,15 @@ func dtypeList(ds []ir.DType) *yaml.Node {
 
 func packageTargets(pkg *ir.Package) *yaml.Node {
 	t := mapping(false)
-	var supplementals *yaml.Node
-	if len(pkg.Supplementals) > 0 {
-		supplementals = seq(false)
-		for _, s := range pkg.Supplementals {
-			supplementals.Content = append(supplementals.Content, supplementalNode(s))
-		}
-	}
 	for _, sec := range pkg.Sections {
-		n := sec.Written()
-		if sec.Target == supplementalTarget && supplementals != nil {
-			m := mapping(false)
-			if n != nil {
-				m = sectionNode(n)
-			}
-			add(m, supplementalKey, supplementals)
-			add(t, sec.Target, m)
-			supplementals = nil
-			continue
-		}
-		if n != nil {
+		if n := sec.Written(); n != nil {
 			add(t, sec.Target, sectionNode(n))
 		}
-	}
-	if supplementals != nil {
-		// No section of its own: the supplementals' section goes first,
-		// where the registry's order puts it.
-		m := mapping(false)
-		add(m, supplementalKey, supplementals)
-		t.Content = append([]*yaml.Node{str(supplementalTarget), m}, t.Content...)
 	}
 	if len(t.Content) == 0 {
 		return nil
 	}
 	return t
-}
-
-func supplementalNode(s *ir.Supplemental) *yaml.Node {
-	m := mapping(false)
-	add(m, "backend", str(s.Backend))
-	if s.Runtime != "" {
-		add(m, "runtime", str(s.Runtime))
-	}
-	if len(s.SupportedOps) > 0 {
-		add(m, "supported_ops", strs(true, s.SupportedOps...))
-	}
-	ops := seq(false)
-	for _, op := range s.Ops {
-		om := mapping(false)
-		add(om, "name", str(op.Name))
-		for _, part := range []struct {
-			key  string
-			list []*ir.SupplementalTensor
-		}{{"inputs", op.Inputs}, {"outputs", op.Outputs}, {"params", op.Params}} {
-			if len(part.list) == 0 {
-				continue
-			}
-			ts := seq(false)
-			for _, st := range part.list {
-				ts.Content = append(ts.Content, supplementalTensorNode(st))
-			}
-			add(om, part.key, ts)
-		}
-		ops.Content = append(ops.Content, om)
-	}
-	add(m, "ops", ops)
-	return m
-}
-
-func supplementalTensorNode(st *ir.SupplementalTensor) *yaml.Node {
-	m := mapping(false)
-	add(m, "name", str(st.Name))
-	if len(st.DTypes) > 0 {
-		add(m, "type", dtypeList(st.DTypes))
-	}
-	if len(st.Layouts) > 0 {
-		ls := seq(true)
-		for _, l := range st.Layouts {
-			ls.Content = append(ls.Content, str(string(l)))
-		}
-		add(m, "layouts", ls)
-	}
-	if st.ShapeText != "" {
-		add(m, "shape_text", str(st.ShapeText))
-	}
-	if st.OnlyDefaultSupported != nil {
-		add(m, "only_default_supported", boolNode(*st.OnlyDefaultSupported))
-	}
-	addConstraints(m, st.Constraints)
-	if len(st.QuantParams) > 0 {
-		qs := seq(false)
-		for _, q := range st.QuantParams {
-			qm := mapping(false)
-			add(qm, "encodings", strs(true, q.Encodings...))
-			if len(q.Axes) > 0 {
-				as := seq(true)
-				for _, a := range q.Axes {
-					as.Content = append(as.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: a})
-				}
-				add(qm, "axes", as)
-			}
-			for _, f := range q.Fields {
-				for _, qf := range quantFields {
-					if qf.xml == f.Key {
-						add(qm, qf.yaml, &yaml.Node{Kind: yaml.ScalarNode, Value: f.Value})
-					}
-				}
-			}
-			qs.Content = append(qs.Content, qm)
-		}
-		add(m, "quant_params", qs)
-	}
-	return m
 }
 
 func addConstraints(m *yaml.Node, cs []ir.Constraint) {

@@ -27,7 +27,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	binary := fs.String("opforge", "build/opforge", "the opforge binary to time")
 	toolchains := fs.String("toolchains", "toolchains", "toolchain descriptors")
-	teamOps := fs.Int("team-ops", 10, "ops in the TensorRT package of the team build (shared compiler cache)")
+	teamOps := fs.Int("team-ops", 10, "ops in the package of the team build (shared compiler cache)")
 	fake := fs.String("fake-compiler", "testdata/build/fake-compiler.sh", "stand-in compiler for the no-op build measurement")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return 2

@@ -205,7 +205,6 @@ func TestHTPSourcesCompileAgainstQNN(t *testing.T) {
 	type job struct {
 		id, variant string
 		argv        []string
-		dir         string
 	}
 	var jobs []job
 	seen := map[[32]byte]bool{}

@@ -12,6 +12,9 @@ import (
 	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 )
 
+// CallerSummary implements target.ONNXCaller.
+func (Target) CallerSummary() string { return "an op package in ONNX Runtime's QNN execution provider" }
+
 // ONNXCall makes a node call the op in ONNX Runtime's QNN execution
 // provider (onnxruntime-qnn), which hands a node whose op type is listed in
 // its op_packages option ("OpType:library:InterfaceProvider[:target]") to

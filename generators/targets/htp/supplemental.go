@@ -1,6 +1,8 @@
 package htp
 
 import (
+	"strings"
+
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/targets/htp/htpopt"
@@ -16,8 +18,10 @@ func checkSupplementals(pkg *ir.Package, d *diag.TargetList) {
 	for _, op := range pkg.Ops {
 		ops[op.Name] = op
 	}
+	supplementals := htpopt.OfPackage(pkg).Supplementals
+	checkSupplementalDTypes(supplementals, d)
 	resolved := map[string]bool{} // backend/op/tensor
-	for _, s := range pkg.Supplementals {
+	for _, s := range supplementals {
 		for i, name := range s.SupportedOps {
 			if ops[name] == nil {
 				pos := s.Pos
@@ -33,7 +37,7 @@ func checkSupplementals(pkg *ir.Package, d *diag.TargetList) {
 				d.Warnf(so.Pos, "qnn-supplemental-unknown", "supplemental definition for %s names op %q, which no OpDef defines; the QNN generator accepts this and opforge ignores the entry", s.Backend, so.Name)
 				continue
 			}
-			check := func(list []*ir.SupplementalTensor, exists func(string) bool, kind string) {
+			check := func(list []*htpopt.SupplementalTensor, exists func(string) bool, kind string) {
 				for _, st := range list {
 					if !exists(st.Name) {
 						d.Warnf(st.Pos, "qnn-supplemental-unknown", "supplemental definition of op %s for %s names %s %q, which the op does not have; the QNN generator accepts this and opforge ignores the entry", op.Name, s.Backend, kind, st.Name)
@@ -62,6 +66,26 @@ func checkSupplementals(pkg *ir.Package, d *diag.TargetList) {
 			}
 			for _, p := range op.Params {
 				backendSpecific(d, resolved, backend, op, p.Name, p.DTypes, p.Layout, p.Where.At("type", p.Pos), p.Where.At("layout", p.Pos))
+			}
+		}
+	}
+}
+
+// checkSupplementalDTypes reports the dtypes of supplemental definitions
+// opforge does not know (the opdef schema refuses them in YAML, QNN's XML
+// loader names the datatypes it cannot map; IR built otherwise gets them
+// reported here).
+func checkSupplementalDTypes(list []*htpopt.Supplemental, d *diag.TargetList) {
+	for _, s := range list {
+		for _, so := range s.Ops {
+			for _, part := range [][]*htpopt.SupplementalTensor{so.Inputs, so.Outputs, so.Params} {
+				for _, st := range part {
+					for i, dt := range st.DTypes {
+						if !dt.Valid() {
+							d.Errorf(st.DTypePos(i), "unknown-dtype", "unknown dtype %q; known dtypes: %s", string(dt), strings.Join(ir.DTypeNames(), ", "))
+						}
+					}
+				}
 			}
 		}
 	}

@@ -79,7 +79,7 @@ func chooseValue(p *ir.Param, m *paramModel) value {
 		return v
 	}
 	if len(items) == 0 {
-		n := m.FieldLength
+		n := int(m.FieldLength)
 		if n == 0 {
 			n = 2
 		}
@@ -325,7 +325,7 @@ func opCasesWith(pkg *ir.Package, op *ir.Op, m *opModel, rank int, pick map[stri
 	var onnx, python, index []field
 	hasEnum := false
 	for _, pm := range m.Params {
-		lines = append(lines, fmt.Sprintf("declared %s %d %d", pm.Name, fieldTypeValues[pm.FieldType], pm.FieldLength))
+		lines = append(lines, fmt.Sprintf("declared %s %d %d", pm.Name, fieldTypeValues[string(pm.FieldType)], pm.FieldLength))
 		v := chooseValue(pm.p, pm)
 		if i, ok := pick[pm.Name]; ok {
 			v.index, v.text = i, pm.p.Values[i]

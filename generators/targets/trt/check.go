@@ -19,6 +19,9 @@ type Target struct{}
 // Name implements target.Target.
 func (Target) Name() string { return "trt" }
 
+// Summary implements target.Target.
+func (Target) Summary() string { return "TensorRT plugins (C++ IPluginV3 + CUDA, and Python)" }
+
 // maxNameBytes is TensorRT's limit on plugin name, version and namespace
 // strings, terminator included.
 const maxNameBytes = 1024

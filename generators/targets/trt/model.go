@@ -45,15 +45,17 @@ type requirement struct {
 // comment and field texts are grouped: text/template looks a field up by
 // a linear search of the struct's fields at every access.
 //
-// Lists the templates would print one item per line are text here, joined
-// with the indentation the template gives their first line (statementSep):
-// a range costs text/template about half a microsecond per item, more than
-// printing the rest of the line, and a large package has a lot of them.
+// The templates own the C++ text: what they print once per param, tensor,
+// position or launcher is a typed row here (paramModel, tensorDoc,
+// kernelTensor, inputCheck, launcherModel...) that they range over, in
+// named define blocks of shared.tmpl where more than one file prints it.
+// What stays text is an expression a Go printer builds (a dtype or format
+// verdict, a shape expression, a field reader call).
 type opModel struct {
 	Name       string
-	Class      string // RoiAlignLitePlugin
-	Creator    string // RoiAlignLitePluginCreator
-	ParamsType string // RoiAlignLiteParams
+	Class      text // RoiAlignLitePlugin
+	Creator    text // RoiAlignLitePluginCreator
+	ParamsType text // RoiAlignLiteParams
 	Pkg        *packageModel
 	Kernel     kernelModel
 	Combos     []*launcherModel
@@ -81,72 +83,69 @@ type opModel struct {
 	OptionalDocs string
 	// InArray and OutArray size the TensorRef arrays (C++ has no empty arrays).
 	InArray, OutArray int
-	// InputTypeFormats and InputTypeArgs print the input dtypes in enqueue's
-	// error: " %d %d" and ", static_cast<int32_t>(inputDesc[0].type), ...".
-	InputTypeFormats, InputTypeArgs string
 
 	// OutputTypes[i] is output i's dtype as a C++ expression over inputTypes.
 	OutputTypes []string
-	// SupportCases are supportsFormatCombination's switch cases, one per
-	// position: "case 0: return <verdict>;" (statementSep).
-	SupportCases string
+	// Supports is supportsFormatCombination's verdict for each position, a
+	// C++ bool expression over inOut (the dtype rule && the format rule);
+	// shared.tmpl's opdefSupports prints a switch case for each.
+	Supports []text
 	// DTypeParam: an output's dtype is chosen by a param, so opdefSupports
 	// reads the plugin's params (as mParams).
 	DTypeParam bool
 	Shape      shapeCode
 	// RuntimeChecks compare concrete input dims with the opdef
-	// (onShapeChange / enqueue), one statement a line (statementSep).
-	RuntimeChecks string
+	// (onShapeChange / enqueue): shared.tmpl's runtimeChecks.
+	RuntimeChecks []inputCheck
 
 	Params []*paramModel
 	// RequiredParams are the params without a default.
 	RequiredParams []*paramModel
 	Aliases        []aliasModel
 
-	layout   *ioLayout // the op's tensor positions, shared with its README entry
-	supports []string  // supportsFormatCombination's verdict for each position
+	layout *ioLayout // the op's tensor positions, shared with its README entry
 }
 
 // docText is what the sources' comments list: the tensors and the fields.
 type docText struct {
-	// Inputs, ShapeInputs and Outputs describe the tensors for the plugin's
-	// header comment, a line "//   [0] x: T [N, C]" each, every line after
-	// a newline (they follow a heading).
-	Inputs, ShapeInputs, Outputs string
-	// Fields is "//   k: int32, default 2" for each param, every line after
-	// a newline, or " none".
-	Fields string
-	// InputNames and OutputNames list the tensors on one line: " [0] x [1] y".
-	InputNames, OutputNames string
+	// Inputs, ShapeInputs and Outputs are the tensors the plugin's header
+	// comment lists (shared.tmpl's tensorDocs) and the kernel header names
+	// (tensorNames); enqueue's error prints the dtype of each input
+	// (inputTypes).
+	Inputs, ShapeInputs, Outputs []tensorDoc
 }
 
-// fieldText is the params as the C++ sources spell them.
-type fieldText struct {
-	// Names initializes kFieldNames: "k", "scale" ("" without params).
-	Names string
-	// List names the fields in messages: k, scale (none without params).
-	List string
-	// ReadCases are parse<Op>Fields' switch cases, one per field:
-	// "case 0: ok = <read>; break;" (caseSep).
-	ReadCases string
-	// Serialized fill getFieldsToSerialize's fields after the layout's,
-	// Declared the creator's field list, Members <Op>Params' members with
-	// their docs (statementSep).
-	Serialized, Declared, Members string
+// tensorDoc is one tensor as the comments describe it.
+type tensorDoc struct {
+	Index    num // among the inputs, the outputs or the shape inputs
+	Name     text
+	Type     text // its dtypes, or int32 for a size tensor
+	Shape    text // its shape, or "[] (size tensor)"
+	Optional bool // an optional input
+}
 
+// fieldText is the counts the C++ sources size the params' arrays with;
+// the rows themselves are opModel.Params.
+type fieldText struct {
 	Nb       int // params
 	Array    int // max(1, params): the creator's field array
 	NbSerial int // params + the layout field
 }
 
-// statementSep joins the statements of a function body into one block of
-// text; the template indents the first. caseSep joins lines one level
-// deeper: the cases of a switch in a loop, the items of QDP's autotune
-// list.
-const (
-	statementSep = "\n    "
-	caseSep      = "\n        "
+// text is C++ or comment text a template prints, num a number it prints.
+// Their String methods have pointer receivers on purpose: text/template
+// prints an addressable value whose pointer is a fmt.Stringer through that
+// pointer (printableValue), which spares the copy into an interface that
+// printing a plain string or int field costs, an allocation a field. Row
+// fields are addressable (they are reached through pointers or slices);
+// the rows print several fields each, for every op of a large package.
+type (
+	text string
+	num  int
 )
+
+func (t *text) String() string { return string(*t) }
+func (n *num) String() string  { return strconv.Itoa(int(*n)) }
 
 type aliasModel struct {
 	Output, Input int
@@ -156,27 +155,60 @@ type aliasModel struct {
 // launcherModel is one typed launcher: the kernel entry enqueue calls for
 // one dtype combination.
 type launcherModel struct {
-	Func   string // launchRoiAlignLite_float32
-	Cond   string // the runtime dtypes that select it
-	Args   string // template arguments of the launch template ("float")
-	IOInit string // the IO struct's initializer
-	Types  string // human-readable dtypes for messages
+	Func text // launchRoiAlignLite_float32
+	// Conds are the runtime dtype checks that select it, C++ bool
+	// expressions enqueue joins with &&: one per dtype slot, "true" without.
+	Conds []string
+	// Args are the launch template's type arguments ("float"), one per
+	// kernelModel.TypeParams.
+	Args []string
+	// IO initializes the IO struct's tensors, by inOut position
+	// (kernelModel.Tensors); the upper bounds follow.
+	IO []ioArg
+	// Types are the dtypes by inOut position, for messages ("float32").
+	Types []string
 }
 
 // kernelModel is the .cu file's typed plumbing around the user's code.
 type kernelModel struct {
-	TemplateDecl string // "template <typename T>" or ""
-	IOName       string // RoiAlignLiteIO
-	Launch       string // the launch template's name: roiAlignLite
-	IOType       string // RoiAlignLiteIO<T>
-	Fill         string // the default fill kernel's name
-	// IOFields are the IO struct's members, one a line (statementSep).
-	IOFields string
-	// Includes are the CUDA headers of the kernel types, a line
-	// "#include <cuda_fp16.h>" each, every line after a newline.
-	Includes string
-	// Fills are the default launch body's statements (statementSep).
-	Fills string
+	IOName text // RoiAlignLiteIO
+	Launch text // the launch template's name: roiAlignLite
+	Fill   text // the default fill kernel's name
+	// TypeParams are the launch template's and the IO struct's type
+	// parameters ("T"); none: neither is a template.
+	TypeParams []string
+	// Tensors are the IO struct's tensor members, by inOut position; the
+	// default launch body fills the outputs.
+	Tensors []kernelTensor
+	// Uppers are the IO struct's upper bounds of data-dependent sizes,
+	// after the tensors.
+	Uppers []upperBound
+	// Headers are the CUDA headers of the kernel types ("cuda_fp16.h").
+	Headers []string
+}
+
+// kernelTensor is one tensor member of an op's IO struct.
+type kernelTensor struct {
+	Ident  text
+	Kind   text // InTensor or OutTensor
+	Src    text // the launcher's TensorRef it is built from: inputs[0]
+	CType  text // the element type: a C type or a type parameter
+	Doc    text // its shape, or what a size tensor holds
+	Output bool
+}
+
+// ioArg is a launcher's initializer of one IO struct tensor:
+// Kind<CType>(Src).
+type ioArg struct {
+	Kind, CType, Src text
+}
+
+// upperBound is the IO struct's member int64_t upper_<Name>: the most
+// the data-dependent size Name can be (Bound, as the opdef writes it), and
+// Expr, the C++ expression over the launcher's inputs and params that the
+// launchers initialize it with.
+type upperBound struct {
+	Name, Bound, Expr text
 }
 
 // dtypeC is the kernel-side C type of a tensor dtype.
@@ -260,9 +292,9 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		Pkg:           pkg,
 		Name:          op.Name,
 		Description:   oneLine(op.Description),
-		Class:         op.Name + "Plugin",
-		Creator:       op.Name + "PluginCreator",
-		ParamsType:    op.Name + "Params",
+		Class:         text(op.Name + "Plugin"),
+		Creator:       text(op.Name + "PluginCreator"),
+		ParamsType:    text(op.Name + "Params"),
 		NbInputs:      len(l.Inputs),
 		NbOutputs:     len(l.Outputs),
 		DTypeParam:    slices.ContainsFunc(l.Slots, func(s *slot) bool { return s.Output }),
@@ -282,10 +314,9 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		m.OptionalDocs = escape.CComment(strings.Join(docs, ", "))
 	}
 	shapes := shapeDocs(l)
-	m.Docs.Inputs, m.Docs.InputNames = tensorDocs(l.Inputs, shapes)
-	m.Docs.Outputs, m.Docs.OutputNames = tensorDocs(l.Outputs, shapes)
+	m.Docs.Inputs = tensorDocs(l.Inputs, shapes)
+	m.Docs.Outputs = tensorDocs(l.Outputs, shapes)
 	m.Docs.ShapeInputs = shapeInputDocs(l.ShapeInputs)
-	m.InputTypeFormats, m.InputTypeArgs = inputTypeMessage(l)
 	m.Params = make([]*paramModel, len(op.Params))
 	for i, p := range op.Params {
 		pm := newParamModel(op, p, i)
@@ -320,7 +351,7 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 	}
 	m.Aliased = len(m.Aliases) > 0
 	m.Shape = newShapeCode(op, l, pkg.Legacy)
-	m.RuntimeChecks = strings.Join(runtimeChecks(op, l, pkg.Legacy), statementSep)
+	m.RuntimeChecks = runtimeChecks(l)
 	if w := OpOptions(op).Workspace; w != nil {
 		m.Workspace = workspaceExpr(op, l, w, pkg.Legacy)
 	}
@@ -329,7 +360,7 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 }
 
 // dtypeTexts sets getOutputDataTypes' OutputTypes and
-// supportsFormatCombination's verdicts and SupportCases.
+// supportsFormatCombination's verdicts (Supports).
 func (m *opModel) dtypeTexts(l *ioLayout, formats []string, legacy bool) {
 	all := l.All()
 	descs := make([]string, len(all)) // supportsFormatCombination's tensor at each position
@@ -349,13 +380,10 @@ func (m *opModel) dtypeTexts(l *ioLayout, formats []string, legacy bool) {
 	for i, t := range l.Outputs {
 		m.OutputTypes[i] = typeExpr(all, t.Pos, inputType)
 	}
-	m.supports = make([]string, len(all))
-	cases := make([]string, len(all))
+	m.Supports = make([]text, len(all))
 	for i, t := range all {
-		m.supports[i] = typeCond(all, t, io) + " && " + formatCond(t, formats, io)
-		cases[i] = "case " + strconv.Itoa(i) + ": return " + m.supports[i] + ";"
+		m.Supports[i] = text(typeCond(all, t, io) + " && " + formatCond(t, formats, io))
 	}
-	m.SupportCases = strings.Join(cases, statementSep)
 }
 
 // shapeDocs are the shapes of the layout's tensors for comments, by inOut
@@ -375,71 +403,31 @@ func shapeDocs(l *ioLayout) []string {
 	return docs
 }
 
-// tensorDocs are the header comment's lines for ts (see docText.Inputs)
-// and their names for a one-line list.
-func tensorDocs(ts []*ioTensor, shapes []string) (docs, names string) {
-	d, n := make([]string, len(ts)), make([]string, len(ts))
+// tensorDocs are the comments' rows for ts (see docText.Inputs).
+func tensorDocs(ts []*ioTensor, shapes []string) []tensorDoc {
+	d := make([]tensorDoc, len(ts))
 	for i, t := range ts {
-		typ, shape := "int32", "[] (size tensor)"
+		d[i] = tensorDoc{Index: num(t.Index), Name: text(escape.CComment(t.Name)), Type: "int32", Shape: "[] (size tensor)", Optional: t.Optional}
 		if t.Size == nil {
-			typ, shape = typeText(t.T.Type), shapes[t.Pos]
+			d[i].Type, d[i].Shape = text(typeText(t.T.Type)), text(shapes[t.Pos])
 		}
-		index := strconv.Itoa(t.Index)
-		d[i] = "\n//   [" + index + "] " + escape.CComment(t.Name) + ": " + typ + " " + shape
-		n[i] = " [" + index + "] " + escape.CComment(t.Name)
 	}
-	return strings.Join(d, ""), strings.Join(n, "")
+	return d
 }
 
-func shapeInputDocs(ts []*ir.Tensor) string {
-	d := make([]string, len(ts))
+func shapeInputDocs(ts []*ir.Tensor) []tensorDoc {
+	d := make([]tensorDoc, len(ts))
 	for i, t := range ts {
-		d[i] = "\n//   [" + strconv.Itoa(i) + "] " + escape.CComment(t.Name+": "+typeText(t.Type)+" "+shapeText(t))
+		d[i] = tensorDoc{Index: num(i), Name: text(escape.CComment(t.Name)), Type: text(typeText(t.Type)), Shape: text(escape.CComment(shapeText(t)))}
 	}
-	return strings.Join(d, "")
+	return d
 }
 
-// inputTypeMessage is the format and the arguments that print the input
-// dtypes (see opModel.InputTypeFormats); an absent optional input prints -1.
-func inputTypeMessage(l *ioLayout) (format, args string) {
-	a := make([]string, len(l.Inputs))
-	for i, t := range l.Inputs {
-		a[i] = ", static_cast<int32_t>(inputDesc[" + strconv.Itoa(i) + "].type)"
-		if t.Optional {
-			a[i] = ", mNbInputs > " + strconv.Itoa(i) + " ? static_cast<int32_t>(inputDesc[" + strconv.Itoa(i) + "].type) : -1"
-		}
-	}
-	return strings.Repeat(" %d", len(a)), strings.Join(a, "")
-}
-
-// paramTexts sets the text of m's params: Fields and Docs.Fields.
+// paramTexts sets the counts of m's params; the templates range over
+// m.Params for the rest (shared.tmpl's fieldList, fieldDocs, declareFields).
 func (m *opModel) paramTexts() {
 	n := len(m.Params)
 	m.Fields.Nb, m.Fields.Array, m.Fields.NbSerial = n, max(1, n), n+1
-	if n == 0 {
-		m.Docs.Fields, m.Fields.Names, m.Fields.List = " none", `""`, "none"
-		return
-	}
-	members, docs, names := make([]string, n), make([]string, n), make([]string, n)
-	reads, serial, declared := make([]string, n), make([]string, n), make([]string, n)
-	for i, p := range m.Params {
-		index := strconv.Itoa(p.Index)
-		members[i] = p.Member + " //!< " + escape.CComment(p.Doc)
-		docs[i] = "\n//   " + escape.CComment(p.Name+": "+p.Doc)
-		names[i] = p.Name
-		reads[i] = "case " + index + ": ok = " + p.Read + "; break;"
-		serial[i] = "mSerialFields[" + strconv.Itoa(p.SerialIndex) + "] = " + p.Serialize + ";"
-		declared[i] = "mFields[" + index + "] = " + pluginField(p.Name, "nullptr", p.FieldType, strconv.Itoa(p.FieldLength)) + ";"
-	}
-	m.Docs.Fields = strings.Join(docs, "")
-	f := &m.Fields
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = escape.CString(n)
-	}
-	f.Names, f.List = strings.Join(quoted, ", "), strings.Join(names, ", ")
-	f.ReadCases = strings.Join(reads, caseSep)
-	f.Serialized, f.Declared, f.Members = strings.Join(serial, statementSep), strings.Join(declared, statementSep), strings.Join(members, statementSep)
 }
 
 // typeExpr is the dtype of the tensor at pos as a C++ expression over the
@@ -525,41 +513,29 @@ func formatCond(t *ioTensor, formats []string, io func(int) string) string {
 // are the tensors' shapes for comments (shapeDocs).
 func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, kernelModel) {
 	launch := lowerFirst(op.Name)
-	k := kernelModel{IOName: op.Name + "IO", Launch: launch, Fill: launch + "Fill"}
+	k := kernelModel{IOName: text(op.Name + "IO"), Launch: text(launch), Fill: text(launch + "Fill")}
 	params, paramPos, paramOf := templateParams(l, l.All())
-	k.IOType = k.IOName
-	if len(params) > 0 {
-		parts := make([]string, len(params))
-		for i, p := range params {
-			parts[i] = "typename " + p
-		}
-		k.TemplateDecl = "template <" + strings.Join(parts, ", ") + ">"
-		k.IOType += "<" + strings.Join(params, ", ") + ">"
-	}
-	io := newKernelIO(op, l, shapes, k.Fill, params, paramOf)
-	k.IOFields = strings.Join(io.fields, statementSep)
-	k.Fills = strings.Join(io.fills, statementSep)
+	k.TypeParams = params
+	io := newKernelIO(op, l, shapes, params, paramOf)
+	k.Tensors, k.Uppers = io.tensors, io.upperRows
 	launchers, headers := newLaunchers(op, l, paramPos, io)
-	for _, h := range headers {
-		k.Includes += "\n#include <" + h + ">"
-	}
+	k.Headers = headers
 	return launchers, k
 }
 
 // kernelIO is the IO struct of an op's kernels: its members, and how the
 // launchers fill it.
 type kernelIO struct {
-	fields []string // the members
-	fills  []string // the default launch body: a fill per output
-	kinds  []string // the tensor type of each inOut position
-	srcs   []string // where the launchers find the tensor at each position
-	uppers []string // the upper bounds of the data-dependent sizes, after the tensors
+	tensors   []kernelTensor // the tensor members
+	upperRows []upperBound   // the upper bound members
+	kinds     []string       // the tensor type of each inOut position
+	srcs      []string       // where the launchers find the tensor at each position
 }
 
-func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, fill string, params []string, paramOf []int) kernelIO {
+func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, params []string, paramOf []int) kernelIO {
 	all := l.All()
 	first := l.Combos()[0] // fixed dtypes are the same in every combination
-	io := kernelIO{fields: make([]string, 0, len(all)), kinds: make([]string, len(all)), srcs: make([]string, len(all))}
+	io := kernelIO{tensors: make([]kernelTensor, 0, len(all)), kinds: make([]string, len(all)), srcs: make([]string, len(all))}
 	for _, t := range all {
 		io.kinds[t.Pos], io.srcs[t.Pos] = "InTensor", "inputs["+strconv.Itoa(t.Index)+"]"
 		if !t.Input {
@@ -573,10 +549,7 @@ func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, fill string, params []
 		if t.T != nil {
 			doc = shapes[t.Pos]
 		}
-		io.fields = append(io.fields, io.kinds[t.Pos]+"<"+ct+"> "+t.Ident+"; // "+doc)
-		if !t.Input {
-			io.fills = append(io.fills, fmt.Sprintf("%s<<<gridSize(io.%s.numel(), kBlock), kBlock, 0, stream>>>(io.%s.data, io.%s.numel());", fill, t.Ident, t.Ident, t.Ident))
-		}
+		io.tensors = append(io.tensors, kernelTensor{Ident: text(t.Ident), Kind: text(io.kinds[t.Pos]), Src: text(io.srcs[t.Pos]), CType: text(ct), Doc: text(doc), Output: !t.Input})
 	}
 	// Data-dependent outputs arrive with unknown dims; their buffers hold
 	// the upper bound, which the kernel needs to stay inside them.
@@ -585,8 +558,7 @@ func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, fill string, params []
 			continue
 		}
 		if u, ok := cppInt(op, l, t.Size.Upper, func(i, j int) string { return fmt.Sprintf("inputs[%d].dims[%d]", i, j) }, "params"); ok {
-			io.fields = append(io.fields, fmt.Sprintf("int64_t upper_%s; // the most %s can be: %s", t.Size.Name, t.Size.Name, t.Size.Upper.String()))
-			io.uppers = append(io.uppers, u)
+			io.upperRows = append(io.upperRows, upperBound{Name: text(t.Size.Name), Bound: text(t.Size.Upper.String()), Expr: text(u)})
 		}
 	}
 	return io
@@ -599,16 +571,13 @@ func newLaunchers(op *ir.Op, l *ioLayout, paramPos []int, io kernelIO) ([]*launc
 	combos := l.Combos()
 	launchers := make([]*launcherModel, len(combos))
 	need := map[string]bool{}
-	// Scratch for each launcher's lists, which strings.Join copies.
-	conds := make([]string, max(1, len(l.Slots)))
-	args := make([]string, len(paramPos))
-	inits := make([]string, len(io.kinds), len(io.kinds)+len(io.uppers))
-	types := make([]string, len(io.kinds))
 	for ci, c := range combos {
-		lm := &launcherModel{Func: "launch" + op.Name}
+		lm := &launcherModel{Func: text("launch" + op.Name)}
 		if s := c.Suffix(); s != "" {
-			lm.Func += "_" + s
+			lm.Func += text("_" + s)
 		}
+		lm.Conds = make([]string, max(1, len(l.Slots)))
+		conds := lm.Conds
 		conds[0] = "true"
 		for i, s := range l.Slots {
 			k := strconv.Itoa(s.Pos)
@@ -627,22 +596,17 @@ func newLaunchers(op *ir.Op, l *ioLayout, paramPos []int, io kernelIO) ([]*launc
 				conds[i] = "(mNbInputs > " + k + " && " + conds[i] + ")"
 			}
 		}
+		lm.Args = make([]string, len(paramPos))
 		for i, pos := range paramPos {
-			args[i] = dtypeC(c.DTypes[pos])
+			lm.Args[i] = dtypeC(c.DTypes[pos])
 		}
+		lm.IO, lm.Types = make([]ioArg, len(c.DTypes)), make([]string, len(c.DTypes))
 		for pos, d := range c.DTypes {
 			if h := cudaHeaders[dtypeC(d)]; h != "" {
 				need[h] = true
 			}
-			inits[pos] = io.kinds[pos] + "<" + dtypeC(d) + ">(" + io.srcs[pos] + ")"
-			types[pos] = string(d)
+			lm.IO[pos], lm.Types[pos] = ioArg{Kind: text(io.kinds[pos]), CType: text(dtypeC(d)), Src: text(io.srcs[pos])}, string(d)
 		}
-		lm.Cond = strings.Join(conds, " && ")
-		if len(args) > 0 {
-			lm.Args = "<" + strings.Join(args, ", ") + ">"
-		}
-		lm.IOInit = "{" + strings.Join(append(inits, io.uppers...), ", ") + "}"
-		lm.Types = strings.Join(types, ", ")
 		launchers[ci] = lm
 	}
 	var headers []string
@@ -706,9 +670,6 @@ type shapeCode struct {
 	Sizes []string
 	// Outputs[i] sets output i's dims; Target is the DimsExprs written.
 	Outputs [][]string
-	// Body is IPluginV3's getOutputShapes: Checks, Sizes and Outputs as a
-	// block of statements (statementSep).
-	Body string
 }
 
 // refs renders the references of shape expressions for getOutputShapes.
@@ -942,51 +903,56 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 		sc.Outputs = append(sc.Outputs, lines)
 	}
 	sc.Checks = r.checks
-	body := make([]string, 0, len(sc.Checks)+len(sc.Sizes)+len(l.Outputs)*5)
-	body = append(append(body, sc.Checks...), sc.Sizes...)
-	for _, lines := range sc.Outputs {
-		body = append(body, lines...)
-	}
-	sc.Body = strings.Join(body, statementSep)
 	return sc
 }
 
 // runtimeChecks compare concrete input dims with the opdef: ranks,
 // constant dims and dims that share a symbol.
-func runtimeChecks(op *ir.Op, l *ioLayout, legacy bool) []string {
-	desc, nb := "in", "nbInputs"
-	if legacy {
-		desc, nb = "inputDesc", "mNbInputs"
-	}
-	var out []string
+func runtimeChecks(l *ioLayout) []inputCheck {
+	var out []inputCheck
 	for _, t := range l.Inputs {
 		if t.Rank == ir.RankAny {
 			continue
 		}
-		// checkRank(dims, rank, op, input), checkDim(dims, dim, value, op,
-		// input), checkSameDim(dims, dim, dims0, dim0, op, input, input0,
-		// symbol).
-		d := desc + "[" + strconv.Itoa(t.Index) + "].dims"
-		who := ", " + escape.CString(op.Name) + ", " + escape.CString(t.Name)
-		// An optional input is checked when it is there.
-		when := "if ("
-		if t.Optional {
-			when = "if (" + nb + " > " + strconv.Itoa(t.Index) + " && "
-		}
-		out = append(out, when+"!checkRank("+d+", "+strconv.Itoa(t.Rank)+who+")) return 1;")
+		c := inputCheck{Index: num(t.Index), CName: text(escape.CString(t.Name)), Optional: t.Optional, Rank: num(t.Rank)}
 		for j, dim := range t.T.Shape {
 			switch {
 			case dim.Expr.IsConst():
-				out = append(out, when+"!checkDim("+d+", "+strconv.Itoa(j)+", "+strconv.FormatInt(dim.Expr.Value, 10)+who+")) return 1;")
+				c.Dims = append(c.Dims, dimCheck{Dim: num(j), Value: dim.Expr.Value})
 			case dim.Expr.IsSymbol():
 				if f := l.InDim[dim.Expr.Name]; f != [2]int{t.Index, j} {
-					first := desc + "[" + strconv.Itoa(f[0]) + "].dims, " + strconv.Itoa(f[1])
-					out = append(out, when+"!checkSameDim("+d+", "+strconv.Itoa(j)+", "+first+who+", "+escape.CString(l.Inputs[f[0]].Name)+", "+escape.CString(dim.Expr.Name)+")) return 1;")
+					c.Dims = append(c.Dims, dimCheck{Dim: num(j), Same: true, FirstInput: num(f[0]), FirstDim: num(f[1]), CFirstName: text(escape.CString(l.Inputs[f[0]].Name)), CSymbol: text(escape.CString(dim.Expr.Name))})
 				}
 			}
 		}
+		out = append(out, c)
 	}
 	return out
+}
+
+// inputCheck is what the plugin checks of one input's concrete dims
+// (shared.tmpl's runtimeChecks): its rank, then Dims. An optional input
+// is checked when it is there.
+type inputCheck struct {
+	Index    num
+	CName    text // the input's name as a C string literal
+	Optional bool
+	Rank     num
+	Dims     []dimCheck
+}
+
+// dimCheck is one dim of an input the plugin checks: equal to Value
+// (checkDim), or with Same, equal to the dim FirstDim of input FirstInput
+// where the symbol first appears (checkSameDim). CFirstName and CSymbol
+// are that input's name and the symbol as C string literals.
+type dimCheck struct {
+	Dim        num
+	Value      int64
+	Same       bool
+	FirstInput num
+	FirstDim   num
+	CFirstName text
+	CSymbol    text
 }
 
 // workspaceExpr is the workspace size in bytes as int64 C++ over the

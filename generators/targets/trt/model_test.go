@@ -112,8 +112,8 @@ func TestSupportsFormatCombination(t *testing.T) {
 		"inOut[2].desc.type == inOut[0].desc.type && followsFormat(inOut[2].desc.format, inOut[2].desc.dims.nbDims, inOut[0].desc.format)",
 	}
 	for i, w := range want {
-		if m.supports[i] != w {
-			t.Errorf("position %d:\n got %s\nwant %s", i, m.supports[i], w)
+		if string(m.Supports[i]) != w {
+			t.Errorf("position %d:\n got %s\nwant %s", i, m.Supports[i], w)
 		}
 	}
 	if m.CombinationLimit != 0 {
@@ -235,7 +235,7 @@ func TestParamStorage(t *testing.T) {
 		{"PMode mode{PMode::kTwoPass};", "readEnum(f, kPModeNames, 3, p.mode, err)", "kCHAR"},
 		{"double w[2]{};", "readFloats(f, p.w, 2, false, 0.0, std::numeric_limits<double>::infinity(), err)", "kFLOAT64"},
 	} {
-		if ms[i].Member != want.member || ms[i].Read != want.read || ms[i].FieldType != want.field {
+		if string(ms[i].Member) != want.member || string(ms[i].Read) != want.read || string(ms[i].FieldType) != want.field {
 			t.Errorf("param %s:\n got %s | %s | %s\nwant %s | %s | %s", ms[i].Name, ms[i].Member, ms[i].Read, ms[i].FieldType, want.member, want.read, want.field)
 		}
 	}

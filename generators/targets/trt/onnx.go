@@ -43,6 +43,9 @@ var ParserAttrs = map[string]bool{
 	"tensorrt_plugin_shape_input_indices": true,
 }
 
+// CallerSummary implements target.ONNXCaller.
+func (Target) CallerSummary() string { return "TensorRT's ONNX parser" }
+
 // ONNXCall makes a node call the op's C++ plugin: TensorRT's ONNX parser
 // looks the creator up by the node's op type, plugin_version and
 // plugin_namespace (written explicitly: its defaults are "1" and ""), and

@@ -18,20 +18,24 @@ import (
 // error text) and mParams (the plugin's params).
 type paramModel struct {
 	Name  string // as written: the field and attribute name
-	Index int
+	Index num
+	// CName is Name as a C string literal, DocText the doc as C comment
+	// text and FieldDoc "name: doc" as C comment text: escaped once here,
+	// as several files print them.
+	CName, DocText, FieldDoc text
 	// SerialIndex is its place in getFieldsToSerialize, after the layout field.
-	SerialIndex int
+	SerialIndex num
 	Doc         string
 	// Member declares the member of <Op>Params with its default.
-	Member string
+	Member text
 	// FieldType and FieldLength are what getFieldNames declares (length 0:
 	// any number of entries).
-	FieldType   string
-	FieldLength int
+	FieldType   text
+	FieldLength num
 	// Read fills p.<ident> from f; it is a bool expression.
-	Read string
+	Read text
 	// Serialize is the PluginField that getFieldsToSerialize writes.
-	Serialize string
+	Serialize text
 	// Required: no default, so createPlugin fails when the field is missing.
 	Required bool
 	// PyType annotates the attribute of the Python plugin.
@@ -70,7 +74,7 @@ func floatStorage(d ir.DType) string {
 }
 
 func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
-	m := &paramModel{Name: p.Name, Index: index, SerialIndex: index + 1, p: p, Required: p.Default == nil}
+	m := &paramModel{Name: p.Name, Index: num(index), SerialIndex: num(index + 1), p: p, Required: p.Default == nil}
 	dt := fieldDType(p)
 	m.elem = dt
 	field := FieldType(dt)
@@ -99,19 +103,19 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 	def := ""
 	switch p.Kind {
 	case ir.ParamBool:
-		m.Member = "bool " + p.Ident
-		m.FieldType, m.FieldLength = "kINT8", 1
-		m.Read = reader("readBools", "&"+mem, "1")
-		m.Serialize = pluginField(p.Name, "&mParams."+p.Ident, "kINT8", "1")
+		m.Member = text("bool " + p.Ident)
+		m.FieldType, m.FieldLength = text("kINT8"), num(1)
+		m.Read = text(reader("readBools", "&"+mem, "1"))
+		m.Serialize = text(pluginField(p.Name, "&mParams."+p.Ident, "kINT8", "1"))
 		m.PyType = "bool"
 		if p.Default != nil {
 			def = p.Default.Text
 		}
 	case ir.ParamString:
-		m.Member = "std::string " + p.Ident
-		m.FieldType, m.FieldLength = "kCHAR", 0
-		m.Read = reader("readString", mem)
-		m.Serialize = "charField(" + escape.CString(p.Name) + ", mParams." + p.Ident + ".c_str())"
+		m.Member = text("std::string " + p.Ident)
+		m.FieldType, m.FieldLength = text("kCHAR"), num(0)
+		m.Read = text(reader("readString", mem))
+		m.Serialize = text("charField(" + escape.CString(p.Name) + ", mParams." + p.Ident + ".c_str())")
 		m.PyType = "str"
 		if p.Default != nil {
 			def = cppString(p.Default.Text)
@@ -119,10 +123,10 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 	case ir.ParamEnum:
 		e := newEnumModel(op, p)
 		m.enum = e
-		m.Member = e.Type + " " + p.Ident
-		m.FieldType, m.FieldLength = "kCHAR", 0
-		m.Read = reader("readEnum", e.Names, strconv.Itoa(len(e.Values)), mem)
-		m.Serialize = "charField(" + escape.CString(p.Name) + ", " + e.Names + "[static_cast<int32_t>(mParams." + p.Ident + ")])"
+		m.Member = text(e.Type + " " + p.Ident)
+		m.FieldType, m.FieldLength = text("kCHAR"), num(0)
+		m.Read = text(reader("readEnum", e.Names, strconv.Itoa(len(e.Values)), mem))
+		m.Serialize = text("charField(" + escape.CString(p.Name) + ", " + e.Names + "[static_cast<int32_t>(mParams." + p.Ident + ")])")
 		m.PyType = "str"
 		if p.Default != nil {
 			for _, v := range e.Values {
@@ -132,15 +136,15 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 			}
 		}
 	case ir.ParamScalar:
-		m.Member = cType + " " + p.Ident
-		m.FieldType, m.FieldLength = field, 1
+		m.Member = text(cType + " " + p.Ident)
+		m.FieldType, m.FieldLength = text(field), num(1)
 		if dt.IsFloat() {
-			m.Read = reader("readFloats", append([]string{"&" + mem, "1"}, numbers()...)...)
-			m.Serialize = pluginField(p.Name, "&mParams."+p.Ident, floatField(cType), "1")
+			m.Read = text(reader("readFloats", append([]string{"&" + mem, "1"}, numbers()...)...))
+			m.Serialize = text(pluginField(p.Name, "&mParams."+p.Ident, floatField(cType), "1"))
 			m.PyType = "float"
 		} else {
-			m.Read = reader("readInts", append([]string{"&" + mem, "1"}, numbers()...)...)
-			m.Serialize = pluginField(p.Name, "&mParams."+p.Ident, field, "1")
+			m.Read = text(reader("readInts", append([]string{"&" + mem, "1"}, numbers()...)...))
+			m.Serialize = text(pluginField(p.Name, "&mParams."+p.Ident, field, "1"))
 			m.PyType = "int"
 		}
 		if p.Default != nil {
@@ -158,32 +162,32 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 		}
 		if fixed {
 			count := strconv.Itoa(n)
-			m.Member = cType + " " + p.Ident + "[" + count + "]"
-			m.FieldType, m.FieldLength = field, n
-			m.Serialize = pluginField(p.Name, "mParams."+p.Ident, wire, count)
+			m.Member = text(cType + " " + p.Ident + "[" + count + "]")
+			m.FieldType, m.FieldLength = text(field), num(n)
+			m.Serialize = text(pluginField(p.Name, "mParams."+p.Ident, wire, count))
 			switch {
 			case cType == "bool":
-				m.Read = reader("readBools", mem, count)
+				m.Read = text(reader("readBools", mem, count))
 			case dt.IsFloat():
-				m.Read = reader("readFloats", append([]string{mem, count}, numbers()...)...)
+				m.Read = text(reader("readFloats", append([]string{mem, count}, numbers()...)...))
 			default:
-				m.Read = reader("readInts", append([]string{mem, count}, numbers()...)...)
+				m.Read = text(reader("readInts", append([]string{mem, count}, numbers()...)...))
 			}
 		} else {
 			vecType := cType
 			if cType == "bool" {
 				vecType = "int8_t" // std::vector<bool> has no contiguous storage to serialize
 			}
-			m.Member = "std::vector<" + vecType + "> " + p.Ident
-			m.FieldType, m.FieldLength = field, 0
-			m.Serialize = pluginField(p.Name, "mParams."+p.Ident+".data()", wire, "static_cast<int32_t>(mParams."+p.Ident+".size())")
+			m.Member = text("std::vector<" + vecType + "> " + p.Ident)
+			m.FieldType, m.FieldLength = text(field), num(0)
+			m.Serialize = text(pluginField(p.Name, "mParams."+p.Ident+".data()", wire, "static_cast<int32_t>(mParams."+p.Ident+".size())"))
 			switch {
 			case cType == "bool":
-				m.Read = reader("readBoolVector", mem)
+				m.Read = text(reader("readBoolVector", mem))
 			case dt.IsFloat():
-				m.Read = reader("readFloatVector", append([]string{mem}, numbers()...)...)
+				m.Read = text(reader("readFloatVector", append([]string{mem}, numbers()...)...))
 			default:
-				m.Read = reader("readIntVector", append([]string{mem}, numbers()...)...)
+				m.Read = text(reader("readIntVector", append([]string{mem}, numbers()...)...))
 			}
 		}
 		if cType == "bool" {
@@ -201,11 +205,12 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 	case def == "":
 		m.Member += "{};"
 	case strings.HasPrefix(def, "{"):
-		m.Member += def + ";"
+		m.Member += text(def + ";")
 	default:
-		m.Member += "{" + def + "};"
+		m.Member += text("{" + def + "};")
 	}
 	m.Doc = paramDoc(p)
+	m.CName, m.DocText, m.FieldDoc = text(escape.CString(p.Name)), text(escape.CComment(m.Doc)), text(escape.CComment(p.Name+": "+m.Doc))
 	return m
 }
 

@@ -41,25 +41,33 @@ type qdpOp struct {
 	Kernel      string // the Triton kernel's name
 	AOT         bool
 	Description string
-	// The parameter lists of the decorated functions: inputs as TensorDesc
-	// (or Tensor for impl), then the attributes, then what each adds.
-	RegisterArgs string
-	AutotuneArgs string
+	// The parameter lists of the decorated functions, one declaration
+	// ("x: trtp.TensorDesc") a parameter, which the template joins:
+	// inputs as TensorDesc (or Tensor for impl), then the attributes,
+	// then what each adds.
+	RegisterArgs []string
+	AutotuneArgs []string
 	// AutotuneChecks check the params autotune takes (those choosing an
 	// output's dtype); ComboKey is the tuple of their values each
 	// combination is listed under ("" when there are none).
 	AutotuneChecks []string
 	ComboKey       string
-	AOTArgs        string
-	ImplArgs       string
+	AOTArgs        []string
+	ImplArgs       []string
 	Returns        string // register's return annotation
-	Body           string // register's body, one statement a line (statementSep)
-	// Combos are autotune's list items, one a line: AutoTuneCombination(...),
-	Combos     string
-	KernelArgs string // the Triton kernel's parameter list
-	Signature  string // ASTSource signature entries
-	Numels     string // element count of each output, as ShapeExprs
-	Zeros      string // the placeholder kernel body's stores (statementSep)
+	// Body is register's body, a statement a line: the shape
+	// printer's checks and locals, then the return (qdpBody).
+	Body []string
+	// Combos are autotune's list items, a line each.
+	Combos []qdpCombo
+	// KernelInputs and KernelOutputs are the placeholder Triton kernel's
+	// tensors (identifiers): its parameters are the inputs' pointers, the
+	// outputs' element counts (n_<out>), the outputs' pointers, the
+	// Constexprs and BLOCK_SIZE, and its body stores zeros through every
+	// output pointer.
+	KernelInputs  []string
+	KernelOutputs []kernelOutput
+	Numels        []string // element count of each output, as ShapeExprs
 	// Constexprs are the attributes the kernel receives as tl.constexpr
 	// (aot_impl's constexprs entries); ParamDocs says what each is.
 	Constexprs []kernelConstexpr
@@ -69,14 +77,30 @@ type qdpOp struct {
 	// createPlugin checks them; Unpack rebinds them in register, impl and
 	// aot_impl.
 	AttrsFunc  string
-	AttrParams string
-	AttrValues string // one a line (",\n        ")
+	AttrParams []string // the params' identifiers
+	AttrValues []string // the checked value of each, a line each
 	Unpack     string
 	// RefInputs and RefParams are the JIT implementation's call of the
 	// op's reference: the inputs as torch tensors, the attributes as the
 	// reference takes them ("" RefInputs: not wired, e.g. data-dependent
 	// outputs, whose sizes the reference cannot report).
 	RefInputs, RefParams string
+}
+
+// kernelOutput is an output of the placeholder Triton kernel: its identifier
+// and its index among the outputs.
+type kernelOutput struct {
+	Ident string
+	Index int
+}
+
+// qdpCombo is one item of autotune's list: the dtypes and the layouts of
+// every tensor (inputs, then outputs) as Python string literals, and
+// where params choose output dtypes, the values they take for it
+// (Python literals; nil otherwise).
+type qdpCombo struct {
+	Key           []string
+	Types, Layout string
 }
 
 // pyDType is the tensorrt module's name of each dtype.
@@ -148,8 +172,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	// tuple names every output (no Tuple[X, ...]).
 	outDescs := "outputs: Tuple[" + strings.Join(descs, ", ") + "]"
 	outTensors := "outputs: Tuple[" + strings.Join(tensors, ", ") + "]"
-	inDescs, inTensors, attrList := strings.Join(descArgs, ", "), strings.Join(tensorArgs, ", "), strings.Join(attrs, ", ")
-	q.RegisterArgs = joinArgs(inDescs, attrList)
+	q.RegisterArgs = concat(descArgs, attrs)
 	// Outputs whose dtype a param chooses: autotune takes those params
 	// (in registration order, as tensorrt.plugin requires), checks them
 	// as register does, and lists only the combinations with the dtypes
@@ -169,9 +192,9 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	if len(tuneKey) > 0 {
 		q.ComboKey = "(" + strings.Join(tuneKey, ", ") + ",)"
 	}
-	q.AutotuneArgs = joinArgs(inDescs, strings.Join(tuneAttrs, ", "), outDescs)
-	q.AOTArgs = joinArgs(q.RegisterArgs, outDescs, "tactic: int")
-	q.ImplArgs = joinArgs(inTensors, attrList, outTensors, "stream: int")
+	q.AutotuneArgs = concat(descArgs, tuneAttrs, []string{outDescs})
+	q.AOTArgs = concat(q.RegisterArgs, []string{outDescs, "tactic: int"})
+	q.ImplArgs = concat(tensorArgs, attrs, []string{outTensors, "stream: int"})
 	q.Returns = "trtp.TensorDesc"
 	if len(l.Outputs) > 1 {
 		q.Returns = "Tuple[" + strings.Join(descs, ", ") + "]"
@@ -186,13 +209,12 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			values[i] = qdpAttrCheck(q.ID, p, m.Params[i])
 		}
 		q.AttrsFunc = qdpAttrsFunc(q.Snake)
-		q.AttrParams = strings.Join(idents, ", ")
-		q.AttrValues = strings.Join(values, ",\n        ")
-		lhs := q.AttrParams
+		q.AttrParams, q.AttrValues = idents, values
+		lhs := strings.Join(idents, ", ")
 		if len(idents) == 1 {
 			lhs += ","
 		}
-		q.Unpack = lhs + " = " + q.AttrsFunc + "(" + q.AttrParams + ")"
+		q.Unpack = lhs + " = " + q.AttrsFunc + "(" + strings.Join(idents, ", ") + ")"
 		body = append(body, q.Unpack)
 	}
 	for _, t := range l.Inputs {
@@ -270,7 +292,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	}
 	// Checks of the replaced dims of shapes like an input's.
 	body = append(body, py.takeChecks()...)
-	q.Body = strings.Join(append(body, "return "+strings.Join(results, ", ")), statementSep)
+	q.Body = append(body, "return "+strings.Join(results, ", "))
 	q.RefInputs, q.RefParams = referenceCall(op, l, m)
 	// Each format's layouts are the same in every dtype combination.
 	formats := OpOptions(op).Formats
@@ -286,7 +308,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		layouts[fi] = strconv.Quote(strings.Join(each, ", "))
 	}
 	combos := l.Combos()
-	items := make([]string, 0, len(combos)*len(formats))
+	q.Combos = make([]qdpCombo, 0, len(combos)*len(formats))
 	types := make([]string, len(all))
 	for _, c := range combos {
 		for i, d := range c.DTypes {
@@ -294,34 +316,28 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		}
 		quoted := strconv.Quote(strings.Join(types, ", "))
 		// The values the dtype params take for this combination.
-		key := ""
+		var key []string
 		if len(typed) > 0 {
-			vals := make([]string, len(typed))
+			key = make([]string, len(typed))
 			for k, t := range typed {
-				vals[k] = escape.PyString(t.Param.Values[slices.Index(t.Allowed, c.DTypes[t.Pos])])
+				key[k] = escape.PyString(t.Param.Values[slices.Index(t.Allowed, c.DTypes[t.Pos])])
 			}
-			key = "(" + strings.Join(vals, ", ") + ",), "
 		}
 		for _, layout := range layouts {
-			if key != "" {
-				items = append(items, "("+key+"trtp.AutoTuneCombination("+quoted+", "+layout+")),")
-				continue
-			}
-			items = append(items, "trtp.AutoTuneCombination("+quoted+", "+layout+"),")
+			q.Combos = append(q.Combos, qdpCombo{Key: key, Types: quoted, Layout: layout})
 		}
 	}
-	q.Combos = strings.Join(items, caseSep)
 	// The AOT stub: a Triton kernel over (inputs, element counts, outputs).
 	// Its parameter names are identifiers: quoted, they need no escapes.
 	q.Kernel = q.Snake + "_kernel"
-	var kargs, sig, numels, zeros []string
+	var kargs, numels []string
 	for _, t := range l.Inputs {
 		kargs = append(kargs, t.Ident+"_ptr")
-		sig = append(sig, `"`+t.Ident+`_ptr": _pointer(`+t.Ident+")")
+		q.KernelInputs = append(q.KernelInputs, t.Ident)
 	}
 	for i, t := range l.Outputs {
 		kargs = append(kargs, "n_"+t.Ident)
-		sig = append(sig, `"n_`+t.Ident+`": "i32"`)
+		q.KernelOutputs = append(q.KernelOutputs, kernelOutput{Ident: t.Ident, Index: t.Index})
 		if t.Size != nil {
 			numels = append(numels, "trtp.ShapeExpr(1)")
 			continue
@@ -357,17 +373,10 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	}
 	for _, t := range l.Outputs {
 		kargs = append(kargs, t.Ident+"_ptr")
-		sig = append(sig, `"`+t.Ident+`_ptr": _pointer(outputs[`+strconv.Itoa(t.Index)+"])")
-		zeros = append(zeros, fmt.Sprintf("tl.store(%s_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=%s_ptr.dtype.element_ty), mask=offsets < n_%s)", t.Ident, t.Ident, t.Ident))
 	}
+	// kargs: the names the constexprs must not take.
 	q.Constexprs, q.ParamDocs = kernelParams(op, kargs)
-	for _, c := range q.Constexprs {
-		kargs = append(kargs, c.Name+": tl.constexpr")
-	}
-	q.KernelArgs = strings.Join(append(kargs, "BLOCK_SIZE: tl.constexpr"), ", ")
-	q.Signature = strings.Join(sig, ", ")
-	q.Numels = strings.Join(numels, ", ")
-	q.Zeros = strings.Join(zeros, statementSep)
+	q.Numels = numels
 	return q
 }
 
@@ -516,15 +525,17 @@ func pyFloatBounds(p *ir.Param) (string, string) {
 	return lo, hi
 }
 
-// joinArgs joins parameter lists, some of them empty, into one.
-func joinArgs(lists ...string) string {
-	all := make([]string, 0, len(lists))
+// concat joins parameter lists, some of them empty, into one.
+func concat(lists ...[]string) []string {
+	n := 0
 	for _, l := range lists {
-		if l != "" {
-			all = append(all, l)
-		}
+		n += len(l)
 	}
-	return strings.Join(all, ", ")
+	all := make([]string, 0, n)
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	return all
 }
 
 // pyTypeExpr is the dtype of the output at pos in the register function.

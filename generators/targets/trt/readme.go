@@ -9,116 +9,110 @@ import (
 )
 
 // readmeOp is what the package README shows for one op: its fields and
-// how to pass them from each front end. Like opModel, it holds the lists
-// the README prints one item a line as text, and its most printed fields
-// come first.
+// how to pass them from each front end, as lists the README prints (its
+// most printed fields come first).
 type readmeOp struct {
 	Name string
 	// Plugin, Version and Namespace are the plugin's identity (PluginID).
 	Plugin, Version, Namespace string
-	Inputs                     string // input names, comma separated
+	Inputs                     []string // input identifiers
 	// TensorInputs and ShapeInputList split Inputs as addPluginV3 takes
 	// them: regular inputs, then shape tensors in their own list.
-	TensorInputs, ShapeInputList string
+	TensorInputs, ShapeInputList []string
 	// Domain is the ONNX domain of the node, the package's: the domain
 	// `rewrite onnx` moves plugin nodes to, so onnx.checker accepts them.
 	Domain string
 	QDP    bool
-	// TripyKwargs and QDPKwargs are the keyword arguments of tp.plugin
-	// for the C++ plugin and for the Python plugin.
-	TripyKwargs string
-	QDPKwargs   string
+	// Examples are a value of each param as every front end writes it.
+	Examples    []readmeExample
 	Description string
-	// Optional lists the optional inputs as Markdown ("`b`, `c`"; "" when none).
-	Optional    string
-	ShapeInputs string // ONNX input indices of shape tensors ("" when none)
-	Outputs     string
-	// FieldRows are the fields table's rows, one a line ("" without params).
-	FieldRows string
-	// ONNXInputs and ONNXOutputs are make_node's lists: "x", "y".
-	ONNXInputs, ONNXOutputs string
-	// ONNXAttrs are onnx.helper.make_node keyword arguments.
-	ONNXAttrs string
+	// Optional lists the optional inputs as Markdown code spans.
+	Optional    []string
+	ShapeInputs []string // ONNX input indices of shape tensors
+	Outputs     []string // output identifiers
+	// Fields are the fields table's rows (none without params).
+	Fields []readmeField
+	// ONNXInputs and ONNXOutputs are make_node's lists, as Python
+	// strings ("" for none, as make_node's lists have always read).
+	ONNXInputs, ONNXOutputs []string
 	// ONNXNumpy: an attribute is a tensor, written with numpy_helper.
 	ONNXNumpy bool
-	// PyFields are trt.PluginField constructions, one a line (joined with
-	// the Python list's indentation).
-	PyFields string
-	TripyOut string
+	// TripyOut is tp.plugin's output_info: each output's rank and dtype.
+	TripyOut []tripyOutput
+}
+
+// readmeField is a row of the fields table: the field's name (a Markdown
+// code span), its declared PluginFieldType, its length ("any" for none)
+// and its documentation (Markdown text).
+type readmeField struct{ Name, Type, Length, Doc string }
+
+// readmeExample is one param's example value: Name (the attribute's and
+// keyword's name) and the value as an ONNX make_node attribute, an
+// nvtripy keyword of the C++ plugin (Tripy) and of the Python plugin
+// (Quick), and a PluginField (Numpy, of field type FieldType).
+type readmeExample struct {
+	Name, ONNX, Tripy, Quick, Numpy, FieldType string
+}
+
+// tripyOutput is an output as nvtripy's output_info describes it.
+type tripyOutput struct {
+	Rank  int
+	DType string
 }
 
 func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 	l := m.layout
 	r := &readmeOp{Name: op.Name, Plugin: m.PluginName, Version: m.PluginVersion, Namespace: m.PluginNamespace, Description: m.Description, QDP: OpOptions(op).QDP != nil}
-	var shapeIdx, tensors, shapes, optional []string
-	ins, outs := make([]string, len(op.Inputs)), make([]string, len(op.Outputs))
+	r.Inputs, r.Outputs = make([]string, len(op.Inputs)), make([]string, len(op.Outputs))
 	for i, t := range op.Inputs {
-		ins[i] = t.Ident
+		r.Inputs[i] = t.Ident
 		if t.Optional {
-			optional = append(optional, escape.MarkdownCode(t.Name))
+			r.Optional = append(r.Optional, escape.MarkdownCode(t.Name))
 		}
 		if t.ShapeTensor {
-			shapeIdx = append(shapeIdx, strconv.Itoa(i))
-			shapes = append(shapes, t.Ident)
+			r.ShapeInputs = append(r.ShapeInputs, strconv.Itoa(i))
+			r.ShapeInputList = append(r.ShapeInputList, t.Ident)
 		} else {
-			tensors = append(tensors, t.Ident)
+			r.TensorInputs = append(r.TensorInputs, t.Ident)
 		}
 	}
-	r.TensorInputs, r.ShapeInputList = strings.Join(tensors, ", "), strings.Join(shapes, ", ")
-	r.Optional = strings.Join(optional, ", ")
 	r.Domain = pkg.Domain
 	for i, t := range op.Outputs {
-		outs[i] = t.Ident
+		r.Outputs[i] = t.Ident
 	}
-	r.Inputs, r.Outputs = strings.Join(ins, ", "), strings.Join(outs, ", ")
-	r.ONNXInputs, r.ONNXOutputs = quotedList(ins), quotedList(outs)
-	if len(shapeIdx) > 0 {
-		r.ShapeInputs = "[" + strings.Join(shapeIdx, ", ") + "]"
-	}
-	n := len(m.Params)
-	rows, pyFields := make([]string, n), make([]string, n)
-	onnx, tripy, qdp := make([]string, n, n+2), make([]string, n), make([]string, n)
+	r.ONNXInputs, r.ONNXOutputs = quotedList(r.Inputs), quotedList(r.Outputs)
+	r.Fields, r.Examples = make([]readmeField, len(m.Params)), make([]readmeExample, len(m.Params))
 	for i, p := range m.Params {
-		length := strconv.Itoa(p.FieldLength)
+		length := strconv.Itoa(int(p.FieldLength))
 		if p.FieldLength == 0 {
 			length = "any"
 		}
-		rows[i] = "| " + escape.MarkdownCode(p.Name) + " | `" + p.FieldType + "` | " + length + " | " + escape.MarkdownText(p.Doc) + " |"
+		r.Fields[i] = readmeField{Name: escape.MarkdownCode(p.Name), Type: string(p.FieldType), Length: length, Doc: escape.MarkdownText(p.Doc)}
 		v := exampleValue(p)
-		onnx[i], tripy[i], qdp[i] = p.Name+"="+v.onnx, p.Name+"="+v.python, p.Name+"="+v.qdp
 		r.ONNXNumpy = r.ONNXNumpy || v.tensor
-		pyFields[i] = "trt.PluginField(" + escape.PyString(p.Name) + ", " + v.numpy + ", trt.PluginFieldType." + strings.TrimPrefix(v.fieldType, "k") + "),"
+		r.Examples[i] = readmeExample{Name: p.Name, ONNX: v.onnx, Tripy: v.python, Quick: v.qdp, Numpy: v.numpy, FieldType: strings.TrimPrefix(v.fieldType, "k")}
 	}
-	r.FieldRows = strings.Join(rows, "\n")
-	r.PyFields = strings.Join(pyFields, "\n    ")
-	r.ONNXAttrs = strings.Join(append(onnx, "plugin_namespace="+escape.PyString(m.PluginNamespace), "plugin_version="+escape.PyString(m.PluginVersion)), ", ")
-	if r.ShapeInputs != "" {
-		r.ONNXAttrs += ", tensorrt_plugin_shape_input_indices=" + r.ShapeInputs
-	}
-	r.TripyKwargs = strings.Join(tripy, ", ")
-	r.QDPKwargs = strings.Join(qdp, ", ")
-	info := make([]string, len(l.Outputs))
+	r.TripyOut = make([]tripyOutput, len(l.Outputs))
 	for i, t := range l.Outputs {
-		info[i] = "(0, tp.int32)"
+		r.TripyOut[i] = tripyOutput{Rank: 0, DType: "int32"}
 		if t.Size == nil {
-			info[i] = "(" + strconv.Itoa(len(t.T.Shape)) + ", tp." + tripyDType(t) + ")"
+			r.TripyOut[i] = tripyOutput{Rank: len(t.T.Shape), DType: tripyDType(t)}
 		}
 	}
-	r.TripyOut = "[" + strings.Join(info, ", ") + "]"
 	return r
 }
 
-// quotedList writes names as the items of a Python list: "x", "y". No
-// names is one empty name, as make_node's lists have always read.
-func quotedList(names []string) string {
+// quotedList is names as Python strings, the items of a make_node list.
+// No names is one empty name, as make_node's lists have always read.
+func quotedList(names []string) []string {
 	if len(names) == 0 {
-		return `""`
+		return []string{`""`}
 	}
 	quoted := make([]string, len(names))
 	for i, n := range names {
 		quoted[i] = escape.PyString(n)
 	}
-	return strings.Join(quoted, ", ")
+	return quoted
 }
 
 func tripyDType(t *ioTensor) string {
@@ -177,7 +171,7 @@ func exampleValue(p *paramModel) example {
 		return example{onnx: q, python: q, qdp: q, numpy: "np.frombuffer(" + escape.PyString(v) + ".encode(), dtype=np.int8)", fieldType: "kCHAR"}
 	}
 	if len(items) == 0 {
-		n := p.FieldLength
+		n := int(p.FieldLength)
 		if n == 0 {
 			n = 1
 		}

@@ -43,7 +43,15 @@ type Package struct {
 	// packages) and says so. YAML has no place for it: the canonical
 	// section leaves it out.
 	UseQHPI bool
+	// Supplementals are the package's QNN SupplementalOpDefLists, one per
+	// backend: per-backend refinements of its ops' tensors (the XML's
+	// SupplementalOpDefList elements, the YAML section's supplemental
+	// list), checked against the ops by the htp target.
+	Supplementals []*Supplemental
 }
+
+// DefaultPackage is a package's htp options where its opdef sets none.
+func DefaultPackage() *Package { return &Package{InterfaceStyle: "current", ExecuTorch: true} }
 
 // htpBackends are the QNN backends whose op packages the htp target emits.
 var htpBackends = map[string]bool{"HTP": true, "HTP_FP16": true, "HTPMCP": true}
@@ -77,7 +85,7 @@ func OfOp(op *ir.Op) *Op {
 func OfPackage(pkg *ir.Package) *Package {
 	sec := pkg.Sections.Get(Target)
 	if sec == nil {
-		return &Package{InterfaceStyle: "current", ExecuTorch: true}
+		return DefaultPackage()
 	}
 	if o, ok := sec.Options.(*Package); ok {
 		return o
@@ -87,13 +95,25 @@ func OfPackage(pkg *ir.Package) *Package {
 	return o
 }
 
+// SetPackage gives sec the package options o a front end built itself
+// (QNN's XML, whose elements they are, with their positions) and their
+// canonical form; Decode keeps them.
+func SetPackage(sec *ir.Section, o *Package) {
+	sec.Options, sec.Canonical = o, canonicalPackage(sec, o)
+}
+
 // Decode decodes pkg's htp sections and those of its ops and sets their
 // canonical forms (the schema has refused unknown keys and mistyped
-// values, so decoding reports nothing).
+// values, so decoding reports nothing; the htp target's checks report
+// what the schema cannot know, such as a supplemental's unknown dtype).
+// Package options a front end set (SetPackage) are kept.
 func Decode(pkg *ir.Package) {
 	if sec := pkg.Sections.Get(Target); sec != nil {
-		o := decodePackage(sec)
-		sec.Options, sec.Canonical = o, EncodePackage(o)
+		o, ok := sec.Options.(*Package)
+		if !ok {
+			o = decodePackage(sec)
+		}
+		SetPackage(sec, o)
 	}
 	for _, op := range pkg.Ops {
 		if sec := op.Sections.Get(Target); sec != nil {
@@ -126,6 +146,7 @@ func decodePackage(sec *ir.Section) *Package {
 	if o.InterfaceStyle == "" {
 		o.InterfaceStyle = "current"
 	}
+	o.Supplementals = decodeSupplementals(n)
 	return o
 }
 
@@ -143,8 +164,21 @@ func EncodeOp(o *Op) *ir.Node {
 }
 
 // EncodePackage is the canonical package section, nil when every option
-// is at its default.
+// is at its default and no supplemental is listed.
 func EncodePackage(o *Package) *ir.Node {
+	n := encodeOptions(o)
+	if len(o.Supplementals) > 0 {
+		if n == nil {
+			n = ir.Map(false)
+		}
+		n.Set(supplementalKey, encodeSupplementals(o.Supplementals))
+	}
+	return n
+}
+
+// encodeOptions is the package section's options that differ from the
+// defaults, nil when none does.
+func encodeOptions(o *Package) *ir.Node {
 	n := ir.Map(false)
 	if o.InterfaceStyle != "" && o.InterfaceStyle != "current" {
 		n.Set("interface_style", ir.Str(o.InterfaceStyle))

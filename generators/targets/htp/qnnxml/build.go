@@ -63,9 +63,14 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 		Where:   ir.Where{},
 	}
 	pkg.Namespace = pkg.Domain
+	// The htp target's package options: UseQHPI and the
+	// SupplementalOpDefLists.
+	opts := htpopt.DefaultPackage()
+	var node *ir.Node
+	var at diag.Pos
 	if q := root.SelectAttr("UseQHPI"); q != nil && q.Value == "true" {
-		// The htp target's package option (htpopt.Package.UseQHPI).
-		pkg.Sections.Add(htpopt.Target, ir.Map(false).Set("use_qhpi", ir.BoolNode(true)), b.d.attrAt(root, "UseQHPI"))
+		opts.UseQHPI = true
+		node, at = ir.Map(false).Set("use_qhpi", ir.BoolNode(true)), b.d.attrAt(root, "UseQHPI")
 		pkg.Where["use_qhpi"] = b.d.attrAt(root, "UseQHPI")
 		// QHPI (QAIRT docs, "Qualcomm Hexagon Plugin Interface", 2.44):
 		// a C API that coexists with DEF_PACKAGE_OP packages; both kinds
@@ -84,7 +89,13 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 		pkg.Ops = append(pkg.Ops, b.op(e))
 	}
 	for _, e := range root.SelectElements("SupplementalOpDefList") {
-		pkg.Supplementals = append(pkg.Supplementals, b.supplemental(e))
+		opts.Supplementals = append(opts.Supplementals, b.supplemental(e))
+	}
+	if opts.UseQHPI || len(opts.Supplementals) > 0 {
+		if node == nil {
+			node, at = ir.Map(false), opts.Supplementals[0].Pos
+		}
+		htpopt.SetPackage(pkg.Sections.Add(htpopt.Target, node, at), opts)
 	}
 	return pkg
 }
@@ -372,8 +383,8 @@ func (b *builder) param(e *etree.Element) *ir.Param {
 	return p
 }
 
-func (b *builder) supplemental(e *etree.Element) *ir.Supplemental {
-	s := &ir.Supplemental{Backend: e.SelectAttrValue("Backend", ""), Runtime: e.SelectAttrValue("Runtime", ""), Pos: b.d.at(e)}
+func (b *builder) supplemental(e *etree.Element) *htpopt.Supplemental {
+	s := &htpopt.Supplemental{Backend: e.SelectAttrValue("Backend", ""), Runtime: e.SelectAttrValue("Runtime", ""), Pos: b.d.at(e)}
 	if so := e.SelectElement("SupportedOps"); so != nil {
 		for _, n := range so.SelectElements("OpName") {
 			s.SupportedOps = append(s.SupportedOps, text(n))
@@ -381,7 +392,7 @@ func (b *builder) supplemental(e *etree.Element) *ir.Supplemental {
 		}
 	}
 	for _, od := range e.SelectElements("SupplementalOpDef") {
-		op := &ir.SupplementalOp{Name: childText(od, "Name"), Pos: b.d.at(od)}
+		op := &htpopt.SupplementalOp{Name: childText(od, "Name"), Pos: b.d.at(od)}
 		op.Inputs = b.supplementalTensors(od.SelectElements("Input"))
 		op.Outputs = b.supplementalTensors(od.SelectElements("Output"))
 		op.Params = b.supplementalTensors(od.SelectElements("Parameter"))
@@ -390,10 +401,10 @@ func (b *builder) supplemental(e *etree.Element) *ir.Supplemental {
 	return s
 }
 
-func (b *builder) supplementalTensors(es []*etree.Element) []*ir.SupplementalTensor {
-	var out []*ir.SupplementalTensor
+func (b *builder) supplementalTensors(es []*etree.Element) []*htpopt.SupplementalTensor {
+	var out []*htpopt.SupplementalTensor
 	for _, e := range es {
-		t := &ir.SupplementalTensor{Name: childText(e, "Name"), Constraints: b.constraints(e), DTypes: b.dtypes(e), Pos: b.d.at(e)}
+		t := &htpopt.SupplementalTensor{Name: childText(e, "Name"), Constraints: b.constraints(e), DTypes: b.dtypes(e), Pos: b.d.at(e)}
 		if sh := e.SelectElement("Shape"); sh != nil {
 			for _, ly := range sh.SelectElements("Layout") {
 				t.Layouts = append(t.Layouts, layoutFromQNN[text(ly)])
@@ -405,7 +416,7 @@ func (b *builder) supplementalTensors(es []*etree.Element) []*ir.SupplementalTen
 			t.OnlyDefaultSupported = &v
 		}
 		for _, q := range e.SelectElements("QuantParam") {
-			var qp ir.QuantParam
+			var qp htpopt.QuantParam
 			for _, c := range q.ChildElements() {
 				switch c.Tag {
 				case "Encoding":
@@ -413,7 +424,7 @@ func (b *builder) supplementalTensors(es []*etree.Element) []*ir.SupplementalTen
 				case "Axis":
 					qp.Axes = append(qp.Axes, text(c))
 				default:
-					qp.Fields = append(qp.Fields, ir.KeyValue{Key: c.Tag, Value: text(c)})
+					qp.Fields = append(qp.Fields, htpopt.KeyValue{Key: c.Tag, Value: text(c)})
 				}
 			}
 			t.QuantParams = append(t.QuantParams, qp)

@@ -24,14 +24,15 @@ func Write(pkg *ir.Package, l *diag.List) ([]byte, error) {
 	root.CreateAttr("PackageName", pkg.Name)
 	root.CreateAttr("Domain", pkg.Domain)
 	root.CreateAttr("Version", pkg.Version)
-	if htpopt.OfPackage(pkg).UseQHPI {
+	opts := htpopt.OfPackage(pkg)
+	if opts.UseQHPI {
 		root.CreateAttr("UseQHPI", "true")
 	}
 	list := root.CreateElement("OpDefList")
 	for _, op := range pkg.Ops {
 		w.op(list.CreateElement("OpDef"), op)
 	}
-	for _, s := range pkg.Supplementals {
+	for _, s := range opts.Supplementals {
 		if len(s.Ops) == 0 {
 			w.lost(s.Pos, "supplemental definitions for %s name no op; a QNN SupplementalOpDefList needs at least one SupplementalOpDef, so the list is dropped", s.Backend)
 			continue
@@ -303,7 +304,7 @@ func (w *writer) param(e *etree.Element, p *ir.Param) {
 	}
 }
 
-func (w *writer) supplemental(e *etree.Element, s *ir.Supplemental) {
+func (w *writer) supplemental(e *etree.Element, s *htpopt.Supplemental) {
 	e.CreateAttr("Backend", s.Backend)
 	if s.Runtime != "" {
 		e.CreateAttr("Runtime", s.Runtime)
@@ -319,7 +320,7 @@ func (w *writer) supplemental(e *etree.Element, s *ir.Supplemental) {
 		leaf(oe, "Name", op.Name)
 		for _, part := range []struct {
 			tag  string
-			list []*ir.SupplementalTensor
+			list []*htpopt.SupplementalTensor
 		}{{"Input", op.Inputs}, {"Output", op.Outputs}, {"Parameter", op.Params}} {
 			for _, st := range part.list {
 				w.supplementalTensor(oe.CreateElement(part.tag), st)
@@ -328,7 +329,7 @@ func (w *writer) supplemental(e *etree.Element, s *ir.Supplemental) {
 	}
 }
 
-func (w *writer) supplementalTensor(e *etree.Element, st *ir.SupplementalTensor) {
+func (w *writer) supplementalTensor(e *etree.Element, st *htpopt.SupplementalTensor) {
 	leaf(e, "Name", st.Name)
 	w.constraints(e, st.Constraints)
 	w.datatypes(e, st.Pos, "supplemental "+strconv.Quote(st.Name), st.DTypes)

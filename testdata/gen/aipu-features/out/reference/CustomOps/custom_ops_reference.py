@@ -39,7 +39,7 @@ def clamp_scale(x, *, bounds=(-1.0, 1.0), gain, bias=0.5, saturate=False, roundi
     Returns y: T [N, H, W, C], NHWC.
     """
     # opforge:begin reference:ClampScale
-    raise NotImplementedError("ClampScale has no reference implementation yet: write it in the region reference:ClampScale of out/reference/CustomOps/custom_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ClampScale has no reference implementation yet: write it in the region reference:ClampScale of out/reference/CustomOps/custom_ops_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ClampScale
 
 def my_softmax(x, *, axis=-1):
@@ -54,7 +54,7 @@ def my_softmax(x, *, axis=-1):
     Returns y: float32 [N, C].
     """
     # opforge:begin reference:MySoftmax
-    raise NotImplementedError("MySoftmax has no reference implementation yet: write it in the region reference:MySoftmax of out/reference/CustomOps/custom_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("MySoftmax has no reference implementation yet: write it in the region reference:MySoftmax of out/reference/CustomOps/custom_ops_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:MySoftmax
 
 def gather_rows(table, ids, grid, *, weights, tag="rows", axes=(0,), limit=(1, 2, 3)):
@@ -79,7 +79,7 @@ def gather_rows(table, ids, grid, *, weights, tag="rows", axes=(0,), limit=(1, 2
         norms: float32 [B]
     """
     # opforge:begin reference:GatherRows
-    raise NotImplementedError("GatherRows has no reference implementation yet: write it in the region reference:GatherRows of out/reference/CustomOps/custom_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("GatherRows has no reference implementation yet: write it in the region reference:GatherRows of out/reference/CustomOps/custom_ops_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:GatherRows
 
 def cast_to(x, *, to):
@@ -94,7 +94,7 @@ def cast_to(x, *, to):
     Returns y: float32 or float16 or int8 [N, C].
     """
     # opforge:begin reference:CastTo
-    raise NotImplementedError("CastTo has no reference implementation yet: write it in the region reference:CastTo of out/reference/CustomOps/custom_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("CastTo has no reference implementation yet: write it in the region reference:CastTo of out/reference/CustomOps/custom_ops_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:CastTo
 
 # op name -> reference function

@@ -41,7 +41,7 @@ def roi_align_trt(X, rois, batch_indices, *, coordinate_transformation_mode=1, m
     Returns Y: T [R, C, output_height, output_width].
     """
     # opforge:begin reference:ROIAlign_TRT
-    raise NotImplementedError("ROIAlign_TRT has no reference implementation yet: write it in the region reference:ROIAlign_TRT of out/reference/NvidiaPorts/nvidia_ports_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ROIAlign_TRT has no reference implementation yet: write it in the region reference:ROIAlign_TRT of out/reference/NvidiaPorts/nvidia_ports_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ROIAlign_TRT
 
 def modulated_deform_conv2d(x, offset, mask, weight, bias=None, *, stride=(1, 1), padding=(0, 0), dilation=(1, 1), group=1, deformable_group=1):
@@ -66,7 +66,7 @@ def modulated_deform_conv2d(x, offset, mask, weight, bias=None, *, stride=(1, 1)
     Returns y: T [N, CO, HO, WO].
     """
     # opforge:begin reference:ModulatedDeformConv2d
-    raise NotImplementedError("ModulatedDeformConv2d has no reference implementation yet: write it in the region reference:ModulatedDeformConv2d of out/reference/NvidiaPorts/nvidia_ports_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ModulatedDeformConv2d has no reference implementation yet: write it in the region reference:ModulatedDeformConv2d of out/reference/NvidiaPorts/nvidia_ports_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ModulatedDeformConv2d
 
 # op name -> reference function

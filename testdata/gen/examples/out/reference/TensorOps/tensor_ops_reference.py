@@ -35,7 +35,7 @@ def scaled_si_lu(x, *, alpha=1.0, beta=1.0):
     Returns y: T shaped like x.
     """
     # opforge:begin reference:ScaledSiLU
-    raise NotImplementedError("ScaledSiLU has no reference implementation yet: write it in the region reference:ScaledSiLU of out/reference/TensorOps/tensor_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ScaledSiLU has no reference implementation yet: write it in the region reference:ScaledSiLU of out/reference/TensorOps/tensor_ops_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ScaledSiLU
 
 def log_sum_exp(x, *, axis=-1):
@@ -52,7 +52,7 @@ def log_sum_exp(x, *, axis=-1):
     Returns y: T shaped like x without the dim at axis.
     """
     # opforge:begin reference:LogSumExp
-    raise NotImplementedError("LogSumExp has no reference implementation yet: write it in the region reference:LogSumExp of out/reference/TensorOps/tensor_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("LogSumExp has no reference implementation yet: write it in the region reference:LogSumExp of out/reference/TensorOps/tensor_ops_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:LogSumExp
 
 def reduce_sum_square(x, *, axis=-1):
@@ -69,7 +69,7 @@ def reduce_sum_square(x, *, axis=-1):
     Returns y: T shaped like x with the dim at axis kept as 1.
     """
     # opforge:begin reference:ReduceSumSquare
-    raise NotImplementedError("ReduceSumSquare has no reference implementation yet: write it in the region reference:ReduceSumSquare of out/reference/TensorOps/tensor_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ReduceSumSquare has no reference implementation yet: write it in the region reference:ReduceSumSquare of out/reference/TensorOps/tensor_ops_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ReduceSumSquare
 
 def sum_all_but_axis(x, *, axis=-1):
@@ -86,7 +86,7 @@ def sum_all_but_axis(x, *, axis=-1):
     Returns y: T [x.shape[axis]].
     """
     # opforge:begin reference:SumAllButAxis
-    raise NotImplementedError("SumAllButAxis has no reference implementation yet: write it in the region reference:SumAllButAxis of out/reference/TensorOps/tensor_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("SumAllButAxis has no reference implementation yet: write it in the region reference:SumAllButAxis of out/reference/TensorOps/tensor_ops_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:SumAllButAxis
 
 # op name -> reference function

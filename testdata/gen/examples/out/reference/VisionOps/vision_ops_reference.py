@@ -39,7 +39,7 @@ def roi_align_lite(features, rois, *, pooled_hw=(7, 7), spatial_scale=1.0, sampl
     Returns pooled: T [R, C, pooled_hw[0], pooled_hw[1]].
     """
     # opforge:begin reference:RoiAlignLite
-    raise NotImplementedError("RoiAlignLite has no reference implementation yet: write it in the region reference:RoiAlignLite of out/reference/VisionOps/vision_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("RoiAlignLite has no reference implementation yet: write it in the region reference:RoiAlignLite of out/reference/VisionOps/vision_ops_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:RoiAlignLite
 
 def top_k_last(x, *, k, order="largest"):
@@ -59,7 +59,7 @@ def top_k_last(x, *, k, order="largest"):
         indices: int32 [B, min(k, L)]
     """
     # opforge:begin reference:TopKLast
-    raise NotImplementedError("TopKLast has no reference implementation yet: write it in the region reference:TopKLast of out/reference/VisionOps/vision_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("TopKLast has no reference implementation yet: write it in the region reference:TopKLast of out/reference/VisionOps/vision_ops_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:TopKLast
 
 def pad_crop_resize(image, *, pads=(0, 0, 0, 0), factor=2, block=8, interpolation="nearest"):
@@ -79,7 +79,7 @@ def pad_crop_resize(image, *, pads=(0, 0, 0, 0), factor=2, block=8, interpolatio
     Returns resized: T [N, (H + pads[0] + pads[1]) * factor // block * block, ceil_div((W + pads[2] + pads[3]) * factor, block) * block, C], NHWC.
     """
     # opforge:begin reference:PadCropResize
-    raise NotImplementedError("PadCropResize has no reference implementation yet: write it in the region reference:PadCropResize of out/reference/VisionOps/vision_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("PadCropResize has no reference implementation yet: write it in the region reference:PadCropResize of out/reference/VisionOps/vision_ops_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:PadCropResize
 
 def non_zero_coords(mask):
@@ -93,7 +93,7 @@ def non_zero_coords(mask):
     Size K is known only from the data: at most H * W.
     """
     # opforge:begin reference:NonZeroCoords
-    raise NotImplementedError("NonZeroCoords has no reference implementation yet: write it in the region reference:NonZeroCoords of out/reference/VisionOps/vision_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("NonZeroCoords has no reference implementation yet: write it in the region reference:NonZeroCoords of out/reference/VisionOps/vision_ops_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:NonZeroCoords
 
 # op name -> reference function

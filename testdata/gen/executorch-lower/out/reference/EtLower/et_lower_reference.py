@@ -38,7 +38,7 @@ def scale_shift(x, *, k, axis=1, scale=1.0, window=(1, 1), mode="add"):
     Returns y: T [N, C].
     """
     # opforge:begin reference:ScaleShift
-    raise NotImplementedError("ScaleShift has no reference implementation yet: write it in the region reference:ScaleShift of out/reference/EtLower/et_lower_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ScaleShift has no reference implementation yet: write it in the region reference:ScaleShift of out/reference/EtLower/et_lower_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ScaleShift
 
 # op name -> reference function

@@ -30,7 +30,7 @@ def embedding(input, indices):
     Returns output: backend_specific of any rank: output activation.
     """
     # opforge:begin reference:Embedding
-    raise NotImplementedError("Embedding has no reference implementation yet: write it in the region reference:Embedding of out/reference/EmbeddingOpPackage/embedding_op_package_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("Embedding has no reference implementation yet: write it in the region reference:Embedding of out/reference/EmbeddingOpPackage/embedding_op_package_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:Embedding
 
 # op name -> reference function

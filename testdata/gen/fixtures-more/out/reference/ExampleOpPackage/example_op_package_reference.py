@@ -32,7 +32,7 @@ def example_custom_op(input, *, alpha=0.0):
     Returns output: float32 of rank 4, NHWC: output activation.
     """
     # opforge:begin reference:ExampleCustomOp
-    raise NotImplementedError("ExampleCustomOp has no reference implementation yet: write it in the region reference:ExampleCustomOp of out/reference/ExampleOpPackage/example_op_package_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ExampleCustomOp has no reference implementation yet: write it in the region reference:ExampleCustomOp of out/reference/ExampleOpPackage/example_op_package_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ExampleCustomOp
 
 # op name -> reference function

@@ -32,7 +32,7 @@ def increment(in_0, *, constant_=1.0):
     Returns out_0: quint8 of any rank: output.
     """
     # opforge:begin reference:Increment
-    raise NotImplementedError("Increment has no reference implementation yet: write it in the region reference:Increment of out/reference/IncrementOpPackage/increment_op_package_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("Increment has no reference implementation yet: write it in the region reference:Increment of out/reference/IncrementOpPackage/increment_op_package_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:Increment
 
 # op name -> reference function

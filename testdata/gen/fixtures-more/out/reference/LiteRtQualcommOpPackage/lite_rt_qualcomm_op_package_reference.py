@@ -30,7 +30,7 @@ def element_wise_add(in_0, in_1):
     Returns out_0: backend_specific of any rank.
     """
     # opforge:begin reference:ElementWiseAdd
-    raise NotImplementedError("ElementWiseAdd has no reference implementation yet: write it in the region reference:ElementWiseAdd of out/reference/LiteRtQualcommOpPackage/lite_rt_qualcomm_op_package_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ElementWiseAdd has no reference implementation yet: write it in the region reference:ElementWiseAdd of out/reference/LiteRtQualcommOpPackage/lite_rt_qualcomm_op_package_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ElementWiseAdd
 
 # op name -> reference function

@@ -32,7 +32,7 @@ def my_add(in_0, *, constant_=1.0):
     Returns out_0: float32 of any rank: output.
     """
     # opforge:begin reference:MyAdd
-    raise NotImplementedError("MyAdd has no reference implementation yet: write it in the region reference:MyAdd of out/reference/MyAddOpPackage/my_add_op_package_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("MyAdd has no reference implementation yet: write it in the region reference:MyAdd of out/reference/MyAddOpPackage/my_add_op_package_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:MyAdd
 
 # op name -> reference function

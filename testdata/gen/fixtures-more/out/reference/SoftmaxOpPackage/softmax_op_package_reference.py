@@ -32,7 +32,7 @@ def softmax(in_0, *, axis):
     Returns out_0: backend_specific of rank 1: output activation.
     """
     # opforge:begin reference:Softmax
-    raise NotImplementedError("Softmax has no reference implementation yet: write it in the region reference:Softmax of out/reference/SoftmaxOpPackage/softmax_op_package_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("Softmax has no reference implementation yet: write it in the region reference:Softmax of out/reference/SoftmaxOpPackage/softmax_op_package_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:Softmax
 
 # op name -> reference function

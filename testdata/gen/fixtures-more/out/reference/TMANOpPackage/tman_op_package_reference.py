@@ -38,7 +38,7 @@ def tman_linear(in_, qweight, scales, *, group_size=64, bits=2, symmetric=0):
         scratch_buffer: int32 of rank 4, NHWC: Output tensor
     """
     # opforge:begin reference:TMANLinear
-    raise NotImplementedError("TMANLinear has no reference implementation yet: write it in the region reference:TMANLinear of out/reference/TMANOpPackage/tman_op_package_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("TMANLinear has no reference implementation yet: write it in the region reference:TMANLinear of out/reference/TMANOpPackage/tman_op_package_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:TMANLinear
 
 # op name -> reference function

@@ -32,7 +32,7 @@ def gelu(x, *, approximate="tanh"):
     Returns y: float32 or float16 of any rank.
     """
     # opforge:begin reference:Gelu
-    raise NotImplementedError("Gelu has no reference implementation yet: write it in the region reference:Gelu of out/reference/LegacyOps/legacy_ops_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("Gelu has no reference implementation yet: write it in the region reference:Gelu of out/reference/LegacyOps/legacy_ops_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:Gelu
 
 # op name -> reference function

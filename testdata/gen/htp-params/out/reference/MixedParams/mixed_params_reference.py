@@ -44,7 +44,7 @@ def blend(in_0, in_1=None, *, alpha=0.5, steps=3, axes=(1, 2), window=(3, 3), cl
         stats: float32 [N * 2]
     """
     # opforge:begin reference:Blend
-    raise NotImplementedError("Blend has no reference implementation yet: write it in the region reference:Blend of out/reference/MixedParams/mixed_params_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("Blend has no reference implementation yet: write it in the region reference:Blend of out/reference/MixedParams/mixed_params_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:Blend
 
 def gather2(hidden):
@@ -56,7 +56,7 @@ def gather2(hidden):
     Returns index: int32 or uint32 of any rank.
     """
     # opforge:begin reference:Gather2
-    raise NotImplementedError("Gather2 has no reference implementation yet: write it in the region reference:Gather2 of out/reference/MixedParams/mixed_params_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("Gather2 has no reference implementation yet: write it in the region reference:Gather2 of out/reference/MixedParams/mixed_params_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:Gather2
 
 def masked_scale(x, mask=None):
@@ -74,7 +74,7 @@ def masked_scale(x, mask=None):
         kept: M [C]
     """
     # opforge:begin reference:MaskedScale
-    raise NotImplementedError("MaskedScale has no reference implementation yet: write it in the region reference:MaskedScale of out/reference/MixedParams/mixed_params_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("MaskedScale has no reference implementation yet: write it in the region reference:MaskedScale of out/reference/MixedParams/mixed_params_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:MaskedScale
 
 def cast_to(x, *, to):
@@ -89,7 +89,7 @@ def cast_to(x, *, to):
     Returns y: float32 or float16 or uint8 [N].
     """
     # opforge:begin reference:CastTo
-    raise NotImplementedError("CastTo has no reference implementation yet: write it in the region reference:CastTo of out/reference/MixedParams/mixed_params_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("CastTo has no reference implementation yet: write it in the region reference:CastTo of out/reference/MixedParams/mixed_params_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:CastTo
 
 # op name -> reference function

@@ -37,7 +37,7 @@ def add_const(in_0, *, constant_=1.0, relu=False, saturate=True, mode="FAST", ax
     Returns out_0: float32 of any rank.
     """
     # opforge:begin reference:AddConst
-    raise NotImplementedError("AddConst has no reference implementation yet: write it in the region reference:AddConst of out/reference/QnnQuirksPackage/qnn_quirks_package_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("AddConst has no reference implementation yet: write it in the region reference:AddConst of out/reference/QnnQuirksPackage/qnn_quirks_package_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:AddConst
 
 # op name -> reference function

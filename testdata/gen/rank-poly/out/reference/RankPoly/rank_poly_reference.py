@@ -35,7 +35,7 @@ def scaled_si_lu(x, *, alpha=1.0, beta=1.0):
     Returns y: T shaped like x.
     """
     # opforge:begin reference:ScaledSiLU
-    raise NotImplementedError("ScaledSiLU has no reference implementation yet: write it in the region reference:ScaledSiLU of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ScaledSiLU has no reference implementation yet: write it in the region reference:ScaledSiLU of out/reference/RankPoly/rank_poly_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ScaledSiLU
 
 def add_like(a, b):
@@ -48,7 +48,7 @@ def add_like(a, b):
     Returns z: float32 shaped like a.
     """
     # opforge:begin reference:AddLike
-    raise NotImplementedError("AddLike has no reference implementation yet: write it in the region reference:AddLike of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("AddLike has no reference implementation yet: write it in the region reference:AddLike of out/reference/RankPoly/rank_poly_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:AddLike
 
 def reduce_sum_axis(x, *, axis=-1):
@@ -65,7 +65,7 @@ def reduce_sum_axis(x, *, axis=-1):
     Returns y: T shaped like x without the dim at axis.
     """
     # opforge:begin reference:ReduceSumAxis
-    raise NotImplementedError("ReduceSumAxis has no reference implementation yet: write it in the region reference:ReduceSumAxis of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ReduceSumAxis has no reference implementation yet: write it in the region reference:ReduceSumAxis of out/reference/RankPoly/rank_poly_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ReduceSumAxis
 
 def reduce_max_keep(x, *, axis=0):
@@ -80,7 +80,7 @@ def reduce_max_keep(x, *, axis=0):
     Returns y: float32 shaped like x with the dim at axis kept as 1.
     """
     # opforge:begin reference:ReduceMaxKeep
-    raise NotImplementedError("ReduceMaxKeep has no reference implementation yet: write it in the region reference:ReduceMaxKeep of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ReduceMaxKeep has no reference implementation yet: write it in the region reference:ReduceMaxKeep of out/reference/RankPoly/rank_poly_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ReduceMaxKeep
 
 def top_k_axis(x, *, k=1, axis=-1):
@@ -98,7 +98,7 @@ def top_k_axis(x, *, k=1, axis=-1):
         indices: int32 shaped like x with the dim at axis replaced by k
     """
     # opforge:begin reference:TopKAxis
-    raise NotImplementedError("TopKAxis has no reference implementation yet: write it in the region reference:TopKAxis of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("TopKAxis has no reference implementation yet: write it in the region reference:TopKAxis of out/reference/RankPoly/rank_poly_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:TopKAxis
 
 def add_broadcast(a, b):
@@ -113,7 +113,7 @@ def add_broadcast(a, b):
     Returns z: T shaped as the broadcast of a, b.
     """
     # opforge:begin reference:AddBroadcast
-    raise NotImplementedError("AddBroadcast has no reference implementation yet: write it in the region reference:AddBroadcast of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("AddBroadcast has no reference implementation yet: write it in the region reference:AddBroadcast of out/reference/RankPoly/rank_poly_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:AddBroadcast
 
 def mul_add_broadcast(x, scale, bias):
@@ -127,7 +127,7 @@ def mul_add_broadcast(x, scale, bias):
     Returns y: float32 shaped as the broadcast of x, scale, bias.
     """
     # opforge:begin reference:MulAddBroadcast
-    raise NotImplementedError("MulAddBroadcast has no reference implementation yet: write it in the region reference:MulAddBroadcast of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("MulAddBroadcast has no reference implementation yet: write it in the region reference:MulAddBroadcast of out/reference/RankPoly/rank_poly_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:MulAddBroadcast
 
 def softmax_ranked(x, *, axis=1):
@@ -144,7 +144,7 @@ def softmax_ranked(x, *, axis=1):
         sum: float32 shaped like x without the dim at axis
     """
     # opforge:begin reference:SoftmaxRanked
-    raise NotImplementedError("SoftmaxRanked has no reference implementation yet: write it in the region reference:SoftmaxRanked of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("SoftmaxRanked has no reference implementation yet: write it in the region reference:SoftmaxRanked of out/reference/RankPoly/rank_poly_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:SoftmaxRanked
 
 def sum_all_but_axis(x, *, axis=-1):
@@ -159,7 +159,7 @@ def sum_all_but_axis(x, *, axis=-1):
     Returns y: float32 [x.shape[axis]].
     """
     # opforge:begin reference:SumAllButAxis
-    raise NotImplementedError("SumAllButAxis has no reference implementation yet: write it in the region reference:SumAllButAxis of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("SumAllButAxis has no reference implementation yet: write it in the region reference:SumAllButAxis of out/reference/RankPoly/rank_poly_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:SumAllButAxis
 
 def mean_middle(x, m):
@@ -174,7 +174,7 @@ def mean_middle(x, m):
         rows: float32 [m.shape[-1] * 2, m.shape[1]]
     """
     # opforge:begin reference:MeanMiddle
-    raise NotImplementedError("MeanMiddle has no reference implementation yet: write it in the region reference:MeanMiddle of out/reference/RankPoly/rank_poly_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("MeanMiddle has no reference implementation yet: write it in the region reference:MeanMiddle of out/reference/RankPoly/rank_poly_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:MeanMiddle
 
 # op name -> reference function

@@ -35,7 +35,7 @@ def scaled_si_lu_legacy(x, *, alpha=1.0, beta=1.0):
     Returns y: T shaped like x.
     """
     # opforge:begin reference:ScaledSiLULegacy
-    raise NotImplementedError("ScaledSiLULegacy has no reference implementation yet: write it in the region reference:ScaledSiLULegacy of out/reference/RankPolyLegacy/rank_poly_legacy_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ScaledSiLULegacy has no reference implementation yet: write it in the region reference:ScaledSiLULegacy of out/reference/RankPolyLegacy/rank_poly_legacy_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ScaledSiLULegacy
 
 def top_k_axis_legacy(x, *, k=1, axis=-1):
@@ -53,7 +53,7 @@ def top_k_axis_legacy(x, *, k=1, axis=-1):
         indices: int32 shaped like x with the dim at axis kept as 1
     """
     # opforge:begin reference:TopKAxisLegacy
-    raise NotImplementedError("TopKAxisLegacy has no reference implementation yet: write it in the region reference:TopKAxisLegacy of out/reference/RankPolyLegacy/rank_poly_legacy_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("TopKAxisLegacy has no reference implementation yet: write it in the region reference:TopKAxisLegacy of out/reference/RankPolyLegacy/rank_poly_legacy_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:TopKAxisLegacy
 
 def sum_all_but_axis_legacy(x, *, axis=-1):
@@ -68,7 +68,7 @@ def sum_all_but_axis_legacy(x, *, axis=-1):
     Returns y: float32 [x.shape[axis], x.shape[-2]].
     """
     # opforge:begin reference:SumAllButAxisLegacy
-    raise NotImplementedError("SumAllButAxisLegacy has no reference implementation yet: write it in the region reference:SumAllButAxisLegacy of out/reference/RankPolyLegacy/rank_poly_legacy_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("SumAllButAxisLegacy has no reference implementation yet: write it in the region reference:SumAllButAxisLegacy of out/reference/RankPolyLegacy/rank_poly_legacy_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:SumAllButAxisLegacy
 
 # op name -> reference function

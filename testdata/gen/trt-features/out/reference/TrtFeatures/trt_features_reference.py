@@ -34,7 +34,7 @@ def scale_inplace(x, *, scale):
     Returns y: T [N, C].
     """
     # opforge:begin reference:ScaleInplace
-    raise NotImplementedError("ScaleInplace has no reference implementation yet: write it in the region reference:ScaleInplace of out/reference/TrtFeatures/trt_features_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ScaleInplace has no reference implementation yet: write it in the region reference:ScaleInplace of out/reference/TrtFeatures/trt_features_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ScaleInplace
 
 def reshape_to(data, shape):
@@ -47,7 +47,7 @@ def reshape_to(data, shape):
     Returns reshaped: float32 [shape[0], shape[1]].
     """
     # opforge:begin reference:ReshapeTo
-    raise NotImplementedError("ReshapeTo has no reference implementation yet: write it in the region reference:ReshapeTo of out/reference/TrtFeatures/trt_features_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ReshapeTo has no reference implementation yet: write it in the region reference:ReshapeTo of out/reference/TrtFeatures/trt_features_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ReshapeTo
 
 def unique_values(x, mask, *, sorted):
@@ -69,7 +69,7 @@ def unique_values(x, mask, *, sorted):
     Size F is known only from the data: at most max(L, 1).
     """
     # opforge:begin reference:UniqueValues
-    raise NotImplementedError("UniqueValues has no reference implementation yet: write it in the region reference:UniqueValues of out/reference/TrtFeatures/trt_features_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("UniqueValues has no reference implementation yet: write it in the region reference:UniqueValues of out/reference/TrtFeatures/trt_features_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:UniqueValues
 
 def all_params(features, rois, *, flag=False, label="a \"quoted\" label", note, mode="exact", tiny=-3, small=300, big=5000000000, count=4, half_=0.5, brain=1.5, precise=0.125, axes=(1, 2), weights=(0.25, 0.5, 0.25), halves=(1.0,), enabled=(True, False), pair=(False, True), table):
@@ -106,7 +106,7 @@ def all_params(features, rois, *, flag=False, label="a \"quoted\" label", note, 
         score: U [R]
     """
     # opforge:begin reference:AllParams
-    raise NotImplementedError("AllParams has no reference implementation yet: write it in the region reference:AllParams of out/reference/TrtFeatures/trt_features_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("AllParams has no reference implementation yet: write it in the region reference:AllParams of out/reference/TrtFeatures/trt_features_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:AllParams
 
 def scale_bias(x, bias=None, gate=None, *, scale=1.0):
@@ -128,7 +128,7 @@ def scale_bias(x, bias=None, gate=None, *, scale=1.0):
         gated: G [N]
     """
     # opforge:begin reference:ScaleBias
-    raise NotImplementedError("ScaleBias has no reference implementation yet: write it in the region reference:ScaleBias of out/reference/TrtFeatures/trt_features_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ScaleBias has no reference implementation yet: write it in the region reference:ScaleBias of out/reference/TrtFeatures/trt_features_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ScaleBias
 
 def cast_to(x, *, to="float32"):
@@ -143,7 +143,7 @@ def cast_to(x, *, to="float32"):
     Returns y: float32 or float16 or int32 [N].
     """
     # opforge:begin reference:CastTo
-    raise NotImplementedError("CastTo has no reference implementation yet: write it in the region reference:CastTo of out/reference/TrtFeatures/trt_features_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("CastTo has no reference implementation yet: write it in the region reference:CastTo of out/reference/TrtFeatures/trt_features_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:CastTo
 
 def cast_pair(x, *, to="float16", index_to):
@@ -162,7 +162,7 @@ def cast_pair(x, *, to="float16", index_to):
         w: int32 or float32 [N]
     """
     # opforge:begin reference:CastPair
-    raise NotImplementedError("CastPair has no reference implementation yet: write it in the region reference:CastPair of out/reference/TrtFeatures/trt_features_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("CastPair has no reference implementation yet: write it in the region reference:CastPair of out/reference/TrtFeatures/trt_features_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:CastPair
 
 # op name -> reference function

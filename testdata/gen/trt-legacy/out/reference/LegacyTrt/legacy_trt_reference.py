@@ -41,7 +41,7 @@ def clamp_blend(a, b, *, alpha=0.5, bounds=(-1.0, 1.0), mode="linear", tag="blen
         stats: float32 or float16 [N, 2]
     """
     # opforge:begin reference:ClampBlend
-    raise NotImplementedError("ClampBlend has no reference implementation yet: write it in the region reference:ClampBlend of out/reference/LegacyTrt/legacy_trt_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ClampBlend has no reference implementation yet: write it in the region reference:ClampBlend of out/reference/LegacyTrt/legacy_trt_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ClampBlend
 
 def arg_max_last(x):
@@ -53,7 +53,7 @@ def arg_max_last(x):
     Returns index: int32 [B].
     """
     # opforge:begin reference:ArgMaxLast
-    raise NotImplementedError("ArgMaxLast has no reference implementation yet: write it in the region reference:ArgMaxLast of out/reference/LegacyTrt/legacy_trt_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("ArgMaxLast has no reference implementation yet: write it in the region reference:ArgMaxLast of out/reference/LegacyTrt/legacy_trt_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ArgMaxLast
 
 def masked_add(a, b=None, mask=None):
@@ -69,7 +69,7 @@ def masked_add(a, b=None, mask=None):
     Returns out: T [N, C].
     """
     # opforge:begin reference:MaskedAdd
-    raise NotImplementedError("MaskedAdd has no reference implementation yet: write it in the region reference:MaskedAdd of out/reference/LegacyTrt/legacy_trt_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("MaskedAdd has no reference implementation yet: write it in the region reference:MaskedAdd of out/reference/LegacyTrt/legacy_trt_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:MaskedAdd
 
 def cast_to(x, *, to):
@@ -84,7 +84,7 @@ def cast_to(x, *, to):
     Returns y: float32 or float16 [N, C].
     """
     # opforge:begin reference:CastTo
-    raise NotImplementedError("CastTo has no reference implementation yet: write it in the region reference:CastTo of out/reference/LegacyTrt/legacy_trt_reference.py (ExecuTorch calibration and quantization and opforge verify need it)")
+    raise NotImplementedError("CastTo has no reference implementation yet: write it in the region reference:CastTo of out/reference/LegacyTrt/legacy_trt_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:CastTo
 
 # op name -> reference function
