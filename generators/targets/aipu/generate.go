@@ -1,8 +1,6 @@
 package aipu
 
 import (
-	"strings"
-
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
@@ -40,35 +38,11 @@ const (
 	KernelDir  = "kernels"
 )
 
-// packageModel is the package-level README and Makefile. Both list every
-// kernel object, 8,000 for 1,000 ops: too many for template steps, so the
-// op models write those lines (objectLines) and they are joined here.
+// packageModel is the package-level README and Makefile. Both range over
+// every op's kernel objects (opModel.Objects).
 type packageModel struct {
-	Name       string
-	Ops        []*opModel
-	ObjectList string // the Makefile's OBJECTS
-	Rules      string // the Makefile's rules
-	ObjectRows string // the README's table of objects
-}
-
-// joinObjects joins the ops' object lines in op order.
-func (m *packageModel) joinObjects() {
-	m.ObjectList = m.join(func(o *objectLines) *strings.Builder { return &o.list })
-	m.Rules = m.join(func(o *objectLines) *strings.Builder { return &o.rules })
-	m.ObjectRows = m.join(func(o *objectLines) *strings.Builder { return &o.rows })
-}
-
-func (m *packageModel) join(part func(*objectLines) *strings.Builder) string {
-	n := 0
-	for _, om := range m.Ops {
-		n += part(&om.objects).Len()
-	}
-	var sb strings.Builder
-	sb.Grow(n)
-	for _, om := range m.Ops {
-		sb.WriteString(part(&om.objects).String())
-	}
-	return sb.String()
+	Name string
+	Ops  []*opModel
 }
 
 // Generate emits, per op, the three plugins and the kernel source, plus
@@ -82,7 +56,6 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	f := newPackageFacts(pkg, g.Targets)
 	m := &packageModel{Name: pkg.Name, Ops: make([]*opModel, len(ops))}
 	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(f, ops[i]) })
-	m.joinObjects()
 	files := make([]render.File, 0, 2+4*len(m.Ops))
 	files = append(files,
 		render.File{Path: "Makefile", Tmpl: "Makefile.tmpl", Data: m},
@@ -127,62 +100,18 @@ func Kernels(pkg *ir.Package, targets []string) []KernelBuild {
 }
 
 // kernelBuilds lists the objects of an op's kernel, every variant for
-// every -mcpu: as builds from source (below out/aipu/), as the package
-// Makefile's and README's lines, and as the object paths the GBuilder
-// docstring names, which it returns.
-func (m *opModel) kernelBuilds(source string, mcpus []string, variants []variant) string {
+// every -mcpu: as builds from source (below out/aipu/) and as the rows
+// the package Makefile and README and the GBuilder docstring print.
+func (m *opModel) kernelBuilds(source string, mcpus []string, variants []variant) {
 	n := len(mcpus) * len(variants)
 	m.builds = make([]KernelBuild, 0, n)
-	objects := newCode(4, n)
-	rel := KernelDir + "/" + m.KernelFile
-	for i, mc := range mcpus {
-		for j, v := range variants {
+	m.Objects = make([]objectRow, 0, n)
+	m.KernelPath = text(KernelDir + "/" + m.KernelFile)
+	for _, mc := range mcpus {
+		for _, v := range variants {
 			object := mc + "/" + v.Entry + ".o"
 			m.builds = append(m.builds, KernelBuild{Source: source, Object: object, MCPU: mc, Defines: v.Defines})
-			m.objects.add(object, rel, mc, v.Flags)
-			if i == 0 && j == 0 {
-				m.objects.reserve(n - 1)
-			}
-			objects.line(object)
+			m.Objects = append(m.Objects, objectRow{Path: text(object), MCPU: text(mc), Flags: v.Flags})
 		}
-	}
-	return objects.String()
-}
-
-// objectLines are what the package Makefile and README say of an op's
-// kernel objects, each line starting with its newline.
-type objectLines struct {
-	list, rules, rows strings.Builder
-}
-
-// add writes the lines of the object at path (below the build directory),
-// compiled from source (relative to the package) for mcpu with the -D
-// flags:
-//
-//	OBJECTS := \
-//		$(BUILD)/<path> \
-//
-//	$(BUILD)/<path>: <source> | check-aipuocc
-//		@mkdir -p $(@D)
-//		$(OPFORGE_COMPILER_LAUNCHER) $(AIPUOCC) -c -target aipu -mcpu=<mcpu> <flags> $(AIPUOCC_FLAGS) -o $@ $<
-//
-//	| `<path>` | `<source>` | `<mcpu>` | `<flags>` |
-func (o *objectLines) add(path, source, mcpu, flags string) {
-	write(&o.list, "\n\t$(BUILD)/", path, " \\")
-	write(&o.rules, "\n$(BUILD)/", path, ": ", source, " | check-aipuocc\n\t@mkdir -p $(@D)\n\t$(OPFORGE_COMPILER_LAUNCHER) $(AIPUOCC) -c -target aipu -mcpu=", mcpu, " ", flags, " $(AIPUOCC_FLAGS) -o $@ $<\n")
-	write(&o.rows, "\n| `", path, "` | `", source, "` | `", mcpu, "` | `", flags, "` |")
-}
-
-// reserve makes room for the lines of n more objects, about as long as
-// those written so far for one.
-func (o *objectLines) reserve(n int) {
-	for _, sb := range [...]*strings.Builder{&o.list, &o.rules, &o.rows} {
-		sb.Grow(n * sb.Len())
-	}
-}
-
-func write(sb *strings.Builder, parts ...string) {
-	for _, p := range parts {
-		sb.WriteString(p)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 )
 
@@ -21,16 +22,23 @@ type axis struct {
 // kernelArg is one kernel parameter with the GBuilder expression that
 // passes it: generate_params appends Python in exactly this order.
 type kernelArg struct {
-	Decl    string // OpenCL declaration
-	Python  string // the ro.append argument
-	Comment string
+	Decl   text // OpenCL declaration
+	Python text // the ro.append argument
+	// Note is what the argument holds, as # comment text (escaped once
+	// here: newArg).
+	Note text
+}
+
+// newArg is a kernel argument whose Note is comment, escaped.
+func newArg(decl, python, comment string) kernelArg {
+	return kernelArg{Decl: text(decl), Python: text(python), Note: text(escape.HashComment(comment))}
 }
 
 // variant is one object to compile from a kernel source.
 type variant struct {
 	Entry   string   // kernel entry name, the object's base name
 	Defines []string // -D options
-	Flags   string   // Defines joined, as the Makefile and the kernel comment show them
+	Flags   text     // Defines joined, as the Makefile and the kernel comment show them
 }
 
 // kernelModel is everything about an op's kernel that the builder plugin,
@@ -44,7 +52,7 @@ type kernelModel struct {
 	// RankDims: some tensor's rank and dims are arguments (the builder
 	// needs _dim); RankLines describe them for the kernel's comment.
 	RankDims  bool
-	RankLines []string
+	RankLines []rankLine
 	// Fixed element types of tensors outside every axis.
 	fixed map[*ir.Tensor]string
 	// axisOf maps a tensor to the index of its axis.
@@ -152,18 +160,16 @@ func (k *kernelModel) args(op *ir.Op, ocl scope, dims []dimSymbol) {
 	k.Args = make([]kernelArg, 0, len(op.Inputs)+len(op.Outputs)+len(op.Params)+len(dims))
 	visible := 0
 	for i, in := range op.Inputs {
-		a := kernelArg{Decl: "__global const " + k.elemType(in) + "* " + ins[i], Comment: in.Name}
+		decl := "__global const " + k.elemType(in) + "* " + ins[i]
 		if in.Static {
-			a.Python = constantRef(in.Ident)
-			a.Comment += " (static: a constant of the layer)"
-		} else {
-			a.Python = "sgnode.inputs[" + strconv.Itoa(visible) + "]"
-			visible++
+			k.Args = append(k.Args, newArg(decl, constantRef(in.Ident), in.Name+" (static: a constant of the layer)"))
+			continue
 		}
-		k.Args = append(k.Args, a)
+		k.Args = append(k.Args, newArg(decl, "sgnode.inputs["+strconv.Itoa(visible)+"]", in.Name))
+		visible++
 	}
 	for i, out := range op.Outputs {
-		k.Args = append(k.Args, kernelArg{Decl: "__global " + k.elemType(out) + "* " + outs[i], Python: "sgnode.outputs[" + strconv.Itoa(i) + "]", Comment: out.Name})
+		k.Args = append(k.Args, newArg("__global "+k.elemType(out)+"* "+outs[i], "sgnode.outputs["+strconv.Itoa(i)+"]", out.Name))
 	}
 	for i, p := range op.Params {
 		k.Args = append(k.Args, paramArgs(p, params[i], ocl)...)
@@ -177,11 +183,7 @@ func (k *kernelModel) args(op *ir.Op, ocl scope, dims []dimSymbol) {
 			src = constantRef(d.input.Ident)
 		}
 		dim := strconv.Itoa(d.dim)
-		k.Args = append(k.Args, kernelArg{
-			Decl:    "int " + ocl.claim(d.name),
-			Python:  "int(" + src + ".shape[" + dim + "])",
-			Comment: d.name + ": dim " + dim + " of " + d.input.Name,
-		})
+		k.Args = append(k.Args, newArg("int "+ocl.claim(d.name), "int("+src+".shape["+dim+"])", d.name+": dim "+dim+" of "+d.input.Name))
 	}
 	k.rankArgs(op, ocl)
 }
@@ -252,25 +254,18 @@ func (k *kernelModel) rankArgs(op *ir.Op, ocl scope) {
 		}
 		k.RankDims = true
 		rank := ocl.claim(t.Ident + "_rank")
-		k.Args = append(k.Args, kernelArg{Decl: "int " + rank, Python: "len(" + src + ".shape)", Comment: "rank of " + t.Name})
+		k.Args = append(k.Args, newArg("int "+rank, "len("+src+".shape)", "rank of "+t.Name))
 		n := maxRank(op, t)
-		line := rank + ": " + t.Name + "'s rank"
+		line := rankLine{Rank: text(rank), Tensor: text(escape.CComment(t.Name))}
 		for d := range n {
 			name := ocl.claim(t.Ident + "_dim" + strconv.Itoa(d))
-			k.Args = append(k.Args, kernelArg{
-				Decl:    "int " + name,
-				Python:  "_dim(" + src + ", " + strconv.Itoa(d) + ")",
-				Comment: "dim " + strconv.Itoa(d) + " of " + t.Name + " (1 past its rank)",
-			})
+			k.Args = append(k.Args, newArg("int "+name, "_dim("+src+", "+strconv.Itoa(d)+")", "dim "+strconv.Itoa(d)+" of "+t.Name+" (1 past its rank)"))
 			switch d {
 			case 0:
-				line += "; " + name
+				line.First = text(name)
 			case n - 1:
-				line += " .. " + name
+				line.Last = text(name)
 			}
-		}
-		if n > 0 {
-			line += ": its dims (1 past its rank)"
 		}
 		k.RankLines = append(k.RankLines, line)
 	}
@@ -285,32 +280,29 @@ func paramArgs(p *ir.Param, name string, ocl scope) []kernelArg {
 	value := "params[" + pyString(p.Ident) + "]"
 	sp := spellings[scalarDType(p)]
 	raw := "_raw(" + pyString(strings.TrimPrefix(sp.NumPy, "np.")) + ", "
-	scalar := func(name, expr string) kernelArg {
-		return kernelArg{Decl: sp.OpenCL + " " + name, Python: raw + expr + ")", Comment: p.Name}
+	scalar := func(name, expr, comment string) kernelArg {
+		return newArg(sp.OpenCL+" "+name, raw+expr+")", comment)
 	}
 	switch paramPassing(p) {
 	case passElements:
 		out := make([]kernelArg, p.Length)
 		for i := range out {
 			n := strconv.Itoa(i)
-			out[i] = scalar(ocl.claim(p.Ident+"_"+n), "_element("+value+", "+n+")")
-			out[i].Comment = p.Name + "[" + n + "]"
+			out[i] = scalar(ocl.claim(p.Ident+"_"+n), "_element("+value+", "+n+")", p.Name+"["+n+"]")
 		}
 		return out
 	case passBuffer:
-		return []kernelArg{{Decl: "__global const " + spellings[p.DTypes[0]].OpenCL + "* " + name, Python: constantRef(p.Ident), Comment: p.Name + " (a constant of the layer)"}}
+		return []kernelArg{newArg("__global const "+spellings[p.DTypes[0]].OpenCL+"* "+name, constantRef(p.Ident), p.Name+" (a constant of the layer)")}
 	case passNone:
 		return nil
 	}
 	switch p.Kind {
 	case ir.ParamBool:
-		return []kernelArg{scalar(name, "_bool("+value+")")}
+		return []kernelArg{scalar(name, "_bool("+value+")", p.Name)}
 	case ir.ParamEnum:
-		a := scalar(name, "_enum("+value+", "+enumTable(p)+")")
-		a.Comment = p.Name + ": index in (" + strings.Join(p.Values, ", ") + ")"
-		return []kernelArg{a}
+		return []kernelArg{scalar(name, "_enum("+value+", "+enumTable(p)+")", p.Name+": index in ("+strings.Join(p.Values, ", ")+")")}
 	}
-	return []kernelArg{scalar(name, value)}
+	return []kernelArg{scalar(name, value, p.Name)}
 }
 
 // enumTable names the builder's table from an enum's value names to their
@@ -364,7 +356,7 @@ func (k *kernelModel) variants() {
 		for i, d := range c {
 			v.Defines = append(v.Defines, "-D"+k.Axes[i].Macro+"="+spellings[d].OpenCL)
 		}
-		v.Flags = strings.Join(v.Defines, " ")
+		v.Flags = text(strings.Join(v.Defines, " "))
 		k.Variants[j] = v
 	}
 }

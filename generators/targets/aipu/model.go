@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/reference"
@@ -31,14 +30,21 @@ const (
 
 // opModel is an op's four plugins, a model for each template holding
 // exactly what that template prints (every decision is taken in Go), and
-// what the package files and builds need of the op. text/template finds a
-// field by scanning the fields of its struct: small structs print faster.
+// what the package files and builds need of the op. The templates range
+// over the models' typed rows; what must stay Go-built (an escaped
+// literal, a shape expression, a dtype verdict) is a field a named Go
+// function fills. text/template finds a field by scanning the fields of
+// its struct: small structs print faster.
 type opModel struct {
 	Name       string // for the package README
 	LayerType  string
+	KernelPath text // the kernel source below the package directory: kernels/<op>.cl
+	// Objects are the kernel's objects, every variant for every -mcpu: the
+	// package Makefile's OBJECTS and rules, the README's rows, the GBuilder
+	// docstring.
+	Objects    []objectRow
 	Stem       string
 	KernelFile string
-	objects    objectLines // the package Makefile's and README's lines
 
 	parser  *parserModel
 	opt     *optModel
@@ -47,8 +53,35 @@ type opModel struct {
 	builds  []KernelBuild // the kernel's objects, for builds without the Makefile
 }
 
-// parserModel is what parser.py.tmpl prints. Code bodies are code strings,
-// one field to print each.
+// objectRow is one kernel object: its path below the build directory
+// (<mcpu>/<entry>.o), the -mcpu it compiles for and its variant's -D flags.
+type objectRow struct {
+	Path, MCPU, Flags text
+}
+
+// text is Python, OpenCL, make or comment text a template prints: an
+// identifier, or a literal or expression a named function built. Its
+// String method has a pointer receiver on purpose (as the trt target's):
+// text/template prints an addressable value whose pointer is a
+// fmt.Stringer through that pointer, which spares the copy into an
+// interface that printing a plain string field costs, an allocation a
+// field. Row fields are addressable (reached through pointers or slices).
+type text string
+
+func (t *text) String() string { return string(*t) }
+
+// texts converts strings to texts.
+func texts(ss []string) []text {
+	out := make([]text, len(ss))
+	for i, s := range ss {
+		out[i] = text(s)
+	}
+	return out
+}
+
+// parserModel is what parser.py.tmpl prints: __init__ reads Init, and
+// infer_shape binds Inputs, Dims and Params, turns Statics into
+// constants, checks RankChecks and returns arrays of Outputs.
 type parserModel struct {
 	Name          string
 	Package       string
@@ -60,12 +93,62 @@ type parserModel struct {
 	ParserClass   string
 	OpType        string // FrameworkOp as a Python string
 	Alias         bool   // alias_op_type: the layer type is not the framework op type
-	Init          string // __init__ body after super()
-	Infer         string // infer_shape body, return included
+	Init          []initRow
+	Inputs        []text // the inputs' locals: input_tensors[i]
+	Dims          []dimRow
+	Params        []paramRow // the params the output shapes read
+	Statics       []staticRow
+	RankChecks    []rankCheck
+	Outputs       []outputRow
+}
+
+// initRow is one statement of the Parser's __init__: a tensor param read
+// into the layer's constants (Constant), any other param into its params,
+// under Key (a Python string), by Read, the helper's call (parserParam).
+type initRow struct {
+	Key, Read text
+	Constant  bool
+}
+
+// dimRow binds a dimension symbol's local: Local = Input.shape[Dim].
+type dimRow struct {
+	Local, Input text
+	Dim          int
+}
+
+// paramRow binds a param's local from the IR: Local = self.params[Key].
+type paramRow struct {
+	Local, Key text
+}
+
+// staticRow is a static input the Parser turns into a constant of the
+// layer and removes from the layer's inputs.
+type staticRow struct {
+	Key, Local text
+	Index      int
+}
+
+// rankCheck refuses an input whose rank is outside its rank range; Has
+// and Takes are the message's parts around the rank, Python strings.
+type rankCheck struct {
+	Local      text
+	Min, Max   int
+	Has, Takes text
+}
+
+// outputRow is one output's shape: the statements reading and checking an
+// axis it needs first (Checks), its local (the OPT forward's), its shape
+// as a Python tuple (shapeOf) and its dtype (the Parser's parserDType).
+type outputRow struct {
+	Checks              []text
+	Local, Shape, DType text
 }
 
 // optModel is what opt.py.tmpl prints. The template quotes LayerType (an
-// identifier) and OPTVersion itself.
+// identifier) and OPTVersion itself. The forward binds Inputs, Params,
+// Dims and the Outputs' shapes before the user region; its default calls
+// the reference with RefArgs; the quantize region's default sets the
+// Constants' and the outputs' (Quant) quantization.
 type optModel struct {
 	Name        string
 	Package     string
@@ -74,35 +157,77 @@ type optModel struct {
 	Override    bool
 	OPTVersion  string
 	Stem        string
-	Forward     string // forward body before the user region
-	ForwardDef  string // default body of the forward region
-	QuantDef    string // default body of the quantize region
+	Inputs      []binding
+	Params      []binding
+	Dims        []dimRow
+	Outputs     []outputRow
+	OneOutput   bool // the tuple of the output shapes takes a trailing comma
+	OneConstant bool // the tuple of Constants takes a trailing comma
+	// RefArgs are the forward's call of the reference: the inputs' locals,
+	// then the params by keyword (k=k), an array as a tuple.
+	RefArgs   []string
+	Constants []string // the layer's constants, Python strings
+	Quant     []quantRow
 	// RefModule is the package's reference module name and RefPath its
-	// path from the plugin's directory, as Python string arguments of
+	// path from the plugin's directory, Python string arguments of
 	// os.path.join (see generators/reference).
-	RefModule string
-	RefPath   string
+	RefModule text
+	RefPath   []string
+}
+
+// binding is a statement of the forward binding a Local: Local = Expr.
+// An input's value is its tensor (a static input's from the layer's
+// constants, another's from the layer's inputs), a param's its constant
+// (a tensor param) or get_param's call, with its default (pyDefault) when
+// it has one.
+type binding struct {
+	Local, Expr text
+}
+
+// quantRow is the default quantization of output Index (Name): the dtype
+// a param chooses (Param, its key), that of a same-typed input (Input,
+// named, at InputIndex among the layer's inputs), a float activation
+// (Float), or an exact integer of Compass DType and Bits.
+type quantRow struct {
+	Index       int
+	Name, Param text
+	Input       text
+	InputIndex  int
+	Float       bool
+	DType       text
+	Bits        int
 }
 
 // builderModel is what builder.py.tmpl prints.
 type builderModel struct {
-	Name         string
-	Package      string
-	LayerType    string
-	KernelFile   string
-	Objects      string // object paths relative to the -L directory, for the docstring
-	Targets      string // Python tuple of accepted Compass targets
-	Kernel       string // entry base name
-	Axes         int
-	InputSpecs   string // Python tuple: (axis or None, Compass dtypes) per layer input
-	OutputSpecs  string
-	EnumTables   string // module-level dicts, enum value -> index
-	BuilderClass string
-	Score        int
-	InLayouts    string
-	OutLayouts   string
-	Params       string // generate_params body after ro = BuilderParams()
-	RankDims     bool   // some kernel argument is a tensor's dim (_dim)
+	Name       string
+	Package    string
+	LayerType  string
+	KernelFile string
+	Objects    []objectRow // the docstring names their paths below the -L directory
+	Targets    text        // Python tuple of accepted Compass targets (newCompassTargets)
+	Kernel     string      // entry base name
+	Axes       int
+	// Inputs and Outputs are the layer's tensors' entries of INPUTS and
+	// OUTPUTS (newBuilderModel's spec); OneInput and OneOutput: a tuple of
+	// one takes a trailing comma.
+	Inputs, Outputs     []string
+	OneInput, OneOutput bool
+	EnumTables          []enumTableRow
+	BuilderClass        string
+	Score               int
+	InLayouts           []string
+	OutLayouts          []string
+	Args                []kernelArg // generate_params appends their Python
+	IROnly              []paramRow  // params no kernel argument can hold (Local is the name)
+	RankDims            bool        // some kernel argument is a tensor's dim (_dim)
+}
+
+// enumTableRow is a module-level dict from an enum's value names (Keys,
+// Python strings) to their indices.
+type enumTableRow struct {
+	Name text
+	Keys []text
 }
 
 // clModel is what kernel.cl.tmpl prints.
@@ -111,16 +236,26 @@ type clModel struct {
 	Package      string
 	LayerType    string
 	Description  string
-	VariantFlags string // each variant's -D flags, one comment line each
+	Variants     []variant // each variant's -D flags, one comment line each
 	FP16         bool
 	DefaultEntry string // the first variant's
 	TypeAxes     []axisModel
-	KernelArgs   string // the parameter list, one per line
-	RankArgs     string // the rank and dims arguments of tensors of no declared shape, one comment line each
+	Params       []string   // the parameter list, declared (kernelArg.Decl)
+	RankLines    []rankLine // the rank and dims arguments of tensors of no declared shape
 }
 
+// axisModel is a kernel's typedef of an axis, Default unless the -D
+// Macro says otherwise, one of Types (OpenCL types).
 type axisModel struct {
-	Typedef, Macro, Default, Values string
+	Typedef, Macro, Default text
+	Types                   []string
+}
+
+// rankLine describes a rank-polymorphic tensor's arguments in the
+// kernel's comment: Rank, then its dims First .. Last (Last "" with one
+// dim, First "" with none). Tensor is its name as comment text.
+type rankLine struct {
+	Rank, Tensor, First, Last text
 }
 
 // packageFacts are what every op model of a package shares, worked out
@@ -131,31 +266,43 @@ type packageFacts struct {
 	prefix    string         // the package's snake-case name, which kernel entries start with
 	kernelDir string         // <Package>/kernels, where the kernel sources lie below out/aipu/
 	known     compassTargets // for ops that name no targets
+	refModule text           // the reference module's name, a Python string
+	refPath   []string       // its path from a plugin's directory, Python strings
 }
 
 func newPackageFacts(pkg *ir.Package, known []string) *packageFacts {
-	return &packageFacts{
+	f := &packageFacts{
 		pkg:       pkg,
 		version:   pyString(pkg.Version),
 		prefix:    names.Snake(pkg.Name),
 		kernelDir: path.Join(pkg.Name, KernelDir),
 		known:     newCompassTargets(known),
+		refModule: text(pyString(reference.Module(pkg))),
 	}
+	// The plugins lie in out/aipu/<Package>/<stage>/.
+	f.refPath = []string{pyString(".."), pyString(".."), pyString("..")}
+	for _, part := range strings.Split(reference.Path(pkg), "/") {
+		f.refPath = append(f.refPath, pyString(part))
+	}
+	return f
 }
 
 // compassTargets are the Compass targets of an op: the Python tuple its
 // GBuilder plugin accepts and the -mcpu values its kernel compiles for.
 type compassTargets struct {
-	tuple string
+	tuple text
 	mcpus []string
 }
 
+// newCompassTargets builds the targets' tuple once per package (or op
+// naming its own): a literal of escaped strings, which stays Go-built
+// (pyTuple) rather than a range every op's template would step through.
 func newCompassTargets(targets []string) compassTargets {
 	quoted := make([]string, len(targets))
 	for i, t := range targets {
 		quoted[i] = pyString(t)
 	}
-	return compassTargets{tuple: pyTuple(quoted), mcpus: mcpus(targets)}
+	return compassTargets{tuple: text(pyTuple(quoted)), mcpus: mcpus(targets)}
 }
 
 func newOpModel(f *packageFacts, op *ir.Op) *opModel {
@@ -168,11 +315,11 @@ func newOpModel(f *packageFacts, op *ir.Op) *opModel {
 	if len(a.Targets) > 0 {
 		targets = newCompassTargets(a.Targets)
 	}
-	objects := m.kernelBuilds(path.Join(f.kernelDir, m.KernelFile), targets.mcpus, k.Variants)
+	m.kernelBuilds(path.Join(f.kernelDir, m.KernelFile), targets.mcpus, k.Variants)
 	desc := oneLine(op.Description)
 	m.parser = newParserModel(f, op, dims, desc)
-	m.opt = newOptModel(f.pkg, op, dims, desc, m.Stem)
-	m.builder = newBuilderModel(f.pkg, op, k, m.KernelFile, objects, targets.tuple)
+	m.opt = newOptModel(f, op, dims, desc, m.Stem)
+	m.builder = newBuilderModel(f.pkg, op, k, m.KernelFile, m.Objects, targets.tuple)
 	m.kernel = newCLModel(f.pkg, op, k, desc)
 	return m
 }
@@ -198,59 +345,64 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 		ParserClass:   op.Name + "Parser",
 		OpType:        pyString(a.FrameworkOp),
 		Alias:         a.LayerType != a.FrameworkOp,
+		Init:          make([]initRow, len(op.Params)),
 	}
-	ctor := newCode(8, len(op.Params))
-	for _, p := range op.Params {
+	for i, p := range op.Params {
+		r := &m.Init[i]
+		r.Key = text(pyString(p.Ident))
 		if p.Kind == ir.ParamTensor {
-			ctor.line("self.constants[", pyString(p.Ident), "] = _tensor(attrs, ", pyString(p.Name), ", ", m.numpy(p.DTypes[0]), ")")
+			r.Constant, r.Read = true, text("_tensor(attrs, "+pyString(p.Name)+", "+m.numpy(p.DTypes[0])+")")
 			continue
 		}
-		ctor.line("self.params[", pyString(p.Ident), "] = ", parserParam(p))
+		r.Read = text(parserParam(p))
 	}
-	m.Init = ctor.String()
 	s := newScope(parserReserved)
 	l := newLocals(op, dims)
-	infer := newCode(8, 2*len(op.Inputs)+len(dims)+len(op.Params)+len(op.Outputs)+2)
+	m.Inputs = make([]text, len(op.Inputs))
 	for i, in := range op.Inputs {
 		l.inputs[i] = s.claim(in.Ident)
-		infer.line(l.inputs[i], " = input_tensors[", strconv.Itoa(i), "]")
+		m.Inputs[i] = text(l.inputs[i])
 	}
 	l.bindSymbols(s)
-	l.readDims(infer)
+	m.Dims = l.dimRows()
 	for i, p := range op.Params {
 		if shapesRefer(op.Outputs, p.Name) {
 			l.params[i] = s.claim(p.Ident)
-			infer.line(l.params[i], " = self.params[", pyString(p.Ident), "]")
+			m.Params = append(m.Params, paramRow{Local: text(l.params[i]), Key: text(pyString(p.Ident))})
 		}
 	}
 	for i, in := range op.Inputs {
 		if in.Static {
-			infer.line("self.constants[", pyString(in.Ident), "] = np.asarray(", l.inputs[i], ")")
-			infer.line("self.remove_inputs_at(", strconv.Itoa(i), ")")
+			m.Statics = append(m.Statics, staticRow{Key: text(pyString(in.Ident)), Local: text(l.inputs[i]), Index: i})
 		}
 	}
 	for i, in := range op.Inputs {
 		if rr := in.RankRange; rr != nil {
 			lo, hi := strconv.Itoa(rr.Min), strconv.Itoa(rr.Max)
-			infer.line("if not ", lo, " <= len(", l.inputs[i], ".shape) <= ", hi, ": raise ValueError(", pyString(op.Name+`: input "`+in.Name+`" has `), " + str(len(", l.inputs[i], ".shape)) + ", pyString(" dims; the op takes "+lo+" to "+hi), ")")
+			m.RankChecks = append(m.RankChecks, rankCheck{
+				Local: text(l.inputs[i]), Min: rr.Min, Max: rr.Max,
+				Has:   text(pyString(op.Name + `: input "` + in.Name + `" has `)),
+				Takes: text(pyString(" dims; the op takes " + lo + " to " + hi)),
+			})
 		}
 	}
-	shapes := make([]string, len(op.Outputs))
-	for i, o := range op.Outputs {
-		shapes[i] = l.shapeOf(op, i, o, s, infer, "np.broadcast_shapes")
-	}
-	infer.line("return [")
+	m.Outputs = make([]outputRow, len(op.Outputs))
 	rules := op.Derived().Outputs
-	for i := range op.Outputs {
-		infer.line("    np.zeros(", shapes[i], ", dtype=", m.parserDType(op, rules[i], l.inputs), "),")
+	for i, o := range op.Outputs {
+		r := &m.Outputs[i]
+		r.Shape = text(l.shapeOf(op, i, o, s, &r.Checks, "np.broadcast_shapes"))
 	}
-	infer.line("]")
-	m.Infer = infer.String()
+	for i := range op.Outputs {
+		m.Outputs[i].DType = text(m.parserDType(op, rules[i], l.inputs))
+	}
 	return m
 }
 
 // parserParam is the helper call reading one param from the node's
-// attributes (by its original name) for the IR (under its identifier).
+// attributes (by its original name) for the IR (under its identifier). It
+// is Go because its arguments are literals whose form the param's kind
+// and dtype decide: the escaped name, the default (pyDefault), the number
+// kind, the length and the bounds (pyBound).
 func parserParam(p *ir.Param) string {
 	args := "attrs, " + pyString(p.Name) + ", " + pyDefault(p)
 	switch p.Kind {
@@ -289,8 +441,10 @@ func (m *parserModel) numpy(d ir.DType) string {
 }
 
 // parserDType is an output array's dtype, as the op's dtype rule
-// (ir.OutputDType) says, in Compass's dtypes. inputs are the inputs'
-// locals.
+// (ir.OutputDType) says, in Compass's dtypes: a Python expression (a
+// verdict over the inputs' dtypes at run time where the rule leaves a
+// choice), which stays Go-built as the rule's cases decide its form.
+// inputs are the inputs' locals.
 func (m *parserModel) parserDType(op *ir.Op, r ir.OutputDType, inputs []string) string {
 	switch r.Rule {
 	case ir.DTypeSameAs:
@@ -332,71 +486,76 @@ var optReserved = newNameSet("torch", "self", "args", "OP_TYPE", "Dtype", "OpTyp
 // newOptModel builds the OPT plugin: the forward binds inputs, params and
 // the declared output shapes for the user's code; the defaults produce
 // zeros of those shapes and pass quantization through.
-func newOptModel(pkg *ir.Package, op *ir.Op, dims []dimSymbol, desc, stem string) *optModel {
+func newOptModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc, stem string) *optModel {
 	a := OpOptions(op)
-	m := &optModel{Name: op.Name, Package: pkg.Name, LayerType: a.LayerType, Description: desc, Override: a.OverrideBuiltin, OPTVersion: optVersion, Stem: stem}
+	m := &optModel{
+		Name: op.Name, Package: f.pkg.Name, LayerType: a.LayerType, Description: desc, Override: a.OverrideBuiltin, OPTVersion: optVersion, Stem: stem,
+		Inputs: make([]binding, len(op.Inputs)), Params: make([]binding, len(op.Params)), Outputs: make([]outputRow, len(op.Outputs)),
+		OneOutput: len(op.Outputs) == 1, RefModule: f.refModule, RefPath: f.refPath,
+	}
 	if a.OverrideBuiltin {
 		m.OPTVersion = optOverrideVersion
 	}
 	s := newScope(optReserved)
 	l := newLocals(op, dims)
-	forward := newCode(4, len(op.Inputs)+len(op.Params)+len(dims)+len(op.Outputs))
 	visible := 0
 	for i, in := range op.Inputs {
 		l.inputs[i] = s.claim(in.Ident)
-		if in.Static {
-			forward.line(l.inputs[i], " = self.constants[", pyString(in.Ident), "].betensor")
-			continue
+		m.Inputs[i] = binding{Local: text(l.inputs[i]), Expr: text(forwardInput(in, visible))}
+		if !in.Static {
+			visible++
 		}
-		forward.line(l.inputs[i], " = self.inputs[", strconv.Itoa(visible), "].betensor")
-		visible++
 	}
 	for i, p := range op.Params {
 		local := s.claim(p.Ident)
 		l.params[i] = local
-		switch {
-		case p.Kind == ir.ParamTensor:
-			forward.line(local, " = self.constants[", pyString(p.Ident), "].betensor")
-		case p.Default == nil:
-			forward.line(local, " = self.get_param(", pyString(p.Ident), ")")
-		default:
-			forward.line(local, " = self.get_param(", pyString(p.Ident), ", optional=True, default_value=", pyDefault(p), ")")
-		}
+		m.Params[i] = binding{Local: text(local), Expr: text(forwardParam(p))}
 	}
 	l.bindSymbols(s)
-	l.readDims(forward)
-	shapes := make([]string, len(op.Outputs))
+	m.Dims = l.dimRows()
 	for i, o := range op.Outputs {
-		shapes[i] = s.claim(o.Ident + "_shape")
-		forward.line(shapes[i], " = ", l.shapeOf(op, i, o, s, forward, "torch.broadcast_shapes"))
+		r := &m.Outputs[i]
+		r.Local = text(s.claim(o.Ident + "_shape"))
+		r.Shape = text(l.shapeOf(op, i, o, s, &r.Checks, "torch.broadcast_shapes"))
 	}
-	m.Forward = forward.String()
 	// The float forward is the op's reference once the user wrote it; the
 	// quantized one, and the float one until then, give zeros.
-	args := slices.Clone(l.inputs)
+	m.RefArgs = make([]string, 0, len(op.Inputs)+len(op.Params))
+	m.RefArgs = append(m.RefArgs, l.inputs...)
 	for i, p := range op.Params {
 		v := l.params[i]
 		if p.Kind == ir.ParamArray {
 			v = "tuple(" + v + ")"
 		}
-		args = append(args, p.Ident+"="+v)
+		m.RefArgs = append(m.RefArgs, p.Ident+"="+v)
 	}
-	def := newCode(4, 6)
-	def.line("results = None if self.quantized else _opforge_reference(", strings.Join(args, ", "), ")")
-	def.line("if results is None:  # quantized, or no reference written yet: zeros of the declared shapes")
-	def.line("    results = [torch.zeros(shape, dtype=dtype2torch_type(out.dtype), device=out.betensor.device)")
-	def.line("               for out, shape in zip(self.outputs, ", pyTuple(shapes), ")]")
-	def.line("for out, result in zip(self.outputs, results):")
-	def.line("    out.betensor = result")
-	m.ForwardDef = def.String()
-	m.RefModule = pyString(reference.Module(pkg))
-	parts := []string{pyString(".."), pyString(".."), pyString("..")}
-	for _, part := range strings.Split(reference.Path(pkg), "/") {
-		parts = append(parts, pyString(part))
-	}
-	m.RefPath = strings.Join(parts, ", ")
-	m.QuantDef = quantDefault(op)
+	m.quantDefault(op)
+	m.OneConstant = len(m.Constants) == 1
 	return m
+}
+
+// forwardInput is how the OPT forward reads an input's tensor, the
+// visible-th of the layer's inputs: a static input is a constant of the
+// layer, under its identifier as a Python string (escaped here).
+func forwardInput(in *ir.Tensor, visible int) string {
+	if in.Static {
+		return "self.constants[" + pyString(in.Ident) + "].betensor"
+	}
+	return "self.inputs[" + strconv.Itoa(visible) + "].betensor"
+}
+
+// forwardParam is how the OPT forward reads a param: a tensor param's
+// constant, else get_param's call, with the opdef default (pyDefault,
+// whose literal form depends on the param's kind and dtype) when it has
+// one.
+func forwardParam(p *ir.Param) string {
+	switch {
+	case p.Kind == ir.ParamTensor:
+		return "self.constants[" + pyString(p.Ident) + "].betensor"
+	case p.Default == nil:
+		return "self.get_param(" + pyString(p.Ident) + ")"
+	}
+	return "self.get_param(" + pyString(p.Ident) + ", optional=True, default_value=" + pyDefault(p) + ")"
 }
 
 // quantDefault sets every output's quantization: an output typed like a
@@ -406,73 +565,38 @@ func newOptModel(pkg *ir.Package, op *ir.Op, dims []dimSymbol, desc, stem string
 // also requires a dtype for every constant of the layer: float ones are
 // quantized as weights, integer ones stay exact (decided by the IR dtype:
 // the Optimizer clears the others between its passes).
-func quantDefault(op *ir.Op) string {
-	c := newCode(4, 7*len(op.Outputs))
-	var keys []string
+func (m *optModel) quantDefault(op *ir.Op) {
 	for _, in := range op.Inputs {
 		if in.Static {
-			keys = append(keys, pyString(in.Ident))
+			m.Constants = append(m.Constants, pyString(in.Ident))
 		}
 	}
 	for _, p := range op.Params {
 		if p.Kind == ir.ParamTensor {
-			keys = append(keys, pyString(p.Ident))
+			m.Constants = append(m.Constants, pyString(p.Ident))
 		}
 	}
-	if len(keys) > 0 {
-		c.lines(
-			"for key in "+pyTuple(keys)+":  # the layer's constants",
-			"    c = self.constants[key]",
-			"    if is_float(c.ir_dtype):",
-			`        c.qbits = self.attrs["q_bits_weight"]`,
-			`        c.scale, c.zerop, c.qmin, c.qmax, c.dtype = get_linear_quant_params_from_tensor(c, self.attrs["q_mode_weight"], c.qbits, is_signed=True)`,
-			"        c.betensor = linear_quantize_clip(c.betensor, c.broadcast_scale, c.broadcast_zerop, c.qmin, c.qmax)",
-			"        c.qinvariant = False",
-			"    else:",
-			"        c.dtype, c.scale, c.zerop, c.qbits, c.qinvariant = c.ir_dtype, 1.0, 0, dtype2bits(c.ir_dtype), True",
-			"        c.qmin, c.qmax = dtype2range(c.dtype)")
-	}
 	rules := op.Derived().Outputs
+	m.Quant = make([]quantRow, len(op.Outputs))
 	for i, o := range op.Outputs {
-		c.line("out = self.outputs[", strconv.Itoa(i), "]  # ", o.Name)
+		q := &m.Quant[i]
+		q.Index, q.Name = i, text(o.Name)
 		if r := rules[i]; r.Rule == ir.DTypeParam {
 			// The Compass IR reader turns the dtype name into a Dtype.
-			c.line("out.dtype = self.get_param(", pyString(op.Params[r.Param].Ident), ")  # chosen by the param")
-			c.lines(
-				"if is_float(out.dtype):",
-				`    out.qbits = self.attrs["q_bits_activation"]`,
-				`    out.scale, out.zerop, out.qmin, out.qmax, out.dtype = get_linear_quant_params_from_tensor(out, self.attrs["q_mode_activation"], out.qbits, is_signed=True)`,
-				"    out.qinvariant = False",
-				"else:",
-				"    out.scale, out.zerop, out.qbits, out.qinvariant = 1.0, 0, dtype2bits(out.dtype), True",
-				"    out.qmin, out.qmax = dtype2range(out.dtype)")
+			q.Param = text(pyString(op.Params[r.Param].Ident))
 			continue
 		}
 		if j, in := sameTypedInput(op, o); in != nil {
-			c.line("inp = self.inputs[", strconv.Itoa(j), "]  # ", in.Name, ": the same type")
-			c.lines(
-				"out.dtype = inp.dtype",
-				"out.scale = inp.scale",
-				"out.zerop = inp.zerop",
-				"out.qbits = inp.qbits",
-				"out.qinvariant = inp.qinvariant",
-				"out.qmin, out.qmax = dtype2range(out.dtype)")
+			q.Input, q.InputIndex = text(in.Name), j
 			continue
 		}
 		d := distinctCompass(op.AllowedDTypes(o))[0]
 		if d.IsFloat() {
-			c.lines(
-				`out.qbits = self.attrs["q_bits_activation"]`,
-				`out.scale, out.zerop, out.qmin, out.qmax, out.dtype = get_linear_quant_params_from_tensor(out, self.attrs["q_mode_activation"], out.qbits, is_signed=True)`,
-				"out.qinvariant = False")
+			q.Float = true
 			continue
 		}
-		c.line("out.dtype = Dtype.", spellings[d].OPT)
-		c.lines("out.scale = 1.0", "out.zerop = 0")
-		c.line("out.qbits = ", strconv.Itoa(d.Info().Bits))
-		c.lines("out.qinvariant = True", "out.qmin, out.qmax = dtype2range(out.dtype)")
+		q.DType, q.Bits = text(spellings[d].OPT), d.Info().Bits
 	}
-	return c.String()
 }
 
 // sameTypedInput finds the first non-static input an output shares a type
@@ -519,12 +643,13 @@ func (l *locals) bindSymbols(s scope) {
 	}
 }
 
-// readDims writes the lines reading every dimension symbol from its
-// input's shape.
-func (l *locals) readDims(c *code) {
+// dimRows reads every dimension symbol from its input's shape.
+func (l *locals) dimRows() []dimRow {
+	rows := make([]dimRow, len(l.dims))
 	for i, d := range l.dims {
-		c.line(l.syms[i], " = ", l.inputs[d.index], ".shape[", strconv.Itoa(d.dim), "]")
+		rows[i] = dimRow{Local: text(l.syms[i]), Input: text(l.inputs[d.index]), Dim: d.dim}
 	}
+	return rows
 }
 
 // ref renders the names of a shape expression: symbols and params by
@@ -613,9 +738,11 @@ func refers(e *shapeexpr.Expr, name string) bool {
 
 // shapeOf is output i's shape as a Python tuple: its declared dims, or
 // the shape of the input it is like (`shape: {like: x}`), whatever its rank.
-// With an axis, the statements that read, check and normalize it go to c.
-// broadcast is the module function broadcasting shapes (np. or torch.).
-func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor, s scope, c *code, broadcast string) string {
+// With an axis, the statements that read, check and normalize it go to
+// checks. broadcast is the module function broadcasting shapes (np. or
+// torch.). The tuple and the checks stay Go-built: they are the shape
+// expressions' Python printer's output (shapeexpr).
+func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor, s scope, checks *[]text, broadcast string) string {
 	r := op.Derived().Shapes[i]
 	if r.Rule == ir.ShapeBroadcastOf {
 		shapes := make([]string, len(r.Inputs))
@@ -626,7 +753,7 @@ func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor, s scope, c *code, broad
 	}
 	if r.Rule != ir.ShapeSameAs {
 		t := shapeTuple(o, l.ref)
-		c.lines(l.pending...)
+		*checks = append(*checks, texts(l.pending)...)
 		l.pending = nil
 		return t
 	}
@@ -644,11 +771,11 @@ func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor, s scope, c *code, broad
 	local := s.claim("axis_" + o.Ident)
 	rank := "len(" + in + ".shape)"
 	msg := pyString(op.Name+": param "+p.Name+" is ") + " + str(" + local + ") + " + pyString(", not an axis of input \""+op.Inputs[r.Input].Name+"\" (") + " + str(" + rank + ") + " + pyString(" dims)")
-	c.lines(shapeexpr.PythonAxisCheck(local, value, rank, msg)...)
+	*checks = append(*checks, texts(shapeexpr.PythonAxisCheck(local, value, rank, msg))...)
 	replace := ""
 	if lk.Replace != nil {
 		replace = lk.Replace.Expr.Python(l.ref)
-		c.lines(l.pending...)
+		*checks = append(*checks, texts(l.pending)...)
 		l.pending = nil
 	}
 	return shapeexpr.PythonAxisShape(in+".shape", local, replace, "1", lk.Mode == ir.AxisKeep)
@@ -667,9 +794,9 @@ func shapeTuple(o *ir.Tensor, ref func(*shapeexpr.Expr) string) string {
 }
 
 // newBuilderModel builds the GBuilder plugin from the kernel model, whose
-// source is kernelFile and objects the object paths; targets is the
-// Python tuple of the Compass targets.
-func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile, objects, targets string) *builderModel {
+// source is kernelFile and objects the objects; targets is the Python
+// tuple of the Compass targets.
+func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile string, objects []objectRow, targets text) *builderModel {
 	a := OpOptions(op)
 	m := &builderModel{
 		Name:         op.Name,
@@ -683,10 +810,13 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile, obj
 		BuilderClass: op.Name + "Plugin",
 		Score:        builderScore,
 		RankDims:     k.RankDims,
+		Args:         k.Args,
 	}
 	if a.OverrideBuiltin {
 		m.Score = builderOverrideScore
 	}
+	// spec is a tensor's entry: the axis whose dtype it has (None: fixed)
+	// and its Compass dtypes, a Python tuple of literals.
 	spec := func(t *ir.Tensor) string {
 		axis := "None"
 		if i, ok := k.axisOf[t]; ok {
@@ -699,41 +829,32 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile, obj
 		}
 		return "(" + axis + ", " + pyTuple(ds) + ")"
 	}
-	var ins, outs, inLayouts, outLayouts []string
 	for _, in := range op.Inputs {
 		if !in.Static {
-			ins = append(ins, spec(in))
-			inLayouts = append(inLayouts, layout(in))
+			m.Inputs = append(m.Inputs, spec(in))
+			m.InLayouts = append(m.InLayouts, layout(in))
 		}
 	}
-	for _, o := range op.Outputs {
-		outs = append(outs, spec(o))
-		outLayouts = append(outLayouts, layout(o))
+	m.Outputs = make([]string, len(op.Outputs))
+	m.OutLayouts = make([]string, len(op.Outputs))
+	for i, o := range op.Outputs {
+		m.Outputs[i], m.OutLayouts[i] = spec(o), layout(o)
 	}
-	m.InputSpecs, m.OutputSpecs = tupleOrEmpty(ins), tupleOrEmpty(outs)
-	m.InLayouts = "[[" + strings.Join(inLayouts, ", ") + "]]"
-	m.OutLayouts = "[[" + strings.Join(outLayouts, ", ") + "]]"
-	tables := newCode(0, 1)
+	m.OneInput, m.OneOutput = len(m.Inputs) == 1, len(m.Outputs) == 1
 	for _, p := range op.Params {
-		if p.Kind == ir.ParamEnum && paramPassing(p) == passScalar {
-			items := make([]string, len(p.Values))
-			for i, v := range p.Values {
-				items[i] = pyString(v) + ": " + strconv.Itoa(i)
+		switch paramPassing(p) {
+		case passScalar:
+			if p.Kind == ir.ParamEnum {
+				keys := make([]text, len(p.Values))
+				for i, v := range p.Values {
+					keys[i] = text(pyString(v))
+				}
+				m.EnumTables = append(m.EnumTables, enumTableRow{Name: text(enumTable(p)), Keys: keys})
 			}
-			tables.line(enumTable(p), " = {", strings.Join(items, ", "), "}")
+		case passNone:
+			m.IROnly = append(m.IROnly, paramRow{Local: text(p.Name), Key: text(pyString(p.Ident))})
 		}
 	}
-	m.EnumTables = tables.String()
-	params := newCode(8, len(k.Args)+len(op.Params))
-	for _, a := range k.Args {
-		params.line("ro.append(", a.Python, ")  # ", escape.HashComment(a.Comment))
-	}
-	for _, p := range op.Params {
-		if paramPassing(p) == passNone {
-			params.line("# ", p.Name, ": in the IR layer (params[", pyString(p.Ident), "]) only; no kernel argument can hold it")
-		}
-	}
-	m.Params = params.String()
 	return m
 }
 
@@ -746,41 +867,22 @@ func newCLModel(pkg *ir.Package, op *ir.Op, k *kernelModel, desc string) *clMode
 		Description:  desc,
 		FP16:         k.FP16,
 		DefaultEntry: k.Variants[0].Entry,
+		Variants:     k.Variants,
 		TypeAxes:     make([]axisModel, len(k.Axes)),
+		Params:       make([]string, len(k.Args)),
+		RankLines:    k.RankLines,
 	}
-	flags := newCode(0, len(k.Variants))
-	flags.sep = "\n//   " // in the header comment
-	for _, v := range k.Variants {
-		flags.line(v.Flags)
+	for i, a := range k.Args {
+		m.Params[i] = string(a.Decl)
 	}
-	m.VariantFlags = flags.String()
 	for i, ax := range k.Axes {
-		vals := make([]string, len(ax.Values))
+		types := make([]string, len(ax.Values))
 		for i, v := range ax.Values {
-			vals[i] = spellings[v].OpenCL
+			types[i] = spellings[v].OpenCL
 		}
-		m.TypeAxes[i] = axisModel{ax.Typedef, ax.Macro, vals[0], strings.Join(vals, ", ")}
+		m.TypeAxes[i] = axisModel{Typedef: text(ax.Typedef), Macro: text(ax.Macro), Default: text(types[0]), Types: types}
 	}
-	args := newCode(4, len(k.Args))
-	args.sep = ",\n    " // one parameter a line
-	for _, arg := range k.Args {
-		args.line(arg.Decl)
-	}
-	m.KernelArgs = args.String()
-	ranks := newCode(0, len(k.RankLines))
-	ranks.sep = "\n//   "
-	for _, l := range k.RankLines {
-		ranks.line(escape.CComment(l))
-	}
-	m.RankArgs = ranks.String()
 	return m
-}
-
-func tupleOrEmpty(items []string) string {
-	if len(items) == 0 {
-		return "()"
-	}
-	return pyTuple(items)
 }
 
 // layout maps a declared layout to GBuilder's: NHWC and NDHWC by name,

@@ -128,13 +128,13 @@ ops:
     targets: {aipu: {}}
 `)
 	m := newOpModel(newPackageFacts(pkg, KnownTargets), op)
-	if !strings.Contains(m.parser.Infer, "np_ = input_tensors[0]") {
-		t.Errorf("parser locals:\n%s", m.parser.Infer)
+	if m.parser.Inputs[0] != "np_" {
+		t.Errorf("parser locals: %v", m.parser.Inputs)
 	}
-	if !strings.Contains(m.opt.Forward, "torch_ = self.inputs[1].betensor") {
-		t.Errorf("forward locals:\n%s", m.opt.Forward)
+	if in := m.opt.Inputs[1]; in.Local != "torch_" || in.Expr != "self.inputs[1].betensor" {
+		t.Errorf("forward locals: %+v", m.opt.Inputs)
 	}
-	decls := strings.Split(m.kernel.KernelArgs, ",\n    ")
+	decls := m.kernel.Params
 	args := strings.Join(decls, ", ")
 	if !strings.Contains(args, "int w_0_, int w_1, int w_0,") && !strings.Contains(args, "int w_0, int w_1, int w_0_") {
 		t.Errorf("kernel args: %s", args)

@@ -48,10 +48,11 @@ type torchModel struct {
 	Provider  string
 	// Reference is the package's reference module name and ReferencePath
 	// the arguments of os.path.join from the ExecuTorch module's directory
-	// to its file, both Python string literals: the eager implementations
+	// to its file, all Python string literals: the eager implementations
 	// call it.
-	Reference, ReferencePath string
-	Ops                      []*torchOp
+	Reference     string
+	ReferencePath []string
+	Ops           []*torchOp
 	// OpSections are the module's parts for each op ("executorch-op"),
 	// rendered on every core and joined in op order.
 	OpSections string
@@ -60,26 +61,93 @@ type torchModel struct {
 	CallSections string
 }
 
+// torchOp is one op's part of the ExecuTorch module: its schemas, its
+// Python functions and their fake implementation, as rows the
+// executorch-op and executorch-call templates range over.
 type torchOp struct {
 	Namespace string // the package's
 	QNNName   string
 	Name      string // torch op name (snake case)
-	Schema    string // functional schema, without the name
-	OutSchema string // .out variant schema, without the name
-	Args      string // Python parameter list of the functional op, schema order
-	CallArgs  string // the same names, for calling it
-	OutArgs   string // keyword-only output parameters of the .out variant
-	// Fake is the body of the fake (meta) implementation, one line each.
-	Fake      []string
-	OneOutput bool // the op returns a tensor, not a tuple
+	// Schema, Params and Args are the functional op's arguments in schema
+	// order: declared in the schemas ("int k"), as the Python functions'
+	// parameters with the defaults they give ("k=2", pythonDefault) and
+	// passed on ("k"). The templates join them.
+	Schema, Params, Args []string
+	// OutNames are the .out variant's outputs, OutSchema their
+	// declarations in its schema ("Tensor(a!) y") and OutReturns what it
+	// returns ("Tensor(a!)").
+	OutNames, OutSchema, OutReturns []string
+	// OneOutput: the op returns a tensor, not a tuple. OneInput: the
+	// reference call's tuple of inputs takes a trailing comma.
+	OneOutput, OneInput bool
 	// RefOp is the op's key in the reference module's OPS (a Python string
 	// literal); RefInputs and RefParams are the eager implementation's call
 	// of it: the inputs positionally, the params by keyword as the
 	// reference takes them (enums by value name, arrays as tuples).
-	RefOp, RefInputs, RefParams string
+	RefOp     text
+	RefInputs []string
+	RefParams []refParam
+	// Fake is the fake (meta) implementation (fakeBody).
+	Fake fakeModel
 	// assumed are the outputs without a shape whose fake takes the first
 	// input's (QNN XML states none); each gets a warning.
 	assumed []*ir.Tensor
+}
+
+// refParam is a param of the eager implementation's call of the
+// reference, by Key (a Python string): its Arg (its Ident, an array as a
+// tuple), or for an Enum the name of the value whose index Ident holds,
+// among Values (Python strings; Name is the param's, a Python string, for
+// the message).
+type refParam struct {
+	Key, Arg, Ident, Name text
+	Values                []string
+	Enum                  bool
+}
+
+// fakeModel is the fake implementation's body: it binds the dim symbols
+// from the input shapes, checks rank ranges, makes the data-dependent
+// sizes, evaluates every output's shape and allocates the outputs.
+type fakeModel struct {
+	Bindings   []fakeBinding
+	RankChecks []rankCheck
+	Ctx        bool // some size is data-dependent: ctx = torch.library.get_ctx()
+	Sizes      []dynamicSize
+	Outputs    []fakeOutput
+	// Checks are the statements of x.shape[axis] checks still pending
+	// after the last output's shape.
+	Checks []text
+	Device text // where the outputs are allocated (deviceOf)
+	Tuple  bool // the fake returns a tuple: not one output
+}
+
+// fakeBinding binds a dim symbol: Local = Ident.shape[Dim], 0 for an
+// Optional input that is None.
+type fakeBinding struct {
+	Local, Ident text
+	Dim          int
+	Optional     bool
+}
+
+// rankCheck refuses an input whose rank is outside its rank range; Has
+// and Takes are the message's parts around the rank, Python strings.
+type rankCheck struct {
+	Ident      text
+	Min, Max   int
+	Has, Takes text
+}
+
+// dynamicSize is a data-dependent size of at most Max (a Python
+// expression of the shape printer).
+type dynamicSize struct {
+	Local, Max text
+}
+
+// fakeOutput is an output: the statements its shape needs first (axis
+// checks), its Shape and its DType (outputDType), Python expressions.
+type fakeOutput struct {
+	Checks       []text
+	Shape, DType text
 }
 
 var torchScalar = map[ir.DTypeKind]string{ir.KindInt: "int", ir.KindUint: "int", ir.KindFloat: "float", ir.KindBool: "bool"}
@@ -111,11 +179,10 @@ func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.Targ
 	m := &torchModel{Package: pkg.Name, Namespace: pm.TorchNamespace, Provider: pm.Provider, Ops: make([]*torchOp, len(ops))}
 	m.Reference = escape.PyString(reference.Module(pkg))
 	// The module lies in out/htp/<Package>/executorch/.
-	parts := []string{escape.PyString(".."), escape.PyString(".."), escape.PyString("..")}
+	m.ReferencePath = []string{escape.PyString(".."), escape.PyString(".."), escape.PyString("..")}
 	for _, part := range strings.Split(reference.Path(pkg), "/") {
-		parts = append(parts, escape.PyString(part))
+		m.ReferencePath = append(m.ReferencePath, escape.PyString(part))
 	}
-	m.ReferencePath = strings.Join(parts, ", ")
 	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newTorchOp(ops[i], m.Namespace) })
 	for i, t := range m.Ops {
 		for _, o := range t.assumed {
@@ -133,7 +200,7 @@ func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.Targ
 }
 
 func newTorchOp(op *ir.Op, namespace string) *torchOp {
-	t := &torchOp{Namespace: namespace, QNNName: op.Name, Name: TorchName(op), RefOp: escape.PyString(op.Name), OneOutput: len(op.Outputs) == 1}
+	t := &torchOp{Namespace: namespace, QNNName: op.Name, Name: TorchName(op), RefOp: text(escape.PyString(op.Name)), OneOutput: len(op.Outputs) == 1, OneInput: len(op.Inputs) == 1}
 	// The schema declares no defaults: torch.export records a call's
 	// arguments without the trailing ones equal to a schema default (even
 	// when the caller passed them), and ExecuTorch's Qualcomm custom-op
@@ -146,15 +213,16 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 	// order the kernel sees, so this order does not matter to the package.
 	// Inputs keep their order (ExecuTorch passes them positionally); an
 	// optional input is passed as None explicitly.
-	var schemaArgs, pyArgs, callArgs []string
+	n := len(op.Inputs) + len(op.Params)
+	t.Schema, t.Params, t.Args = make([]string, 0, n), make([]string, 0, n), make([]string, 0, n)
 	for _, in := range op.Inputs {
 		typ := "Tensor"
 		if in.Optional {
 			typ = "Tensor?"
 		}
-		schemaArgs = append(schemaArgs, typ+" "+in.Ident)
-		pyArgs = append(pyArgs, in.Ident)
-		callArgs = append(callArgs, in.Ident)
+		t.Schema = append(t.Schema, typ+" "+in.Ident)
+		t.Params = append(t.Params, in.Ident)
+		t.Args = append(t.Args, in.Ident)
 	}
 	var required, defaulted []*ir.Param
 	for _, p := range op.Params {
@@ -165,75 +233,58 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 		}
 	}
 	for _, p := range append(required, defaulted...) {
-		schemaArgs = append(schemaArgs, torchType(p)+" "+p.Ident)
+		t.Schema = append(t.Schema, torchType(p)+" "+p.Ident)
 		py := p.Ident
 		if hasTorchDefault(p) {
 			py += "=" + pythonDefault(p)
 		}
-		pyArgs = append(pyArgs, py)
-		callArgs = append(callArgs, p.Ident)
+		t.Params = append(t.Params, py)
+		t.Args = append(t.Args, p.Ident)
 	}
-	var rets, outArgs, outRets, outputs []string
+	n = len(op.Outputs)
+	t.OutNames, t.OutSchema, t.OutReturns = make([]string, n), make([]string, n), make([]string, n)
 	for i, o := range op.Outputs {
-		alias := string(rune('a' + i%26))
-		rets = append(rets, "Tensor")
-		outArgs = append(outArgs, "Tensor("+alias+"!) "+o.Ident)
-		outRets = append(outRets, "Tensor("+alias+"!)")
-		outputs = append(outputs, o.Ident)
+		ret := "Tensor(" + string(rune('a'+i%26)) + "!)"
+		t.OutNames[i], t.OutSchema[i], t.OutReturns[i] = o.Ident, ret+" "+o.Ident, ret
 	}
-	ret := func(list []string) string {
-		if len(list) == 1 {
-			return list[0]
-		}
-		return "(" + strings.Join(list, ", ") + ")"
-	}
-	t.Schema = "(" + strings.Join(schemaArgs, ", ") + ") -> " + ret(rets)
-	t.OutSchema = "(" + strings.Join(append(append([]string{}, schemaArgs...), "*", strings.Join(outArgs, ", ")), ", ") + ") -> " + ret(outRets)
-	// The wrapper and the eager implementation state the defaults the
-	// schema leaves out.
-	t.Args = strings.Join(pyArgs, ", ")
-	t.CallArgs = strings.Join(callArgs, ", ")
-	t.OutArgs = strings.Join(outputs, ", ")
 	t.RefInputs, t.RefParams = referenceCall(op)
 	t.Fake, t.assumed = fakeBody(op)
 	return t
 }
 
 // referenceCall is the eager implementation's call of the op's reference:
-// the inputs as a tuple's items, the params as a dict's items. torch hands
-// the implementation an enum as its value's index (the schema's int), an
+// the inputs positionally, the params by keyword. torch hands the
+// implementation an enum as its value's index (the schema's int), an
 // array as a list; the reference takes the value's name and a tuple.
-func referenceCall(op *ir.Op) (inputs, params string) {
-	var ins, ps []string
-	for _, in := range op.Inputs {
-		ins = append(ins, in.Ident)
+func referenceCall(op *ir.Op) (inputs []string, params []refParam) {
+	inputs = make([]string, len(op.Inputs))
+	for i, in := range op.Inputs {
+		inputs[i] = in.Ident
 	}
-	for _, p := range op.Params {
-		v := p.Ident
-		switch p.Kind {
-		case ir.ParamEnum:
-			vals := make([]string, len(p.Values))
-			for i, name := range p.Values {
-				vals[i] = escape.PyString(name)
-			}
-			v = fmt.Sprintf("_enum_value(%s, %s, (%s,), %s)", escape.PyString(op.Name), escape.PyString(p.Name), strings.Join(vals, ", "), p.Ident)
-		case ir.ParamArray:
-			v = "tuple(" + p.Ident + ")"
+	params = make([]refParam, len(op.Params))
+	for i, p := range op.Params {
+		r := refParam{Key: text(escape.PyString(p.Ident)), Arg: text(p.Ident), Ident: text(p.Ident)}
+		if p.Kind == ir.ParamArray {
+			r.Arg = text("tuple(" + p.Ident + ")")
 		}
-		ps = append(ps, escape.PyString(p.Ident)+": "+v)
+		if p.Kind == ir.ParamEnum {
+			r.Enum, r.Name = true, text(escape.PyString(p.Name))
+			r.Values = make([]string, len(p.Values))
+			for i, name := range p.Values {
+				r.Values[i] = escape.PyString(name)
+			}
+		}
+		params[i] = r
 	}
-	inputs = strings.Join(ins, ", ")
-	if len(ins) == 1 {
-		inputs += ","
-	}
-	return inputs, strings.Join(ps, ", ")
+	return inputs, params
 }
 
 // hasTorchDefault reports whether the Python functions give p a default (a
 // tensor param is a tensor argument and has none).
 func hasTorchDefault(p *ir.Param) bool { return p.Default != nil && p.Kind != ir.ParamTensor }
 
-// torchType returns a param's schema type.
+// torchType returns a param's schema type, the vocabulary of torch's
+// schema language for the param's kind and dtype (torchArg.Schema).
 func torchType(p *ir.Param) (typ string) {
 	elem := "int"
 	if len(p.DTypes) > 0 {
@@ -291,7 +342,10 @@ func pyLiteral(p *ir.Param, l *ir.Literal) string {
 	return l.Text
 }
 
-// pythonDefault is a param's default as a Python expression.
+// pythonDefault is a param's default as a Python expression, the default
+// of the Python functions' parameter (torchArg.Param). It is Go because
+// the literal's form follows the param's kind and dtype (an enum's index,
+// an array as a tuple, a float with its point, an escaped string).
 func pythonDefault(p *ir.Param) string {
 	s := pyLiteral(p, p.Default)
 	if p.Kind == ir.ParamArray {
@@ -302,29 +356,30 @@ func pythonDefault(p *ir.Param) string {
 
 // fakeBody computes the fake (meta) implementation: bind the dim symbols
 // from the input shapes, evaluate every output shape expression, allocate.
-// It also returns the outputs without a shape that take the first input's.
-func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
+// The shapes and the statements checking an axis stay Go-built: they are
+// the shape expressions' Python printer's output (shapeexpr). It also
+// returns the outputs without a shape that take the first input's.
+func fakeBody(op *ir.Op) (f fakeModel, assumed []*ir.Tensor) {
 	bound := map[string]string{}
 	facts := op.Derived()
-	for _, b := range facts.Bindings {
+	f.Bindings = make([]fakeBinding, len(facts.Bindings))
+	for i, b := range facts.Bindings {
 		in := op.Inputs[b.Input]
 		local := "_" + b.Symbol
 		bound[b.Symbol] = local
-		guard := ""
-		if in.Optional {
-			guard = " if " + in.Ident + " is not None else 0"
-		}
-		lines = append(lines, fmt.Sprintf("%s = %s.shape[%d]%s", local, in.Ident, b.Dim, guard))
+		f.Bindings[i] = fakeBinding{Local: text(local), Ident: text(in.Ident), Dim: b.Dim, Optional: in.Optional}
 	}
 	for _, in := range op.Inputs {
 		if rr := in.RankRange; rr != nil && !in.Optional {
 			lo, hi := strconv.Itoa(rr.Min), strconv.Itoa(rr.Max)
-			lines = append(lines, "if not "+lo+" <= "+in.Ident+".dim() <= "+hi+": raise ValueError("+escape.PyString(op.Name+`: input "`+in.Name+`" has `)+" + str("+in.Ident+".dim()) + "+escape.PyString(" dims; the op takes "+lo+" to "+hi)+")")
+			f.RankChecks = append(f.RankChecks, rankCheck{
+				Ident: text(in.Ident), Min: rr.Min, Max: rr.Max,
+				Has:   text(escape.PyString(op.Name + `: input "` + in.Name + `" has `)),
+				Takes: text(escape.PyString(" dims; the op takes " + lo + " to " + hi)),
+			})
 		}
 	}
-	if len(op.DataDependent) > 0 {
-		lines = append(lines, "ctx = torch.library.get_ctx()")
-	}
+	f.Ctx = len(op.DataDependent) > 0
 	// x.shape[axis] reads its axis with a check before the output's shape
 	// (pending), once per op (checked).
 	var pending []string
@@ -360,14 +415,15 @@ func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 	for _, s := range op.DataDependent {
 		local := "_" + s.Name
 		bound[s.Name] = local
-		lines = append(lines, fmt.Sprintf("%s = ctx.new_dynamic_size(max=%s)", local, s.Upper.Python(ref)))
+		f.Sizes = append(f.Sizes, dynamicSize{Local: text(local), Max: text(s.Upper.Python(ref))})
 	}
 	first := ""
 	if len(op.Inputs) > 0 {
 		first = op.Inputs[0].Ident
 	}
-	var results []string
+	f.Outputs = make([]fakeOutput, len(op.Outputs))
 	for i, o := range op.Outputs {
+		var lines []string
 		dtype := outputDType(op, facts.Outputs[i])
 		var shape string
 		switch {
@@ -403,16 +459,25 @@ func fakeBody(op *ir.Op) (lines []string, assumed []*ir.Tensor) {
 		default:
 			shape = "()"
 		}
-		results = append(results, fmt.Sprintf("torch.empty(%s, dtype=%s, device=%s)", shape, dtype, deviceOf(first)))
+		f.Outputs[i] = fakeOutput{Checks: texts(lines), Shape: text(shape), DType: text(dtype)}
 	}
 	// Checks of the replaced dims of shapes like an input's.
-	lines = append(lines, pending...)
-	if len(results) == 1 {
-		lines = append(lines, "return "+results[0])
-	} else {
-		lines = append(lines, "return ("+strings.Join(results, ", ")+")")
+	f.Checks = texts(pending)
+	f.Device = text(deviceOf(first))
+	f.Tuple = len(op.Outputs) != 1
+	return f, assumed
+}
+
+// texts converts strings to texts.
+func texts(ss []string) []text {
+	if len(ss) == 0 {
+		return nil
 	}
-	return lines, assumed
+	out := make([]text, len(ss))
+	for i, s := range ss {
+		out[i] = text(s)
+	}
+	return out
 }
 
 func deviceOf(first string) string {
@@ -433,7 +498,9 @@ func identOf(op *ir.Op, name string) string {
 }
 
 // outputDType is an output's dtype at trace time, as the op's dtype rule
-// (ir.OutputDType) says.
+// (ir.OutputDType) says: a Python expression (a verdict over the inputs'
+// dtypes where the rule leaves a choice), which stays Go-built as the
+// rule's cases decide its form.
 func outputDType(op *ir.Op, r ir.OutputDType) string {
 	switch r.Rule {
 	case ir.DTypeSameAs:

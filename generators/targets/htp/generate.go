@@ -1,8 +1,8 @@
 package htp
 
 import (
-	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -98,12 +98,10 @@ type packageModel struct {
 	AndroidAPI     int
 	HostCXX        string
 	TorchNamespace string
-	// Flags from toolchains/htp.yaml, joined for the Makefile.
-	CommonFlags, X86Flags, AArch64Flags, HexagonFlags, LinkFlags string
+	// Flags from toolchains/htp.yaml, words of the Makefile's variables
+	// (a flag never contains a space).
+	CommonFlags, X86Flags, AArch64Flags, HexagonFlags, LinkFlags []string
 }
-
-// makeWords joins flags for a Makefile; flags never contain spaces.
-func makeWords(flags []string) string { return strings.Join(flags, " ") }
 
 type archModel struct {
 	Arch, Upper, SDK, Tools string
@@ -122,11 +120,11 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op, d *Descriptor) *packageModel
 		HostCXX:        "clang++",
 		TorchNamespace: torchNamespace(pkg),
 		X86:            archModel{"x86", "X86", tc.X86.SDK, tc.X86.Tools},
-		CommonFlags:    makeWords(tc.Flags.Common),
-		X86Flags:       makeWords(tc.Flags.X86),
-		AArch64Flags:   makeWords(tc.Flags.AArch64),
-		HexagonFlags:   makeWords(tc.Flags.Hexagon),
-		LinkFlags:      makeWords(tc.Flags.Link),
+		CommonFlags:    tc.Flags.Common,
+		X86Flags:       tc.Flags.X86,
+		AArch64Flags:   tc.Flags.AArch64,
+		HexagonFlags:   tc.Flags.Hexagon,
+		LinkFlags:      tc.Flags.Link,
 	}
 	if t := d.Tool("host_cxx"); t != nil && len(t.Names) > 0 {
 		m.HostCXX = t.Names[0]
@@ -139,28 +137,62 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op, d *Descriptor) *packageModel
 	return m
 }
 
-// opModel is one src/ops/<Op>.cpp.
+// opModel is one src/ops/<Op>.cpp. The template ranges over its rows (the
+// scalar defaults, the param order, the vendor's tensor names) and joins
+// the impl's parameters (Args), which it prints twice.
 type opModel struct {
-	Package   string
-	Name      string
-	Func      string // <op_lower>Impl
-	CostFunc  string
-	Defaults  []defaultModel
-	Signature string // impl parameter list
+	Package  string
+	Name     string
+	Func     string // <op_lower>Impl
+	CostFunc string
+	Defaults []defaultModel
+	Args     []string // the impl's parameters, declared: outputs, inputs, params
 	// VendorNames declare the names qnn-op-package-generator gives the
 	// tensors (out_<i>, in_<i>) where they differ from opforge's, so a
 	// kernel body written for the vendor's skeleton compiles unchanged.
-	VendorNames []string
-	ParamOrder  string // DEF_PACKAGE_PARAM_ORDER arguments after the op name; "" when no params
-	// TextDefaults are comment lines (escaped) naming the params whose QNN
-	// Default is text that forms no value (`N-1`, `{0,..,0}`): registered
-	// as required, as qnn-op-package-generator does, with the text kept
-	// for the kernel writer.
-	TextDefaults []string
+	VendorNames []vendorName
+	// Order are DEF_PACKAGE_PARAM_ORDER's entries after the op name, one
+	// per param; none without params.
+	Order []orderEntry
+	// TextDefaults name the params whose QNN Default is text that forms no
+	// value (`N-1`, `{0,..,0}`): registered as required, as
+	// qnn-op-package-generator does, with the text kept for the kernel
+	// writer in a comment.
+	TextDefaults []textDefault
 	NumInputs    int
 	NumOutputs   int
 	NumParams    int
 }
+
+// vendorName is a reference named as the vendor's skeleton names a tensor:
+// [[maybe_unused]] <Qual>auto& <Name> = <Ident>;
+type vendorName struct {
+	Qual, Name, Ident text
+}
+
+// orderEntry is a param in DEF_PACKAGE_PARAM_ORDER: its name as a C
+// string, then whether it is required and its default, the address of
+// Static when it has one (an optional param), else nullptr.
+type orderEntry struct {
+	CName, Static text
+}
+
+// textDefault is a param whose config default forms no value: its Name
+// and that Default (Go-quoted), both as C comment text.
+type textDefault struct {
+	Name, Default text
+}
+
+// text is C++, Python, make or comment text a template prints: an
+// identifier, or a literal or expression a named function built. Its
+// String method has a pointer receiver on purpose (as the trt and aipu
+// targets' text): text/template prints an addressable value whose pointer
+// is a fmt.Stringer through that pointer, which spares the copy into an
+// interface that printing a plain string field costs, an allocation a
+// field. Row fields are addressable (reached through pointers or slices).
+type text string
+
+func (t *text) String() string { return string(*t) }
 
 type defaultModel struct {
 	Static   string // sg_opDefault<Title>
@@ -186,32 +218,31 @@ func newOpModel(pkg *ir.Package, op *ir.Op) *opModel {
 		NumInputs:  len(op.Inputs),
 		NumOutputs: len(op.Outputs),
 		NumParams:  len(op.Params),
+		Args:       make([]string, 0, len(op.Outputs)+len(op.Inputs)+len(op.Params)),
 	}
-	var args []string
 	for _, t := range op.Outputs {
-		args = append(args, "TensorType& "+t.Ident)
+		m.Args = append(m.Args, "TensorType& "+t.Ident)
 	}
 	for _, t := range op.Inputs {
-		args = append(args, "const TensorType& "+t.Ident)
+		m.Args = append(m.Args, "const TensorType& "+t.Ident)
 	}
 	for _, p := range op.Params {
-		args = append(args, "const Tensor& "+p.Ident)
+		m.Args = append(m.Args, "const Tensor& "+p.Ident)
 	}
-	m.Signature = strings.Join(args, ", ")
 	m.VendorNames = vendorNames(op)
-	var order []string
-	for _, p := range op.Params {
+	if len(op.Params) > 0 {
+		m.Order = make([]orderEntry, len(op.Params))
+	}
+	for i, p := range op.Params {
+		m.Order[i].CName = text(escape.CString(p.Name))
 		if dm, ok := scalarDefault(p); ok {
 			m.Defaults = append(m.Defaults, dm)
-			order = append(order, escape.CString(p.Name)+", false, &"+dm.Static)
-		} else {
-			order = append(order, escape.CString(p.Name)+", true, nullptr")
+			m.Order[i].Static = text(dm.Static)
 		}
 		if p.DefaultText != "" {
-			m.TextDefaults = append(m.TextDefaults, escape.CComment(fmt.Sprintf("%s: the config's default %q forms no value, so the param is required (true, nullptr); every graph passes it", p.Name, p.DefaultText)))
+			m.TextDefaults = append(m.TextDefaults, textDefault{Name: text(escape.CComment(p.Name)), Default: text(escape.CComment(strconv.Quote(p.DefaultText)))})
 		}
 	}
-	m.ParamOrder = strings.Join(order, ", ")
 	return m
 }
 
@@ -276,7 +307,7 @@ func title(s string) string {
 // in_<i> when it contains "in" (vendor doc, HTP skeleton item 4). Only
 // names that differ from opforge's and clash with no other argument are
 // declared.
-func vendorNames(op *ir.Op) []string {
+func vendorNames(op *ir.Op) []vendorName {
 	taken := map[string]bool{}
 	for _, t := range op.Outputs {
 		taken[t.Ident] = true
@@ -287,17 +318,17 @@ func vendorNames(op *ir.Op) []string {
 	for _, p := range op.Params {
 		taken[p.Ident] = true
 	}
-	var out []string
+	var out []vendorName
 	add := func(t *ir.Tensor, prefix, substr, qual string, i int) {
 		if !strings.Contains(t.Name, substr) {
 			return
 		}
-		name := fmt.Sprintf("%s_%d", prefix, i)
+		name := prefix + "_" + strconv.Itoa(i)
 		if taken[name] {
 			return
 		}
 		taken[name] = true
-		out = append(out, fmt.Sprintf("[[maybe_unused]] %sauto& %s = %s;", qual, name, t.Ident))
+		out = append(out, vendorName{Qual: text(qual), Name: text(name), Ident: text(t.Ident)})
 	}
 	for i, t := range op.Outputs {
 		add(t, "out", "out", "", i)
