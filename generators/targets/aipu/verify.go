@@ -1,12 +1,18 @@
 package aipu
 
 import (
+	_ "embed"
 	"os"
 	"path/filepath"
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/verifier"
 )
+
+// verifyModule holds the runner script's classes of the aipu runners.
+//
+//go:embed runners/aipu_verify.py
+var verifyModule []byte
 
 // Verifiers are the aipu target's verify runners: the OPT plugin's float
 // forward in the Compass Optimizer (aipu) and its quantized forward
@@ -16,10 +22,20 @@ func (Target) Verifiers() []verifier.Runner {
 }
 
 // optRunner runs the package's OPT plugins in a Compass_Optimizer
-// checkout; the runner script's aipu and aipu-quant drivers differ.
+// checkout; the runner script's aipu and aipu-quant classes differ.
 type optRunner struct{ name string }
 
 func (r optRunner) Name() string { return r.name }
+
+// Implementation is AIPU (the float forward) or AIPUQuantized (aipu-quant)
+// of runners/aipu_verify.py.
+func (r optRunner) Implementation() verifier.Implementation {
+	class := "AIPU"
+	if r.name == "aipu-quant" {
+		class = "AIPUQuantized"
+	}
+	return verifier.Implementation{File: "aipu_verify.py", Source: verifyModule, Class: class}
+}
 
 func (optRunner) Runnable(o verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	if OpOptions(op) == nil {
