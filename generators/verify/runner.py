@@ -25,8 +25,6 @@ import sys
 import traceback
 
 sys.dont_write_bytecode = True
-# The implementation modules import the harness by this name (the script runs as __main__).
-sys.modules.setdefault("opforge_runner", sys.modules[__name__])
 
 
 def emit(**kw):
@@ -176,6 +174,8 @@ def main():
     except BaseException as e:  # noqa: BLE001 - reported per case
         ref, ref_error = None, "the reference module %s does not import: %s" % (ref_path, short(e))
     unavailable = None
+    # The implementation module imports the harness by this name (the script runs as __main__).
+    sys.modules.setdefault("opforge_runner", sys.modules[__name__])
     try:
         impl = job["implementation"]
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), impl["file"])
