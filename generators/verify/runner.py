@@ -13,8 +13,8 @@ this file: the harness imports implementation.file and makes
 implementation.class(torch, job), which may raise Unavailable (every case a
 skip); its run(op, case, inputs) returns the outputs or raises NotTaken (the
 case a skip). It may also have reference_inputs(inputs) (what the reference
-is compared on) and case_step (per float dtype, added to the last case's
-atol). The module imports what it shares from here as opforge_runner.
+is compared on) and case_step (set by run: per float dtype, a step added to
+that case's atol). The module imports what it shares from here as opforge_runner.
 """
 
 import importlib.util

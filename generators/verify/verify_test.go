@@ -183,4 +183,3 @@ func TestCases(t *testing.T) {
 		})
 	}
 }
-

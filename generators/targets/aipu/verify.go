@@ -18,23 +18,18 @@ var verifyModule []byte
 // forward in the Compass Optimizer (aipu) and its quantized forward
 // (aipu-quant).
 func (Target) Verifiers() []verifier.Runner {
-	return []verifier.Runner{optRunner{name: "aipu"}, optRunner{name: "aipu-quant"}}
+	return []verifier.Runner{optRunner{name: "aipu", class: "AIPU"}, optRunner{name: "aipu-quant", class: "AIPUQuantized"}}
 }
 
 // optRunner runs the package's OPT plugins in a Compass_Optimizer
-// checkout; the runner script's aipu and aipu-quant classes differ.
-type optRunner struct{ name string }
+// checkout, with class (of runners/aipu_verify.py): AIPU (the float
+// forward) or AIPUQuantized.
+type optRunner struct{ name, class string }
 
 func (r optRunner) Name() string { return r.name }
 
-// Implementation is AIPU (the float forward) or AIPUQuantized (aipu-quant)
-// of runners/aipu_verify.py.
 func (r optRunner) Implementation() verifier.Implementation {
-	class := "AIPU"
-	if r.name == "aipu-quant" {
-		class = "AIPUQuantized"
-	}
-	return verifier.Implementation{File: "aipu_verify.py", Source: verifyModule, Class: class}
+	return verifier.Implementation{File: "aipu_verify.py", Source: verifyModule, Class: r.class}
 }
 
 func (optRunner) Runnable(o verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
