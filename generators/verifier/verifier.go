@@ -38,6 +38,23 @@ type Runner interface {
 	// OpFields are what the runner script reads of op besides its cases,
 	// by JSON key, or nil.
 	OpFields(pkg *ir.Package, op *ir.Op) map[string]any
+	// Implementation is the runner script's class that runs a case on
+	// this runner, in a Python module of the target's own.
+	Implementation() Implementation
+}
+
+// Implementation is a class of a target's verify module (the target embeds
+// the module from its runners/ folder): verify writes File beside its
+// harness (runner.py) and the harness makes Class(torch, job) of it. The
+// module imports what the harness shares (Unavailable, NotTaken, load,
+// short, as_list) from opforge_runner.
+type Implementation struct {
+	// File is the module's file name (a base name ending in .py, not
+	// runner.py); Source its text.
+	File   string
+	Source []byte
+	// Class is the class the harness instantiates.
+	Class string
 }
 
 // DTypeNamer is a Runner whose implementation spells dtypes its own way:

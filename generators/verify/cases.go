@@ -26,8 +26,8 @@ type Case struct {
 	Params  []Param  `json:"params"`
 	Outputs []Tensor `json:"outputs"`
 	Seed    int      `json:"seed"`
-	// Sizes are the op's data-dependent sizes, in opdef order (the order of
-	// a TensorRT plugin's size-tensor outputs).
+	// Sizes are the op's data-dependent sizes, in opdef order (the order
+	// a runtime that returns sizes as outputs gives them).
 	Sizes []string `json:"sizes,omitempty"`
 }
 

@@ -27,8 +27,6 @@ ops:
       - {name: depth, type: int32, default: 4, min: 0, max: 6}
     outputs:
       - {name: y, type: T, shape: [K, C]}
-    targets:
-      trt: {qdp: false}
 `
 
 // TestCasesValueRange: an integer input's range is evaluated per case (its

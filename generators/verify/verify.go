@@ -53,9 +53,9 @@ type Options struct {
 	Python string
 	// Tolerances override the runner's per-dtype (rtol, atol) for floats.
 	Tolerances map[string][2]float64
-	// Build is the build directory the TensorRT plugin libraries are built
-	// in ("" : build); Toolchains the descriptors ("" : the built-in ones
-	// or toolchains/).
+	// Build is the build directory runners build libraries in ("" :
+	// build); Toolchains the descriptors ("" : the built-in ones or
+	// toolchains/).
 	Build, Toolchains string
 }
 
@@ -73,12 +73,22 @@ type Result struct {
 
 // job is what the runner reads on stdin.
 type job struct {
-	Target     string                `json:"target"`
-	Package    string                `json:"package"`
-	Reference  map[string]string     `json:"reference"`
-	Impl       map[string]string     `json:"impl"`
-	Ops        []jobOp               `json:"ops"`
-	Tolerances map[string][2]float64 `json:"tolerances,omitempty"`
+	Target    string            `json:"target"`
+	Package   string            `json:"package"`
+	Reference map[string]string `json:"reference"`
+	// Implementation names the module (written beside the runner) and the
+	// class of it the runner makes.
+	Implementation jobImpl               `json:"implementation"`
+	Impl           map[string]string     `json:"impl"`
+	Ops            []jobOp               `json:"ops"`
+	Tolerances     map[string][2]float64 `json:"tolerances,omitempty"`
+}
+
+// jobImpl is the implementation the runner makes: a module file beside
+// it and a class of that module.
+type jobImpl struct {
+	File  string `json:"file"`
+	Class string `json:"class"`
 }
 
 type jobOp struct {
@@ -217,7 +227,7 @@ func Run(o Options, l *diag.List) []Result {
 				}
 				j.Ops = append(j.Ops, jo)
 			}
-			results = append(results, runJob(python, j, prep.Env)...)
+			results = append(results, runJob(python, j, r.Implementation(), prep.Env)...)
 		}
 	}
 	return results
@@ -244,8 +254,10 @@ func findPython(p string) (string, string) {
 	return path, ""
 }
 
-// runJob runs the runner on one (package, target) job and reads its results.
-func runJob(python string, j job, env []string) []Result {
+// runJob runs the runner on one (package, target) job, with impl's module
+// beside it, and reads its results.
+func runJob(python string, j job, impl verifier.Implementation, env []string) []Result {
+	j.Implementation = jobImpl{File: impl.File, Class: impl.Class}
 	in, err := json.Marshal(j)
 	fail := func(reason string) []Result {
 		var rs []Result
@@ -264,6 +276,12 @@ func runJob(python string, j job, env []string) []Result {
 	defer os.RemoveAll(dir)
 	script := filepath.Join(dir, "runner.py")
 	if err := os.WriteFile(script, runner, 0o644); err != nil {
+		return fail(err.Error())
+	}
+	if f := impl.File; f != filepath.Base(f) || filepath.Ext(f) != ".py" || f == "runner.py" {
+		return fail(fmt.Sprintf("internal: the %s runner's implementation module is named %q, not a file name ending in .py other than runner.py", j.Target, f))
+	}
+	if err := os.WriteFile(filepath.Join(dir, impl.File), impl.Source, 0o644); err != nil {
 		return fail(err.Error())
 	}
 	cmd := exec.Command(python, script)

@@ -1,6 +1,7 @@
 package aipu
 
 import (
+	_ "embed"
 	"os"
 	"path/filepath"
 
@@ -8,18 +9,28 @@ import (
 	"github.com/opforge/opforge/generators/verifier"
 )
 
+// verifyModule holds the runner script's classes of the aipu runners.
+//
+//go:embed runners/aipu_verify.py
+var verifyModule []byte
+
 // Verifiers are the aipu target's verify runners: the OPT plugin's float
 // forward in the Compass Optimizer (aipu) and its quantized forward
 // (aipu-quant).
 func (Target) Verifiers() []verifier.Runner {
-	return []verifier.Runner{optRunner{name: "aipu"}, optRunner{name: "aipu-quant"}}
+	return []verifier.Runner{optRunner{name: "aipu", class: "AIPU"}, optRunner{name: "aipu-quant", class: "AIPUQuantized"}}
 }
 
 // optRunner runs the package's OPT plugins in a Compass_Optimizer
-// checkout; the runner script's aipu and aipu-quant drivers differ.
-type optRunner struct{ name string }
+// checkout, with class (of runners/aipu_verify.py): AIPU (the float
+// forward) or AIPUQuantized.
+type optRunner struct{ name, class string }
 
 func (r optRunner) Name() string { return r.name }
+
+func (r optRunner) Implementation() verifier.Implementation {
+	return verifier.Implementation{File: "aipu_verify.py", Source: verifyModule, Class: r.class}
+}
 
 func (optRunner) Runnable(o verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	if OpOptions(op) == nil {

@@ -19,6 +19,16 @@ import (
 //go:embed runners/htp_qnn.py
 var htpRunner []byte
 
+// verifyModule holds the runner script's classes of the htp runners.
+//
+//go:embed runners/htp_verify.py
+var verifyModule []byte
+
+// implementation is class of runners/htp_verify.py.
+func implementation(class string) verifier.Implementation {
+	return verifier.Implementation{File: "htp_verify.py", Source: verifyModule, Class: class}
+}
+
 // Verifiers are the htp target's verify runners: the ExecuTorch ops in
 // eager mode (executorch) and the x86 op package in Qualcomm's HTP
 // backend (htp).
@@ -30,6 +40,8 @@ func (Target) Verifiers() []verifier.Runner {
 type executorchRunner struct{}
 
 func (executorchRunner) Name() string { return "executorch" }
+
+func (executorchRunner) Implementation() verifier.Implementation { return implementation("ExecuTorch") }
 
 func (executorchRunner) Runnable(_ verifier.Options, pkg *ir.Package, op *ir.Op) (string, bool) {
 	if htpopt.OfOp(op) == nil || !htpopt.OfPackage(pkg).ExecuTorch {
@@ -63,6 +75,8 @@ func executorchModule(out string, pkg *ir.Package) (string, error) {
 type qnnRunner struct{}
 
 func (qnnRunner) Name() string { return "htp" }
+
+func (qnnRunner) Implementation() verifier.Implementation { return implementation("HTP") }
 
 func (qnnRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	if htpopt.OfOp(op) == nil {

@@ -124,3 +124,119 @@ func TestVerifyHTPInQualcommBackend(t *testing.T) {
 		t.Error("no result")
 	}
 }
+
+// visionWorkspace is the examples' VisionOps with TopKLast and
+// NonZeroCoords referenced (the ExecuTorch eager implementations call the
+// references), to verify on executorch; edit, when not nil, then changes
+// the ExecuTorch module's text.
+func visionWorkspace(t *testing.T, edit func(string) string) verify.Options {
+	t.Helper()
+	opdefs, out := verifytest.VisionWorkspace(t, examplesDir)
+	if edit != nil {
+		et := filepath.Join(out, "htp/VisionOps/executorch/vision_ops.py")
+		data, err := os.ReadFile(et)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed := edit(string(data))
+		if changed == string(data) {
+			t.Fatalf("the edit changed nothing in %s", et)
+		}
+		if err := os.WriteFile(et, []byte(changed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return verify.Options{OpDefs: opdefs, Out: out, Packages: []string{"VisionOps"}, Runners: targets.Verifiers(),
+		Ops: []string{"TopKLast", "NonZeroCoords"}, Targets: []string{"executorch"}, Python: os.Getenv("OPFORGE_PYTHON")}
+}
+
+// TestVerifyExecuTorch runs filled-in ops through torch.export and the
+// eager implementation (which calls the reference with the params the
+// torch schema carries turned back into the reference's), against the
+// references: every case passes.
+func TestVerifyExecuTorch(t *testing.T) {
+	verifytest.NeedPython(t)
+	var l diag.List
+	rs := verify.Run(visionWorkspace(t, nil), &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	var buf bytes.Buffer
+	verify.WriteText(&buf, rs)
+	t.Log(buf.String())
+	pass := 0
+	for _, r := range rs {
+		if r.Status != verify.Pass {
+			t.Errorf("%s %s [%s]: %s %s", r.Op, r.Target, r.Case, r.Status, r.Reason)
+		}
+		pass++
+	}
+	if pass < 9 {
+		t.Errorf("%d results, want every case of both ops", pass)
+	}
+}
+
+// TestVerifyBrokenFails: an ExecuTorch module that hands the reference the
+// wrong enum value (its value names swapped) fails, naming the op, the case
+// and the error.
+func TestVerifyBrokenFails(t *testing.T) {
+	verifytest.NeedPython(t)
+	swap := func(s string) string {
+		return strings.Replace(s, `("largest", "smallest",)`, `("smallest", "largest",)`, 1)
+	}
+	var l diag.List
+	rs := verify.Run(visionWorkspace(t, swap), &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	if !verify.Failed(rs) {
+		t.Fatal("a broken implementation passed verify")
+	}
+	var buf bytes.Buffer
+	verify.WriteText(&buf, rs)
+	out := buf.String()
+	t.Log(out)
+	for _, want := range []string{"FAIL VisionOps/TopKLast executorch [base] max_abs=", "output values differs beyond rtol=0.0001 atol=1e-05", "PASS VisionOps/NonZeroCoords executorch [base]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	var js bytes.Buffer
+	if err := verify.WriteJSON(&js, rs); err != nil || !strings.Contains(js.String(), `"status": "fail"`) {
+		t.Errorf("json: %v\n%s", err, js.String())
+	}
+}
+
+// TestVerifyOpTolerance: an op's own tolerance (opdef verify: atol) widens
+// its float comparisons and nothing else: the broken TopKLast's values now
+// pass, its indices still compare exactly and fail.
+func TestVerifyOpTolerance(t *testing.T) {
+	verifytest.NeedPython(t)
+	swap := func(s string) string {
+		return strings.Replace(s, `("largest", "smallest",)`, `("smallest", "largest",)`, 1)
+	}
+	o := visionWorkspace(t, swap)
+	opdef := filepath.Join(o.OpDefs, "vision", "vision_ops.yaml")
+	data, err := os.ReadFile(opdef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	widened := strings.Replace(string(data), "  - name: TopKLast\n", "  - name: TopKLast\n    verify: {atol: 100}\n", 1)
+	if widened == string(data) {
+		t.Fatal("no TopKLast in the examples' opdef")
+	}
+	if err := os.WriteFile(opdef, []byte(widened), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var l diag.List
+	rs := verify.Run(o, &l)
+	if l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	var buf bytes.Buffer
+	verify.WriteText(&buf, rs)
+	out := buf.String()
+	if strings.Contains(out, "output values differs") || !strings.Contains(out, "output indices differs (exact for int32)") {
+		t.Errorf("atol 100 should pass the values and leave the indices exact:\n%s", out)
+	}
+}

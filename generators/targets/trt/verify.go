@@ -17,6 +17,16 @@ import (
 //go:embed runners/trt_runner.cpp
 var trtRunner []byte
 
+// verifyModule holds the runner script's classes of the trt runners.
+//
+//go:embed runners/trt_verify.py
+var verifyModule []byte
+
+// implementation is class of runners/trt_verify.py.
+func implementation(class string) verifier.Implementation {
+	return verifier.Implementation{File: "trt_verify.py", Source: verifyModule, Class: class}
+}
+
 // Verifiers are the trt target's verify runners: the C++ plugin library
 // in TensorRT (trt) and the Python plugins (trt-python).
 func (Target) Verifiers() []verifier.Runner { return []verifier.Runner{cppRunner{}, pythonRunner{}} }
@@ -26,6 +36,8 @@ func (Target) Verifiers() []verifier.Runner { return []verifier.Runner{cppRunner
 type cppRunner struct{}
 
 func (cppRunner) Name() string { return "trt" }
+
+func (cppRunner) Implementation() verifier.Implementation { return implementation("TRT") }
 
 func (cppRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	if OpOptions(op) == nil {
@@ -50,6 +62,8 @@ func (cppRunner) Prepare(o verifier.Options, pkg *ir.Package, tmp string) verifi
 type pythonRunner struct{}
 
 func (pythonRunner) Name() string { return "trt-python" }
+
+func (pythonRunner) Implementation() verifier.Implementation { return implementation("TRTPython") }
 
 func (pythonRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	if t := OpOptions(op); t == nil || t.QDP == nil {

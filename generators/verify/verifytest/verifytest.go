@@ -72,3 +72,19 @@ func NeedPython(t *testing.T) {
 		t.Skipf("%s cannot import torch: %s", path, strings.TrimSpace(string(out)))
 	}
 }
+
+// VisionWorkspace copies the examples' opdefs and out/ (examples is the
+// examples' golden tree) into a directory of the test's own and fills the
+// references of VisionOps' TopKLast and NonZeroCoords: the opdefs and out
+// directories of the copy.
+func VisionWorkspace(t *testing.T, examples string) (opdefs, out string) {
+	t.Helper()
+	root := t.TempDir()
+	opdefs, out = filepath.Join(root, "opdefs"), filepath.Join(root, "out")
+	CopyTree(t, filepath.Join(examples, "opdefs"), opdefs)
+	CopyTree(t, filepath.Join(examples, "out"), out)
+	ref := filepath.Join(out, "reference/VisionOps/vision_ops_reference.py")
+	FillRegion(t, ref, "reference:TopKLast", "    values, indices = torch.topk(x, min(k, x.shape[-1]), dim=-1, largest=(order == \"largest\"))\n    return values, indices.to(torch.int32)")
+	FillRegion(t, ref, "reference:NonZeroCoords", "    return torch.nonzero(mask).to(torch.int32)")
+	return opdefs, out
+}

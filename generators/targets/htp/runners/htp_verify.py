@@ -1,0 +1,123 @@
+"""opforge verify's runners of the htp target's implementations, imported by verify's runner.py
+(the harness, importable as opforge_runner): ExecuTorch (the generated ExecuTorch module's ops) and
+HTP (the op package built for x86 in Qualcomm's HTP backend). Written by opforge; not vendor code.
+"""
+
+import json
+import os
+import tempfile
+
+from opforge_runner import NotTaken, as_list, load
+
+
+class ExecuTorch:
+    """torch.export of a module calling the op, then the exported program on CPU."""
+
+    def __init__(self, torch, job):
+        self.torch = torch
+        self.path = job["impl"]["path"]
+        self.mod = load("opforge_verify_executorch_" + job["package"], self.path)
+        by_qnn = {qnn: name for name, qnn in self.mod.QNN_OP_TYPES.items()}
+        self.by_qnn = by_qnn
+
+    def run(self, op, case, inputs):
+        torch = self.torch
+        name = self.by_qnn.get(op["op"])
+        if name is None:
+            raise LookupError("%s registers no torch op for %s" % (self.path, op["op"]))
+        fn = getattr(getattr(torch.ops, self.mod.NAMESPACE), name).default
+        kw = {}
+        for p in case["params"]:
+            v = p["value"]
+            kw[p["name"]] = p.get("index", 0) if p["kind"] == "enum" else list(v) if p.get("array") else v
+        present = [i for i, x in enumerate(inputs) if x is not None]
+
+        class Call(torch.nn.Module):
+            def forward(self, *xs):
+                args = [None] * len(inputs)
+                for i, x in zip(present, xs):
+                    args[i] = x
+                return fn(*args, **kw)
+
+        args = tuple(inputs[i] for i in present)
+        ep = torch.export.export(Call(), args)
+        return as_list(ep.module()(*args))
+
+
+class HTP:
+    """The HTP op package built for x86, run in Qualcomm's HTP backend through ONNX Runtime's QNN
+    execution provider (opforge's htp_qnn.py under the Python that has onnxruntime-qnn), one process
+    per case: a one-node model carrying every param as an attribute, inputs and outputs as .npy."""
+
+    def __init__(self, torch, job):
+        import subprocess
+        self.torch, self.subprocess = torch, subprocess
+        impl = job["impl"]
+        self.python, self.script, self.library = impl["python"], impl["script"], impl["library"]
+        self.interface, self.domain, self.mismatch = impl["interface"], impl["domain"], impl.get("mismatch", "")
+
+    def attrs(self, op, case):
+        specs = {p["ident"]: p for p in op["htp"]["params"]}
+        out = []
+        for p in case["params"]:
+            spec = specs[p["name"]]
+            v = p["value"]
+            if p["kind"] == "enum":
+                out.append(dict(name=spec["name"], type="int", value=p.get("index", 0)))
+            elif p["kind"] == "bool":
+                out.append(dict(name=spec["name"], type="int", value=int(bool(v))))
+            elif p["kind"] == "string":
+                out.append(dict(name=spec["name"], type="string", value=v))
+            elif p.get("array"):
+                out.append(dict(name=spec["name"], type="floats" if spec["float"] else "ints", value=list(v)))
+            elif p["kind"] == "tensor":
+                raise NotTaken("verify does not pass tensor params to HTP op packages yet")
+            else:
+                out.append(dict(name=spec["name"], type="float" if spec["float"] else "int", value=v))
+        return out
+
+    DTYPES = ("float32", "float16", "int32", "uint8", "int8", "int16", "uint16", "bool", "int64")
+
+    def run(self, op, case, inputs):
+        import numpy as np
+        torch = self.torch
+        for spec in case["inputs"] + case["outputs"]:
+            if spec["dtype"] not in self.DTYPES:
+                raise NotTaken("verify does not hand %s tensors to HTP op packages" % spec["dtype"])
+        for p in case["params"]:
+            if p.get("array") and not p["value"]:
+                raise NotTaken("an empty array param cannot be an ONNX attribute (no element type)")
+        with tempfile.TemporaryDirectory() as d:
+            req = dict(library=self.library, interface=self.interface, op_type=op["op"], domain=self.domain,
+                       attrs=self.attrs(op, case), inputs=[], outputs=[])
+            for i, x in enumerate(inputs):
+                if x is None:
+                    req["inputs"].append(None)
+                    continue
+                if isinstance(x, list):
+                    raise NotTaken("verify does not pass variadic inputs to HTP op packages yet")
+                path = os.path.join(d, "in%d.npy" % i)
+                np.save(path, x.detach().cpu().numpy())
+                req["inputs"].append(dict(path=path))
+            for i, spec in enumerate(case["outputs"]):
+                req["outputs"].append(dict(path=os.path.join(d, "out%d.npy" % i), dtype=spec["dtype"], shape=spec.get("shape")))
+            path = os.path.join(d, "request.json")
+            with open(path, "w") as fh:
+                json.dump(req, fh)
+            p = self.subprocess.run([self.python, self.script, "run", path], capture_output=True, text=True, timeout=300)
+            if p.returncode != 0:
+                import re
+                log = re.sub(r"\x1b\[[0-9;]*m", "", p.stdout + p.stderr).strip().splitlines()
+                stage = "the package did not run"
+                text = "\n".join(log)
+                if "session created" in text:
+                    stage = "the session was created, the run failed"
+                elif "Starting stage: Graph Optimizations" in text:
+                    stage = "the package registered, the backend failed in graph preparation"
+                elif "Successfully register the op package" in text:
+                    stage = "the package registered, graph finalization failed"
+                why = "%s (exit %d): %s" % (stage, p.returncode, " | ".join(log[-3:])[:600])
+                if self.mismatch:
+                    raise NotTaken(self.mismatch + "; " + why)
+                raise RuntimeError(why)
+            return [torch.from_numpy(np.load(o["path"])) for o in req["outputs"]]
