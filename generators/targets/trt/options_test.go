@@ -61,3 +61,32 @@ ops:
 		t.Error("an op without a trt section has TensorRT options")
 	}
 }
+
+// TestQDPFalseSpellings: `qdp: False` and `qdp: FALSE` are YAML's false as
+// much as `qdp: false` (the schema takes them as booleans), so they turn
+// the Python plugin off and the canonical section keeps them.
+func TestQDPFalseSpellings(t *testing.T) {
+	for _, v := range []string{"false", "False", "FALSE"} {
+		src := `version: 1
+package: {name: P, domain: example, version: 1.0.0}
+ops:
+  - name: A
+    inputs: [{name: x, type: float32, shape: [N]}]
+    outputs: [{name: y, type: float32, shape: [N]}]
+    targets:
+      trt: {qdp: ` + v + `}
+`
+		var l diag.List
+		pkg := yamldef.Load("p.yaml", []byte(src), &l)
+		if pkg == nil || l.HasErrors() {
+			t.Fatalf("qdp: %s does not load: %v", v, l.Sorted())
+		}
+		Target{}.Check(pkg, l.ForTarget("trt"))
+		if o := OpOptions(pkg.Ops[0]); o.QDP != nil {
+			t.Errorf("qdp: %s leaves the Python plugin on: %+v", v, o.QDP)
+		}
+		if c := pkg.Ops[0].Sections.Get("trt").Written(); c.Get("qdp") == nil {
+			t.Errorf("qdp: %s: the canonical section drops it", v)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package htpopt
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,10 +150,18 @@ func boolOf(n *ir.Node) *bool {
 	return &v
 }
 
-// intOf reads an integer in any YAML 1.2 spelling (0x1, 0o7, 1_000).
+// intOf reads an integer in any spelling the schema accepts as one (0x1,
+// 0o7, 1_000, and a whole float such as 2.0 or 2e0, which JSON Schema's
+// integer takes and yaml.v3 decoded into an int).
 func intOf(n *ir.Node) int {
-	v, _ := strconv.ParseInt(strings.ReplaceAll(n.Text(), "_", ""), 0, 64)
-	return int(v)
+	s := strings.ReplaceAll(n.Text(), "_", "")
+	if v, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return int(v)
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+		return int(f)
+	}
+	return 0
 }
 
 // encodeSupplementals is the canonical supplemental list, as opforge has

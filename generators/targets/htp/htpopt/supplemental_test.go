@@ -170,3 +170,27 @@ func TestExecuTorchSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestConstraintIDSpellings: a constraint id is an integer in every
+// spelling the schema accepts, 2.0 and 2e0 included (as yaml.v3 decoded
+// it before the supplementals moved here; 0 is wrong).
+func TestConstraintIDSpellings(t *testing.T) {
+	for spelling, want := range map[string]int{"2": 2, "0x1F": 31, "1_000": 1000, "2.0": 2, "2e0": 2, "-3": -3} {
+		src := `version: 1
+package: {name: P, domain: d, version: "1.0"}
+targets:
+  htp:
+    supplemental:
+      - backend: HTP
+        ops:
+          - name: A
+            inputs:
+              - {name: x, constraints: [{id: ` + spelling + `, type: Datatype, text: fp}]}
+` + opsYAML
+		pkg := load(t, src)
+		htpopt.Decode(pkg)
+		if got := htpopt.OfPackage(pkg).Supplementals[0].Ops[0].Inputs[0].Constraints[0].ID; got != want {
+			t.Errorf("id: %s decodes as %d, want %d", spelling, got, want)
+		}
+	}
+}
