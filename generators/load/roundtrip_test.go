@@ -68,10 +68,9 @@ func TestFixturesLoad(t *testing.T) {
 // lose a fact: the YAML format has no place for it yet. They still load
 // and generate (TestFixturesLoad, gen's TestGoldenFixturesMore).
 var roundTripGaps = map[string]string{
-	"htp_example_custom_op.xml": "YAML has no UseQHPI field",
-	"SoftmaxOpPackageCpu.xml":   "YAML has no place for a textual QNN default (N-1)",
-	"TMANOpPackageHtp.xml":      `Domain="" is valid XML but the YAML schema requires a non-empty domain`,
-	"CustomOpPackageHtp.xml":    "a multi-line <Content> is re-flowed when the XML writer writes it back",
+	"SoftmaxOpPackageCpu.xml": "YAML has no place for a textual QNN default (N-1)",
+	"TMANOpPackageHtp.xml":    `Domain="" is valid XML but the YAML schema requires a non-empty domain`,
+	"CustomOpPackageHtp.xml":  "a multi-line <Content> is re-flowed when the XML writer writes it back",
 }
 
 func TestRoundTripXMLYAMLXML(t *testing.T) {

@@ -40,8 +40,8 @@ type Package struct {
 	// UseQHPI is the XML OpDefCollection attribute UseQHPI="true": the
 	// vendor generator then emits a QHPI package; opforge generates the
 	// DEF_PACKAGE_OP skeleton (which the HTP backend accepts beside QHPI
-	// packages) and says so. YAML has no place for it: the canonical
-	// section leaves it out.
+	// packages) and says so. YAML keeps it as targets.htp.use_qhpi, so a
+	// config converted to YAML and back still asks for QHPI.
 	UseQHPI bool
 	// Supplementals are the package's QNN SupplementalOpDefLists, one per
 	// backend: per-backend refinements of its ops' tensors (the XML's
@@ -185,6 +185,9 @@ func encodeOptions(o *Package) *ir.Node {
 	}
 	if !o.ExecuTorch {
 		n.Set("executorch", ir.BoolNode(false))
+	}
+	if o.UseQHPI {
+		n.Set("use_qhpi", ir.BoolNode(true))
 	}
 	if len(n.Entries) == 0 {
 		return nil
