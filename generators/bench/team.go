@@ -32,18 +32,19 @@ type TeamStep struct {
 var ErrTeamSkipped = errors.New("team build skipped")
 
 // TeamHeader is the table header TeamBuild prints.
-var TeamHeader = "| cold build of the " + teamTitle + " package | ops | compile units | wall | user / sys CPU | compilers run | remote hits |\n|---|---|---|---|---|---|---|\n"
+const TeamHeader = "| cold build of the " + teamTitle + " package | ops | compile units | wall | user / sys CPU | compilers run | remote hits |\n|---|---|---|---|---|---|---|\n"
 
 // TeamBuild measures what a shared compiler cache saves a team: the
-// TensorRT package of n synthetic ops, built cold in three fresh clones,
-// each `opforge build trt` in its own process — plainly (no launcher); with
+// package of n synthetic ops for teamTarget (targets.go), built cold in
+// three fresh clones, each `opforge build <teamTarget>` in its own
+// process — plainly (no launcher); with
 // ccache, an empty local cache and an empty remote (the first developer,
 // who fills it); and with ccache, an empty local cache and the now warm
 // remote (everyone after). The remote is a redis-server on loopback. It
-// needs ccache, redis-server and what `opforge build trt` needs (nvcc, a
-// host compiler, TENSORRT_INCLUDE_DIR); otherwise it returns
-// ErrTeamSkipped with what is missing. CUDA_ARCHS defaults to 80 so the
-// numbers are about the cache, not about compiling four architectures.
+// needs ccache, redis-server and what the target's build needs (its
+// preflight says what is missing); otherwise it returns ErrTeamSkipped
+// with what is missing. teamCompilerEnv sets what the target's compilers
+// need.
 func TeamBuild(o Options, n int) ([]TeamStep, error) {
 	ccache, err := exec.LookPath("ccache")
 	if err != nil {

@@ -41,7 +41,8 @@ const usageFormat = `usage:
                                                      opdefs for the selected nodes of an ONNX model
   opforge rewrite onnx MODEL SELECT -o OUT [--for %[3]s] [--rename T=NAME] [--opdef OPDEF]
                  [--package NAME] [--allow-standard-names] [--copy-external-data]
-                                                     make the selected nodes call the generated ops
+                                                     make the selected nodes call the generated ops in
+                                                     the --for runtime (default %[7]s):
 %[4]s    SELECT is any of --nodes N,... --op-types T,... --unsupported-for %[5]s
 targets:
 %[6]s`
@@ -61,7 +62,8 @@ func usage() string {
 		strings.Join(slices.Sorted(maps.Keys(targets.ONNXCallers())), "|"),
 		callers.String(),
 		strings.Join(frontEndNames(), "|"),
-		summaries.String())
+		summaries.String(),
+		targets.DefaultONNXCaller)
 }
 
 // Main runs one command and returns the process exit status.

@@ -86,15 +86,15 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 
 // nextSteps is what init suggests doing next, over the registry's targets.
 func nextSteps() string {
-	var made []string
+	var b strings.Builder
+	b.WriteString("  opforge gen          # out/: a skeleton per target\n")
 	for _, t := range targets.All() {
-		made = append(made, t.Summary())
+		fmt.Fprintf(&b, "                       #   %-6s %s\n", t.Name(), t.Summary())
 	}
-	builders := targets.Builders()
-	return "  opforge gen          # out/: " + strings.Join(made, "; ") + "\n" +
-		"  opforge check        # in CI: the opdefs are valid and out/ is what they generate\n" +
-		"  opforge doctor       # which SDKs and tools each build finds, or what to set\n" +
-		fmt.Sprintf("  opforge build %-6s # or %s: compile out/ into build/\n", builders[0], strings.Join(builders[1:], ", "))
+	b.WriteString("  opforge check        # in CI: the opdefs are valid and out/ is what they generate\n")
+	b.WriteString("  opforge doctor       # which SDKs and tools each build finds, or what to set\n")
+	fmt.Fprintf(&b, "  opforge build TARGET # %s: compile out/ into build/\n", strings.Join(targets.Builders(), ", "))
+	return b.String()
 }
 
 func list(paths []string) string {

@@ -185,6 +185,12 @@ func (n *Node) IsTrue() bool {
 	return false
 }
 
+// IsFalse reports whether n is the bool false, in any of YAML's
+// spellings (false, False, FALSE).
+func (n *Node) IsFalse() bool {
+	return n != nil && n.Kind == ScalarNode && n.Scalar == ScalarBool && !n.IsTrue()
+}
+
 // Section is one target's section of an op or package: Target names it
 // ("htp", "trt", "aipu"), Node is what was written (nil where the source
 // wrote none and the target's defaults apply: an op without `targets:`

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 
 	"strings"
@@ -23,6 +24,12 @@ import (
 
 //go:embed runner.py
 var runner []byte
+
+// implementationFile is how a target's implementation module must be
+// named (runners/<target>_verify.py): a module name of the target's own,
+// which shadows neither the harness (runner.py, imported as
+// opforge_runner) nor a standard-library module the harness imports.
+var implementationFile = regexp.MustCompile(`^[a-z][a-z0-9_]*_verify\.py$`)
 
 // Names are the runners' names, in order.
 func Names(rs []verifier.Runner) []string {
@@ -278,8 +285,8 @@ func runJob(python string, j job, impl verifier.Implementation, env []string) []
 	if err := os.WriteFile(script, runner, 0o644); err != nil {
 		return fail(err.Error())
 	}
-	if f := impl.File; f != filepath.Base(f) || filepath.Ext(f) != ".py" || f == "runner.py" {
-		return fail(fmt.Sprintf("internal: the %s runner's implementation module is named %q, not a file name ending in .py other than runner.py", j.Target, f))
+	if f := impl.File; !implementationFile.MatchString(f) {
+		return fail(fmt.Sprintf("internal: the %s runner's implementation module is named %q, not <target>_verify.py", j.Target, f))
 	}
 	if err := os.WriteFile(filepath.Join(dir, impl.File), impl.Source, 0o644); err != nil {
 		return fail(err.Error())

@@ -2,7 +2,8 @@
 // builds both and runs it): generation (cold, no-op, one op changed) and a
 // no-op build over synthetic packages of 10, 100 and 1,000 ops, each in its
 // own process, beside cp -r of the generated tree, and a team's cold
-// TensorRT build through a shared ccache on a loopback redis-server. It is
+// build (of the target bench/targets.go names) through a shared ccache on
+// a loopback redis-server. It is
 // a command of its own so the product binary links none of it.
 //
 //	opforge-bench --opforge PATH [--toolchains DIR] [--team-ops N] [--fake-compiler PATH]
