@@ -50,8 +50,10 @@ targets:
 // usage is the command summary over the registry's targets.
 func usage() string {
 	var callers, summaries strings.Builder
-	for _, name := range slices.Sorted(maps.Keys(targets.ONNXCallers())) {
-		fmt.Fprintf(&callers, "%53s%s: %s\n", "", name, targets.ONNXCallers()[name].CallerSummary())
+	byName := targets.ONNXCallers()
+	callerNames := slices.Sorted(maps.Keys(byName))
+	for _, name := range callerNames {
+		fmt.Fprintf(&callers, "%53s%s: %s\n", "", name, byName[name].CallerSummary())
 	}
 	for _, t := range targets.All() {
 		fmt.Fprintf(&summaries, "  %-6s %s\n", t.Name(), t.Summary())
@@ -59,7 +61,7 @@ func usage() string {
 	return fmt.Sprintf(usageFormat,
 		strings.Join(targets.Builders(), "|"),
 		strings.Join(targets.ImportTargets, ","),
-		strings.Join(slices.Sorted(maps.Keys(targets.ONNXCallers())), "|"),
+		strings.Join(callerNames, "|"),
 		callers.String(),
 		strings.Join(frontEndNames(), "|"),
 		summaries.String(),

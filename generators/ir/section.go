@@ -1,6 +1,12 @@
 package ir
 
-import "github.com/opforge/opforge/generators/diag"
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/opforge/opforge/generators/diag"
+)
 
 // A target's options are not part of the core model: the core keeps each
 // target's section of an opdef (the package-level and the op-level
@@ -157,6 +163,20 @@ func (n *Node) Text() string {
 		return ""
 	}
 	return n.Value
+}
+
+// Int is a scalar's integer in any spelling the opdef schema accepts as
+// one: YAML's (0x1F, 0o7, 1_000) and a whole float such as 2.0 or 2e0,
+// which JSON Schema's integer takes; 0 for anything else.
+func (n *Node) Int() int64 {
+	s := strings.ReplaceAll(n.Text(), "_", "")
+	if v, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return v
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+		return int64(f)
+	}
+	return 0
 }
 
 // Strings is a list's scalar texts.

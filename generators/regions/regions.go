@@ -224,20 +224,13 @@ func FrameHash(data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// The pieces between the bodies end at line ends, so the lines of the
-	// frame are the lines of the pieces.
 	pieces := make([][]byte, 0, len(spans)+1)
-	last := 0
-	for _, sp := range spans {
-		pieces = append(pieces, data[last:sp[0]])
-		last = sp[1]
-	}
-	pieces = append(pieces, data[last:])
-	for _, p := range pieces {
-		if needsTrim(view(p)) {
+	for _, p := range outside(len(data), spans) {
+		if needsTrim(view(data[p[0]:p[1]])) {
 			frame, _ := Frame(string(data))
 			return Hash(frame), nil
 		}
+		pieces = append(pieces, data[p[0]:p[1]])
 	}
 	return hashLines(pieces...), nil
 }
@@ -363,18 +356,24 @@ func Frame(data string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(spans) == 0 {
-		return data, nil
-	}
-	// The bodies are whole lines between their marker lines, so cutting
-	// them out by offset keeps exactly the lines outside them.
 	var out strings.Builder
 	out.Grow(len(data))
+	for _, p := range outside(len(data), spans) {
+		out.WriteString(data[p[0]:p[1]])
+	}
+	return out.String(), nil
+}
+
+// outside is where the text of a file of n bytes lies outside the region
+// bodies at spans: the pieces between them. The bodies are whole lines
+// between their marker lines, so each piece but the last ends at a line
+// end, and the lines of the pieces are the lines outside the bodies.
+func outside(n int, spans [][2]int) [][2]int {
+	pieces := make([][2]int, 0, len(spans)+1)
 	last := 0
 	for _, sp := range spans {
-		out.WriteString(data[last:sp[0]])
+		pieces = append(pieces, [2]int{last, sp[0]})
 		last = sp[1]
 	}
-	out.WriteString(data[last:])
-	return out.String(), nil
+	return append(pieces, [2]int{last, n})
 }

@@ -133,7 +133,7 @@ func decodeOp(sec *ir.Section, d *diag.TargetList) *Options {
 	}
 	if q := n.Get("qdp"); q != nil {
 		switch {
-		case q.IsFalse() || q.Kind == ir.ScalarNode && q.Value == "false":
+		case q.IsFalse():
 			o.QDP = nil
 		case q.Kind == ir.MapNode:
 			if impl := q.Get("impl").Text(); impl != "" {

@@ -1,10 +1,8 @@
 package htpopt
 
 import (
-	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
@@ -116,7 +114,7 @@ func decodeTensors(list *ir.Node) []*SupplementalTensor {
 			t.Layouts = append(t.Layouts, ir.Layout(ly))
 		}
 		for _, c := range items(n.Get("constraints")) {
-			t.Constraints = append(t.Constraints, ir.Constraint{ID: intOf(c.Get("id")), Type: c.Get("type").Text(), Text: c.Get("text").Text(), Pos: c.Pos})
+			t.Constraints = append(t.Constraints, ir.Constraint{ID: int(c.Get("id").Int()), Type: c.Get("type").Text(), Text: c.Get("text").Text(), Pos: c.Pos})
 		}
 		for _, q := range items(n.Get("quant_params")) {
 			qp := QuantParam{Encodings: q.Get("encodings").Strings(), Axes: q.Get("axes").Strings()}
@@ -140,28 +138,13 @@ func items(n *ir.Node) []*ir.Node {
 	return n.Items
 }
 
-// boolOf reads a bool in any spelling YAML's core schema resolves as one
-// (true, True, TRUE), nil when absent.
+// boolOf reads an optional bool: nil when n is not a bool.
 func boolOf(n *ir.Node) *bool {
 	if n == nil || n.Kind != ir.ScalarNode || n.Scalar != ir.ScalarBool {
 		return nil
 	}
-	v := strings.EqualFold(n.Value, "true")
+	v := n.IsTrue()
 	return &v
-}
-
-// intOf reads an integer in any spelling the schema accepts as one (0x1,
-// 0o7, 1_000, and a whole float such as 2.0 or 2e0, which JSON Schema's
-// integer takes and yaml.v3 decoded into an int).
-func intOf(n *ir.Node) int {
-	s := strings.ReplaceAll(n.Text(), "_", "")
-	if v, err := strconv.ParseInt(s, 0, 64); err == nil {
-		return int(v)
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
-		return int(f)
-	}
-	return 0
 }
 
 // encodeSupplementals is the canonical supplemental list, as opforge has
