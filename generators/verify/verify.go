@@ -312,6 +312,7 @@ func numbered(j job, rs []Result) []Result {
 	}
 	return rs
 }
+
 // opTolerances are op's own float tolerances (opdef verify: rtol, atol
 // replacing the per-dtype defaults), or nil.
 func opTolerances(op *ir.Op) map[string][2]float64 {
