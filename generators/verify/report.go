@@ -26,14 +26,14 @@ func Failed(rs []Result) bool {
 func WriteText(w io.Writer, rs []Result) {
 	for _, r := range rs {
 		line := fmt.Sprintf("%-4s %s/%s %s [%s]", strings.ToUpper(r.Status), r.Package, r.Op, r.Target, r.Case)
+		if r.Status != Skip && r.Case != "-" {
+			line += fmt.Sprintf(" max_abs=%.3g max_rel=%.3g", r.MaxAbs, r.MaxRel)
+		}
 		if r.Check != "" {
 			line += " " + r.Check + " check"
 			if r.Engine != "" {
 				line += " in " + r.Engine
 			}
-		}
-		if r.Status != Skip && r.Case != "-" {
-			line += fmt.Sprintf(" max_abs=%.3g max_rel=%.3g", r.MaxAbs, r.MaxRel)
 		}
 		if r.Reason != "" {
 			line += ": " + r.Reason
@@ -77,6 +77,7 @@ type Summary struct {
 // Summarize counts results per op × target, in the order they first appear.
 func Summarize(rs []Result) []Summary {
 	var out []Summary
+	var engines [][]string
 	idx := map[[3]string]int{}
 	for _, r := range rs {
 		k := [3]string{r.Package, r.Op, r.Target}
@@ -85,6 +86,7 @@ func Summarize(rs []Result) []Summary {
 			i = len(out)
 			idx[k] = i
 			out = append(out, Summary{Package: r.Package, Op: r.Op, Target: r.Target})
+			engines = append(engines, nil)
 		}
 		s := &out[i]
 		switch r.Status {
@@ -98,11 +100,9 @@ func Summarize(rs []Result) []Summary {
 		if r.Check == Kernel || r.Check == Wiring && s.Check == "" {
 			s.Check = r.Check
 		}
-		if r.Engine != "" && !slices.Contains(strings.Split(s.Engine, "; "), r.Engine) {
-			if s.Engine != "" {
-				s.Engine += "; "
-			}
-			s.Engine += r.Engine
+		if r.Engine != "" && !slices.Contains(engines[i], r.Engine) {
+			engines[i] = append(engines[i], r.Engine)
+			s.Engine = strings.Join(engines[i], "; ")
 		}
 	}
 	return out

@@ -103,7 +103,7 @@ func TestBrokenPythonFails(t *testing.T) {
 func TestReportSaysWhatRan(t *testing.T) {
 	needPython(t)
 	rs, out := runFake(t, fakeWorkspace(t, fakeRunner{mode: "kernel"}))
-	for _, want := range []string{"PASS VisionOps/TopKLast fake [base] kernel check in fake engine 1.0 max_abs=0",
+	for _, want := range []string{"PASS VisionOps/TopKLast fake [base] max_abs=0 max_rel=0 kernel check in fake engine 1.0",
 		"a kernel of 1 of 1 ops ran in a real engine", "of the cases run, 5 were kernel checks"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -11,9 +11,14 @@ from opforge_runner import NotTaken, as_list, load
 
 
 class ExecuTorch:
-    """torch.export of a module calling the op, then the exported program on CPU."""
+    """torch.export of a module calling the op, then the exported program on CPU. The eager op is
+    the generated registration calling the package's reference, so a pass proves the wiring (the
+    registration, the fake kernel's shapes and dtypes, the export), never an HTP kernel."""
+
+    check = "wiring"
 
     def __init__(self, torch, job):
+        self.engine = "torch %s eager (ExecuTorch registration, torch.export)" % torch.__version__
         self.torch = torch
         self.path = job["impl"]["path"]
         self.mod = load("opforge_verify_executorch_" + job["package"], self.path)
