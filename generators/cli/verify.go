@@ -34,6 +34,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 		o.Shard = s
 		return err
 	})
+	strict := fs.Bool("strict", false, "exit 1 when any case is a skip too (CI: a runner that cannot run here must not pass quietly)")
 	merge := fs.Bool("merge", false, "read the JSON reports of shards (the arguments) and print their merged report, running nothing")
 	fs.Func("package", "only these packages, comma-separated", func(v string) error {
 		o.Packages = append(o.Packages, strings.Split(v, ",")...)
@@ -74,7 +75,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *merge {
-		return mergeReports(rest, *format, stdout, stderr)
+		return mergeReports(rest, *format, *strict, stdout, stderr)
 	}
 	if len(rest) > 0 {
 		fmt.Fprintf(stderr, "opforge verify: unexpected argument %q\n", rest[0])
@@ -97,11 +98,12 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	if l.HasErrors() {
 		return report(&l, *format, stdout, stderr)
 	}
-	return writeResults(results, o.Shard, *format, stdout)
+	return writeResults(results, o.Shard, *format, *strict, stdout)
 }
 
-// writeResults prints a run's (or a shard's) results; exit 1 on a failure.
-func writeResults(results []verify.Result, shard verify.Shard, format string, stdout io.Writer) int {
+// writeResults prints a run's (or a shard's) results; exit 1 on a failure,
+// or under strict on a skip.
+func writeResults(results []verify.Result, shard verify.Shard, format string, strict bool, stdout io.Writer) int {
 	if format == "json" {
 		rep := verify.NewReport(results)
 		rep.Shard = shard.String()
@@ -109,14 +111,14 @@ func writeResults(results []verify.Result, shard verify.Shard, format string, st
 	} else {
 		verify.WriteText(stdout, results)
 	}
-	if verify.Failed(results) {
+	if verify.Failed(results) || strict && verify.Skipped(results) {
 		return 1
 	}
 	return 0
 }
 
 // mergeReports prints the merged report of shards' JSON reports.
-func mergeReports(files []string, format string, stdout, stderr io.Writer) int {
+func mergeReports(files []string, format string, strict bool, stdout, stderr io.Writer) int {
 	if len(files) == 0 {
 		fmt.Fprintln(stderr, "opforge verify --merge: name the shards' JSON reports (opforge verify --shard K/N --format json > shard-K.json)")
 		return 2
@@ -135,5 +137,5 @@ func mergeReports(files []string, format string, stdout, stderr io.Writer) int {
 		}
 		reports = append(reports, rep)
 	}
-	return writeResults(verify.Merge(reports), verify.Shard{}, format, stdout)
+	return writeResults(verify.Merge(reports), verify.Shard{}, format, strict, stdout)
 }

@@ -21,6 +21,11 @@ func Failed(rs []Result) bool {
 	return slices.ContainsFunc(rs, func(r Result) bool { return r.Status == Fail })
 }
 
+// Skipped reports whether any result is a skip.
+func Skipped(rs []Result) bool {
+	return slices.ContainsFunc(rs, func(r Result) bool { return r.Status == Skip })
+}
+
 // WriteText prints one line per result, a summary per op × target, the
 // totals, and which ops had a kernel of theirs executed.
 func WriteText(w io.Writer, rs []Result) {
