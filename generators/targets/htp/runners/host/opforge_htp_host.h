@@ -6,6 +6,7 @@
 // kernel's arithmetic; it is not the HTP backend (no layouts, no quantization parameters, no HVX).
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -111,6 +112,15 @@ public:
       opforge_host::fatal("dim index beyond the rank", i, dims_.size());
     }
     return dims_[i];
+  }
+  // The four dims of a rank-4 tensor (bhwd); the harness stops the run on another rank rather
+  // than guess how HTP pads it.
+  std::array<size_t, 4> dims() const
+  {
+    if (dims_.size() != 4) {
+      opforge_host::fatal("dims() of a tensor whose rank is not 4 (rank, 4)", dims_.size(), 4);
+    }
+    return {dims_[0], dims_[1], dims_[2], dims_[3]};
   }
   // Sets the dims (rank() of them); false when the rank's dims exceed the allotted maximum.
   bool set_dims(const size_t* d);
