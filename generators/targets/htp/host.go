@@ -102,8 +102,9 @@ func writeHostTree(dir string) error {
 }
 
 // buildHostOp compiles one op source and links it with the driver into
-// exe; when it does not compile, exe.error holds why (the runner reports
-// the op's cases as skips: the stand-in may lack an API the source uses).
+// exe; when it does not compile, exe.error holds why, its first errors
+// (the runner fails the op's cases with it, naming a stand-in's missing
+// API as the possible cause).
 func buildHostOp(cxx, dir, main, src, exe string) {
 	obj := exe + ".o"
 	out, err := hostCompile(cxx, dir, src, obj)
@@ -113,8 +114,23 @@ func buildHostOp(cxx, dir, main, src, exe string) {
 		out = string(link)
 	}
 	if err != nil {
-		_ = os.WriteFile(exe+".error", []byte(verifier.LastLines(out, 6)), 0o644)
+		_ = os.WriteFile(exe+".error", []byte(firstErrors(out, 3)), 0o644)
 	}
+}
+
+// firstErrors are the compiler's first n "error:" lines (the rest of its
+// output when it has none), joined with " | ".
+func firstErrors(out string, n int) string {
+	var errs []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "error:") && len(errs) < n {
+			errs = append(errs, strings.TrimSpace(line))
+		}
+	}
+	if len(errs) == 0 {
+		return verifier.LastLines(out, 6)
+	}
+	return strings.Join(errs, " | ")
 }
 
 func hostCompile(cxx, dir, src, obj string) (string, error) {
