@@ -21,9 +21,11 @@ func Failed(rs []Result) bool {
 	return slices.ContainsFunc(rs, func(r Result) bool { return r.Status == Fail })
 }
 
-// Skipped reports whether any result is a skip.
-func Skipped(rs []Result) bool {
-	return slices.ContainsFunc(rs, func(r Result) bool { return r.Status == Skip })
+// Unrun reports whether any case was skipped for want of something here
+// (an engine, a library, a reference), not because the implementation
+// does not take it (NotTaken).
+func Unrun(rs []Result) bool {
+	return slices.ContainsFunc(rs, func(r Result) bool { return r.Status == Skip && !r.NotTaken })
 }
 
 // WriteText prints one line per result, a summary per op × target, the

@@ -161,3 +161,20 @@ func TestParseShard(t *testing.T) {
 		}
 	}
 }
+
+// TestUnrun: a skip for want of something here counts against --strict; a
+// case the implementation does not take, a pass or a failure do not.
+func TestUnrun(t *testing.T) {
+	for _, c := range []struct {
+		rs   []Result
+		want bool
+	}{
+		{[]Result{{Status: Pass}, {Status: Fail}}, false},
+		{[]Result{{Status: Skip, NotTaken: true}}, false},
+		{[]Result{{Status: Pass}, {Status: Skip}}, true},
+	} {
+		if got := Unrun(c.rs); got != c.want {
+			t.Errorf("Unrun(%+v) = %v", c.rs, got)
+		}
+	}
+}

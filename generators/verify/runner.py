@@ -257,7 +257,7 @@ def main():
             try:
                 got = target.run(op, case, clone(torch, inputs))
             except NotTaken as e:
-                res.update(status="skip", reason=str(e))
+                res.update(status="skip", reason=str(e), not_taken=True)
                 report(res)
                 continue
             except BaseException as e:  # noqa: BLE001

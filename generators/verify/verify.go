@@ -80,6 +80,10 @@ type Result struct {
 	// the implementation did not run it) and Engine what ran it.
 	Check  string `json:"check,omitempty"`
 	Engine string `json:"engine,omitempty"`
+	// NotTaken marks a skip the implementation chose: a case outside what
+	// it takes (a dtype combination it refuses, a rank over the target's
+	// limit), not a runner that cannot run here.
+	NotTaken bool `json:"not_taken,omitempty"`
 	// Seq is the case's place in an unsharded run (Merge sorts by it).
 	Seq int `json:"seq"`
 }
