@@ -60,7 +60,7 @@ func WriteText(w io.Writer, rs []Result) {
 	fmt.Fprintf(w, "opforge verify: %d passed, %d failed, %d skipped (a skip is not a pass); of the cases run, %d were kernel checks and %d wiring checks\n",
 		t.Pass, t.Fail, t.Skip, t.Kernel, t.Wiring)
 	k := Kernels(rs)
-	line := fmt.Sprintf("opforge verify: a kernel of %d of %d ops ran in a real engine", len(k.Ran), len(k.Ran)+len(k.NotRun))
+	line := fmt.Sprintf("opforge verify: a kernel of %d of %d ops was executed (by the engines above)", len(k.Ran), len(k.Ran)+len(k.NotRun))
 	if len(k.NotRun) > 0 {
 		line += "; nothing executed a kernel of " + strings.Join(k.NotRun, ", ")
 	}

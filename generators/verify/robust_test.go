@@ -104,7 +104,7 @@ func TestReportSaysWhatRan(t *testing.T) {
 	needPython(t)
 	rs, out := runFake(t, fakeWorkspace(t, fakeRunner{mode: "kernel"}))
 	for _, want := range []string{"PASS VisionOps/TopKLast fake [base] max_abs=0 max_rel=0 kernel check in fake engine 1.0",
-		"a kernel of 1 of 1 ops ran in a real engine", "of the cases run, 5 were kernel checks"} {
+		"a kernel of 1 of 1 ops was executed (by the engines above)", "of the cases run, 5 were kernel checks"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -113,7 +113,7 @@ func TestReportSaysWhatRan(t *testing.T) {
 		t.Errorf("summary %+v", s)
 	}
 	_, out = runFake(t, fakeWorkspace(t, fakeRunner{mode: "same"}))
-	if !strings.Contains(out, "a kernel of 0 of 1 ops ran in a real engine; nothing executed a kernel of VisionOps/TopKLast") {
+	if !strings.Contains(out, "a kernel of 0 of 1 ops was executed (by the engines above); nothing executed a kernel of VisionOps/TopKLast") {
 		t.Errorf("a run that proves no kernel must say so:\n%s", out)
 	}
 }
