@@ -78,7 +78,7 @@ func (pythonRunner) OpFields(pkg *ir.Package, op *ir.Op) map[string]any {
 
 func (pythonRunner) Prepare(o verifier.Options, pkg *ir.Package, _ string) verifier.Prepared {
 	mod, err := pythonPluginModule(o.Out, pkg)
-	e, problem := trtPythonEnv()
+	e, problem := trtPythonEnv(o.Environment().Getenv)
 	if err != nil || problem != "" {
 		if problem == "" {
 			problem = err.Error()
@@ -207,8 +207,8 @@ func prepareTRT(o verifier.Options, pkg *ir.Package, tmp string) trtPrep {
 // can): tensorrt.plugin must import, from TensorRT itself or from the
 // tensorrt bindings wheel's plain-Python plugin package
 // (OPFORGE_TRT_BINDINGS) under a stand-in core (OPFORGE_TRT_CORE).
-func trtPythonEnv() (env []string, problem string) {
-	core, bindings := os.Getenv("OPFORGE_TRT_CORE"), os.Getenv("OPFORGE_TRT_BINDINGS")
+func trtPythonEnv(getenv func(string) string) (env []string, problem string) {
+	core, bindings := getenv("OPFORGE_TRT_CORE"), getenv("OPFORGE_TRT_BINDINGS")
 	switch {
 	case core != "" && bindings == "":
 		return nil, "OPFORGE_TRT_CORE is set but OPFORGE_TRT_BINDINGS is not: set it to the directory holding the tensorrt_bindings package of a tensorrt-cu1x-bindings wheel"
