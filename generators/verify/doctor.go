@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/opforge/opforge/generators/verifier"
@@ -90,10 +91,18 @@ func pythonFinding(py verifier.Python) verifier.Finding {
 		return verifier.Finding{Status: verifier.Missing, Name: "python", Detail: py.Problem, Fix: fix}
 	}
 	torch := py.Module("torch")
-	if !torch.OK() {
+	switch {
+	case !torch.OK() && py.Problem != "":
+		return verifier.Finding{Status: verifier.Missing, Name: "python", Detail: py.Describe() + ": " + py.Problem, Fix: fix}
+	case !torch.OK():
 		return verifier.Finding{Status: verifier.Missing, Name: "python", Detail: py.Describe() + ": torch does not import: " + torch.Error, Fix: fix}
 	}
-	return verifier.Finding{Status: verifier.OK, Name: "python", Detail: py.Describe() + ", " + torch.Label()}
+	f := verifier.Finding{Status: verifier.OK, Name: "python", Detail: py.Describe() + ", " + torch.Label()}
+	if py.Problem != "" {
+		// torch imported; a later module stopped the probe (its runner says so).
+		f.Detail += "; then " + py.Problem
+	}
+	return f
 }
 
 // harnessProbes are verify's own: the harness imports torch; whether it
@@ -103,20 +112,25 @@ var harnessProbes = []verifier.Probe{{Module: "torch", Facts: map[string]string{
 	"device": "m.cuda.get_device_name(0) if m.cuda.is_available() else ''",
 }}}
 
-// Probe runs every runner's probes, one Python run per interpreter (in
-// parallel, each within o.Timeout), and returns verify's Python with the
-// others under Others.
+// Probe runs verify's probes and every runner's (RunProbes).
 func Probe(o DoctorOptions, runners []verifier.Runner) verifier.Python {
-	env := o.Environment()
-	timeout := o.Timeout
-	if timeout <= 0 {
-		timeout = DefaultDoctorTimeout
-	}
 	probes := append([]verifier.Probe{}, harnessProbes...)
 	for _, r := range runners {
 		if d, ok := r.(verifier.Doctor); ok {
 			probes = append(probes, d.Probes()...)
 		}
+	}
+	return RunProbes(o, probes)
+}
+
+// RunProbes runs probes, one Python run per interpreter (in parallel,
+// each within o.Timeout), and returns verify's Python with the others
+// under Others.
+func RunProbes(o DoctorOptions, probes []verifier.Probe) verifier.Python {
+	env := o.Environment()
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = DefaultDoctorTimeout
 	}
 	byInterpreter := map[string][]verifier.Probe{}
 	var order []string
@@ -131,12 +145,11 @@ func Probe(o DoctorOptions, runners []verifier.Runner) verifier.Python {
 	for i, interp := range order {
 		var py verifier.Python
 		if interp == "" {
-			py = choosePython(o.Python, env.Getenv, env.LookPath)
+			py = findInterpreter(verifyPython(o.Python, env.Getenv), env.LookPath)
 		} else if v := env.Getenv(interp); v == "" {
 			py = verifier.Python{Via: "$" + interp, Problem: interp + " is not set"}
 		} else {
-			py = choosePython(v, env.Getenv, env.LookPath)
-			py.Via = "$" + interp
+			py = findInterpreter(verifier.Python{Path: v, Via: "$" + interp}, env.LookPath)
 		}
 		wg.Add(1)
 		go func() {
@@ -158,21 +171,27 @@ func Probe(o DoctorOptions, runners []verifier.Runner) verifier.Python {
 	return main
 }
 
-// choosePython is the interpreter verify would run: p (--python), else
-// $OPFORGE_PYTHON, else python3 on PATH; Problem when it is not there.
-func choosePython(p string, getenv func(string) string, lookPath func(string) (string, error)) verifier.Python {
-	via := "--python"
-	if p == "" {
-		p, via = getenv("OPFORGE_PYTHON"), "$OPFORGE_PYTHON"
+// verifyPython is the interpreter verify would run, as named: p
+// (--python), else $OPFORGE_PYTHON, else python3.
+func verifyPython(p string, getenv func(string) string) verifier.Python {
+	switch {
+	case p != "":
+		return verifier.Python{Path: p, Via: "--python"}
+	case getenv("OPFORGE_PYTHON") != "":
+		return verifier.Python{Path: getenv("OPFORGE_PYTHON"), Via: "$OPFORGE_PYTHON"}
 	}
-	if p == "" {
-		p, via = "python3", "PATH"
-	}
-	path, err := lookPath(p)
+	return verifier.Python{Path: "python3", Via: "PATH"}
+}
+
+// findInterpreter resolves py's Path as a command; Problem when it is not
+// one.
+func findInterpreter(py verifier.Python, lookPath func(string) (string, error)) verifier.Python {
+	path, err := lookPath(py.Path)
 	if err != nil {
-		return verifier.Python{Via: via, Problem: fmt.Sprintf("no Python interpreter %q (via %s): %v", p, via, err)}
+		return verifier.Python{Via: py.Via, Problem: fmt.Sprintf("no Python interpreter %q (via %s): %v", py.Path, py.Via, err)}
 	}
-	return verifier.Python{Path: path, Via: via}
+	py.Path = path
+	return py
 }
 
 // probeLine is one JSON line of doctor_probe.py (Version is the
@@ -225,7 +244,11 @@ func runProbe(py verifier.Python, probes []verifier.Probe, getenv func(string) s
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, py.Path, script)
-	cmd.WaitDelay = time.Second // children holding the output open
+	// On the timeout the probe's whole process group goes, so nothing it
+	// started lives on holding the output open (WaitDelay is the backstop).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
 	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr bytes.Buffer
