@@ -74,7 +74,10 @@ func pluginFinding(o verifier.Options, py verifier.Python, onGPU bool) verifier.
 	}
 	m := py.Module("tensorrt.plugin")
 	if m.OK() {
-		f.Status, f.Detail = verifier.OK, "imports (TensorRT "+m.Fact("tensorrt")+")"
+		f.Status, f.Detail = verifier.OK, "imports"
+		if v := m.Fact("tensorrt"); v != "" {
+			f.Detail += " (TensorRT " + v + ")"
+		}
 		if core := getenv("OPFORGE_TRT_CORE"); core != "" {
 			f.Detail += " from the bindings in $OPFORGE_TRT_BINDINGS under the stand-in core " + core
 		}
