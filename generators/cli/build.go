@@ -9,6 +9,7 @@ import (
 
 	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/verify"
 )
 
 // buildCmd builds the generated packages of one target (or all) with the
@@ -65,12 +66,18 @@ func planFor(o buildplan.Options, target string) (*buildplan.Plan, error) {
 	return nil, fmt.Errorf("unknown build target %q (%s, all)", target, strings.Join(targets.Builders(), ", "))
 }
 
-// doctorCmd prints, per target, where every SDK and tool was found or why not.
+// doctorCmd prints, per target, where every SDK and tool was found or why
+// not, then, per verify runner, what it found of what it needs to run here
+// or what to install or set. Missing pieces are reported, not failed: the
+// exit status is 0 unless doctor itself cannot run.
 func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := buildplan.DefaultOptions()
 	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors")
+	vo := verify.DoctorOptions{}
+	fs.StringVar(&vo.Python, "python", "", "the Python verify runs (default $OPFORGE_PYTHON, else python3)")
+	fs.DurationVar(&vo.Timeout, "timeout", verify.DefaultDoctorTimeout, "the longest a Python probe may run")
 	if rest, err := parse(fs, args); err != nil || len(rest) > 0 {
 		return 2
 	}
@@ -78,5 +85,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
+	vo.Toolchains, vo.Env = o.Toolchains, o.Env
+	verify.Doctor(stdout, vo, targets.Verifiers())
 	return 0
 }

@@ -32,8 +32,9 @@ const usageFormat = `usage:
                  [--format text|json] [--python PY] [--rtol R] [--atol A]   (exit 1 on a mismatch; a skip is never a pass)
                  [--case-timeout D] [--shard K/N] [--strict]     (every line says kernel or wiring check, and the engine)
   opforge verify --merge [--format text|json] [--strict] REPORT.json ...   one report of the shards' JSON reports
-  opforge doctor                                                  where every SDK, tool and launcher is, or what is missing
-                                                                  and a team's build through a shared ccache
+  opforge doctor [--python PY] [--timeout 60s]                    where every SDK, tool and launcher is, or what is missing
+                                                                  and a team's build through a shared ccache; per verify
+                                                                  target, what it runs on here or what to install or set
   opforge validate [--format text|json] [PATH ...]    check op definitions (default: opdefs)
   opforge convert [--to yaml|xml] [-o OUT] FILE      convert between YAML and QNN XML
   opforge fmt [-w] [--check] FILE ...                canonical YAML, comments kept

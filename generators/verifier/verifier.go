@@ -9,6 +9,7 @@ import (
 
 	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/toolchain"
 )
 
 // Options are what runners read of a verify run.
@@ -19,6 +20,17 @@ type Options struct {
 	// build); Toolchains the descriptors ("" : the built-in ones or
 	// toolchains/).
 	Build, Toolchains string
+	// Env is the environment SDKs, tools and variables are read from
+	// (zero: the process's; tests give their own).
+	Env toolchain.Env
+}
+
+// Environment is o.Env, or the process's when o has none.
+func (o Options) Environment() toolchain.Env {
+	if o.Env.Getenv == nil {
+		return toolchain.OSEnv()
+	}
+	return o.Env
 }
 
 // Runner is one implementation verify runs ops on, named by --target.
@@ -83,6 +95,7 @@ func (o Options) BuildOptions(pkg *ir.Package) buildplan.Options {
 	if o.Toolchains != "" {
 		bo.Toolchains = o.Toolchains
 	}
+	bo.Env = o.Environment()
 	bo.Packages = []string{pkg.Name}
 	return bo
 }

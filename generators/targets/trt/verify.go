@@ -86,7 +86,7 @@ func (pythonRunner) Prepare(o verifier.Options, pkg *ir.Package, _ string) verif
 	if err != nil {
 		return verifier.Prepared{Skip: err.Error()}
 	}
-	e, problem := trtPythonEnv()
+	e, problem := trtPythonEnv(o.Environment().Getenv)
 	impl := map[string]string{"path": mod}
 	if problem != "" {
 		impl["trt_problem"] = problem
@@ -235,8 +235,8 @@ func noGPU() string {
 // can): tensorrt.plugin must import, from TensorRT itself or from the
 // tensorrt bindings wheel's plain-Python plugin package
 // (OPFORGE_TRT_BINDINGS) under a stand-in core (OPFORGE_TRT_CORE).
-func trtPythonEnv() (env []string, problem string) {
-	core, bindings := os.Getenv("OPFORGE_TRT_CORE"), os.Getenv("OPFORGE_TRT_BINDINGS")
+func trtPythonEnv(getenv func(string) string) (env []string, problem string) {
+	core, bindings := getenv("OPFORGE_TRT_CORE"), getenv("OPFORGE_TRT_BINDINGS")
 	switch {
 	case core != "" && bindings == "":
 		return nil, "OPFORGE_TRT_CORE is set but OPFORGE_TRT_BINDINGS is not: set it to the directory holding the tensorrt_bindings package of a tensorrt-cu1x-bindings wheel"

@@ -1,0 +1,117 @@
+package aipu
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/opforge/opforge/generators/toolchain"
+	"github.com/opforge/opforge/generators/verifier"
+	"github.com/opforge/opforge/generators/verify"
+)
+
+// TestAIPUDoctor: what doctor says of the aipu runners, from fake probe
+// results: the OPT runners' Compass_Optimizer checkout (set, importable),
+// and the OpenCL runner's pyopencl and platform, with the install lines
+// for what is missing.
+func TestAIPUDoctor(t *testing.T) {
+	py := func(mods ...verifier.Module) verifier.Python {
+		p := verifier.Python{Path: "/fake/python", Modules: map[string]verifier.Module{}}
+		for _, m := range mods {
+			p.Modules[m.Name] = m
+		}
+		return p
+	}
+	opt := verifier.Module{Name: optFramework}
+	optBroken := verifier.Module{Name: optFramework, Error: "ModuleNotFoundError: No module named 'tqdm'"}
+	pocl := verifier.Module{Name: "pyopencl", Version: "2026.1.4", Facts: map[string]any{"platforms": []any{"Portable Computing Language, OpenCL 3.0 PoCL 3.1+debian Linux: pthread-skylake"}}}
+	noPlatform := verifier.Module{Name: "pyopencl", Version: "2026.1.4", FactErrors: map[string]string{"platforms": "LogicError: clGetPlatformIDs failed: PLATFORM_NOT_FOUND_KHR"}}
+	noPyOpenCL := verifier.Module{Name: "pyopencl", Error: "ModuleNotFoundError: No module named 'pyopencl'"}
+	type want struct{ status, has string }
+	var runners = map[string]verifier.Doctor{
+		"aipu":        optRunner{name: "aipu", class: "AIPU"},
+		"aipu-quant":  optRunner{name: "aipu-quant", class: "AIPUQuantized"},
+		"aipu-opencl": openCLDoctor{},
+	}
+	for _, c := range []struct {
+		name, runner string
+		vars         map[string]string
+		py           verifier.Python
+		want         map[string]want
+	}{
+		{"aipu without COMPASS_OPTIMIZER_DIR", "aipu", nil, py(opt), map[string]want{
+			"COMPASS_OPTIMIZER_DIR": {verifier.Missing, "not set; set it to a checkout of github.com/Arm-China/Compass_Optimizer"},
+		}},
+		{"aipu-quant with an Optimizer that imports", "aipu-quant", map[string]string{"COMPASS_OPTIMIZER_DIR": "/src/Compass_Optimizer"}, py(opt), map[string]want{
+			"COMPASS_OPTIMIZER_DIR": {verifier.OK, "/src/Compass_Optimizer: AIPUBuilder.Optimizer.framework imports"},
+		}},
+		{"aipu with an Optimizer that does not import", "aipu", map[string]string{"COMPASS_OPTIMIZER_DIR": "/src/Compass_Optimizer"}, py(optBroken), map[string]want{
+			"COMPASS_OPTIMIZER_DIR": {verifier.Missing, "does not import: ModuleNotFoundError: No module named 'tqdm'"},
+		}},
+		{"opencl on PoCL", "aipu-opencl", nil, py(pocl), map[string]want{
+			"pyopencl":        {verifier.OK, "pyopencl 2026.1.4"},
+			"OpenCL platform": {verifier.OK, "Portable Computing Language, OpenCL 3.0 PoCL 3.1+debian Linux: pthread-skylake"},
+		}},
+		{"opencl without a platform", "aipu-opencl", nil, py(noPlatform), map[string]want{
+			"OpenCL platform": {verifier.Missing, "PLATFORM_NOT_FOUND_KHR; apt-get install pocl-opencl-icd ocl-icd-opencl-dev"},
+		}},
+		{"opencl without pyopencl", "aipu-opencl", nil, py(noPyOpenCL), map[string]want{
+			"pyopencl":        {verifier.Missing, "pip install pyopencl"},
+			"OpenCL platform": {verifier.Missing, "apt-get install pocl-opencl-icd ocl-icd-opencl-dev"},
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := verifier.Options{Env: toolchain.Env{Getenv: func(k string) string { return c.vars[k] },
+				LookPath: func(string) (string, error) { return "", os.ErrNotExist }}}
+			got := map[string]verifier.Finding{}
+			for _, f := range runners[c.runner].Doctor(o, c.py) {
+				got[f.Name] = f
+			}
+			for name, w := range c.want {
+				f := got[name]
+				if line := f.Detail + "; " + f.Fix; f.Status != w.status || !strings.Contains(line, w.has) {
+					t.Errorf("%s: %s %q, want %s with %q", name, f.Status, line, w.status, w.has)
+				}
+			}
+		})
+	}
+}
+
+// TestAIPUProbes: the OPT runners import the Optimizer from
+// COMPASS_OPTIMIZER_DIR; the OpenCL runner lists pyopencl's platforms.
+func TestAIPUProbes(t *testing.T) {
+	p := optRunner{}.Probes()
+	if len(p) != 1 || p[0].Module != optFramework || len(p[0].Path) != 1 || p[0].Path[0] != "COMPASS_OPTIMIZER_DIR" {
+		t.Errorf("OPT probes: %+v", p)
+	}
+	p = openCLDoctor{}.Probes()
+	if len(p) != 1 || p[0].Module != "pyopencl" || !strings.Contains(p[0].Facts["platforms"], "get_platforms()") {
+		t.Errorf("OpenCL probes: %+v", p)
+	}
+}
+
+// TestOpenCLProbeRealPython: the OpenCL probe's platform expression runs
+// in a real pyopencl: it lists the platforms, or the finding says why
+// there is none; never an error of the expression itself.
+func TestOpenCLProbeRealPython(t *testing.T) {
+	if os.Getenv("OPFORGE_PYTHON") == "" {
+		t.Skip("OPFORGE_PYTHON is not set (a Python with torch): doctor's probe is not run")
+	}
+	py := verify.RunProbes(verify.DoctorOptions{}, openCLDoctor{}.Probes())
+	m := py.Module("pyopencl")
+	if !m.OK() {
+		t.Skipf("pyopencl does not import in OPFORGE_PYTHON (%s): pip install pyopencl to run this test", m.Error)
+	}
+	for _, e := range m.FactErrors {
+		if strings.Contains(e, "NameError") || strings.Contains(e, "AttributeError") || strings.Contains(e, "TypeError") || strings.Contains(e, "SyntaxError") {
+			t.Errorf("the platforms expression fails: %s", e)
+		}
+	}
+	fs := openCLDoctor{}.Doctor(verifier.Options{}, py)
+	last := fs[len(fs)-1]
+	if last.Status == verifier.OK && !regexp.MustCompile(`^[^,]+, OpenCL \d+\.\d+ .*: .+`).MatchString(last.Detail) {
+		t.Errorf("the platforms are not name, version: devices: %q", last.Detail)
+	}
+	t.Logf("%s %s %s", last.Status, last.Name, last.Detail)
+}
