@@ -145,7 +145,7 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 		addAbsent("absent="+strings.Join(names, ","), sizeSets[0], combos[0], base, k)
 	}
 	for i, p := range op.Params {
-		for _, v := range paramVariants(p) {
+		for _, v := range paramVariants(op, p, base[i]) {
 			params := slices.Clone(base)
 			params[i] = v
 			add(p.Ident+"="+show(v.Value), sizeSets[0], combos[0], params)
@@ -192,6 +192,14 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 		}
 	}
 	rank = 0
+	// Odd sizes, one dim spanning several blocks (large.go).
+	if sizes, r, name, why := largeCase(op, f, combos[0], base); why != "" {
+		notes = append(notes, "no large case: "+why)
+	} else {
+		rank = r
+		add(name, sizes, combos[0], base)
+		rank = 0
+	}
 	if v := op.Verify; v != nil {
 		// The opdef's own param sets, every other param at its default.
 		for _, vc := range v.Cases {
@@ -419,8 +427,9 @@ func literal(p *ir.Param, l *ir.Literal) any {
 }
 
 // paramVariants are the other values a param is tried at: its min and
-// max, every enum value, both bools.
-func paramVariants(p *ir.Param) []Param {
+// max, every enum value, both bools, and values of either sign away from
+// its default where a bound is missing (awayVariants).
+func paramVariants(op *ir.Op, p *ir.Param, base Param) []Param {
 	var out []Param
 	mk := func(val any) Param {
 		v := Param{Name: p.Ident, Kind: string(p.Kind), Array: p.Kind == ir.ParamArray, Value: val}
@@ -456,6 +465,7 @@ func paramVariants(p *ir.Param) []Param {
 			}
 			out = append(out, mk(val))
 		}
+		out = append(out, awayVariants(op, p, base)...)
 	}
 	return out
 }
