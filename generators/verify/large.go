@@ -52,7 +52,7 @@ func largeCase(op *ir.Op, f *ir.Facts, combo []ir.DType, params []Param) (sizes 
 				s[j] = smallOdd[j%len(smallOdd)]
 			}
 			s[pos] = b
-			c, err := build(op, f, s, combo, params, len(op.Inputs), rank)
+			c, err := build(op, f, s, combo, params, len(op.Inputs), rank, nil)
 			if err != nil {
 				continue
 			}
