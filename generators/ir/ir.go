@@ -72,15 +72,54 @@ type VerifyTolerance struct {
 	// * KH * KW}`), so inputs whose dims depend on each other (a deformable
 	// convolution's offsets and kernel) get consistent cases.
 	Sizes []VerifySize
-	// Cases are further param sets verify runs (`cases: [{padding: [1,
-	// 1], stride: [2, 1]}]`): every other param at its default.
+	// Cases are further cases verify runs on every target (`cases: [{name:
+	// tail, dims: {N: 1027}, params: {alpha: -2.0}}]`): what a case does
+	// not set is as in verify's base case.
 	Cases []VerifyCase
 }
 
-// VerifyCase is one param set of verify's cases, in the order written.
+// VerifyBaseSize is the size of every shape symbol in verify's base case,
+// and in an opdef case of every symbol it does not set.
+const VerifyBaseSize = 3
+
+// VerifyCase is one case of the opdef's verify section, in the order
+// written: shape symbols (Dims), input shapes, param values and dtype
+// choices (Types), each optional.
 type VerifyCase struct {
-	Params []VerifyParam
-	Pos    diag.Pos
+	// Name names the case in verify's results ("": what it sets).
+	Name    string
+	NamePos diag.Pos
+	Dims    []VerifyDim
+	Shapes  []VerifyShape
+	Params  []VerifyParam
+	Types   []VerifyType
+	Pos     diag.Pos
+}
+
+// VerifyDim is a shape symbol's size in a VerifyCase.
+type VerifyDim struct {
+	Symbol string
+	Value  int64
+	Pos    diag.Pos // where the symbol was written
+}
+
+// VerifyShape is an input's shape in a VerifyCase: it binds the symbols of
+// the input's declared shape, or gives an input of no declared shape
+// (rank any or a fixed rank) its dims.
+type VerifyShape struct {
+	Input string
+	Dims  []int64
+	Pos   diag.Pos // where the input's name was written
+}
+
+// VerifyType is a dtype choice of a VerifyCase: a type variable's dtype,
+// or that of an input with a dtype list of its own.
+type VerifyType struct {
+	Name  string // the type variable or the input
+	DType DType
+	Pos   diag.Pos // where the name was written
+	// ValuePos is where the dtype was written.
+	ValuePos diag.Pos
 }
 
 // VerifyParam is one param value of a VerifyCase.

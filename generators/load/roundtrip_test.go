@@ -140,7 +140,7 @@ func TestYAMLRoundTrip(t *testing.T) {
 		keeps []string
 	}{
 		{"vision/vision_ops.yaml", nil},
-		{"nvidia_ports/nvidia_ports.yaml", []string{"range: [0, N - 1]", "R: 8 * N + 8", "- {group: 3, deformable_group: 3}", "CO: group * (CG + 1)", "atol: 0.0001"}},
+		{"nvidia_ports/nvidia_ports.yaml", []string{"range: [0, N - 1]", "R: 8 * N + 8", "- {name: groups3, params: {group: 3, deformable_group: 3}}", "CO: group * (CG + 1)", "atol: 0.0001"}},
 	} {
 		data, err := os.ReadFile("../../testdata/gen/examples/opdefs/" + c.file)
 		if err != nil {

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
@@ -121,47 +120,6 @@ func (c *shapeChecker) verifySizes() {
 		}
 		if r := s.Value.Expr.Range(c.ranges); r.Hi < 1 {
 			c.l.Errorf(s.Value.Pos, "verify-sizes", "%s is %s, which is always below 1 (at most %s): every case would be left out", where, s.Value.Expr, fmtBound(r.Hi))
-		}
-	}
-}
-
-// verifyCases checks verify's further param sets (`verify: {cases:
-// [{p: v}]}`): each sets a param of the op that verify can pass (not a
-// tensor param) to a value it can take, as a default must.
-func (v *validator) verifyCases(op *ir.Op) {
-	if op.Verify == nil {
-		return
-	}
-	for i, vc := range op.Verify.Cases {
-		if len(vc.Params) == 0 {
-			v.l.Errorf(vc.Pos, "verify-cases", "verify case %d sets no param; give it one or more params with the values to try", i+1)
-			continue
-		}
-		for _, vp := range vc.Params {
-			p := op.Param(vp.Name)
-			switch {
-			case p == nil:
-				var known []string
-				for _, q := range op.Params {
-					known = append(known, q.Name)
-				}
-				hint := "op " + op.Name + " has no params"
-				if len(known) > 0 {
-					hint = "its params: " + strings.Join(known, ", ")
-				}
-				v.l.Errorf(vp.Pos, "verify-cases", "verify case %d sets %q, which is not a param of op %s; %s", i+1, vp.Name, op.Name, hint)
-			case p.Kind == ir.ParamTensor:
-				v.l.Errorf(vp.Pos, "verify-cases", "verify case %d sets tensor param %q; verify passes tensor params at their defaults only", i+1, vp.Name)
-			default:
-				// The checks of a default, reported as this case's.
-				var l diag.List
-				sub := &validator{pkg: v.pkg, l: &l}
-				sub.defaultValue(p, vp.Value, vp.Value.Pos)
-				for _, d := range l.Sorted() {
-					msg := strings.Replace(d.Message, "default", "value", 1)
-					v.l.Errorf(d.Pos, "verify-cases", "verify case %d: %s", i+1, msg)
-				}
-			}
 		}
 	}
 }

@@ -116,7 +116,7 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 		addAbsent(name, sizes, combo, params, all)
 	}
 	addAbsent = func(name string, sizes []int64, combo []ir.DType, params []Param, present int) {
-		c, err := build(op, f, sizes, combo, params, present, rank)
+		c, err := build(op, f, sizes, combo, params, present, rank, nil)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("case %s left out: %v", name, err))
 			return
@@ -147,7 +147,7 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 		addAbsent("absent="+strings.Join(names, ","), sizeSets[0], combos[0], base, k)
 	}
 	for i, p := range op.Params {
-		for _, v := range paramVariants(p) {
+		for _, v := range paramVariants(op, p, base[i]) {
 			params := slices.Clone(base)
 			params[i] = v
 			add(p.Ident+"="+show(v.Value), sizeSets[0], combos[0], params)
@@ -194,20 +194,28 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 		}
 	}
 	rank = 0
+	// Odd sizes, one dim spanning several blocks (large.go).
+	if sizes, r, name, why := largeCase(op, f, combos[0], base); why != "" {
+		notes = append(notes, "no large case: "+why)
+	} else {
+		rank = r
+		add(name, sizes, combos[0], base)
+		rank = 0
+	}
 	if v := op.Verify; v != nil {
-		// The opdef's own param sets, every other param at its default.
+		// The opdef's own cases: always run (the user asked for each),
+		// under their own names.
 		for _, vc := range v.Cases {
-			params := slices.Clone(base)
-			var names []string
-			for _, vp := range vc.Params {
-				i := op.ParamIndex(vp.Name)
-				if i < 0 {
-					continue // validate reported it
-				}
-				params[i] = paramValue(op.Params[i], vp.Value)
-				names = append(names, op.Params[i].Ident+"="+show(params[i].Value))
+			c, err := opdefCase(op, f, combos, base, vc)
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("opdef case %s left out: %v", c.Name, err))
+				continue
 			}
-			add(strings.Join(names, ","), sizeSets[0], combos[0], params)
+			if slices.ContainsFunc(cases, func(o Case) bool { return o.Name == c.Name }) {
+				c.Name += " (opdef)"
+			}
+			c.Seed = len(cases) + 1
+			cases = append(cases, c)
 		}
 	}
 	return cases, notes
@@ -421,8 +429,9 @@ func literal(p *ir.Param, l *ir.Literal) any {
 }
 
 // paramVariants are the other values a param is tried at: its min and
-// max, every enum value, both bools.
-func paramVariants(p *ir.Param) []Param {
+// max, every enum value, both bools, and values of either sign away from
+// its default where a bound is missing (awayVariants).
+func paramVariants(op *ir.Op, p *ir.Param, base Param) []Param {
 	var out []Param
 	mk := func(val any) Param {
 		v := Param{Name: p.Ident, Kind: string(p.Kind), Array: p.Kind == ir.ParamArray, Value: val}
@@ -458,6 +467,7 @@ func paramVariants(p *ir.Param) []Param {
 			}
 			out = append(out, mk(val))
 		}
+		out = append(out, awayVariants(op, p, base)...)
 	}
 	return out
 }
@@ -465,8 +475,9 @@ func paramVariants(p *ir.Param) []Param {
 // build makes the case: symbols bound in Facts order to sizes (cycled),
 // dtypes per slot, output shapes evaluated; inputs from index present on
 // are absent (trailing optional inputs); rank > 0 gives rank-polymorphic
-// inputs that rank.
-func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Param, present, rank int) (Case, error) {
+// inputs that rank; given are inputs' shapes an opdef case sets (an input
+// of a declared shape must come out that shape).
+func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Param, present, rank int, given map[string][]int64) (Case, error) {
 	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
 	for i, sym := range drawnSymbols(op, f) {
 		env.Symbols[sym] = sizes[i%len(sizes)]
@@ -556,6 +567,12 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 			for j := range shape {
 				shape[j] = sizes[j%len(sizes)]
 			}
+		}
+		if g, ok := given[in.Name]; ok {
+			if in.Shape != nil && !slices.Equal(g, shape) {
+				return c, fmt.Errorf("input %s is %v, but its shape gives %v", in.Name, g, shape)
+			}
+			shape = slices.Clone(g)
 		}
 		t.Shape = shape
 		env.TensorDims[in.Name] = shape

@@ -45,13 +45,13 @@ func TestCases(t *testing.T) {
 		notes string
 		check func(t *testing.T, cs []Case)
 	}{
-		{vision, "TopKLast", []string{"base", "T=float16", "B=1,L=1", "B=2,L=5", "order=smallest"}, "",
+		{vision, "TopKLast", []string{"base", "T=float16", "B=1,L=1", "B=2,L=5", "k=4", "order=smallest", "large B=3,L=1031"}, "",
 			func(t *testing.T, cs []Case) {
 				// k has no default: its min (1); order's default by name and index.
 				if v := cs[0].Params[0].Value; v != int64(1) {
 					t.Errorf("k = %v, want 1", v)
 				}
-				if p := cs[4].Params[1]; p.Value != "smallest" || p.Index != 1 {
+				if p := cs[5].Params[1]; p.Value != "smallest" || p.Index != 1 {
 					t.Errorf("order = %+v", p)
 				}
 				if got := cs[3].Outputs[0].Shape; !slices.Equal(got, []int64{2, 1}) {
@@ -61,7 +61,7 @@ func TestCases(t *testing.T) {
 					t.Errorf("dtypes %s -> %s", cs[1].Inputs[0].DType, cs[1].Outputs[1].DType)
 				}
 			}},
-		{vision, "PadCropResize", []string{"base", "T=float16", "T=int8", "N=1,H=1,W=1,C=1", "N=2,H=5,W=3,C=7", "factor=1", "factor=8", "block=1", "interpolation=bilinear"}, "",
+		{vision, "PadCropResize", []string{"base", "T=float16", "T=int8", "N=1,H=1,W=1,C=1", "N=2,H=5,W=3,C=7", "pads=(3,4,5,6)", "factor=1", "factor=8", "block=1", "block=11", "interpolation=bilinear", "large N=3,H=5,W=37,C=3"}, "",
 			func(t *testing.T, cs []Case) {
 				// H=3, pads 0, factor 2, block 8: floor_div(6, 8)*8 = 0; ceil_div(6, 8)*8 = 8.
 				if got := cs[0].Outputs[0].Shape; !slices.Equal(got, []int64{3, 0, 8, 3}) {
@@ -71,13 +71,13 @@ func TestCases(t *testing.T) {
 					t.Errorf("int8 kind %s", k)
 				}
 			}},
-		{vision, "NonZeroCoords", []string{"base", "#0=int32", "H=1,W=1", "H=2,W=5"}, "",
+		{vision, "NonZeroCoords", []string{"base", "#0=int32", "H=1,W=1", "H=2,W=5", "large H=3,W=521"}, "",
 			func(t *testing.T, cs []Case) {
 				if cs[0].Outputs[0].Shape != nil {
 					t.Errorf("a data-dependent output has shape %v", cs[0].Outputs[0].Shape)
 				}
 			}},
-		{vision, "RoiAlignLite", []string{"base", "T=float16", "N=1,C=1,H=1,W=1,R=1", "N=2,C=5,H=3,W=7,R=2", "pooled_hw=(1,1)", "spatial_scale=0", "sampling_ratio=0", "sampling_ratio=16", "mode=max", "aligned=false"}, "",
+		{vision, "RoiAlignLite", []string{"base", "T=float16", "N=1,C=1,H=1,W=1,R=1", "N=2,C=5,H=3,W=7,R=2", "pooled_hw=(1,1)", "pooled_hw=(10,11)", "spatial_scale=0", "spatial_scale=2.25", "sampling_ratio=0", "sampling_ratio=16", "mode=max", "aligned=false", "large N=3,C=5,H=131,W=3,R=5"}, "",
 			func(t *testing.T, cs []Case) {
 				if got := cs[0].Inputs[1].Shape; !slices.Equal(got, []int64{3, 5}) {
 					t.Errorf("rois shape %v", got)
@@ -91,8 +91,8 @@ func TestCases(t *testing.T) {
 		// symbols and params, so every case's inputs fit each other; the
 		// optional bias is also left out.
 		// The opdef's own param sets come last, shapes computed with them.
-		{ports, "ModulatedDeformConv2d", []string{"base", "T=float16", "N=1,CG=1,KH=1,KW=1", "N=2,CG=5,KH=3,KW=7", "absent=bias",
-			"padding=(1,2),stride=(2,1),dilation=(1,2)", "group=3,deformable_group=3"}, "",
+		{ports, "ModulatedDeformConv2d", []string{"base", "T=float16", "N=1,CG=1,KH=1,KW=1", "N=2,CG=5,KH=3,KW=7", "absent=bias", "stride=(4,5)", "padding=(3,4)", "group=4", "deformable_group=4", "large N=3,CG=5,KH=13,KW=3",
+			"per-axis", "groups3"}, "",
 			func(t *testing.T, cs []Case) {
 				mix := cs[3]
 				for i, want := range [][]int64{{2, 5, 5, 10}, {2, 42, 3, 4}, {2, 21, 3, 4}, {6, 5, 3, 7}, {6}} {
@@ -104,10 +104,10 @@ func TestCases(t *testing.T) {
 					t.Errorf("mix: output %v", got)
 				}
 				// padding (w 1, h 2), stride (w 2, h 1), dilation (w 1, h 2) on x [3, 3, 5, 6], kernel 3x3.
-				if got := cs[5].Outputs[0].Shape; !slices.Equal(got, []int64{3, 4, 5, 3}) {
+				if got := cs[10].Outputs[0].Shape; !slices.Equal(got, []int64{3, 4, 5, 3}) {
 					t.Errorf("padding/stride/dilation case: output %v, want [3 4 5 3]", got)
 				}
-				if got := cs[6].Inputs[0].Shape; !slices.Equal(got, []int64{3, 9, 5, 6}) || cs[6].Params[3].Value != int64(3) {
+				if got := cs[11].Inputs[0].Shape; !slices.Equal(got, []int64{3, 9, 5, 6}) || cs[11].Params[3].Value != int64(3) {
 					t.Errorf("group case: x %v, group %v", got, cs[6].Params[3].Value)
 				}
 				if b := cs[4].Inputs[4]; !b.Absent || b.Shape != nil || cs[0].Inputs[4].Absent {
@@ -115,8 +115,8 @@ func TestCases(t *testing.T) {
 				}
 			}},
 		// R computed (8 * N + 8); batch_indices drawn within [0, N - 1].
-		{ports, "ROIAlign_TRT", []string{"base", "T=float16", "N=1,C=1,H=1,W=1", "N=2,C=5,H=3,W=7", "coordinate_transformation_mode=0", "mode=0", "spatial_scale=0",
-			"output_height=3,output_width=2,sampling_ratio=2", "output_height=2,output_width=3,mode=0", "coordinate_transformation_mode=0,spatial_scale=0.5,output_height=2"}, "",
+		{ports, "ROIAlign_TRT", []string{"base", "T=float16", "N=1,C=1,H=1,W=1", "N=2,C=5,H=3,W=7", "coordinate_transformation_mode=0", "mode=0", "output_height=4", "output_width=4", "sampling_ratio=3", "spatial_scale=0", "spatial_scale=2.25", "large N=3,C=5,H=131,W=3",
+			"out3x2-ratio2", "out2x3-max", "no-shift-scale0.5"}, "",
 			func(t *testing.T, cs []Case) {
 				if got := cs[3].Inputs[1].Shape; !slices.Equal(got, []int64{24, 4}) {
 					t.Errorf("rois shape %v, want [24 4]", got)
@@ -126,18 +126,18 @@ func TestCases(t *testing.T) {
 				}
 			}},
 		// Rank-polymorphic inputs: every rank, dims 2, 5, 3, 7 cycled.
-		{tensor, "ScaledSiLU", append([]string{"base", "T=float16"}, ranks...), "",
+		{tensor, "ScaledSiLU", append(append([]string{"base", "T=float16", "alpha=2.25", "alpha=-1.5", "beta=2.25", "beta=-1.5"}, ranks...), "large rank=2 (3,1031)"), "",
 			func(t *testing.T, cs []Case) {
-				if got := cs[7].Inputs[0].Shape; !slices.Equal(got, []int64{2, 5, 3, 7, 2, 5}) {
+				if got := cs[11].Inputs[0].Shape; !slices.Equal(got, []int64{2, 5, 3, 7, 2, 5}) {
 					t.Errorf("rank=6 input %v", got)
 				}
-				if got := cs[7].Outputs[0].Shape; !slices.Equal(got, []int64{2, 5, 3, 7, 2, 5}) {
+				if got := cs[11].Outputs[0].Shape; !slices.Equal(got, []int64{2, 5, 3, 7, 2, 5}) {
 					t.Errorf("rank=6 output %v, want the input's", got)
 				}
 			}},
 		// And every axis at rank 3 (axis=-1 is the rank=3 case); the axis
 		// param's bounds (-8, 7) name no axis of a rank-4 input.
-		{tensor, "LogSumExp", append(append([]string{"base", "T=float16"}, ranks...), "rank=3 axis=-3", "rank=3 axis=-2", "rank=3 axis=0", "rank=3 axis=1", "rank=3 axis=2"), "case axis=-8 left out",
+		{tensor, "LogSumExp", append(append([]string{"base", "T=float16"}, ranks...), "rank=3 axis=-3", "rank=3 axis=-2", "rank=3 axis=0", "rank=3 axis=1", "rank=3 axis=2", "large rank=2 (3,1031)"), "case axis=-8 left out",
 			func(t *testing.T, cs []Case) {
 				if got := cs[12].Outputs[0].Shape; !slices.Equal(got, []int64{5, 3}) {
 					t.Errorf("rank=3 axis=0 output %v, want [5 3]", got)
@@ -146,7 +146,7 @@ func TestCases(t *testing.T) {
 					t.Errorf("rank=1 output %v, want 0-D", got)
 				}
 			}},
-		{tensor, "ReduceSumSquare", append(append([]string{"base", "T=float16"}, ranks...), "rank=3 axis=-3", "rank=3 axis=-2", "rank=3 axis=0", "rank=3 axis=1", "rank=3 axis=2"), "",
+		{tensor, "ReduceSumSquare", append(append([]string{"base", "T=float16"}, ranks...), "rank=3 axis=-3", "rank=3 axis=-2", "rank=3 axis=0", "rank=3 axis=1", "rank=3 axis=2", "large rank=2 (3,1031)"), "",
 			func(t *testing.T, cs []Case) {
 				if got := cs[13].Outputs[0].Shape; !slices.Equal(got, []int64{2, 1, 3}) {
 					t.Errorf("rank=3 axis=1 output %v, want [2 1 3]", got)

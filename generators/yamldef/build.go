@@ -216,12 +216,7 @@ func (b *builder) op(o object) *ir.Op {
 			op.Verify.Sizes = append(op.Verify.Sizes, ir.VerifySize{Symbol: k, Pos: b.keyPos(sz.node, k), Value: &ir.Dim{Expr: b.expr(d), Pos: b.exprPos(d)}})
 		}
 		for _, n := range x.items("cases") {
-			co := asObject(n)
-			vc := ir.VerifyCase{Pos: b.pos(n)}
-			for _, k := range co.keys {
-				vc.Params = append(vc.Params, ir.VerifyParam{Name: k, Pos: b.keyPos(co.node, k), Value: b.literal(co.get(k))})
-			}
-			op.Verify.Cases = append(op.Verify.Cases, vc)
+			op.Verify.Cases = append(op.Verify.Cases, b.verifyCase(n))
 		}
 	}
 	if n := o.get("onnx"); n != nil {
@@ -268,6 +263,54 @@ func (b *builder) op(o object) *ir.Op {
 	}
 	b.targets(op, o.get("targets"))
 	return op
+}
+
+// verifyCase reads one case of an op's verify section.
+func (b *builder) verifyCase(n *yaml.Node) ir.VerifyCase {
+	co := asObject(n)
+	vc := ir.VerifyCase{Pos: b.pos(n), Name: co.str("name")}
+	if nn := co.get("name"); nn != nil {
+		vc.NamePos = b.pos(nn)
+	}
+	dims := asObject(co.get("dims"))
+	for _, k := range dims.keys {
+		var v int64
+		_ = dims.get(k).Decode(&v)
+		vc.Dims = append(vc.Dims, ir.VerifyDim{Symbol: k, Value: v, Pos: b.keyPos(dims.node, k)})
+	}
+	shapes := asObject(co.get("shapes"))
+	for _, k := range shapes.keys {
+		s := ir.VerifyShape{Input: k, Pos: b.keyPos(shapes.node, k), Dims: []int64{}}
+		for _, d := range asItems(shapes.get(k)) {
+			var v int64
+			_ = d.Decode(&v)
+			s.Dims = append(s.Dims, v)
+		}
+		vc.Shapes = append(vc.Shapes, s)
+	}
+	params := asObject(co.get("params"))
+	for _, k := range params.keys {
+		vc.Params = append(vc.Params, ir.VerifyParam{Name: k, Pos: b.keyPos(params.node, k), Value: b.literal(params.get(k))})
+	}
+	types := asObject(co.get("types"))
+	for _, k := range types.keys {
+		v := types.get(k)
+		vc.Types = append(vc.Types, ir.VerifyType{Name: k, DType: ir.DType(v.Value), Pos: b.keyPos(types.node, k), ValuePos: b.pos(v)})
+	}
+	return vc
+}
+
+// asItems are a sequence node's items, aliases resolved.
+func asItems(n *yaml.Node) []*yaml.Node {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := make([]*yaml.Node, len(n.Content))
+	for i, c := range n.Content {
+		out[i] = resolve(c)
+	}
+	return out
 }
 
 func (b *builder) keyPos(mapping *yaml.Node, key string) diag.Pos {

@@ -213,11 +213,7 @@ func opNode(op *ir.Op) *yaml.Node {
 		if len(v.Cases) > 0 {
 			cs := seq(false)
 			for _, c := range v.Cases {
-				cm := mapping(true)
-				for _, p := range c.Params {
-					add(cm, p.Name, literalNode(p.Value))
-				}
-				cs.Content = append(cs.Content, cm)
+				cs.Content = append(cs.Content, verifyCaseNode(c))
 			}
 			add(vm, "cases", cs)
 		}
@@ -381,6 +377,60 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 	addConstraints(m, t.Constraints)
 	blockIfLong(m)
 	return m
+}
+
+// verifyCaseNode writes one case of the verify section: name, dims,
+// shapes, params and types, on one line when it is short.
+func verifyCaseNode(c ir.VerifyCase) *yaml.Node {
+	m := mapping(true)
+	if c.Name != "" {
+		add(m, "name", str(c.Name))
+	}
+	if len(c.Dims) > 0 {
+		dm := mapping(true)
+		for _, d := range c.Dims {
+			add(dm, d.Symbol, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(d.Value, 10)})
+		}
+		add(m, "dims", dm)
+	}
+	if len(c.Shapes) > 0 {
+		sm := mapping(true)
+		for _, sh := range c.Shapes {
+			dims := seq(true)
+			for _, d := range sh.Dims {
+				dims.Content = append(dims.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(d, 10)})
+			}
+			add(sm, sh.Input, dims)
+		}
+		add(m, "shapes", sm)
+	}
+	if len(c.Params) > 0 {
+		pm := mapping(true)
+		for _, p := range c.Params {
+			add(pm, p.Name, literalNode(p.Value))
+		}
+		add(m, "params", pm)
+	}
+	if len(c.Types) > 0 {
+		tm := mapping(true)
+		for _, t := range c.Types {
+			add(tm, t.Name, str(string(t.DType)))
+		}
+		add(m, "types", tm)
+	}
+	if flatLength(m) > 100 {
+		m.Style = 0
+	}
+	return m
+}
+
+// flatLength estimates the length of a node written on one line.
+func flatLength(n *yaml.Node) int {
+	size := len(n.Value) + 2
+	for _, c := range n.Content {
+		size += flatLength(c)
+	}
+	return size
 }
 
 // blockIfLong keeps short tensors and params on one line and writes long

@@ -14,10 +14,36 @@ def ir_value(v):
     return str(v)
 
 
+def optimizer_engine(root, mode):
+    """"Compass Optimizer <version> [<commit>] (<mode>)": its version.py's version and the
+    checkout's commit where they can be read."""
+    name = "Compass Optimizer"
+    try:
+        from AIPUBuilder.Optimizer.version import __OPT_VERSION__
+        name += " " + str(__OPT_VERSION__)
+    except Exception:  # noqa: BLE001 - the name alone then
+        pass
+    try:
+        git = os.path.join(root, ".git")
+        with open(os.path.join(git, "HEAD")) as f:
+            head = f.read().strip()
+        if head.startswith("ref: "):
+            with open(os.path.join(git, head[5:])) as f:
+                head = f.read().strip()
+        if len(head) == 40:
+            name += " " + head[:7]
+    except OSError:
+        pass
+    return "%s (%s)" % (name, mode)
+
+
 class AIPU:
-    """The OPT plugin's float forward in the open-source Compass Optimizer."""
+    """The OPT plugin's float forward in the open-source Compass Optimizer: the target's glue
+    (the IR the Parser writes, the params the forward reads) around the reference it calls."""
 
     quant = False
+    check = "wiring"
+    engine = "Compass Optimizer"
 
     def __init__(self, torch, job):
         sys.path.insert(0, os.environ["COMPASS_OPTIMIZER_DIR"])
@@ -27,6 +53,7 @@ class AIPU:
         self.torch, self.register_optype, self.QuantizeGraph = torch, register_optype, QuantizeGraph
         self.Dtype, self.dtype2torch_type = Dtype, dtype2torch_type
         self.case_step = None
+        self.engine = optimizer_engine(os.environ["COMPASS_OPTIMIZER_DIR"], "quantized forward" if self.quant else "float forward")
         traverse_opt_plugins()
 
     def quantize_input(self, x):
@@ -124,7 +151,10 @@ class AIPU:
 
 class AIPUQuantized(AIPU):
     """The OPT plugin's quantized forward in the Compass Optimizer: int8 inputs, the plugin's
-    quantize, the forward on the integers, compared (dequantized) with the reference on the
-    dequantized inputs within one output quantization step."""
+    quantize, the forward on the integers (code the user wrote), compared (dequantized) with the
+    reference on the dequantized inputs within one output quantization step. A quantize or
+    quantized forward still raising the skeleton's NotImplementedError is a skip naming its
+    region, as an unwritten reference is."""
 
     quant = True
+    check = "kernel"

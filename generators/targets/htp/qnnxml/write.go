@@ -92,7 +92,7 @@ func (w *writer) op(e *etree.Element, op *ir.Op) {
 		w.lost(op.Pos, "op %s: QNN XML cannot state data-dependent output sizes; they are dropped", op.Name)
 	}
 	if op.Verify != nil {
-		w.lost(op.Where.At("verify", op.Pos), "op %s: QNN XML has no opforge verify settings; its verify section (tolerances, sizes) is dropped", op.Name)
+		w.lost(op.Where.At("verify", op.Pos), "op %s: QNN XML has no opforge verify settings; its verify section (tolerances, sizes, cases) is dropped", op.Name)
 	}
 	var others []string // every section but the htp target's, which this format is
 	for _, sec := range op.Sections {
