@@ -1,11 +1,15 @@
 """opforge verify's runners of the aipu target's implementations, imported by verify's runner.py
 (the harness, importable as opforge_runner): AIPU (the OPT plugin's float forward in the Compass
-Optimizer) and AIPUQuantized (its quantized forward). Written by opforge; not vendor code.
+Optimizer), AIPUQuantized (its quantized forward) and AIPUOpenCL (the op's OpenCL kernel on an
+OpenCL CPU device, PoCL, through pyopencl). Written by opforge; not vendor code.
 """
 
 import os
+import re
 import sys
 import tempfile
+
+from opforge_runner import NotTaken, Unavailable
 
 
 def ir_value(v):
@@ -128,3 +132,211 @@ class AIPUQuantized(AIPU):
     dequantized inputs within one output quantization step."""
 
     quant = True
+
+
+OPENCL_INSTALL = ("install an OpenCL CPU runtime and pyopencl: apt-get install pocl-opencl-icd ocl-icd-opencl-dev; "
+                  "pip install pyopencl (into the Python verify runs, OPFORGE_PYTHON)")
+
+# Launch shapes (global size, local size), each several work-groups. The kernels are grid-stride
+# loops over whatever they parallelize: the first spans 3 groups of 64 work items, the second 3 of 4,
+# so small cases stride (a tail the loop skips shows) and large ones run many groups.
+LAUNCHES = ((192, 64), (12, 4))
+# What the output buffers hold before each launch (every byte): an element the kernel does not
+# write is NaN, -1 or true after the first, 0 or false after the second.
+FILLS = (0xFF, 0x00)
+
+# The numpy type of each OpenCL scalar type a kernel argument may have.
+SCALARS = {"char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16", "int": "int32",
+           "uint": "uint32", "half": "float16", "float": "float32"}
+
+
+class KernelBuildError(Exception):
+    """The kernel does not build for the OpenCL device: a failure naming the variant and the log."""
+
+
+class AIPUOpenCL:
+    """The op's Compass OpenCL kernel (out/aipu/<Package>/kernels/<op>.cl, the code the user wrote)
+    built with the -D flags of the variant the case's dtypes pick, run on an OpenCL CPU device with
+    the arguments the GBuilder plugin's generate_params passes, once per launch shape: the outputs
+    of the launches must agree (each starts from a different fill, so an element no launch writes
+    shows), and the first launch's are compared with the reference."""
+
+    check = "kernel"
+    engine = "OpenCL (not found)"
+
+    def __init__(self, torch, job):
+        try:
+            import numpy as np
+            import pyopencl as cl
+        except ImportError as e:
+            raise Unavailable("pyopencl does not import (%s): %s" % (e, OPENCL_INSTALL))
+        self.torch, self.np, self.cl = torch, np, cl
+        self.device = self.pick_device()
+        self.engine = self.describe()
+        self.ctx = cl.Context([self.device])
+        self.queue = cl.CommandQueue(self.ctx)
+        self.fp16 = "cl_khr_fp16" in self.device.extensions.split()
+        self.aipu_dir = job["impl"]["aipu_dir"]
+        self.programs = {}
+
+    def pick_device(self):
+        """A CPU device, PoCL's first: what the runner is written for."""
+        cl = self.cl
+        try:
+            platforms = cl.get_platforms()
+        except cl.Error as e:
+            raise Unavailable("no OpenCL platform (%s): %s" % (str(e).strip().splitlines()[0], OPENCL_INSTALL))
+        devices = []
+        for p in platforms:
+            try:
+                devices += [(0 if "PoCL" in p.version else 1, d) for d in p.get_devices(cl.device_type.CPU)]
+            except cl.Error:
+                continue
+        if not devices:
+            names = ", ".join("%s (%s)" % (p.name, p.version) for p in platforms) or "none"
+            raise Unavailable("no OpenCL CPU device on the platforms found (%s): %s" % (names, OPENCL_INSTALL))
+        return sorted(devices, key=lambda e: e[0])[0][1]
+
+    def describe(self):
+        """E.g. "PoCL 3.1+debian (pyopencl 2026.1.4, CPU)", read from the platform."""
+        platform = self.device.platform
+        m = re.search(r"PoCL\s+(\S+)", platform.version)
+        name = "PoCL " + m.group(1) if m else "%s (%s)" % (platform.name.strip(), platform.version.strip())
+        return "%s (pyopencl %s, CPU)" % (name, self.cl.VERSION_TEXT)
+
+    def program(self, ocl, variant):
+        """The variant's kernel, built once per run; a build error is raised again for every case."""
+        key = (ocl["source"], variant["entry"])
+        if key not in self.programs:
+            path = os.path.join(self.aipu_dir, ocl["source"])
+            with open(path) as f:
+                src = f.read()
+            prg = self.cl.Program(self.ctx, src)
+            try:
+                import warnings
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    prg.build(options=list(variant["defines"]), devices=[self.device])
+                self.programs[key] = getattr(prg, variant["entry"])
+            except self.cl.Error as e:
+                try:
+                    log = prg.get_build_info(self.device, self.cl.program_build_info.LOG)
+                except self.cl.Error:
+                    log = str(e)
+                lines = [l.strip() for l in log.splitlines() if l.strip()]
+                self.programs[key] = KernelBuildError("kernel %s (variant %s: %s) does not build on %s: %s" % (
+                    ocl["source"], variant["entry"], " ".join(variant["defines"]), self.engine, " | ".join(lines[:6])[:1200]))
+        k = self.programs[key]
+        if isinstance(k, Exception):
+            raise k
+        return k
+
+    def variant(self, ocl, case):
+        """The variant taking the case's dtypes."""
+        for v in ocl["variants"]:
+            if all(t.get("absent") or t["dtype"] in allowed for t, allowed in zip(case["inputs"], v["inputs"])) and \
+                    all(t["dtype"] in allowed for t, allowed in zip(case["outputs"], v["outputs"])):
+                return v
+        raise NotTaken("no kernel variant takes dtypes %s" % ", ".join(t["name"] + "=" + t["dtype"] for t in case["inputs"] + case["outputs"]))
+
+    def raw(self, x):
+        """x's bytes as a numpy array of an integer type of x's element size (bool as bytes 0 and 1)."""
+        torch = self.torch
+        ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+        x = x.detach().contiguous().cpu()
+        return x.view(ints[x.element_size()]).numpy().reshape(-1)
+
+    def run(self, op, case, inputs):
+        torch, np, cl = self.torch, self.np, self.cl
+        ocl = op["opencl"]
+        variant = self.variant(ocl, case)
+        if variant["fp16"] and not self.fp16:
+            raise NotTaken("the OpenCL device (%s) has no cl_khr_fp16: variant %s, which computes in half, is not run" % (self.engine, variant["entry"]))
+        kernel = self.program(ocl, variant)
+        params = {p["name"]: p for p in case["params"]}
+        outs = []
+        for t in case["outputs"]:
+            if t.get("shape") is None:
+                raise NotTaken("output %s has a data-dependent shape" % t["name"])
+            dt = getattr(torch, t["dtype"])
+            n = 1
+            for d in t["shape"]:
+                n *= d
+            outs.append((t, dt, n))
+        mf = cl.mem_flags
+        keep = []
+
+        def buffer(host, flags):
+            # OpenCL has no empty buffers: an empty tensor gets one unused byte.
+            if host.nbytes == 0:
+                host = np.zeros(1, np.uint8)
+            b = cl.Buffer(self.ctx, flags | mf.COPY_HOST_PTR, hostbuf=host)
+            keep.append(b)
+            return b
+
+        def shape_of(a):
+            if a["tensor"] == "input":
+                if case["inputs"][a["index"]].get("absent"):
+                    raise NotTaken("input %s is absent: the GBuilder plugin passes the kernel every input" % case["inputs"][a["index"]]["name"])
+                return case["inputs"][a["index"]]["shape"]
+            return case["outputs"][a["index"]]["shape"]
+
+        def scalar(a):
+            ty = np.dtype(SCALARS[a["type"]]).type
+            if a["kind"] == "rank":
+                return ty(len(shape_of(a)))
+            if a["kind"] == "dim":
+                s = shape_of(a)
+                return ty(s[a["dim"]] if a["dim"] < len(s) else 1)
+            p = params[a["param"]]
+            v = p["value"]
+            enc = a["encode"]
+            if enc == "bool":
+                v = int(bool(v))
+            elif enc == "enum":
+                v = p.get("index", 0)
+            elif enc == "element":
+                v = v[a["element"]]
+            return ty(v)
+
+        results = []
+        for fill, (gsize, lsize) in zip(FILLS, LAUNCHES):
+            args, written = [], []
+            for a in ocl["args"]:
+                kind = a["kind"]
+                if kind == "input":
+                    x = inputs[a["index"]]
+                    if x is None:
+                        raise NotTaken("input %s is absent: the GBuilder plugin passes the kernel every input" % case["inputs"][a["index"]]["name"])
+                    args.append(buffer(self.raw(x), mf.READ_ONLY))
+                elif kind == "output":
+                    t, dt, n = outs[a["index"]]
+                    host = np.full(n * torch.empty((), dtype=dt).element_size(), fill, np.uint8)
+                    args.append(buffer(host, mf.READ_WRITE))
+                    written.append((a["index"], host, args[-1]))
+                elif kind in ("param", "rank", "dim"):
+                    args.append(scalar(a))
+                else:
+                    raise NotTaken("kernel argument %s (%s) is not one verify can make" % (a["name"], kind))
+            kernel(self.queue, (gsize,), (lsize,), *args)
+            got = [None] * len(outs)
+            for i, host, buf in written:
+                if host.nbytes:
+                    cl.enqueue_copy(self.queue, host, buf)
+                t, dt, n = outs[i]
+                if n == 0:
+                    got[i] = torch.empty(t["shape"], dtype=dt)
+                    continue
+                y = torch.from_numpy(host).view(torch.uint8 if dt == torch.bool else dt)
+                got[i] = ((y != 0) if dt == torch.bool else y).reshape(t["shape"]).clone()
+            results.append(got)
+        self.check_launches(case, results)
+        return results[0]
+
+    def check_launches(self, case, results):
+        """The launch shapes' outputs agree within the dtype's tolerance (exactly for integers)."""
+        import opforge_runner
+        a, r, problem = opforge_runner.compare(self.torch, results[1], results[0], case, {})
+        if problem:
+            raise AssertionError("the kernel's outputs depend on the launch shape (global, local) %s vs %s: %s" % (
+                LAUNCHES[1], LAUNCHES[0], problem.replace("the reference", "the first launch")))
