@@ -89,7 +89,8 @@ const (
 // aipu-opencl; then plants one bug at a time in the OpenCL kernel only (the
 // reference and the OPT plugin untouched) and checks verify fails naming
 // the op: the last element left unwritten, negative axes counted wrong,
-// a syntax error (reported with the kernel's file and line).
+// a syntax error (reported with the kernel's file and line). Without
+// pyopencl or an OpenCL platform, every case is a skip.
 func TestVerifyOpenCLCatchesKernelBugs(t *testing.T) {
 	needOpenCL(t)
 	ws := t.TempDir()
@@ -147,6 +148,27 @@ func TestVerifyOpenCLCatchesKernelBugs(t *testing.T) {
 		t.Fatalf("too few cases ran:\n%s", text)
 	}
 
+	// Without pyopencl, or without an OpenCL platform, every case is a skip saying what to install.
+	shadow := t.TempDir()
+	if err := os.WriteFile(filepath.Join(shadow, "pyopencl.py"), []byte("raise ImportError('no pyopencl here')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, env := range [][2]string{{"PYTHONPATH", shadow}, {"OCL_ICD_VENDORS", t.TempDir()}} {
+		old, had := os.LookupEnv(env[0])
+		os.Setenv(env[0], env[1])
+		rs, text = run()
+		if had {
+			os.Setenv(env[0], old)
+		} else {
+			os.Unsetenv(env[0])
+		}
+		if len(rs) != perOp["AffineClip"]+perOp["MeanAlong"] || slices.ContainsFunc(rs, func(r verify.Result) bool {
+			return r.Status != verify.Skip || !strings.Contains(r.Reason, "apt-get install pocl-opencl-icd")
+		}) {
+			t.Fatalf("with %s=%s, want every case skipped, saying what to install:\n%s", env[0], env[1], text)
+		}
+	}
+
 	// plant replaces old by new in file, which must hold old, runs verify
 	// and puts the file back.
 	plant := func(file, old, new string) ([]verify.Result, string) {
@@ -168,20 +190,19 @@ func TestVerifyOpenCLCatchesKernelBugs(t *testing.T) {
 		return verify.Failed(rs) && !slices.ContainsFunc(rs, func(r verify.Result) bool { return r.Status == verify.Fail && r.Op != op })
 	}
 
-	// The last element never written: every AffineClip case fails, in both variants.
-	rs, text = plant(affine, "i < n;", "i < n - 1;")
-	if !onlyFails(rs, "AffineClip") || !strings.Contains(text, "FAIL OclProbe/AffineClip aipu-opencl [base]") || !strings.Contains(text, "FAIL OclProbe/AffineClip aipu-opencl [T=int32]") {
-		t.Fatalf("a kernel leaving the last element unwritten passed:\n%s", text)
-	}
-	// The CLI says so too, with exit 1.
+	// The last element never written: every AffineClip case fails, in both variants, and the
+	// CLI exits 1.
 	data, _ := os.ReadFile(affine)
 	_ = os.WriteFile(affine, bytes.Replace(data, []byte("i < n;"), []byte("i < n - 1;"), 1), 0o644)
 	stdout.Reset()
 	stderr.Reset()
-	code := cli.Main([]string{"verify", "--target", "aipu-opencl", "--op", "AffineClip"}, &stdout, &stderr)
+	code := cli.Main([]string{"verify", "--target", "aipu-opencl"}, &stdout, &stderr)
 	_ = os.WriteFile(affine, data, 0o644)
-	if code != 1 || !strings.Contains(stdout.String(), "FAIL OclProbe/AffineClip aipu-opencl") {
-		t.Fatalf("opforge verify: exit %d, want 1\n%s%s", code, stdout.String(), stderr.String())
+	text = stdout.String()
+	if code != 1 || strings.Contains(text, "FAIL OclProbe/MeanAlong") || strings.Contains(text, "PASS OclProbe/AffineClip") ||
+		!strings.Contains(text, "FAIL OclProbe/AffineClip aipu-opencl [base]") || !strings.Contains(text, "FAIL OclProbe/AffineClip aipu-opencl [T=int32]") ||
+		!strings.Contains(text, "unwritten") {
+		t.Fatalf("a kernel leaving the last element unwritten: opforge verify exit %d, want 1 with every AffineClip case failed\n%s%s", code, text, stderr.String())
 	}
 
 	// Negative axes always taken as the last one: the cases at axis -2 and -3 fail, -1 passes.
