@@ -146,7 +146,22 @@ func Test() error {
 	if err := run(env, "go", "test", "-count=1", "./..."); err != nil {
 		return err
 	}
+	if err := verifyKernelsOnCPU(env); err != nil {
+		return err
+	}
 	return Fuzz()
+}
+
+// cpuKernelTargets are the verify targets whose kernels run on a machine
+// without a GPU, in real engines the test venv and Debian's packages
+// provide: the Python plugins' Triton kernels in Triton's interpreter.
+var cpuKernelTargets = []string{"trt-python"}
+
+// verifyKernelsOnCPU runs the shipped ops' kernels that a CPU can run
+// (opforge verify --strict: a case that cannot run fails the test too, so
+// a runner that lost its engine cannot pass quietly).
+func verifyKernelsOnCPU(env []string) error {
+	return run(env, "go", "run", "./generators/cmd/opforge", "verify", "--strict", "--target", strings.Join(cpuKernelTargets, ","))
 }
 
 // fuzzTargets are the loaders' fuzz tests (opdef YAML and XML, shape

@@ -30,6 +30,8 @@ const usageFormat = `usage:
                  (OPFORGE_COMPILER_LAUNCHER=ccache: compiles through a compiler cache)
   opforge verify [--package LIST] [--op LIST] [--target LIST]   run each op on every target it can run here against its reference
                  [--format text|json] [--python PY] [--rtol R] [--atol A]   (exit 1 on a mismatch; a skip is never a pass)
+                 [--case-timeout D] [--shard K/N] [--strict]     (every line says kernel or wiring check, and the engine)
+  opforge verify --merge [--format text|json] [--strict] REPORT.json ...   one report of the shards' JSON reports
   opforge doctor                                                  where every SDK, tool and launcher is, or what is missing
                                                                   and a team's build through a shared ccache
   opforge validate [--format text|json] [PATH ...]    check op definitions (default: opdefs)

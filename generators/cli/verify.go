@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +28,14 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Build, "build", "build", "build directory (where verify builds the libraries it loads)")
 	fs.StringVar(&o.Toolchains, "toolchains", "toolchains", "toolchain descriptors directory")
 	format := fs.String("format", "text", "output format: text or json")
+	fs.DurationVar(&o.CaseTimeout, "case-timeout", verify.DefaultCaseTimeout, "longest a runner may spend on one stage (importing torch, loading an implementation, one case) before it is killed and the case fails")
+	fs.Func("shard", "run part K of N of the op × target × case list (K/N; merge the parts' --format json with --merge)", func(v string) error {
+		s, err := verify.ParseShard(v)
+		o.Shard = s
+		return err
+	})
+	strict := fs.Bool("strict", false, "exit 1 when any case is a skip too (CI: a runner that cannot run here must not pass quietly)")
+	merge := fs.Bool("merge", false, "read the JSON reports of shards (the arguments) and print their merged report, running nothing")
 	fs.Func("package", "only these packages, comma-separated", func(v string) error {
 		o.Packages = append(o.Packages, strings.Split(v, ",")...)
 		return nil
@@ -56,14 +66,19 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fs.Func("rtol", "relative tolerance for every float output (default per dtype)", tol(&rtol))
 	fs.Func("atol", "absolute tolerance for every float output (default per dtype)", tol(&atol))
-	if rest, err := parse(fs, args); err != nil || len(rest) > 0 {
-		if err == nil {
-			fmt.Fprintf(stderr, "opforge verify: unexpected argument %q\n", rest[0])
-		}
+	rest, err := parse(fs, args)
+	if err != nil {
 		return 2
 	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(stderr, "opforge verify: --format is text or json, not %q\n", *format)
+		return 2
+	}
+	if *merge {
+		return mergeReports(rest, *format, *strict, stdout, stderr)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "opforge verify: unexpected argument %q\n", rest[0])
 		return 2
 	}
 	if rtol != nil || atol != nil {
@@ -83,13 +98,44 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	if l.HasErrors() {
 		return report(&l, *format, stdout, stderr)
 	}
-	if *format == "json" {
-		_ = verify.WriteJSON(stdout, results)
+	return writeResults(results, o.Shard, *format, *strict, stdout)
+}
+
+// writeResults prints a run's (or a shard's) results; exit 1 on a failure,
+// or under strict on a skip.
+func writeResults(results []verify.Result, shard verify.Shard, format string, strict bool, stdout io.Writer) int {
+	if format == "json" {
+		rep := verify.NewReport(results)
+		rep.Shard = shard.String()
+		_ = verify.WriteReport(stdout, rep)
 	} else {
 		verify.WriteText(stdout, results)
 	}
-	if verify.Failed(results) {
+	if verify.Failed(results) || strict && verify.Skipped(results) {
 		return 1
 	}
 	return 0
+}
+
+// mergeReports prints the merged report of shards' JSON reports.
+func mergeReports(files []string, format string, strict bool, stdout, stderr io.Writer) int {
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "opforge verify --merge: name the shards' JSON reports (opforge verify --shard K/N --format json > shard-K.json)")
+		return 2
+	}
+	var reports []verify.Report
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "opforge verify --merge: %v\n", err)
+			return 2
+		}
+		rep, err := verify.ReadReport(bytes.NewReader(data))
+		if err != nil {
+			fmt.Fprintf(stderr, "opforge verify --merge: %s is not a report of opforge verify --format json: %v\n", f, err)
+			return 2
+		}
+		reports = append(reports, rep)
+	}
+	return writeResults(verify.Merge(reports), verify.Shard{}, format, strict, stdout)
 }

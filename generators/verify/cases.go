@@ -29,6 +29,8 @@ type Case struct {
 	// Sizes are the op's data-dependent sizes, in opdef order (the order
 	// a runtime that returns sizes as outputs gives them).
 	Sizes []string `json:"sizes,omitempty"`
+	// seq is the case's number in the run (Run's shards and merges).
+	seq int
 }
 
 // Tensor is one input or output of a case.

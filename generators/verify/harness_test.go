@@ -17,8 +17,14 @@ import (
 // fakeModule is an implementation module of the kind targets embed: it
 // imports the harness as opforge_runner and runs the reference itself,
 // as the job's impl mode says ("off": every output plus one;
-// "unavailable": it cannot run here; "not-taken": it takes no case).
-const fakeModule = `from opforge_runner import NotTaken, Unavailable, as_list, load
+// "unavailable": it cannot run here; "not-taken": it takes no case;
+// "kernel": it says it ran a kernel; "hang" and "crash": the second case
+// sleeps forever or kills the process with SIGSEGV).
+const fakeModule = `import os
+import signal
+import time
+
+from opforge_runner import NotTaken, Unavailable, as_list, load
 
 
 class Ref:
@@ -26,11 +32,19 @@ class Ref:
         self.mode = job["impl"]["mode"]
         if self.mode == "unavailable":
             raise Unavailable("the fake device is missing")
+        if self.mode == "kernel":
+            self.check, self.engine = "kernel", "fake engine 1.0"
         self.ref = load(job["reference"]["module"], job["reference"]["path"])
+        self.runs = 0
 
     def run(self, op, case, inputs):
+        self.runs += 1
         if self.mode == "not-taken":
             raise NotTaken("the fake takes no %s case" % op["op"])
+        if self.mode == "hang" and self.runs == 2:
+            time.sleep(3600)
+        if self.mode == "crash" and self.runs == 2:
+            os.kill(os.getpid(), signal.SIGSEGV)
         params = {p["name"]: tuple(p["value"]) if p.get("array") else p["value"] for p in case["params"]}
         outs = as_list(self.ref.OPS[op["op"]](*inputs, **params))
         return [o + 1 for o in outs] if self.mode == "off" else outs
@@ -129,7 +143,7 @@ func needPython(t *testing.T) {
 	if os.Getenv("OPFORGE_PYTHON") == "" {
 		t.Skip("OPFORGE_PYTHON is not set (a Python with torch); verify's runner is not run")
 	}
-	if _, why := findPython(os.Getenv("OPFORGE_PYTHON")); why != "" {
-		t.Skip(why)
+	if py := findPython(os.Getenv("OPFORGE_PYTHON"), DefaultCaseTimeout); py.problem != "" {
+		t.Skip(py.problem)
 	}
 }

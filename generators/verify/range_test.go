@@ -73,7 +73,7 @@ func TestCasesValueRange(t *testing.T) {
 	}
 
 	needPython(t)
-	python, _ := findPython(os.Getenv("OPFORGE_PYTHON"))
+	python := findPython(os.Getenv("OPFORGE_PYTHON"), DefaultCaseTimeout).path
 	// Many values per tensor, so both ends show up.
 	for i := range cs {
 		cs[i].Inputs[1].Shape = []int64{4096}

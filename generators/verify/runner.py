@@ -5,7 +5,11 @@ Input (stdin, JSON): {"target", "package", "reference": {"module", "path"},
 "implementation": {"file", "class"}, "impl": {...}, "ops": [{"op", the
 runner's own fields..., "cases": [...]}], "tolerances"}.
 Output (stdout): one JSON object per case: op, case, status (pass, fail,
-skip), reason, max_abs, max_rel. Written by opforge; not vendor code.
+skip), reason, max_abs, max_rel, check, engine; and, before each stage
+(importing torch, loading the reference or the implementation, running a
+case), a progress object {"stage": ...} that opforge's watchdog reads to name
+what was running when a runner hangs or crashes. Written by opforge; not
+vendor code.
 
 This is the harness every runner shares. The implementation is a class in a
 module of the runner's own (a target's runners/), which verify writes beside
@@ -15,6 +19,12 @@ skip); its run(op, case, inputs) returns the outputs or raises NotTaken (the
 case a skip). It may also have reference_inputs(inputs) (what the reference
 is compared on) and case_step (set by run: per float dtype, a step added to
 that case's atol). The module imports what it shares from here as opforge_runner.
+
+The class says what a pass of it proves, as attributes the harness reports
+with every case (it may set them in __init__ or run, once it knows): check is
+"kernel" when code the user wrote for the target ran in a real engine (CUDA,
+Triton, OpenCL, HTP C++, a quantized forward) and "wiring" when the target's
+glue ran the reference; engine names the engine and its version.
 """
 
 import importlib.util
@@ -30,6 +40,11 @@ sys.dont_write_bytecode = True
 def emit(**kw):
     sys.stdout.write(json.dumps(kw, sort_keys=True) + "\n")
     sys.stdout.flush()
+
+
+def stage(what):
+    """Tells opforge what runs next, so a hang or a crash is reported with it."""
+    emit(stage=what)
 
 
 def load(name, path):
@@ -154,6 +169,24 @@ def check_reference(torch, case, outs):
     return None
 
 
+class Result(dict):
+    """A case's result; what the implementation proves (check, engine) is read when it is emitted,
+    as the implementation may learn it only while running."""
+
+    def __init__(self, target, **kw):
+        dict.__init__(self, **kw)
+        self.target = target
+
+
+def report(res, ran=False):
+    """Emits res; check and engine only where the implementation ran on the case (a skip, or a
+    failure before it ran, proves nothing about it)."""
+    if ran and res.target is not None:
+        res.setdefault("check", getattr(res.target, "check", "") or "")
+        res.setdefault("engine", getattr(res.target, "engine", "") or "")
+    emit(**res)
+
+
 class Unavailable(Exception):
     """The implementation cannot run here (a device or library missing): every case is a skip."""
 
@@ -164,11 +197,13 @@ class NotTaken(Exception):
 
 def main():
     job = json.load(sys.stdin)
+    stage("import torch")
     import torch
     tol = {k: tuple(v) for k, v in (job.get("tolerances") or {}).items()}
     ref_path = job["reference"]["path"]
     target = None
     target_error = None
+    stage("load the reference module " + ref_path)
     try:
         ref = load(job["reference"]["module"], ref_path)
     except BaseException as e:  # noqa: BLE001 - reported per case
@@ -176,6 +211,7 @@ def main():
     unavailable = None
     # The implementation module imports the harness by this name (the script runs as __main__).
     sys.modules.setdefault("opforge_runner", sys.modules[__name__])
+    stage("load the %s implementation (%s)" % (job["target"], job["implementation"]["class"]))
     try:
         impl = job["implementation"]
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), impl["file"])
@@ -186,10 +222,11 @@ def main():
         target_error = "%s does not load: %s" % (job["target"], short(e))
     for op in job["ops"]:
         for case in op["cases"]:
-            res = dict(op=op["op"], case=case["name"], status="fail", reason="", max_abs=0.0, max_rel=0.0)
+            stage("case %s/%s [%s]" % (op["op"], job["target"], case["name"]))
+            res = Result(target, op=op["op"], case=case["name"], status="fail", reason="", max_abs=0.0, max_rel=0.0)
             if ref is None:
                 res["reason"] = ref_error
-                emit(**res)
+                report(res)
                 continue
             inputs = make_inputs(torch, case)
             ref_inputs = inputs
@@ -202,33 +239,34 @@ def main():
                     res.update(status="skip", reason="no reference written: region reference:%s of %s" % (op["op"], ref_path))
                 else:
                     res["reason"] = "the reference raises: " + short(e)
-                emit(**res)
+                report(res)
                 continue
             problem = check_reference(torch, case, want)
             if problem:
                 res["reason"] = problem
-                emit(**res)
+                report(res)
                 continue
             if unavailable is not None:
                 res.update(status="skip", reason=unavailable)
-                emit(**res)
+                report(res)
                 continue
             if target is None:
                 res["reason"] = target_error
-                emit(**res)
+                report(res)
                 continue
             try:
                 got = target.run(op, case, clone(torch, inputs))
             except NotTaken as e:
                 res.update(status="skip", reason=str(e))
-                emit(**res)
+                report(res)
                 continue
             except BaseException as e:  # noqa: BLE001
                 if not_written(e):
                     res.update(status="skip", reason="no %s implementation written (%s)" % (job["target"], short(e)))
+                    report(res)
                 else:
                     res["reason"] = "%s raises: %s" % (job["target"], short(e))
-                emit(**res)
+                    report(res, ran=True)
                 continue
             case_tol = {k: tuple(v) for k, v in (op.get("tolerances") or {}).items()} or dict(tol)
             # A quantized run's output step adds to whatever tolerance applies.
@@ -241,7 +279,7 @@ def main():
                 res["reason"] = problem
             else:
                 res["status"] = "pass"
-            emit(**res)
+            report(res, ran=True)
 
 
 if __name__ == "__main__":

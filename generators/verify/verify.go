@@ -1,19 +1,15 @@
 package verify
 
 import (
-	"bufio"
-	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-
 	"strings"
+	"time"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
@@ -64,6 +60,10 @@ type Options struct {
 	// build); Toolchains the descriptors ("" : the built-in ones or
 	// toolchains/).
 	Build, Toolchains string
+	// CaseTimeout bounds every stage of a runner (0: DefaultCaseTimeout).
+	CaseTimeout time.Duration
+	// Shard runs a deterministic part of the op × target × case list.
+	Shard Shard
 }
 
 // Result is one op × target × case (Case "-" when the target did not run).
@@ -76,6 +76,12 @@ type Result struct {
 	Reason  string  `json:"reason,omitempty"`
 	MaxAbs  float64 `json:"max_abs"`
 	MaxRel  float64 `json:"max_rel"`
+	// Check is what running the case proved (Kernel or Wiring; "" where
+	// the implementation did not run it) and Engine what ran it.
+	Check  string `json:"check,omitempty"`
+	Engine string `json:"engine,omitempty"`
+	// Seq is the case's place in an unsharded run (Merge sorts by it).
+	Seq int `json:"seq"`
 }
 
 // job is what the runner reads on stdin.
@@ -163,13 +169,21 @@ func Run(o Options, l *diag.List) []Result {
 	if len(targets) == 0 {
 		targets = Names(o.Runners)
 	}
-	python, pyProblem := findPython(o.Python)
+	timeout := o.CaseTimeout
+	if timeout <= 0 {
+		timeout = DefaultCaseTimeout
+	}
+	py := findPython(o.Python, timeout)
 	ro := verifier.Options{Out: o.Out, Build: o.Build, Toolchains: o.Toolchains}
 	// Runners build what they need here for the run (a failure to make it
 	// shows as the runner's failure to write there).
 	tmp, _ := os.MkdirTemp("", "opforge-verify-")
 	defer os.RemoveAll(tmp)
 	var results []Result
+	// seq numbers every op × target × case (an op × target that does not
+	// run counts once) in the order an unsharded run takes them: a shard
+	// runs those whose number it owns, and merged shards sort by it.
+	seq := 0
 	for _, pkg := range pkgs {
 		ops := pkg.OpsWhere(func(op *ir.Op) bool { return len(o.Ops) == 0 || slices.Contains(o.Ops, op.Name) })
 		cases := make(map[string][]Case, len(ops))
@@ -186,24 +200,58 @@ func Run(o Options, l *diag.List) []Result {
 				continue
 			}
 			var run []*ir.Op
-			skip := func(op *ir.Op, reason string) {
-				results = append(results, Result{Package: pkg.Name, Op: op.Name, Target: t, Case: "-", Status: Skip, Reason: reason})
+			owned := map[string][]Case{}
+			first := map[string]int{}
+			fail := func(op *ir.Op, status, reason string) {
+				results = append(results, Result{Package: pkg.Name, Op: op.Name, Target: t, Case: "-", Status: status, Reason: reason, Seq: first[op.Name]})
 			}
 			for _, op := range ops {
 				why, applies := r.Runnable(ro, pkg, op)
+				if !applies {
+					continue
+				}
+				// Every case of the op gets its number whether it runs here
+				// or not, so every shard numbers alike.
+				first[op.Name] = seq
+				var mine []Case
+				for _, c := range cases[op.Name] {
+					if o.Shard.Owns(seq) {
+						c.seq = seq
+						mine = append(mine, c)
+					}
+					seq++
+				}
+				if len(cases[op.Name]) == 0 {
+					seq++
+				}
+				// A verdict on the whole op belongs to the shard owning its first number.
+				whole := o.Shard.Owns(first[op.Name])
 				switch {
-				case !applies:
 				case why != "":
-					skip(op, why)
-				case pyProblem != "":
-					skip(op, pyProblem)
+					if whole {
+						fail(op, Skip, why)
+					}
+				case py.fatal:
+					if whole {
+						fail(op, Fail, py.problem)
+					}
+				case py.problem != "":
+					if whole {
+						fail(op, Skip, py.problem)
+					}
 				case len(cases[op.Name]) == 0:
-					skip(op, "no case: "+notes[op.Name])
+					if whole {
+						fail(op, Skip, "no case: "+notes[op.Name])
+					}
+				case len(mine) == 0:
 				default:
 					if _, err := os.Stat(ref); err != nil {
-						skip(op, fmt.Sprintf("no reference module %s (run opforge gen)", filepath.ToSlash(ref)))
+						if whole {
+							fail(op, Skip, fmt.Sprintf("no reference module %s (run opforge gen)", filepath.ToSlash(ref)))
+						}
 						continue
 					}
+					owned[op.Name] = mine
 					run = append(run, op)
 				}
 			}
@@ -215,17 +263,20 @@ func Run(o Options, l *diag.List) []Result {
 			prep := r.Prepare(ro, pkg, filepath.Join(tmp, t, pkg.Name))
 			if prep.Skip != "" || prep.Err != "" {
 				for _, op := range run {
+					if !o.Shard.Owns(first[op.Name]) {
+						continue // the op's verdict is the shard's owning its first case
+					}
 					if prep.Skip != "" {
-						skip(op, prep.Skip)
+						fail(op, Skip, prep.Skip)
 					} else {
-						results = append(results, Result{Package: pkg.Name, Op: op.Name, Target: t, Case: "-", Status: Fail, Reason: prep.Err})
+						fail(op, Fail, prep.Err)
 					}
 				}
 				continue
 			}
 			j.Impl = prep.Impl
 			for _, op := range run {
-				jo := jobOp{Op: op.Name, Cases: cases[op.Name], Fields: r.OpFields(pkg, op)}
+				jo := jobOp{Op: op.Name, Cases: owned[op.Name], Fields: r.OpFields(pkg, op)}
 				if n, ok := r.(verifier.DTypeNamer); ok {
 					jo.Cases = nativeCases(jo.Cases, n)
 				}
@@ -234,177 +285,32 @@ func Run(o Options, l *diag.List) []Result {
 				}
 				j.Ops = append(j.Ops, jo)
 			}
-			results = append(results, runJob(python, j, r.Implementation(), prep.Env)...)
+			results = append(results, numbered(j, runJob(py.path, j, r.Implementation(), prep.Env, timeout))...)
 		}
 	}
 	return results
 }
 
-// findPython returns the interpreter and, when it cannot run the
-// runner (no interpreter, no torch), why.
-func findPython(p string) (string, string) {
-	if p == "" {
-		p = os.Getenv("OPFORGE_PYTHON")
-	}
-	if p == "" {
-		p = "python3"
-	}
-	path, err := exec.LookPath(p)
-	if err != nil {
-		return p, fmt.Sprintf("no Python interpreter %q (set OPFORGE_PYTHON or --python to one with torch): %v", p, err)
-	}
-	out, err := exec.Command(path, "-c", "import torch").CombinedOutput()
-	if err != nil {
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		return path, fmt.Sprintf("%s cannot import torch (set OPFORGE_PYTHON or --python to one with torch): %s", path, lines[len(lines)-1])
-	}
-	return path, ""
-}
-
-// runJob runs the runner on one (package, target) job, with impl's module
-// beside it, and reads its results.
-func runJob(python string, j job, impl verifier.Implementation, env []string) []Result {
-	j.Implementation = jobImpl{File: impl.File, Class: impl.Class}
-	in, err := json.Marshal(j)
-	fail := func(reason string) []Result {
-		var rs []Result
-		for _, op := range j.Ops {
-			rs = append(rs, Result{Package: j.Package, Op: op.Op, Target: j.Target, Case: "-", Status: Fail, Reason: reason})
-		}
-		return rs
-	}
-	if err != nil {
-		return fail("internal: " + err.Error())
-	}
-	dir, err := os.MkdirTemp("", "opforge-verify-")
-	if err != nil {
-		return fail(err.Error())
-	}
-	defer os.RemoveAll(dir)
-	script := filepath.Join(dir, "runner.py")
-	if err := os.WriteFile(script, runner, 0o644); err != nil {
-		return fail(err.Error())
-	}
-	if f := impl.File; !implementationFile.MatchString(f) {
-		return fail(fmt.Sprintf("internal: the %s runner's implementation module is named %q, not <target>_verify.py", j.Target, f))
-	}
-	if err := os.WriteFile(filepath.Join(dir, impl.File), impl.Source, 0o644); err != nil {
-		return fail(err.Error())
-	}
-	cmd := exec.Command(python, script)
-	cmd.Stdin = bytes.NewReader(in)
-	cmd.Env = append(append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1"), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
-	var rs []Result
-	sc := bufio.NewScanner(&stdout)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var r Result
-		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Op == "" {
-			continue
-		}
-		r.Package, r.Target = j.Package, j.Target
-		rs = append(rs, r)
-	}
-	want := 0
+// numbered gives each of a job's results the number of its case (a
+// result of no case, the number of its op's first case here).
+func numbered(j job, rs []Result) []Result {
+	num := map[[2]string]int{}
 	for _, op := range j.Ops {
-		want += len(op.Cases)
-	}
-	if len(rs) < want {
-		msg := strings.TrimSpace(stderr.String())
-		if i := strings.LastIndex(msg, "\n"); i >= 0 {
-			msg = msg[i+1:]
+		for i, c := range op.Cases {
+			if i == 0 {
+				num[[2]string{op.Op, "-"}] = c.seq
+			}
+			num[[2]string{op.Op, c.Name}] = c.seq
 		}
-		rs = append(rs, Result{Package: j.Package, Op: "-", Target: j.Target, Case: "-", Status: Fail,
-			Reason: fmt.Sprintf("the runner stopped after %d of %d cases (%v): %s", len(rs), want, runErr, msg)})
+	}
+	for i := range rs {
+		if n, ok := num[[2]string{rs[i].Op, rs[i].Case}]; ok {
+			rs[i].Seq = n
+		} else if n, ok := num[[2]string{rs[i].Op, "-"}]; ok {
+			rs[i].Seq = n
+		}
 	}
 	return rs
-}
-
-// Failed reports whether any result failed.
-func Failed(rs []Result) bool {
-	return slices.ContainsFunc(rs, func(r Result) bool { return r.Status == Fail })
-}
-
-// WriteText prints one line per result, then a summary per op × target.
-func WriteText(w io.Writer, rs []Result) {
-	for _, r := range rs {
-		line := fmt.Sprintf("%-4s %s/%s %s [%s]", strings.ToUpper(r.Status), r.Package, r.Op, r.Target, r.Case)
-		if r.Status != Skip && r.Case != "-" {
-			line += fmt.Sprintf(" max_abs=%.3g max_rel=%.3g", r.MaxAbs, r.MaxRel)
-		}
-		if r.Reason != "" {
-			line += ": " + r.Reason
-		}
-		fmt.Fprintln(w, line)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%-40s %-11s %5s %5s %5s\n", "op", "target", "pass", "fail", "skip")
-	for _, s := range Summarize(rs) {
-		fmt.Fprintf(w, "%-40s %-11s %5d %5d %5d\n", s.Package+"/"+s.Op, s.Target, s.Pass, s.Fail, s.Skip)
-	}
-	p, f, k := 0, 0, 0
-	for _, r := range rs {
-		switch r.Status {
-		case Pass:
-			p++
-		case Fail:
-			f++
-		default:
-			k++
-		}
-	}
-	fmt.Fprintf(w, "opforge verify: %d passed, %d failed, %d skipped (a skip is not a pass)\n", p, f, k)
-}
-
-// Summary counts an op × target's results.
-type Summary struct {
-	Package string `json:"package"`
-	Op      string `json:"op"`
-	Target  string `json:"target"`
-	Pass    int    `json:"pass"`
-	Fail    int    `json:"fail"`
-	Skip    int    `json:"skip"`
-}
-
-// Summarize counts results per op × target, in the order they first appear.
-func Summarize(rs []Result) []Summary {
-	var out []Summary
-	idx := map[[3]string]int{}
-	for _, r := range rs {
-		k := [3]string{r.Package, r.Op, r.Target}
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
-			out = append(out, Summary{Package: r.Package, Op: r.Op, Target: r.Target})
-		}
-		switch r.Status {
-		case Pass:
-			out[i].Pass++
-		case Fail:
-			out[i].Fail++
-		default:
-			out[i].Skip++
-		}
-	}
-	return out
-}
-
-// WriteJSON prints the results and the summary as one JSON object.
-func WriteJSON(w io.Writer, rs []Result) error {
-	if rs == nil {
-		rs = []Result{}
-	}
-	s := Summarize(rs)
-	if s == nil {
-		s = []Summary{}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"results": rs, "summary": s})
 }
 
 // opTolerances are op's own float tolerances (opdef verify: rtol, atol

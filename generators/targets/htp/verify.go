@@ -30,10 +30,10 @@ func implementation(class string) verifier.Implementation {
 }
 
 // Verifiers are the htp target's verify runners: the ExecuTorch ops in
-// eager mode (executorch) and the x86 op package in Qualcomm's HTP
-// backend (htp).
+// eager mode (executorch), the x86 op package in Qualcomm's HTP backend
+// (htp) and each op's impl function in the host harness (htp-host).
 func (Target) Verifiers() []verifier.Runner {
-	return []verifier.Runner{executorchRunner{}, qnnRunner{}}
+	return []verifier.Runner{executorchRunner{}, qnnRunner{}, hostRunner{}}
 }
 
 // executorchRunner runs the generated ExecuTorch module's ops.
@@ -98,7 +98,7 @@ func (qnnRunner) Prepare(o verifier.Options, pkg *ir.Package, tmp string) verifi
 		return verifier.Prepared{Skip: prep.skip, Err: prep.err}
 	}
 	return verifier.Prepared{Impl: map[string]string{"python": prep.python, "script": prep.script, "library": prep.library,
-		"interface": pkg.Name + "InterfaceProvider", "domain": htpDomain(pkg), "mismatch": prep.mismatch}}
+		"interface": pkg.Name + "InterfaceProvider", "domain": htpDomain(pkg), "mismatch": prep.mismatch, "engine": prep.engine}}
 }
 
 // htpOp is what the HTP runner needs of an op: each param's attribute
@@ -112,12 +112,19 @@ type htpParam struct {
 	Ident string `json:"ident"`
 	Name  string `json:"name"`
 	Float bool   `json:"float"`
+	// DType is the param's first QNN dtype (the host harness's element
+	// type of the param tensor); "" for none.
+	DType string `json:"dtype"`
 }
 
 func htpOpOf(op *ir.Op) *htpOp {
 	h := &htpOp{Params: []htpParam{}}
 	for _, p := range op.Params {
-		h.Params = append(h.Params, htpParam{Ident: p.Ident, Name: p.Name, Float: len(p.DTypes) > 0 && p.DTypes[0].IsFloat()})
+		hp := htpParam{Ident: p.Ident, Name: p.Name}
+		if len(p.DTypes) > 0 {
+			hp.Float, hp.DType = p.DTypes[0].IsFloat(), string(p.DTypes[0])
+		}
+		h.Params = append(h.Params, hp)
 	}
 	return h
 }
@@ -129,6 +136,7 @@ func htpOpOf(op *ir.Op) *htpOp {
 // both, because an op package is bound to its backend's C++ ABI.
 type htpPrep struct {
 	python, script, library string
+	engine                  string
 	mismatch                string
 	skip, err               string
 }
@@ -169,18 +177,28 @@ func prepareHTP(o verifier.Options, pkg *ir.Package, tmp string) htpPrep {
 	if _, err := os.Stat(lib); err != nil {
 		return htpPrep{err: "opforge build htp --arch x86 left no library: " + err.Error()}
 	}
-	p := htpPrep{python: python, script: script, library: lib}
+	p := htpPrep{python: python, script: script, library: lib,
+		engine: fmt.Sprintf("QNN HTP backend %s (x86, onnxruntime-qnn %s, onnxruntime %s)", backendQNN, fields[1], fields[0])}
 	if d, err := LoadToolchain(bo.Toolchains); err == nil {
 		// The headers' version as the toolchain descriptor reads it (QnnSdkBuildId.h).
-		headers := bo.Env.ResolveSDK(*d.SDK("qnn")).Version
-		if headers == "" {
-			headers = "unknown"
-		}
-		if majorMinor(headers) != majorMinor(backendQNN) {
-			p.mismatch = fmt.Sprintf("the package is built with QNN %s headers and the backend (onnxruntime-qnn's libQnnHtp.so) is QNN %s: an op package runs only in the backend of its headers' version", headers, backendQNN)
-		}
+		found := bo.Env.ResolveSDK(*d.SDK("qnn"))
+		p.mismatch = headerMismatch(found.Version, found.Path, backendQNN, fields[3])
 	}
 	return p
+}
+
+// headerMismatch says, when the QNN headers at root are not the backend's
+// version, which two versions were found where and where headers of the
+// backend's version come from; "" when they match.
+func headerMismatch(headers, root, backend, backendLib string) string {
+	if headers != "" && majorMinor(headers) == majorMinor(backend) {
+		return ""
+	}
+	if headers == "" {
+		headers = "unknown"
+	}
+	return fmt.Sprintf("the package is built with QNN %s headers (QNN_SDK_ROOT=%s, include/QNN/QnnSdkBuildId.h) and the backend (onnxruntime-qnn's libQnnHtp.so, %s) is QNN %s: an op package runs only in the backend of its headers' version; point QNN_SDK_ROOT at a tree whose include/QNN holds the QNN %s headers (the QAIRT SDK %s, or a public copy of its include/QNN of that build id)",
+		headers, root, backendLib, backend, backend, backend)
 }
 
 // htpDomain is the ONNX domain the runner's node uses: the package's, or a

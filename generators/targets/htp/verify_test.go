@@ -110,11 +110,14 @@ func TestVerifyHTPInQualcommBackend(t *testing.T) {
 	var buf bytes.Buffer
 	verify.WriteText(&buf, rs)
 	t.Log(buf.String())
-	mismatch := regexp.MustCompile(`built with QNN [0-9.]+ headers and the backend .* is QNN [0-9.]+`)
+	mismatch := regexp.MustCompile(`built with QNN [0-9.]+ headers \(QNN_SDK_ROOT=.*\) and the backend .* is QNN [0-9.]+`)
+	// The stage the run reached, as htp_verify.py names it (headers far from
+	// the backend's version stop before registration, as 2.36.1 against 2.50.40).
+	stage := regexp.MustCompile(`the package did not run|the package registered|the session was created`)
 	for _, r := range rs {
 		switch {
 		case r.Status == verify.Pass:
-		case r.Status == verify.Skip && mismatch.MatchString(r.Reason) && strings.Contains(r.Reason, "registered"):
+		case r.Status == verify.Skip && mismatch.MatchString(r.Reason) && stage.MatchString(r.Reason):
 			t.Logf("not the backend's QNN version; the run reached: %s", r.Reason)
 		default:
 			t.Errorf("%s %s [%s]: %s %s", r.Op, r.Target, r.Case, r.Status, r.Reason)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/opforge/opforge/generators/ir"
@@ -76,16 +77,21 @@ func (pythonRunner) OpFields(pkg *ir.Package, op *ir.Op) map[string]any {
 	return map[string]any{"trt": trtOpOf(pkg, op)}
 }
 
+// Prepare finds the package's module. Where tensorrt.plugin cannot run it
+// (no GPU, or no TensorRT), the runner runs each plugin's Triton kernel in
+// Triton's interpreter instead, so a TensorRT set-up problem only says
+// why the GPU route was not taken.
 func (pythonRunner) Prepare(o verifier.Options, pkg *ir.Package, _ string) verifier.Prepared {
 	mod, err := pythonPluginModule(o.Out, pkg)
-	e, problem := trtPythonEnv()
-	if err != nil || problem != "" {
-		if problem == "" {
-			problem = err.Error()
-		}
-		return verifier.Prepared{Skip: problem}
+	if err != nil {
+		return verifier.Prepared{Skip: err.Error()}
 	}
-	return verifier.Prepared{Impl: map[string]string{"path": mod}, Env: e}
+	e, problem := trtPythonEnv()
+	impl := map[string]string{"path": mod}
+	if problem != "" {
+		impl["trt_problem"] = problem
+	}
+	return verifier.Prepared{Impl: impl, Env: e}
 }
 
 // trtOp is what the TensorRT runners need of an op: its plugin identity
@@ -155,6 +161,9 @@ type trtPrep struct {
 }
 
 func prepareTRT(o verifier.Options, pkg *ir.Package, tmp string) trtPrep {
+	if why := noGPU(); why != "" {
+		return trtPrep{skip: why}
+	}
 	bo := o.BuildOptions(pkg)
 	plan, err := BuildPlan(bo)
 	if err != nil {
@@ -201,6 +210,25 @@ func prepareTRT(o verifier.Options, pkg *ir.Package, tmp string) trtPrep {
 		return trtPrep{skip: "no NVIDIA GPU to run the TensorRT plugins on: " + strings.TrimSpace(string(probe))}
 	}
 	return trtPrep{library: lib, runner: runner}
+}
+
+// noGPU says why no NVIDIA GPU can be here ("" : one may be), so that a
+// machine without one skips the C++ plugins before spending a build on
+// them: on Linux the driver's device node and proc entry, and
+// CUDA_VISIBLE_DEVICES hiding every device.
+func noGPU() string {
+	if v, set := os.LookupEnv("CUDA_VISIBLE_DEVICES"); set && (strings.TrimSpace(v) == "" || strings.TrimSpace(v) == "-1") {
+		return "no NVIDIA GPU: CUDA_VISIBLE_DEVICES hides every device; the C++ plugins run only on a GPU (opforge build trt compiles them)"
+	}
+	if runtime.GOOS != "linux" {
+		return ""
+	}
+	for _, p := range []string{"/dev/nvidiactl", "/proc/driver/nvidia/version"} {
+		if _, err := os.Stat(p); err == nil {
+			return ""
+		}
+	}
+	return "no NVIDIA GPU here (no /dev/nvidiactl, no NVIDIA driver): the C++ plugins run only on a GPU (opforge build trt compiles them)"
 }
 
 // trtPythonEnv says why the Python plugins cannot run here ("" : they

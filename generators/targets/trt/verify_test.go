@@ -3,6 +3,7 @@ package trt_test
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -113,13 +114,18 @@ func report(rs []verify.Result) string {
 	return buf.String()
 }
 
-// TestVerifyTRTSkipsWithoutPieces: with no TensorRT headers and no
-// tensorrt.plugin, every TensorRT case is a skip that says why, and
-// verify does not fail (nor pass) anything.
-func TestVerifyTRTSkipsWithoutPieces(t *testing.T) {
+// TestVerifyTRTWithoutGPU: with no TensorRT headers, no tensorrt.plugin
+// and no GPU, the C++ plugins are a skip that names the missing piece; the
+// AOT Python plugin's Triton kernel runs in Triton's interpreter on the CPU
+// with aot_impl's launch and passes as a kernel check, and the JIT plugin
+// (which runs on a GPU only) is a skip. A bug planted only in the Triton
+// kernel fails it, naming the op.
+func TestVerifyTRTWithoutGPU(t *testing.T) {
 	verifytest.NeedPython(t)
+	needTriton(t)
 	t.Setenv("TENSORRT_INCLUDE_DIR", filepath.Join(t.TempDir(), "no-tensorrt"))
 	t.Setenv("OPFORGE_TRT_CORE", "")
+	t.Setenv("CUDA_VISIBLE_DEVICES", "") // the CPU route even on a GPU machine
 	o := affineWorkspace(t, "0")
 	var l diag.List
 	rs := verify.Run(o, &l)
@@ -127,19 +133,37 @@ func TestVerifyTRTSkipsWithoutPieces(t *testing.T) {
 		t.Fatal(l.Sorted())
 	}
 	out := report(rs)
-	if len(rs) == 0 || verify.Failed(rs) {
-		t.Fatalf("want skips only:\n%s", out)
+	if verify.Failed(rs) {
+		t.Fatalf("want passes and skips:\n%s", out)
 	}
 	for _, r := range rs {
-		if r.Status != verify.Skip || r.Reason == "" {
+		aot := r.Op == "AffineAot" && r.Target == "trt-python"
+		switch {
+		case aot && (r.Status != verify.Pass || r.Check != verify.Kernel || !strings.Contains(r.Engine, "interpreter (CPU)")):
+			t.Errorf("%s %s [%s]: %s %s %q %q; want a kernel check passed in Triton's interpreter", r.Op, r.Target, r.Case, r.Status, r.Reason, r.Check, r.Engine)
+		case !aot && (r.Status != verify.Skip || r.Reason == ""):
 			t.Errorf("%s %s [%s]: %s %q; want a skip with its reason", r.Op, r.Target, r.Case, r.Status, r.Reason)
 		}
 	}
-	if !strings.Contains(out, "SKIP AffineOps/AffineAot trt [-]: the TensorRT plugin library cannot be built here") {
-		t.Errorf("the C++ plugins' skip does not name the missing piece:\n%s", out)
+	for _, want := range []string{"SKIP AffineOps/AffineAot trt [-]: no NVIDIA GPU", "SKIP AffineOps/AffineJit trt-python [base]: a JIT plugin (trtp.impl) runs its implementation on a GPU only"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
-	if !strings.Contains(out, "0 passed") {
-		t.Errorf("skips counted as passes:\n%s", out)
+
+	broken := affineWorkspace(t, "0.5")
+	rs = verify.Run(broken, &l)
+	out = report(rs)
+	if !verify.Failed(rs) || !strings.Contains(out, "FAIL AffineOps/AffineAot trt-python [base] max_abs=0.5") {
+		t.Errorf("a Triton kernel off by 0.5 must fail on the CPU:\n%s", out)
+	}
+}
+
+// needTriton skips the test when OPFORGE_PYTHON has no triton.
+func needTriton(t *testing.T) {
+	t.Helper()
+	if err := exec.Command(os.Getenv("OPFORGE_PYTHON"), "-c", "import triton").Run(); err != nil {
+		t.Skipf("%s cannot import triton (pip install triton): %v", os.Getenv("OPFORGE_PYTHON"), err)
 	}
 }
 

@@ -1,6 +1,7 @@
 """opforge verify's runners of the htp target's implementations, imported by verify's runner.py
-(the harness, importable as opforge_runner): ExecuTorch (the generated ExecuTorch module's ops) and
-HTP (the op package built for x86 in Qualcomm's HTP backend). Written by opforge; not vendor code.
+(the harness, importable as opforge_runner): ExecuTorch (the generated ExecuTorch module's ops),
+HTP (the op package built for x86 in Qualcomm's HTP backend) and HTPHost (each op's impl function
+compiled with g++ against opforge's host harness). Written by opforge; not vendor code.
 """
 
 import json
@@ -11,9 +12,16 @@ from opforge_runner import NotTaken, as_list, load
 
 
 class ExecuTorch:
-    """torch.export of a module calling the op, then the exported program on CPU."""
+    """torch.export of a module calling the op, then the exported program on CPU. The eager op is
+    the generated registration calling the package's reference, so a pass proves the wiring (the
+    registration, the fake kernel's shapes and dtypes, the export), never an HTP kernel."""
+
+    check = "wiring"
+
+    check = "wiring"
 
     def __init__(self, torch, job):
+        self.engine = "torch %s eager (ExecuTorch registration, torch.export)" % torch.__version__
         self.torch = torch
         self.path = job["impl"]["path"]
         self.mod = load("opforge_verify_executorch_" + job["package"], self.path)
@@ -55,6 +63,9 @@ class HTP:
         impl = job["impl"]
         self.python, self.script, self.library = impl["python"], impl["script"], impl["library"]
         self.interface, self.domain, self.mismatch = impl["interface"], impl["domain"], impl.get("mismatch", "")
+        self.engine = impl.get("engine", "QNN HTP backend (x86)")
+
+    check = "kernel"
 
     def attrs(self, op, case):
         specs = {p["ident"]: p for p in op["htp"]["params"]}
@@ -121,3 +132,86 @@ class HTP:
                     raise NotTaken(self.mismatch + "; " + why)
                 raise RuntimeError(why)
             return [torch.from_numpy(np.load(o["path"])) for o in req["outputs"]]
+
+
+class HTPHost:
+    """Each op's impl function (src/ops/<Op>.cpp as written) compiled with g++ against opforge's host
+    harness, a stand-in for the HTP tensor API the generated sources use, one process per case.
+    Inputs keep the case's ranks; a scalar param is a [1, 1, 1, 1] tensor and an array param a
+    [1, 1, 1, n] one; integer tensors are read and written as quantized ones of scale 1 and offset 0
+    (writes round half away from zero and saturate). It checks the kernel's arithmetic, not the op
+    package in Qualcomm's backend."""
+
+    check = "kernel"
+    DTYPES = ("float32", "float16", "int8", "uint8", "int16", "uint16", "int32", "int64", "bool")
+
+    def __init__(self, torch, job):
+        import subprocess
+        self.torch, self.subprocess = torch, subprocess
+        self.bin, self.engine = job["impl"]["bin"], job["impl"]["engine"]
+
+    def param_line(self, spec, p):
+        v = p["value"]
+        if p["kind"] in ("string", "tensor"):
+            raise NotTaken("the host harness does not pass %s params" % p["kind"])
+        if p["kind"] == "enum":
+            return "param %s uint32 0 %d" % (spec["name"], p.get("index", 0))
+        if p["kind"] == "bool":
+            return "param %s bool 0 %d" % (spec["name"], int(bool(v)))
+        dtype = "float32" if spec["float"] else {"uint8": "uint32", "uint16": "uint32", "uint32": "uint32"}.get(spec["dtype"], "int32")
+        values = list(v) if p.get("array") else [v]
+        if p.get("array") and not values:
+            raise NotTaken("the host harness does not pass empty array params")
+        return "param %s %s %d %s" % (spec["name"], dtype, len(values) if p.get("array") else 0,
+                                      " ".join(repr(float(e)) if spec["float"] else str(int(e)) for e in values))
+
+    def run(self, op, case, inputs):
+        import numpy as np
+        torch = self.torch
+        exe = os.path.join(self.bin, op["op"])
+        if os.path.exists(exe + ".error"):
+            with open(exe + ".error") as fh:
+                raise NotTaken("the host harness cannot compile %s's source: %s" % (op["op"], fh.read().strip()[:600]))
+        for spec in case["inputs"] + case["outputs"]:
+            if spec["dtype"] not in self.DTYPES:
+                raise NotTaken("the host harness has no %s tensors" % spec["dtype"])
+        specs = {p["ident"]: p for p in op["htp"]["params"]}
+        with tempfile.TemporaryDirectory() as d:
+            lines = ["op " + op["op"]]
+            outs = []
+            for i, spec in enumerate(case["outputs"]):
+                dims = spec.get("shape")
+                grow = dims is None
+                if grow:
+                    dims = spec.get("upper") or []
+                path = os.path.join(d, "out%d.bin" % i)
+                outs.append((path, spec["dtype"]))
+                lines.append("out %s %d %d %s %s" % (spec["dtype"], int(grow), len(dims), " ".join(str(x) for x in dims), path))
+            for i, x in enumerate(inputs):
+                if x is None:
+                    raise NotTaken("the host harness passes every input (this case leaves one out)")
+                if isinstance(x, list):
+                    raise NotTaken("the host harness does not pass variadic inputs")
+                path = os.path.join(d, "in%d.bin" % i)
+                a = np.ascontiguousarray(x.detach().cpu().numpy())
+                a.tofile(path)
+                lines.append("in %s %d %s %s" % (case["inputs"][i]["dtype"], a.ndim, " ".join(str(s) for s in a.shape), path))
+            for p in case["params"]:
+                lines.append(self.param_line(specs[p["name"]], p))
+            req = os.path.join(d, "request.txt")
+            with open(req, "w") as fh:
+                fh.write("\n".join(lines) + "\n")
+            p = self.subprocess.run([exe, req], capture_output=True, text=True, timeout=120)
+            if p.returncode != 0:
+                what = "the impl crashed (signal %d)" % -p.returncode if p.returncode < 0 else "exit %d" % p.returncode
+                raise RuntimeError("%s: %s" % (what, (p.stderr or p.stdout).strip()[:600]))
+            dims = {}
+            for line in p.stdout.splitlines():
+                f = line.split()
+                if f and f[0] == "dims":
+                    dims[int(f[1])] = [int(e) for e in f[2:]]
+            got = []
+            for i, (path, dtype) in enumerate(outs):
+                a = np.fromfile(path, dtype=np.dtype(dtype)).reshape(dims[i])
+                got.append(torch.from_numpy(a.copy()))
+            return got

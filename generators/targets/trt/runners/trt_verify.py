@@ -1,7 +1,7 @@
 """opforge verify's runners of the trt target's implementations, imported by verify's runner.py
 (the harness, importable as opforge_runner): TRT (the C++ plugin library, through opforge's C++
-runner) and TRTPython (the Python plugins, through tensorrt.plugin). Written by opforge; not vendor
-code.
+runner) and TRTPython (the Python plugins: through tensorrt.plugin on a GPU, or their Triton kernels
+in Triton's interpreter on the CPU). Written by opforge; not vendor code.
 """
 
 import os
@@ -70,10 +70,14 @@ class TRT:
     process per case (getCreators, createPlugin from fields, configurePlugin, onShapeChange, enqueue
     on device buffers); inputs and outputs travel as files of raw bytes."""
 
+    check = "kernel"
+
     def __init__(self, torch, job):
         import subprocess
         self.torch, self.subprocess = torch, subprocess
         self.library, self.runner = job["impl"]["library"], job["impl"]["runner"]
+        gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else "an NVIDIA GPU"
+        self.engine = "CUDA on %s (the plugin library through opforge's TensorRT-style loader)" % gpu
 
     def run(self, op, case, inputs):
         torch = self.torch
@@ -145,7 +149,30 @@ def dim_value(e):
     return int(e)
 
 
-class TRTPython:
+def TRTPython(torch, job):
+    """The Python plugins' runner for this machine: TensorRT's own tensorrt.plugin on a GPU where it
+    imports; else each plugin's Triton kernel in Triton's interpreter on the CPU (TritonInterpreted)."""
+    why = "no NVIDIA GPU (torch.cuda.is_available() is False)"
+    if torch.cuda.is_available():
+        try:
+            return TRTPythonGPU(torch, job)
+        except Unavailable as e:
+            why = str(e)
+    return TritonInterpreted(torch, job, why)
+
+
+def jit_check(module_path, op_name):
+    """What a JIT plugin's run proves: "wiring" while its impl region still calls the op's reference
+    (the generated default), "kernel" once the user replaced it."""
+    with open(module_path) as f:
+        text = f.read()
+    begin, end = "# opforge:begin impl:%s\n" % op_name, "# opforge:end impl:%s\n" % op_name
+    i = text.find(begin)
+    body = text[i:text.find(end, i)] if i >= 0 else ""
+    return "wiring" if "_reference(" in body else "kernel"
+
+
+class TRTPythonGPU:
     """The TensorRT Python plugins (tensorrt.plugin) driven as TensorRT drives them: created from
     fields through the registered creator, then the JIT implementation through the plugin's enqueue,
     or the ahead-of-time implementation's Triton kernel (aot_impl's PTX, launched through the CUDA
@@ -165,7 +192,13 @@ class TRTPython:
         if not torch.cuda.is_available():
             raise Unavailable("no NVIDIA GPU: torch.cuda.is_available() is False")
         self.torch, self.trt, self.trtp, self.lib = torch, trt, trtp, _lib
-        self.mod = load("opforge_verify_trt_python_" + job["package"], job["impl"]["path"])
+        self.path = job["impl"]["path"]
+        self.mod = load("opforge_verify_trt_python_" + job["package"], self.path)
+        import triton
+        self.engine_aot = "Triton %s on %s (tensorrt.plugin %s)" % (
+            triton.__version__, torch.cuda.get_device_name(), getattr(trt, "__version__", "?"))
+        self.engine_jit = "tensorrt.plugin %s JIT on %s" % (getattr(trt, "__version__", "?"), torch.cuda.get_device_name())
+        self.check, self.engine = "kernel", self.engine_aot
 
     def create(self, op, case):
         trt, np = self.trt, __import__("numpy")
@@ -190,6 +223,10 @@ class TRTPython:
     def run(self, op, case, inputs):
         torch, trt = self.torch, self.trt
         plugin, aot = self.create(op, case)
+        if aot:
+            self.check, self.engine = "kernel", self.engine_aot
+        else:
+            self.check, self.engine = jit_check(self.path, op["op"]), self.engine_jit
         # The plugin's outputs: the opdef's (a data-dependent one at its upper bound), then one INT32
         # 0-D size tensor per data-dependent size.
         sizes = case.get("sizes") or []
@@ -314,3 +351,335 @@ def trt_name(trt, spec):
     if spec["dtype"] not in names:
         raise NotTaken("TensorRT has no %s tensors" % spec["dtype"])
     return names[spec["dtype"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# The Python plugins without TensorRT: tensorrt.plugin cannot load without libnvinfer, so on a
+# machine without TensorRT or a GPU opforge evaluates the plugin functions itself, on the case's
+# concrete shapes (a stand-in for tensorrt and tensorrt.plugin: the shapes, dtypes, autotune
+# combinations and aot_impl's launch are the module's own code, run with numbers), and runs the
+# kernel aot_impl compiles in Triton's interpreter with exactly the launch aot_impl returns.
+# ---------------------------------------------------------------------------------------------
+
+# Triton pointer types of torch dtypes (the kernels' signatures must name the tensors' own).
+TRITON_POINTERS = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16", "int8": "*i8", "int32": "*i32",
+                   "int64": "*i64", "bool": "*i1", "uint8": "*u8"}
+# AutoTuneCombination's type names of torch dtypes.
+AUTOTUNE_NAMES = {"float32": "FLOAT", "float16": "HALF", "bfloat16": "BF16", "int8": "INT8", "int32": "INT32",
+                  "int64": "INT64", "bool": "BOOL", "uint8": "UINT8"}
+
+
+class Dim(int):
+    """A dimension expression evaluated: an int whose arithmetic stays a Dim, as ShapeExpr's does."""
+
+    def __add__(self, o): return Dim(int(self) + int(o))
+    def __radd__(self, o): return Dim(int(o) + int(self))
+    def __sub__(self, o): return Dim(int(self) - int(o))
+    def __rsub__(self, o): return Dim(int(o) - int(self))
+    def __mul__(self, o): return Dim(int(self) * int(o))
+    def __rmul__(self, o): return Dim(int(o) * int(self))
+    def __floordiv__(self, o): return Dim(int(self) // int(o))
+    def __rfloordiv__(self, o): return Dim(int(o) // int(self))
+    def __mod__(self, o): return Dim(int(self) % int(o))
+    def __neg__(self): return Dim(-int(self))
+
+
+class Shape(tuple):
+    """A tensor's shape_expr: its dims, and numel()."""
+
+    def __new__(cls, dims):
+        return tuple.__new__(cls, (Dim(d) for d in dims))
+
+    def numel(self):
+        n = Dim(1)
+        for d in self:
+            n = n * d
+        return n
+
+
+class DataType:
+    """tensorrt.DataType stood in: named, hashable, compared by name."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "DataType." + self.name
+
+    def __eq__(self, o):
+        return isinstance(o, DataType) and o.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+DATATYPES = {name: DataType(name) for name in TRITON_POINTERS}
+
+
+class TensorDesc:
+    def __init__(self, shape, dtype, size_tensor=False):
+        self.shape_expr, self.dtype, self.size_tensor = Shape(shape), dtype, size_tensor
+
+    @property
+    def ndim(self):
+        return len(self.shape_expr)
+
+
+class SizeTensor:
+    """trtp.size_tensor(opt, upper): as an output, a 0-D int32 tensor; as a dim, its upper bound
+    (what TensorRT allocates)."""
+
+    def __init__(self, opt, upper):
+        self.opt, self.upper = Dim(opt), Dim(upper)
+
+    def expr(self):
+        return self.upper
+
+
+class AutoTuneCombination:
+    def __init__(self, io_types="", layouts="", tactics=None):
+        self.types = [set(t.strip() for t in e.split("|")) for e in io_types.split(",")] if io_types else []
+
+    def takes(self, names):
+        return len(self.types) == len(names) and all(n in t for n, t in zip(names, self.types))
+
+
+class KernelLaunchParams:
+    def __init__(self):
+        self.grid_x = self.grid_y = self.grid_z = 1
+        self.block_x = self.block_y = self.block_z = 1
+        self.shared_mem = 0
+
+
+class PluginFunctions:
+    """What a module registered for one plugin id."""
+
+    def __init__(self):
+        self.register = self.autotune = self.aot = self.jit = None
+
+
+def stand_in_modules(registry):
+    """Modules named tensorrt and tensorrt.plugin that evaluate a plugin module's calls concretely
+    and record what it registers in registry (plugin id -> PluginFunctions)."""
+    import types
+    trt = types.ModuleType("tensorrt")
+    trt.__version__ = "opforge stand-in"
+    trt.__path__ = []
+    for name, dt in DATATYPES.items():
+        setattr(trt, name, dt)
+    trt.DataType = DataType
+    trtp = types.ModuleType("tensorrt.plugin")
+
+    def recorder(attr):
+        def decorator(plugin_id):
+            def keep(fn):
+                setattr(registry.setdefault(plugin_id, PluginFunctions()), attr, fn)
+                return fn
+            return keep
+        return decorator
+
+    trtp.register, trtp.autotune = recorder("register"), recorder("autotune")
+    trtp.aot_impl, trtp.impl = recorder("aot"), recorder("jit")
+    trtp.TensorDesc = trtp.Tensor = TensorDesc
+    trtp.ShapeExpr = trtp.SymInt32 = Dim
+    trtp.ShapeExprs = trtp.SymExprs = Shape
+    trtp.SymIntExprs = type("SymIntExprs", (), {"from_tuple": staticmethod(lambda t: [Dim(e) for e in t])})
+    trtp.KernelLaunchParams, trtp.AutoTuneCombination = KernelLaunchParams, AutoTuneCombination
+    trtp.from_shape_expr = lambda shape, dtype=None: TensorDesc(shape, dtype)
+    trtp.size_tensor = SizeTensor
+    trtp.cdiv = lambda a, b: Dim(-(-int(a) // int(b)))
+    trtp.max = lambda a, b: Dim(max(int(a), int(b)))
+    trtp.min = lambda a, b: Dim(min(int(a), int(b)))
+    trt.plugin = trtp
+    return trt, trtp
+
+
+class CompiledStandIn:
+    """What triton.compile returns to aot_impl here: the source it was given (kernel, signature,
+    constexprs), kept under a name of its own for the launch."""
+
+    def __init__(self, key, src):
+        self.src = src
+        self.metadata = type("Metadata", (), {"name": key, "num_warps": 4, "shared": 0})()
+        self.asm = {"ptx": ""}
+
+
+def constexprs_of(src):
+    """The constexpr arguments an ASTSource was given, by name."""
+    given = getattr(src, "constexprs", None)
+    if isinstance(given, dict) and all(isinstance(k, str) for k in given):
+        return dict(given)
+    names = src.fn.arg_names
+    out = {}
+    for k, v in (getattr(src, "constants", None) or {}).items():
+        i = k[0] if isinstance(k, tuple) else k
+        out[names[i] if isinstance(i, int) else i] = v
+    return out
+
+
+def mend_interpreter_index():
+    """Triton's interpreter (3.5, 3.6) holds a scalar argument as a one-element array and reads it
+    back with int(array), which NumPy 2.4 refuses for an array of one dimension ("only 0-dimensional
+    arrays can be converted to Python scalars"): with NumPy >= 2.4 any kernel that loops over
+    range(n) of an argument fails in the interpreter, whatever the kernel does. Reading the one
+    element, as int() did before, is the interpreter's own intent; nothing else changes."""
+    from triton.runtime import interpreter
+    original = getattr(interpreter, "_patch_lang_tensor", None)
+    if original is None or getattr(original, "opforge_mended", False):
+        return
+
+    def index(self):
+        data = self.handle.data
+        return int(data.reshape(-1)[0]) if getattr(data, "size", 0) == 1 else int(data)
+
+    def patched(tensor, *rest):
+        original(tensor, *rest)
+        tensor.__index__ = index
+
+    patched.opforge_mended = True
+    interpreter._patch_lang_tensor = patched
+
+
+class TritonInterpreted:
+    """The Python plugins' Triton kernels in Triton's interpreter (TRITON_INTERPRET=1) on the CPU:
+    the register function gives the outputs' shapes and dtypes, autotune must offer the case's
+    dtypes, and aot_impl's kernel runs with aot_impl's grid, extra arguments and constexprs, its
+    arguments in TensorRT's order (inputs, extra arguments, outputs)."""
+
+    check = "kernel"
+
+    def __init__(self, torch, job, why_not_gpu):
+        # The interpreter is chosen when @triton.jit runs, i.e. when the module loads.
+        os.environ["TRITON_INTERPRET"] = "1"
+        try:
+            import triton
+        except ImportError as e:
+            raise Unavailable("triton does not import (pip install triton: its interpreter runs the Python plugins' "
+                              "kernels on the CPU): %s" % short(e))
+        mend_interpreter_index()
+        self.torch, self.triton, self.compiled = torch, triton, {}
+        self.registry = {}
+        trt, trtp = stand_in_modules(self.registry)
+        saved = {k: sys.modules.get(k) for k in ("tensorrt", "tensorrt.plugin")}
+        sys.modules["tensorrt"], sys.modules["tensorrt.plugin"] = trt, trtp
+        real_compile = triton.compile
+
+        def compile_stand_in(src, *args, **kwargs):
+            key = "opforge_kernel_%d" % len(self.compiled)
+            self.compiled[key] = src
+            return CompiledStandIn(key, src)
+
+        triton.compile = compile_stand_in
+        self.restore = lambda: setattr(triton, "compile", real_compile)
+        try:
+            self.mod = load("opforge_verify_trt_python_cpu_" + job["package"], job["impl"]["path"])
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    sys.modules.pop(k, None)
+                else:
+                    sys.modules[k] = v
+        # Why the GPU route was not taken goes with the engine's name once, in the summary's engines.
+        self.engine = "Triton %s interpreter (CPU)" % triton.__version__
+        self.why_not_gpu = why_not_gpu
+
+    @staticmethod
+    def taken(fn, attrs):
+        """The attributes fn names (autotune and aot_impl may take a subset, as tensorrt.plugin allows)."""
+        import inspect
+        params = inspect.signature(fn).parameters
+        return {k: v for k, v in attrs.items() if k in params}
+
+    def attrs(self, fn, n_inputs, case):
+        """The attributes as tensorrt.plugin passes them: by name, typed by the function's annotations."""
+        import inspect
+        import numpy as np
+        names = [p for p in inspect.signature(fn).parameters.values() if p.name not in ("outputs", "tactic")][n_inputs:]
+        if len(names) != len(case["params"]):
+            raise RuntimeError("the register function takes %d attributes; the opdef has %d params" % (len(names), len(case["params"])))
+        out = {}
+        for p, param in zip(names, case["params"]):
+            v, ann = param["value"], str(p.annotation)
+            if "ndarray" in ann or "NDArray" in ann:
+                dtype = next((d for d in ("float16", "float32", "float64", "int64", "int32", "int8", "uint8", "bool") if d in ann), "float32")
+                out[p.name] = np.array(v, dtype=dtype).reshape(-1)
+            elif p.annotation is str:
+                out[p.name] = str(v)
+            elif p.annotation is bool:
+                out[p.name] = bool(v)
+            elif p.annotation is float:
+                out[p.name] = float(v)
+            elif p.annotation is int:
+                out[p.name] = int(v)
+            else:
+                out[p.name] = v
+        return out
+
+    def run(self, op, case, inputs):
+        torch = self.torch
+        fns = self.registry.get(op["trt"]["id"])
+        if fns is None or fns.register is None:
+            raise RuntimeError("the module registers no plugin %s" % op["trt"]["id"])
+        if any(x is None for x in inputs):
+            raise NotTaken("an absent optional input: the plugin is not run without it here")
+        in_descs = [TensorDesc(x.shape, DATATYPES[spec["dtype"]]) for spec, x in zip(case["inputs"], inputs)]
+        attrs = self.attrs(fns.register, len(inputs), case)
+        returned = fns.register(*in_descs, **attrs)
+        returned = list(returned) if isinstance(returned, (tuple, list)) else [returned]
+        out_descs = [TensorDesc((), DATATYPES["int32"], size_tensor=True) if isinstance(r, SizeTensor) else r for r in returned]
+        # The outputs TensorRT allocates: the opdef's (data-dependent ones at their upper bound), then
+        # one int32 0-D size tensor per data-dependent size.
+        sizes = case.get("sizes") or []
+        specs = [dict(spec, shape=shape) for spec, shape in zip(case["outputs"], upper_shapes(case))]
+        specs += [dict(name="size " + n, dtype="int32", shape=[]) for n in sizes]
+        if len(out_descs) != len(specs):
+            raise RuntimeError("the register function returns %d outputs; the opdef has %d" % (len(out_descs), len(specs)))
+        for spec, d in zip(specs, out_descs):
+            if d.dtype != DATATYPES.get(spec["dtype"]):
+                raise RuntimeError("the register function gives output %s dtype %s; the opdef says %s" % (spec["name"], d.dtype, spec["dtype"]))
+            if [int(e) for e in d.shape_expr] != list(spec["shape"]):
+                raise RuntimeError("the register function gives output %s dims %s; the opdef says %s" % (
+                    spec["name"], [int(e) for e in d.shape_expr], spec["shape"]))
+        names = [AUTOTUNE_NAMES.get(s["dtype"], s["dtype"]) for s in list(case["inputs"]) + specs]
+        if fns.autotune is not None:
+            combos = fns.autotune(*in_descs, **self.taken(fns.autotune, attrs), outputs=tuple(out_descs))
+            if not any(c.takes(names) for c in combos):
+                raise NotTaken("the plugin's autotune offers no combination %s" % names)
+        if fns.aot is None:
+            raise NotTaken("a JIT plugin (trtp.impl) runs its implementation on a GPU only; no aot_impl kernel to interpret")
+        name, _, launch, extra = fns.aot(*in_descs, **self.taken(fns.aot, attrs), outputs=tuple(out_descs), tactic=0)
+        src = self.compiled.get(name)
+        if src is None:
+            raise RuntimeError("aot_impl returns kernel %r, which it did not compile with triton.compile" % name)
+        return self.launch(src, launch, [int(e) for e in extra], inputs, specs, case, sizes)
+
+    def launch(self, src, launch, extra, inputs, specs, case, sizes):
+        torch = self.torch
+        kernel = src.fn
+        constexprs = constexprs_of(src)
+        runtime = [a for a in kernel.arg_names if a not in constexprs]
+        n = len(inputs) + len(extra) + len(specs)
+        if len(runtime) != n:
+            raise RuntimeError("the kernel %s takes %d arguments besides its constexprs; TensorRT passes %d (%d inputs, %d extra_args, "
+                               "%d outputs)" % (kernel.fn.__name__, len(runtime), n, len(inputs), len(extra), len(specs)))
+        signature = dict(src.signature)
+        if list(signature) != runtime:
+            raise RuntimeError("aot_impl's signature names %s; the kernel's arguments are %s" % (list(signature), runtime))
+        tensors = [(spec["dtype"], arg) for spec, arg in zip(list(case["inputs"]), runtime[:len(inputs)])]
+        tensors += [(spec["dtype"], arg) for spec, arg in zip(specs, runtime[len(inputs) + len(extra):])]
+        for dtype, arg in tensors:
+            if signature[arg] != TRITON_POINTERS.get(dtype):
+                raise RuntimeError("aot_impl's signature gives %s type %s; the tensor is %s (%s)" % (arg, signature[arg], dtype, TRITON_POINTERS.get(dtype)))
+        grid = tuple(max(1, int(getattr(launch, k))) for k in ("grid_x", "grid_y", "grid_z"))
+        outs = [torch.empty(spec["shape"], dtype=getattr(torch, spec["dtype"])) for spec in specs]
+        for o in outs:
+            # Every byte 0xff first: an element the kernel does not write shows as a mismatch.
+            o.view(-1).view(torch.uint8).fill_(0xff) if o.numel() else None
+        kernel[grid](*[x.contiguous() for x in inputs], *extra, *outs, **constexprs)
+        got = outs[:len(case["outputs"])]
+        size_of = {name: int(o.item()) for name, o in zip(sizes, outs[len(case["outputs"]):])}
+        for k, spec in enumerate(case["outputs"]):
+            if spec.get("shape") is None:
+                shape = actual_shape(spec, size_of)
+                got[k] = got[k].reshape(-1)[:numel(shape)].reshape(shape)
+        return got

@@ -1,0 +1,123 @@
+package htp
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/targets/htp/htpopt"
+	"github.com/opforge/opforge/generators/verifier"
+)
+
+// hostHeader is the host harness's stand-in for the HTP op package API the
+// generated op sources use; hostMain its driver (runners/host).
+//
+//go:embed runners/host/opforge_htp_host.h
+var hostHeader []byte
+
+//go:embed runners/host/main.cpp
+var hostMain []byte
+
+// hostIncludes are the headers a generated op source includes; in the
+// harness each is the stand-in.
+var hostIncludes = []string{
+	"HTP/core/constraints.h",
+	"HTP/core/op_package_feature_support.h",
+	"HTP/core/op_register_ext.h",
+	"HTP/core/optimize.h",
+	"HTP/core/simple_reg.h",
+	"QnnOpPackage.h",
+}
+
+// hostRunner runs each op's impl function (src/ops/<Op>.cpp as the user
+// wrote it) compiled with g++ against the host harness: it checks the
+// kernel's arithmetic without Qualcomm's headers or backend, not the op
+// package (registration, layouts and quantization are the backend's).
+type hostRunner struct{}
+
+func (hostRunner) Name() string { return "htp-host" }
+
+func (hostRunner) Implementation() verifier.Implementation { return implementation("HTPHost") }
+
+func (hostRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
+	return "", htpopt.OfOp(op) != nil
+}
+
+func (hostRunner) OpFields(_ *ir.Package, op *ir.Op) map[string]any {
+	return map[string]any{"htp": htpOpOf(op)}
+}
+
+func (hostRunner) Prepare(o verifier.Options, pkg *ir.Package, tmp string) verifier.Prepared {
+	cxx := os.Getenv("OPFORGE_HOST_CXX")
+	if cxx == "" {
+		cxx = "g++"
+	}
+	if _, err := exec.LookPath(cxx); err != nil {
+		return verifier.Prepared{Skip: fmt.Sprintf("the host harness's compiler %s is not installed (set OPFORGE_HOST_CXX to a C++17 g++ with _Float16)", cxx)}
+	}
+	dir := filepath.Join(tmp, "htp-host")
+	if err := writeHostTree(dir); err != nil {
+		return verifier.Prepared{Err: err.Error()}
+	}
+	main := filepath.Join(dir, "main.o")
+	if out, err := hostCompile(cxx, dir, filepath.Join(dir, "main.cpp"), main); err != nil {
+		return verifier.Prepared{Err: "the host harness's driver does not compile: " + verifier.LastLines(out, 3)}
+	}
+	bin := filepath.Join(dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return verifier.Prepared{Err: err.Error()}
+	}
+	for _, op := range pkg.Ops {
+		if htpopt.OfOp(op) != nil {
+			buildHostOp(cxx, dir, main, filepath.Join(o.Out, "htp", pkg.Name, "src", "ops", op.Name+".cpp"), filepath.Join(bin, op.Name))
+		}
+	}
+	version, _ := exec.Command(cxx, "-dumpfullversion").Output()
+	engine := fmt.Sprintf("host harness (%s %s), QNN HTP tensor API stand-in", filepath.Base(cxx), strings.TrimSpace(string(version)))
+	return verifier.Prepared{Impl: map[string]string{"bin": bin, "engine": engine}}
+}
+
+// writeHostTree writes the harness's sources and, for each header a
+// generated op source includes, a header of that name including the
+// stand-in.
+func writeHostTree(dir string) error {
+	files := map[string][]byte{"opforge_htp_host.h": hostHeader, "main.cpp": hostMain}
+	for _, h := range hostIncludes {
+		files[filepath.Join("include", h)] = []byte("// opforge's host harness: the stand-in for " + h + ".\n#include \"opforge_htp_host.h\"\n")
+	}
+	for name, data := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// buildHostOp compiles one op source and links it with the driver into
+// exe; when it does not compile, exe.error holds why (the runner reports
+// the op's cases as skips: the stand-in may lack an API the source uses).
+func buildHostOp(cxx, dir, main, src, exe string) {
+	obj := exe + ".o"
+	out, err := hostCompile(cxx, dir, src, obj)
+	if err == nil {
+		var link []byte
+		link, err = exec.Command(cxx, main, obj, "-o", exe).CombinedOutput()
+		out = string(link)
+	}
+	if err != nil {
+		_ = os.WriteFile(exe+".error", []byte(verifier.LastLines(out, 6)), 0o644)
+	}
+}
+
+func hostCompile(cxx, dir, src, obj string) (string, error) {
+	out, err := exec.Command(cxx, "-std=c++17", "-O1", "-g", "-Wall", "-I"+dir, "-I"+filepath.Join(dir, "include"), "-c", src, "-o", obj).CombinedOutput()
+	return string(out), err
+}
