@@ -199,12 +199,40 @@ func Fuzz() error {
 	return nil
 }
 
-// debianPackages are tools the tests run, by command: clang checks the
-// generated AIPU kernels as OpenCL, make dry-runs the generated Makefiles;
-// ccache, sccache and redis-server are the shared compiler cache the team
-// build tests run against.
-var debianPackages = [][2]string{{"clang", "clang"}, {"make", "make"}, {"g++", "g++"},
-	{"ccache", "ccache"}, {"sccache", "sccache"}, {"redis-server", "redis-server"}}
+// debianPackage is a Debian package the tests use and how to tell it is
+// there: a command on PATH, or for a package with no command a file it
+// installs (any of Files, which may be globs).
+type debianPackage struct {
+	Name    string
+	Command string
+	Files   []string
+}
+
+// present reports whether the package's command or one of its files is
+// there (so another distribution's package serves as well).
+func (p debianPackage) present() bool {
+	if p.Command != "" {
+		_, err := exec.LookPath(p.Command)
+		return err == nil
+	}
+	for _, pattern := range p.Files {
+		if m, _ := filepath.Glob(pattern); len(m) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// debianPackages are what the tests run: clang checks the generated AIPU
+// kernels as OpenCL, make dry-runs the generated Makefiles; ccache, sccache
+// and redis-server are the shared compiler cache the team build tests run
+// against; PoCL (an OpenCL CPU runtime, found by its ICD file) and the
+// OpenCL ICD loader run the AIPU kernels in opforge verify's aipu-opencl
+// runner, through pyopencl (testdata/requirements.txt).
+var debianPackages = []debianPackage{{Name: "clang", Command: "clang"}, {Name: "make", Command: "make"}, {Name: "g++", Command: "g++"},
+	{Name: "ccache", Command: "ccache"}, {Name: "sccache", Command: "sccache"}, {Name: "redis-server", Command: "redis-server"},
+	{Name: "pocl-opencl-icd", Files: []string{"/etc/OpenCL/vendors/pocl.icd"}},
+	{Name: "ocl-icd-opencl-dev", Files: []string{"/usr/lib/*/libOpenCL.so", "/usr/lib64/libOpenCL.so", "/usr/lib/libOpenCL.so"}}}
 
 // ensureDebianPackages installs the missing ones with apt-get when running
 // as root (CI and these machines); otherwise the tests that need them skip
@@ -212,8 +240,8 @@ var debianPackages = [][2]string{{"clang", "clang"}, {"make", "make"}, {"g++", "
 func ensureDebianPackages() error {
 	var missing []string
 	for _, p := range debianPackages {
-		if _, err := exec.LookPath(p[0]); err != nil {
-			missing = append(missing, p[1])
+		if !p.present() {
+			missing = append(missing, p.Name)
 		}
 	}
 	if len(missing) == 0 {

@@ -81,6 +81,9 @@ type Plan struct {
 	// Notes are printed after a successful run (e.g. where the artifacts
 	// are to be found), or "".
 	Notes string
+	// Preface is printed before the units run (e.g. what the build will
+	// not make), or "".
+	Preface string
 
 	versions *toolchain.VersionCache
 }
@@ -139,6 +142,9 @@ func (p *Plan) Run(ctx context.Context, log io.Writer, jobs int) (build.Result, 
 	}
 	for _, l := range p.Launchers {
 		fmt.Fprintf(log, "%s: warning: %s: %s; compiles run without it\n", p.Target, l.Name, l.Problem)
+	}
+	if p.Preface != "" {
+		fmt.Fprintln(log, p.Preface)
 	}
 	if len(p.Units) == 0 {
 		fmt.Fprintf(log, "%s: nothing to build (no generated packages)\n", p.Target)

@@ -3,6 +3,7 @@ package aipu
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/build"
 	"github.com/opforge/opforge/generators/buildplan"
+	"github.com/opforge/opforge/generators/toolchain"
 )
 
 // BuildPlan is how the aipu target builds (target.Builder).
@@ -32,7 +34,15 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 		Notes: "aipu: plugin directories, one per stage:\n" + PluginPaths(o.Build)}
 	o.Env = buildplan.WithVersionCache(o, p)
 	occ := o.Env.ResolveToolOf(d.Descriptor, "aipuocc")
-	p.Require(occ)
+	// Without the Compass compiler, clang's OpenCL front end still checks
+	// every kernel variant; with neither, the preflight names both.
+	var clang toolchain.Found
+	if !occ.OK() {
+		if clang = o.Env.ResolveToolOf(d.Descriptor, "clang"); !clang.OK() {
+			p.Require(occ)
+			p.Require(clang)
+		}
+	}
 	// The Compass DSL headers are needed only by kernels that include
 	// compass/dsl.h; the generated ones are plain OpenCL.
 	var include []string
@@ -45,8 +55,11 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !occ.OK() {
+	if len(p.Missing) > 0 {
 		return p, nil
+	}
+	if !occ.OK() {
+		return syntaxPlan(p, o, root, clang, occ, include, makefiles)
 	}
 	launcher := p.Launcher(o.Env.LauncherFor(d.Descriptor, "aipuocc"))
 	for _, mk := range makefiles {
@@ -77,6 +90,50 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 		}
 	}
 	p.Extra = func() error { return layOutPlugins(o.Out, root) }
+	return p, nil
+}
+
+// syntaxPlan checks, in place of compiling, every kernel variant of the
+// packages' Makefiles (each -D set once, whatever its -mcpu) with clang's
+// OpenCL C 2.0 front end: a syntax error fails the build at its line, and
+// the notes say plainly that no Compass binary was made. Each check writes
+// its dependency list, the artifact that keeps it up to date.
+func syntaxPlan(p *buildplan.Plan, o buildplan.Options, root string, clang, occ toolchain.Found, include, makefiles []string) (*buildplan.Plan, error) {
+	n := 0
+	for _, mk := range makefiles {
+		pkgDir := filepath.Dir(mk)
+		pkg := filepath.Base(pkgDir)
+		kernels, err := readKernelRules(mk)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		for _, k := range kernels {
+			entry := strings.TrimSuffix(path.Base(k.object), ".o")
+			if seen[entry] {
+				continue
+			}
+			seen[entry] = true
+			src := filepath.Join(pkgDir, filepath.FromSlash(k.source))
+			if _, err := os.Stat(src); err != nil {
+				return nil, fmt.Errorf("%s is missing: run opforge gen first", src)
+			}
+			args := append([]string{"-x", "cl", "-cl-std=CL2.0", "-fsyntax-only"}, k.defines...)
+			args = append(append(args, include...), "-MD", "-MF", build.OutArg, src)
+			p.Units = append(p.Units, &build.Unit{
+				ID:     fmt.Sprintf("aipu/%s/syntax/%s", pkg, entry),
+				Tool:   clang.Path,
+				Args:   args,
+				Inputs: []string{src},
+				Output: filepath.Join(root, pkg, "syntax", entry+".d"),
+				Source: src,
+			})
+			n++
+		}
+	}
+	p.Extra = func() error { return layOutPlugins(o.Out, root) }
+	p.Preface = fmt.Sprintf("aipu: aipuocc is missing (%s): no Compass binary will be made; clang's OpenCL C 2.0 front end (%s) checks the syntax of the %d kernel variant(s) instead", occ.Problem, clang.Path, n)
+	p.Notes = fmt.Sprintf("aipu: no Compass binary was made; the syntax of the %d kernel variant(s) is fine (clang -x cl -cl-std=CL2.0 -fsyntax-only).\n", n) + p.Notes
 	return p, nil
 }
 

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/targets/aipu"
 	"github.com/opforge/opforge/generators/toolchain"
+	"github.com/opforge/opforge/generators/verify/verifytest"
 )
 
 // fakeAIPUOCC "compiles" the source named last into the file after -o and
@@ -80,8 +83,80 @@ func TestAIPUBuild(t *testing.T) {
 	// Without aipuocc the preflight says how to provide it.
 	delete(env, "AIPUOCC")
 	p, _ = aipu.BuildPlan(o)
-	if err := p.Preflight(); err == nil || !strings.Contains(err.Error(), "set AIPUOCC") {
+	if err := p.Preflight(); err == nil || !strings.Contains(err.Error(), "set AIPUOCC") || !strings.Contains(err.Error(), "CLANG") {
 		t.Errorf("preflight: %v", err)
+	}
+}
+
+// TestAIPUBuildChecksSyntaxWithoutAIPUOCC: without aipuocc, the build
+// checks every kernel variant (once, whatever its -mcpu) with clang's
+// OpenCL front end, says no Compass binary was made and makes no object;
+// a syntax error fails the build at the kernel's line.
+func TestAIPUBuildChecksSyntaxWithoutAIPUOCC(t *testing.T) {
+	clang, err := exec.LookPath("clang")
+	if err != nil {
+		t.Skip("clang is not installed (Debian: apt-get install clang); the AIPU build without aipuocc is not checked")
+	}
+	root := t.TempDir()
+	out := filepath.Join(root, "out")
+	copyDir(t, "../../../testdata/gen/examples/out/aipu", filepath.Join(out, "aipu"))
+	o := buildplan.Options{Out: out, Build: filepath.Join(root, "build"), Toolchains: "../../../toolchains", Env: toolchain.Env{
+		Getenv: func(string) string { return "" },
+		LookPath: func(n string) (string, error) {
+			if n == "clang" {
+				return clang, nil
+			}
+			return "", os.ErrNotExist
+		}, Root: root}}
+	run := func() (*buildplan.Plan, string, error) {
+		p, err := aipu.BuildPlan(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		_, err = p.Run(context.Background(), &buf, 2)
+		return p, buf.String(), err
+	}
+	p, log, err := run()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	variants := map[string]bool{}
+	var l diag.List
+	for _, pkg := range load.Tree("../../../testdata/gen/examples/opdefs", &l) {
+		targets.Check(&l, pkg)
+		for _, k := range aipu.Kernels(pkg, nil) {
+			variants[k.Source+" "+strings.Join(k.Defines, " ")] = true
+		}
+	}
+	if len(p.Units) != len(variants) || len(variants) < 10 {
+		t.Errorf("%d syntax checks for %d kernel variants", len(p.Units), len(variants))
+	}
+	for _, u := range p.Units {
+		if u.Tool != clang || !slices.Contains(u.Args, "-fsyntax-only") || !slices.Contains(u.Args, "-cl-std=CL2.0") {
+			t.Errorf("%s: %s %v", u.ID, u.Tool, u.Args)
+		}
+	}
+	if !strings.Contains(log, "no Compass binary will be made") || !strings.Contains(p.Notes, "no Compass binary was made") {
+		t.Errorf("the build does not say that no Compass binary was made:\n%s\n%s", log, p.Notes)
+	}
+	if objs, _ := filepath.Glob(filepath.Join(o.Build, "aipu", "*", "*", "*.o")); len(objs) > 0 {
+		t.Errorf("objects made without aipuocc: %v", objs)
+	}
+	src := filepath.Join(out, "aipu", "VisionOps", "kernels", "top_k_last.cl")
+	data, _ := os.ReadFile(src)
+	const decl = "int count = min(k, L);"
+	at := bytes.Index(data, []byte(decl))
+	if at < 0 {
+		// The golden kernel holds the placeholder: add a declaration to break.
+		verifytest.FillRegion(t, src, "kernel", "  "+decl)
+		data, _ = os.ReadFile(src)
+		at = bytes.Index(data, []byte(decl))
+	}
+	line := bytes.Count(data[:at], []byte("\n")) + 1
+	_ = os.WriteFile(src, bytes.Replace(data, []byte(decl), []byte(strings.TrimSuffix(decl, ";")), 1), 0o644)
+	if _, log, err = run(); err == nil || !strings.Contains(log, fmt.Sprintf("top_k_last.cl:%d:", line)) || !strings.Contains(log, "error: expected ';'") {
+		t.Errorf("a syntax error did not fail the build at line %d: %v\n%s", line, err, log)
 	}
 }
 

@@ -27,18 +27,68 @@ type kernelArg struct {
 	// Note is what the argument holds, as # comment text (escaped once
 	// here: newArg).
 	Note text
+	// src is what Python passes, said as data (verify's OpenCL runner
+	// binds the arguments from it), made beside Python so they agree.
+	src argSource
 }
 
-// newArg is a kernel argument whose Note is comment, escaped.
-func newArg(decl, python, comment string) kernelArg {
-	return kernelArg{Decl: text(decl), Python: text(python), Note: text(escape.HashComment(comment))}
+// argSource is what a kernel argument holds, in the terms of a verify
+// case: a tensor of the op, a param's value, or a tensor's rank or dim.
+type argSource struct {
+	Name string `json:"name"` // the argument's name in the kernel
+	// Kind is "input" or "output" (a buffer: the tensor Index of the op's
+	// inputs or outputs), "param" (a scalar from param Param, as Encode
+	// says), "constant" (a buffer: tensor param Param), "rank" or "dim"
+	// (an int: the rank, or dim Dim, 1 past the rank, of the input or
+	// output Index, Tensor saying which).
+	Kind   string `json:"kind"`
+	Type   string `json:"type,omitempty"` // a scalar's OpenCL type
+	Index  int    `json:"index"`
+	Tensor string `json:"tensor,omitempty"` // rank, dim: "input" or "output"
+	Dim    int    `json:"dim"`
+	Param  string `json:"param,omitempty"` // the param's identifier (a case param's name)
+	// Encode is how a param's value becomes the scalar: "value", "bool"
+	// (0 or 1), "enum" (its index), "element" (element Element of an
+	// array).
+	Encode  string `json:"encode,omitempty"`
+	Element int    `json:"element"`
+}
+
+// newArg is a kernel argument whose Note is comment, escaped, holding src
+// (named after the declaration's last word).
+func newArg(decl, python, comment string, src argSource) kernelArg {
+	src.Name = decl[strings.LastIndexAny(decl, " *")+1:]
+	return kernelArg{Decl: text(decl), Python: text(python), Note: text(escape.HashComment(comment)), src: src}
+}
+
+// bufferArg is the source of the buffer of the op's input index, or of
+// its output index.
+func bufferArg(output bool, index int) argSource {
+	if output {
+		return argSource{Kind: "output", Index: index}
+	}
+	return argSource{Kind: "input", Index: index}
+}
+
+// shapeArg is the source of an int argument holding the rank (dim < 0) or
+// dim dim of the op's input index, or of its output index.
+func shapeArg(output bool, index, dim int) argSource {
+	s := argSource{Kind: "dim", Type: "int", Index: index, Tensor: "input", Dim: dim}
+	if dim < 0 {
+		s.Kind, s.Dim = "rank", 0
+	}
+	if output {
+		s.Tensor = "output"
+	}
+	return s
 }
 
 // variant is one object to compile from a kernel source.
 type variant struct {
-	Entry   string   // kernel entry name, the object's base name
-	Defines []string // -D options
-	Flags   text     // Defines joined, as the Makefile and the kernel comment show them
+	Entry   string     // kernel entry name, the object's base name
+	Defines []string   // -D options
+	Flags   text       // Defines joined, as the Makefile and the kernel comment show them
+	dtypes  []ir.DType // the value of each axis
 }
 
 // kernelModel is everything about an op's kernel that the builder plugin,
@@ -53,8 +103,8 @@ type kernelModel struct {
 	// needs _dim); RankLines describe them for the kernel's comment.
 	RankDims  bool
 	RankLines []rankLine
-	// Fixed element types of tensors outside every axis.
-	fixed map[*ir.Tensor]string
+	// Fixed dtypes of tensors outside every axis.
+	fixed map[*ir.Tensor]ir.DType
 	// axisOf maps a tensor to the index of its axis.
 	axisOf map[*ir.Tensor]int
 }
@@ -69,7 +119,7 @@ const (
 func newKernelModel(prefix string, op *ir.Op, dims []dimSymbol) *kernelModel {
 	k := &kernelModel{
 		Base:   prefix + "_" + stem(op),
-		fixed:  map[*ir.Tensor]string{},
+		fixed:  map[*ir.Tensor]ir.DType{},
 		axisOf: map[*ir.Tensor]int{},
 	}
 	ocl := newScope(nil)
@@ -96,7 +146,7 @@ func (k *kernelModel) axes(op *ir.Op, ocl scope) {
 		}
 		if len(values) == 1 {
 			for _, t := range users {
-				k.fixed[t] = spellings[values[0]].OpenCL
+				k.fixed[t] = values[0]
 			}
 			continue
 		}
@@ -112,7 +162,7 @@ func (k *kernelModel) axes(op *ir.Op, ocl scope) {
 		}
 		values := distinctCompass(t.Type.DTypes)
 		if len(values) == 1 {
-			k.fixed[t] = spellings[values[0]].OpenCL
+			k.fixed[t] = values[0]
 			continue
 		}
 		k.axisOf[t] = len(k.Axes)
@@ -123,8 +173,8 @@ func (k *kernelModel) axes(op *ir.Op, ocl scope) {
 			k.FP16 = k.FP16 || v == ir.Float16
 		}
 	}
-	for _, c := range k.fixed {
-		k.FP16 = k.FP16 || c == "half"
+	for _, d := range k.fixed {
+		k.FP16 = k.FP16 || d == ir.Float16
 	}
 }
 
@@ -133,7 +183,7 @@ func (k *kernelModel) elemType(t *ir.Tensor) string {
 	if i, ok := k.axisOf[t]; ok {
 		return k.Axes[i].Typedef
 	}
-	return k.fixed[t]
+	return spellings[k.fixed[t]].OpenCL
 }
 
 // args lays out the kernel parameters: inputs (static ones are constants
@@ -162,14 +212,14 @@ func (k *kernelModel) args(op *ir.Op, ocl scope, dims []dimSymbol) {
 	for i, in := range op.Inputs {
 		decl := "__global const " + k.elemType(in) + "* " + ins[i]
 		if in.Static {
-			k.Args = append(k.Args, newArg(decl, constantRef(in.Ident), in.Name+" (static: a constant of the layer)"))
+			k.Args = append(k.Args, newArg(decl, constantRef(in.Ident), in.Name+" (static: a constant of the layer)", bufferArg(false, i)))
 			continue
 		}
-		k.Args = append(k.Args, newArg(decl, "sgnode.inputs["+strconv.Itoa(visible)+"]", in.Name))
+		k.Args = append(k.Args, newArg(decl, "sgnode.inputs["+strconv.Itoa(visible)+"]", in.Name, bufferArg(false, i)))
 		visible++
 	}
 	for i, out := range op.Outputs {
-		k.Args = append(k.Args, newArg("__global "+k.elemType(out)+"* "+outs[i], "sgnode.outputs["+strconv.Itoa(i)+"]", out.Name))
+		k.Args = append(k.Args, newArg("__global "+k.elemType(out)+"* "+outs[i], "sgnode.outputs["+strconv.Itoa(i)+"]", out.Name, bufferArg(true, i)))
 	}
 	for i, p := range op.Params {
 		k.Args = append(k.Args, paramArgs(p, params[i], ocl)...)
@@ -183,7 +233,7 @@ func (k *kernelModel) args(op *ir.Op, ocl scope, dims []dimSymbol) {
 			src = constantRef(d.input.Ident)
 		}
 		dim := strconv.Itoa(d.dim)
-		k.Args = append(k.Args, newArg("int "+ocl.claim(d.name), "int("+src+".shape["+dim+"])", d.name+": dim "+dim+" of "+d.input.Name))
+		k.Args = append(k.Args, newArg("int "+ocl.claim(d.name), "int("+src+".shape["+dim+"])", d.name+": dim "+dim+" of "+d.input.Name, shapeArg(false, d.index, d.dim)))
 	}
 	k.rankArgs(op, ocl)
 }
@@ -239,7 +289,9 @@ func (k *kernelModel) rankArgs(op *ir.Op, ocl scope) {
 	visible := 0
 	for _, t := range op.Tensors() {
 		src := ""
-		if i := slices.Index(op.Inputs, t); i >= 0 {
+		i := slices.Index(op.Inputs, t)
+		output := i < 0
+		if !output {
 			if t.Static {
 				src = constantRef(t.Ident)
 			} else {
@@ -247,19 +299,20 @@ func (k *kernelModel) rankArgs(op *ir.Op, ocl scope) {
 				visible++
 			}
 		} else {
-			src = "sgnode.outputs[" + strconv.Itoa(slices.Index(op.Outputs, t)) + "]"
+			i = slices.Index(op.Outputs, t)
+			src = "sgnode.outputs[" + strconv.Itoa(i) + "]"
 		}
 		if !rankPoly(t) {
 			continue
 		}
 		k.RankDims = true
 		rank := ocl.claim(t.Ident + "_rank")
-		k.Args = append(k.Args, newArg("int "+rank, "len("+src+".shape)", "rank of "+t.Name))
+		k.Args = append(k.Args, newArg("int "+rank, "len("+src+".shape)", "rank of "+t.Name, shapeArg(output, i, -1)))
 		n := maxRank(op, t)
 		line := rankLine{Rank: text(rank), Tensor: text(escape.CComment(t.Name))}
 		for d := range n {
 			name := ocl.claim(t.Ident + "_dim" + strconv.Itoa(d))
-			k.Args = append(k.Args, newArg("int "+name, "_dim("+src+", "+strconv.Itoa(d)+")", "dim "+strconv.Itoa(d)+" of "+t.Name+" (1 past its rank)"))
+			k.Args = append(k.Args, newArg("int "+name, "_dim("+src+", "+strconv.Itoa(d)+")", "dim "+strconv.Itoa(d)+" of "+t.Name+" (1 past its rank)", shapeArg(output, i, d)))
 			switch d {
 			case 0:
 				line.First = text(name)
@@ -280,29 +333,31 @@ func paramArgs(p *ir.Param, name string, ocl scope) []kernelArg {
 	value := "params[" + pyString(p.Ident) + "]"
 	sp := spellings[scalarDType(p)]
 	raw := "_raw(" + pyString(strings.TrimPrefix(sp.NumPy, "np.")) + ", "
-	scalar := func(name, expr, comment string) kernelArg {
-		return newArg(sp.OpenCL+" "+name, raw+expr+")", comment)
+	scalar := func(name, expr, comment, encode string, element int) kernelArg {
+		from := argSource{Kind: "param", Type: sp.OpenCL, Param: p.Ident, Encode: encode, Element: element}
+		return newArg(sp.OpenCL+" "+name, raw+expr+")", comment, from)
 	}
 	switch paramPassing(p) {
 	case passElements:
 		out := make([]kernelArg, p.Length)
 		for i := range out {
 			n := strconv.Itoa(i)
-			out[i] = scalar(ocl.claim(p.Ident+"_"+n), "_element("+value+", "+n+")", p.Name+"["+n+"]")
+			out[i] = scalar(ocl.claim(p.Ident+"_"+n), "_element("+value+", "+n+")", p.Name+"["+n+"]", "element", i)
 		}
 		return out
 	case passBuffer:
-		return []kernelArg{newArg("__global const "+spellings[p.DTypes[0]].OpenCL+"* "+name, constantRef(p.Ident), p.Name+" (a constant of the layer)")}
+		return []kernelArg{newArg("__global const "+spellings[p.DTypes[0]].OpenCL+"* "+name, constantRef(p.Ident), p.Name+" (a constant of the layer)",
+			argSource{Kind: "constant", Param: p.Ident})}
 	case passNone:
 		return nil
 	}
 	switch p.Kind {
 	case ir.ParamBool:
-		return []kernelArg{scalar(name, "_bool("+value+")", p.Name)}
+		return []kernelArg{scalar(name, "_bool("+value+")", p.Name, "bool", 0)}
 	case ir.ParamEnum:
-		return []kernelArg{scalar(name, "_enum("+value+", "+enumTable(p)+")", p.Name+": index in ("+strings.Join(p.Values, ", ")+")")}
+		return []kernelArg{scalar(name, "_enum("+value+", "+enumTable(p)+")", p.Name+": index in ("+strings.Join(p.Values, ", ")+")", "enum", 0)}
 	}
-	return []kernelArg{scalar(name, value, p.Name)}
+	return []kernelArg{scalar(name, value, p.Name, "value", 0)}
 }
 
 // enumTable names the builder's table from an enum's value names to their
@@ -351,7 +406,7 @@ func (k *kernelModel) variants() {
 	k.Variants = make([]variant, len(combos))
 	for j, c := range combos {
 		entry := k.Base + suffix(c)
-		v := variant{Entry: entry, Defines: make([]string, 1, 1+len(c))}
+		v := variant{Entry: entry, Defines: make([]string, 1, 1+len(c)), dtypes: c}
 		v.Defines[0] = "-D" + kernelMacro + "=" + entry
 		for i, d := range c {
 			v.Defines = append(v.Defines, "-D"+k.Axes[i].Macro+"="+spellings[d].OpenCL)

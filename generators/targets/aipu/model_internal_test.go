@@ -1,7 +1,9 @@
 package aipu
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -147,5 +149,74 @@ ops:
 			t.Errorf("kernel argument %s twice: %s", name, args)
 		}
 		seen[name] = true
+	}
+}
+
+// TestOpenCLFieldsFollowTheBuilder: the arguments verify's aipu-opencl
+// runner binds say, one by one, what the GBuilder plugin's generate_params
+// passes (the same kernelArg carries both), and each variant lists the
+// torch dtypes of every tensor (qint8 and int8 one Compass dtype, torch
+// making only int8).
+func TestOpenCLFieldsFollowTheBuilder(t *testing.T) {
+	pkg, op := loadOp(t, `version: 1
+package: {name: P, domain: d, version: 1.0.0}
+ops:
+  - name: Mix
+    types: {T: [float32, float16]}
+    inputs:
+      - {name: table, type: float32, shape: [K], static: true}
+      - {name: x, type: T, shape: [N, C]}
+      - {name: q, type: [int8, qint8], rank: [1, 3]}
+    params:
+      - {name: pads, type: "int32[2]", default: [0, 1]}
+      - {name: gain, type: float32, default: 1.0}
+      - {name: mode, type: enum, values: [a, b], default: b}
+      - {name: on, type: bool, default: true}
+      - {name: tag, type: string, default: t}
+    outputs:
+      - {name: y, type: T, shape: {like: q}}
+    targets: {aipu: {}}
+`)
+	fields := openclRunner{}.OpFields(pkg, op)["opencl"].(map[string]any)
+	if fields["source"] != "P/kernels/mix.cl" {
+		t.Errorf("source %v", fields["source"])
+	}
+	k := newKernelModel(names.Snake(pkg.Name), op, dimSymbols(op))
+	args := fields["args"].([]argSource)
+	if len(args) != len(k.Args) {
+		t.Fatalf("%d arguments for %d kernel parameters", len(args), len(k.Args))
+	}
+	var got []string
+	for i, a := range args {
+		py := string(k.Args[i].Python)
+		ok := false
+		switch a.Kind {
+		case "input":
+			ok = strings.HasPrefix(py, "sgnode.inputs[") || strings.Contains(py, `"/`+op.Inputs[a.Index].Ident+`"`)
+		case "output":
+			ok = py == "sgnode.outputs["+strconv.Itoa(a.Index)+"]"
+		case "param":
+			ok = strings.Contains(py, `params["`+a.Param+`"]`) && strings.HasPrefix(string(k.Args[i].Decl), a.Type+" ")
+		case "rank":
+			ok = strings.HasPrefix(py, "len(sgnode."+a.Tensor+"s[")
+		case "dim":
+			ok = strings.HasSuffix(py, ".shape["+strconv.Itoa(a.Dim)+"])") || strings.HasSuffix(py, ", "+strconv.Itoa(a.Dim)+")")
+		}
+		if !ok || !strings.HasSuffix(string(k.Args[i].Decl), " "+a.Name) && !strings.HasSuffix(string(k.Args[i].Decl), "*"+a.Name) {
+			t.Errorf("argument %d %+v does not say what %s passes (%s)", i, a, k.Args[i].Decl, py)
+		}
+		got = append(got, a.Kind+":"+a.Name+":"+a.Encode)
+	}
+	want := "input:table: input:x: input:q: output:y: param:pads_0:element param:pads_1:element param:gain:value param:mode:enum param:on:bool " +
+		"dim:K: dim:N: dim:C: rank:q_rank: dim:q_dim0: dim:q_dim1: dim:q_dim2: rank:y_rank: dim:y_dim0: dim:y_dim1: dim:y_dim2:"
+	if strings.Join(got, " ") != want {
+		t.Errorf("arguments\n%s\nwant\n%s", strings.Join(got, " "), want)
+	}
+	variants := fields["variants"].([]oclVariant)
+	if len(variants) != 2 || variants[0].FP16 || !variants[1].FP16 {
+		t.Fatalf("variants %+v", variants)
+	}
+	if got := fmt.Sprint(variants[1].Inputs, variants[1].Outputs); got != "[[float32] [float16] [int8]] [[float16]]" {
+		t.Errorf("float16 variant's dtypes %s", got)
 	}
 }
