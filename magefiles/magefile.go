@@ -155,8 +155,9 @@ func Test() error {
 // cpuKernelTargets are the verify targets whose kernels run on a machine
 // without a GPU, in real engines the test venv and Debian's packages
 // provide: the Python plugins' Triton kernels in Triton's interpreter,
-// the HTP implementations compiled with g++ against the host harness.
-var cpuKernelTargets = []string{"trt-python", "htp-host"}
+// the Compass OpenCL kernels on PoCL, the HTP implementations compiled
+// with g++ against the host harness.
+var cpuKernelTargets = []string{"trt-python", "aipu-opencl", "htp-host"}
 
 // verifyKernelsOnCPU runs the shipped ops' kernels that a CPU can run
 // (opforge verify --strict: a case that cannot run fails the test too, so

@@ -79,7 +79,7 @@ func compassDir() string { return os.Getenv("COMPASS_OPTIMIZER_DIR") }
 // openclRunner runs the op's Compass OpenCL kernel, the code the user
 // wrote in out/aipu/<Package>/kernels/<op>.cl, on an OpenCL CPU device
 // (PoCL) through pyopencl, with the arguments the GBuilder plugin passes.
-type openclRunner struct{}
+type openclRunner struct{ openCLDoctor }
 
 func (openclRunner) Name() string { return "aipu-opencl" }
 
