@@ -91,23 +91,24 @@ func TestCases(t *testing.T) {
 		// symbols and params, so every case's inputs fit each other; the
 		// optional bias is also left out.
 		// The opdef's own param sets come last, shapes computed with them.
-		{ports, "ModulatedDeformConv2d", []string{"base", "T=float16", "N=1,CG=1,KH=1,KW=1", "N=2,CG=5,KH=3,KW=7", "absent=bias", "stride=(4,5)", "padding=(3,4)", "group=4", "deformable_group=4", "large N=3,CG=5,KH=13,KW=3",
+		{ports, "ModulatedDeformConv2d", []string{"base", "T=float16", "N=1,KH=1,KW=1", "N=2,KH=5,KW=3", "absent=bias", "stride=(4,5)", "padding=(3,4)", "group=4", "deformable_group=4", "large N=3,KH=5,KW=7",
 			"per-axis", "groups3"}, "",
 			func(t *testing.T, cs []Case) {
+				// CG = KW * deformable_group, C = CG * group: C a multiple of both.
 				mix := cs[3]
-				for i, want := range [][]int64{{2, 5, 5, 10}, {2, 42, 3, 4}, {2, 21, 3, 4}, {6, 5, 3, 7}, {6}} {
+				for i, want := range [][]int64{{2, 3, 7, 6}, {2, 30, 3, 4}, {2, 15, 3, 4}, {4, 3, 5, 3}, {4}} {
 					if got := mix.Inputs[i].Shape; !slices.Equal(got, want) {
 						t.Errorf("mix: input %s shape %v, want %v", mix.Inputs[i].Name, got, want)
 					}
 				}
-				if got := mix.Outputs[0].Shape; !slices.Equal(got, []int64{2, 6, 3, 4}) {
+				if got := mix.Outputs[0].Shape; !slices.Equal(got, []int64{2, 4, 3, 4}) {
 					t.Errorf("mix: output %v", got)
 				}
 				// padding (w 1, h 2), stride (w 2, h 1), dilation (w 1, h 2) on x [3, 3, 5, 6], kernel 3x3.
 				if got := cs[10].Outputs[0].Shape; !slices.Equal(got, []int64{3, 4, 5, 3}) {
 					t.Errorf("padding/stride/dilation case: output %v, want [3 4 5 3]", got)
 				}
-				if got := cs[11].Inputs[0].Shape; !slices.Equal(got, []int64{3, 9, 5, 6}) || cs[11].Params[3].Value != int64(3) {
+				if got := cs[11].Inputs[0].Shape; !slices.Equal(got, []int64{3, 27, 5, 6}) || cs[11].Params[3].Value != int64(3) {
 					t.Errorf("group case: x %v, group %v", got, cs[6].Params[3].Value)
 				}
 				if b := cs[4].Inputs[4]; !b.Absent || b.Shape != nil || cs[0].Inputs[4].Absent {
