@@ -137,5 +137,9 @@ func mergeReports(files []string, format string, strict bool, stdout, stderr io.
 		}
 		reports = append(reports, rep)
 	}
+	if err := verify.CheckShards(reports, files); err != nil {
+		fmt.Fprintf(stderr, "opforge verify --merge: %v\n", err)
+		return 2
+	}
 	return writeResults(verify.Merge(reports), verify.Shard{}, format, strict, stdout)
 }

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/opforge/opforge/generators/verifier"
@@ -61,7 +63,8 @@ func findPython(p string, timeout time.Duration) pythonCheck {
 		return pythonCheck{path: path, fatal: true, problem: fmt.Sprintf("%s -c 'import torch' did not finish in %s; opforge killed it (SIGKILL) (--case-timeout sets the limit)", path, timeout)}
 	}
 	var exit *exec.ExitError
-	if errors.As(err, &exit) && !exit.Exited() {
+	// A signal, or a wrapper script's 128+signal exit status, is a crash.
+	if errors.As(err, &exit) && (!exit.Exited() || exit.ExitCode() > 128) {
 		return pythonCheck{path: path, fatal: true, problem: fmt.Sprintf("%s crashed while importing torch (%s): %s", path, exit.ProcessState, lastLine(string(out)))}
 	}
 	why := lastLine(string(out))
@@ -81,18 +84,20 @@ func lastLine(s string) string {
 
 // runJob runs the runner on one (package, target) job, with impl's module
 // beside it, and reads its results. A stage (importing torch, loading the
-// implementation, one case) that makes no progress within timeout gets the
-// runner's process group killed; a runner that dies (a crash, a signal)
-// fails the cases it did not report, naming the stage it was in.
-func runJob(python string, j job, impl verifier.Implementation, env []string, timeout time.Duration) []Result {
+// implementation, one case) that reports no progress within timeout gets
+// the runner's process group killed; a runner that dies (a crash, a
+// signal) fails the cases it did not report, naming the stage it was in.
+// An interrupt or termination of opforge kills the group too (it is not in
+// the terminal's group) and reports interrupted.
+func runJob(python string, j job, impl verifier.Implementation, env []string, timeout time.Duration) (results []Result, interrupted bool) {
 	j.Implementation = jobImpl{File: impl.File, Class: impl.Class}
 	in, err := json.Marshal(j)
-	fail := func(reason string) []Result {
+	fail := func(reason string) ([]Result, bool) {
 		var rs []Result
 		for _, op := range j.Ops {
 			rs = append(rs, Result{Package: j.Package, Op: op.Op, Target: j.Target, Case: "-", Status: Fail, Reason: reason})
 		}
-		return rs
+		return rs, false
 	}
 	if err != nil {
 		return fail("internal: " + err.Error())
@@ -134,10 +139,20 @@ func runJob(python string, j job, impl verifier.Implementation, env []string, ti
 			lines <- bytes.Clone(sc.Bytes())
 		}
 	}()
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(stop)
 	var rs []Result
 	stage, timedOut := "start "+python, false
+	var stopped os.Signal
 	watchdog := time.NewTimer(timeout)
 	defer watchdog.Stop()
+	kill := func() {
+		killGroup(cmd)
+		// The group is dead; what it wrote before is still worth reading.
+		for range lines {
+		}
+	}
 read:
 	for {
 		select {
@@ -145,30 +160,35 @@ read:
 			if !ok {
 				break read
 			}
-			watchdog.Reset(timeout)
+			// Only the harness's own lines are progress: a kernel that prints
+			// in a loop is as stuck as one that is silent.
 			var p progress
 			if json.Unmarshal(line, &p) == nil && p.Stage != "" {
 				stage = p.Stage
+				watchdog.Reset(timeout)
 				continue
 			}
 			var r Result
 			if json.Unmarshal(line, &r) != nil || r.Op == "" {
 				continue
 			}
+			watchdog.Reset(timeout)
 			r.Package, r.Target = j.Package, j.Target
 			rs = append(rs, r)
 		case <-watchdog.C:
 			timedOut = true
-			killGroup(cmd)
-			// The group is dead; what it wrote before is still worth reading.
-			for range lines {
-			}
+			kill()
+			break read
+		case stopped = <-stop:
+			kill()
 			break read
 		}
 	}
 	runErr := cmd.Wait()
 	var why string
 	switch {
+	case stopped != nil:
+		why = fmt.Sprintf("interrupted (%v) in stage %q; opforge killed the runner", stopped, stage)
 	case timedOut:
 		why = fmt.Sprintf("timed out: no progress for %s in stage %q; opforge killed the runner (SIGKILL) (--case-timeout sets the limit)", timeout, stage)
 	case runErr != nil:
@@ -182,7 +202,7 @@ read:
 			why += ": " + msg
 		}
 	}
-	return append(rs, unreported(j, rs, why)...)
+	return append(rs, unreported(j, rs, why)...), stopped != nil
 }
 
 // describeExit names how a process ended: its signal or exit status.

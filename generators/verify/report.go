@@ -225,6 +225,39 @@ func ReadReport(r io.Reader) (Report, error) {
 	return rep, nil
 }
 
+// CheckShards says what is wrong with merging reports (read from names):
+// every one must be a shard of the same N, each K once, all N of them.
+func CheckShards(reports []Report, names []string) error {
+	n := 0
+	seen := map[int]string{}
+	for i, r := range reports {
+		s, err := ParseShard(r.Shard)
+		if err != nil {
+			return fmt.Errorf("%s is not a shard's report (no \"shard\": K/N; run opforge verify --shard K/N --format json)", names[i])
+		}
+		if n == 0 {
+			n = s.N
+		}
+		if s.N != n {
+			return fmt.Errorf("%s is shard %s, %s is of %d shards", names[i], r.Shard, names[0], n)
+		}
+		if prev, dup := seen[s.K]; dup {
+			return fmt.Errorf("%s and %s are both shard %d/%d", prev, names[i], s.K, n)
+		}
+		seen[s.K] = names[i]
+	}
+	var missing []string
+	for k := 1; k <= n; k++ {
+		if _, ok := seen[k]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("shard %s missing: the merge would not be the whole run", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
 // Merge joins shards' results into the results of one run: the results
 // in the order the unsharded run gives them (each result carries its
 // place, Result.Seq), so the summary is the same.

@@ -143,6 +143,23 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 		}
 		reports = append(reports, rep)
 	}
+	names := []string{"shard-1.json", "shard-2.json", "shard-3.json"}
+	for i := range reports {
+		reports[i].Shard = Shard{K: i + 1, N: 3}.String()
+	}
+	if err := CheckShards(reports, names); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]int{{0, 0, 1}, {0, 1}, {0, 1, 2, 2}} {
+		var rs []Report
+		var ns []string
+		for _, i := range bad {
+			rs, ns = append(rs, reports[i]), append(ns, names[i])
+		}
+		if err := CheckShards(rs, ns); err == nil {
+			t.Errorf("merging shards %v is not refused", bad)
+		}
+	}
 	merged := Merge(reports)
 	if !reflect.DeepEqual(merged, whole) {
 		t.Errorf("merged shards differ from the whole run:\n%v\n%v", merged, whole)

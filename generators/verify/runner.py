@@ -191,6 +191,11 @@ class Unavailable(Exception):
     """The implementation cannot run here (a device or library missing): every case is a skip."""
 
 
+class Broken(Exception):
+    """The implementation's code cannot be made to run (it does not build): the case fails, but no
+    kernel ran, so it is no kernel check."""
+
+
 class NotTaken(Exception):
     """The implementation does not take this case (a dtype combination it refuses): a skip."""
 
@@ -258,6 +263,10 @@ def main():
                 got = target.run(op, case, clone(torch, inputs))
             except NotTaken as e:
                 res.update(status="skip", reason=str(e), not_taken=True)
+                report(res)
+                continue
+            except Broken as e:
+                res["reason"] = "%s: %s" % (job["target"], e)
                 report(res)
                 continue
             except BaseException as e:  # noqa: BLE001

@@ -99,6 +99,9 @@ type job struct {
 	Impl           map[string]string     `json:"impl"`
 	Ops            []jobOp               `json:"ops"`
 	Tolerances     map[string][2]float64 `json:"tolerances,omitempty"`
+	// CaseTimeout is --case-timeout in seconds, for implementations that
+	// run a case in a process of their own (they bound it below verify's).
+	CaseTimeout float64 `json:"case_timeout,omitempty"`
 }
 
 // jobImpl is the implementation the runner makes: a module file beside
@@ -262,7 +265,7 @@ func Run(o Options, l *diag.List) []Result {
 			if len(run) == 0 {
 				continue
 			}
-			j := job{Target: t, Package: pkg.Name, Tolerances: o.Tolerances,
+			j := job{Target: t, Package: pkg.Name, Tolerances: o.Tolerances, CaseTimeout: timeout.Seconds(),
 				Reference: map[string]string{"module": reference.Module(pkg), "path": ref}}
 			prep := r.Prepare(ro, pkg, filepath.Join(tmp, t, pkg.Name))
 			if prep.Skip != "" || prep.Err != "" {
@@ -289,7 +292,11 @@ func Run(o Options, l *diag.List) []Result {
 				}
 				j.Ops = append(j.Ops, jo)
 			}
-			results = append(results, numbered(j, runJob(py.path, j, r.Implementation(), prep.Env, timeout))...)
+			rs, interrupted := runJob(py.path, j, r.Implementation(), prep.Env, timeout)
+			results = append(results, numbered(j, rs)...)
+			if interrupted {
+				return results // the user stopped the run: nothing more starts
+			}
 		}
 	}
 	return results

@@ -9,7 +9,7 @@ import re
 import sys
 import tempfile
 
-from opforge_runner import NotTaken, Unavailable
+from opforge_runner import Broken, NotTaken, Unavailable
 
 
 def ir_value(v):
@@ -174,13 +174,15 @@ LAUNCHES = ((192, 64), (12, 4))
 # What every byte of the output buffers holds before a launch; each launch runs once per fill, so
 # an element the kernel does not write differs between the two (NaN, -1 or true against 0 or false).
 FILLS = (0xFF, 0x00)
+# Bytes past the end of each output buffer that must keep the fill (a write past the end fails).
+GUARD = 4096
 
 # The numpy type of each OpenCL scalar type a kernel argument may have.
 SCALARS = {"char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16", "int": "int32",
            "uint": "uint32", "half": "float16", "float": "float32"}
 
 
-class KernelBuildError(Exception):
+class KernelBuildError(Broken):
     """The kernel does not build for the OpenCL device (the variant and the compiler's log)."""
 
 
@@ -350,15 +352,22 @@ class AIPUOpenCL:
                  for t in case["outputs"]]
 
         def launch(gsize, lsize, fill):
-            """The outputs' bytes after one launch from outputs filled with fill."""
-            hosts = [np.full(n, fill, np.uint8) for n in sizes]
+            """The outputs' bytes after one launch from outputs filled with fill. Each output buffer
+            has GUARD bytes more than the tensor, which must keep the fill: a write past the end
+            fails (PoCL does not bound-check a buffer)."""
+            hosts = [np.full(n + GUARD, fill, np.uint8) for n in sizes]
             outs = [buffer(h, mf.READ_WRITE) for h in hosts]
             kernel(self.queue, (gsize,), (lsize,), *[outs[a[1]] if isinstance(a, tuple) else a for a in args])
             for h, b in zip(hosts, outs):
-                if h.nbytes:
-                    cl.enqueue_copy(self.queue, h, b)
+                cl.enqueue_copy(self.queue, h, b)
             self.queue.finish()
-            return hosts
+            for t, n, h in zip(case["outputs"], sizes, hosts):
+                past = np.flatnonzero(h[n:] != fill)
+                if past.size:
+                    raise KernelOutputError("the kernel writes past the end of output %s (%d bytes): %d of the %d bytes after it changed, "
+                                            "the first %d bytes past the end, at global %d, local %d" % (
+                                                t["name"], n, int(past.size), GUARD, int(past[0]), gsize, lsize))
+            return [h[:n] for n, h in zip(sizes, hosts)]
 
         results = []
         for gsize, lsize in LAUNCHES:

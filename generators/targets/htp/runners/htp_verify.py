@@ -8,7 +8,7 @@ import json
 import os
 import tempfile
 
-from opforge_runner import NotTaken, as_list, load
+from opforge_runner import Broken, NotTaken, as_list, load
 
 
 class ExecuTorch:
@@ -137,6 +137,8 @@ class HTP:
 # The dims an HTP tensor holds (the generated tensor helpers, htpDims4 and the like, are 4-D): a
 # case of a higher rank is one no HTP implementation takes, so it is not run, not failed.
 HTP_MAX_RANK = 4
+# What every byte of the outputs starts as, one run of a case per fill.
+FILLS = (0x00, 0xFF)
 
 
 class HTPHost:
@@ -154,6 +156,7 @@ class HTPHost:
         import subprocess
         self.torch, self.subprocess = torch, subprocess
         self.bin, self.engine = job["impl"]["bin"], job["impl"]["engine"]
+        self.timeout = job.get("case_timeout") or 300
 
     def param_line(self, spec, p):
         v = p["value"]
@@ -178,7 +181,7 @@ class HTPHost:
             with open(exe + ".error") as fh:
                 # The op's own source failing to compile is the kernel's failure, not a case the harness
                 # does not take (a call of HTP API the stand-in lacks says so in the message).
-                raise RuntimeError("%s's source does not compile against the host harness (the HTP tensor API stand-in; "
+                raise Broken("%s's source does not compile against the host harness (the HTP tensor API stand-in; "
                                    "a call it lacks runs only in the backend, --target htp): %s" % (op["op"], fh.read().strip()[:600]))
         for spec in case["inputs"] + case["outputs"]:
             if spec.get("shape") is not None and len(spec["shape"]) > HTP_MAX_RANK:
@@ -209,20 +212,27 @@ class HTPHost:
                 lines.append("in %s %d %s %s" % (case["inputs"][i]["dtype"], a.ndim, " ".join(str(s) for s in a.shape), path))
             for p in case["params"]:
                 lines.append(self.param_line(specs[p["name"]], p))
-            req = os.path.join(d, "request.txt")
-            with open(req, "w") as fh:
-                fh.write("\n".join(lines) + "\n")
-            p = self.subprocess.run([exe, req], capture_output=True, text=True, timeout=120)
-            if p.returncode != 0:
-                what = "the impl crashed (signal %d)" % -p.returncode if p.returncode < 0 else "exit %d" % p.returncode
-                raise RuntimeError("%s: %s" % (what, (p.stderr or p.stdout).strip()[:600]))
-            dims = {}
-            for line in p.stdout.splitlines():
-                f = line.split()
-                if f and f[0] == "dims":
-                    dims[int(f[1])] = [int(e) for e in f[2:]]
-            got = []
-            for i, (path, dtype) in enumerate(outs):
-                a = np.fromfile(path, dtype=np.dtype(dtype)).reshape(dims[i])
-                got.append(torch.from_numpy(a.copy()))
-            return got
+            # Each case runs from two fills of the outputs (all-zero, then all-ones bytes): an element
+            # the impl leaves unwritten differs between the two runs.
+            runs = []
+            for fill in FILLS:
+                req = os.path.join(d, "request-%d.txt" % fill)
+                with open(req, "w") as fh:
+                    fh.write("\n".join(lines[:1] + ["fill %d" % fill] + lines[1:]) + "\n")
+                p = self.subprocess.run([exe, req], capture_output=True, text=True, timeout=self.timeout)
+                if p.returncode != 0:
+                    what = "the impl crashed (signal %d)" % -p.returncode if p.returncode < 0 else "exit %d" % p.returncode
+                    raise RuntimeError("%s: %s" % (what, (p.stderr or p.stdout).strip()[:600]))
+                dims = {}
+                for line in p.stdout.splitlines():
+                    f = line.split()
+                    if f and f[0] == "dims":
+                        dims[int(f[1])] = [int(e) for e in f[2:]]
+                runs.append([np.fromfile(path, dtype=np.dtype(dtype)).reshape(dims[i]) for i, (path, dtype) in enumerate(outs)])
+            for spec, a, b in zip(case["outputs"], runs[0], runs[1]):
+                if a.shape != b.shape or a.tobytes() != b.tobytes():
+                    differ = (a.view(np.uint8) != b.view(np.uint8)).reshape(a.shape + (-1,)).any(axis=-1) if a.shape == b.shape else None
+                    where = "" if differ is None else ": %d of %d elements, first at %s" % (
+                        int(differ.sum()), differ.size, [int(i) for i in np.argwhere(differ)[0]])
+                    raise RuntimeError("the impl leaves output %s unwritten where the output starts as other bytes%s" % (spec["name"], where))
+            return [torch.from_numpy(a.copy()) for a in runs[0]]

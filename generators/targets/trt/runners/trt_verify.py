@@ -364,6 +364,8 @@ def trt_name(trt, spec):
 # Triton pointer types of torch dtypes (the kernels' signatures must name the tensors' own).
 TRITON_POINTERS = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16", "int8": "*i8", "int32": "*i32",
                    "int64": "*i64", "bool": "*i1", "uint8": "*u8"}
+# Bytes before and after each output that must keep their fill on the CPU route.
+GUARD = 4096
 # AutoTuneCombination's type names of torch dtypes.
 AUTOTUNE_NAMES = {"float32": "FLOAT", "float16": "HALF", "bfloat16": "BF16", "int8": "INT8", "int32": "INT32",
                   "int64": "INT64", "bool": "BOOL", "uint8": "UINT8"}
@@ -579,9 +581,12 @@ class TritonInterpreted:
                     sys.modules.pop(k, None)
                 else:
                     sys.modules[k] = v
-        # Why the GPU route was not taken goes with the engine's name once, in the summary's engines.
         self.engine = "Triton %s interpreter (CPU)" % triton.__version__
-        self.why_not_gpu = why_not_gpu
+        if torch.cuda.is_available():
+            # A GPU is here but TensorRT's route failed: the engine's name says why, so a broken
+            # TensorRT set-up on a GPU machine does not pass as the GPU run.
+            problem = job["impl"].get("trt_problem") or why_not_gpu
+            self.engine += " on a GPU machine where tensorrt.plugin failed: " + problem[:300]
 
     @staticmethod
     def taken(fn, attrs):
@@ -671,11 +676,23 @@ class TritonInterpreted:
             if signature[arg] != TRITON_POINTERS.get(dtype):
                 raise RuntimeError("aot_impl's signature gives %s type %s; the tensor is %s (%s)" % (arg, signature[arg], dtype, TRITON_POINTERS.get(dtype)))
         grid = tuple(max(1, int(getattr(launch, k))) for k in ("grid_x", "grid_y", "grid_z"))
-        outs = [torch.empty(spec["shape"], dtype=getattr(torch, spec["dtype"])) for spec in specs]
-        for o in outs:
-            # Every byte 0xff first: an element the kernel does not write shows as a mismatch.
-            o.view(-1).view(torch.uint8).fill_(0xff) if o.numel() else None
+        # Each output is a view into a buffer GUARD bytes larger at both ends, every byte 0xff first:
+        # an element the kernel does not write shows as a mismatch, and a write outside the tensor
+        # (the interpreter does not bound-check pointers) changes a guard byte and fails.
+        buffers, outs = [], []
+        for spec in specs:
+            dt = getattr(torch, spec["dtype"])
+            nbytes = numel(spec["shape"]) * torch.empty((), dtype=dt).element_size()
+            buf = torch.full((nbytes + 2 * GUARD,), 0xff, dtype=torch.uint8)
+            body = buf[GUARD:GUARD + nbytes]
+            buffers.append((spec, buf, nbytes))
+            outs.append(body.view(dt).reshape(spec["shape"]))
         kernel[grid](*[x.contiguous() for x in inputs], *extra, *outs, **constexprs)
+        for spec, buf, nbytes in buffers:
+            changed = torch.cat([buf[:GUARD], buf[GUARD + nbytes:]]) != 0xff
+            if bool(changed.any()):
+                raise RuntimeError("the kernel writes outside output %s (%d bytes): %d guard bytes before or after it changed" % (
+                    spec["name"], nbytes, int(changed.sum())))
         got = outs[:len(case["outputs"])]
         size_of = {name: int(o.item()) for name, o in zip(sizes, outs[len(case["outputs"]):])}
         for k, spec in enumerate(case["outputs"]):

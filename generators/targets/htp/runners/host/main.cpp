@@ -25,6 +25,11 @@
 
 namespace opforge_host {
 
+// The byte every new tensor's elements start as (the request's "fill"
+// line): verify runs each case from two fills, so an output element the
+// impl never writes differs between the runs.
+unsigned char outputFill = 0;
+
 size_t elementSize(DType t)
 {
   switch (t) {
@@ -80,7 +85,7 @@ static size_t product(const std::vector<size_t>& d)
 Tensor::Tensor(DType type, std::vector<size_t> dims, std::vector<size_t> max, bool growable)
     : type_(type), dims_(std::move(dims)), max_(std::move(max)), growable_(growable)
 {
-  data_.assign(product(dims_) * opforge_host::elementSize(type_), 0);
+  data_.assign(product(dims_) * opforge_host::elementSize(type_), opforge_host::outputFill);
 }
 
 size_t Tensor::elements() const { return product(dims_); }
@@ -94,7 +99,7 @@ bool Tensor::set_dims(const size_t* d)
     }
   }
   dims_ = next;
-  data_.assign(product(dims_) * opforge_host::elementSize(type_), 0);
+  data_.assign(product(dims_) * opforge_host::elementSize(type_), opforge_host::outputFill);
   return true;
 }
 
@@ -270,6 +275,10 @@ int main(int argc, char** argv)
     in >> kind;
     if (kind == "op") {
       in >> opName;
+    } else if (kind == "fill") {
+      unsigned v = 0;
+      in >> v;
+      opforge_host::outputFill = static_cast<unsigned char>(v);
     } else if (kind == "out" || kind == "in") {
       Item it;
       if (!readItem(in, it, kind == "out")) {
