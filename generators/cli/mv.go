@@ -63,6 +63,9 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 			return 0
 		}
 	}
+	// A gen or mv killed while staging left temporaries, and nothing else:
+	// they are no drift.
+	writer.RemoveLeftovers(filepath.Clean(o.Out))
 	var plan *rename.Plan
 	if *pkg {
 		plan = rename.Package(o, from, to, &l)

@@ -495,3 +495,8 @@ func removeEmptyParents(root, dir string) {
 		dir = filepath.Dir(dir)
 	}
 }
+
+// RemoveLeftovers removes what killed writers (gen or mv) left in the
+// tree under root: their temporaries and staging directories. Call it
+// only holding the gen lock (mv does, before its drift check).
+func RemoveLeftovers(root string) { removeLeftovers(root) }
