@@ -72,6 +72,10 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 	} else {
 		plan = rename.Op(o, from, to, &l)
 	}
+	if plan == nil && rename.Done(o, what, from, to) {
+		fmt.Fprintf(stdout, "opforge mv: there is no %s %s and there is a %s %s: already renamed, nothing to do\n", what, from, what, to)
+		return 0
+	}
 	if plan == nil {
 		report(&l, "text", stdout, stderr)
 		fmt.Fprintln(stderr, "opforge mv: nothing renamed")

@@ -22,10 +22,36 @@ type mvCase struct {
 	user      map[string]string
 }
 
+// mvTemplate is a generated examples workspace, made once: each case is
+// a copy (a gen of the examples per kill point would be most of the time).
+var mvTemplate struct {
+	sync.Mutex
+	root string
+}
+
 func newMvCase(t *testing.T, pkg bool) *mvCase {
 	t.Helper()
-	opdefs, out, args := examplesWorkspace(t)
-	c := &mvCase{root: filepath.Dir(opdefs), out: out, args: args}
+	mvTemplate.Lock()
+	if mvTemplate.root == "" {
+		opdefs, _, _ := examplesWorkspace(t)
+		dir, err := os.MkdirTemp("", "opforge-mv-template-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.CopyFS(dir, os.DirFS(filepath.Dir(opdefs))); err != nil {
+			t.Fatal(err)
+		}
+		mvTemplate.root = dir
+	}
+	mvTemplate.Unlock()
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(mvTemplate.root)); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.RemoveAll(filepath.Join(root, "build")) // the template's cache names its own paths
+	opdefs, out := filepath.Join(root, "opdefs"), filepath.Join(root, "out")
+	args := []string{"--opdefs", opdefs, "--toolchains", "../../toolchains", "--out", out}
+	c := &mvCase{root: root, out: out, args: args}
 	fill := []struct{ before, key, body, after string }{
 		{"trt/VisionOps/src/ops/TopKLastKernel.cu", "kernels", "// my CUDA kernel\n", "trt/VisionOps/src/ops/TopKAlongLastKernel.cu"},
 		{"trt/VisionOps/python/vision_ops_qdp.py", "triton:TopKLast", "    # my Triton kernel\n", "trt/VisionOps/python/vision_ops_qdp.py"},
@@ -178,6 +204,11 @@ func TestMvKilledAtEveryChangeConverges(t *testing.T) {
 					}
 					got := c.snapshot(t)
 					switch d := diffSnapshots(got, after); {
+					case d == "" && then == "gen":
+						// Finished by the gen: the mv again has nothing to do.
+						if code, out := c.run("mv"); code != 0 || !strings.Contains(out, "already renamed") || diffSnapshots(c.snapshot(t), after) != "" {
+							t.Errorf("%s: mv after the gen finished it: %d\n%s", what, code, out)
+						}
 					case d == "":
 					case then == "gen" && diffSnapshots(got, before) == "":
 						// Rolled back: the mv again finishes the rename.
@@ -234,4 +265,12 @@ func TestMvWriteErrorAtEveryChangeRestores(t *testing.T) {
 			t.Errorf("%s: check: %s", what, out)
 		}
 	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if mvTemplate.root != "" {
+		os.RemoveAll(mvTemplate.root)
+	}
+	os.Exit(code)
 }

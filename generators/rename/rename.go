@@ -124,6 +124,22 @@ func Package(o gen.Options, from, to string, l *diag.List) *Plan {
 	return plan(o, pkg, pkg.Where.At("name", pkg.Pos), "package", from, to, l)
 }
 
+// Done reports whether the opdefs already say to and no longer from (what
+// is "op" or "package"): an interrupted mv that a gen finished, which a
+// retried mv then has nothing left to do for.
+func Done(o gen.Options, what, from, to string) bool {
+	var l diag.List
+	hasFrom, hasTo := false, false
+	for _, p := range load.Tree(o.OpDefs, &l) {
+		if what == "package" {
+			hasFrom, hasTo = hasFrom || p.Name == from, hasTo || p.Name == to
+		} else {
+			hasFrom, hasTo = hasFrom || p.Op(from) != nil, hasTo || p.Op(to) != nil
+		}
+	}
+	return !hasFrom && hasTo
+}
+
 // plan renames the name at pos in pkg's opdef, regenerates the package
 // under the new name in memory and pairs the old tree with the new one.
 func plan(o gen.Options, pkg *ir.Package, pos diag.Pos, what, from, to string, l *diag.List) *Plan {

@@ -836,7 +836,7 @@ func Diff(p *Plan, l *diag.List) {
 			return nil
 		}
 		if p.Files.Get(r) == nil && !IsArtifact(r) && !IsUserSource(r) {
-			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "extra file: opdefs do not generate it; delete it (or regenerate with `opforge gen`, which removes files it generated earlier)")
+			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "extra file: opdefs do not generate it; run `opforge gen`, which removes it if opforge generated it and it holds nothing of yours, or tells what of yours it holds; a file of your own: move it out of the output directory")
 		}
 		return nil
 	})
