@@ -39,6 +39,7 @@ type Plan struct {
 	// package parsed from it.
 	OpDef   string
 	Data    []byte
+	Orig    []byte // the opdef's text Data was made from
 	Renamed *ir.Package
 	// Moves are out/ files (slash paths below out/) to carry to a new path.
 	Moves [][2]string
@@ -63,7 +64,7 @@ func (p *Plan) Rename() *gen.Rename {
 		carry[path] = c
 	}
 	return &gen.Rename{Package: p.Renamed, Carry: carry,
-		Outside: []writer.Outside{{Path: p.OpDef, Data: p.Data}},
+		Outside: []writer.Outside{{Path: p.OpDef, Data: p.Data, Base: p.Orig}},
 		Move:    &writer.Move{What: p.What, From: p.From, To: p.To}}
 }
 
@@ -177,7 +178,7 @@ func plan(o gen.Options, pkg *ir.Package, pos diag.Pos, what, from, to string, l
 	if l.HasErrors() {
 		return nil
 	}
-	p := &Plan{What: what, From: from, To: to, Package: renamed.Name, OpDef: pkg.Source, Data: edited, Renamed: renamed, Rekeyed: map[string][]byte{}}
+	p := &Plan{What: what, From: from, To: to, Package: renamed.Name, OpDef: pkg.Source, Data: edited, Orig: data, Renamed: renamed, Rekeyed: map[string][]byte{}}
 	p.pair(before, after, from, to, o.Out, l)
 	if l.HasErrors() {
 		return nil

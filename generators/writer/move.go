@@ -46,6 +46,9 @@ type Carry struct {
 type Outside struct {
 	Path string // as the file system names it (relative to the working directory or absolute)
 	Data []byte
+	// Base, when set, is the text Data was made from: a file that holds
+	// anything else now was changed since, and the plan stops.
+	Base []byte
 }
 
 // Move names a rename for its journal and its messages.
@@ -121,6 +124,10 @@ func (p *Plan) prepareOutside(files []Outside, l *diag.List) {
 		}
 		if err != nil {
 			l.Errorf(pos, "read", "cannot read this file (%v) (nothing was written)", err)
+			continue
+		}
+		if f.Base != nil && !bytes.Equal(data, f.Base) {
+			l.Errorf(pos, "rename", "this file changed while opforge ran; nothing was written: run the command again")
 			continue
 		}
 		p.outside = append(p.outside, outsideFile{rel: rel, full: filepath.Join(repo, filepath.FromSlash(rel)), data: f.Data,
@@ -344,18 +351,41 @@ func Recover(root string, l *diag.List) string {
 		return ""
 	}
 	pos := diag.Pos{File: rel(root, PendingName)}
+	repoPaths, rootPaths := newPathChecker(repository(root)), newPathChecker(root)
 	for _, f := range mv.Files {
-		if !safeRel(f.Path) {
+		paths := rootPaths
+		if f.Outside {
+			paths = repoPaths
+		}
+		var err error
+		if safeRel(f.Path) {
+			_, err = paths.check(f.Path)
+		}
+		if !safeRel(f.Path) || err != nil {
 			l.Errorf(pos, "manifest", "the journal of an interrupted `%s` names the path %q, which leaves the repository; nothing was changed: check the tree with `git status`, then delete %s", mv, f.Path, PendingName)
 			return ""
 		}
 	}
-	removeLeftovers(root)
-	removeOutsideTemps(root, mv)
 	forward, err := mv.finished(root, manifest)
 	if err != nil {
 		l.Errorf(pos, "read", "cannot read a file of the interrupted `%s` (%v); nothing was changed: fix the cause and run `opforge gen` again", mv, err)
 		return ""
+	}
+	// The killed run's temporaries, in out/ and beside the opdef, go first
+	// (before the journal that names the opdef does), unless the opdef was
+	// edited since: then nothing at all changes.
+	decided := true
+	for _, f := range mv.Files {
+		if !f.Outside {
+			continue
+		}
+		if st, err := f.state(root); err != nil || st == stateOther {
+			decided = false
+		}
+	}
+	if decided {
+		removeLeftovers(root)
+		removeOutsideTemps(root, mv)
 	}
 	if forward {
 		return mv.finish(root, manifest, l)
