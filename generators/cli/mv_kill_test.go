@@ -182,6 +182,7 @@ func TestMvKilledAtEveryChangeConverges(t *testing.T) {
 			if total < 10 {
 				t.Fatalf("only %d changes seen", total)
 			}
+			t.Logf("%d changes, each killed", total)
 			for k := 1; k <= total; k++ {
 				for _, then := range []string{"mv", "gen"} {
 					c := newMvCase(t, pkg)
@@ -235,6 +236,7 @@ func TestMvKilledAtEveryChangeConverges(t *testing.T) {
 // only the removal of the finished journal, the rename is complete.
 func TestMvWriteErrorAtEveryChangeRestores(t *testing.T) {
 	before, after, total := mvReference(t, false)
+	t.Logf("%d changes, each failed", total)
 	for k := 1; k <= total; k++ {
 		c := newMvCase(t, false)
 		var at string
