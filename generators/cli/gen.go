@@ -66,6 +66,19 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer unlock()
+	var l diag.List
+	// A rename a kill interrupted is finished or rolled back first: the
+	// opdefs are not what they will be until then.
+	if writer.MoveRecorded(filepath.Clean(o.Out)) != nil {
+		done := writer.Recover(filepath.Clean(o.Out), &l)
+		if l.HasErrors() {
+			report(&l, "text", stdout, stderr)
+			fmt.Fprintf(stderr, "opforge gen: nothing written (%d error(s))\n", errorsIn(&l))
+			return 1
+		}
+		fmt.Fprintf(stderr, "opforge gen: %s\n", done)
+		*full = true
+	}
 	cache, cacheErr := gen.OpenCache(*o, *cachePath)
 	if len(o.Packages) > 0 || len(o.Ops) > 0 {
 		// The cache records a whole tree; a partial gen neither uses nor
@@ -80,7 +93,6 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		o.Known = cache.Unchanged
 	}
-	var l diag.List
 	plan := gen.Plan(*o, &l)
 	if plan == nil || l.HasErrors() {
 		report(&l, "text", stdout, stderr)

@@ -5,10 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+	"strings"
 
-	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/filelock"
 	"github.com/opforge/opforge/generators/gen"
@@ -18,8 +17,10 @@ import (
 
 // mvCmd renames an op (or a package) with the code written for it: the
 // opdef's name, the out/ files named after it and the region keys carrying
-// its name, then a gen. It starts only from a tree that is exactly what the
-// opdefs generate, so nothing but the rename changes.
+// its name, and the gen of the renamed opdef, all in one journaled Apply
+// (writer.Recover finishes or rolls back one a kill interrupted). It starts
+// only from a tree that is exactly what the opdefs generate, so nothing
+// but the rename changes.
 func mvCmd(args []string, stdout, stderr io.Writer) int {
 	// Not genFlags: there --package selects packages; here it says what
 	// OLD names.
@@ -28,6 +29,7 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 	o := gen.DefaultOptions
 	locationFlags(fs, &o)
 	pkg := fs.Bool("package", false, "rename a package, not an op")
+	cachePath := fs.String("cache", genCachePath, "gen's no-op cache file (in the build directory)")
 	rest, err := parse(fs, args)
 	if err != nil || len(rest) != 2 {
 		fmt.Fprintln(stderr, "usage: opforge mv [--package] [--opdefs DIR] [--out DIR] OLD NEW   (renames an op, or with --package a package)")
@@ -35,7 +37,7 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	from, to := rest[0], rest[1]
 	// mv writes out/ and the opdefs: it takes turns with gen.
-	unlock, err := filelock.Lock(filepath.Join(filepath.Dir(genCachePath), genLockName), func(holder string) {
+	unlock, err := filelock.Lock(filepath.Join(filepath.Dir(*cachePath), genLockName), func(holder string) {
 		fmt.Fprintf(stderr, "opforge mv: waiting for another opforge gen on %s/ (pid %s)\n", o.Out, holder)
 	})
 	if err != nil {
@@ -44,11 +46,35 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	defer unlock()
 	var l diag.List
+	what := "op"
+	if *pkg {
+		what = "package"
+	}
+	if m := writer.MoveRecorded(filepath.Clean(o.Out)); m != nil {
+		done := writer.Recover(filepath.Clean(o.Out), &l)
+		if l.HasErrors() {
+			report(&l, "text", stdout, stderr)
+			fmt.Fprintln(stderr, "opforge mv: nothing renamed")
+			return 1
+		}
+		fmt.Fprintf(stderr, "opforge mv: %s\n", done)
+		if strings.HasPrefix(done, "finished") && m.What == what && m.From == from && m.To == to {
+			fmt.Fprintf(stdout, "opforge mv: %s -> %s: done\n", from, to)
+			return 0
+		}
+	}
+	// A gen or mv killed while staging left temporaries, and nothing else:
+	// they are no drift.
+	writer.RemoveLeftovers(filepath.Clean(o.Out))
 	var plan *rename.Plan
 	if *pkg {
 		plan = rename.Package(o, from, to, &l)
 	} else {
 		plan = rename.Op(o, from, to, &l)
+	}
+	if plan == nil && rename.Done(o, what, from, to) {
+		fmt.Fprintf(stdout, "opforge mv: there is no %s %s and there is a %s %s: already renamed, nothing to do\n", what, from, what, to)
+		return 0
 	}
 	if plan == nil {
 		report(&l, "text", stdout, stderr)
@@ -63,25 +89,23 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "opforge mv: %s is not what the opdefs generate; run opforge gen first (nothing renamed)\n", o.Out)
 		return 1
 	}
-	if err := apply(o.Out, plan); err != nil {
-		fmt.Fprintf(stderr, "opforge mv: %v\n", err)
-		return 1
-	}
-	// The tree was exactly what the opdefs generate, and the moved files
-	// and renamed keys are its own text: a gen with --force lays the new
-	// name's skeletons around the regions. Only its diagnostics are shown:
-	// the ones above were of the old name.
+	// The gen of the renamed opdef, with the user code carried to the new
+	// names and the opdef itself, is one plan. Only its diagnostics are
+	// shown: the ones above were of the old name.
 	l = diag.List{}
-	regenerate := o
-	regenerate.Force = true
-	regen := gen.Plan(regenerate, &l)
-	if regen == nil || l.HasErrors() {
+	renamed := o
+	renamed.Rename = plan.Rename()
+	wp := gen.Plan(renamed, &l)
+	if wp == nil || l.HasErrors() {
 		report(&l, "text", stdout, stderr)
-		fmt.Fprintln(stderr, "opforge mv: renamed, but gen failed; fix the errors above and run opforge gen")
+		fmt.Fprintln(stderr, "opforge mv: nothing renamed (nothing was written)")
 		return 1
 	}
-	if _, err := writer.Apply(regen); err != nil {
-		writer.Report(o.Out, err, &l)
+	if cache, err := gen.OpenCache(o, *cachePath); err == nil {
+		_ = cache.Invalidate() // the opdef changes: the cache must not vouch for the old tree
+	}
+	if _, err := writer.Apply(wp); err != nil {
+		reportMvFailure(o.Out, err, &l)
 		report(&l, "text", stdout, stderr)
 		return 1
 	}
@@ -90,57 +114,20 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// apply carries the out/ files and keys over, then renames the op in its
-// opdef: each file is replaced atomically, a moved file is written at its
-// new path before the old one goes, and a failure part-way puts back
-// everything done so far, so the tree and the opdefs stay as they were.
-func apply(out string, p *rename.Plan) (err error) {
-	var undo []func()
-	defer func() {
-		if err != nil {
-			for i := len(undo) - 1; i >= 0; i-- {
-				undo[i]()
-			}
-		}
-	}()
-	replace := func(path string, data []byte) error {
-		old, rerr := os.ReadFile(path)
-		st, serr := os.Stat(path)
-		if rerr != nil || serr != nil {
-			return errors.Join(rerr, serr)
-		}
-		if err := atomicfile.Replace(path, data, st.Mode().Perm()); err != nil {
-			return err
-		}
-		undo = append(undo, func() { _ = atomicfile.Replace(path, old, st.Mode().Perm()) })
-		return nil
+// reportMvFailure says exactly where a failed rename left the tree: put
+// back (the Apply undid every change, the opdef's included), or part-way,
+// with the files it could not put back and the journal that lets the next
+// gen or mv finish or roll it back.
+func reportMvFailure(out string, err error, l *diag.List) {
+	var ae *writer.ApplyError
+	if !errors.As(err, &ae) {
+		l.Errorf(diag.Pos{File: filepath.ToSlash(out)}, "write", "cannot write: %v; nothing was renamed", err)
+		return
 	}
-	for _, m := range p.Moves {
-		src, dst := filepath.Join(out, filepath.FromSlash(m[0])), filepath.Join(out, filepath.FromSlash(m[1]))
-		data, err := os.ReadFile(src)
-		if err != nil {
-			return err
-		}
-		st, err := os.Stat(src)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := atomicfile.Replace(dst, data, st.Mode().Perm()); err != nil {
-			return err
-		}
-		undo = append(undo, func() { _ = os.Remove(dst) })
-		if err := os.Remove(src); err != nil {
-			return err
-		}
-		undo = append(undo, func() { _ = atomicfile.Replace(src, data, st.Mode().Perm()) })
+	pos := diag.Pos{File: filepath.ToSlash(filepath.Join(out, filepath.FromSlash(ae.Path)))}
+	if len(ae.NotRestored) == 0 {
+		l.Errorf(pos, "write", "cannot write: %v; nothing was renamed: every file opforge had changed, the opdef included, was put back, so the opdefs and %s are as before: fix the cause and run the mv again", ae.Err, out)
+		return
 	}
-	for path, data := range p.Rekeyed {
-		if err := replace(filepath.Join(out, filepath.FromSlash(path)), data); err != nil {
-			return err
-		}
-	}
-	return replace(p.OpDef, p.Data)
+	l.Errorf(pos, "write", "cannot write: %v, and could not put back %s: the rename is part-done; its journal %s keeps the old bytes of every file it changed: fix the cause, then run `opforge gen` (or the same mv), which finishes or rolls back the rename; delete no file by hand", ae.Err, strings.Join(ae.NotRestored, ", "), writer.PendingName)
 }

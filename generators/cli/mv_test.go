@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/opforge/opforge/generators/rename"
 )
 
 // fillRegion puts body into the region key of the file at path.
@@ -183,37 +181,5 @@ func TestGenNeverReplacesUnknownFiles(t *testing.T) {
 	code, _, errs = run("gen")
 	if now, _ := os.ReadFile(kernel); code != 1 || !strings.Contains(errs, "manifest") || !strings.Contains(string(now), "#include <my_header.h>") {
 		t.Errorf("gen without the manifest: %d\n%s", code, errs)
-	}
-}
-
-// TestMvApplyRollsBack: a failure part-way (here the last step, the
-// opdef) puts back every file moved or rekeyed before it.
-func TestMvApplyRollsBack(t *testing.T) {
-	out := t.TempDir()
-	write := func(rel, data string) {
-		full := filepath.Join(out, rel)
-		_ = os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("trt/P/src/ops/OldKernel.cu", "old kernel")
-	write("trt/P/python/p_qdp.py", "old keys")
-	plan := &rename.Plan{
-		OpDef:   filepath.Join(out, "no-such-dir", "ops.yaml"),
-		Data:    []byte("renamed"),
-		Moves:   [][2]string{{"trt/P/src/ops/OldKernel.cu", "trt/P/src/ops/NewKernel.cu"}},
-		Rekeyed: map[string][]byte{"trt/P/python/p_qdp.py": []byte("new keys")},
-	}
-	if err := apply(out, plan); err == nil {
-		t.Fatal("apply succeeded without an opdef")
-	}
-	for rel, want := range map[string]string{"trt/P/src/ops/OldKernel.cu": "old kernel", "trt/P/python/p_qdp.py": "old keys"} {
-		if got, err := os.ReadFile(filepath.Join(out, rel)); err != nil || string(got) != want {
-			t.Errorf("%s after the rollback: %q %v", rel, got, err)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(out, "trt/P/src/ops/NewKernel.cu")); !os.IsNotExist(err) {
-		t.Errorf("the moved file's new copy stayed: %v", err)
 	}
 }

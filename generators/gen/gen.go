@@ -96,6 +96,19 @@ type Options struct {
 	// Ops, when set, limits them further to these ops' packages, less the
 	// files another op of those packages generates alone.
 	Ops []string
+	// Rename, when set, makes the plan a rename (opforge mv) in one
+	// all-or-nothing Apply with the opdef it edits.
+	Rename *Rename
+}
+
+// Rename is a rename computed in memory: Package, the opdef as renamed
+// (not on disk yet), replaces the loaded package of the same Source, and
+// the writer carries the user code and writes the opdef (writer.Options).
+type Rename struct {
+	Package *ir.Package
+	Carry   map[string]writer.Carry
+	Outside []writer.Outside
+	Move    *writer.Move
 }
 
 // DefaultOptions are the repository layout.
@@ -109,6 +122,13 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	targets.Check(l, pkgs...)
 	if l.HasErrors() {
 		return nil
+	}
+	if o.Rename != nil {
+		for i, pkg := range pkgs {
+			if pkg.Source == o.Rename.Package.Source {
+				pkgs[i] = o.Rename.Package
+			}
+		}
 	}
 	// Headers name the definition relative to the repository root, not to
 	// the working directory, so every machine generates the same bytes.
@@ -163,7 +183,11 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	case len(o.Packages) > 0:
 		scope = packageScope(files)
 	}
-	return writer.PrepareWith(filepath.Clean(o.Out), files, writer.Options{Known: o.Known, Force: o.Force, Scope: scope}, l)
+	wo := writer.Options{Known: o.Known, Force: o.Force, Scope: scope}
+	if r := o.Rename; r != nil {
+		wo.Carry, wo.Outside, wo.Move = r.Carry, r.Outside, r.Move
+	}
+	return writer.PrepareWith(filepath.Clean(o.Out), files, wo, l)
 }
 
 // selectPackages keeps the packages named in want, in load order; a name

@@ -1,8 +1,9 @@
 // Package rename renames an op or a package without losing the code users
 // wrote for it (`opforge mv [--package] OLD NEW`): the name in its YAML
 // opdef, and in out/ the files and directories named after it and the
-// region keys that carry its name, so the next gen finds every user
-// region where the new name puts it.
+// region keys that carry its name. It only plans: Plan.Rename hands the
+// pairing to gen.Plan, which makes the whole rename, the gen of the
+// renamed opdef included, one journaled writer Apply.
 //
 // What moves is not guessed from names alone: the targets generate the
 // package under both names, and a file or key is carried over only when
@@ -27,19 +28,44 @@ import (
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/regions"
 	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/writer"
 )
 
 // Plan is a rename, computed in memory.
 type Plan struct {
-	Package string
-	// OpDef is the opdef file and Data its renamed text.
-	OpDef string
-	Data  []byte
+	What, From, To string
+	Package        string
+	// OpDef is the opdef file and Data its renamed text; Renamed is the
+	// package parsed from it.
+	OpDef   string
+	Data    []byte
+	Orig    []byte // the opdef's text Data was made from
+	Renamed *ir.Package
 	// Moves are out/ files (slash paths below out/) to carry to a new path.
 	Moves [][2]string
 	// Rekeyed are out/ files whose region keys carry the op's name, with
 	// those keys renamed (path below out/ -> new bytes).
 	Rekeyed map[string][]byte
+	// spellings are the old and new name as files and keys spell them.
+	spellings [][2]string
+}
+
+// Rename is the plan as gen.Plan takes it: the whole rename, the gen of the
+// renamed opdef included, becomes one journaled, all-or-nothing Apply.
+func (p *Plan) Rename() *gen.Rename {
+	carry := map[string]writer.Carry{}
+	c := writer.Carry{Rekey: p.rekeyText, Key: p.rekeyKey}
+	for _, m := range p.Moves {
+		c.From = m[0]
+		carry[m[1]] = c
+	}
+	for path := range p.Rekeyed {
+		c.From = path
+		carry[path] = c
+	}
+	return &gen.Rename{Package: p.Renamed, Carry: carry,
+		Outside: []writer.Outside{{Path: p.OpDef, Data: p.Data, Base: p.Orig}},
+		Move:    &writer.Move{What: p.What, From: p.From, To: p.To}}
 }
 
 // Op plans renaming op from to to. Every opdef is loaded and checked; the
@@ -100,6 +126,22 @@ func Package(o gen.Options, from, to string, l *diag.List) *Plan {
 	return plan(o, pkg, pkg.Where.At("name", pkg.Pos), "package", from, to, l)
 }
 
+// Done reports whether the opdefs already say to and no longer from (what
+// is "op" or "package"): an interrupted mv that a gen finished, which a
+// retried mv then has nothing left to do for.
+func Done(o gen.Options, what, from, to string) bool {
+	var l diag.List
+	hasFrom, hasTo := false, false
+	for _, p := range load.Tree(o.OpDefs, &l) {
+		if what == "package" {
+			hasFrom, hasTo = hasFrom || p.Name == from, hasTo || p.Name == to
+		} else {
+			hasFrom, hasTo = hasFrom || p.Op(from) != nil, hasTo || p.Op(to) != nil
+		}
+	}
+	return !hasFrom && hasTo
+}
+
 // plan renames the name at pos in pkg's opdef, regenerates the package
 // under the new name in memory and pairs the old tree with the new one.
 func plan(o gen.Options, pkg *ir.Package, pos diag.Pos, what, from, to string, l *diag.List) *Plan {
@@ -136,7 +178,7 @@ func plan(o gen.Options, pkg *ir.Package, pos diag.Pos, what, from, to string, l
 	if l.HasErrors() {
 		return nil
 	}
-	p := &Plan{Package: renamed.Name, OpDef: pkg.Source, Data: edited, Rekeyed: map[string][]byte{}}
+	p := &Plan{What: what, From: from, To: to, Package: renamed.Name, OpDef: pkg.Source, Data: edited, Orig: data, Renamed: renamed, Rekeyed: map[string][]byte{}}
 	p.pair(before, after, from, to, o.Out, l)
 	if l.HasErrors() {
 		return nil
@@ -173,10 +215,11 @@ func renameAt(data []byte, pos diag.Pos, from, to string) ([]byte, bool) {
 // and, in files generated under both, region keys that carry the old name.
 func (p *Plan) pair(before, after *fileset.Set, from, to, out string, l *diag.List) {
 	spellings := [][2]string{{from, to}, {names.Snake(from), names.Snake(to)}, {strings.ToUpper(names.Snake(from)), strings.ToUpper(names.Snake(to))}}
+	p.spellings = spellings
 	for _, f := range before.Files() {
 		if after.Get(f.Path) != nil {
 			if f.Owned {
-				p.rekey(f.Path, spellings, out, l)
+				p.rekey(f.Path, out, l)
 			}
 			continue
 		}
@@ -216,31 +259,46 @@ func (p *Plan) pair(before, after *fileset.Set, from, to, out string, l *diag.Li
 
 // rekey renames, in the file at path below out, the region keys that end
 // in ":<old name>" (package-wide files key a region per op that way).
-func (p *Plan) rekey(path string, spellings [][2]string, out string, l *diag.List) {
+func (p *Plan) rekey(path string, out string, l *diag.List) {
 	disk := filepath.Join(out, filepath.FromSlash(path))
 	data, err := os.ReadFile(disk)
 	if err != nil {
 		return // not generated yet: gen writes it fresh
 	}
-	rs, err := regions.Parse(string(data))
-	if err != nil {
+	if _, err := regions.Parse(string(data)); err != nil {
 		l.Errorf(diag.Pos{File: filepath.ToSlash(disk)}, "rename", "its user regions cannot be read (%v); fix the markers first", err)
 		return
 	}
-	text := string(data)
-	changed := false
-	for _, r := range rs {
-		for _, s := range spellings {
-			if newKey, ok := strings.CutSuffix(r.Key, ":"+s[0]); ok {
-				text = renameMarkers(text, r.Key, newKey+":"+s[1])
-				changed = true
-				break
-			}
+	if text := p.rekeyText(data); !bytes.Equal(text, data) {
+		p.Rekeyed[path] = text
+	}
+}
+
+// rekeyKey renames a region key that ends in ":<old name>".
+func (p *Plan) rekeyKey(key string) string {
+	for _, s := range p.spellings {
+		if head, ok := strings.CutSuffix(key, ":"+s[0]); ok {
+			return head + ":" + s[1]
 		}
 	}
-	if changed {
-		p.Rekeyed[path] = []byte(text)
+	return key
+}
+
+// rekeyText renames, in a file's markers, every region key rekeyKey
+// renames (the text unchanged when its regions cannot be read: the writer
+// reports that).
+func (p *Plan) rekeyText(data []byte) []byte {
+	rs, err := regions.Parse(string(data))
+	if err != nil {
+		return data
 	}
+	text := string(data)
+	for _, r := range rs {
+		if k := p.rekeyKey(r.Key); k != r.Key {
+			text = renameMarkers(text, r.Key, k)
+		}
+	}
+	return []byte(text)
 }
 
 // renameMarkers renames key in the begin and end marker lines only.

@@ -241,6 +241,7 @@ func (a *applier) stage() error {
 
 // discard removes every temporary and staging directory still in place.
 func (a *applier) discard() {
+	a.discardOutside()
 	for i := range a.writes {
 		if w := a.writes[i]; w.top == "" && w.tmp != "" {
 			os.Remove(w.tmp)
@@ -264,6 +265,9 @@ func (a *applier) commit() error {
 			a.discard()
 		}
 		return a.fail(PendingName, err)
+	}
+	if err := a.stageOutside(); err != nil {
+		return a.fail(a.p.outside[0].rel, err)
 	}
 	for i := range a.writes {
 		w := &a.writes[i]
@@ -290,6 +294,10 @@ func (a *applier) commit() error {
 		}
 		a.stages[top] = ""
 		a.undo(relTo(p.Root, top), func() error { return os.RemoveAll(top) })
+	}
+	// A rename's commit point: every new file is in place, no old one gone.
+	if err := a.commitOutside(); err != nil {
+		return err
 	}
 	for _, s := range p.Stale {
 		full := filepath.Join(p.Root, filepath.FromSlash(s))
@@ -397,7 +405,9 @@ func (a *applier) writePending() error {
 	if err := mutate("journal", PendingName); err != nil {
 		return err
 	}
-	data, err := json.Marshal(append(append([]Manifest(nil), a.p.pending...), *a.p.manifest))
+	m := *a.p.manifest
+	m.Move = a.moveRecord()
+	data, err := json.Marshal(append(append([]Manifest(nil), a.p.pending...), m))
 	if err != nil {
 		return err
 	}
@@ -485,3 +495,8 @@ func removeEmptyParents(root, dir string) {
 		dir = filepath.Dir(dir)
 	}
 }
+
+// RemoveLeftovers removes what killed writers (gen or mv) left in the
+// tree under root: their temporaries and staging directories. Call it
+// only holding the gen lock (mv does, before its drift check).
+func RemoveLeftovers(root string) { removeLeftovers(root) }

@@ -23,8 +23,9 @@ import (
 // ops, each generating an owned source (two regions) and a generated
 // header, plus a generated index of all ops.
 type model struct {
+	pkg    string            // the package: the directory of its files
 	ops    map[string]int    // op -> skeleton version (an opdef edit bumps it)
-	bodies map[string]string // "op/key" -> the user's body (absent: default)
+	bodies map[string]string // "op/key" -> the user's body (absent: default); key "reg" is the op's region in the package's registry
 }
 
 func (m *model) names() []string {
@@ -37,7 +38,7 @@ func (m *model) names() []string {
 }
 
 func (m *model) clone() *model {
-	c := &model{ops: map[string]int{}, bodies: map[string]string{}}
+	c := &model{pkg: m.pkg, ops: map[string]int{}, bodies: map[string]string{}}
 	for k, v := range m.ops {
 		c.ops[k] = v
 	}
@@ -66,13 +67,36 @@ func (m *model) source(op string, bodies map[string]string) string {
 	return b.String()
 }
 
+// registry is the package-wide owned file, a region per op keyed
+// "reg:<op>" (as the real targets key per-op regions of shared files).
+func (m *model) registry(bodies map[string]string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "// registry of %s\n", m.pkg)
+	for _, op := range m.names() {
+		fmt.Fprintf(&b, "void reg_%s() {\n  // opforge:begin reg:%s\n", op, op)
+		if body, ok := bodies[op+"/reg"]; ok {
+			b.WriteString(body)
+		} else {
+			fmt.Fprintf(&b, "  // register %s\n", op)
+		}
+		fmt.Fprintf(&b, "  // opforge:end reg:%s\n}\n", op)
+	}
+	return b.String()
+}
+
+func (m *model) srcPath(op string) string { return m.pkg + "/src/" + op + ".cpp" }
+func (m *model) regPath() string          { return m.pkg + "/registry.cpp" }
+
 func (m *model) generate() *fileset.Set {
 	s := fileset.New()
 	var index strings.Builder
 	for _, op := range m.names() {
-		_ = s.Add(&fileset.File{Path: "pkg/src/" + op + ".cpp", Owned: true, Data: []byte(m.source(op, nil))})
-		_ = s.Add(&fileset.File{Path: "pkg/include/" + op + ".h", Data: []byte(fmt.Sprintf("#pragma once // %s v%d\n", op, m.ops[op]))})
+		_ = s.Add(&fileset.File{Path: m.srcPath(op), Owned: true, Data: []byte(m.source(op, nil))})
+		_ = s.Add(&fileset.File{Path: m.pkg + "/include/" + op + ".h", Data: []byte(fmt.Sprintf("#pragma once // %s v%d\n", op, m.ops[op]))})
 		fmt.Fprintf(&index, "%s v%d\n", op, m.ops[op])
+	}
+	if len(m.ops) > 0 {
+		_ = s.Add(&fileset.File{Path: m.regPath(), Owned: true, Data: []byte(m.registry(nil))})
 	}
 	_ = s.Add(&fileset.File{Path: "index.txt", Data: []byte(index.String())})
 	return s
@@ -86,6 +110,10 @@ type propWorld struct {
 	lock string
 	m    *model
 	log  []string
+	// opdef is the "opdefs" file on disk, which an mv edits: it always
+	// says what w.m says (writeOpdef), but after an interrupted mv it is
+	// what decides.
+	opdef string
 }
 
 func (w *propWorld) failf(format string, args ...any) {
@@ -118,7 +146,10 @@ func (w *propWorld) expected() map[string]string {
 		w.failf("clean gen: %v %s", err, diagText(&l))
 	}
 	for _, op := range w.m.names() {
-		writeFile(w.t, filepath.Join(clean, "pkg/src", op+".cpp"), w.m.source(op, w.m.bodies))
+		writeFile(w.t, filepath.Join(clean, w.m.srcPath(op)), w.m.source(op, w.m.bodies))
+	}
+	if len(w.m.ops) > 0 {
+		writeFile(w.t, filepath.Join(clean, w.m.regPath()), w.m.registry(w.m.bodies))
 	}
 	return tree(w.t, clean)
 }
@@ -139,7 +170,11 @@ func (w *propWorld) invariants(converged bool) {
 	w.t.Helper()
 	for key, body := range w.m.bodies {
 		op, k, _ := strings.Cut(key, "/")
-		data, err := os.ReadFile(filepath.Join(w.root, "pkg/src", op+".cpp"))
+		file := w.m.srcPath(op)
+		if k == "reg" {
+			file, k = w.m.regPath(), "reg:"+op
+		}
+		data, err := os.ReadFile(filepath.Join(w.root, file))
 		if err != nil {
 			w.failf("%s: %v", key, err)
 		}
@@ -177,16 +212,24 @@ func (w *propWorld) mustGen(m *model, what string) {
 
 // step makes one random move and checks the invariants.
 func (w *propWorld) step(i int) {
+	w.writeOpdef()
+	if w.rng.Intn(4) == 0 {
+		w.mvStep(i)
+		return
+	}
 	ops := w.m.names()
 	pick := func() string { return ops[w.rng.Intn(len(ops))] }
 	switch r := w.rng.Intn(10); {
 	case r < 3 && len(ops) > 0: // the user edits a region
-		op, key := pick(), propKeys[w.rng.Intn(len(propKeys))]
+		op, key := pick(), append([]string{"reg"}, propKeys...)[w.rng.Intn(len(propKeys)+1)]
 		body := fmt.Sprintf("  return user_%d(); // step %d\n", w.rng.Intn(1000), i)
 		w.log = append(w.log, fmt.Sprintf("%d: edit %s/%s", i, op, key))
-		p := filepath.Join(w.root, "pkg/src", op+".cpp")
 		w.m.bodies[op+"/"+key] = body
-		writeFile(w.t, p, w.m.source(op, w.m.bodies))
+		if key == "reg" {
+			writeFile(w.t, filepath.Join(w.root, w.m.regPath()), w.m.registry(w.m.bodies))
+		} else {
+			writeFile(w.t, filepath.Join(w.root, w.m.srcPath(op)), w.m.source(op, w.m.bodies))
+		}
 		w.invariants(true)
 	case r < 6: // an opdef edit: change, add or remove an op, then gen
 		next := w.m.clone()
@@ -213,7 +256,7 @@ func (w *propWorld) step(i int) {
 			// Its file holds user code: gen must refuse and change nothing.
 			before := tree(w.t, w.root)
 			l, err := w.gen(next)
-			if err != nil || !hasCode(l, "user-code-stale") {
+			if err != nil || !(hasCode(l, "user-code-stale") || hasCode(l, "user-region-orphan")) {
 				w.failf("removing an op with user code: %v\n%s", err, diagText(l))
 			}
 			sameTree(w.t, "after a refused gen", tree(w.t, w.root), before)
@@ -225,7 +268,7 @@ func (w *propWorld) step(i int) {
 	case r < 7 && len(ops) > 0: // a stray edit outside the regions stops gen
 		op := pick()
 		w.log = append(w.log, fmt.Sprintf("%d: stray edit in %s + gen + undo", i, op))
-		p := filepath.Join(w.root, "pkg/src", op+".cpp")
+		p := filepath.Join(w.root, w.m.srcPath(op))
 		good := read(w.t, p)
 		writeFile(w.t, p, good+"stray();\n")
 		before := tree(w.t, w.root)
@@ -310,7 +353,9 @@ func (w *propWorld) step(i int) {
 func runProperty(t *testing.T, seed int64, steps int) {
 	dir := t.TempDir()
 	w := &propWorld{t: t, rng: rand.New(rand.NewSource(seed)), root: filepath.Join(dir, "out"), lock: filepath.Join(dir, "build", "gen.lock"),
-		m: &model{ops: map[string]int{"Op0": 0, "Op1": 0}, bodies: map[string]string{}}}
+		m: &model{pkg: "pkg", ops: map[string]int{"Op0": 0, "Op1": 0}, bodies: map[string]string{}}}
+	w.opdef = filepath.Join(dir, "opdefs", "ops.txt")
+	w.writeOpdef()
 	w.mustGen(w.m, "first gen")
 	for i := 0; i < steps; i++ {
 		w.step(i)

@@ -58,6 +58,9 @@ const manifestVersion = 2
 type Manifest struct {
 	Version int            `json:"version"`
 	Files   []ManifestFile `json:"files"`
+	// Move, in the journal only, is the rename (opforge mv) this Apply
+	// makes: what Recover needs to finish or roll it back.
+	Move *Move `json:"move,omitempty"`
 }
 
 // ManifestFile is one generated file.
@@ -112,6 +115,14 @@ type Plan struct {
 	paths *pathChecker
 	// scope limits Diff to the paths the plan covers (nil: all).
 	scope func(path string) bool
+	// A rename's: the text read at each path whose user code is carried
+	// (Options.Carry), the files outside the root it changes, and its name.
+	carried map[string][]byte
+	outside []outsideFile
+	move    *Move
+	// oldManifest is the manifest's bytes before (nil: none), for a
+	// rename's journal.
+	oldManifest []byte
 }
 
 type oldFile struct {
@@ -232,6 +243,14 @@ type Options struct {
 	// --package): a path outside it is neither written, nor removed, nor
 	// reported by Diff, and keeps its manifest entry.
 	Scope func(path string) bool
+	// Carry, Outside and Move make the plan a rename (opforge mv): user
+	// code carried from old paths to new ones (the old files then removed
+	// as stale though they hold user code: it moved), files outside the
+	// root changed in the same all-or-nothing Apply, and the rename's name
+	// for the journal. Move is required with the other two.
+	Carry   map[string]Carry
+	Outside []Outside
+	Move    *Move
 }
 
 // Prepare computes the new tree: fresh skeletons with the user regions of
@@ -306,6 +325,15 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 		l.Errorf(diag.Pos{File: rel(root, PendingName)}, "manifest", "cannot read the journal of an interrupted gen: %v; delete it and check your user regions with `git diff`", err)
 	}
 	p.pending, p.pendingData = pending, pendingData
+	for _, m := range pending {
+		if m.Move != nil {
+			// Recover, not Prepare, decides where an interrupted rename goes.
+			l.Errorf(diag.Pos{File: rel(root, PendingName)}, "interrupted-mv", "`%s` was interrupted; run `opforge gen` (or the same mv again), which finishes or rolls it back; delete no file by hand: until then, some user code may be only in the old or only in the new name's files", m.Move)
+			return p
+		}
+	}
+	p.oldManifest = oldData
+	p.move = o.Move
 	records := map[string]record{}
 	var order []string // paths in records, first seen first
 	for _, m := range append([]Manifest{*old}, pending...) {
@@ -315,6 +343,10 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 			}
 			records[f.Path] = append(records[f.Path], f)
 		}
+	}
+	if o.Move != nil {
+		p.prepareOutside(o.Outside, l)
+		p.prepareCarry(o.Carry, records, o.Force, l)
 	}
 	manifest := &Manifest{Version: manifestVersion}
 	// Each file is checked and merged with its copy on disk in parallel
@@ -369,6 +401,34 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 		if fi != nil {
 			st := filestat.FromInfo(fi) // taken before reading: a later change shows
 			r.stat = &st
+		}
+		c, carried := o.Carry[f.Path]
+		if carried && c.From != f.Path {
+			if fi != nil {
+				r.l.Errorf(pos, "rename", "exists already; a rename would put the code of %s here: move it away (nothing was renamed)", rel(root, c.From))
+				return
+			}
+			r.disk, r.ok, r.stat = diskAbsent, true, nil
+			r.ok = p.carryInto(f, c, records[c.From], &r.l)
+			return
+		}
+		if carried { // the same path, its region keys renamed
+			disk, read := p.carried[f.Path] // read once, by prepareCarry
+			if !read {
+				r.disk, r.ok, r.stat = diskAbsent, fi == nil, nil
+				return
+			}
+			if r.ok = p.carryInto(f, c, records[f.Path], &r.l); !r.ok {
+				return
+			}
+			r.disk, r.stat = diskDiffers, nil
+			if bytes.Equal(disk, f.Data) {
+				r.disk = diskSame
+				return
+			}
+			old := p.old[f.Path]
+			r.old = &old
+			return
 		}
 		// Known is asked about every file: the gen cache records each
 		// skeleton's hash as it answers.
@@ -497,6 +557,12 @@ func (p *Plan) stale(path string, rec record, l *diag.List) {
 		return
 	case !fi.Mode().IsRegular():
 		l.Errorf(pos, "unsafe-path", "opforge generated this file earlier, and a %s is there now; opforge removes only regular files it wrote: move it away (nothing was written)", kind(fi.Mode()))
+		return
+	}
+	if _, ok := p.carried[path]; ok {
+		// A rename carried its user code to the new name's file (and
+		// checked it holds no hand edit): removing it loses nothing.
+		p.Stale = append(p.Stale, path)
 		return
 	}
 	disk, err := readFile(filepath.Join(p.Root, filepath.FromSlash(path)))
@@ -770,7 +836,7 @@ func Diff(p *Plan, l *diag.List) {
 			return nil
 		}
 		if p.Files.Get(r) == nil && !IsArtifact(r) && !IsUserSource(r) {
-			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "extra file: opdefs do not generate it; delete it (or regenerate with `opforge gen`, which removes files it generated earlier)")
+			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "extra file: opdefs do not generate it; run `opforge gen`, which removes it if opforge generated it and it holds nothing of yours, or tells what of yours it holds; a file of your own: move it out of the output directory")
 		}
 		return nil
 	})
