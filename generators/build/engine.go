@@ -55,12 +55,23 @@ type Unit struct {
 	// links.
 	Source string
 	// Launcher, when set, is run with Tool and Args as its arguments — a
-	// compiler cache (ccache, sccache) or any wrapper. It is not part of
-	// the unit's key, so adding or removing one rebuilds nothing, and it
-	// runs only for units that are out of date. A launcher failure never
-	// fails the unit: the tool then runs directly (see runner.exec).
+	// compiler cache (ccache, sccache) or any wrapper. It runs only for
+	// units that are out of date. Its path and its binary's contents are
+	// part of the unit's key: an artifact is only as good as what made it,
+	// so switching launchers rebuilds. A launcher that exits non-zero never
+	// fails the unit (the tool then runs directly, see runner.exec); one
+	// that exits 0 without a valid artifact does.
 	Launcher string
+	// Format is what the artifact must be to be trusted (FormatAuto: by
+	// the output's extension). An artifact that is not fails the unit and
+	// is removed.
+	Format Format
 }
+
+// DefaultUnitTimeout bounds one unit's processes when Engine.UnitTimeout
+// is zero: far above any compile or link opforge generates (seconds to a
+// few minutes for the largest CUDA unit), far below forever.
+const DefaultUnitTimeout = 30 * time.Minute
 
 // Result of one Run.
 type Result struct {
@@ -92,6 +103,17 @@ type Engine struct {
 	Log io.Writer
 	// Label prefixes the summary line.
 	Label string
+	// UnitTimeout bounds each unit's processes, launcher and tool
+	// together; at the bound the unit's process group is killed and the
+	// unit fails. 0 means DefaultUnitTimeout.
+	UnitTimeout time.Duration
+}
+
+func (e *Engine) unitTimeout() time.Duration {
+	if e.UnitTimeout > 0 {
+		return e.UnitTimeout
+	}
+	return DefaultUnitTimeout
 }
 
 // Run brings every unit up to date. It returns an error naming the failed
@@ -225,8 +247,16 @@ func (r *runner) run(ctx context.Context, u *Unit) {
 	}
 	r.mu.Unlock()
 	if key := r.st.key(u, r.st.prevDeps(u)); r.st.upToDate(u, key) {
-		r.finish(u, true, func() { r.res.UpToDate++ })
-		return
+		// The key says nothing of what sits at the output: an artifact
+		// that is not what it should be (left by an older opforge that
+		// trusted a lying launcher, or overwritten since) is rebuilt.
+		bad := checkArtifact(u.Output, formatOf(u))
+		if bad == nil {
+			r.finish(u, true, func() { r.res.UpToDate++ })
+			return
+		}
+		_ = os.Remove(u.Output)
+		r.e.logf("%s: removed %s, which is not a %s (%v); building it again\n", u.ID, u.Output, formatOf(u), bad)
 	}
 	r.sem <- struct{}{}
 	defer func() { <-r.sem }()
@@ -239,11 +269,17 @@ func (r *runner) run(ctx context.Context, u *Unit) {
 	seq := r.seq
 	r.mu.Unlock()
 	if runErr != nil {
-		r.e.logf("[%d/%d] FAILED %s (%s)\n%s\n%s", seq, r.total, u.ID, elapsed.Round(time.Millisecond), commandLine(u), out)
+		why, failed := "", u.ID
+		var ue *unitError
+		if errors.As(runErr, &ue) {
+			why = "  " + u.ID + ": " + ue.msg + "\n"
+			failed += " (" + ue.short + ")"
+		}
+		r.e.logf("[%d/%d] FAILED %s (%s)\n%s\n%s%s", seq, r.total, u.ID, elapsed.Round(time.Millisecond), commandLine(u), why, out)
 		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
 			r.e.logf("\n")
 		}
-		r.finish(u, false, func() { r.res.Failed++; r.failed = append(r.failed, u.ID) })
+		r.finish(u, false, func() { r.res.Failed++; r.failed = append(r.failed, failed) })
 		return
 	}
 	r.e.logf("[%d/%d] %s (%s)\n", seq, r.total, u.ID, elapsed.Round(time.Millisecond))
@@ -264,9 +300,10 @@ func (r *runner) finish(u *Unit, ok bool, count func()) {
 // exec runs the unit writing to temporary paths beside the output, then
 // renames the artifact into place: a failure never clobbers the previous
 // good artifact. With a launcher, the unit runs through it first; if that
-// fails, the tool runs once more on its own, and only the tool's own
-// failure fails the unit — a cache that is down, full or broken costs time,
-// never a build.
+// exits non-zero, the tool runs once more on its own, and only the tool's
+// own failure fails the unit — a cache that is down, full or broken costs
+// time, never a build. Whatever exits 0, its artifact is checked before it
+// is trusted, and all of it runs within the unit timeout.
 func (r *runner) exec(ctx context.Context, u *Unit) (out []byte, deps []string, procs int, err error) {
 	if err := os.MkdirAll(filepath.Dir(u.Output), 0o755); err != nil {
 		return []byte(err.Error()), nil, 0, err
@@ -282,12 +319,18 @@ func (r *runner) exec(ctx context.Context, u *Unit) (out []byte, deps []string, 
 		args[i] = strings.ReplaceAll(a, DepArg, tmpDep)
 	}
 	defer os.Remove(tmpDep)
+	timeout := r.e.unitTimeout()
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errUnitTimeout)
+	defer cancel()
 	procs = 1
+	via := "" // the launcher that made the artifact; "" for the tool itself
 	if r.launcherOn(u) {
+		via = u.Launcher
 		out, err = runTool(ctx, u.Dir, u.Launcher, append([]string{u.Tool}, args...), tmpOut)
 		if err != nil && ctx.Err() == nil {
 			launcherOut := out
 			procs++
+			via = ""
 			if out, err = runTool(ctx, u.Dir, u.Tool, args, tmpOut); err == nil {
 				r.launcherFailed(u, launcherOut)
 			}
@@ -296,7 +339,14 @@ func (r *runner) exec(ctx context.Context, u *Unit) (out []byte, deps []string, 
 		out, err = runTool(ctx, u.Dir, u.Tool, args, tmpOut)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			err = stopped(ctx, u, via, timeout)
+		}
 		return out, nil, procs, err
+	}
+	if bad := checkArtifact(tmpOut, formatOf(u)); bad != nil {
+		_ = os.Remove(tmpOut) // never renamed into place, never kept
+		return out, nil, procs, untrusted(u, via, bad)
 	}
 	if data, err := os.ReadFile(tmpDep); err == nil {
 		deps = parseDepfile(data, u.Dir)
@@ -307,28 +357,88 @@ func (r *runner) exec(ctx context.Context, u *Unit) (out []byte, deps []string, 
 	return out, deps, procs, nil
 }
 
+// errUnitTimeout is the cause of a unit's context ending at its timeout,
+// told apart from the build's own context ending (an interrupt).
+var errUnitTimeout = errors.New("unit timeout")
+
+// unitError is a failure the engine diagnosed itself (a timeout, an
+// artifact it does not trust), where no tool's output says why: msg is
+// shown under the failed unit, short in the build's list of failures.
+type unitError struct{ msg, short string }
+
+func (e *unitError) Error() string { return e.msg }
+
+// stage names what the unit was running: "compile", "link", with the
+// launcher it ran through.
+func stage(u *Unit, via string) string {
+	s := "run"
+	switch f := formatOf(u); {
+	case f == FormatShared:
+		s = "link"
+	case f == FormatArchive:
+		s = "archive"
+	case f == FormatObject || u.Source != "":
+		s = "compile"
+	}
+	if via != "" {
+		s += " through compiler launcher " + via
+	}
+	return s
+}
+
+// stopped is the error of a unit whose context ended while a process ran:
+// at its timeout, or by the build's interruption.
+func stopped(ctx context.Context, u *Unit, via string, timeout time.Duration) error {
+	if errors.Is(context.Cause(ctx), errUnitTimeout) {
+		return &unitError{
+			msg:   fmt.Sprintf("the %s ran past the unit timeout of %s (--unit-timeout); its process group was killed with %s", stage(u, via), timeout, KillSignal),
+			short: fmt.Sprintf("timed out after %s, killed with %s", timeout, KillSignal),
+		}
+	}
+	return &unitError{
+		msg:   fmt.Sprintf("the build was interrupted during the %s; its process group was killed with %s", stage(u, via), KillSignal),
+		short: "interrupted",
+	}
+}
+
+// untrusted is the error of a unit whose process exited 0 without
+// writing a valid artifact.
+func untrusted(u *Unit, via string, bad error) error {
+	who := "compiler launcher " + via
+	short := "bad output from compiler launcher " + via
+	if via == "" {
+		who, short = u.Tool, "bad output"
+	}
+	return &unitError{
+		msg: fmt.Sprintf("%s exited 0, but what it wrote for %s is not a %s: %v; it was removed and nothing was kept",
+			who, u.Output, formatOf(u), bad),
+		short: short,
+	}
+}
+
 // pipeGrace bounds how long a finished process's output pipes are
 // waited for: a launcher that starts a daemon (sccache starts its server
 // on first use) can leave a child holding them open for as long as the
 // daemon lives.
 var pipeGrace = 5 * time.Second
 
-// runTool runs one process and checks that it wrote tmpOut.
+// runTool runs one process in a process group of its own, which ctx's end
+// kills. What it wrote is checked by the caller.
 func runTool(ctx context.Context, dir, tool string, args []string, tmpOut string) ([]byte, error) {
 	_ = os.Remove(tmpOut) // a failed launcher may have left half a file
-	cmd := exec.CommandContext(ctx, tool, args...)
+	cmd := Command(ctx, tool, args...)
 	cmd.Dir = dir
-	cmd.WaitDelay = pipeGrace
 	out, err := cmd.CombinedOutput()
+	if errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil {
+		// It exited 0; only a daemon it left holds the pipes.
+		err = nil
+	}
 	if err != nil {
 		os.Remove(tmpOut)
 		if errors.Is(err, exec.ErrNotFound) || os.IsNotExist(err) {
 			return append(out, []byte(err.Error())...), err
 		}
 		return out, err
-	}
-	if _, statErr := os.Stat(tmpOut); statErr != nil {
-		return append(out, []byte("the tool reported success but wrote no output")...), statErr
 	}
 	return out, nil
 }

@@ -67,13 +67,20 @@ func TestLauncherRunsOnlyOutOfDateCompiles(t *testing.T) {
 	if !strings.Contains(log, "3 through the compiler launcher") {
 		t.Errorf("the summary does not count launched units:\n%s", log)
 	}
-	// The launcher is not part of a unit's key: taking it away, or adding
-	// it back, rebuilds nothing and starts no process.
+	// Unchanged, a second build starts no process.
+	r, log, err = p.runWith(t, launcher)
+	if err != nil || r.Built != 0 || r.Processes != 0 || len(p.processes(t)) != 0 {
+		t.Errorf("no-op build through the launcher: %+v %v\n%s", r, err, log)
+	}
+	// The launcher is part of a compile's key (an object is only as good
+	// as what made it): taking it away, or adding it back, rebuilds the
+	// compiles; the link, whose objects come out the same, stays.
 	for _, l := range []string{"", launcher} {
 		r, log, err = p.runWith(t, l)
-		if err != nil || r.Built != 0 || r.Processes != 0 || len(p.processes(t)) != 0 {
-			t.Errorf("launcher %q changed what is up to date: %+v %v\n%s", l, r, err, log)
+		if err != nil || r.Built != 3 || r.UpToDate != 1 {
+			t.Errorf("switching the launcher to %q: %+v %v\n%s", l, r, err, log)
 		}
+		p.processes(t)
 	}
 }
 
@@ -102,12 +109,17 @@ func TestFailingLauncherNeverFailsTheBuild(t *testing.T) {
 	if got := p.processes(t); len(got) != 2*2+1+1 || r.Processes != 2*2+1+1 {
 		t.Errorf("%d processes logged, %d counted; want 6:\n%s", len(got), r.Processes, strings.Join(got, "\n"))
 	}
-	// A launcher that is not there at all is the same; one failure leaves
-	// it on.
-	p.write(t, "src/c.cpp", "int c() { return 9; }\n")
-	r, log, err = p.runWith(t, filepath.Join(p.dir, "no-such-launcher"))
-	if err != nil || r.Built != 2 || r.LauncherFailed != 1 || r.LauncherOff {
+	// A launcher that is not there at all is the same (a new launcher:
+	// every compile runs again); one failure leaves it on.
+	missing := filepath.Join(p.dir, "no-such-launcher")
+	r, log, err = p.runWithJobs(t, missing, 1)
+	if err != nil || r.Built != 3 || r.LauncherFailed != launcherGiveUp || !r.LauncherOff {
 		t.Errorf("missing launcher: %+v %v\n%s", r, err, log)
+	}
+	p.write(t, "src/c.cpp", "int c() { return 9; }\n")
+	r, log, err = p.runWith(t, missing)
+	if err != nil || r.Built != 2 || r.LauncherFailed != 1 || r.LauncherOff {
+		t.Errorf("missing launcher, one compile: %+v %v\n%s", r, err, log)
 	}
 }
 

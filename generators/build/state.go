@@ -101,10 +101,15 @@ func (s *state) fileHash(path string) string {
 }
 
 // key is the hash of everything that decides a unit's output: the tool's
-// identity (its binary's contents), the arguments, and the contents of
-// the inputs and of deps, the headers a run depended on.
+// identity (its binary's contents), the launcher's (path and contents:
+// its version, without running it) when there is one, the arguments, and
+// the contents of the inputs and of deps, the headers a run depended on.
+// A unit without a launcher keeps the key it always had.
 func (s *state) key(u *Unit, deps []string) string {
 	parts := [][]byte{[]byte("v1"), []byte(s.fileHash(u.Tool)), []byte(u.Tool), []byte(strings.Join(u.Args, "\x1f")), []byte(u.Dir)}
+	if u.Launcher != "" {
+		parts = append(parts, []byte("launcher"), []byte(u.Launcher), []byte(s.fileHash(u.Launcher)))
+	}
 	inputs := append(append([]string{}, u.Inputs...), deps...)
 	sort.Strings(inputs)
 	for _, in := range inputs {

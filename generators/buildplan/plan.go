@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/opforge/opforge/generators/build"
 	"github.com/opforge/opforge/generators/toolchain"
@@ -84,6 +85,9 @@ type Plan struct {
 	// Preface is printed before the units run (e.g. what the build will
 	// not make), or "".
 	Preface string
+	// UnitTimeout bounds each unit's processes (0: the engine's default,
+	// build.DefaultUnitTimeout).
+	UnitTimeout time.Duration
 
 	versions *toolchain.VersionCache
 }
@@ -163,7 +167,7 @@ func (p *Plan) Run(ctx context.Context, log io.Writer, jobs int) (build.Result, 
 			return build.Result{}, err
 		}
 	}
-	e := &build.Engine{StateFile: p.StateFile, Log: log, Jobs: jobs, Label: p.Target}
+	e := &build.Engine{StateFile: p.StateFile, Log: log, Jobs: jobs, Label: p.Target, UnitTimeout: p.UnitTimeout}
 	r, err := e.Run(ctx, p.Units)
 	if err == nil && p.Extra != nil {
 		err = p.Extra()

@@ -5,8 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
+	"github.com/opforge/opforge/generators/build"
 	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/verify"
@@ -24,9 +28,14 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	arch := fs.String("arch", "", "architectures to build, comma-separated, for a target that builds several (default all)")
 	jobs := fs.Int("jobs", 0, "parallel units (default: the number of CPUs)")
 	packages := fs.String("package", "", "build only these packages, comma-separated (default all)")
+	timeout := fs.Duration("unit-timeout", build.DefaultUnitTimeout, "the longest one unit (its launcher, compiler or linker) may run before its processes are killed")
 	rest, err := parse(fs, args)
+	if err == nil && *timeout <= 0 {
+		fmt.Fprintf(stderr, "opforge build: --unit-timeout must be positive, not %s\n", *timeout)
+		err = flag.ErrHelp
+	}
 	if err != nil || len(rest) != 1 {
-		fmt.Fprintf(stderr, "usage: opforge build %s|all [--package LIST] [--arch LIST] [--jobs N]\n", strings.Join(targets.Builders(), "|"))
+		fmt.Fprintf(stderr, "usage: opforge build %s|all [--package LIST] [--arch LIST] [--jobs N] [--unit-timeout D]\n", strings.Join(targets.Builders(), "|"))
 		return 2
 	}
 	if *packages != "" {
@@ -39,11 +48,18 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	if rest[0] == "all" {
 		names = targets.Builders()
 	}
+	// The units' processes run in process groups of their own, out of the
+	// terminal's reach: an interrupt is passed on by killing them, and a
+	// second one ends opforge at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() { <-ctx.Done(); stop() }()
 	failed := false
 	for _, t := range names {
 		plan, err := planFor(o, t)
 		if err == nil {
-			_, err = plan.Run(context.Background(), stdout, *jobs)
+			plan.UnitTimeout = *timeout
+			_, err = plan.Run(ctx, stdout, *jobs)
 		}
 		if err == nil && plan.Notes != "" {
 			fmt.Fprintln(stdout, plan.Notes)
@@ -51,6 +67,9 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "opforge build %s: %v\n", t, err)
 			failed = true
+		}
+		if ctx.Err() != nil {
+			break // interrupted: the next targets would only say so again
 		}
 	}
 	if failed {

@@ -26,8 +26,9 @@ const usageFormat = `usage:
                 [--package LIST] [--op LIST]                     (--package/--op: only these packages' or ops' files)
   opforge mv [--package] OLD NEW [--opdefs DIR] [--out DIR]      rename an op (or a package): its opdef name, the out/ files and regions named after it
   opforge build %[1]s|all [--package LIST] [--arch LIST] [--jobs N]
-                                                                  build out/ with the vendor toolchains into build/
-                 (OPFORGE_COMPILER_LAUNCHER=ccache: compiles through a compiler cache)
+                [--unit-timeout 30m]                              build out/ with the vendor toolchains into build/
+                 (OPFORGE_COMPILER_LAUNCHER=ccache: compiles through a compiler cache;
+                  a unit past --unit-timeout is killed, an artifact that is not an object is never kept)
   opforge verify [--package LIST] [--op LIST] [--target LIST]   run each op on every target it can run here against its reference
                  [--format text|json] [--python PY] [--rtol R] [--atol A]   (exit 1 on a mismatch; a skip is never a pass)
                  [--case-timeout D] [--shard K/N] [--strict]     (every line says kernel or wiring check, and the engine)

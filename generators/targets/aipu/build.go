@@ -86,6 +86,10 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 				Inputs:   []string{src},
 				Output:   filepath.Join(root, pkg, filepath.FromSlash(k.object)),
 				Source:   src,
+				// What aipuocc writes is not documented (docs/vendor/aipu.md
+				// names it an object, not its format): the engine checks
+				// only that it wrote something.
+				Format: build.FormatNonEmpty,
 			})
 		}
 	}

@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
+	"github.com/opforge/opforge/generators/build"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/verifier"
 )
@@ -199,14 +201,21 @@ func prepareTRT(o verifier.Options, pkg *ir.Package, tmp string) trtPrep {
 	if err := os.WriteFile(src, trtRunner, 0o644); err != nil {
 		return trtPrep{err: err.Error()}
 	}
-	out, err := exec.Command(cxx.Path, "-std=c++17", "-O1", "-Wno-deprecated-declarations", "-isystem", trtSDK.Path,
+	out, err := runBounded(build.DefaultUnitTimeout, "building the TensorRT runner", cxx.Path, "-std=c++17", "-O1", "-Wno-deprecated-declarations", "-isystem", trtSDK.Path,
 		"-isystem", filepath.Join(cudaSDK.Path, "include"), src, "-o", runner,
-		"-L"+cudaLib, "-l:libcudart_static.a", "-ldl", "-lpthread", "-lrt").CombinedOutput()
-	if err != nil {
+		"-L"+cudaLib, "-l:libcudart_static.a", "-ldl", "-lpthread", "-lrt")
+	var killed *timedOut
+	switch {
+	case errors.As(err, &killed):
+		return trtPrep{err: err.Error()}
+	case err != nil:
 		return trtPrep{err: "building the TensorRT runner failed: " + verifier.LastLines(string(out), 5)}
 	}
-	probe, err := exec.Command(runner, "--probe").CombinedOutput()
-	if err != nil {
+	probe, err := runBounded(runnerProbeTimeout, "probing for a GPU with the TensorRT runner", runner, "--probe")
+	switch {
+	case errors.As(err, &killed):
+		return trtPrep{err: err.Error()} // a hanging driver is no answer: not a skip
+	case err != nil:
 		return trtPrep{skip: "no NVIDIA GPU to run the TensorRT plugins on: " + strings.TrimSpace(string(probe))}
 	}
 	return trtPrep{library: lib, runner: runner}
@@ -257,4 +266,26 @@ func pythonPluginModule(out string, pkg *ir.Package) (string, error) {
 		return "", fmt.Errorf("no TensorRT Python plugin module in %s (run opforge gen)", filepath.ToSlash(dir))
 	}
 	return mods[0], nil
+}
+
+// runnerProbeTimeout bounds the runner's GPU probe: CUDA initialises in
+// seconds; a wedged driver never answers.
+const runnerProbeTimeout = 2 * time.Minute
+
+// timedOut is a child process killed at its bound.
+type timedOut struct{ msg string }
+
+func (e *timedOut) Error() string { return e.msg }
+
+// runBounded runs a child of verify's TensorRT preparation within timeout:
+// past it, the child's process group is killed and the error names the
+// stage, the command and the signal.
+func runBounded(timeout time.Duration, stage, name string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	out, err := build.Command(ctx, name, args...).CombinedOutput()
+	if ctx.Err() != nil {
+		return out, &timedOut{fmt.Sprintf("%s (%s) ran past %s; its process group was killed with %s", stage, name, timeout, build.KillSignal)}
+	}
+	return out, err
 }
