@@ -139,16 +139,16 @@ func caseCollisions(l *diag.List, paths []outPath) {
 			if sameFoldedOps(f.p, p) {
 				continue // validate reported the names (case-collision)
 			}
-			pair := f.p.owner() + "\x00" + p.owner() + "\x00" + p.pkg.Name
-			if reported[pair] {
-				continue
-			}
-			reported[pair] = true
 			what := "file"
 			if i < len(parts)-1 {
 				what = "directory"
-				collided[fold] = true
+				collided[fold] = true // what lies below it collides too
 			}
+			pair := f.p.owner() + "\x00" + p.owner() + "\x00" + p.pkg.Name
+			if reported[pair] {
+				break
+			}
+			reported[pair] = true
 			l.Errorf(p.pos(), "path-collision", "%s generates out/%s and %s (%s) generates out/%s: the paths differ only in case, so on macOS and Windows they are one %s; rename one", p.owner(), exact, f.p.owner(), f.p.pos(), f.exact, what)
 			break
 		}
