@@ -73,10 +73,13 @@ func (v *liveness) live(base string) bool {
 }
 
 // HasLeftovers reports whether a killed writer left a temporary below
-// root that the next Apply removes: a gen that would otherwise have
+// root that the next Apply removes, or its journal: a gen that would otherwise have
 // nothing to do must run then, or `check` keeps naming the leftover and
 // advising a gen that leaves it.
 func HasLeftovers(root string) bool {
+	if _, err := os.Lstat(filepath.Join(root, PendingName)); err == nil {
+		return true // the journal of an unfinished Apply, which the next one finishes
+	}
 	live := newLiveness(root)
 	found := errors.New("found")
 	err := filepath.WalkDir(root, func(full string, d fs.DirEntry, err error) error {
