@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -54,6 +55,20 @@ var tempRE = regexp.MustCompile(`^\..+\.tmp-[0-9]+-[0-9a-z]+-[0-9a-z]+$`)
 // IsTemp reports whether a base name is one of this package's temporary
 // files or staging directories: what a killed writer leaves behind.
 func IsTemp(base string) bool { return tempRE.MatchString(base) }
+
+// Owner is what this process puts in its temporaries' names: its pid and
+// start time, which no other process, one reusing the pid included, has.
+func Owner() string { return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(start, 36) }
+
+// TempOwner is the Owner of the process that named the temporary base
+// (IsTemp), "" for another name.
+func TempOwner(base string) string {
+	if !IsTemp(base) {
+		return ""
+	}
+	rest := base[strings.LastIndex(base, ".tmp-")+len(".tmp-"):]
+	return rest[:strings.LastIndexByte(rest, '-')]
+}
 
 // ReplaceFrom is Replace with the bytes streamed from r, for files too
 // large to hold in memory.
@@ -140,7 +155,7 @@ var counter atomic.Uint64
 // uniqueSuffix is unique within the process (a counter) and across
 // processes (the pid and the start time), without a random source.
 func uniqueSuffix() string {
-	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(start, 36) + "-" + strconv.FormatUint(counter.Add(1), 36)
+	return Owner() + "-" + strconv.FormatUint(counter.Add(1), 36)
 }
 
 var start = time.Now().UnixNano()

@@ -168,6 +168,38 @@ func TestGenNoOpCache(t *testing.T) {
 	}
 }
 
+// A killed gen's staging tree is what check tells the user to run gen
+// for: the next plain gen removes it, cache or no cache, and check passes
+// (the inputs are unchanged, so the cache alone would have made it a
+// no-op that leaves the tree as check found it).
+func TestGenRemovesWhatCheckNames(t *testing.T) {
+	root := t.TempDir()
+	outDir := filepath.Join(root, "out")
+	flags := []string{"--opdefs", "../../testdata/gen/examples/opdefs", "--toolchains", "../../toolchains", "--out", outDir}
+	gen := append([]string{"gen", "--cache", filepath.Join(root, "build", "cache.json")}, flags...)
+	if code, _, errs := run(gen...); code != 0 {
+		t.Fatal(errs)
+	}
+	stage := filepath.Join(outDir, ".htp.tmp-99999999-lz3x8k-1")
+	if err := os.MkdirAll(filepath.Join(stage, "VisionOps"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.WriteFile(filepath.Join(stage, "VisionOps", "Makefile"), []byte("half"), 0o644)
+	code, _, errs := run(append([]string{"check"}, flags...)...)
+	if code != 1 || !strings.Contains(errs, ".htp.tmp-99999999-lz3x8k-1: error: left by an interrupted gen; run `opforge gen`") {
+		t.Fatalf("check with a leftover: exit %d\n%s", code, errs)
+	}
+	if code, _, errs := run(gen...); code != 0 {
+		t.Fatal(errs)
+	}
+	if _, err := os.Lstat(stage); err == nil {
+		t.Error("gen left the staging tree check named")
+	}
+	if code, _, errs := run(append([]string{"check"}, flags...)...); code != 0 {
+		t.Errorf("check after the advised gen: exit %d\n%s", code, errs)
+	}
+}
+
 // After a small opdef change gen trusts the cache only for files it made
 // and nobody touched since: user code in an edited file survives whether or
 // not that file's op changed, and the tree equals a full regeneration.

@@ -84,6 +84,42 @@ func waitFor(ctx context.Context, f *os.File) error {
 	}
 }
 
+// Hold takes the exclusive lock on path (created if missing), for a
+// process that marks what it owns as live while it runs (Held), the kernel
+// releasing the mark however it ends. path must be the caller's own (a
+// name no other process uses): Hold waits out Held's momentary probes
+// only.
+func Hold(path string) (release func(), err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := flock(f, syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return func() {
+		_ = flock(f, syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// Held reports whether a process holds the lock on path now. A missing
+// file is not held; nothing is created. A killed process, a zombie
+// included, holds nothing: the kernel released its locks with its files.
+func Held(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := flock(f, syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	_ = flock(f, syscall.LOCK_UN)
+	return false
+}
+
 // flock retries on EINTR, which a signal to the waiting process causes.
 func flock(f *os.File, how int) error {
 	for {

@@ -114,7 +114,11 @@ func (c *Cache) Fresh() (int, bool) {
 		}
 	}
 	// A file added under out/ by someone else is drift that gen would not
-	// remove (only check reports it), so it does not invalidate the cache.
+	// remove (only check reports it), so it does not invalidate the cache;
+	// a killed writer's temporary is gen's to remove (check says so).
+	if writer.HasLeftovers(c.Out) {
+		return 0, false
+	}
 	return len(c.prev.Files), true
 }
 

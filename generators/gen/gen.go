@@ -64,7 +64,29 @@ func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 	// drift check keeps them out of its verdict.
 	ignore := strings.Join(writer.ArtifactPatterns, "\n") + "\n"
 	_ = all.Add(&fileset.File{Path: ".gitignore", Data: fileset.WithHeader(".gitignore", []byte(ignore), fileset.GeneratedHeader("opdefs"))})
+	checkWritable(all, l)
 	return all
+}
+
+// checkWritable refuses a file set no file system could hold whole: a
+// name over targets.MaxNameBytes, or two paths equal but for case. The
+// targets' checks refuse the names that make them, at the name, before
+// generation (targets.Check); this guards the paths actually generated.
+func checkWritable(set *fileset.Set, l *diag.List) {
+	seen := map[string]string{}
+	for _, f := range set.Files() {
+		for _, part := range strings.Split(f.Path, "/") {
+			if len(part) > targets.MaxNameBytes {
+				l.Errorf(diag.Pos{File: f.Source}, "name-too-long", "generated file %s has a name of %d bytes; file systems take at most %d", f.Path, len(part), targets.MaxNameBytes)
+				break
+			}
+		}
+		fold := strings.ToLower(f.Path)
+		if other, dup := seen[fold]; dup {
+			l.Errorf(diag.Pos{File: f.Source}, "path-collision", "generated files %s and %s differ only in case, so on macOS and Windows they are one file", other, f.Path)
+		}
+		seen[fold] = f.Path
+	}
 }
 
 // addHeaders puts the generated or owned header on every file of set.

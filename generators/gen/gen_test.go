@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/writer"
 )
 
@@ -368,4 +369,22 @@ func TestTRTUserEditsSurvive(t *testing.T) {
 // descriptors built into the binary serve, and the output is the same.
 func TestBuiltInToolchains(t *testing.T) {
 	goldenTree(t, Options{OpDefs: repo + "/testdata/gen/htp-params/opdefs", Toolchains: filepath.Join(t.TempDir(), "toolchains"), Out: repo + "/testdata/gen/htp-params/out"})
+}
+
+// The file set gen writes is refused when no file system could hold it,
+// whatever made its names.
+func TestCheckWritable(t *testing.T) {
+	set := fileset.New()
+	_ = set.Add(&fileset.File{Path: "htp/P/src/ops/Foo.cpp", Source: "opdefs/p.yaml"})
+	_ = set.Add(&fileset.File{Path: "htp/P/src/ops/foo.cpp", Source: "opdefs/p.yaml"})
+	_ = set.Add(&fileset.File{Path: "trt/P/" + strings.Repeat("x", 256) + ".h", Source: "opdefs/p.yaml"})
+	var l diag.List
+	checkWritable(set, &l)
+	var text strings.Builder
+	_ = l.WriteText(&text)
+	for _, want := range []string{"[path-collision]", "[name-too-long]", "htp/P/src/ops/Foo.cpp and htp/P/src/ops/foo.cpp"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("missing %s in\n%s", want, text.String())
+		}
+	}
 }

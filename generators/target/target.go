@@ -32,6 +32,22 @@ type Target interface {
 	ONNXFrontEnd() *onnx.FrontEnd
 }
 
+// Pather is a target whose generated files are named after the package
+// and its ops: it lists their paths, relative to out/<name>/ as Generate
+// returns them, without rendering, from the functions Generate names them
+// with, so validation can refuse names a file system cannot take (too
+// long, or equal to another's but for case).
+type Pather interface {
+	Paths(pkg *ir.Package) []Path
+}
+
+// Path is one generated file and the op it is named after (nil: the
+// package).
+type Path struct {
+	Path string
+	Op   *ir.Op
+}
+
 // Importer is a target that ops imported from an ONNX model (`opforge
 // import onnx --target NAME`) can generate for: it gives the section such
 // an op gets (the core keeps target sections as opaque nodes).

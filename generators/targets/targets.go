@@ -48,6 +48,7 @@ func Check(l *diag.List, pkgs ...*ir.Package) {
 			inRegistryOrder(op.Sections)
 		}
 	}
+	checkPaths(l, slices.DeleteFunc(slices.Clone(pkgs), func(p *ir.Package) bool { return p == nil }))
 }
 
 // inRegistryOrder orders sections as All does, so writers write them in

@@ -213,7 +213,7 @@ func (c *shapeChecker) values(e *shapeexpr.Expr, pos diag.Pos, where string, dim
 		switch {
 		case d.IsConst() && d.Value == 0:
 			c.l.Errorf(at(pos, d), "division-by-zero", "%s divides by zero", where)
-		case rng.Lo == 0 && rng.Hi == 0:
+		case rng.Lo == 0 && rng.Hi == 0, d.AlwaysZero():
 			c.l.Errorf(at(pos, d), "division-by-zero", "%s divides by %s, which is always 0", where, d)
 		case rng.Contains(0):
 			why := "its range " + intervalText(rng) + " includes 0"

@@ -67,11 +67,16 @@ type nameSet struct {
 	what   string
 	exact  map[string]diag.Pos
 	ident  map[string]string
-	folded map[string]string
+	folded map[string]folded
+}
+
+type folded struct {
+	name string
+	pos  diag.Pos
 }
 
 func newNameSet(l *diag.List, what string) *nameSet {
-	return &nameSet{l: l, what: what, exact: map[string]diag.Pos{}, ident: map[string]string{}, folded: map[string]string{}}
+	return &nameSet{l: l, what: what, exact: map[string]diag.Pos{}, ident: map[string]string{}, folded: map[string]folded{}}
 }
 
 func (s *nameSet) add(name, ident string, pos diag.Pos) {
@@ -87,10 +92,10 @@ func (s *nameSet) add(name, ident string, pos diag.Pos) {
 	s.ident[ident] = name
 	up := strings.ToUpper(ident)
 	if other, dup := s.folded[up]; dup {
-		s.l.Errorf(pos, "case-collision", "%s names %q and %q differ only in case; generated constants and file names would collide", s.what, other, name)
+		s.l.Errorf(pos, "case-collision", "%s names %q (%s) and %q differ only in case; generated constants and file names would collide", s.what, other.name, other.pos, name)
 		return
 	}
-	s.folded[up] = name
+	s.folded[up] = folded{name, pos}
 }
 
 func lineOf(p diag.Pos) string {

@@ -8,9 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/diag"
@@ -129,12 +127,16 @@ func Apply(p *Plan) (Stats, error) {
 		}
 		return st, nil
 	}
+	done := holdLive(p.Root)
 	if err := a.stage(); err != nil {
+		done(isKilled(err))
 		return st, err
 	}
 	if err := a.commit(); err != nil {
+		done(isKilled(err))
 		return st, err
 	}
+	done(false)
 	for _, w := range a.writes {
 		st.Written++
 		st.BytesWritten += int64(len(w.f.Data))
@@ -444,16 +446,17 @@ func restore(path string, old oldFile) error {
 }
 
 // removeLeftovers removes what killed writers left in the tree: only names
-// of atomicfile's temporaries and staging directories (IsTemp), never a
-// build or import artifact directory's content. Failures are left for the
-// drift check to name.
+// of atomicfile's temporaries and staging directories (IsTemp) whose
+// writer holds no live mark (holdLive), never a build or import artifact
+// directory's content. Failures are left for the drift check to name.
 func removeLeftovers(root string) {
+	live := newLiveness(root)
 	_ = filepath.WalkDir(root, func(full string, d fs.DirEntry, err error) error {
 		if err != nil || full == root {
 			return nil
 		}
 		switch {
-		case atomicfile.IsTemp(d.Name()) && !writerAlive(d.Name()):
+		case atomicfile.IsTemp(d.Name()) && !live.live(d.Name()):
 			os.RemoveAll(full)
 			if d.IsDir() {
 				return filepath.SkipDir
@@ -463,20 +466,6 @@ func removeLeftovers(root string) {
 		}
 		return nil
 	})
-}
-
-// writerAlive reports whether the process named in a temporary's name
-// (".<base>.tmp-<pid>-...") still runs: its temporaries are work in
-// progress (an opforge run the gen lock does not cover), not leftovers. A
-// reused pid only delays a removal.
-func writerAlive(name string) bool {
-	rest := name[strings.LastIndex(name, ".tmp-")+len(".tmp-"):]
-	pid, err := strconv.Atoi(rest[:strings.IndexByte(rest, '-')])
-	if err != nil || pid == os.Getpid() || pid <= 0 {
-		return false
-	}
-	err = syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 func relTo(root, full string) string {

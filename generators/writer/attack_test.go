@@ -3,6 +3,7 @@ package writer
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/filelock"
 	"github.com/opforge/opforge/generators/fileset"
 )
 
@@ -254,20 +256,31 @@ func TestLeftoversRemoved(t *testing.T) {
 	files := func() *fileset.Set { return set(plain("a/x.txt", "x"), owned("op.cpp", "  return 0;\n")) }
 	apply(t, root, files())
 	// 99999999 is above any pid_max: a dead writer. The parent process
-	// is alive: its temporary is work in progress.
-	left := []string{"a/.x.txt.tmp-99999999-lz3x8k-1", ".op.cpp.tmp-99999999-lz3x8k-2", ".pkg.tmp-99999999-lz3x8k-3/sub/f.txt"}
+	// is alive but holds no live mark here: its pid proves nothing (a
+	// reused pid). A writer that holds its mark is at work: its
+	// temporaries and mark stay.
+	left := []string{"a/.x.txt.tmp-99999999-lz3x8k-1", ".op.cpp.tmp-99999999-lz3x8k-2", ".pkg.tmp-99999999-lz3x8k-3/sub/f.txt",
+		fmt.Sprintf(".y.txt.tmp-%d-lz3x8k-4", os.Getppid())}
 	for _, f := range left {
 		_ = os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755)
 		writeFile(t, filepath.Join(root, f), "half")
 	}
-	keep := []string{"a/.x.txt.tmp-mine", "notes.tmp-1-2-3", fmt.Sprintf(".y.txt.tmp-%d-lz3x8k-4", os.Getppid())}
-	for _, f := range keep {
+	release, err := filelock.Hold(liveMark(root, "4242-lz3x8k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	keep := []string{"a/.x.txt.tmp-mine", "notes.tmp-1-2-3", ".z.txt.tmp-4242-lz3x8k-5", ".opforge-writer.tmp-4242-lz3x8k-0"}
+	for _, f := range keep[:3] {
 		writeFile(t, filepath.Join(root, f), "user")
 	}
 	var l diag.List
 	Diff(Prepare(root, files(), &l), &l)
-	if text := diagText(&l); strings.Count(text, "left by an interrupted gen") != 4 {
+	if text := diagText(&l); strings.Count(text, "left by an interrupted gen") != 4 || strings.Count(text, "being written by an opforge that runs now") != 2 {
 		t.Errorf("check does not name each leftover once:\n%s", text)
+	}
+	if !HasLeftovers(root) {
+		t.Error("HasLeftovers misses the leftovers")
 	}
 	if l, _ := apply(t, root, files()); l.HasErrors() {
 		t.Fatal(diagText(l))
@@ -284,6 +297,63 @@ func TestLeftoversRemoved(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(root, f)); err != nil {
 			t.Errorf("%s removed: %v", f, err)
 		}
+	}
+	if HasLeftovers(root) {
+		t.Error("HasLeftovers names a live writer's temporaries")
+	}
+}
+
+// A cold gen killed while staging leaves a staging tree and its live
+// mark; while the killed process is a zombie its pid still answers
+// kill(pid, 0). The next Apply removes them all the same: the zombie
+// holds no lock.
+func TestZombieWriterLeftovers(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("cannot start a child process: %v", err)
+	}
+	pid := cmd.Process.Pid
+	// Not reaped until the end: a zombie meanwhile.
+	defer cmd.Wait()
+	for i := 0; ; i++ {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Skipf("no /proc to see the zombie: %v", err)
+		}
+		if f := strings.Fields(string(data)); len(f) > 2 && f[2] == "Z" {
+			break
+		}
+		if i > 500 {
+			t.Fatal("child did not exit")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("kill(zombie, 0) = %v; the test needs a pid that answers", err)
+	}
+	root := t.TempDir()
+	files := func() *fileset.Set { return set(plain("htp/P/a.txt", "a")) }
+	owner := fmt.Sprintf("%d-lz3x8k", pid)
+	left := []string{".htp.tmp-" + owner + "-1/P/a.txt", ".opforge-writer.tmp-" + owner + "-0"}
+	for _, f := range left {
+		_ = os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755)
+		writeFile(t, filepath.Join(root, f), "half")
+	}
+	if !HasLeftovers(root) {
+		t.Error("a zombie's staging tree is taken for work in progress")
+	}
+	if l, _ := apply(t, root, files()); l.HasErrors() {
+		t.Fatal(diagText(l))
+	}
+	for _, f := range left {
+		if _, err := os.Lstat(filepath.Join(root, strings.SplitN(f, "/", 2)[0])); err == nil {
+			t.Errorf("leftover %s kept", f)
+		}
+	}
+	var l diag.List
+	Diff(Prepare(root, files(), &l), &l)
+	if l.HasErrors() {
+		t.Errorf("check after the gen: %s", diagText(&l))
 	}
 }
 

@@ -810,6 +810,7 @@ func Diff(p *Plan, l *diag.List) {
 			l.Errorf(diag.Pos{File: rel(p.Root, f.Path), Line: firstDiffLine(disk, f.Data)}, "drift-changed", "out of date: differs from what opdefs generate (first difference on this line); run `opforge gen`")
 		}
 	}
+	live := newLiveness(p.Root)
 	_ = filepath.WalkDir(p.Root, func(full string, d fs.DirEntry, err error) error {
 		if err != nil || full == p.Root {
 			return nil
@@ -824,6 +825,13 @@ func Diff(p *Plan, l *diag.List) {
 			case !d.IsDir() && !p.scope(r):
 				return nil
 			}
+		}
+		if atomicfile.IsTemp(d.Name()) && live.live(d.Name()) {
+			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "being written by an opforge that runs now; run check again when it is done")
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		if atomicfile.IsTemp(d.Name()) || r == PendingName {
 			l.Errorf(diag.Pos{File: rel(p.Root, r)}, "drift-extra", "left by an interrupted gen; run `opforge gen`, which removes it and finishes the work")

@@ -100,6 +100,9 @@ func checkUnique(ops []*ir.Op, d *diag.TargetList) {
 // stem is the snake-case name of an op's files (aipubt_parser_<stem>.py).
 func stem(op *ir.Op) string { return names.Snake(op.Name) }
 
+// kernelFile is the file name of the kernel of the op whose stem is stem.
+func kernelFile(stem string) string { return stem + ".cl" }
+
 func checkOp(op *ir.Op, d *diag.TargetList) {
 	a := OpOptions(op)
 	for _, t := range a.Targets {

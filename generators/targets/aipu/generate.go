@@ -5,6 +5,7 @@ import (
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/templates"
 )
@@ -63,13 +64,36 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	)
 	for _, om := range m.Ops {
 		files = append(files,
-			render.File{Path: ParserDir + "/aipubt_parser_" + om.Stem + ".py", Tmpl: "parser.py.tmpl", Data: om.parser},
-			render.File{Path: OPTDir + "/aipubt_opt_" + om.Stem + ".py", Tmpl: "opt.py.tmpl", Data: om.opt, Owned: true},
-			render.File{Path: BuilderDir + "/aipubt_builder_" + om.Stem + ".py", Tmpl: "builder.py.tmpl", Data: om.builder},
-			render.File{Path: KernelDir + "/" + om.KernelFile, Tmpl: "kernel.cl.tmpl", Data: om.kernel, Owned: true},
+			render.File{Path: pluginPath(ParserDir, om.Stem), Tmpl: "parser.py.tmpl", Data: om.parser},
+			render.File{Path: pluginPath(OPTDir, om.Stem), Tmpl: "opt.py.tmpl", Data: om.opt, Owned: true},
+			render.File{Path: pluginPath(BuilderDir, om.Stem), Tmpl: "builder.py.tmpl", Data: om.builder},
+			render.File{Path: kernelPath(om.Stem), Tmpl: "kernel.cl.tmpl", Data: om.kernel, Owned: true},
 		)
 	}
 	return tmpl.Package(pkg, files, d)
+}
+
+// pluginPath is the path of an op's plugin for a Compass stage below
+// out/aipu/<Package>/: aipubt_<stage>_<stem>.py in the stage's directory.
+func pluginPath(stage, stem string) string { return stage + "/aipubt_" + stage + "_" + stem + ".py" }
+
+// kernelPath is the path of an op's kernel source below out/aipu/<Package>/.
+func kernelPath(stem string) string { return KernelDir + "/" + kernelFile(stem) }
+
+// Paths implements target.Pather: every file Generate writes for pkg.
+func (Target) Paths(pkg *ir.Package) []target.Path {
+	ops := Ops(pkg)
+	if len(ops) == 0 {
+		return nil
+	}
+	out := []target.Path{{Path: "Makefile"}, {Path: "README.md"}}
+	for _, op := range ops {
+		for _, stage := range []string{ParserDir, OPTDir, BuilderDir} {
+			out = append(out, target.Path{Path: pluginPath(stage, stem(op)), Op: op})
+		}
+		out = append(out, target.Path{Path: kernelPath(stem(op)), Op: op})
+	}
+	return out
 }
 
 // KernelBuild is one object a package's kernels compile into:

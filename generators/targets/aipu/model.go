@@ -310,7 +310,7 @@ func newOpModel(f *packageFacts, op *ir.Op) *opModel {
 	dims := dimSymbols(op)
 	k := newKernelModel(f.prefix, op, dims)
 	m := &opModel{Name: op.Name, LayerType: a.LayerType, Stem: stem(op)}
-	m.KernelFile = m.Stem + ".cl"
+	m.KernelFile = kernelFile(m.Stem)
 	targets := f.known
 	if len(a.Targets) > 0 {
 		targets = newCompassTargets(a.Targets)

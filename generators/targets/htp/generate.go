@@ -10,6 +10,7 @@ import (
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 	"github.com/opforge/opforge/generators/workpool"
@@ -64,23 +65,46 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	files := make([]render.File, 0, 4+len(m.Ops))
 	files = append(files,
 		render.File{Path: "Makefile", Tmpl: "Makefile.tmpl", Data: m},
-		render.File{Path: "src/" + pkg.Name + "Interface.cpp", Tmpl: "interface.cpp.tmpl", Data: m},
+		render.File{Path: interfacePath(pkg), Tmpl: "interface.cpp.tmpl", Data: m},
 		render.File{Path: "README.md", Tmpl: "README.md.tmpl", Data: m},
 	)
 	if htpopt.OfPackage(pkg).ExecuTorch {
-		files = append(files, render.File{Path: "executorch/" + m.TorchNamespace + ".py", Tmpl: "executorch.py.tmpl", Data: newTorchModel(pkg, ops, m, d), Owned: true, Moved: movedEagerRegions(pkg, ops)})
+		files = append(files, render.File{Path: torchPath(pkg), Tmpl: "executorch.py.tmpl", Data: newTorchModel(pkg, ops, m, d), Owned: true, Moved: movedEagerRegions(pkg, ops)})
 	}
 	for _, op := range m.Ops {
-		files = append(files, render.File{Path: "src/ops/" + op.Name + ".cpp", Tmpl: "op.cpp.tmpl", Data: op, Owned: true})
+		files = append(files, render.File{Path: opPath(op.Name), Tmpl: "op.cpp.tmpl", Data: op, Owned: true})
 	}
 	set := tmpl.Package(pkg, files, d)
 	<-done
 	if xerr != nil || xl.HasErrors() {
 		d.Errorf(pkg.Pos, "htp-config", "cannot write config/%s.xml: %v %v", pkg.Name, xerr, xl.Sorted())
 	} else {
-		_ = set.Add(&fileset.File{Path: path.Join(pkg.Name, "config", pkg.Name+".xml"), Data: xml, Source: pkg.Source})
+		_ = set.Add(&fileset.File{Path: path.Join(pkg.Name, configPath(pkg)), Data: xml, Source: pkg.Source})
 	}
 	return set
+}
+
+// The paths of a package's files below out/htp/<Package>/, named after
+// the package and its ops.
+func interfacePath(pkg *ir.Package) string { return "src/" + pkg.Name + "Interface.cpp" }
+func torchPath(pkg *ir.Package) string     { return "executorch/" + torchNamespace(pkg) + ".py" }
+func opPath(op string) string              { return "src/ops/" + op + ".cpp" }
+func configPath(pkg *ir.Package) string    { return "config/" + pkg.Name + ".xml" }
+
+// Paths implements target.Pather: every file Generate writes for pkg.
+func (Target) Paths(pkg *ir.Package) []target.Path {
+	ops := Ops(pkg)
+	if len(ops) == 0 {
+		return nil
+	}
+	out := []target.Path{{Path: "Makefile"}, {Path: interfacePath(pkg)}, {Path: "README.md"}, {Path: configPath(pkg)}}
+	if htpopt.OfPackage(pkg).ExecuTorch {
+		out = append(out, target.Path{Path: torchPath(pkg)})
+	}
+	for _, op := range ops {
+		out = append(out, target.Path{Path: opPath(op.Name), Op: op})
+	}
+	return out
 }
 
 // packageModel is everything the package-level templates print; all

@@ -1,10 +1,13 @@
 package trt
 
 import (
+	"slices"
+
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/templates"
 )
 
@@ -42,14 +45,14 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	files := make([]render.File, 0, 7+4*len(m.Ops))
 	files = append(files, render.File{Path: "README.md", Tmpl: "README.md.tmpl", Data: m})
 	if m.QDP != nil {
-		files = append(files, render.File{Path: "python/" + m.QDP.Module + ".py", Tmpl: "qdp.py.tmpl", Data: m.QDP, Owned: true})
+		files = append(files, render.File{Path: qdpPath(pkg), Tmpl: "qdp.py.tmpl", Data: m.QDP, Owned: true})
 	}
 	files = append(files,
 		render.File{Path: "CMakeLists.txt", Tmpl: "CMakeLists.txt.tmpl", Data: m},
-		render.File{Path: pkg.Name + ".map", Tmpl: "exports.map.tmpl", Data: m},
-		render.File{Path: "src/" + pkg.Name + "Kernels.h", Tmpl: "kernels.h.tmpl", Data: m},
-		render.File{Path: "src/" + pkg.Name + "Common.h", Tmpl: "common.h.tmpl", Data: m},
-		render.File{Path: "src/" + pkg.Name + "Library.cpp", Tmpl: library + ".cpp.tmpl", Data: m},
+		render.File{Path: mapPath(pkg), Tmpl: "exports.map.tmpl", Data: m},
+		render.File{Path: pkgPath(pkg, "Kernels.h"), Tmpl: "kernels.h.tmpl", Data: m},
+		render.File{Path: pkgPath(pkg, "Common.h"), Tmpl: "common.h.tmpl", Data: m},
+		render.File{Path: pkgPath(pkg, "Library.cpp"), Tmpl: library + ".cpp.tmpl", Data: m},
 	)
 	for _, op := range m.Ops {
 		// The op's files get a copy of its model, not a pointer: a field of
@@ -58,13 +61,44 @@ func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		// methods and an allocation, at every one of a file's actions.
 		var data any = *op
 		files = append(files,
-			render.File{Path: "src/ops/" + op.Name + "Kernel.h", Tmpl: "kernel.h.tmpl", Data: data},
-			render.File{Path: "src/ops/" + op.Name + "Kernel.cu", Tmpl: "kernel.cu.tmpl", Data: data, Owned: true},
+			render.File{Path: opPath(op.Name, "Kernel.h"), Tmpl: "kernel.h.tmpl", Data: data},
+			render.File{Path: opPath(op.Name, "Kernel.cu"), Tmpl: "kernel.cu.tmpl", Data: data, Owned: true},
 			// The plugin class holds user regions too: members, clone,
 			// attachToContext, configure, tactics, a supportsFormatCombination hook.
-			render.File{Path: "src/ops/" + op.Name + "Plugin.h", Tmpl: plugin + ".h.tmpl", Data: data, Owned: true},
-			render.File{Path: "src/ops/" + op.Name + "Plugin.cpp", Tmpl: plugin + ".cpp.tmpl", Data: data, Owned: true},
+			render.File{Path: opPath(op.Name, "Plugin.h"), Tmpl: plugin + ".h.tmpl", Data: data, Owned: true},
+			render.File{Path: opPath(op.Name, "Plugin.cpp"), Tmpl: plugin + ".cpp.tmpl", Data: data, Owned: true},
 		)
 	}
 	return tmpl.Package(pkg, files, d)
+}
+
+// The paths of a package's files below out/trt/<Package>/ that are named
+// after the package and its ops.
+func qdpPath(pkg *ir.Package) string { return "python/" + qdpModule(pkg) + ".py" }
+
+func mapPath(pkg *ir.Package) string { return pkg.Name + ".map" }
+
+func pkgPath(pkg *ir.Package, suffix string) string { return "src/" + pkg.Name + suffix }
+
+func opPath(op, suffix string) string { return "src/ops/" + op + suffix }
+
+// Paths implements target.Pather: every file Generate writes for pkg.
+func (Target) Paths(pkg *ir.Package) []target.Path {
+	ops := Ops(pkg)
+	if len(ops) == 0 {
+		return nil
+	}
+	out := []target.Path{{Path: "README.md"}, {Path: "CMakeLists.txt"}, {Path: mapPath(pkg)}}
+	if slices.ContainsFunc(ops, func(op *ir.Op) bool { return OpOptions(op).QDP != nil }) {
+		out = append(out, target.Path{Path: qdpPath(pkg)})
+	}
+	for _, suffix := range []string{"Kernels.h", "Common.h", "Library.cpp"} {
+		out = append(out, target.Path{Path: pkgPath(pkg, suffix)})
+	}
+	for _, op := range ops {
+		for _, suffix := range []string{"Kernel.h", "Kernel.cu", "Plugin.h", "Plugin.cpp"} {
+			out = append(out, target.Path{Path: opPath(op.Name, suffix), Op: op})
+		}
+	}
+	return out
 }

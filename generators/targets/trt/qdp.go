@@ -111,8 +111,11 @@ var pyDType = map[ir.DType]string{
 
 // newQDPModel builds the Python plugins of ops; models are the ops' C++
 // plugin models, in the same order.
+// qdpModule is the name of pkg's Python plugin module.
+func qdpModule(pkg *ir.Package) string { return names.Snake(pkg.Name) + "_qdp" }
+
 func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
-	m := &qdpModel{Module: names.Snake(pkg.Name) + "_qdp", Namespace: pkg.Namespace, Package: pkg.Name, Version: pkg.Version, Reference: reference.Module(pkg)}
+	m := &qdpModel{Module: qdpModule(pkg), Namespace: pkg.Namespace, Package: pkg.Name, Version: pkg.Version, Reference: reference.Module(pkg)}
 	// The module lies in out/trt/<Package>/python/.
 	parts := []string{"..", "..", ".."}
 	for _, part := range strings.Split(reference.Path(pkg), "/") {

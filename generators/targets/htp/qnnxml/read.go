@@ -141,7 +141,13 @@ func scanStarts(file string, data []byte, l *diag.List) ([]diag.Pos, []map[strin
 				return nil, nil, false
 			}
 			starts = append(starts, pos(off))
-			attrs = append(attrs, attrPositions(file, data, lines, int(off), int(dec.InputOffset())))
+			if name := rawName(data, int(off)); strings.Contains(name, ":") {
+				// encoding/xml and etree drop an undeclared prefix and a
+				// declared one alike, so <q:OpDef> would pass for <OpDef>;
+				// QNN's configs use no namespaces.
+				l.Errorf(pos(off), "xml-namespace-element", "element <%s> has a namespace prefix; QNN configs use no namespaces: write <%s>", name, name[strings.LastIndex(name, ":")+1:])
+			}
+			attrs = append(attrs, attrPositions(file, data, lines, int(off), int(dec.InputOffset()), l))
 		case xml.EndElement:
 			depth--
 		case xml.Directive:
@@ -161,7 +167,10 @@ func scanStarts(file string, data []byte, l *diag.List) ([]diag.Pos, []map[strin
 // encoding/xml keeps none, so the tag's raw bytes are scanned: after the
 // element name, each attribute is name, optional spaces, '=', spaces and a
 // quoted value.
-func attrPositions(file string, data []byte, lines *lineIndex, start, end int) map[string]diag.Pos {
+//
+// encoding/xml accepts an attribute written twice, of which etree keeps
+// one: each repetition is reported in l, at it, naming the first.
+func attrPositions(file string, data []byte, lines *lineIndex, start, end int, l *diag.List) map[string]diag.Pos {
 	if start < 0 || end > len(data) || start >= end || data[start] != '<' {
 		return nil
 	}
@@ -206,9 +215,27 @@ func attrPositions(file string, data []byte, lines *lineIndex, start, end int) m
 			out = map[string]diag.Pos{}
 		}
 		line, col := lines.at(nameStart)
-		out[name] = diag.Pos{File: file, Line: line, Col: col}
+		p := diag.Pos{File: file, Line: line, Col: col}
+		if first, dup := out[name]; dup {
+			l.Errorf(p, "xml-duplicate-attribute", "attribute %s is given twice in <%s> (first at %d:%d); XML allows each attribute once", name, rawName(data, start), first.Line, first.Col)
+			continue
+		}
+		out[name] = p
 	}
 	return out
+}
+
+// rawName is the element name of the start tag at data[start] ('<') as
+// written, prefix included.
+func rawName(data []byte, start int) string {
+	if start < 0 || start >= len(data) || data[start] != '<' {
+		return ""
+	}
+	i := start + 1
+	for i < len(data) && !strings.ContainsRune(" \t\r\n/>", rune(data[i])) {
+		i++
+	}
+	return string(data[start+1 : i])
 }
 
 var closedByRE = regexp.MustCompile(`closed by (</[^>\s]+>)`)

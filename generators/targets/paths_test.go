@@ -1,0 +1,49 @@
+package targets
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/load"
+	"github.com/opforge/opforge/generators/target"
+)
+
+// Paths must list exactly what Generate writes, or validation checks
+// names against files that are not the ones gen makes.
+func TestPathsAreWhatGenerateWrites(t *testing.T) {
+	gens, err := ForGeneration("../../toolchains")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, root := range []string{"../../opdefs", "../../testdata/gen/examples/opdefs"} {
+		var l diag.List
+		pkgs := load.Tree(root, &l)
+		Check(&l, pkgs...)
+		if l.HasErrors() {
+			t.Fatalf("%s: %v", root, l.Sorted())
+		}
+		for i, checker := range All() {
+			p, ok := checker.(target.Pather)
+			if !ok {
+				t.Errorf("target %s lists no paths (target.Pather)", checker.Name())
+				continue
+			}
+			for _, pkg := range pkgs {
+				var want []string
+				if set := gens[i].Generate(pkg, l.ForTarget(checker.Name())); set != nil {
+					want = set.Paths()
+				}
+				var got []string
+				for _, f := range p.Paths(pkg) {
+					got = append(got, pkg.Name+"/"+f.Path)
+				}
+				slices.Sort(want)
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s %s: Paths lists\n  %v\nGenerate writes\n  %v", checker.Name(), pkg.Name, got, want)
+				}
+			}
+		}
+	}
+}
