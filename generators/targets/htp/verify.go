@@ -3,12 +3,12 @@ package htp
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
+	_ "embed"
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
@@ -153,7 +153,7 @@ func prepareHTP(o verifier.Options, pkg *ir.Package, tmp string) htpPrep {
 	if err := os.WriteFile(script, htpRunner, 0o644); err != nil {
 		return htpPrep{err: err.Error()}
 	}
-	out, err := exec.Command(python, script, "versions").CombinedOutput()
+	out, err := verifier.CombinedOutput(2*time.Minute, python, script, "versions")
 	fields := strings.Fields(string(out))
 	if err != nil || len(fields) != 4 {
 		return htpPrep{skip: fmt.Sprintf("OPFORGE_QNN_PYTHON=%s cannot load onnxruntime and onnxruntime-qnn: %s", python, verifier.LastLines(string(out), 2))}
