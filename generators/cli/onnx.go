@@ -220,15 +220,27 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "opforge import onnx: wrote %s: package %s, %d op(s) for %d node(s)\n", *out, res.Package.Name, len(res.Package.Ops), len(res.Calls))
 	for _, op := range res.Package.Ops {
 		var nodes []string
+		more := 0
 		for _, c := range res.Calls {
-			if c.Op == op {
+			switch {
+			case c.Op != op:
+			case len(nodes) < maxListed:
 				nodes = append(nodes, nodeLabel(c.Node))
+			default:
+				more++
 			}
+		}
+		if more > 0 {
+			nodes = append(nodes, fmt.Sprintf("and %d more", more))
 		}
 		fmt.Fprintf(stdout, "  %s <- %s\n", op.Name, strings.Join(nodes, ", "))
 	}
 	return code
 }
+
+// maxListed is how many nodes import and rewrite list per op or in all;
+// a model can have a million.
+const maxListed = 100
 
 func nodeLabel(n *onnx.Node) string {
 	if n.Name != "" {
@@ -327,11 +339,18 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	code := report(&l, "text", stdout, stderr)
 	fmt.Fprintf(stdout, "opforge rewrite onnx: wrote %s: %d node(s) call ops of %s on %s\n", *out, len(edits), pkg.Name, *forTarget)
+	listed := 0
 	for _, c := range res.Calls {
 		if _, ok := edits[c.Node]; ok {
+			if listed++; listed > maxListed {
+				continue
+			}
 			call := caller.ONNXCall(pkg, pkg.Op(c.Op.Name), c.Node)
 			fmt.Fprintf(stdout, "  %s -> %s\n", nodeLabel(c.Node), call.Label)
 		}
+	}
+	if listed > maxListed {
+		fmt.Fprintf(stdout, "  and %d more\n", listed-maxListed)
 	}
 	return code
 }

@@ -3,6 +3,7 @@ package onnx
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -127,10 +128,20 @@ type chunks struct {
 }
 
 func (c *chunks) add(b []byte) {
-	if len(b) > 0 {
-		c.parts = append(c.parts, b)
-		c.n += len(b)
+	if len(b) == 0 {
+		return
 	}
+	c.n += len(b)
+	// Fields that follow each other in the file are one part: a graph
+	// of a million unchanged nodes is a few parts, not a million.
+	if k := len(c.parts) - 1; k >= 0 {
+		last := c.parts[k]
+		if cap(last) >= len(last)+len(b) && unsafe.Pointer(unsafe.SliceData(last[len(last):cap(last)])) == unsafe.Pointer(unsafe.SliceData(b)) {
+			c.parts[k] = last[:len(last)+len(b)]
+			return
+		}
+	}
+	c.parts = append(c.parts, b)
 }
 
 // message adds a length-delimited field holding msg.
@@ -159,13 +170,11 @@ type rewriter struct {
 // graph re-encodes a graph whose k-th node field is g.Nodes[k], as Read
 // decoded it.
 func (w *rewriter) graph(f field, g *Graph) (*chunks, error) {
-	fs, err := fields(f.b, f.payloadOff(), "graph")
-	if err != nil {
-		return nil, err
-	}
 	out := &chunks{}
 	k := 0
-	for _, h := range fs {
+	it := f.iter()
+	var h field
+	for it.next(&h) {
 		if h.num != graphNode || !h.isBytes() {
 			out.add(h.raw)
 			continue
@@ -187,7 +196,7 @@ func (w *rewriter) graph(f field, g *Graph) (*chunks, error) {
 		}
 		out.message(graphNode, msg)
 	}
-	return out, nil
+	return out, at(it.end(), "graph")
 }
 
 // node re-encodes one node: applying e when it is not nil, and

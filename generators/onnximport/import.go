@@ -94,7 +94,7 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	if len(targets) == 0 {
 		targets = alltargets.DefaultImportTargets
 	}
-	im := &importer{path: path, l: l, scopes: scopes{}, readers: alltargets.NodeReaders(), reserved: map[string]bool{}}
+	im := &importer{path: path, l: l, errs: newCapped(l, path), scopes: newScopes(nodes), readers: alltargets.NodeReaders(), reserved: map[string]bool{}}
 	// Trailing optional inputs join only when every target's runtime
 	// takes them left out; a target that reads no node never does.
 	takes := map[string]bool{}
@@ -113,11 +113,19 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	}
 	var groups []*group
 	byKey := map[string]*group{}
-	groupOf := map[*onnx.Node]*group{}
+	groupOf := make(map[*onnx.Node]*group, len(nodes))
+	memo := map[string]*derived{}
 	for _, n := range nodes {
-		d := im.derive(n)
+		key, ok := im.deriveKey(n)
+		d := memo[key]
+		if d == nil || !ok {
+			d = im.derive(n)
+		}
 		if d == nil {
 			continue
+		}
+		if ok {
+			memo[key] = d
 		}
 		g := byKey[d.key]
 		if g == nil {
@@ -128,6 +136,7 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 		g.nodes = append(g.nodes, n)
 		groupOf[n] = g
 	}
+	im.errs.flush()
 	if l.HasErrors() {
 		return nil
 	}
@@ -266,9 +275,12 @@ func label(n *onnx.Node) string {
 }
 
 type importer struct {
-	path   string
-	l      *diag.List
+	path string
+	l    *diag.List
+	// errs reports the errors about nodes, capped per code.
+	errs   *capped
 	scopes scopes
+	keyBuf []byte
 	// readers are every target's node reader (target.NodeReader);
 	// reserved, the attributes some target's runtime reads itself;
 	// concerned, the readers of the targets asked for.
@@ -298,7 +310,7 @@ type group struct {
 }
 
 func (im *importer) errorf(n *onnx.Node, code, format string, args ...any) {
-	im.l.Errorf(diag.Pos{File: im.path}, code, "%s: %s", n, fmt.Sprintf(format, args...))
+	im.errs.errorf(code, "%s: %s", n, fmt.Sprintf(format, args...))
 }
 
 // derive types and shapes the op node n would become; nil when it cannot

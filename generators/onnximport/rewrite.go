@@ -29,9 +29,14 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, caller targ
 	for _, f := range m.Functions {
 		functions[f.Name] = true
 	}
-	sc := scopes{}
+	nodes := make([]*onnx.Node, len(calls))
+	for i, c := range calls {
+		nodes[i] = c.Node
+	}
+	sc := newScopes(nodes)
 	edits := map[*onnx.Node]onnx.NodeEdit{}
 	needDomain := map[string]bool{}
+	errs := newCapped(l, path)
 	for _, c := range calls {
 		n := c.Node
 		op := pkg.Op(c.Op.Name)
@@ -40,26 +45,26 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, caller targ
 			for _, o := range pkg.Ops {
 				have = append(have, o.Name)
 			}
-			l.Errorf(pos, "onnx-rewrite-op", "%s becomes op %s, which %s does not define (it has %s); import the model again, or name the op with --rename %s=NAME", n, c.Op.Name, pkg.Source, strings.Join(have, ", "), n.OpType)
+			errs.errorf("onnx-rewrite-op", "%s becomes op %s, which %s does not define (it has %s); import the model again, or name the op with --rename %s=NAME", n, c.Op.Name, pkg.Source, strings.Join(have, ", "), n.OpType)
 			continue
 		}
 		call := caller.ONNXCall(pkg, op, n)
 		if call.Unavailable != "" {
-			l.Errorf(pos, "onnx-rewrite-op", "%s becomes %s", n, call.Unavailable)
+			errs.errorf("onnx-rewrite-op", "%s becomes %s", n, call.Unavailable)
 			continue
 		}
 		// The op type the node will carry (a TensorRT plugin's may be its plugin_name).
 		if _, std := onnx.StandardOp(call.Edit.OpType); std && !allowStandard && call.StandardName != "" {
-			l.Errorf(pos, "onnx-standard-name", "%s", call.StandardName)
+			errs.errorf("onnx-standard-name", "%s", call.StandardName)
 			continue
 		}
 		if functions[call.Edit.OpType] {
-			l.Errorf(pos, "onnx-function-name", "op %s of %s would be called as %s, the name of a function of the model; the runtime would inline the function for %s instead of calling the op", op.Name, pkg.Source, call.Edit.OpType, n)
+			errs.errorf("onnx-function-name", "op %s of %s would be called as %s, the name of a function of the model; the runtime would inline the function for %s instead of calling the op", op.Name, pkg.Source, call.Edit.OpType, n)
 			continue
 		}
 		problems := append(matchNode(n, op, call, sc), call.Problems...)
 		for _, p := range problems {
-			l.Errorf(pos, "onnx-rewrite-signature", "%s does not fit op %s of %s: %s", n, op.Name, pkg.Source, p)
+			errs.errorf("onnx-rewrite-signature", "%s does not fit op %s of %s: %s", n, op.Name, pkg.Source, p)
 		}
 		if len(problems) > 0 {
 			continue
@@ -78,6 +83,7 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, caller targ
 		}
 		edits[n] = e
 	}
+	errs.flush()
 	var opsets []onnx.OpsetID
 	for d := range needDomain {
 		opsets = append(opsets, onnx.OpsetID{Domain: d, Version: 1})
