@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -124,7 +125,24 @@ func readModel(path string, l *diag.List) *onnx.Model {
 	return m
 }
 
+// onnxMemoryLimit is the soft memory limit of import and rewrite: the
+// garbage collector works harder near it instead of letting the heap
+// grow to twice what is live, so the largest model within
+// onnx.DefaultLimits stays within about 1 GiB.
+const onnxMemoryLimit = 768 << 20
+
+// boundMemory sets onnxMemoryLimit for one command, unless GOMEMLIMIT
+// sets a limit of the user's; it returns what restores the previous one.
+func boundMemory() (restore func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(onnxMemoryLimit)
+	return func() { debug.SetMemoryLimit(prev) }
+}
+
 func importCmd(args []string, stdout, stderr io.Writer) int {
+	defer boundMemory()()
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var of onnxFlags
@@ -250,6 +268,7 @@ func nodeLabel(n *onnx.Node) string {
 }
 
 func rewriteCmd(args []string, stdout, stderr io.Writer) int {
+	defer boundMemory()()
 	fs := flag.NewFlagSet("rewrite", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var of onnxFlags
@@ -321,10 +340,10 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 	if !l.HasErrors() {
 		externalData(m, model, *out, *copyExternal, &l)
 	}
-	var data []byte
+	var data *onnx.Output
 	if !l.HasErrors() {
 		var err error
-		if data, err = m.Rewrite(edits, opsets); err != nil {
+		if data, err = m.RewriteOutput(edits, opsets); err != nil {
 			l.Errorf(diag.Pos{File: model}, "internal", "cannot rewrite: %v", err)
 		}
 	}
@@ -333,7 +352,9 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "opforge rewrite onnx: nothing written")
 		return 1
 	}
-	if _, err := atomicfile.Write(*out, data, 0o644); err != nil {
+	// Written from the runs it is made of: most are the model's own
+	// bytes, and a second copy of a large model would double the memory.
+	if err := atomicfile.ReplaceFrom(*out, data, 0o644); err != nil {
 		l.Errorf(diag.Pos{File: *out}, "write", "cannot write: %v", err)
 		return report(&l, "text", stdout, stderr)
 	}

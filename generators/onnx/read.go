@@ -603,10 +603,21 @@ func (r *reader) valueInfo(f field) (*ValueInfo, error) {
 // typeProto decodes the TypeProto b found at offset off; with keep false
 // it only checks it, allocating nothing.
 func typeProto(b []byte, off, depth int, keep bool) (*Type, error) {
-	if depth > maxDepth {
-		return nil, &FormatError{off, "", fmt.Sprintf("types nested over %d deep", maxDepth)}
+	if !keep {
+		var t Type
+		return nil, decodeType(&t, b, off, depth, false)
 	}
-	var t Type
+	t := &Type{}
+	if err := decodeType(t, b, off, depth, true); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func decodeType(t *Type, b []byte, off, depth int, keep bool) error {
+	if depth > maxDepth {
+		return &FormatError{off, "", fmt.Sprintf("types nested over %d deep", maxDepth)}
+	}
 	it := fieldIter{b: b, base: off}
 	var h field
 	for it.next(&h) {
@@ -620,7 +631,7 @@ func typeProto(b []byte, off, depth int, keep bool) (*Type, error) {
 			if h.num == typeSparseTensor {
 				t.Kind = TypeSparseTensor
 			}
-			err = at(tensorType(&t, h, keep), ".tensor_type")
+			err = at(tensorType(t, h, keep), ".tensor_type")
 		case typeSequence, typeOptional:
 			t.Kind = TypeSequence
 			if h.num == typeOptional {
@@ -643,16 +654,10 @@ func typeProto(b []byte, off, depth int, keep bool) (*Type, error) {
 			t.Kind = TypeOpaque
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := it.end(); err != nil {
-		return nil, err
-	}
-	if !keep {
-		return nil, nil
-	}
-	return &t, nil
+	return it.end()
 }
 
 func tensorType(t *Type, f field, keep bool) error {

@@ -115,8 +115,9 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	byKey := map[string]*group{}
 	groupOf := make(map[*onnx.Node]*group, len(nodes))
 	memo := map[string]*derived{}
+	keys := &keyer{sc: im.scopes}
 	for _, n := range nodes {
-		key, ok := im.deriveKey(n)
+		key, ok := keys.key(n)
 		d := memo[key]
 		if d == nil || !ok {
 			d = im.derive(n)
@@ -280,7 +281,6 @@ type importer struct {
 	// errs reports the errors about nodes, capped per code.
 	errs   *capped
 	scopes scopes
-	keyBuf []byte
 	// readers are every target's node reader (target.NodeReader);
 	// reserved, the attributes some target's runtime reads itself;
 	// concerned, the readers of the targets asked for.

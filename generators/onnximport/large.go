@@ -41,13 +41,20 @@ func (c *capped) flush() {
 	clear(c.seen)
 }
 
-// deriveKey is what derive reads of node n, less its name and its value
-// names: op type, domain, the attributes' bytes, and each input's and
-// output's presence, type and staticness. Nodes of one key become the same
-// op, so a model of a million like nodes is derived once. ok is false for
-// a node not read from a file (its attributes have no bytes).
-func (im *importer) deriveKey(n *onnx.Node) (string, bool) {
-	b := im.keyBuf[:0]
+// keyer makes nodeKeys.
+type keyer struct {
+	sc  scopes
+	buf []byte
+}
+
+// key is what derive (and Plan) read of node n, less its name and its
+// value names: op type, domain, the attributes' bytes, and each input's
+// and output's presence, type and staticness. Nodes of one key become the
+// same op and are rewritten alike, so a model of a million like nodes is
+// derived and planned once. ok is false for a node not read from a file
+// (its attributes have no bytes).
+func (k *keyer) key(n *onnx.Node) (string, bool) {
+	b := k.buf[:0]
 	b = appendStr(b, n.Domain)
 	b = appendStr(b, n.OpType)
 	b = strconv.AppendInt(b, int64(len(n.Attributes)), 10)
@@ -62,7 +69,7 @@ func (im *importer) deriveKey(n *onnx.Node) (string, bool) {
 		if name == "" {
 			return append(b, 'e')
 		}
-		v, found := im.scopes.lookup(n.Graph, name)
+		v, found := k.sc.lookup(n.Graph, name)
 		switch {
 		case !found:
 			return append(b, 'n')
@@ -83,7 +90,7 @@ func (im *importer) deriveKey(n *onnx.Node) (string, bool) {
 	for _, out := range n.Outputs {
 		b = value(b, out)
 	}
-	im.keyBuf = b
+	k.buf = b
 	return string(b), true
 }
 

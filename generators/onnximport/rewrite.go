@@ -37,8 +37,17 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, caller targ
 	edits := map[*onnx.Node]onnx.NodeEdit{}
 	needDomain := map[string]bool{}
 	errs := newCapped(l, path)
+	// Nodes alike (keyer) calling one op are planned once, when they fit.
+	keys := &keyer{sc: sc}
+	fits := map[string]onnx.NodeEdit{}
 	for _, c := range calls {
 		n := c.Node
+		key, keyed := keys.key(n)
+		key += "\x00" + c.Op.Name
+		if e, ok := fits[key]; ok && keyed {
+			edits[n] = e
+			continue
+		}
 		op := pkg.Op(c.Op.Name)
 		if op == nil {
 			var have []string
@@ -82,6 +91,9 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, caller targ
 			needDomain[domain] = true
 		}
 		edits[n] = e
+		if keyed {
+			fits[key] = e
+		}
 	}
 	errs.flush()
 	var opsets []onnx.OpsetID
