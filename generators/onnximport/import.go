@@ -120,6 +120,9 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 		key, ok := keys.key(n)
 		d := memo[key]
 		if d == nil || !ok {
+			if deriveHook != nil {
+				deriveHook()
+			}
 			d = im.derive(n)
 		}
 		if d == nil {
@@ -175,6 +178,9 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	}
 	return res
 }
+
+// deriveHook, when set (by tests), is called for every node derived.
+var deriveHook func()
 
 // origin is where an op's reference comes from when nobody wrote one: the
 // node's op type run by onnx.reference.ReferenceEvaluator, which implements
