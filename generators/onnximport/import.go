@@ -50,6 +50,9 @@ type Options struct {
 type Call struct {
 	Node *onnx.Node
 	Op   *ir.Op
+	// key is the node's keyer key ("" when it has none), which Plan
+	// reuses.
+	key string
 }
 
 // Result is an imported package and, per selected node in model order,
@@ -116,8 +119,13 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	groupOf := make(map[*onnx.Node]*group, len(nodes))
 	memo := map[string]*derived{}
 	keys := &keyer{sc: im.scopes}
-	for _, n := range nodes {
+	keyOf := make([]string, len(nodes))
+	for i, n := range nodes {
 		key, ok := keys.key(n)
+		if ok {
+			// Type ids are this import's: Plan tells its own apart.
+			keyOf[i] = "i" + key
+		}
 		d := memo[key]
 		if d == nil || !ok {
 			if deriveHook != nil {
@@ -171,9 +179,9 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 			l.Warnf(diag.Pos{File: path}, note.code, "op %s (node %s): %s", op.Name, label(g.nodes[0]), note.msg)
 		}
 	}
-	for _, n := range nodes {
+	for i, n := range nodes {
 		if g := groupOf[n]; g != nil {
-			res.Calls = append(res.Calls, Call{Node: n, Op: g.op})
+			res.Calls = append(res.Calls, Call{Node: n, Op: g.op, key: keyOf[i]})
 		}
 	}
 	return res

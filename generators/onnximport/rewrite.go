@@ -42,7 +42,11 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, caller targ
 	fits := map[string]onnx.NodeEdit{}
 	for _, c := range calls {
 		n := c.Node
-		key, keyed := keys.key(n)
+		key, keyed := c.key, c.key != ""
+		if !keyed {
+			key, keyed = keys.key(n)
+			key = "p" + key
+		}
 		key += "\x00" + c.Op.Name
 		if e, ok := fits[key]; ok && keyed {
 			edits[n] = e
