@@ -22,11 +22,13 @@ type Limits struct {
 	Decoded int64
 }
 
-// DefaultLimits are the limits of Read and ReadFile: a model of 2,000,000
-// nodes, or of 384 MiB of decoded structure (about 1.5 million nodes of
-// one input and one output each, typed by value_info), whichever comes
-// first. With the file itself, `import onnx` stays within about 1 GiB.
-var DefaultLimits = Limits{Nodes: 2_000_000, Decoded: 384 << 20}
+// DefaultLimits are the limits of Read and ReadFile: 1,500,000 nodes, or
+// 256 MiB of decoded structure (about 1.15 million nodes of one input and
+// one output each, typed by value_info), whichever comes first. They are
+// set so that `import onnx` and `rewrite onnx` of every node of a model
+// within them stay within about 1 GiB and 10 s of two cores (measured:
+// README, "Large models").
+var DefaultLimits = Limits{Nodes: 1_500_000, Decoded: 256 << 20}
 
 // Read decodes a serialized ModelProto within DefaultLimits. A malformed
 // or truncated model, or one beyond the limits, gives a *FormatError
@@ -90,7 +92,7 @@ func (r *reader) str(f field) string {
 func (r *reader) spend(f field, n int64) error {
 	r.cost += n
 	if r.cost > r.lim.Decoded {
-		return &FormatError{f.off, "", fmt.Sprintf("the model decodes to over %d MiB of nodes, names, attributes and types, opforge's limit (onnx.DefaultLimits); a model this large is beyond what import and rewrite handle", r.lim.Decoded>>20)}
+		return &FormatError{Offset: f.off, Path: "", Msg: fmt.Sprintf("the model decodes to over %d MiB of nodes, names, attributes and types, opforge's limit (onnx.DefaultLimits); a model this large is beyond what import and rewrite handle", r.lim.Decoded>>20), Limit: true}
 	}
 	return nil
 }
@@ -98,7 +100,7 @@ func (r *reader) spend(f field, n int64) error {
 func (r *reader) newNode(f field) (*Node, error) {
 	r.nodes++
 	if r.nodes > r.lim.Nodes {
-		return nil, &FormatError{f.off, "", fmt.Sprintf("the model has over %d nodes, opforge's limit (onnx.DefaultLimits); a model this large is beyond what import and rewrite handle", r.lim.Nodes)}
+		return nil, &FormatError{Offset: f.off, Path: "", Msg: fmt.Sprintf("the model has over %d nodes, opforge's limit (onnx.DefaultLimits); a model this large is beyond what import and rewrite handle", r.lim.Nodes), Limit: true}
 	}
 	if err := r.spend(f, nodeCost); err != nil {
 		return nil, err
@@ -135,7 +137,7 @@ func (r *reader) names(k int) []string {
 }
 
 func dupError(f field, what string) error {
-	return &FormatError{f.off, "", what + " appears twice; opforge does not merge repeated occurrences of one message"}
+	return &FormatError{Offset: f.off, Path: "", Msg: what + " appears twice; opforge does not merge repeated occurrences of one message"}
 }
 
 func (r *reader) model(data []byte) (*Model, error) {
@@ -176,7 +178,7 @@ func (r *reader) model(data []byte) (*Model, error) {
 		return nil, at(err, "model")
 	}
 	if m.Graph == nil {
-		return nil, &FormatError{0, "model", "no graph: this is not an ONNX model (or it is empty)"}
+		return nil, &FormatError{Offset: 0, Path: "model", Msg: "no graph: this is not an ONNX model (or it is empty)"}
 	}
 	m.External = r.external
 	return m, nil
@@ -236,7 +238,7 @@ func (r *reader) function(f field) (*Function, error) {
 
 func (r *reader) graph(f field, parent *Graph, depth int) (*Graph, error) {
 	if depth > maxDepth {
-		return nil, &FormatError{f.off, "", fmt.Sprintf("subgraphs nested over %d deep", maxDepth)}
+		return nil, &FormatError{Offset: f.off, Path: "", Msg: fmt.Sprintf("subgraphs nested over %d deep", maxDepth)}
 	}
 	if err := r.spend(f, graphCost); err != nil {
 		return nil, err
@@ -616,7 +618,7 @@ func typeProto(b []byte, off, depth int, keep bool) (*Type, error) {
 
 func decodeType(t *Type, b []byte, off, depth int, keep bool) error {
 	if depth > maxDepth {
-		return &FormatError{off, "", fmt.Sprintf("types nested over %d deep", maxDepth)}
+		return &FormatError{Offset: off, Path: "", Msg: fmt.Sprintf("types nested over %d deep", maxDepth)}
 	}
 	it := fieldIter{b: b, base: off}
 	var h field

@@ -26,6 +26,9 @@ type FormatError struct {
 	// Path names the message, e.g. graph.node[3].attribute[1].
 	Path string
 	Msg  string
+	// Limit is set when the model is valid as far as read but beyond
+	// Limits.
+	Limit bool
 }
 
 func (e *FormatError) Error() string {
@@ -63,12 +66,12 @@ func (it *fieldIter) next(f *field) bool {
 	b := it.b[it.i:]
 	num, typ, n := protowire.ConsumeTag(b)
 	if n < 0 {
-		it.err = &FormatError{it.base + it.i, "", "bad field tag: " + protowire.ParseError(n).Error()}
+		it.err = &FormatError{Offset: it.base + it.i, Path: "", Msg: "bad field tag: " + protowire.ParseError(n).Error()}
 		return false
 	}
 	m := protowire.ConsumeFieldValue(num, typ, b[n:])
 	if m < 0 {
-		it.err = &FormatError{it.base + it.i, "", fmt.Sprintf("field %d: %v (truncated or corrupt file?)", num, protowire.ParseError(m))}
+		it.err = &FormatError{Offset: it.base + it.i, Path: "", Msg: fmt.Sprintf("field %d: %v (truncated or corrupt file?)", num, protowire.ParseError(m))}
 		return false
 	}
 	*f = field{num: num, typ: typ, raw: b[:n+m], off: it.base + it.i}
@@ -144,7 +147,7 @@ func (f field) int64s(path string) ([]int64, error) {
 		for b := f.b; len(b) > 0; {
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
-				return nil, &FormatError{f.payloadOff(), path, "bad packed integer list: " + protowire.ParseError(n).Error()}
+				return nil, &FormatError{Offset: f.payloadOff(), Path: path, Msg: "bad packed integer list: " + protowire.ParseError(n).Error()}
 			}
 			out = append(out, int64(v))
 			b = b[n:]
@@ -161,7 +164,7 @@ func (f field) float32s(path string) ([]float32, error) {
 		return []float32{math.Float32frombits(uint32(f.v))}, nil
 	case protowire.BytesType:
 		if len(f.b)%4 != 0 {
-			return nil, &FormatError{f.payloadOff(), path, fmt.Sprintf("packed float list of %d bytes is not a multiple of 4", len(f.b))}
+			return nil, &FormatError{Offset: f.payloadOff(), Path: path, Msg: fmt.Sprintf("packed float list of %d bytes is not a multiple of 4", len(f.b))}
 		}
 		out := make([]float32, 0, len(f.b)/4)
 		for b := f.b; len(b) > 0; b = b[4:] {

@@ -165,7 +165,7 @@ func TestReadLimits(t *testing.T) {
 	data := largeChain(10_000)
 	_, err := onnx.ReadLimited(data, onnx.Limits{Nodes: 1000, Decoded: 1 << 30})
 	var fe *onnx.FormatError
-	if !errors.As(err, &fe) || fe.Path != "graph.node[1000]" || !strings.Contains(fe.Msg, "over 1000 nodes") {
+	if !errors.As(err, &fe) || !fe.Limit || fe.Path != "graph.node[1000]" || !strings.Contains(fe.Msg, "over 1000 nodes") {
 		t.Fatalf("node limit: %v", err)
 	}
 	// The 1001st node's tag, well before the end of the file.
@@ -173,7 +173,7 @@ func TestReadLimits(t *testing.T) {
 		t.Errorf("refused at byte %d of %d", fe.Offset, len(data))
 	}
 	_, err = onnx.ReadLimited(data, onnx.Limits{Nodes: 1 << 20, Decoded: 100 << 10})
-	if !errors.As(err, &fe) || !strings.HasPrefix(fe.Path, "graph.node[") || !strings.Contains(fe.Msg, "decodes to over 0 MiB") {
+	if !errors.As(err, &fe) || !fe.Limit || !strings.HasPrefix(fe.Path, "graph.node[") || !strings.Contains(fe.Msg, "decodes to over 0 MiB") {
 		t.Fatalf("size limit: %v", err)
 	}
 	if _, err := onnx.ReadLimited(data, onnx.Limits{Nodes: 10_000, Decoded: 16 << 20}); err != nil {

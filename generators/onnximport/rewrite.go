@@ -34,7 +34,7 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, caller targ
 		nodes[i] = c.Node
 	}
 	sc := newScopes(nodes)
-	edits := map[*onnx.Node]onnx.NodeEdit{}
+	edits := make(map[*onnx.Node]onnx.NodeEdit, len(calls))
 	needDomain := map[string]bool{}
 	errs := newCapped(l, path)
 	// Nodes alike (keyer) calling one op are planned once, when they fit.
