@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -124,7 +125,24 @@ func readModel(path string, l *diag.List) *onnx.Model {
 	return m
 }
 
+// onnxMemoryLimit is the soft memory limit of import and rewrite: the
+// garbage collector works harder near it instead of letting the heap
+// grow to twice what is live, so the largest model within
+// onnx.DefaultLimits stays within about 1 GiB.
+const onnxMemoryLimit = 768 << 20
+
+// boundMemory sets onnxMemoryLimit for one command, unless GOMEMLIMIT
+// sets a limit of the user's; it returns what restores the previous one.
+func boundMemory() (restore func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(onnxMemoryLimit)
+	return func() { debug.SetMemoryLimit(prev) }
+}
+
 func importCmd(args []string, stdout, stderr io.Writer) int {
+	defer boundMemory()()
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var of onnxFlags
@@ -220,15 +238,27 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "opforge import onnx: wrote %s: package %s, %d op(s) for %d node(s)\n", *out, res.Package.Name, len(res.Package.Ops), len(res.Calls))
 	for _, op := range res.Package.Ops {
 		var nodes []string
+		more := 0
 		for _, c := range res.Calls {
-			if c.Op == op {
+			switch {
+			case c.Op != op:
+			case len(nodes) < maxListed:
 				nodes = append(nodes, nodeLabel(c.Node))
+			default:
+				more++
 			}
+		}
+		if more > 0 {
+			nodes = append(nodes, fmt.Sprintf("and %d more", more))
 		}
 		fmt.Fprintf(stdout, "  %s <- %s\n", op.Name, strings.Join(nodes, ", "))
 	}
 	return code
 }
+
+// maxListed is how many nodes import and rewrite list per op or in all;
+// a model can have a million.
+const maxListed = 100
 
 func nodeLabel(n *onnx.Node) string {
 	if n.Name != "" {
@@ -238,6 +268,7 @@ func nodeLabel(n *onnx.Node) string {
 }
 
 func rewriteCmd(args []string, stdout, stderr io.Writer) int {
+	defer boundMemory()()
 	fs := flag.NewFlagSet("rewrite", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var of onnxFlags
@@ -309,10 +340,10 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 	if !l.HasErrors() {
 		externalData(m, model, *out, *copyExternal, &l)
 	}
-	var data []byte
+	var data *onnx.Output
 	if !l.HasErrors() {
 		var err error
-		if data, err = m.Rewrite(edits, opsets); err != nil {
+		if data, err = m.RewriteOutput(edits, opsets); err != nil {
 			l.Errorf(diag.Pos{File: model}, "internal", "cannot rewrite: %v", err)
 		}
 	}
@@ -321,17 +352,26 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "opforge rewrite onnx: nothing written")
 		return 1
 	}
-	if _, err := atomicfile.Write(*out, data, 0o644); err != nil {
+	// Written from the runs it is made of: most are the model's own
+	// bytes, and a second copy of a large model would double the memory.
+	if err := atomicfile.ReplaceFrom(*out, data, 0o644); err != nil {
 		l.Errorf(diag.Pos{File: *out}, "write", "cannot write: %v", err)
 		return report(&l, "text", stdout, stderr)
 	}
 	code := report(&l, "text", stdout, stderr)
 	fmt.Fprintf(stdout, "opforge rewrite onnx: wrote %s: %d node(s) call ops of %s on %s\n", *out, len(edits), pkg.Name, *forTarget)
+	listed := 0
 	for _, c := range res.Calls {
 		if _, ok := edits[c.Node]; ok {
+			if listed++; listed > maxListed {
+				continue
+			}
 			call := caller.ONNXCall(pkg, pkg.Op(c.Op.Name), c.Node)
 			fmt.Fprintf(stdout, "  %s -> %s\n", nodeLabel(c.Node), call.Label)
 		}
+	}
+	if listed > maxListed {
+		fmt.Fprintf(stdout, "  and %d more\n", listed-maxListed)
 	}
 	return code
 }

@@ -39,6 +39,9 @@ func ReadFile(path string) (*Model, error) {
 	m, err := Read(data)
 	if err != nil {
 		var fe *FormatError
+		if errors.As(err, &fe) && fe.Limit {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 		if errors.As(err, &fe) {
 			return nil, fmt.Errorf("%s is not a valid ONNX model: %w", path, err)
 		}

@@ -86,11 +86,11 @@ func TestReadDecodesWhatImportNeeds(t *testing.T) {
 	if inner.Graph.Parent != m.Graph || inner.Graph.Owner != nodes[2] || !strings.Contains(inner.String(), `then_branch body of node "cond"`) {
 		t.Errorf("subgraph scope: %s", inner)
 	}
-	x := m.Graph.Inputs[0].Type
+	x := m.Graph.Inputs[0].Type()
 	if x.String() != "FLOAT[N,3,?]" {
 		t.Errorf("input type: %s", x)
 	}
-	if r := m.Graph.ValueInfo[0].Type; r.Ranked || r.Elem != onnx.Float {
+	if r := m.Graph.ValueInfo[0].Type(); r.Ranked || r.Elem != onnx.Float {
 		t.Errorf("unranked value info: %s", r)
 	}
 	if len(m.External) != 1 || m.External[0].Location != "weights.bin" || m.External[0].Tensor != "w" {

@@ -26,6 +26,9 @@ type FormatError struct {
 	// Path names the message, e.g. graph.node[3].attribute[1].
 	Path string
 	Msg  string
+	// Limit is set when the model is valid as far as read but beyond
+	// Limits.
+	Limit bool
 }
 
 func (e *FormatError) Error() string {
@@ -41,35 +44,86 @@ func (e *FormatError) Error() string {
 // stack.
 const maxDepth = 100
 
-// fields splits one message into its fields. base is the message's offset
-// in the file and path its name, both for error messages. Unknown fields
-// and groups are kept like any other: the caller decides what to read.
+// fieldIter walks the fields of one message without allocating: a graph
+// of a million nodes is a million fields, and a slice of them all would
+// cost more than the file.
+type fieldIter struct {
+	b    []byte
+	base int // the message's offset in the file
+	i    int
+	err  *FormatError
+}
+
+// iter walks the fields of the message in a length-delimited field.
+func (f field) iter() fieldIter { return fieldIter{b: f.b, base: f.payloadOff()} }
+
+// next reads the next field into f; false at the end of the message or
+// at a malformed field (then err says where, with an empty Path).
+func (it *fieldIter) next(f *field) bool {
+	if it.err != nil || it.i >= len(it.b) {
+		return false
+	}
+	b := it.b[it.i:]
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 {
+		it.err = &FormatError{Offset: it.base + it.i, Path: "", Msg: "bad field tag: " + protowire.ParseError(n).Error()}
+		return false
+	}
+	m := protowire.ConsumeFieldValue(num, typ, b[n:])
+	if m < 0 {
+		it.err = &FormatError{Offset: it.base + it.i, Path: "", Msg: fmt.Sprintf("field %d: %v (truncated or corrupt file?)", num, protowire.ParseError(m))}
+		return false
+	}
+	*f = field{num: num, typ: typ, raw: b[:n+m], off: it.base + it.i}
+	val := b[n : n+m]
+	switch typ {
+	case protowire.VarintType:
+		f.v, _ = protowire.ConsumeVarint(val)
+	case protowire.Fixed32Type:
+		v, _ := protowire.ConsumeFixed32(val)
+		f.v = uint64(v)
+	case protowire.Fixed64Type:
+		f.v, _ = protowire.ConsumeFixed64(val)
+	case protowire.BytesType:
+		f.b, _ = protowire.ConsumeBytes(val)
+	}
+	it.i += n + m
+	return true
+}
+
+// end is the walk's error, if any, as an error (a nil *FormatError is
+// not a nil error).
+func (it *fieldIter) end() error {
+	if it.err != nil {
+		return it.err
+	}
+	return nil
+}
+
+// at prefixes the path of a FormatError with the message it happened in:
+// decoders name paths relative to their message, so the path of a node's
+// error is built only when there is one.
+func at(err error, prefix string) error {
+	if fe, ok := err.(*FormatError); ok {
+		fe.Path = prefix + fe.Path
+	}
+	return err
+}
+
+// fields splits one (small) message into its fields. base is the
+// message's offset in the file and path its name, both for error
+// messages. Unknown fields and groups are kept like any other: the caller
+// decides what to read.
 func fields(b []byte, base int, path string) ([]field, error) {
 	var out []field
-	for i := 0; i < len(b); {
-		num, typ, n := protowire.ConsumeTag(b[i:])
-		if n < 0 {
-			return nil, &FormatError{base + i, path, "bad field tag: " + protowire.ParseError(n).Error()}
-		}
-		m := protowire.ConsumeFieldValue(num, typ, b[i+n:])
-		if m < 0 {
-			return nil, &FormatError{base + i, path, fmt.Sprintf("field %d: %v (truncated or corrupt file?)", num, protowire.ParseError(m))}
-		}
-		f := field{num: num, typ: typ, raw: b[i : i+n+m], off: base + i}
-		val := b[i+n : i+n+m]
-		switch typ {
-		case protowire.VarintType:
-			f.v, _ = protowire.ConsumeVarint(val)
-		case protowire.Fixed32Type:
-			v, _ := protowire.ConsumeFixed32(val)
-			f.v = uint64(v)
-		case protowire.Fixed64Type:
-			f.v, _ = protowire.ConsumeFixed64(val)
-		case protowire.BytesType:
-			f.b, _ = protowire.ConsumeBytes(val)
-		}
+	it := fieldIter{b: b, base: base}
+	var f field
+	for it.next(&f) {
 		out = append(out, f)
-		i += n + m
+	}
+	if it.err != nil {
+		it.err.Path = path
+		return nil, it.err
 	}
 	return out, nil
 }
@@ -93,7 +147,7 @@ func (f field) int64s(path string) ([]int64, error) {
 		for b := f.b; len(b) > 0; {
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
-				return nil, &FormatError{f.payloadOff(), path, "bad packed integer list: " + protowire.ParseError(n).Error()}
+				return nil, &FormatError{Offset: f.payloadOff(), Path: path, Msg: "bad packed integer list: " + protowire.ParseError(n).Error()}
 			}
 			out = append(out, int64(v))
 			b = b[n:]
@@ -110,7 +164,7 @@ func (f field) float32s(path string) ([]float32, error) {
 		return []float32{math.Float32frombits(uint32(f.v))}, nil
 	case protowire.BytesType:
 		if len(f.b)%4 != 0 {
-			return nil, &FormatError{f.payloadOff(), path, fmt.Sprintf("packed float list of %d bytes is not a multiple of 4", len(f.b))}
+			return nil, &FormatError{Offset: f.payloadOff(), Path: path, Msg: fmt.Sprintf("packed float list of %d bytes is not a multiple of 4", len(f.b))}
 		}
 		out := make([]float32, 0, len(f.b)/4)
 		for b := f.b; len(b) > 0; b = b[4:] {

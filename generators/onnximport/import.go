@@ -50,6 +50,9 @@ type Options struct {
 type Call struct {
 	Node *onnx.Node
 	Op   *ir.Op
+	// key is the node's keyer key ("" when it has none), which Plan
+	// reuses.
+	key string
 }
 
 // Result is an imported package and, per selected node in model order,
@@ -94,7 +97,7 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	if len(targets) == 0 {
 		targets = alltargets.DefaultImportTargets
 	}
-	im := &importer{path: path, l: l, scopes: scopes{}, readers: alltargets.NodeReaders(), reserved: map[string]bool{}}
+	im := &importer{path: path, l: l, errs: newCapped(l, path), scopes: newScopes(nodes), readers: alltargets.NodeReaders(), reserved: map[string]bool{}}
 	// Trailing optional inputs join only when every target's runtime
 	// takes them left out; a target that reads no node never does.
 	takes := map[string]bool{}
@@ -113,11 +116,28 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	}
 	var groups []*group
 	byKey := map[string]*group{}
-	groupOf := map[*onnx.Node]*group{}
-	for _, n := range nodes {
-		d := im.derive(n)
+	groupOf := make(map[*onnx.Node]*group, len(nodes))
+	memo := map[string]*derived{}
+	keys := &keyer{sc: im.scopes}
+	keyOf := make([]string, len(nodes))
+	for i, n := range nodes {
+		key, ok := keys.key(n)
+		if ok {
+			// Type ids are this import's: Plan tells its own apart.
+			keyOf[i] = "i" + key
+		}
+		d := memo[key]
+		if d == nil || !ok {
+			if deriveHook != nil {
+				deriveHook()
+			}
+			d = im.derive(n)
+		}
 		if d == nil {
 			continue
+		}
+		if ok {
+			memo[key] = d
 		}
 		g := byKey[d.key]
 		if g == nil {
@@ -128,6 +148,7 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 		g.nodes = append(g.nodes, n)
 		groupOf[n] = g
 	}
+	im.errs.flush()
 	if l.HasErrors() {
 		return nil
 	}
@@ -158,13 +179,16 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 			l.Warnf(diag.Pos{File: path}, note.code, "op %s (node %s): %s", op.Name, label(g.nodes[0]), note.msg)
 		}
 	}
-	for _, n := range nodes {
+	for i, n := range nodes {
 		if g := groupOf[n]; g != nil {
-			res.Calls = append(res.Calls, Call{Node: n, Op: g.op})
+			res.Calls = append(res.Calls, Call{Node: n, Op: g.op, key: keyOf[i]})
 		}
 	}
 	return res
 }
+
+// deriveHook, when set (by tests), is called for every node derived.
+var deriveHook func()
 
 // origin is where an op's reference comes from when nobody wrote one: the
 // node's op type run by onnx.reference.ReferenceEvaluator, which implements
@@ -266,8 +290,10 @@ func label(n *onnx.Node) string {
 }
 
 type importer struct {
-	path   string
-	l      *diag.List
+	path string
+	l    *diag.List
+	// errs reports the errors about nodes, capped per code.
+	errs   *capped
 	scopes scopes
 	// readers are every target's node reader (target.NodeReader);
 	// reserved, the attributes some target's runtime reads itself;
@@ -298,7 +324,7 @@ type group struct {
 }
 
 func (im *importer) errorf(n *onnx.Node, code, format string, args ...any) {
-	im.l.Errorf(diag.Pos{File: im.path}, code, "%s: %s", n, fmt.Sprintf(format, args...))
+	im.errs.errorf(code, "%s: %s", n, fmt.Sprintf(format, args...))
 }
 
 // derive types and shapes the op node n would become; nil when it cannot

@@ -29,37 +29,55 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, caller targ
 	for _, f := range m.Functions {
 		functions[f.Name] = true
 	}
-	sc := scopes{}
-	edits := map[*onnx.Node]onnx.NodeEdit{}
+	nodes := make([]*onnx.Node, len(calls))
+	for i, c := range calls {
+		nodes[i] = c.Node
+	}
+	sc := newScopes(nodes)
+	edits := make(map[*onnx.Node]onnx.NodeEdit, len(calls))
 	needDomain := map[string]bool{}
+	errs := newCapped(l, path)
+	// Nodes alike (keyer) calling one op are planned once, when they fit.
+	keys := &keyer{sc: sc}
+	fits := map[string]onnx.NodeEdit{}
 	for _, c := range calls {
 		n := c.Node
+		key, keyed := c.key, c.key != ""
+		if !keyed {
+			key, keyed = keys.key(n)
+			key = "p" + key
+		}
+		key += "\x00" + c.Op.Name
+		if e, ok := fits[key]; ok && keyed {
+			edits[n] = e
+			continue
+		}
 		op := pkg.Op(c.Op.Name)
 		if op == nil {
 			var have []string
 			for _, o := range pkg.Ops {
 				have = append(have, o.Name)
 			}
-			l.Errorf(pos, "onnx-rewrite-op", "%s becomes op %s, which %s does not define (it has %s); import the model again, or name the op with --rename %s=NAME", n, c.Op.Name, pkg.Source, strings.Join(have, ", "), n.OpType)
+			errs.errorf("onnx-rewrite-op", "%s becomes op %s, which %s does not define (it has %s); import the model again, or name the op with --rename %s=NAME", n, c.Op.Name, pkg.Source, strings.Join(have, ", "), n.OpType)
 			continue
 		}
 		call := caller.ONNXCall(pkg, op, n)
 		if call.Unavailable != "" {
-			l.Errorf(pos, "onnx-rewrite-op", "%s becomes %s", n, call.Unavailable)
+			errs.errorf("onnx-rewrite-op", "%s becomes %s", n, call.Unavailable)
 			continue
 		}
 		// The op type the node will carry (a TensorRT plugin's may be its plugin_name).
 		if _, std := onnx.StandardOp(call.Edit.OpType); std && !allowStandard && call.StandardName != "" {
-			l.Errorf(pos, "onnx-standard-name", "%s", call.StandardName)
+			errs.errorf("onnx-standard-name", "%s", call.StandardName)
 			continue
 		}
 		if functions[call.Edit.OpType] {
-			l.Errorf(pos, "onnx-function-name", "op %s of %s would be called as %s, the name of a function of the model; the runtime would inline the function for %s instead of calling the op", op.Name, pkg.Source, call.Edit.OpType, n)
+			errs.errorf("onnx-function-name", "op %s of %s would be called as %s, the name of a function of the model; the runtime would inline the function for %s instead of calling the op", op.Name, pkg.Source, call.Edit.OpType, n)
 			continue
 		}
 		problems := append(matchNode(n, op, call, sc), call.Problems...)
 		for _, p := range problems {
-			l.Errorf(pos, "onnx-rewrite-signature", "%s does not fit op %s of %s: %s", n, op.Name, pkg.Source, p)
+			errs.errorf("onnx-rewrite-signature", "%s does not fit op %s of %s: %s", n, op.Name, pkg.Source, p)
 		}
 		if len(problems) > 0 {
 			continue
@@ -77,7 +95,11 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, caller targ
 			needDomain[domain] = true
 		}
 		edits[n] = e
+		if keyed {
+			fits[key] = e
+		}
 	}
+	errs.flush()
 	var opsets []onnx.OpsetID
 	for d := range needDomain {
 		opsets = append(opsets, onnx.OpsetID{Domain: d, Version: 1})
