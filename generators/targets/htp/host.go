@@ -1,13 +1,13 @@
 package htp
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
-	_ "embed"
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/targets/htp/htpopt"
