@@ -76,6 +76,8 @@ class TRT:
         import subprocess
         self.torch, self.subprocess = torch, subprocess
         self.library, self.runner = job["impl"]["library"], job["impl"]["runner"]
+        # One process per case, bounded below verify's own --case-timeout watchdog.
+        self.timeout = job.get("case_timeout") or 300
         gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else "an NVIDIA GPU"
         self.engine = "CUDA on %s (the plugin library through opforge's TensorRT-style loader)" % gpu
 
@@ -109,7 +111,7 @@ class TRT:
             req = os.path.join(d, "request")
             with open(req, "w") as fh:
                 fh.write("\n".join(lines) + "\n")
-            p = self.subprocess.run([self.runner, self.library, req], capture_output=True, text=True, timeout=120)
+            p = self.subprocess.run([self.runner, self.library, req], capture_output=True, text=True, timeout=self.timeout)
             if p.returncode == 4:
                 raise NotTaken(p.stdout.strip())
             if p.returncode != 0:
