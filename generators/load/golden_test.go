@@ -89,9 +89,8 @@ var noCaseNeeded = map[string]bool{
 	// Generation and out/ tree diagnostics need an out/ tree; the tests of
 	// generators/writer and generators/gen cover them.
 	"drift-changed": true, "drift-extra": true, "drift-missing": true, "manifest": true, "unsafe-path": true,
-	"user-code-stale": true, "user-region-markers": true, "user-region-orphan": true, "generated-edited": true, "stale-unverified": true, "unknown-file": true,
-	"interrupted-mv": true,
-	"htp-config":     true, "toolchain": true, "executorch-assumed-shape": true,
+	"user-code-stale": true, "user-region-markers": true, "user-region-orphan": true, "generated-edited": true, "stale-unverified": true, "unknown-file": true, "interrupted-mv": true,
+	"htp-config": true, "toolchain": true, "executorch-assumed-shape": true,
 	// ONNX import and rewrite read models, not opdefs: covered by
 	// generators/onnximport tests (golden cases under testdata/onnx,
 	// TestImportErrors, TestPlan) and generators/cli tests (onnx-read,
