@@ -24,6 +24,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/opforge/opforge/generators/procgroup"
+
 	"github.com/opforge/opforge/generators/filelock"
 )
 
@@ -391,12 +393,12 @@ func stage(u *Unit, via string) string {
 func stopped(ctx context.Context, u *Unit, via string, timeout time.Duration) error {
 	if errors.Is(context.Cause(ctx), errUnitTimeout) {
 		return &unitError{
-			msg:   fmt.Sprintf("the %s ran past the unit timeout of %s (--unit-timeout); its process group was killed with %s", stage(u, via), timeout, KillSignal),
-			short: fmt.Sprintf("timed out after %s, killed with %s", timeout, KillSignal),
+			msg:   fmt.Sprintf("the %s ran past the unit timeout of %s (--unit-timeout); its process group was killed with %s", stage(u, via), timeout, procgroup.KillSignal),
+			short: fmt.Sprintf("timed out after %s, killed with %s", timeout, procgroup.KillSignal),
 		}
 	}
 	return &unitError{
-		msg:   fmt.Sprintf("the build was interrupted during the %s; its process group was killed with %s", stage(u, via), KillSignal),
+		msg:   fmt.Sprintf("the build was interrupted during the %s; its process group was killed with %s", stage(u, via), procgroup.KillSignal),
 		short: "interrupted",
 	}
 }
@@ -426,7 +428,8 @@ var pipeGrace = 5 * time.Second
 // kills. What it wrote is checked by the caller.
 func runTool(ctx context.Context, dir, tool string, args []string, tmpOut string) ([]byte, error) {
 	_ = os.Remove(tmpOut) // a failed launcher may have left half a file
-	cmd := Command(ctx, tool, args...)
+	cmd := procgroup.Command(ctx, tool, args...)
+	cmd.WaitDelay = pipeGrace
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil {

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/opforge/opforge/generators/procgroup"
 )
 
 // ToolTimeout bounds a tool a runner starts to make a package runnable (a
@@ -19,9 +20,8 @@ const ToolTimeout = 10 * time.Minute
 func CombinedOutput(timeout time.Duration, name string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	// Output pipes a killed tool's children still hold are closed after this.
-	cmd.WaitDelay = 5 * time.Second
+	// The tool's whole group goes at the timeout (a compiler's cc1plus too).
+	cmd := procgroup.Command(ctx, name, args...)
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return out, fmt.Errorf("%s %s did not finish in %s; it was killed", name, strings.Join(args, " "), timeout)

@@ -10,12 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/opforge/opforge/generators/procgroup"
 
 	"github.com/opforge/opforge/generators/verifier"
 )
@@ -243,11 +243,9 @@ func runProbe(py verifier.Python, probes []verifier.Probe, getenv func(string) s
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, py.Path, script)
 	// On the timeout the probe's whole process group goes, so nothing it
 	// started lives on holding the output open (WaitDelay is the backstop).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd := procgroup.Command(ctx, py.Path, script)
 	cmd.WaitDelay = time.Second
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
 	cmd.Stdin = bytes.NewReader(in)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/opforge/opforge/generators/procgroup"
+
 	"github.com/opforge/opforge/generators/verifier"
 )
 
@@ -53,8 +55,7 @@ func findPython(p string, timeout time.Duration) pythonCheck {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "-c", "import torch")
-	killGroupOnCancel(cmd)
+	cmd := procgroup.Command(ctx, path, "-c", "import torch")
 	out, err := cmd.CombinedOutput()
 	switch {
 	case err == nil:
@@ -118,7 +119,7 @@ func runJob(python string, j job, impl verifier.Implementation, env []string, ti
 		return fail(err.Error())
 	}
 	cmd := exec.Command(python, script)
-	ownGroup(cmd)
+	procgroup.Own(cmd)
 	cmd.Stdin = bytes.NewReader(in)
 	cmd.Env = append(append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1"), env...)
 	var stderr tailBuffer
@@ -148,7 +149,7 @@ func runJob(python string, j job, impl verifier.Implementation, env []string, ti
 	watchdog := time.NewTimer(timeout)
 	defer watchdog.Stop()
 	kill := func() {
-		killGroup(cmd)
+		procgroup.Kill(cmd)
 		// The group is dead; what it wrote before is still worth reading.
 		for range lines {
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opforge/opforge/generators/procgroup"
+
 	"github.com/opforge/opforge/generators/build"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/verifier"
@@ -283,9 +285,9 @@ func (e *timedOut) Error() string { return e.msg }
 func runBounded(timeout time.Duration, stage, name string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	out, err := build.Command(ctx, name, args...).CombinedOutput()
+	out, err := procgroup.Command(ctx, name, args...).CombinedOutput()
 	if ctx.Err() != nil {
-		return out, &timedOut{fmt.Sprintf("%s (%s) ran past %s; its process group was killed with %s", stage, name, timeout, build.KillSignal)}
+		return out, &timedOut{fmt.Sprintf("%s (%s) ran past %s; its process group was killed with %s", stage, name, timeout, procgroup.KillSignal)}
 	}
 	return out, err
 }
