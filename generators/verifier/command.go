@@ -2,9 +2,7 @@ package verifier
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/opforge/opforge/generators/procgroup"
@@ -15,16 +13,21 @@ import (
 // of hanging verify.
 const ToolTimeout = 10 * time.Minute
 
-// CombinedOutput runs name with args, bounded by timeout, and returns its
-// combined output; a run past the timeout is killed and its error says so.
-func CombinedOutput(timeout time.Duration, name string, args ...string) ([]byte, error) {
+// TimedOut is a tool killed at its bound.
+type TimedOut struct{ msg string }
+
+func (e *TimedOut) Error() string { return e.msg }
+
+// CombinedOutput runs name with args (what a runner does to make a package
+// runnable: stage) within timeout and returns its combined output; past
+// the timeout, the tool's process group is killed and the error, a
+// *TimedOut, names the stage, the tool and the signal.
+func CombinedOutput(timeout time.Duration, stage, name string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	// The tool's whole group goes at the timeout (a compiler's cc1plus too).
-	cmd := procgroup.Command(ctx, name, args...)
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return out, fmt.Errorf("%s %s did not finish in %s; it was killed", name, strings.Join(args, " "), timeout)
+	out, err := procgroup.Command(ctx, name, args...).CombinedOutput()
+	if ctx.Err() != nil {
+		return out, &TimedOut{fmt.Sprintf("%s (%s) ran past %s; its process group was killed with %s", stage, name, timeout, procgroup.KillSignal)}
 	}
 	return out, err
 }

@@ -77,7 +77,7 @@ func (hostRunner) Prepare(o verifier.Options, pkg *ir.Package, tmp string) verif
 			buildHostOp(cxx, dir, main, filepath.Join(o.Out, "htp", pkg.Name, "src", "ops", op.Name+".cpp"), filepath.Join(bin, op.Name))
 		}
 	}
-	version, _ := verifier.CombinedOutput(time.Minute, cxx, "-dumpfullversion")
+	version, _ := verifier.CombinedOutput(time.Minute, "reading the host compiler's version", cxx, "-dumpfullversion")
 	engine := fmt.Sprintf("host harness (%s %s), QNN HTP tensor API stand-in", filepath.Base(cxx), strings.TrimSpace(string(version)))
 	return verifier.Prepared{Impl: map[string]string{"bin": bin, "engine": engine}}
 }
@@ -111,7 +111,7 @@ func buildHostOp(cxx, dir, main, src, exe string) {
 	out, err := hostCompile(cxx, dir, src, obj)
 	if err == nil {
 		var link []byte
-		link, err = verifier.CombinedOutput(verifier.ToolTimeout, cxx, main, obj, "-o", exe)
+		link, err = verifier.CombinedOutput(verifier.ToolTimeout, "linking the host harness", cxx, main, obj, "-o", exe)
 		out = string(link)
 	}
 	if err != nil {
@@ -135,6 +135,6 @@ func firstErrors(out string, n int) string {
 }
 
 func hostCompile(cxx, dir, src, obj string) (string, error) {
-	out, err := verifier.CombinedOutput(verifier.ToolTimeout, cxx, "-std=c++17", "-O1", "-g", "-Wall", "-I"+dir, "-I"+filepath.Join(dir, "include"), "-c", src, "-o", obj)
+	out, err := verifier.CombinedOutput(verifier.ToolTimeout, "compiling the op for the host harness", cxx, "-std=c++17", "-O1", "-g", "-Wall", "-I"+dir, "-I"+filepath.Join(dir, "include"), "-c", src, "-o", obj)
 	return string(out), err
 }

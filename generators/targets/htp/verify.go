@@ -153,7 +153,7 @@ func prepareHTP(o verifier.Options, pkg *ir.Package, tmp string) htpPrep {
 	if err := os.WriteFile(script, htpRunner, 0o644); err != nil {
 		return htpPrep{err: err.Error()}
 	}
-	out, err := verifier.CombinedOutput(2*time.Minute, python, script, "versions")
+	out, err := verifier.CombinedOutput(2*time.Minute, "reading the QNN backend's versions", python, script, "versions")
 	fields := strings.Fields(string(out))
 	if err != nil || len(fields) != 4 {
 		return htpPrep{skip: fmt.Sprintf("OPFORGE_QNN_PYTHON=%s cannot load onnxruntime and onnxruntime-qnn: %s", python, verifier.LastLines(string(out), 2))}

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/opforge/opforge/generators/procgroup"
-
 	"github.com/opforge/opforge/generators/build"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/verifier"
@@ -203,17 +201,17 @@ func prepareTRT(o verifier.Options, pkg *ir.Package, tmp string) trtPrep {
 	if err := os.WriteFile(src, trtRunner, 0o644); err != nil {
 		return trtPrep{err: err.Error()}
 	}
-	out, err := runBounded(build.DefaultUnitTimeout, "building the TensorRT runner", cxx.Path, "-std=c++17", "-O1", "-Wno-deprecated-declarations", "-isystem", trtSDK.Path,
+	out, err := verifier.CombinedOutput(build.DefaultUnitTimeout, "building the TensorRT runner", cxx.Path, "-std=c++17", "-O1", "-Wno-deprecated-declarations", "-isystem", trtSDK.Path,
 		"-isystem", filepath.Join(cudaSDK.Path, "include"), src, "-o", runner,
 		"-L"+cudaLib, "-l:libcudart_static.a", "-ldl", "-lpthread", "-lrt")
-	var killed *timedOut
+	var killed *verifier.TimedOut
 	switch {
 	case errors.As(err, &killed):
 		return trtPrep{err: err.Error()}
 	case err != nil:
 		return trtPrep{err: "building the TensorRT runner failed: " + verifier.LastLines(string(out), 5)}
 	}
-	probe, err := runBounded(runnerProbeTimeout, "probing for a GPU with the TensorRT runner", runner, "--probe")
+	probe, err := verifier.CombinedOutput(runnerProbeTimeout, "probing for a GPU with the TensorRT runner", runner, "--probe")
 	switch {
 	case errors.As(err, &killed):
 		return trtPrep{err: err.Error()} // a hanging driver is no answer: not a skip
@@ -273,21 +271,3 @@ func pythonPluginModule(out string, pkg *ir.Package) (string, error) {
 // runnerProbeTimeout bounds the runner's GPU probe: CUDA initialises in
 // seconds; a wedged driver never answers.
 const runnerProbeTimeout = 2 * time.Minute
-
-// timedOut is a child process killed at its bound.
-type timedOut struct{ msg string }
-
-func (e *timedOut) Error() string { return e.msg }
-
-// runBounded runs a child of verify's TensorRT preparation within timeout:
-// past it, the child's process group is killed and the error names the
-// stage, the command and the signal.
-func runBounded(timeout time.Duration, stage, name string, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	out, err := procgroup.Command(ctx, name, args...).CombinedOutput()
-	if ctx.Err() != nil {
-		return out, &timedOut{fmt.Sprintf("%s (%s) ran past %s; its process group was killed with %s", stage, name, timeout, procgroup.KillSignal)}
-	}
-	return out, err
-}
