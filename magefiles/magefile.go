@@ -108,12 +108,28 @@ const venvDir = ".venv"
 // ones skip with a reason unless their environment variables are set) and
 // runs each fuzz target briefly.
 func Test() error {
-	if err := ensureDebianPackages(); err != nil {
+	env, err := testEnv()
+	if err != nil {
 		return err
+	}
+	if err := run(env, "go", "vet", "./..."); err != nil {
+		return err
+	}
+	if err := run(env, "go", "test", "-count=1", "./..."); err != nil {
+		return err
+	}
+	return Fuzz()
+}
+
+// testEnv installs what the tests need (Debian packages as root, the
+// venv) and returns the environment that points them at it.
+func testEnv() ([]string, error) {
+	if err := ensureDebianPackages(); err != nil {
+		return nil, err
 	}
 	python, err := ensureVenv()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	env := append(os.Environ(), "OPFORGE_PYTHON="+python)
 	if os.Getenv("OPFORGE_TRT_BINDINGS") == "" {
@@ -121,7 +137,7 @@ func Test() error {
 		// tensorrt.plugin the Python plugin modules run against.
 		site, err := output(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		env = append(env, "OPFORGE_TRT_BINDINGS="+strings.TrimSpace(site))
 	}
@@ -136,20 +152,11 @@ func Test() error {
 		// of the Python plugins (it runs only where a GPU is).
 		core, err := filepath.Abs(filepath.Join("testdata", "trt", "qdp", "core"))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		env = append(env, "OPFORGE_TRT_CORE="+core)
 	}
-	if err := run(env, "go", "vet", "./..."); err != nil {
-		return err
-	}
-	if err := run(env, "go", "test", "-count=1", "./..."); err != nil {
-		return err
-	}
-	if err := verifyKernelsOnCPU(env); err != nil {
-		return err
-	}
-	return Fuzz()
+	return env, nil
 }
 
 // cpuKernelTargets are the verify targets whose kernels run on a machine
@@ -159,10 +166,16 @@ func Test() error {
 // with g++ against the host harness.
 var cpuKernelTargets = []string{"trt-python", "aipu-opencl", "htp-host"}
 
-// verifyKernelsOnCPU runs the shipped ops' kernels that a CPU can run
-// (opforge verify --strict: a case that cannot run fails the test too, so
-// a runner that lost its engine cannot pass quietly).
-func verifyKernelsOnCPU(env []string) error {
+// VerifyCPU runs the shipped ops' kernels that a CPU can run, in the
+// engines the test environment installs (opforge verify --strict: a case
+// that cannot run here fails too, so a runner that lost its engine cannot
+// pass quietly). It reads opdefs/ and out/, so it is CI's second step, not
+// part of test: the tests never depend on what opdefs/ and out/ hold.
+func VerifyCPU() error {
+	env, err := testEnv()
+	if err != nil {
+		return err
+	}
 	return run(env, "go", "run", "./generators/cmd/opforge", "verify", "--strict", "--target", strings.Join(cpuKernelTargets, ","))
 }
 

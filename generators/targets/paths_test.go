@@ -16,7 +16,8 @@ func TestPathsAreWhatGenerateWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, root := range []string{"../../opdefs", "../../testdata/gen/examples/opdefs"} {
+	// testdata's generator trees (the tests never read the repository's own opdefs/).
+	for _, root := range []string{"../../testdata/gen/aipu-features/opdefs", "../../testdata/gen/examples/opdefs", "../../testdata/gen/executorch-lower/opdefs", "../../testdata/gen/htp-legacy/opdefs", "../../testdata/gen/htp-params/opdefs", "../../testdata/gen/rank-poly/opdefs", "../../testdata/gen/trt-features/opdefs", "../../testdata/gen/trt-legacy/opdefs"} {
 		var l diag.List
 		pkgs := load.Tree(root, &l)
 		Check(&l, pkgs...)
