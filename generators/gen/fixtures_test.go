@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/opforge/opforge/generators/sharedfixtures"
 )
 
 // vendorHTPOps reads a QNN XML config without opforge's loader (so the
@@ -46,7 +48,7 @@ func vendorHTPOps(t *testing.T, path string) (pkg string, ops []string) {
 func TestFixturesEveryHTPOpGenerates(t *testing.T) {
 	for _, dir := range []string{"qnn", "qnn-more"} {
 		t.Run(dir, func(t *testing.T) {
-			root := filepath.Join(repo, "..", "shared", "fixtures", dir)
+			root := sharedfixtures.Need(t, filepath.Join(repo, "..", "shared", "fixtures", dir))
 			var files []string
 			_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 				if err == nil && !d.IsDir() && filepath.Ext(p) == ".xml" {

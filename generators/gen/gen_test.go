@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opforge/opforge/generators/sharedfixtures"
+
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/writer"
@@ -97,14 +99,14 @@ func TestGoldenTrees(t *testing.T) {
 // TestGoldenFixtures generates the real QNN configs of shared/fixtures
 // into testdata/gen/fixtures/out.
 func TestGoldenFixtures(t *testing.T) {
-	goldenTree(t, Options{OpDefs: repo + "/../shared/fixtures/qnn", Toolchains: repo + "/toolchains", Out: repo + "/testdata/gen/fixtures/out"})
+	goldenTree(t, Options{OpDefs: sharedfixtures.Need(t, repo+"/../shared/fixtures/qnn"), Toolchains: repo + "/toolchains", Out: repo + "/testdata/gen/fixtures/out"})
 }
 
 // TestGoldenFixturesMore generates the further real configs of
 // shared/fixtures/qnn-more (textual defaults, UseQHPI, CPU packages beside
 // HTP ones) into testdata/gen/fixtures-more/out.
 func TestGoldenFixturesMore(t *testing.T) {
-	goldenTree(t, Options{OpDefs: repo + "/../shared/fixtures/qnn-more", Toolchains: repo + "/toolchains", Out: repo + "/testdata/gen/fixtures-more/out"})
+	goldenTree(t, Options{OpDefs: sharedfixtures.Need(t, repo+"/../shared/fixtures/qnn-more"), Toolchains: repo + "/toolchains", Out: repo + "/testdata/gen/fixtures-more/out"})
 }
 
 // copyTree copies src into dst.

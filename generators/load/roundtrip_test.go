@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opforge/opforge/generators/sharedfixtures"
+
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/targets"
@@ -22,7 +24,7 @@ func fixtures(t *testing.T) []string {
 	t.Helper()
 	var all []string
 	for _, dir := range fixtureDirs {
-		files, err := Files(dir)
+		files, err := Files(sharedfixtures.Need(t, dir))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no QNN fixtures under %s: %v", dir, err)
 		}

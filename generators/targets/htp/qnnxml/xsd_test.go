@@ -22,6 +22,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opforge/opforge/generators/sharedfixtures"
+
 	"github.com/beevik/etree"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -102,6 +104,9 @@ func xsdValidator(t *testing.T) func(docs map[string][]byte) map[string][]string
 // xmlFiles lists the *.xml files below root, recursively.
 func xmlFiles(t *testing.T, root string) []string {
 	t.Helper()
+	if root == xsdFixturesDir || root == xsdFixturesMoreDir {
+		sharedfixtures.Need(t, root)
+	}
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
