@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/opforge/opforge/generators/sharedfixtures"
+
 	"encoding/json"
-	"github.com/opforge/opforge/generators/filelock"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/opforge/opforge/generators/filelock"
 )
 
 func run(args ...string) (code int, stdout, stderr string) {
@@ -58,7 +61,8 @@ func TestConvertWritesNothingOnError(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("convert wrote %s despite errors", out)
 	}
-	code, _, errs := run("convert", "../../../shared/fixtures/qnn/onnxruntime/MyAddOpPackageHtp.xml", "-o", out)
+	fixture := sharedfixtures.Need(t, "../../../shared/fixtures/qnn") + "/onnxruntime/MyAddOpPackageHtp.xml"
+	code, _, errs := run("convert", fixture, "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
