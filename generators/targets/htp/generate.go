@@ -186,6 +186,16 @@ type opModel struct {
 	NumInputs    int
 	NumOutputs   int
 	NumParams    int
+	// Example names the op's own tensors in the impl region's first
+	// contents, which show the tensor API on them; nil for an op without
+	// an input or an output.
+	Example *tensorExample
+}
+
+// tensorExample is what the impl region's comments show the HTP tensor API
+// on: the op's first input and output, and its first param ("" for none).
+type tensorExample struct {
+	In, Out, Param text
 }
 
 // vendorName is a reference named as the vendor's skeleton names a tensor:
@@ -254,6 +264,12 @@ func newOpModel(pkg *ir.Package, op *ir.Op) *opModel {
 		m.Args = append(m.Args, "const Tensor& "+p.Ident)
 	}
 	m.VendorNames = vendorNames(op)
+	if len(op.Inputs) > 0 && len(op.Outputs) > 0 {
+		m.Example = &tensorExample{In: text(op.Inputs[0].Ident), Out: text(op.Outputs[0].Ident)}
+		if len(op.Params) > 0 {
+			m.Example.Param = text(op.Params[0].Ident)
+		}
+	}
 	if len(op.Params) > 0 {
 		m.Order = make([]orderEntry, len(op.Params))
 	}
