@@ -8,6 +8,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/verifier"
 )
@@ -90,6 +91,14 @@ type NodeReader interface {
 	// differ only in those into one op (only when every target asked for
 	// does).
 	TakesOptionalInputs() bool
+}
+
+// SourceFormat is a target whose vendor has an op definition format of
+// its own, kept in the target's folder: the registry registers it with
+// load, which then reads files of its extensions, and `opforge convert`
+// writes it.
+type SourceFormat interface {
+	SourceFormat() load.Format
 }
 
 // Builder is a target whose generated packages `opforge build` compiles

@@ -7,6 +7,7 @@ import (
 	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/targets/aipu"
@@ -31,6 +32,19 @@ func WithToolchains(toolchainDir string) []target.Target {
 // it generates. Everything but generation with another toolchains
 // directory (gen.Options.Toolchains) takes this list.
 func All() []target.Target { return WithToolchains(toolchain.Dir) }
+
+// The op definition formats the targets own (target.SourceFormat) are
+// registered with load as this package is initialized: load reads them
+// by extension without naming a vendor, and every program that loads
+// opdefs imports this package, which runs the targets' checks after load
+// (Check).
+func init() {
+	for _, t := range All() {
+		if f, ok := t.(target.SourceFormat); ok {
+			load.Register(f.SourceFormat())
+		}
+	}
+}
 
 // ImportTargets are the targets `opforge import onnx --targets` accepts
 // (target.Importer); DefaultImportTargets, what it generates for when

@@ -27,12 +27,13 @@ type Target struct {
 // optional part by a type assertion, which a missing method would fail
 // silently.
 var (
-	_ target.Target     = Target{}
-	_ target.Pather     = Target{}
-	_ target.Importer   = Target{}
-	_ target.ONNXCaller = Target{}
-	_ target.Builder    = Target{}
-	_ target.Verifier   = Target{}
+	_ target.Target       = Target{}
+	_ target.Pather       = Target{}
+	_ target.Importer     = Target{}
+	_ target.ONNXCaller   = Target{}
+	_ target.SourceFormat = Target{}
+	_ target.Builder      = Target{}
+	_ target.Verifier     = Target{}
 )
 
 // New returns the target reading its descriptor from toolchainDir
