@@ -86,6 +86,11 @@ type NodeReader interface {
 	// reader's rules, so an op's name does not depend on --targets.
 	StandardNameRule() string
 	FunctionNameRule() string
+	// CallsCustomOp reports whether node n calls a custom op of the
+	// runtime already, whatever its op type (it names one the way the
+	// runtime looks custom ops up): `import onnx --unsupported-for` leaves
+	// such a node alone, since a runtime runs it.
+	CallsCustomOp(n *onnx.Node) bool
 	// TakesOptionalInputs reports whether the runtime calls an op with its
 	// trailing optional inputs left out, so import may join nodes that
 	// differ only in those into one op (only when every target asked for
