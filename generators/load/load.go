@@ -25,8 +25,9 @@ import (
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
-// MaxFileSize bounds one op definition file. The largest real QNN config
-// is a few kilobytes; a bigger file is a mistake, not a definition.
+// MaxFileSize bounds one op definition file. The largest real op
+// definition is a few kilobytes; a bigger file is a mistake, not a
+// definition.
 const MaxFileSize = 4 << 20
 
 // Files returns the op definition files below root, sorted.

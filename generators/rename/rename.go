@@ -220,7 +220,7 @@ func (p *Plan) pair(before, after *fileset.Set, from, to, out string, l *diag.Li
 			continue
 		}
 		// Each part of the path may spell the name its own way
-		// (htp/VisionOps/executorch/vision_ops.py).
+		// (<target>/VisionOps/<dir>/vision_ops.py).
 		parts := strings.Split(f.Path, "/")
 		for i, part := range parts {
 			for _, s := range spellings {

@@ -13,12 +13,12 @@ import (
 	"github.com/opforge/opforge/generators/verifier"
 )
 
-// Target is a code generation target (htp, trt, aipu, ...).
+// Target is a code generation target: one per vendor runtime.
 type Target interface {
 	// Name is the short name used in opdefs (targets.<name>), diagnostics
 	// and the out/<name>/ directory.
 	Name() string
-	// Summary says what the target generates, for help text ("TensorRT
+	// Summary says what the target generates, for help text ("<vendor>
 	// plugins (C++ and Python)"): the CLI names targets only through it.
 	Summary() string
 	// Check reports what only this target cares about — dtypes it cannot
@@ -131,7 +131,7 @@ type ONNXCaller interface {
 	// ONNXCall says how node n calls op of pkg in the target's runtime.
 	ONNXCall(pkg *ir.Package, op *ir.Op, n *onnx.Node) ONNXCall
 	// CallerSummary names the runtime that reads the rewritten model and
-	// calls the ops, for help text ("TensorRT's ONNX parser").
+	// calls the ops, for help text ("<vendor>'s ONNX parser").
 	CallerSummary() string
 }
 

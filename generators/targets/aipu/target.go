@@ -6,6 +6,10 @@ import "github.com/opforge/opforge/generators/target"
 // and verifies (targets.All holds it).
 type Target struct{}
 
+// It is no target.NodeReader, so `import onnx` never joins nodes that
+// differ only in trailing optional inputs into one op for it: the Compass
+// plugins take no optional inputs.
+
 // What the target is, checked by the compiler: the registry finds each
 // optional part by a type assertion, which a missing method would fail
 // silently.

@@ -23,6 +23,11 @@ type Target struct {
 	descriptor func() (*Descriptor, error)
 }
 
+// It is no target.NodeReader, so `import onnx` never joins nodes that
+// differ only in trailing optional inputs into one op for it: the
+// package's ValidateOpConfig takes exact input counts, while ONNX
+// Runtime's QNN provider and ExecuTorch pass only the inputs present.
+
 // What the target is, checked by the compiler: the registry finds each
 // optional part by a type assertion, which a missing method would fail
 // silently.
