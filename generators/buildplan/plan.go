@@ -28,7 +28,7 @@ type Options struct {
 	// Packages, when set, limits a build to these packages (by name).
 	Packages []string
 	// Variants, when set, limits a build to these of the target's build
-	// variants (HTP: x86, aarch64, v68 ...); a target without variants
+	// variants (architectures, say: x86, aarch64 ...); a target without variants
 	// ignores it.
 	Variants []string
 }

@@ -37,7 +37,7 @@ const usageFormat = `usage:
                                                                   and a team's build through a shared ccache; per verify
                                                                   target, what it runs on here or what to install or set
   opforge validate [--format text|json] [PATH ...]    check op definitions (default: opdefs)
-  opforge convert [--to yaml|xml] [-o OUT] FILE      convert between YAML and QNN XML
+  opforge convert [--to %[8]s] [-o OUT] FILE      convert between %[9]s
   opforge fmt [-w] [--check] FILE ...                canonical YAML, comments kept
   opforge import onnx MODEL SELECT [--rename T=NAME] [-o OPDEF|-] [--force]
                  [--package NAME] [--domain D] [--namespace NS] [--package-version V]
@@ -69,7 +69,9 @@ func usage() string {
 		callers.String(),
 		strings.Join(frontEndNames(), "|"),
 		summaries.String(),
-		targets.DefaultONNXCaller)
+		targets.DefaultONNXCaller,
+		strings.Join(load.Formats(), "|"),
+		load.Titles())
 }
 
 // Main runs one command and returns the process exit status.

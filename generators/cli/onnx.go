@@ -433,8 +433,8 @@ func copyFile(from, to string) error {
 	return atomicfile.ReplaceFrom(to, in, 0o644)
 }
 
-// callerList names each runtime rewrite onnx --for takes: "htp (an op
-// package in ...), trt (...)".
+// callerList names each runtime rewrite onnx --for takes: "<target>
+// (<its CallerSummary>), ...".
 func callerList(callers map[string]target.ONNXCaller) string {
 	var l []string
 	for _, name := range slices.Sorted(maps.Keys(callers)) {

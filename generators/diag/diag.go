@@ -56,7 +56,7 @@ func (s Severity) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()
 
 // Diagnostic is one problem. Code is a stable kebab-case rule name that
 // tests and tools can match on; Target is set when only one generation
-// target cares (e.g. "htp"), and is printed as a message prefix.
+// target cares (its name), and is printed as a message prefix.
 type Diagnostic struct {
 	Pos      Pos      `json:"pos"`
 	Severity Severity `json:"severity"`

@@ -19,9 +19,9 @@ import (
 	"github.com/opforge/opforge/generators/writer"
 )
 
-// Files generates every target's files for pkgs, and each package's
-// reference module, keyed by paths relative to the output root
-// (<target>/<...>), headers included.
+// Files generates the files of the targets ts (nil: every target,
+// targets.All) for pkgs, and each package's reference module, keyed by
+// paths relative to the output root (<target>/<...>), headers included.
 func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 	if ts == nil {
 		ts = targets.All()
@@ -164,11 +164,7 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 			l.Warnf(diag.Pos{File: filepath.ToSlash(o.Toolchains)}, "toolchain", "no toolchains directory here (%v); the descriptors built into opforge serve", err)
 		}
 	}
-	ts, err := targets.ForGeneration(o.Toolchains)
-	if err != nil {
-		l.Errorf(diag.Pos{File: o.Toolchains}, "toolchain", "%v", err)
-		return nil
-	}
+	ts := targets.WithToolchains(o.Toolchains)
 	var scope func(string) bool
 	if len(o.Packages) > 0 {
 		if pkgs = selectPackages(pkgs, o.Packages, o.OpDefs, l); pkgs == nil {

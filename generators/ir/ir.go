@@ -153,7 +153,7 @@ type Op struct {
 	Params   []*Param
 	// DataDependent are output sizes known only at run time, with bounds.
 	DataDependent []*SizeSymbol
-	// Sections are the op's target sections (`targets: {aipu: ...}`) the
+	// Sections are the op's target sections (`targets: {<target>: ...}`) the
 	// core keeps opaque; each target decodes its own.
 	Sections Sections
 	// UseDefaultTranslation is QNN's UseDefaultTranslation (nil: absent).
@@ -366,7 +366,8 @@ type Param struct {
 	Default *Literal
 	// DefaultText is a QNN Default that forms no value of the param's
 	// dtype (`N-1` for "last axis", `{0,..,0}`): the vendor generator keeps
-	// it as text and registers the param as required in the HTP package.
+	// it as text and registers the param as required in the package it
+	// generates.
 	// Default is nil then; the text travels only where it can be written
 	// as text (the QNN XML writer).
 	DefaultText string
@@ -418,7 +419,8 @@ type Literal struct {
 	Pos  diag.Pos
 }
 
-// Tensors returns inputs then outputs, the order QNN and TensorRT index them.
+// Tensors returns inputs then outputs, the order every target's runtime
+// indexes them.
 func (o *Op) Tensors() []*Tensor {
 	out := make([]*Tensor, 0, len(o.Inputs)+len(o.Outputs))
 	return append(append(out, o.Inputs...), o.Outputs...)

@@ -11,7 +11,7 @@ import (
 // A target's options are not part of the core model: the core keeps each
 // target's section of an opdef (the package-level and the op-level
 // `targets: {<target>: ...}`) as an opaque, positioned Node that the front
-// end (YAML, QNN XML, ONNX import) builds and the canonical writer writes
+// end (YAML, a target's own format, ONNX import) builds and the canonical writer writes
 // back, and the target's own package decodes it in its check step, with
 // positioned diagnostics, into its own option types (kept in
 // Section.Options for its generator).
@@ -197,7 +197,7 @@ func (n *Node) IsTrue() bool {
 		return false
 	}
 	// YAML's spellings of true (the core schema's, which the loader types
-	// as bool): `executorch: True` is as true as `executorch: true`.
+	// as bool): `flag: True` is as true as `flag: true`.
 	switch n.Value {
 	case "true", "True", "TRUE":
 		return true
@@ -212,7 +212,7 @@ func (n *Node) IsFalse() bool {
 }
 
 // Section is one target's section of an op or package: Target names it
-// ("htp", "trt", "aipu"), Node is what was written (nil where the source
+// (by its name), Node is what was written (nil where the source
 // wrote none and the target's defaults apply: an op without `targets:`
 // generates for every target). An op's section being present means the op
 // generates for that target.

@@ -1,4 +1,4 @@
-package load
+package load_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/sharedfixtures"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -24,7 +25,7 @@ func fixtures(t *testing.T) []string {
 	t.Helper()
 	var all []string
 	for _, dir := range fixtureDirs {
-		files, err := Files(sharedfixtures.Need(t, dir))
+		files, err := load.Files(sharedfixtures.Need(t, dir))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no QNN fixtures under %s: %v", dir, err)
 		}
@@ -36,9 +37,9 @@ func fixtures(t *testing.T) []string {
 func mustLoad(t *testing.T, name string, data []byte) *ir.Package {
 	t.Helper()
 	var l diag.List
-	pkg := Parse(name, data, &l)
+	pkg := load.Parse(name, data, &l)
 	if pkg != nil {
-		Validate(pkg, &l)
+		load.Validate(pkg, &l)
 		targets.Check(&l, pkg)
 	}
 	if pkg == nil || l.HasErrors() {
@@ -53,7 +54,7 @@ func mustLoad(t *testing.T, name string, data []byte) *ir.Package {
 func TestFixturesLoad(t *testing.T) {
 	for _, f := range fixtures(t) {
 		var l diag.List
-		pkg := File(f, &l)
+		pkg := load.File(f, &l)
 		targets.Check(&l, pkg)
 		if pkg == nil || l.HasErrors() {
 			var buf bytes.Buffer

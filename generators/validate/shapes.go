@@ -22,8 +22,9 @@ type shapeChecker struct {
 	symbols map[string]bool
 	sizes   map[string]bool
 	ranges  *rangeEnv
-	// elemSizes: the expression being checked may use elem_size (the
-	// TensorRT workspace, computed where the tensors' dtypes are known).
+	// elemSizes: the expression being checked may use elem_size (a
+	// target's workspace size, computed where the tensors' dtypes are
+	// known).
 	elemSizes bool
 	// dims: the expression being checked may use x.shape[axis] (output
 	// shapes, computed where the inputs' dims are known).
@@ -38,8 +39,8 @@ type Reporter interface {
 }
 
 // TargetExpr checks an expression a target computes from op's shapes
-// where the tensors' run-time dtypes are known (TensorRT's workspace
-// size: elem_size may be used): every name it uses must be an input dim
+// where the tensors' run-time dtypes are known (a workspace size:
+// elem_size may be used): every name it uses must be an input dim
 // symbol, an integer param or a shape-tensor value, never a data-dependent
 // size, and its values must stay within 64 bits. where names it in
 // messages.
@@ -183,7 +184,7 @@ func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, all
 }
 
 // elemSize checks elem_size(x): allowed where the dtypes are known at run
-// time (TargetExpr: TensorRT's workspace), of a tensor of the op.
+// time (TargetExpr: a target's workspace size), of a tensor of the op.
 func (c *shapeChecker) elemSize(s *shapeexpr.Expr, pos diag.Pos, where string) {
 	if !c.elemSizes {
 		c.l.Errorf(pos, "elem-size", "%s uses %s; the element size of a tensor is known only where its run-time dtype is: a size a target computes when the plugin runs (a workspace) may use it, a shape may not", where, s)

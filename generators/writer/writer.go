@@ -886,9 +886,9 @@ func firstDiffLine(a, b []byte) int {
 
 // IsUserSource reports whether a path below the output root is a source
 // the user adds beside the generated ones and the generated build picks
-// up: assembly in a `<arch>_asm/` directory (QNN HTP packages take
-// src/ops/{x86,android,v<NN>}_asm/*.S, as the vendor's Makefile does). It
-// is the user's, never drift.
+// up: assembly in a `<arch>_asm/` directory (a generated Makefile may
+// take src/ops/<arch>_asm/*.S, as a vendor's own does). It is the user's,
+// never drift.
 func IsUserSource(rel string) bool {
 	dir, file := path.Split(rel)
 	return strings.HasSuffix(file, ".S") && strings.HasSuffix(strings.TrimSuffix(dir, "/"), "_asm")

@@ -170,7 +170,8 @@ func (b *builder) pkg(root *yaml.Node) *ir.Package {
 		Where:     b.where(p),
 	}
 	// Absent, the namespace is the domain; written "", it is the empty
-	// namespace (NVIDIA's plugins and the ONNX parser's default lookup).
+	// namespace (where a runtime's own plugins live, and where it looks
+	// plugins up by default).
 	if p.get("namespace") == nil {
 		pkg.Namespace = pkg.Domain
 	}

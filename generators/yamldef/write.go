@@ -29,7 +29,7 @@ func Write(pkg *ir.Package, schemaPath string) ([]byte, error) {
 	add(p, "domain", str(pkg.Domain))
 	add(p, "version", str(pkg.Version))
 	// An absent namespace is the domain; "" is the empty namespace, where
-	// NVIDIA's plugins live, and is written out.
+	// a runtime's own plugins live, and is written out.
 	if pkg.Namespace != pkg.Domain {
 		add(p, "namespace", str(pkg.Namespace))
 	}

@@ -14,15 +14,6 @@ import (
 	"github.com/opforge/opforge/generators/names"
 )
 
-// Target checks ops for Compass; Generator also generates them.
-type Target struct{}
-
-// Name implements target.Target.
-func (Target) Name() string { return "aipu" }
-
-// Summary implements target.Target.
-func (Target) Summary() string { return "Compass AIPU plugins (Parser, OPT, GBuilder, OpenCL kernels)" }
-
 // KnownTargets are the Compass targets opforge knows toolchain settings
 // for; an op without a targets list is built for all of them. They move to
 // toolchains/aipu.yaml with the build.

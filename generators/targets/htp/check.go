@@ -10,15 +10,6 @@ import (
 	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 )
 
-// Target generates QNN HTP op packages.
-type Target struct{}
-
-// Name implements target.Target.
-func (Target) Name() string { return "htp" }
-
-// Summary implements target.Target.
-func (Target) Summary() string { return "QNN HTP op packages (+ ExecuTorch registration)" }
-
 // knownBackends are the backend names QNN tools accept in SupportedBackend.
 var knownBackends = map[string]bool{"HTP": true, "HTPMCP": true, "HTP_FP16": true, "CPU": true, "DSP": true, "GPU": true, "LPAI": true, "AIC": true}
 

@@ -13,15 +13,6 @@ import (
 	"github.com/opforge/opforge/generators/validate"
 )
 
-// Target generates TensorRT plugins.
-type Target struct{}
-
-// Name implements target.Target.
-func (Target) Name() string { return "trt" }
-
-// Summary implements target.Target.
-func (Target) Summary() string { return "TensorRT plugins (C++ IPluginV3 + CUDA, and Python)" }
-
 // maxNameBytes is TensorRT's limit on plugin name, version and namespace
 // strings, terminator included.
 const maxNameBytes = 1024
