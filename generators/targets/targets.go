@@ -12,6 +12,7 @@ import (
 	"github.com/opforge/opforge/generators/targets/aipu"
 	"github.com/opforge/opforge/generators/targets/htp"
 	"github.com/opforge/opforge/generators/targets/trt"
+	"github.com/opforge/opforge/generators/validate"
 	"github.com/opforge/opforge/generators/verifier"
 )
 
@@ -49,6 +50,8 @@ func Check(l *diag.List, pkgs ...*ir.Package) {
 		}
 	}
 	checkPaths(l, slices.DeleteFunc(slices.Clone(pkgs), func(p *ir.Package) bool { return p == nil }))
+	// Last: every check that an opdef's acknowledgements can match ran.
+	validate.Acknowledge(l, pkgs...)
 }
 
 // inRegistryOrder orders sections as All does, so writers write them in

@@ -87,19 +87,12 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 		checkIdentity(pkg, op, d)
 	}
 	checkPluginNames(pkg, ops, d)
-	var defaulted []string // "Op (a, b)" per op whose Python plugin drops defaults
-	var firstDefaulted *ir.Op
 	for _, op := range ops {
+		// One warning per op, where its params are, so an op can
+		// acknowledge it (acknowledge: [qdp-default]).
 		if params := checkOp(pkg, op, d); len(params) > 0 {
-			defaulted = append(defaulted, fmt.Sprintf("%s (%s)", op.Name, strings.Join(params, ", ")))
-			if firstDefaulted == nil {
-				firstDefaulted = op
-			}
+			d.Warnf(op.Where.At("params", op.Pos), "qdp-default", "Python plugin attributes take no defaults, so callers of the Python plugin of op %s must pass %s explicitly (the C++ plugin applies the defaults)", op.Name, strings.Join(params, ", "))
 		}
-	}
-	// One warning per package, not one per op: it says the same of each.
-	if len(defaulted) > 0 {
-		d.Warnf(firstDefaulted.Where.At("params", firstDefaulted.Pos), "qdp-default", "Python plugin attributes take no defaults, so callers of the Python plugins must pass these params explicitly (the C++ plugins apply the defaults): %s", strings.Join(defaulted, "; "))
 	}
 }
 
