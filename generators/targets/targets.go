@@ -42,7 +42,8 @@ func Check(l *diag.List, pkgs ...*ir.Package) {
 			continue
 		}
 		for _, t := range All() {
-			t.Check(pkg, l.ForTarget(t.Name()))
+			// Each target checks the ops as narrowed for it.
+			t.Check(pkg.For(t.Name()), l.ForTarget(t.Name()))
 		}
 		inRegistryOrder(pkg.Sections)
 		for _, op := range pkg.Ops {
@@ -165,6 +166,20 @@ func Verifiers() []verifier.Runner {
 		}
 	}
 	return out
+}
+
+// VerifierTargets names the target of each verify runner, by runner name:
+// verify builds a runner's cases from the ops as that target narrows them.
+func VerifierTargets() map[string]string {
+	m := map[string]string{}
+	for _, t := range All() {
+		if v, ok := t.(target.Verifier); ok {
+			for _, r := range v.Verifiers() {
+				m[r.Name()] = t.Name()
+			}
+		}
+	}
+	return m
 }
 
 // NodeReaders returns the targets whose runtimes read part of an ONNX node

@@ -356,11 +356,13 @@ func (b *builder) targets(op *ir.Op, n *yaml.Node) {
 		}
 		return
 	}
-	// Every target's section is its own to decode.
+	// Every target's section is its own to decode, less the narrowing of
+	// the op's dtypes and ranks for that target, which the core owns.
 	t := asObject(n)
 	for _, name := range t.keys {
 		n := t.get(name)
-		op.Sections.Add(name, b.section(n), b.pos(n))
+		node, narrow := ir.TakeNarrowing(b.section(n))
+		op.Sections.Add(name, node, b.pos(n)).Narrow = narrow
 	}
 }
 

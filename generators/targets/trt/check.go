@@ -208,6 +208,10 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 	return nil
 }
 
+// takesDType reports a dtype a TensorRT tensor can be (an invalid one is
+// the schema's to report).
+func takesDType(dt ir.DType) bool { return !dt.Valid() || TensorDType(dt) != "" }
+
 func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 	pos := t.Where.At("type", t.Pos)
 	for _, dt := range op.AllowedDTypes(t) {
@@ -215,7 +219,7 @@ func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 			continue
 		}
 		if TensorDType(dt) == "" {
-			d.Errorf(pos, "trt-dtype", "%q of op %s may be %s, which TensorRT tensors cannot be (no nvinfer1::DataType)", t.Name, op.Name, dt)
+			d.Errorf(pos, "trt-dtype", "%q of op %s may be %s, which TensorRT tensors cannot be (no nvinfer1::DataType)%s", t.Name, op.Name, dt, validate.NarrowingHint(op, targetName, takesDType))
 		} else if output && (dt == ir.Bool || dt == ir.Uint8) {
 			d.Errorf(pos, "trt-output-dtype", "output %q of op %s may be %s; TensorRT plugins cannot produce kBOOL or kUINT8 outputs", t.Name, op.Name, dt)
 		}
