@@ -119,7 +119,6 @@ func takesDType(dt ir.DType) bool {
 	return !dt.Valid() || qnnxml.QNNName(dt) != "" && dt != ir.Float64
 }
 
-
 func checkLayout(d *diag.TargetList, pos diag.Pos, l ir.Layout, name string) {
 	if l == ir.LayoutNCHW || l == ir.LayoutNCDHW {
 		d.Errorf(pos, "htp-layout", "%q has layout %s; QNN has no channels-first layout (use NHWC/NDHWC or undefined)", name, l)
