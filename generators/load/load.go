@@ -190,7 +190,8 @@ func Encode(pkg *ir.Package, format, schemaPath string, l *diag.List) ([]byte, e
 	case "yaml":
 		return yamldef.Write(pkg, schemaPath)
 	case "xml":
-		return qnnxml.Write(pkg, l)
+		// QNN XML speaks for HTP: it holds the op as htp narrows it.
+		return qnnxml.Write(pkg.For("htp"), l)
 	}
 	return nil, fmt.Errorf("unknown op definition format %q; use %s", format, strings.Join(Formats, " or "))
 }
