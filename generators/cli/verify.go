@@ -20,7 +20,7 @@ import (
 func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := verify.Options{OpDefs: "opdefs", Out: "out", Runners: targets.Verifiers()}
+	o := verify.Options{OpDefs: "opdefs", Out: "out", Runners: targets.Verifiers(), RunnerTarget: targets.VerifierTargets()}
 	names := verify.Names(o.Runners)
 	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory")
 	fs.StringVar(&o.Out, "out", o.Out, "generated tree (out/)")

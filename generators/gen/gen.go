@@ -46,7 +46,8 @@ func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 	}
 	workpool.Parallel(len(jobs), func(i int) {
 		j := jobs[i]
-		if j.set = j.t.Generate(j.pkg, j.l.ForTarget(j.t.Name())); j.set != nil {
+		// Each target generates the ops as narrowed for it (ir.Op.For).
+		if j.set = j.t.Generate(j.pkg.For(j.t.Name()), j.l.ForTarget(j.t.Name())); j.set != nil {
 			addHeaders(j.set)
 		}
 	})

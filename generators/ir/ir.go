@@ -39,8 +39,20 @@ type Package struct {
 	// Sections are the package-level target sections (`targets:` beside
 	// `package:`) the core keeps opaque; each target decodes its own.
 	Sections Sections
-	Pos      diag.Pos
-	Where    Where
+	// Acknowledged are the warning codes the package acknowledges
+	// (`package: {acknowledge: [...]}`): wherever in its file they fire.
+	Acknowledged []Acknowledgement
+	Pos          diag.Pos
+	Where        Where
+}
+
+// Acknowledgement is a warning code an opdef acknowledges where the
+// warning arises (`acknowledge: [unused-typevar]` in an op or the package):
+// the warning is known and accepted, so text output leaves it out and
+// JSON marks it; one that never fires there is itself reported as stale.
+type Acknowledgement struct {
+	Code string
+	Pos  diag.Pos // where the code was written
 }
 
 // Reference is a QNN Reference element.
@@ -158,8 +170,14 @@ type Op struct {
 	Sections Sections
 	// UseDefaultTranslation is QNN's UseDefaultTranslation (nil: absent).
 	UseDefaultTranslation *bool
-	Pos                   diag.Pos
-	Where                 Where
+	// Acknowledged are the warning codes the op acknowledges: those
+	// positioned within the op's lines (Pos.Line to LastLine).
+	Acknowledged []Acknowledgement
+	// LastLine is the last source line of the op's definition (0:
+	// unknown), so a diagnostic can be told to lie within the op.
+	LastLine int
+	Pos      diag.Pos
+	Where    Where
 	// Facts are derived once by the validator (see Derived).
 	Facts *Facts
 }

@@ -106,6 +106,12 @@ type SourceFormat interface {
 	SourceFormat() load.Format
 }
 
+// Acknowledgeable is a target whose checks report warnings an opdef may
+// acknowledge where they arise (`acknowledge: [code]`).
+type Acknowledgeable interface {
+	AcknowledgeableWarnings() []string
+}
+
 // Builder is a target whose generated packages `opforge build` compiles
 // with the vendor toolchain its descriptor (toolchains/<name>.yaml) names.
 type Builder interface {

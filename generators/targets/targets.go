@@ -14,6 +14,7 @@ import (
 	"github.com/opforge/opforge/generators/targets/htp"
 	"github.com/opforge/opforge/generators/targets/trt"
 	"github.com/opforge/opforge/generators/toolchain"
+	"github.com/opforge/opforge/generators/validate"
 	"github.com/opforge/opforge/generators/verifier"
 )
 
@@ -84,7 +85,8 @@ func Check(l *diag.List, pkgs ...*ir.Package) {
 			continue
 		}
 		for _, t := range ts {
-			t.Check(pkg, l.ForTarget(t.Name()))
+			// Each target checks the ops as narrowed for it.
+			t.Check(pkg.For(t.Name()), l.ForTarget(t.Name()))
 		}
 		inRegistryOrder(pkg.Sections, rank)
 		for _, op := range pkg.Ops {
@@ -92,6 +94,8 @@ func Check(l *diag.List, pkgs ...*ir.Package) {
 		}
 	}
 	checkPaths(l, slices.DeleteFunc(slices.Clone(pkgs), func(p *ir.Package) bool { return p == nil }))
+	// Last: every check that an opdef's acknowledgements can match ran.
+	validate.Acknowledge(l, AcknowledgeableWarnings(), pkgs...)
 }
 
 // inRegistryOrder orders sections as the registry does (rank: each
@@ -186,6 +190,20 @@ func Verifiers() []verifier.Runner {
 	return out
 }
 
+// VerifierTargets names the target of each verify runner, by runner name:
+// verify builds a runner's cases from the ops as that target narrows them.
+func VerifierTargets() map[string]string {
+	m := map[string]string{}
+	for _, t := range All() {
+		if v, ok := t.(target.Verifier); ok {
+			for _, r := range v.Verifiers() {
+				m[r.Name()] = t.Name()
+			}
+		}
+	}
+	return m
+}
+
 // NodeReaders returns the targets whose runtimes read part of an ONNX node
 // themselves, in the registry's order.
 func NodeReaders() []NamedNodeReader {
@@ -202,4 +220,17 @@ func NodeReaders() []NamedNodeReader {
 type NamedNodeReader struct {
 	Name string
 	target.NodeReader
+}
+
+// AcknowledgeableWarnings are the warning codes an opdef may acknowledge:
+// the core's and every target's, sorted.
+func AcknowledgeableWarnings() []string {
+	codes := slices.Clone(validate.CoreAcknowledgeable)
+	for _, t := range All() {
+		if a, ok := t.(target.Acknowledgeable); ok {
+			codes = append(codes, a.AcknowledgeableWarnings()...)
+		}
+	}
+	slices.Sort(codes)
+	return codes
 }

@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 
@@ -29,6 +28,9 @@ type shapeChecker struct {
 	// dims: the expression being checked may use x.shape[axis] (output
 	// shapes, computed where the inputs' dims are known).
 	dims bool
+	// output is the output whose declared shape is being checked (nil
+	// elsewhere), which `like: x` could shape instead.
+	output *ir.Tensor
 }
 
 // Reporter receives diagnostics: the list itself, or a target's view of
@@ -113,6 +115,7 @@ func (c *shapeChecker) check() {
 	used := map[string]bool{}
 	c.dims = true
 	for _, t := range c.op.Outputs {
+		c.output = t
 		for _, d := range t.Shape {
 			c.expr(d.Expr, d.Pos, "output "+quote(t.Name), true)
 			c.values(d.Expr, d.Pos, "output "+quote(t.Name)+" dim", true)
@@ -121,6 +124,7 @@ func (c *shapeChecker) check() {
 			}
 		}
 	}
+	c.output = nil
 	for _, t := range c.op.Outputs {
 		if t.Like != nil && t.Like.Replace != nil {
 			d := t.Like.Replace
@@ -180,7 +184,7 @@ func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, all
 		}
 		return
 	}
-	c.l.Errorf(pos, "unknown-symbol", "%s uses unknown symbol %q; %s", where, describeRef(s), c.available(allowSizes))
+	c.l.Errorf(pos, "unknown-symbol", "%s uses unknown symbol %q; %s", where, describeRef(s), c.suggestDims(s, allowSizes))
 }
 
 // elemSize checks elem_size(x): allowed where the dtypes are known at run
@@ -224,26 +228,4 @@ func (c *shapeChecker) paramUse(s *shapeexpr.Expr, p *ir.Param, pos diag.Pos, wh
 	case p.Kind == ir.ParamArray && p.Length > 0 && s.Index >= p.Length:
 		c.l.Errorf(pos, "index-out-of-range", "%s reads %s[%d], but %q has %d elements", where, p.Name, s.Index, p.Name, p.Length)
 	}
-}
-
-func (c *shapeChecker) available(allowSizes bool) string {
-	var avail []string
-	for s := range c.symbols {
-		avail = append(avail, s)
-	}
-	for s := range c.sizes {
-		if allowSizes {
-			avail = append(avail, s)
-		}
-	}
-	for _, p := range c.op.Params {
-		if p.Kind == ir.ParamScalar || p.Kind == ir.ParamArray {
-			avail = append(avail, p.Name)
-		}
-	}
-	sort.Strings(avail)
-	if len(avail) == 0 {
-		return "no symbols are bound: give the inputs symbolic shapes such as [N, C]"
-	}
-	return "known: " + strings.Join(avail, ", ")
 }

@@ -132,6 +132,7 @@ func (v *validator) op(op *ir.Op) {
 	}
 	v.onnxOrigin(op)
 	v.verifyCases(op)
+	v.narrowings(op)
 	newShapeChecker(v.l, op).check()
 }
 

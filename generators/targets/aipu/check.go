@@ -12,6 +12,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/validate"
 )
 
 // KnownTargets are the Compass targets opforge knows toolchain settings
@@ -94,6 +95,13 @@ func stem(op *ir.Op) string { return names.Snake(op.Name) }
 // kernelFile is the file name of the kernel of the op whose stem is stem.
 func kernelFile(stem string) string { return stem + ".cl" }
 
+// takesDType reports a dtype an AIPU kernel can take (an invalid one is
+// the schema's to report).
+func takesDType(dt ir.DType) bool {
+	_, ok := spellings[dt]
+	return ok || !dt.Valid()
+}
+
 func checkOp(op *ir.Op, d *diag.TargetList) {
 	a := OpOptions(op)
 	for _, t := range a.Targets {
@@ -106,8 +114,8 @@ func checkOp(op *ir.Op, d *diag.TargetList) {
 	}
 	for _, t := range op.Tensors() {
 		for _, dt := range op.AllowedDTypes(t) {
-			if _, ok := spellings[dt]; dt.Valid() && !ok {
-				d.Errorf(t.Where.At("type", t.Pos), "aipu-dtype", "%q of op %s may be %s; AIPU kernels have no %s type (no 64-bit, string or 4-bit types)", t.Name, op.Name, dt, dt)
+			if !takesDType(dt) {
+				d.Errorf(t.Where.At("type", t.Pos), "aipu-dtype", "%q of op %s may be %s; AIPU kernels have no %s type (no 64-bit, string or 4-bit types)%s", t.Name, op.Name, dt, dt, validate.NarrowingHint(op, "aipu", takesDType))
 			}
 		}
 		if t.Variadic {

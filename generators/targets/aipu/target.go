@@ -14,11 +14,12 @@ type Target struct{}
 // optional part by a type assertion, which a missing method would fail
 // silently.
 var (
-	_ target.Target   = Target{}
-	_ target.Pather   = Target{}
-	_ target.Importer = Target{}
-	_ target.Builder  = Target{}
-	_ target.Verifier = Target{}
+	_ target.Target          = Target{}
+	_ target.Acknowledgeable = Target{}
+	_ target.Pather          = Target{}
+	_ target.Importer        = Target{}
+	_ target.Builder         = Target{}
+	_ target.Verifier        = Target{}
 )
 
 // Name implements target.Target.
@@ -26,3 +27,9 @@ func (Target) Name() string { return "aipu" }
 
 // Summary implements target.Target.
 func (Target) Summary() string { return "Compass AIPU plugins (Parser, OPT, GBuilder, OpenCL kernels)" }
+
+// AcknowledgeableWarnings implements target.Acknowledgeable: the warnings
+// this target's checks report at a place in an opdef.
+func (Target) AcknowledgeableWarnings() []string {
+	return []string{"aipu-builtin", "aipu-kernel-param", "aipu-param-retyped", "aipu-target"}
+}

@@ -26,7 +26,11 @@ func (qnnXML) Parse(path string, data []byte, l *diag.List) *ir.Package {
 	return qnnxml.Load(path, data, l)
 }
 
-func (qnnXML) Encode(pkg *ir.Package, l *diag.List) ([]byte, error) { return qnnxml.Write(pkg, l) }
+// Encode implements load.Format. QNN XML speaks for HTP: it holds the op
+// as htp narrows it (targets.htp.types and ranks).
+func (qnnXML) Encode(pkg *ir.Package, l *diag.List) ([]byte, error) {
+	return qnnxml.Write(pkg.For(Target{}.Name()), l)
+}
 
 // Duplicate implements load.Format: qnn-op-package-generator emits one
 // package per (PackageName, backend), so a config for CPU beside one for

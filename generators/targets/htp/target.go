@@ -32,13 +32,14 @@ type Target struct {
 // optional part by a type assertion, which a missing method would fail
 // silently.
 var (
-	_ target.Target       = Target{}
-	_ target.Pather       = Target{}
-	_ target.Importer     = Target{}
-	_ target.ONNXCaller   = Target{}
-	_ target.SourceFormat = Target{}
-	_ target.Builder      = Target{}
-	_ target.Verifier     = Target{}
+	_ target.Target          = Target{}
+	_ target.Acknowledgeable = Target{}
+	_ target.Pather          = Target{}
+	_ target.Importer        = Target{}
+	_ target.ONNXCaller      = Target{}
+	_ target.SourceFormat    = Target{}
+	_ target.Builder         = Target{}
+	_ target.Verifier        = Target{}
 )
 
 // New returns the target reading its descriptor from toolchainDir
@@ -69,4 +70,10 @@ func (t Target) toolchainDir() string {
 		return toolchain.Dir
 	}
 	return t.dir
+}
+
+// AcknowledgeableWarnings implements target.Acknowledgeable: the warnings
+// this target's checks report at a place in an opdef.
+func (Target) AcknowledgeableWarnings() []string {
+	return []string{"executorch-optional-input", "executorch-param-dtype", "executorch-tensor-param", "htp-no-backend", "htp-variant-backend", "qnn-backend", "qnn-backend-package", "qnn-bool-literal", "qnn-implicit-default", "qnn-layout-rank", "qnn-qhpi", "qnn-supplemental-unknown", "qnn-textual-default"}
 }

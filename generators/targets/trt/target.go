@@ -10,13 +10,14 @@ type Target struct{}
 // optional part by a type assertion, which a missing method would fail
 // silently.
 var (
-	_ target.Target     = Target{}
-	_ target.Pather     = Target{}
-	_ target.Importer   = Target{}
-	_ target.NodeReader = Target{}
-	_ target.ONNXCaller = Target{}
-	_ target.Builder    = Target{}
-	_ target.Verifier   = Target{}
+	_ target.Target          = Target{}
+	_ target.Acknowledgeable = Target{}
+	_ target.Pather          = Target{}
+	_ target.Importer        = Target{}
+	_ target.NodeReader      = Target{}
+	_ target.ONNXCaller      = Target{}
+	_ target.Builder         = Target{}
+	_ target.Verifier        = Target{}
 )
 
 // Name implements target.Target.
@@ -24,3 +25,9 @@ func (Target) Name() string { return "trt" }
 
 // Summary implements target.Target.
 func (Target) Summary() string { return "TensorRT plugins (C++ IPluginV3 + CUDA, and Python)" }
+
+// AcknowledgeableWarnings implements target.Acknowledgeable: the warnings
+// this target's checks report at a place in an opdef.
+func (Target) AcknowledgeableWarnings() []string {
+	return []string{"qdp-default", "trt-format-combinations", "trt-qdp-version"}
+}
