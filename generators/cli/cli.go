@@ -19,6 +19,7 @@ import (
 // usageFormat is the command summary; usage fills in the registry's
 // targets, so adding a target changes no help text here.
 const usageFormat = `usage:
+  opforge version | --version                                     the opforge version and the commit it was built from
   opforge init [--package NAME] [--toolchains] [DIR]             set up a repository: an example opdef, its schema, .gitignore
   opforge gen [--opdefs DIR] [--toolchains DIR] [--out DIR]      regenerate out/ (writes nothing on error)
               [--package LIST] [--op LIST] [--full] [--force]    (--force overwrites hand edits outside user regions)
@@ -103,6 +104,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return rewriteCmd(args[1:], stdout, stderr)
 	case "verify":
 		return verifyCmd(args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		return versionCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage())
 		return 0
