@@ -20,8 +20,8 @@ func versionCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// versionLine describes a build: "opforge v1.2.0 (commit 0123456789ab,
-// modified; go1.26.0 linux/amd64)". `go build` in a clone records the
+// versionLine describes a build: "opforge v1.2.0 (commit 0123456789ab
+// from 2026-01-02T03:04:05Z, modified; go1.26.0 linux/amd64)". `go build` in a clone records the
 // commit (vcs.revision) and whether the work tree had changes
 // (vcs.modified); `go run` and `go test` record none, and `go install` of
 // a tagged module records its version but no commit.
@@ -41,11 +41,11 @@ func versionLine(info *debug.BuildInfo) string {
 	commit := "no commit recorded (go run, go test, or a build outside a clone)"
 	if rev := settings["vcs.revision"]; rev != "" {
 		commit = "commit " + rev[:min(len(rev), 12)]
+		if at := settings["vcs.time"]; at != "" {
+			commit += " from " + at
+		}
 		if settings["vcs.modified"] == "true" {
 			commit += ", modified"
-		}
-		if at := settings["vcs.time"]; at != "" {
-			commit += " " + at
 		}
 	}
 	return fmt.Sprintf("opforge %s (%s; %s %s)", version, commit, info.GoVersion, platform)
