@@ -6,6 +6,7 @@ package buildplan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/toolchain"
 )
 
@@ -50,13 +52,16 @@ func (o Options) PackageDirs(target, marker string) ([]string, error) {
 		byName[name] = s
 		known = append(known, name)
 	}
-	var out []string
+	var out, unknown []string
 	for _, p := range o.Packages {
-		s, ok := byName[p]
-		if !ok {
-			return nil, fmt.Errorf("no %s package %q in %s (there: %s)", target, p, filepath.Join(o.Out, target), strings.Join(known, ", "))
+		if s, ok := byName[p]; ok {
+			out = append(out, s)
+		} else {
+			unknown = append(unknown, p)
 		}
-		out = append(out, s)
+	}
+	if len(unknown) > 0 {
+		return nil, errors.New(strings.Join(selection.Unknown(target+" package", "in "+filepath.Join(o.Out, target), unknown, known), "\n"))
 	}
 	sort.Strings(out)
 	return slices.Compact(out), nil

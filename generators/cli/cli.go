@@ -140,7 +140,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(paths) == 0 {
-		paths = []string{"opdefs"}
+		paths = []string{underRoot("opdefs")}
 	}
 	var l diag.List
 	var files []string

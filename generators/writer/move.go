@@ -71,11 +71,11 @@ type MoveFile struct {
 }
 
 func (m *Move) String() string {
-	flag := ""
+	kind := ""
 	if m.What == "package" {
-		flag = "--package "
+		kind = "package "
 	}
-	return fmt.Sprintf("opforge mv %s%s %s", flag, m.From, m.To)
+	return fmt.Sprintf("opforge mv %s%s %s", kind, m.From, m.To)
 }
 
 func sum(data []byte) string {
