@@ -109,7 +109,7 @@ type Options struct {
 	// folder that is not there is then probably a typo, and is warned of;
 	// the repository's own toolchains/ may be absent.
 	ToolchainsGiven bool
-	Out        string // out/
+	Out             string // out/
 	// Known, when set, vouches for files the writer then neither reads
 	// nor writes (Cache.Unchanged); the drift check never sets it.
 	Known writer.Known
