@@ -122,14 +122,15 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 // mvOperands reads what is renamed: `OLD NEW` (an op), `op OLD NEW` or
 // `package OLD NEW`; with the older `--package` flag, `OLD NEW` is a
 // package. ok is false for anything else, a flag and a word that
-// disagree included.
+// disagree included, and `package NEW` (a name left out, not an op named
+// "package": that one is `op package NEW`).
 func mvOperands(args []string, packageFlag bool) (what, from, to string, ok bool) {
 	what = "op"
 	if packageFlag {
 		what = "package"
 	}
 	switch {
-	case len(args) == 2:
+	case len(args) == 2 && args[0] != "op" && args[0] != "package":
 		return what, args[0], args[1], true
 	case len(args) == 3 && (args[0] == "package" || args[0] == "op" && !packageFlag):
 		return args[0], args[1], args[2], true
