@@ -93,6 +93,9 @@ type Plan struct {
 	// UnitTimeout bounds each unit's processes (0: the engine's default,
 	// build.DefaultUnitTimeout).
 	UnitTimeout time.Duration
+	// Display is how the log shows the units (a line each, or a status
+	// line on a terminal).
+	Display build.Display
 
 	versions *toolchain.VersionCache
 }
@@ -172,7 +175,7 @@ func (p *Plan) Run(ctx context.Context, log io.Writer, jobs int) (build.Result, 
 			return build.Result{}, err
 		}
 	}
-	e := &build.Engine{StateFile: p.StateFile, Log: log, Jobs: jobs, Label: p.Target, UnitTimeout: p.UnitTimeout}
+	e := &build.Engine{StateFile: p.StateFile, Log: log, Jobs: jobs, Label: p.Target, UnitTimeout: p.UnitTimeout, Display: p.Display}
 	r, err := e.Run(ctx, p.Units)
 	if err == nil && p.Extra != nil {
 		err = p.Extra()

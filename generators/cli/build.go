@@ -64,11 +64,13 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }()
+	display := buildDisplay(stdout, os.Getenv)
 	failed := false
 	for _, t := range names {
 		plan, err := planFor(o, t)
 		if err == nil {
 			plan.UnitTimeout = *timeout
+			plan.Display = display
 			_, err = plan.Run(ctx, stdout, *jobs)
 		}
 		if err == nil && plan.Notes != "" {
