@@ -15,6 +15,7 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/reference"
+	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/verifier"
 )
 
@@ -162,17 +163,9 @@ func Run(o Options, l *diag.List) []Result {
 	if l.HasErrors() {
 		return nil
 	}
-	if len(o.Packages) > 0 {
-		kept, unknown := ir.SelectPackages(pkgs, o.Packages)
-		for _, w := range unknown {
-			l.Errorf(diag.Pos{File: filepath.ToSlash(o.OpDefs)}, "unknown-package", "no package %q is defined under %s; packages: %s", w, o.OpDefs, strings.Join(ir.PackageNames(pkgs), ", "))
-		}
-		pkgs = kept
-	}
-	for _, name := range o.Ops {
-		if !slices.ContainsFunc(pkgs, func(p *ir.Package) bool { return p.Op(name) != nil }) {
-			l.Errorf(diag.Pos{File: filepath.ToSlash(o.OpDefs)}, "unknown-op", "no op %q is defined under %s", name, o.OpDefs)
-		}
+	if len(o.Packages) > 0 || len(o.Ops) > 0 {
+		sel := selection.Flags{Packages: o.Packages, Ops: o.Ops}
+		pkgs = sel.Resolve(pkgs, filepath.ToSlash(o.OpDefs), l)
 	}
 	if l.HasErrors() {
 		return nil
