@@ -31,9 +31,9 @@ func TestWheelInstallsAndRuns(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, p.Executable("opforge"))
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/opforge/opforge/generators/cmd/opforge")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
+	compile := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/opforge/opforge/generators/cmd/opforge")
+	compile.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := compile.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	exe, err := os.ReadFile(bin)
