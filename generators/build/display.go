@@ -11,8 +11,8 @@ import (
 )
 
 // Display is how a build shows its units: each as it starts, numbered in
-// the order units start out of all the build's units ("[3/17] nvcc
-// trt/MyOps/FooKernel.cu.o"), so a long compile is never silence; and
+// the order units start out of all the build's units ("[3/17] cc
+// t/MyOps/Foo.o"), so a long compile is never silence; and
 // each as it ends, with its time.
 type Display struct {
 	// Status, for a terminal, keeps the units that run on one status line
@@ -172,7 +172,7 @@ func cut(line string, width int) string {
 }
 
 // describe is how a unit shows when it starts: its tool and its name
-// ("nvcc trt/MyOps/FooKernel.cu.o"), which, unlike its source, no other
+// ("cc t/MyOps/Foo.o"), which, unlike its source, no other
 // unit shares (one kernel compiles once per architecture and dtype).
 func describe(u *Unit) string {
 	return filepath.Base(u.Tool) + " " + u.ID
