@@ -142,11 +142,11 @@ class Probe:
                 continue
             dims = concrete[a["name"]] if concrete else [HINT] * r
             real = torch.empty(dims, dtype=getattr(torch, dtype))
-            if concrete:
-                t = self.mode.from_tensor(real)
-            else:
-                ctx = StatelessSymbolicContext(dynamic_sizes=[DimDynamic.DYNAMIC] * r)
-                t = self.mode.from_tensor(real, symbolic_context=ctx)
+            # Concrete shapes stay static; the ShapeEnv is still there for a
+            # kernel's data-dependent sizes.
+            dynamic = DimDynamic.STATIC if concrete else DimDynamic.DYNAMIC
+            ctx = StatelessSymbolicContext(dynamic_sizes=[dynamic] * r)
+            t = self.mode.from_tensor(real, symbolic_context=ctx)
             self.inputs[a["name"]] = t
             call.append(t)
         with self.mode:
