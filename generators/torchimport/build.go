@@ -98,12 +98,13 @@ func pascal(s string) string {
 // registration is where the module registers the op: the first line of
 // its file that names NS::NAME (or the file itself), else the module.
 func registration(file, module, qualname string) diag.Pos {
+	// A file the user named is shown as named; a module by name, as the
+	// file Python found.
+	if strings.HasSuffix(module, ".py") {
+		file = module
+	}
 	if file == "" {
-		if strings.HasSuffix(module, ".py") {
-			file = module
-		} else {
-			return diag.Pos{File: module}
-		}
+		return diag.Pos{File: module}
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {

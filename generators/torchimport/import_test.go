@@ -240,3 +240,39 @@ func randomCase(rng *rand.Rand, op *ir.Op) (ShapeCheck, [][]int64, error) {
 	}
 	return c, outs, nil
 }
+
+// TestImportErrors: what an opdef cannot express is an error at the
+// module's line that names the op, or the output whose shape torch gives
+// in terms opforge cannot write.
+func TestImportErrors(t *testing.T) {
+	t.Run("tensor list", func(t *testing.T) {
+		py := python(t)
+		rep, err := Inspect(py, "testdata/bad_ops.py", []string{"opf_bad::stack_all"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l diag.List
+		if res := Build(rep, Options{Module: "testdata/bad_ops.py"}, &l); res != nil {
+			t.Fatal("imported an op with a Tensor[] argument")
+		}
+		want := `testdata/bad_ops.py:5:23: error: opf_bad::stack_all: argument xs is a List[Tensor], which an opdef cannot express`
+		if got := l.Sorted(); len(got) != 1 || !strings.HasPrefix(got[0].String(), want) {
+			t.Errorf("got %v, want %s...", got, want)
+		}
+	})
+	t.Run("inexpressible dim", func(t *testing.T) {
+		rep := &Report{Ops: []OpReport{{
+			Op: "ns::odd", Args: []Arg{{Name: "x", Kind: "tensor"}}, DTypes: []string{"float32"},
+			Inputs:  []InputReport{{Name: "x", Dims: []string{"X0"}}},
+			Outputs: []OutputReport{{Name: "out", DType: "T", Dims: []string{"sqrt(X0)"}, Unknown: []string{"sqrt(s0)"}}},
+		}}}
+		var l diag.List
+		if res := Build(rep, Options{Module: "m"}, &l); res != nil {
+			t.Fatal("imported an op whose output dim opforge cannot write")
+		}
+		want := `m: error: ns::odd: output out has dims sqrt(X0) in torch's symbolic shapes, which no opforge shape expression writes (sqrt(s0)) [torch-shape]`
+		if got := l.Sorted(); len(got) != 1 || got[0].String() != want {
+			t.Errorf("got %v, want %s", got, want)
+		}
+	})
+}
