@@ -44,6 +44,10 @@ const usageFormat = `usage:
                  [--package NAME] [--domain D] [--namespace NS] [--package-version V]
                  [--targets %[2]s] [--allow-standard-names]
                                                      opdefs for the selected nodes of an ONNX model
+  opforge import torch --module M --op NS::NAME,... [-o OPDEF|-] [--force] [--package NAME]
+                 [--targets %[2]s] [--dtypes LIST] [--python PY]
+                                                     opdefs of ops a module registers with torch.library:
+                                                     schema, dtypes and output shapes from torch's fake kernels
   opforge rewrite onnx MODEL SELECT -o OUT [--for %[3]s] [--rename T=NAME] [--opdef OPDEF]
                  [--package NAME] [--allow-standard-names] [--copy-external-data]
                                                      make the selected nodes call the generated ops in

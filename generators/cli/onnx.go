@@ -144,6 +144,9 @@ func boundMemory() (restore func()) {
 }
 
 func importCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "torch" {
+		return importTorchCmd(args[1:], stdout, stderr)
+	}
 	defer boundMemory()()
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -8,6 +8,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	"slices"
+	"strings"
 )
 
 // Where remembers the position of each field of an object, so diagnostics
@@ -73,6 +74,20 @@ type ONNXOrigin struct {
 	Domain    string
 	Pos       diag.Pos
 }
+
+// TorchOrigin is the torch.library op an op was imported from (opforge
+// import torch): the module that registers it (an importable module name,
+// or a .py file as written, relative to the opdef's directory) and its
+// qualified name NS::NAME.
+type TorchOrigin struct {
+	Module string
+	Op     string
+	Pos    diag.Pos
+}
+
+// IsFile reports whether the module is a Python file rather than a module
+// name.
+func (t *TorchOrigin) IsFile() bool { return strings.HasSuffix(t.Module, ".py") }
 
 // VerifyTolerance is the op's `verify:` section: its rtol and atol for
 // opforge verify's float comparisons (nil: the per-dtype default), and the
@@ -156,6 +171,9 @@ type Op struct {
 	// ONNX is the ONNX op the op was imported from, nil when written by
 	// hand: its reference runs that op until the user writes one.
 	ONNX *ONNXOrigin
+	// Torch is the torch.library op the op was imported from, nil when
+	// not: its reference calls that op until the user writes one.
+	Torch *TorchOrigin
 	// Verify overrides opforge verify's float tolerances for this op (nil:
 	// the per-dtype defaults).
 	Verify   *VerifyTolerance

@@ -61,7 +61,7 @@ func Path(pkg *ir.Package) string {
 // the snake-cased op name, made a safe identifier, with a numeric suffix
 // where two ops would meet or where it would shadow the module's own names.
 func Funcs(pkg *ir.Package) map[string]string {
-	taken := map[string]bool{"torch": true, "OPS": true, "_onnx_op": true, "_onnx_model": true, "_onnx_models": true}
+	taken := map[string]bool{"torch": true, "OPS": true, "_onnx_op": true, "_onnx_model": true, "_onnx_models": true, "_torch_op": true}
 	m := make(map[string]string, len(pkg.Ops))
 	for _, op := range pkg.Ops {
 		base := names.Ident(names.Snake(op.Name))
@@ -83,6 +83,9 @@ type moduleModel struct {
 	// AnyONNX: some op was imported from ONNX, so the module carries the
 	// helper that runs ONNX ops.
 	AnyONNX bool
+	// AnyTorch: some op was imported from a torch.library op, so the
+	// module carries the helper that finds it.
+	AnyTorch bool
 }
 
 type opModel struct {
@@ -94,6 +97,47 @@ type opModel struct {
 	// ONNX, for an op imported from an ONNX model, is the call of that
 	// op the region starts with.
 	ONNX *onnxCall
+	// Torch, for an op imported from a torch.library op, is the call of
+	// that op the region starts with.
+	Torch *torchCall
+}
+
+// torchCall calls the torch.library op an op was imported from.
+type torchCall struct {
+	// Module is the module name, or the .py file's path relative to the
+	// repository root (or absolute as the opdef wrote it).
+	Module string
+	IsFile bool
+	// Namespace and Name split the op's NS::NAME.
+	Namespace, Name string
+	// Args are the inputs then the params, each as its schema argument
+	// (the op's own names): name=ident.
+	Args []string
+}
+
+// torchCallOf is the call of op's torch origin, or nil.
+func torchCallOf(pkg *ir.Package, op *ir.Op) *torchCall {
+	t := op.Torch
+	if t == nil {
+		return nil
+	}
+	ns, name, _ := strings.Cut(t.Op, "::")
+	c := &torchCall{Module: t.Module, IsFile: t.IsFile(), Namespace: ns, Name: name}
+	if c.IsFile && !path.IsAbs(c.Module) && !filepath.IsAbs(filepath.FromSlash(c.Module)) {
+		c.Module = path.Join(path.Dir(pkg.Source), c.Module)
+	}
+	for _, in := range op.Inputs {
+		c.Args = append(c.Args, in.Name+"="+in.Ident)
+	}
+	for _, p := range op.Params {
+		v := p.Ident
+		if p.Kind == ir.ParamArray {
+			// The reference takes arrays as tuples; torch's int[] takes lists.
+			v = "list(" + v + ")"
+		}
+		c.Args = append(c.Args, p.Name+"="+v)
+	}
+	return c
 }
 
 // onnxCall runs the ONNX op an op was imported from.
@@ -151,9 +195,11 @@ func (Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 			Doc:       docstring(op),
 			Message: op.Name + " has no reference implementation yet: write it in the region reference:" + op.Name +
 				" of " + m.Path + " (opforge verify, calibration and quantization need it)",
-			ONNX: onnxCallOf(pkg, op),
+			ONNX:  onnxCallOf(pkg, op),
+			Torch: torchCallOf(pkg, op),
 		})
 		m.AnyONNX = m.AnyONNX || op.ONNX != nil
+		m.AnyTorch = m.AnyTorch || op.Torch != nil
 	}
 	return tmpl.Package(pkg, []render.File{{Path: m.Module + ".py", Tmpl: "reference.py.tmpl", Data: m, Owned: true}}, d)
 }

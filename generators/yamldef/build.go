@@ -232,6 +232,10 @@ func (b *builder) op(o object) *ir.Op {
 			op.ONNX.ModelPath = filepath.ToSlash(filepath.Join(filepath.Dir(b.file), filepath.FromSlash(op.ONNX.Model)))
 		}
 	}
+	if n := o.get("torch"); n != nil {
+		x := asObject(n)
+		op.Torch = &ir.TorchOrigin{Module: x.str("module"), Op: x.str("op"), Pos: b.pos(n)}
+	}
 	types := asObject(o.get("types"))
 	for _, name := range types.keys {
 		n := types.get(name)

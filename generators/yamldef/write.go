@@ -229,6 +229,12 @@ func opNode(op *ir.Op) *yaml.Node {
 		}
 		add(m, "onnx", om)
 	}
+	if t := op.Torch; t != nil {
+		tm := mapping(true)
+		add(tm, "module", str(t.Module))
+		add(tm, "op", str(t.Op))
+		add(m, "torch", tm)
+	}
 	if len(op.TypeVars) > 0 {
 		tm := mapping(false)
 		for _, tv := range op.TypeVars {
