@@ -14,8 +14,8 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/target"
 	alltargets "github.com/opforge/opforge/generators/targets"
-	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 )
 
 // Options are what import torch builds the package with.
@@ -80,7 +80,7 @@ func Build(rep *Report, opts Options, l *diag.List) *Result {
 
 // PackageName is the package of a torch namespace: its words in
 // PascalCase with "Ops" after them, so the package's own torch namespace
-// (its name in snake case, where the ExecuTorch module registers the
+// (its name in snake case, where the generated registration puts the
 // ops) differs from the one the user's module registers: both load in
 // one process (the reference imports the user's module).
 func PackageName(ns string) string {
@@ -330,8 +330,8 @@ func literal(v any, elem string) *ir.Literal {
 }
 
 // sections are the op's target sections: each target's import section,
-// htp's with the op's torch name, so the ExecuTorch registration calls
-// it by the name the model's module gives it.
+// with the op's torch name where the target's runtime calls the op by it
+// (target.TorchImporter).
 func sections(targets []string, opName, torchName string) ir.Sections {
 	var secs ir.Sections
 	importers := alltargets.Importers()
@@ -341,8 +341,8 @@ func sections(targets []string, opName, torchName string) ir.Sections {
 			continue
 		}
 		n := im.ImportSection(opName, opName)
-		if tg.Name() == "htp" {
-			n = htpopt.EncodeOp(&htpopt.Op{Backends: []string{"HTP"}, TorchName: torchName})
+		if ti, ok := im.(target.TorchImporter); ok {
+			n = ti.TorchImportSection(opName, torchName)
 		}
 		secs.Add(tg.Name(), n, diag.Pos{})
 	}

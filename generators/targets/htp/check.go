@@ -165,3 +165,9 @@ func sameOrSkip(plain bool) string {
 func (Target) ImportSection(opType, name string) *ir.Node {
 	return htpopt.EncodeOp(&htpopt.Op{Backends: []string{"HTP"}})
 }
+
+// TorchImportSection implements target.TorchImporter: the ExecuTorch
+// registration calls the op by the name the model's module gives it.
+func (Target) TorchImportSection(name, torchName string) *ir.Node {
+	return htpopt.EncodeOp(&htpopt.Op{Backends: []string{"HTP"}, TorchName: torchName})
+}
