@@ -82,11 +82,11 @@ func paramRange(p *ir.Param) shapeexpr.Interval {
 	if out.Lo > out.Hi {
 		out = shapeexpr.Unbounded
 	}
-	if p.Min != nil {
-		out.Lo = math.Max(out.Lo, math.Ceil(*p.Min))
+	if lo, ok := p.IntMin(); ok {
+		out.Lo = math.Max(out.Lo, lo)
 	}
-	if p.Max != nil {
-		out.Hi = math.Min(out.Hi, math.Floor(*p.Max))
+	if hi, ok := p.IntMax(); ok {
+		out.Hi = math.Min(out.Hi, hi)
 	}
 	return out
 }
