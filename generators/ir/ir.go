@@ -397,7 +397,7 @@ type Param struct {
 	Min, Max                   *float64
 	MinExclusive, MaxExclusive bool
 	ShapeText                  string
-	Layout      Layout
+	Layout                     Layout
 	// Constraints are QNN Constraint elements.
 	Constraints []Constraint
 	Pos         diag.Pos
