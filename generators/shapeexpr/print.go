@@ -26,6 +26,22 @@ func (e *Expr) python(sb *strings.Builder, ref func(*Expr) string) {
 		sb.WriteString(strconv.FormatInt(e.Value, 10))
 	case Sym, Index, ElemSize, Dim:
 		sb.WriteString(ref(e))
+	case Len:
+		// ref renders the array param as a Python sequence.
+		sb.WriteString("len(" + ref(&Expr{Kind: Sym, Name: e.Name, Col: e.Col}) + ")")
+	case Floor, Ceil:
+		// math.floor and math.ceil return int (a SymInt for torch's
+		// symbolic floats), so the dim stays an integer.
+		sb.WriteString("math." + funcNames[e.Kind] + "(")
+		e.Args[0].python(sb, ref)
+		sb.WriteByte(')')
+	case Round:
+		// Half up, as Go and C++ compute it (Python's round is half-even).
+		sb.WriteString("math.floor(")
+		e.Args[0].python(sb, ref)
+		sb.WriteString(" + 0.5)")
+	case Div:
+		bin(" / ")
 	case Neg:
 		sb.WriteString("(-")
 		e.Args[0].python(sb, ref)
@@ -65,7 +81,9 @@ func (e *Expr) python(sb *strings.Builder, ref func(*Expr) string) {
 type Syntax struct {
 	// Const renders an integer constant.
 	Const func(v int64) string
-	// Ref renders a symbol, element or element-size reference.
+	// Ref renders a symbol, element, element-size, dim or length
+	// reference, and floor, ceil and round, whose real arguments only the
+	// target knows how to compute.
 	Ref func(e *Expr) string
 	// Op renders a binary operation: Add, Sub, Mul, FloorDiv, CeilDiv, Min
 	// or Max.
@@ -80,7 +98,9 @@ func (e *Expr) Render(s Syntax) string {
 	switch e.Kind {
 	case Const:
 		return s.Const(e.Value)
-	case Sym, Index, ElemSize, Dim:
+	case Sym, Index, ElemSize, Dim, Len, Floor, Ceil, Round:
+		// A rounding is the target's to render (or refuse): its argument
+		// is real, which an integer syntax cannot express.
 		return s.Ref(e)
 	case Neg:
 		return s.Op(Sub, s.Const(0), e.Args[0].Render(s))
