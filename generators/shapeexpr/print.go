@@ -29,17 +29,20 @@ func (e *Expr) python(sb *strings.Builder, ref func(*Expr) string) {
 	case Len:
 		// ref renders the array param as a Python sequence.
 		sb.WriteString("len(" + ref(&Expr{Kind: Sym, Name: e.Name, Col: e.Col}) + ")")
-	case Floor, Ceil:
-		// math.floor and math.ceil return int (a SymInt for torch's
-		// symbolic floats), so the dim stays an integer.
-		sb.WriteString("math." + funcNames[e.Kind] + "(")
+	case Floor, Round:
+		// x // 1 is the floor of a float exactly, and needs no import in
+		// the generated module; round is half up, floor(x + 0.5), as Go
+		// computes it (Python's round is half-even).
+		sb.WriteString("int((")
 		e.Args[0].python(sb, ref)
-		sb.WriteByte(')')
-	case Round:
-		// Half up, as Go and C++ compute it (Python's round is half-even).
-		sb.WriteString("math.floor(")
+		if e.Kind == Round {
+			sb.WriteString(" + 0.5")
+		}
+		sb.WriteString(") // 1)")
+	case Ceil:
+		sb.WriteString("(-int((-(")
 		e.Args[0].python(sb, ref)
-		sb.WriteString(" + 0.5)")
+		sb.WriteString(")) // 1))")
 	case Div:
 		bin(" / ")
 	case Neg:

@@ -258,7 +258,7 @@ func (c *shapeChecker) paramUse(s *shapeexpr.Expr, p *ir.Param, pos diag.Pos, wh
 	case p.Kind == ir.ParamArray && s.Kind == shapeexpr.Sym:
 		c.l.Errorf(pos, "array-needs-index", "%s uses array param %q as a whole; pick an element such as %s[0]", where, p.Name, p.Name)
 	case (p.Kind == ir.ParamScalar || p.Kind == ir.ParamArray) && floatDType && !real:
-		c.l.Errorf(pos, "non-integer-dim", "%s uses param %q of dtype %s outside floor, ceil or round; round the real value to an integer dim, as floor(H * %s), ceil(...) or round(...)", where, p.Name, p.DTypes[0], describeRef(s))
+		c.l.Errorf(pos, "non-integer-dim", "%s uses param %q of dtype %s outside floor, ceil or round; a dim is an integer: round the real value, e.g. floor(H * %s), ceil(...) or round(...) (half up)", where, p.Name, p.DTypes[0], describeRef(s))
 	case (p.Kind == ir.ParamScalar || p.Kind == ir.ParamArray) && !intDType && !floatDType:
 		c.l.Errorf(pos, "non-integer-dim", "%s uses param %q of dtype %s; dims need an integer param", where, p.Name, p.DTypes[0])
 	case p.Kind != ir.ParamScalar && p.Kind != ir.ParamArray:

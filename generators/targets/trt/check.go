@@ -171,6 +171,7 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 	}
 	checkOptional(op, d)
 	checkAliases(pkg, op, d)
+	checkRealDims(op, d)
 	if t.Workspace != nil {
 		validate.TargetExpr(op, t.Workspace, t.WorkspacePos, "TensorRT workspace size", d)
 		checkWorkspace(op, d)
@@ -217,6 +218,42 @@ func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 	}
 	if t.Variadic {
 		d.Errorf(t.Where.At("variadic", t.Pos), "trt-variadic", "%s", variadicMessage(op, t, output))
+	}
+}
+
+// checkRealDims refuses floor, ceil, round and len in the expressions a
+// TensorRT plugin computes (output dims, size bounds, the workspace):
+// IExprBuilder and the Python plugin's ShapeExpr are integer-only, so a
+// float param times a dim is no dimension expression, and this target does
+// not yet render a rounding as exact integer arithmetic over the float's
+// ratio (nor len as a constant); the Python targets print them.
+func checkRealDims(op *ir.Op, d *diag.TargetList) {
+	check := func(e *shapeexpr.Expr, pos diag.Pos, where string) {
+		if e == nil {
+			return
+		}
+		for _, r := range e.Rounded() {
+			d.Errorf(pos, "trt-real-dim", "%s of op %s uses %s: TensorRT's IExprBuilder and the Python plugin's ShapeExpr compute integers only, and opforge does not yet render a rounded float param for them (ExecuTorch and Compass compute it)", where, op.Name, r)
+			return
+		}
+		for _, s := range e.Symbols() {
+			if s.Kind == shapeexpr.Len {
+				d.Errorf(pos, "trt-real-dim", "%s of op %s uses %s, which opforge does not yet render for TensorRT plugins (ExecuTorch and Compass compute it)", where, op.Name, s)
+				return
+			}
+		}
+	}
+	for _, t := range op.Outputs {
+		for _, dim := range t.Shape {
+			check(dim.Expr, dim.Pos, fmt.Sprintf("output %q", t.Name))
+		}
+	}
+	for _, s := range op.DataDependent {
+		check(s.Upper, s.Where.At("upper", s.Pos), "the upper bound of "+s.Name)
+		check(s.Opt, s.Where.At("opt", s.Pos), "the opt value of "+s.Name)
+	}
+	if o := OpOptions(op); o.Workspace != nil {
+		check(o.Workspace, o.WorkspacePos, "the workspace size")
 	}
 }
 
