@@ -408,9 +408,14 @@ type Param struct {
 	// as text (the QNN XML writer).
 	DefaultText string
 	Mandatory   bool
-	Min, Max    *float64
-	ShapeText   string
-	Layout      Layout
+	// Min and Max bound a numeric param's values; MinExclusive and
+	// MaxExclusive make a bound strict (`exclusive_min: 0` is 0 < v), for
+	// the ranges real attributes have (a positive scale, a factor inside
+	// (0, 1)) that an inclusive bound cannot say.
+	Min, Max                   *float64
+	MinExclusive, MaxExclusive bool
+	ShapeText                  string
+	Layout                     Layout
 	// Constraints are QNN Constraint elements.
 	Constraints []Constraint
 	Pos         diag.Pos

@@ -438,10 +438,10 @@ func paramDoc(p *ir.Param) string {
 	}
 	float := len(p.DTypes) > 0 && p.DTypes[0].IsFloat()
 	if p.Min != nil {
-		b.WriteString(", min " + bound(*p.Min, float))
+		b.WriteString(map[bool]string{false: ", min ", true: ", above "}[p.MinExclusive] + bound(*p.Min, float))
 	}
 	if p.Max != nil {
-		b.WriteString(", max " + bound(*p.Max, float))
+		b.WriteString(map[bool]string{false: ", max ", true: ", below "}[p.MaxExclusive] + bound(*p.Max, float))
 	}
 	switch {
 	case p.Default != nil && (p.Kind == ir.ParamEnum || p.Kind == ir.ParamString):

@@ -87,6 +87,12 @@ type DimRangeEnv interface {
 	DimRange(e *Expr) Interval
 }
 
+// LenRangeEnv is a RangeEnv that also bounds array params' lengths;
+// without it they lie in [0, +inf).
+type LenRangeEnv interface {
+	LenRange(name string) Interval
+}
+
 // Range bounds every value e can take when each name lies in its range.
 func (e *Expr) Range(env RangeEnv) Interval {
 	switch e.Kind {
@@ -104,6 +110,11 @@ func (e *Expr) Range(env RangeEnv) Interval {
 	case Dim:
 		if ds, ok := env.(DimRangeEnv); ok {
 			return ds.DimRange(e)
+		}
+		return Interval{0, math.Inf(1)}
+	case Len:
+		if le, ok := env.(LenRangeEnv); ok {
+			return le.LenRange(e.Name)
 		}
 		return Interval{0, math.Inf(1)}
 	}
@@ -128,6 +139,13 @@ func (e *Expr) Range(env RangeEnv) Interval {
 		}
 		q := hull(r[0].Lo/r[1].Lo, r[0].Lo/r[1].Hi, r[0].Hi/r[1].Lo, r[0].Hi/r[1].Hi)
 		return Interval{math.Floor(q.Lo), math.Ceil(q.Hi)}
+	case Div:
+		if r[1].Contains(0) || math.IsNaN(r[1].Lo) {
+			return Unbounded
+		}
+		return hull(r[0].Lo/r[1].Lo, r[0].Lo/r[1].Hi, r[0].Hi/r[1].Lo, r[0].Hi/r[1].Hi)
+	case Floor, Ceil, Round:
+		return Interval{math.Floor(r[0].Lo), math.Ceil(r[0].Hi)}
 	case Min, Max:
 		out := r[0]
 		for _, x := range r[1:] {
@@ -169,7 +187,7 @@ func (e *Expr) Divisors() []*Expr {
 	var out []*Expr
 	var walk func(*Expr)
 	walk = func(x *Expr) {
-		if x.Kind == FloorDiv || x.Kind == CeilDiv {
+		if x.Kind == FloorDiv || x.Kind == CeilDiv || x.Kind == Div {
 			out = append(out, x.Args[1])
 		}
 		for _, a := range x.Args {

@@ -39,6 +39,9 @@ type parser struct {
 	off int
 	tok token
 	err *Error
+	// real counts the floor, ceil and round calls around the token: "/"
+	// is allowed only inside one.
+	real int
 }
 
 // maxDepth bounds nesting; MaxLen already bounds it, this keeps the stack small.
@@ -78,6 +81,9 @@ func (p *parser) next() {
 	case c == '/' && p.off+1 < len(p.src) && p.src[p.off+1] == '/':
 		p.off += 2
 		p.tok = token{tPunct, "//", col}
+	case c == '/':
+		p.off++
+		p.tok = token{tPunct, "/", col}
 	case c == '+' || c == '-' || c == '*' || c == '(' || c == ')' || c == '[' || c == ']' || c == ',' || c == '.':
 		p.off++
 		p.tok = token{tPunct, string(c), col}
@@ -116,10 +122,16 @@ func (p *parser) expr(depth int) *Expr {
 
 func (p *parser) term(depth int) *Expr {
 	left := p.unary(depth)
-	for p.err == nil && (p.punct("*") || p.punct("//")) {
+	for p.err == nil && (p.punct("*") || p.punct("//") || p.punct("/")) {
 		k, col := Mul, p.tok.col
-		if p.tok.text == "//" {
+		switch p.tok.text {
+		case "//":
 			k = FloorDiv
+		case "/":
+			k = Div
+			if p.real == 0 {
+				p.fail(col, "\"/\" is true division, whose result is not an integer: use // (or floor_div, ceil_div), or round the quotient with floor(), ceil() or round()")
+			}
 		}
 		p.next()
 		left = &Expr{Kind: k, Args: []*Expr{left, p.unary(depth)}, Col: col}
@@ -163,6 +175,28 @@ func (p *parser) primary(depth int) *Expr {
 			p.expect(")")
 			return &Expr{Kind: ElemSize, Name: nt.text, Col: t.col}
 		}
+		if t.text == "len" && p.punct("(") {
+			p.next()
+			nt := p.tok
+			if nt.kind != tName {
+				p.fail(nt.col, "len takes the name of an array param, found %s", nt)
+				return &Expr{Kind: Const, Col: t.col}
+			}
+			p.next()
+			p.expect(")")
+			return &Expr{Kind: Len, Name: nt.text, Col: t.col}
+		}
+		if k, ok := rounds[t.text]; ok && p.punct("(") {
+			p.next()
+			p.real++
+			arg := p.expr(depth + 1)
+			p.real--
+			if p.err == nil && p.punct(",") {
+				p.fail(p.tok.col, "%s takes 1 argument", t.text)
+			}
+			p.expect(")")
+			return &Expr{Kind: k, Args: []*Expr{arg}, Col: t.col}
+		}
 		if k, ok := funcs[t.text]; ok && p.punct("(") {
 			p.next()
 			args := []*Expr{p.expr(depth + 1)}
@@ -205,7 +239,7 @@ func (p *parser) primary(depth int) *Expr {
 		p.expect(")")
 		return e
 	case t.kind == tBad:
-		p.fail(t.col, "unexpected character %q; dimension expressions use + - * // floor_div ceil_div min max elem_size x.shape[axis]", t.text)
+		p.fail(t.col, "unexpected character %q; dimension expressions use + - * // floor_div ceil_div min max floor ceil round len elem_size x.shape[axis]", t.text)
 	default:
 		p.fail(t.col, "expected a number, a name or '(', found %s", t)
 	}

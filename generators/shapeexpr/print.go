@@ -26,6 +26,25 @@ func (e *Expr) python(sb *strings.Builder, ref func(*Expr) string) {
 		sb.WriteString(strconv.FormatInt(e.Value, 10))
 	case Sym, Index, ElemSize, Dim:
 		sb.WriteString(ref(e))
+	case Len:
+		// ref renders the array param as a Python sequence.
+		sb.WriteString("len(" + ref(&Expr{Kind: Sym, Name: e.Name, Col: e.Col}) + ")")
+	case Floor, Round:
+		// x // 1 is the floor of a float exactly, and needs no import in
+		// the generated module; round is half up, floor(x + 0.5), as Go
+		// computes it (Python's round is half-even).
+		sb.WriteString("int((")
+		e.Args[0].python(sb, ref)
+		if e.Kind == Round {
+			sb.WriteString(" + 0.5")
+		}
+		sb.WriteString(") // 1)")
+	case Ceil:
+		sb.WriteString("(-int((-(")
+		e.Args[0].python(sb, ref)
+		sb.WriteString(")) // 1))")
+	case Div:
+		bin(" / ")
 	case Neg:
 		sb.WriteString("(-")
 		e.Args[0].python(sb, ref)
@@ -65,7 +84,9 @@ func (e *Expr) python(sb *strings.Builder, ref func(*Expr) string) {
 type Syntax struct {
 	// Const renders an integer constant.
 	Const func(v int64) string
-	// Ref renders a symbol, element or element-size reference.
+	// Ref renders a symbol, element, element-size, dim or length
+	// reference, and floor, ceil and round, whose real arguments only the
+	// target knows how to compute.
 	Ref func(e *Expr) string
 	// Op renders a binary operation: Add, Sub, Mul, FloorDiv, CeilDiv, Min
 	// or Max.
@@ -80,7 +101,9 @@ func (e *Expr) Render(s Syntax) string {
 	switch e.Kind {
 	case Const:
 		return s.Const(e.Value)
-	case Sym, Index, ElemSize, Dim:
+	case Sym, Index, ElemSize, Dim, Len, Floor, Ceil, Round:
+		// A rounding is the target's to render (or refuse): its argument
+		// is real, which an integer syntax cannot express.
 		return s.Ref(e)
 	case Neg:
 		return s.Op(Sub, s.Const(0), e.Args[0].Render(s))

@@ -1,12 +1,22 @@
 // Package shapeexpr parses the dimension expressions of op definitions:
 //
 //	expr    = term { ("+" | "-") term }
-//	term    = unary { ("*" | "//") unary }
+//	term    = unary { ("*" | "//" | "/") unary }
 //	unary   = "-" unary | primary
 //	primary = INT | NAME | NAME "[" INT "]" | FUNC "(" expr { "," expr } ")" | "(" expr ")"
-//	        | "elem_size" "(" NAME ")" | NAME "." "shape" "[" AXIS "]"
+//	        | "elem_size" "(" NAME ")" | "len" "(" NAME ")" | NAME "." "shape" "[" AXIS "]"
+//	        | ROUND "(" expr ")"
 //	AXIS    = INT | "-" INT | NAME
 //	FUNC    = floor_div | ceil_div | min | max
+//	ROUND   = floor | ceil | round
+//
+// floor(e), ceil(e) and round(e) turn a real-valued e into an integer: e
+// may use float params (and their elements) and true division "/", which
+// are allowed nowhere else, so every other dim stays integer arithmetic.
+// Inside them e is computed in float64, a float param holding the value
+// its dtype stores (a float32 param's value rounded to float32); round is
+// half up, floor(e + 0.5), the same in Go, Python and C++. len(p) is the
+// number of elements of array param p.
 //
 // The operations are exactly the ones every target can express: a
 // runtime's dimension-expression API (sum, difference, product, floor and
@@ -48,6 +58,11 @@ const (
 	Neg
 	ElemSize // elem_size(Name)
 	Dim      // Name.shape[Index] or Name.shape[Axis]
+	Floor    // floor(Args[0]), Args[0] real
+	Ceil     // ceil(Args[0])
+	Round    // round(Args[0]): floor(Args[0] + 0.5)
+	Div      // Args[0] / Args[1], true division: inside Floor, Ceil, Round only
+	Len      // len(Name): the element count of an array param
 )
 
 // Expr is an expression tree. Col is the 1-based column in the source text,
@@ -66,7 +81,13 @@ type Expr struct {
 
 var funcs = map[string]Kind{"floor_div": FloorDiv, "ceil_div": CeilDiv, "min": Min, "max": Max}
 
-var funcNames = map[Kind]string{FloorDiv: "floor_div", CeilDiv: "ceil_div", Min: "min", Max: "max"}
+// rounds are the functions from a real expression to an integer.
+var rounds = map[string]Kind{"floor": Floor, "ceil": Ceil, "round": Round}
+
+var funcNames = map[Kind]string{FloorDiv: "floor_div", CeilDiv: "ceil_div", Min: "min", Max: "max", Floor: "floor", Ceil: "ceil", Round: "round"}
+
+// IsRounding reports floor, ceil and round, whose argument is real.
+func (k Kind) IsRounding() bool { return k == Floor || k == Ceil || k == Round }
 
 // MaxLen bounds the text of one expression; longer ones are rejected before
 // parsing so hostile input cannot make the recursive parser dig deep.
@@ -114,9 +135,27 @@ func (e *Expr) Symbols() []*Expr {
 }
 
 // IsRef reports a leaf that names something: a symbol, an element, an
-// element size or an input's dim.
+// element size, an input's dim or an array's length.
 func (e *Expr) IsRef() bool {
-	return e.Kind == Sym || e.Kind == Index || e.Kind == ElemSize || e.Kind == Dim
+	return e.Kind == Sym || e.Kind == Index || e.Kind == ElemSize || e.Kind == Dim || e.Kind == Len
+}
+
+// Rounded returns the floor, ceil and round subexpressions of e, outermost
+// first: the only places float params and "/" may appear.
+func (e *Expr) Rounded() []*Expr {
+	var out []*Expr
+	var walk func(*Expr)
+	walk = func(x *Expr) {
+		if x.Kind.IsRounding() {
+			out = append(out, x)
+			return
+		}
+		for _, a := range x.Args {
+			walk(a)
+		}
+	}
+	walk(e)
+	return out
 }
 
 // UsesDims reports whether e reads a dim of an input by axis (x.shape[axis]).
@@ -158,7 +197,7 @@ func prec(k Kind) int {
 	switch k {
 	case Add, Sub:
 		return 1
-	case Mul, FloorDiv:
+	case Mul, FloorDiv, Div:
 		return 2
 	case Neg:
 		return 3
@@ -178,16 +217,18 @@ func (e *Expr) write(sb *strings.Builder, outer int) {
 		fmt.Fprintf(sb, "elem_size(%s)", e.Name)
 	case Dim:
 		fmt.Fprintf(sb, "%s.shape[%s]", e.Name, e.AxisText())
+	case Len:
+		fmt.Fprintf(sb, "len(%s)", e.Name)
 	case Neg:
 		sb.WriteByte('-')
 		e.Args[0].write(sb, prec(Neg))
-	case Add, Sub, Mul, FloorDiv:
+	case Add, Sub, Mul, FloorDiv, Div:
 		p := prec(e.Kind)
 		if p < outer {
 			sb.WriteByte('(')
 		}
 		e.Args[0].write(sb, p)
-		sb.WriteString(map[Kind]string{Add: " + ", Sub: " - ", Mul: " * ", FloorDiv: " // "}[e.Kind])
+		sb.WriteString(map[Kind]string{Add: " + ", Sub: " - ", Mul: " * ", FloorDiv: " // ", Div: " / "}[e.Kind])
 		// Right operands of - and // bind tighter: a - (b - c).
 		e.Args[1].write(sb, p+1)
 		if p < outer {
@@ -287,6 +328,17 @@ func (e *Expr) Eval(env Env) (int64, error) {
 			return 0, &AxisError{Expr: e, Axis: axis, Rank: int64(len(dims))}
 		}
 		return dims[n], nil
+	case Len:
+		if le, ok := env.(LenEnv); ok {
+			if v, ok := le.Len(e.Name); ok {
+				return v, nil
+			}
+		}
+		return 0, fmt.Errorf("no length for %q", e.Name)
+	case Floor, Ceil, Round:
+		return e.evalRounding(env)
+	case Div:
+		return 0, fmt.Errorf("%s: true division is real; round it with floor, ceil or round", e)
 	}
 	vals := make([]int64, len(e.Args))
 	for i, a := range e.Args {
@@ -331,10 +383,26 @@ func (e *Expr) Eval(env Env) (int64, error) {
 	return 0, fmt.Errorf("unknown expression kind %d", e.Kind)
 }
 
+// LenEnv is an Env that also knows the lengths of array params.
+type LenEnv interface {
+	Len(name string) (int64, bool)
+}
+
+// FloatEnv is an Env that also knows float params, for the real
+// arithmetic inside floor, ceil and round; each value is what the param's
+// dtype stores.
+type FloatEnv interface {
+	Float(name string) (float64, bool)
+	FloatElement(name string, index int) (float64, bool)
+}
+
 // MapEnv is an Env over plain maps, for tests and tools.
 type MapEnv struct {
 	Symbols  map[string]int64
 	Elements map[string][]int64
+	// Floats and FloatElements are float params and float arrays' elements.
+	Floats        map[string]float64
+	FloatElements map[string][]float64
 	// ElemSizes are tensors' element sizes in bytes.
 	ElemSizes map[string]int64
 	// TensorDims are input tensors' dims.
@@ -346,6 +414,25 @@ func (m MapEnv) Dims(name string) ([]int64, bool) { v, ok := m.TensorDims[name];
 func (m MapEnv) ElemSize(name string) (int64, bool) { v, ok := m.ElemSizes[name]; return v, ok }
 
 func (m MapEnv) Symbol(name string) (int64, bool) { v, ok := m.Symbols[name]; return v, ok }
+
+func (m MapEnv) Float(name string) (float64, bool) { v, ok := m.Floats[name]; return v, ok }
+
+func (m MapEnv) FloatElement(name string, i int) (float64, bool) {
+	vs, ok := m.FloatElements[name]
+	if !ok || i < 0 || i >= len(vs) {
+		return 0, false
+	}
+	return vs[i], true
+}
+
+// Len is the length of an integer or float array.
+func (m MapEnv) Len(name string) (int64, bool) {
+	if vs, ok := m.Elements[name]; ok {
+		return int64(len(vs)), true
+	}
+	vs, ok := m.FloatElements[name]
+	return int64(len(vs)), ok
+}
 
 func (m MapEnv) Element(name string, i int) (int64, bool) {
 	vs, ok := m.Elements[name]

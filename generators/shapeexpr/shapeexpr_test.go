@@ -10,7 +10,8 @@ import (
 
 func TestParseAndEval(t *testing.T) {
 	env := MapEnv{Symbols: map[string]int64{"N": 7, "H": 10, "k": 3, "axis": -2}, Elements: map[string][]int64{"pads": {1, 2}},
-		TensorDims: map[string][]int64{"x": {2, 5, 9}}}
+		TensorDims: map[string][]int64{"x": {2, 5, 9}},
+		Floats:     map[string]float64{"scale": 0.75, "lo": -1.5}, FloatElements: map[string][]float64{"ratios": {0.5, 1, 2}}}
 	cases := []struct {
 		src, canon string
 		want       int64
@@ -31,6 +32,16 @@ func TestParseAndEval(t *testing.T) {
 		{"x . shape [ -1 ] * 2", "x.shape[-1] * 2", 18},
 		{"x.shape[axis] + k", "x.shape[axis] + k", 8},
 		{"-x.shape[1]", "-x.shape[1]", -5},
+		// Rounded real arithmetic: float params, "/" inside floor, ceil, round.
+		{"floor(H * scale)", "floor(H * scale)", 7},
+		{"ceil(H*scale)", "ceil(H * scale)", 8},
+		{"round(H * scale)", "round(H * scale)", 8}, // 7.5 rounds half up
+		{"round(lo)", "round(lo)", -1},              // -1.5 + 0.5 = -1
+		{"floor((H - lo) / ratios[0])", "floor((H - lo) / ratios[0])", 23},
+		{"ceil(N / 2) * 2", "ceil(N / 2) * 2", 8},
+		{"floor(H / k) - H // k", "floor(H / k) - H // k", 0},
+		{"len(pads) + 1", "len(pads) + 1", 3},
+		{"len(ratios) * N", "len(ratios) * N", 21},
 	}
 	for _, c := range cases {
 		e, err := Parse(c.src)
@@ -58,6 +69,10 @@ func TestParseErrors(t *testing.T) {
 		{"N $ 2", 3},
 		{"min(N)", 1},
 		{"floor_div(N, 2, 3)", 1},
+		{"H / 2", 3},             // true division outside a rounding
+		{"floor(H / 2) / 2", 14}, // and after one
+		{"floor(H, 2)", 8},
+		{"len(3)", 5},
 		{"x[y]", 3},
 		{"(N", 3},
 		{"N N", 3},

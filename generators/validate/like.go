@@ -169,7 +169,14 @@ func rangeOf(p *ir.Param) string {
 		}
 		return strconv.FormatFloat(*f, 'g', -1, 64)
 	}
-	return "[" + b(p.Min, "-inf") + ", " + b(p.Max, "inf") + "]"
+	open, shut := "[", "]"
+	if p.MinExclusive {
+		open = "("
+	}
+	if p.MaxExclusive {
+		shut = ")"
+	}
+	return open + b(p.Min, "-inf") + ", " + b(p.Max, "inf") + shut
 }
 
 func rankText(t *ir.Tensor) string {

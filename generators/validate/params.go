@@ -34,10 +34,10 @@ func (v *validator) param(op *ir.Op, p *ir.Param) {
 	}
 	if p.Min != nil || p.Max != nil {
 		if p.Kind != ir.ParamScalar && p.Kind != ir.ParamArray {
-			v.l.Errorf(p.Where.At("min", p.Where.At("max", p.Pos)), "range-kind", "min/max apply to numeric params; param %q is %s", p.Name, p.Kind)
+			v.l.Errorf(boundPos(p), "range-kind", "min/max apply to numeric params; param %q is %s", p.Name, p.Kind)
 		}
-		if p.Min != nil && p.Max != nil && *p.Min > *p.Max {
-			v.l.Errorf(p.Where.At("min", p.Pos), "range-order", "param %q has min %g greater than max %g", p.Name, *p.Min, *p.Max)
+		if p.Min != nil && p.Max != nil && (*p.Min > *p.Max || *p.Min == *p.Max && (p.MinExclusive || p.MaxExclusive)) {
+			v.l.Errorf(boundPos(p), "range-order", "param %q has the range %s, which holds no value", p.Name, p.RangeText())
 		}
 		// A bound beyond every value of an integer dtype leaves no value
 		// the generated range checks accept.
@@ -46,11 +46,11 @@ func (v *validator) param(op *ir.Op, p *ir.Param) {
 				continue
 			}
 			lo, hi := intRange(d)
-			if p.Min != nil && *p.Min > hi {
-				v.l.Errorf(p.Where.At("min", p.Pos), "range-dtype", "param %q has min %g, above the largest %s (%g): no value is allowed", p.Name, *p.Min, d, hi)
+			if least, ok := p.IntMin(); ok && least > hi {
+				v.l.Errorf(p.Where.At("min", p.Where.At("exclusive_min", p.Pos)), "range-dtype", "param %q has the range %s, above the largest %s (%g): no value is allowed", p.Name, p.RangeText(), d, hi)
 			}
-			if p.Max != nil && *p.Max < lo {
-				v.l.Errorf(p.Where.At("max", p.Pos), "range-dtype", "param %q has max %g, below the smallest %s (%g): no value is allowed", p.Name, *p.Max, d, lo)
+			if most, ok := p.IntMax(); ok && most < lo {
+				v.l.Errorf(p.Where.At("max", p.Where.At("exclusive_max", p.Pos)), "range-dtype", "param %q has the range %s, below the smallest %s (%g): no value is allowed", p.Name, p.RangeText(), d, lo)
 			}
 		}
 	}
@@ -192,8 +192,8 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 	default:
 		return
 	}
-	if p.Min != nil && val < *p.Min || p.Max != nil && val > *p.Max {
-		v.l.Errorf(pos, "default-range", "default %s of param %q is outside its range %s", lit.Text, p.Name, rangeText(p))
+	if !p.Admits(val) {
+		v.l.Errorf(pos, "default-range", "default %s of param %q is outside its range %s", lit.Text, p.Name, p.RangeText())
 		return
 	}
 	// The default is passed in every dtype the param may have.
@@ -234,15 +234,14 @@ func floatMax(d ir.DType) float64 {
 	return math.MaxFloat64
 }
 
-func rangeText(p *ir.Param) string {
-	lo, hi := "-inf", "+inf"
-	if p.Min != nil {
-		lo = strconv.FormatFloat(*p.Min, 'g', -1, 64)
+// boundPos is where a param's range is written: its first bound.
+func boundPos(p *ir.Param) diag.Pos {
+	for _, key := range []string{"min", "exclusive_min", "max", "exclusive_max"} {
+		if pos, ok := p.Where[key]; ok {
+			return pos
+		}
 	}
-	if p.Max != nil {
-		hi = strconv.FormatFloat(*p.Max, 'g', -1, 64)
-	}
-	return "[" + lo + ", " + hi + "]"
+	return p.Pos
 }
 
 func intRange(d ir.DType) (float64, float64) {

@@ -71,6 +71,18 @@ func (r *rangeEnv) ElemSizeRange(name string) shapeexpr.Interval {
 }
 
 func paramRange(p *ir.Param) shapeexpr.Interval {
+	if len(p.DTypes) > 0 && p.DTypes[0].IsFloat() {
+		// A float param (read inside floor, ceil or round): its bounds,
+		// closed (an interval only bounds the values).
+		out := shapeexpr.Unbounded
+		if p.Min != nil {
+			out.Lo = *p.Min
+		}
+		if p.Max != nil {
+			out.Hi = *p.Max
+		}
+		return out
+	}
 	out := shapeexpr.Interval{Lo: math.Inf(1), Hi: math.Inf(-1)}
 	for _, d := range p.DTypes {
 		if !d.IsInteger() {
@@ -82,11 +94,11 @@ func paramRange(p *ir.Param) shapeexpr.Interval {
 	if out.Lo > out.Hi {
 		out = shapeexpr.Unbounded
 	}
-	if p.Min != nil {
-		out.Lo = math.Max(out.Lo, math.Ceil(*p.Min))
+	if lo, ok := p.IntMin(); ok {
+		out.Lo = math.Max(out.Lo, lo)
 	}
-	if p.Max != nil {
-		out.Hi = math.Min(out.Hi, math.Floor(*p.Max))
+	if hi, ok := p.IntMax(); ok {
+		out.Hi = math.Min(out.Hi, hi)
 	}
 	return out
 }
@@ -120,6 +132,36 @@ func (w witnessEnv) Symbol(name string) (int64, bool) {
 
 func (w witnessEnv) Element(name string, i int) (int64, bool) {
 	return clamp(float64(w.v), w.r.ElementRange(name, i)), true
+}
+
+// Float is a float param's sample: the sample value clamped into its
+// range, and inside an exclusive bound.
+func (w witnessEnv) Float(name string) (float64, bool) {
+	p := w.r.op.Param(name)
+	if p == nil || len(p.DTypes) == 0 || !p.DTypes[0].IsFloat() {
+		return 0, false
+	}
+	i := paramRange(p)
+	v := math.Max(i.Lo, math.Min(i.Hi, float64(w.v)))
+	if !p.Admits(v) { // v is at an exclusive bound: step inside it
+		step := math.Min(0.5, (i.Hi-i.Lo)/2)
+		if v == i.Lo {
+			v += step
+		} else {
+			v -= step
+		}
+	}
+	return v, true
+}
+
+func (w witnessEnv) FloatElement(name string, _ int) (float64, bool) { return w.Float(name) }
+
+// LenRange bounds len(p): a fixed array's length, else any.
+func (r *rangeEnv) LenRange(name string) shapeexpr.Interval {
+	if p := r.op.Param(name); p != nil && p.Length > 0 {
+		return shapeexpr.Interval{Lo: float64(p.Length), Hi: float64(p.Length)}
+	}
+	return shapeexpr.Interval{Lo: 0, Hi: math.Inf(1)}
 }
 
 var witnessValues = []int64{1, 2, 3, 8, 64, 1024}

@@ -144,17 +144,28 @@ func (c *shapeChecker) check() {
 }
 
 func (c *shapeChecker) expr(e *shapeexpr.Expr, pos diag.Pos, where string, allowSizes bool) {
+	// Float params may be read inside floor, ceil and round only.
+	real := map[*shapeexpr.Expr]bool{}
+	for _, r := range e.Rounded() {
+		for _, s := range r.Args[0].Symbols() {
+			real[s] = true
+		}
+	}
 	for _, s := range e.Symbols() {
 		p := pos
 		if e.Col > 0 && s.Col > 1 && pos.Col > 0 {
 			p.Col = pos.Col + s.Col - 1
 		}
-		c.symbol(s, p, where, allowSizes)
+		c.symbol(s, p, where, allowSizes, real[s])
 	}
 }
 
-func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, allowSizes bool) {
+func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, allowSizes, real bool) {
 	name := s.Name
+	if s.Kind == shapeexpr.Len {
+		c.length(s, pos, where)
+		return
+	}
 	if s.Kind == shapeexpr.ElemSize {
 		c.elemSize(s, pos, where)
 		return
@@ -175,7 +186,7 @@ func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, all
 		}
 	}
 	if p := c.op.Param(name); p != nil {
-		c.paramUse(s, p, pos, where)
+		c.paramUse(s, p, pos, where, real)
 		return
 	}
 	if in := c.op.Input(name); in != nil && s.Kind == shapeexpr.Index {
@@ -214,14 +225,41 @@ func describeRef(s *shapeexpr.Expr) string {
 	return s.Name
 }
 
-func (c *shapeChecker) paramUse(s *shapeexpr.Expr, p *ir.Param, pos diag.Pos, where string) {
+// length checks len(p): p is an array param (a tensor param's length
+// is no dim of anything the targets read).
+func (c *shapeChecker) length(s *shapeexpr.Expr, pos diag.Pos, where string) {
+	p := c.op.Param(s.Name)
+	if p != nil && p.Kind == ir.ParamArray {
+		return
+	}
+	var arrays []string
+	for _, q := range c.op.Params {
+		if q.Kind == ir.ParamArray {
+			arrays = append(arrays, q.Name)
+		}
+	}
+	hint := "the op has no array param"
+	if len(arrays) > 0 {
+		hint = "its array params are " + strings.Join(arrays, ", ")
+	}
+	what := "no param"
+	if p != nil {
+		what = "a " + string(p.Kind) + " param"
+	}
+	c.l.Errorf(pos, "len-param", "%s uses %s, but %q is %s; len takes an array param (%s)", where, s, s.Name, what, hint)
+}
+
+func (c *shapeChecker) paramUse(s *shapeexpr.Expr, p *ir.Param, pos diag.Pos, where string, real bool) {
 	intDType := len(p.DTypes) > 0 && p.DTypes[0].IsInteger()
+	floatDType := len(p.DTypes) > 0 && p.DTypes[0].IsFloat()
 	switch {
 	case p.Kind == ir.ParamScalar && s.Kind == shapeexpr.Index:
 		c.l.Errorf(pos, "not-indexable", "%s indexes param %q, which is a scalar", where, p.Name)
 	case p.Kind == ir.ParamArray && s.Kind == shapeexpr.Sym:
 		c.l.Errorf(pos, "array-needs-index", "%s uses array param %q as a whole; pick an element such as %s[0]", where, p.Name, p.Name)
-	case (p.Kind == ir.ParamScalar || p.Kind == ir.ParamArray) && !intDType:
+	case (p.Kind == ir.ParamScalar || p.Kind == ir.ParamArray) && floatDType && !real:
+		c.l.Errorf(pos, "non-integer-dim", "%s uses param %q of dtype %s outside floor, ceil or round; a dim is an integer: round the real value, e.g. floor(H * %s), ceil(...) or round(...) (half up)", where, p.Name, p.DTypes[0], describeRef(s))
+	case (p.Kind == ir.ParamScalar || p.Kind == ir.ParamArray) && !intDType && !floatDType:
 		c.l.Errorf(pos, "non-integer-dim", "%s uses param %q of dtype %s; dims need an integer param", where, p.Name, p.DTypes[0])
 	case p.Kind != ir.ParamScalar && p.Kind != ir.ParamArray:
 		c.l.Errorf(pos, "non-integer-dim", "%s uses %s param %q; dims need an integer param", where, p.Kind, p.Name)

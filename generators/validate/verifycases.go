@@ -327,8 +327,8 @@ func caseParamEnv(env shapeexpr.MapEnv, p *ir.Param, vc ir.VerifyCase) {
 	var vals []int64
 	if lit == nil {
 		one := int64(1)
-		if p.Min != nil {
-			one = int64(*p.Min)
+		if least, ok := p.IntMin(); ok {
+			one = int64(least)
 		}
 		vals = []int64{one}
 		if p.Kind == ir.ParamArray {

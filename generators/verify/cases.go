@@ -185,7 +185,7 @@ func Cases(op *ir.Op) (cases []Case, notes []string) {
 			continue
 		}
 		for a := -r; a < r; a++ {
-			if p.Min != nil && float64(a) < *p.Min || p.Max != nil && float64(a) > *p.Max {
+			if !p.Admits(float64(a)) {
 				continue // the plugins refuse it when they are created
 			}
 			params := slices.Clone(base)
@@ -362,8 +362,8 @@ func baseParams(op *ir.Op) []Param {
 func fallback(p *ir.Param) Param {
 	v := Param{Name: p.Ident, Kind: string(p.Kind), Array: p.Kind == ir.ParamArray}
 	one := func() any {
-		if p.Min != nil {
-			return number(p, *p.Min)
+		if lo, _ := innerBounds(p); lo != nil {
+			return number(p, *lo)
 		}
 		return number(p, 1)
 	}
@@ -448,7 +448,8 @@ func paramVariants(op *ir.Op, p *ir.Param, base Param) []Param {
 	case ir.ParamBool:
 		out = append(out, mk(false), mk(true))
 	case ir.ParamScalar, ir.ParamArray:
-		for _, b := range []*float64{p.Min, p.Max} {
+		lo, hi := innerBounds(p)
+		for _, b := range []*float64{lo, hi} {
 			if b == nil || math.Abs(*b) > 64 {
 				continue // a far bound makes huge outputs; the value checks cover it
 			}

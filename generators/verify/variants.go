@@ -27,7 +27,7 @@ func awayVariants(op *ir.Op, p *ir.Param, base Param) []Param {
 	if p.Min != nil && p.Max != nil || axisInput(op, p) != nil || !numberParam(p) {
 		return nil
 	}
-	lo, hi := p.Min, p.Max
+	lo, hi := innerBounds(p)
 	if axisLikeName.MatchString(p.Name) {
 		r := baseRank(op)
 		if r == 0 {
@@ -85,6 +85,31 @@ func awayValue(x any, i, dir int, lo, hi *float64) (any, bool) {
 		return clampInt(m, lo, hi), true
 	}
 	return nil, false
+}
+
+// innerBounds are the least and greatest values the cases give param p:
+// an inclusive bound itself, and inside an exclusive one, which the
+// plugins refuse: the next integer for an integer param; for a float one a
+// quarter of the way to the other bound, or 0.5 in when there is none (a
+// value far enough from the bound to be a plain case, not a rounding
+// probe).
+func innerBounds(p *ir.Param) (lo, hi *float64) {
+	float := len(p.DTypes) > 0 && p.DTypes[0].IsFloat()
+	inside := func(b, other *float64, exclusive bool, dir float64, least func() (float64, bool)) *float64 {
+		switch {
+		case b == nil || !exclusive:
+			return b
+		case !float:
+			v, _ := least()
+			return &v
+		case other != nil:
+			v := *b + (*other-*b)/4
+			return &v
+		}
+		v := *b + dir*0.5
+		return &v
+	}
+	return inside(p.Min, p.Max, p.MinExclusive, 1, p.IntMin), inside(p.Max, p.Min, p.MaxExclusive, -1, p.IntMax)
 }
 
 func clampFloat(x float64, lo, hi *float64) float64 {

@@ -29,6 +29,9 @@ ops:
       - {name: pad, type: int32, default: 1}
       - {name: flag, type: bool, default: false}
       - {name: mode, type: enum, values: [a, b, c], default: b}
+      - {name: scale, type: float32, default: 1.0, exclusive_min: 0}
+      - {name: factor, type: float32, default: 0.5, exclusive_min: 0, exclusive_max: 1}
+      - {name: stride, type: int32, default: 2, exclusive_min: 0}
     outputs:
       - {name: y, type: float32, shape: [N, "C + 2 * pad"]}
 `
@@ -56,6 +59,10 @@ func TestParamVariants(t *testing.T) {
 		{"pad", []string{"4"}, func(v any) bool { return v.(int64) < 0 }},
 		{"flag", []string{"true"}, nil},
 		{"mode", []string{"a", "c"}, nil},
+		// An exclusive bound is never given, only values inside it.
+		{"scale", []string{"0.5"}, func(v any) bool { return v.(float64) <= 0 }},
+		{"factor", []string{"0.25", "0.75"}, func(v any) bool { return v.(float64) <= 0 || v.(float64) >= 1 }},
+		{"stride", []string{"1"}, func(v any) bool { return v.(int64) <= 0 }},
 	} {
 		t.Run(tc.param, func(t *testing.T) {
 			i := slices.IndexFunc(cs[0].Params, func(p Param) bool { return p.Name == tc.param })

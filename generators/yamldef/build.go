@@ -589,19 +589,28 @@ func (b *builder) param(o object) *ir.Param {
 	if m := o.optBool("mandatory"); m != nil {
 		p.Mandatory = *m
 	}
-	for _, key := range []string{"min", "max"} {
-		if n := o.get(key); n != nil {
-			var v float64
-			_ = n.Decode(&v) // the schema guaranteed a number; Decode reads every YAML spelling
-			if key == "min" {
-				p.Min = &v
-			} else {
-				p.Max = &v
-			}
-		}
-	}
+	p.Min, p.MinExclusive = b.bound(o, p, "min", "exclusive_min")
+	p.Max, p.MaxExclusive = b.bound(o, p, "max", "exclusive_max")
 	b.paramType(p, o)
 	return p
+}
+
+// bound reads a param's bound, inclusive (key) or exclusive (strictKey);
+// a param may give one of the two.
+func (b *builder) bound(o object, p *ir.Param, key, strictKey string) (*float64, bool) {
+	n, strict := o.get(key), o.get(strictKey)
+	if n != nil && strict != nil {
+		b.l.Errorf(b.pos(strict), "range-both", "param %q has both %s and %s; a bound is inclusive or exclusive, keep one", p.Name, key, strictKey)
+	}
+	if strict != nil {
+		n = strict
+	}
+	if n == nil {
+		return nil, false
+	}
+	var v float64
+	_ = n.Decode(&v) // the schema guaranteed a number; Decode reads every YAML spelling
+	return &v, strict != nil
 }
 
 // paramType resolves the type spelling(s) of a param into its kind,

@@ -547,10 +547,10 @@ func paramNode(p *ir.Param) *yaml.Node {
 		add(m, "mandatory", boolNode(p.Mandatory))
 	}
 	if p.Min != nil {
-		add(m, "min", &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(*p.Min, 'g', -1, 64)})
+		add(m, map[bool]string{false: "min", true: "exclusive_min"}[p.MinExclusive], &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(*p.Min, 'g', -1, 64)})
 	}
 	if p.Max != nil {
-		add(m, "max", &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(*p.Max, 'g', -1, 64)})
+		add(m, map[bool]string{false: "max", true: "exclusive_max"}[p.MaxExclusive], &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(*p.Max, 'g', -1, 64)})
 	}
 	if p.Layout != "" {
 		add(m, "layout", str(string(p.Layout)))

@@ -421,7 +421,7 @@ func parserParam(p *ir.Param) string {
 	if elemFloat(p) {
 		kind = "float"
 	}
-	bounds := pyBound(p.Min, elemFloat(p)) + ", " + pyBound(p.Max, elemFloat(p))
+	bounds := paramBounds(p)
 	if p.Kind == ir.ParamArray {
 		length := "None"
 		if p.Length > 0 {

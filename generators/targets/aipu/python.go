@@ -126,6 +126,36 @@ func pyDefault(p *ir.Param) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
+// paramBounds are the Parser's bounds of a param, "low, high", and for a
+// float param with an exclusive bound the open ends, ", exclusive=(True,
+// False)"; an integer param's exclusive bound is the next integer inside
+// it, a closed bound that admits the same values.
+func paramBounds(p *ir.Param) string {
+	float := elemFloat(p)
+	if !float {
+		closed := func(b *float64, exclusive bool, inside func() (float64, bool)) string {
+			if b != nil && exclusive {
+				v, _ := inside()
+				b = &v
+			}
+			return pyBound(b, false)
+		}
+		return closed(p.Min, p.MinExclusive, p.IntMin) + ", " + closed(p.Max, p.MaxExclusive, p.IntMax)
+	}
+	bounds := pyBound(p.Min, true) + ", " + pyBound(p.Max, true)
+	if p.MinExclusive || p.MaxExclusive {
+		bounds += ", exclusive=(" + pyBool(p.MinExclusive) + ", " + pyBool(p.MaxExclusive) + ")"
+	}
+	return bounds
+}
+
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
+
 // pyBound writes a min/max bound, or None.
 func pyBound(b *float64, float bool) string {
 	if b == nil {

@@ -121,7 +121,7 @@ func checkIdentity(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
 		d.Warnf(identityPos(pkg, op, "version"), "trt-qdp-version", "plugin version %q is the version every Python plugin has, so the C++ and the Python plugin of %s share name, namespace and version and cannot be registered together; use another version or set qdp: false", id.Version, op.Name)
 	}
 	if qdpReservedNamespaces[id.Namespace] {
-		d.Errorf(identityPos(pkg, op, "namespace"), "qdp-namespace", "namespace %q is reserved for Python plugins (reserved: \"\", trt, tensorrt, std); use another namespace, or set targets.trt.qdp: false", id.Namespace)
+		d.Errorf(identityPos(pkg, op, "namespace"), "qdp-namespace", "namespace %q cannot hold a Python plugin: tensorrt.plugin refuses the empty namespace and keeps trt, tensorrt and std to itself (C++ plugins may use them); use another namespace, or set targets.trt.qdp: false", id.Namespace)
 	}
 	if strings.Contains(id.Namespace, ".") {
 		d.Errorf(identityPos(pkg, op, "namespace"), "qdp-namespace", "namespace %q contains '.', which Python plugin ids cannot; set package.namespace (it defaults to the domain)", id.Namespace)
@@ -171,6 +171,7 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 	}
 	checkOptional(op, d)
 	checkAliases(pkg, op, d)
+	checkRealDims(op, d)
 	if t.Workspace != nil {
 		validate.TargetExpr(op, t.Workspace, t.WorkspacePos, "TensorRT workspace size", d)
 		checkWorkspace(op, d)
@@ -216,8 +217,56 @@ func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 		}
 	}
 	if t.Variadic {
-		d.Errorf(t.Where.At("variadic", t.Pos), "trt-variadic", "variadic %q of op %s: TensorRT plugins have a fixed number of inputs and outputs", t.Name, op.Name)
+		d.Errorf(t.Where.At("variadic", t.Pos), "trt-variadic", "%s", variadicMessage(op, t, output))
 	}
+}
+
+// checkRealDims refuses floor, ceil, round and len in the expressions a
+// TensorRT plugin computes (output dims, size bounds, the workspace):
+// IExprBuilder and the Python plugin's ShapeExpr are integer-only, so a
+// float param times a dim is no dimension expression, and this target does
+// not yet render a rounding as exact integer arithmetic over the float's
+// ratio (nor len as a constant); the Python targets print them.
+func checkRealDims(op *ir.Op, d *diag.TargetList) {
+	check := func(e *shapeexpr.Expr, pos diag.Pos, where string) {
+		if e == nil {
+			return
+		}
+		for _, r := range e.Rounded() {
+			d.Errorf(pos, "trt-real-dim", "%s of op %s uses %s: TensorRT's IExprBuilder and the Python plugin's ShapeExpr compute integers only, and opforge does not yet render a rounded float param for them (ExecuTorch and Compass compute it)", where, op.Name, r)
+			return
+		}
+		for _, s := range e.Symbols() {
+			if s.Kind == shapeexpr.Len {
+				d.Errorf(pos, "trt-real-dim", "%s of op %s uses %s, which opforge does not yet render for TensorRT plugins (ExecuTorch and Compass compute it)", where, op.Name, s)
+				return
+			}
+		}
+	}
+	for _, t := range op.Outputs {
+		for _, dim := range t.Shape {
+			check(dim.Expr, dim.Pos, fmt.Sprintf("output %q", t.Name))
+		}
+	}
+	for _, s := range op.DataDependent {
+		check(s.Upper, s.Where.At("upper", s.Pos), "the upper bound of "+s.Name)
+		check(s.Opt, s.Where.At("opt", s.Pos), "the opt value of "+s.Name)
+	}
+	if o := OpOptions(op); o.Workspace != nil {
+		check(o.Workspace, o.WorkspacePos, "the workspace size")
+	}
+}
+
+// variadicMessage says why a variadic tensor (one declared tensor standing
+// for as many as the node gives) cannot be a TensorRT plugin's: TensorRT
+// itself takes any count of inputs, but the generated plugin gives each
+// declared input a fixed index (only trailing optional ones may be left
+// out), and its output count is fixed when the plugin is created.
+func variadicMessage(op *ir.Op, t *ir.Tensor, output bool) string {
+	if output {
+		return fmt.Sprintf("variadic output %q of op %s: a TensorRT plugin says its output count (getNbOutputs) when it is created, and no field of the opdef gives that count; declare the outputs one by one", t.Name, op.Name)
+	}
+	return fmt.Sprintf("variadic input %q of op %s: the generated TensorRT plugin reads each declared input at a fixed index, so it takes a count of inputs only by leaving out trailing optional ones; declare the inputs one by one and make the trailing ones optional (a plugin then takes from its required inputs to all)", t.Name, op.Name)
 }
 
 // checkQDP enforces tensorrt.plugin's rules for the Python plugin and

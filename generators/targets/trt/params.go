@@ -95,6 +95,11 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 	numbers := func() []string {
 		if dt.IsFloat() {
 			lo, hi := floatBounds(p)
+			if p.MinExclusive || p.MaxExclusive {
+				// An open end needs the range's form; closed ranges keep
+				// the shorter lo, hi.
+				return []string{strconv.FormatBool(dt == ir.Float16), "FloatRange{" + lo + ", " + hi + ", " + strconv.FormatBool(p.MinExclusive) + ", " + strconv.FormatBool(p.MaxExclusive) + "}"}
+			}
 			return []string{strconv.FormatBool(dt == ir.Float16), lo, hi}
 		}
 		lo, hi := intBounds(p, dt)
@@ -247,11 +252,11 @@ func intLimits(p *ir.Param, dt ir.DType) (int64, int64) {
 		r = intRange[ir.Int64]
 	}
 	lo, hi := r[0], r[1]
-	if p.Min != nil && *p.Min > float64(lo) {
-		lo = int64(math.Ceil(*p.Min))
+	if least, ok := p.IntMin(); ok && least > float64(lo) {
+		lo = int64(least)
 	}
-	if p.Max != nil && *p.Max < float64(hi) {
-		hi = int64(math.Floor(*p.Max))
+	if most, ok := p.IntMax(); ok && most < float64(hi) {
+		hi = int64(most)
 	}
 	return lo, hi
 }
@@ -409,10 +414,10 @@ func paramDoc(p *ir.Param) string {
 		parts = append(parts, "required")
 	}
 	if p.Min != nil {
-		parts = append(parts, ">= "+strconv.FormatFloat(*p.Min, 'g', -1, 64))
+		parts = append(parts, p.MinText())
 	}
 	if p.Max != nil {
-		parts = append(parts, "<= "+strconv.FormatFloat(*p.Max, 'g', -1, 64))
+		parts = append(parts, p.MaxText())
 	}
 	s := strings.Join(parts, ", ")
 	if p.Description != "" {

@@ -2,7 +2,6 @@ package trt
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -489,7 +488,7 @@ func qdpAttrCheck(id string, p *ir.Param, m *paramModel) string {
 				return p.Ident
 			}
 			lo, hi := pyFloatBounds(p)
-			return "_number(" + args + ", " + lo + ", " + hi + ")"
+			return "_number(" + args + ", " + lo + ", " + hi + pyOpenEnds(p) + ")"
 		}
 		lo, hi := intLimits(p, m.elem)
 		return "_number(" + args + ", " + strconv.FormatInt(lo, 10) + ", " + strconv.FormatInt(hi, 10) + ")"
@@ -500,19 +499,20 @@ func qdpAttrCheck(id string, p *ir.Param, m *paramModel) string {
 	if p.Kind == ir.ParamArray && p.Length > 0 {
 		length = strconv.Itoa(p.Length)
 	}
-	lo, hi := "None", "None"
+	lo, hi, open := "None", "None", ""
 	switch {
 	case m.elem.IsFloat():
 		lo, hi = pyFloatBounds(p)
+		open = pyOpenEnds(p)
 	case m.elem != ir.Bool && p.Kind != ir.ParamBool:
-		if p.Min != nil {
-			lo = strconv.FormatFloat(math.Ceil(*p.Min), 'f', 0, 64)
+		if least, ok := p.IntMin(); ok {
+			lo = strconv.FormatFloat(least, 'f', 0, 64)
 		}
-		if p.Max != nil {
-			hi = strconv.FormatFloat(math.Floor(*p.Max), 'f', 0, 64)
+		if most, ok := p.IntMax(); ok {
+			hi = strconv.FormatFloat(most, 'f', 0, 64)
 		}
 	}
-	return "_array(" + args + ", " + qdpArrayDType(m.elem) + ", " + length + ", " + lo + ", " + hi + ")"
+	return "_array(" + args + ", " + qdpArrayDType(m.elem) + ", " + length + ", " + lo + ", " + hi + open + ")"
 }
 
 // pyFloatBounds are a float param's min and max as Python literals (None
@@ -526,6 +526,17 @@ func pyFloatBounds(p *ir.Param) (string, string) {
 		hi = withPoint(strconv.FormatFloat(*p.Max, 'g', -1, 64))
 	}
 	return lo, hi
+}
+
+// pyOpenEnds is the exclusive argument of _number and _array for a float
+// param with an exclusive bound (", open=(True, False)"), "" for closed
+// bounds.
+func pyOpenEnds(p *ir.Param) string {
+	if !p.MinExclusive && !p.MaxExclusive {
+		return ""
+	}
+	py := map[bool]string{true: "True", false: "False"}
+	return ", exclusive=(" + py[p.MinExclusive] + ", " + py[p.MaxExclusive] + ")"
 }
 
 // concat joins parameter lists, some of them empty, into one.

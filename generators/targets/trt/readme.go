@@ -146,6 +146,9 @@ func exampleValue(p *paramModel) example {
 		switch {
 		case p.elem.IsFloat():
 			return "1.0"
+		case ip.Min != nil && ip.MinExclusive && *ip.Min >= 1:
+			least, _ := ip.IntMin()
+			return strconv.FormatFloat(least, 'f', 0, 64)
 		case ip.Min != nil && *ip.Min > 1:
 			return strconv.FormatFloat(*ip.Min, 'f', 0, 64)
 		}

@@ -289,7 +289,7 @@ func (w *writer) param(e *etree.Element, p *ir.Param) {
 		leaf(shape, "Text", text)
 	}
 	if p.Min != nil || p.Max != nil {
-		w.lost(p.Where.At("min", p.Where.At("max", p.Pos)), "param %q: QNN XML has no value range; min/max are dropped", p.Name)
+		w.lost(p.Where.At("min", p.Where.At("exclusive_min", p.Where.At("max", p.Where.At("exclusive_max", p.Pos)))), "param %q: QNN XML has no value range; its bounds are dropped", p.Name)
 	}
 	if p.Default != nil {
 		leaf(e, "Default", literalText(p.Default, p.Values))

@@ -30,11 +30,11 @@ def clamp_scale(x, *, bounds=(-1.0, 1.0), gain, bias=0.5, saturate=False, roundi
 
     Params (keyword-only Python values):
         bounds: tuple of 2 float32, default (-1.0, 1.0)
-        gain: float32, min 0, required
+        gain: float32, above 0, required
         bias: float16, default 0.5
         saturate: bool, default False
         rounding: str, one of nearest, down, up, default nearest
-        steps: uint16, max 100, default 3
+        steps: uint16, below 100, default 3
 
     Returns y: T [N, H, W, C], NHWC.
     """

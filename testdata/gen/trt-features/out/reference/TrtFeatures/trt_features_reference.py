@@ -88,12 +88,12 @@ def all_params(features, rois, *, flag=False, label="a \"quoted\" label", note, 
         note: str, required
         mode: str, one of fast, exact, two_pass, default exact
         tiny: int8, min -8, max 8, default -3
-        small: int16, default 300
+        small: int16, above 0, default 300
         big: int64, default 5000000000
         count: uint32 or int32, min 1, default 4
         half_: float16, default 0.5
         brain: bfloat16, default 1.5
-        precise: float64, min 0, max 1, default 0.125
+        precise: float64, above 0, below 1, default 0.125
         axes: tuple of int32, default (1, 2)
         weights: tuple of 3 float32, default (0.25, 0.5, 0.25)
         halves: tuple of float16, default (1.0,)

@@ -80,18 +80,21 @@ def _choice(plugin_id: str, name: str, value: str, allowed: Tuple[str, ...]) -> 
         _fail(plugin_id, name, f"is {value!r}, not one of the values " + ", ".join(repr(a) for a in allowed))
     return value
 
-def _number(plugin_id: str, name: str, value, lo, hi):
-    if (lo is not None and not value >= lo) or (hi is not None and not value <= hi):
-        _fail(plugin_id, name, f"value {value} is outside [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]")
+def _number(plugin_id: str, name: str, value, lo, hi, exclusive=(False, False)):
+    # exclusive marks an exclusive bound (exclusive_min, exclusive_max): the bound itself is refused.
+    if (lo is not None and not (value > lo if exclusive[0] else value >= lo)) or (
+            hi is not None and not (value < hi if exclusive[1] else value <= hi)):
+        _fail(plugin_id, name, f"value {value} is outside {'(' if exclusive[0] else '['}{'-inf' if lo is None else lo}, "
+              f"{'inf' if hi is None else hi}{')' if exclusive[1] else ']'}")
     return value
 
-def _array(plugin_id: str, name: str, value, dtype, length, lo, hi) -> np.ndarray:
+def _array(plugin_id: str, name: str, value, dtype, length, lo, hi, exclusive=(False, False)) -> np.ndarray:
     value = np.asarray(value).reshape(-1)
     if length is not None and value.size != length:
         _fail(plugin_id, name, f"has {value.size} value(s); expected {length}")
     if lo is not None or hi is not None:
         for v in value.tolist():
-            _number(plugin_id, name, v, lo, hi)
+            _number(plugin_id, name, v, lo, hi, exclusive)
     return value.astype(dtype)
 
 # vision::RoiAlignLite: Average- or max-pools each region of interest to pooled_hw.

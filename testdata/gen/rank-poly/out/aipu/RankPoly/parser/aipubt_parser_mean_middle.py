@@ -26,19 +26,22 @@ def _attr(attrs, name, default):
         value = value.decode("utf-8")
     return value
 
-def _check(name, value, low, high):
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError("node attribute %r is %r, outside [%r, %r]" % (name, value, low, high))
+def _check(name, value, low, high, exclusive=(False, False)):
+    """exclusive marks an exclusive bound (exclusive_min, exclusive_max): the bound itself is refused."""
+    if (low is not None and (value < low or exclusive[0] and value == low)) or (
+            high is not None and (value > high or exclusive[1] and value == high)):
+        raise ValueError("node attribute %r is %r, outside %s%r, %r%s"
+                         % (name, value, "(" if exclusive[0] else "[", low, high, ")" if exclusive[1] else "]"))
     return value
 
-def _number(attrs, name, default, kind, low, high):
+def _number(attrs, name, default, kind, low, high, exclusive=(False, False)):
     value = _attr(attrs, name, default)
     if isinstance(value, np.ndarray) and value.size == 1:
         value = value.item()
-    return _check(name, kind(value), low, high)
+    return _check(name, kind(value), low, high, exclusive)
 
-def _numbers(attrs, name, default, kind, length, low, high):
-    values = [_check(name, kind(v), low, high) for v in np.ravel(_attr(attrs, name, default)).tolist()]
+def _numbers(attrs, name, default, kind, length, low, high, exclusive=(False, False)):
+    values = [_check(name, kind(v), low, high, exclusive) for v in np.ravel(_attr(attrs, name, default)).tolist()]
     if length is not None and len(values) != length:
         raise ValueError("node attribute %r has %d values; %d expected" % (name, len(values), length))
     return values

@@ -332,10 +332,19 @@ bool readIntVector(nvinfer1::PluginField const& f, std::vector<T>& dst, int64_t 
     return readInts(f, dst.data(), f.length, lo, hi, err);
 }
 
-//! Reads n floating-point values (any float field type, or integers) within [lo, hi]; a value
+//! A float param's range: an open end (exclusive_min, exclusive_max) refuses the bound itself.
+struct FloatRange
+{
+    double lo;
+    double hi;
+    bool loOpen;
+    bool hiOpen;
+};
+
+//! Reads n floating-point values (any float field type, or integers) within the range r; a value
 //! outside float's range is refused when T is float.
 template <typename T>
-bool readFloats(nvinfer1::PluginField const& f, T* dst, int32_t n, bool rawHalf, double lo, double hi, FieldError& err) noexcept
+bool readFloats(nvinfer1::PluginField const& f, T* dst, int32_t n, bool rawHalf, FloatRange r, FieldError& err) noexcept
 {
     double unused = 0;
     uint64_t zero = 0;
@@ -354,9 +363,9 @@ bool readFloats(nvinfer1::PluginField const& f, T* dst, int32_t n, bool rawHalf,
     {
         double v = 0;
         floatAt(f, i, rawHalf, v);
-        if (v < lo || v > hi)
+        if (v < r.lo || v > r.hi || (r.loOpen && v == r.lo) || (r.hiOpen && v == r.hi))
         {
-            err.set("value %g is outside [%g, %g]", v, lo, hi);
+            err.set("value %g is outside %c%g, %g%c", v, r.loOpen ? '(' : '[', r.lo, r.hi, r.hiOpen ? ')' : ']');
             return false;
         }
         if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<T>::max()))
@@ -369,8 +378,15 @@ bool readFloats(nvinfer1::PluginField const& f, T* dst, int32_t n, bool rawHalf,
     return true;
 }
 
+//! readFloats within the closed range [lo, hi].
 template <typename T>
-bool readFloatVector(nvinfer1::PluginField const& f, std::vector<T>& dst, bool rawHalf, double lo, double hi, FieldError& err) noexcept
+bool readFloats(nvinfer1::PluginField const& f, T* dst, int32_t n, bool rawHalf, double lo, double hi, FieldError& err) noexcept
+{
+    return readFloats(f, dst, n, rawHalf, FloatRange{lo, hi, false, false}, err);
+}
+
+template <typename T>
+bool readFloatVector(nvinfer1::PluginField const& f, std::vector<T>& dst, bool rawHalf, FloatRange r, FieldError& err) noexcept
 {
     int32_t count = 0;
     if (!countOf(f, rawHalf, count, err))
@@ -386,7 +402,13 @@ bool readFloatVector(nvinfer1::PluginField const& f, std::vector<T>& dst, bool r
         err.set("could not be stored (out of memory)");
         return false;
     }
-    return readFloats(f, dst.data(), count, rawHalf, lo, hi, err);
+    return readFloats(f, dst.data(), count, rawHalf, r, err);
+}
+
+template <typename T>
+bool readFloatVector(nvinfer1::PluginField const& f, std::vector<T>& dst, bool rawHalf, double lo, double hi, FieldError& err) noexcept
+{
+    return readFloatVector(f, dst, rawHalf, FloatRange{lo, hi, false, false}, err);
 }
 
 //! Reads n booleans: any integer field type (kINT8 from Python, kINT32 from ONNX), values 0 or 1.

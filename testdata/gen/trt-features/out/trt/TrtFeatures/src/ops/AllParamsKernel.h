@@ -27,12 +27,12 @@ struct AllParamsParams
     std::string note{}; //!< string, required
     AllParamsMode mode{AllParamsMode::kExact}; //!< one of fast, exact, two_pass, default exact
     int8_t tiny{-3}; //!< int8, default -3, >= -8, <= 8
-    int16_t small{300}; //!< int16, default 300
+    int16_t small{300}; //!< int16, default 300, > 0
     int64_t big{int64_t{5000000000}}; //!< int64, default 5000000000
     int32_t count{4}; //!< int32, default 4, >= 1
     float half_{0.5f}; //!< float16, default 0.5
     float brain{1.5f}; //!< bfloat16, default 1.5
-    double precise{0.125}; //!< float64, default 0.125, >= 0, <= 1
+    double precise{0.125}; //!< float64, default 0.125, > 0, < 1
     std::vector<int32_t> axes{1, 2}; //!< int32[], default [1, 2]
     float weights[3]{0.25f, 0.5f, 0.25f}; //!< float32[3], default [0.25, 0.5, 0.25]
     std::vector<float> halves{1.0f}; //!< float16[], default [1.0]

@@ -13,12 +13,12 @@
 //   note: string, required
 //   mode: one of fast, exact, two_pass, default exact
 //   tiny: int8, default -3, >= -8, <= 8
-//   small: int16, default 300
+//   small: int16, default 300, > 0
 //   big: int64, default 5000000000
 //   count: int32, default 4, >= 1
 //   half: float16, default 0.5
 //   brain: bfloat16, default 1.5
-//   precise: float64, default 0.125, >= 0, <= 1
+//   precise: float64, default 0.125, > 0, < 1
 //   axes: int32[], default [1, 2]
 //   weights: float32[3], default [0.25, 0.5, 0.25]
 //   halves: float16[], default [1.0]
@@ -141,12 +141,12 @@ bool parseAllParamsFields(nvinfer1::PluginFieldCollection const* fc, bool runtim
         case 2: ok = readString(f, p.note, err); break;
         case 3: ok = readEnum(f, kAllParamsModeNames, 3, p.mode, err); break;
         case 4: ok = readInts(f, &p.tiny, 1, int64_t{-8}, int64_t{8}, err); break;
-        case 5: ok = readInts(f, &p.small, 1, int64_t{-32768}, int64_t{32767}, err); break;
+        case 5: ok = readInts(f, &p.small, 1, int64_t{1}, int64_t{32767}, err); break;
         case 6: ok = readInts(f, &p.big, 1, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), err); break;
         case 7: ok = readInts(f, &p.count, 1, int64_t{1}, int64_t{2147483647}, err); break;
         case 8: ok = readFloats(f, &p.half_, 1, true, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), err); break;
         case 9: ok = readFloats(f, &p.brain, 1, false, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), err); break;
-        case 10: ok = readFloats(f, &p.precise, 1, false, 0.0, 1.0, err); break;
+        case 10: ok = readFloats(f, &p.precise, 1, false, FloatRange{0.0, 1.0, true, true}, err); break;
         case 11: ok = readIntVector(f, p.axes, int64_t{-2147483648}, int64_t{2147483647}, err); break;
         case 12: ok = readFloats(f, p.weights, 3, false, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), err); break;
         case 13: ok = readFloatVector(f, p.halves, true, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), err); break;
