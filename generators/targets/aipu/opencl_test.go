@@ -193,7 +193,12 @@ func TestVerifyOpenCLCatchesKernelBugs(t *testing.T) {
 	// The last element never written: every AffineClip case fails, in both variants, and the
 	// CLI exits 1.
 	data, _ := os.ReadFile(affine)
-	_ = os.WriteFile(affine, bytes.Replace(data, []byte("i < n;"), []byte("i < n - 1;"), 1), 0o644)
+	// In the kernel's body: the file's comments show the same loop.
+	planted := strings.Replace(affineKernel, "i < n;", "i < n - 1;", 1)
+	if !bytes.Contains(data, []byte(affineKernel)) {
+		t.Fatalf("%s does not hold the kernel written into it", affine)
+	}
+	_ = os.WriteFile(affine, bytes.Replace(data, []byte(affineKernel), []byte(planted), 1), 0o644)
 	stdout.Reset()
 	stderr.Reset()
 	code := cli.Main([]string{"verify", "--target", "aipu-opencl"}, &stdout, &stderr)
