@@ -321,6 +321,11 @@ func NinjaNoop(o Options, dir string) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("ninja is not installed: %w", err)
 	}
+	// Absolute paths, and ninja run in its own folder, so its log
+	// (.ninja_log) stays there and not where the bench was started.
+	if dir, err = filepath.Abs(dir); err != nil {
+		return 0, err
+	}
 	dbs, _ := filepath.Glob(filepath.Join(dir, "build", "*", "compile_commands.json"))
 	if len(dbs) == 0 {
 		return 0, fmt.Errorf("no compile_commands.json under %s", filepath.Join(dir, "build"))
@@ -353,7 +358,7 @@ func NinjaNoop(o Options, dir string) (time.Duration, error) {
 	}
 	run := func(int) (Step, error) {
 		start := time.Now()
-		out, err := exec.Command(ninja, "-f", file).CombinedOutput()
+		out, err := exec.Command(ninja, "-C", filepath.Dir(file)).CombinedOutput()
 		if err != nil {
 			return Step{}, fmt.Errorf("ninja: %v\n%s", err, out)
 		}

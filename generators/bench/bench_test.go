@@ -109,7 +109,7 @@ func testNinjaNoop(t *testing.T, o Options) {
 	if edges := strings.Count(string(data), "\nbuild "); edges < 3 {
 		t.Errorf("build.ninja has %d edges for a 3-op package:\n%s", edges, data)
 	}
-	out, err := exec.Command("ninja", "-f", file).CombinedOutput()
+	out, err := exec.Command("ninja", "-C", filepath.Dir(file)).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "no work to do") {
 		t.Errorf("ninja after the bench: %v\n%s", err, out)
 	}
