@@ -6,6 +6,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -291,4 +292,93 @@ func NoopBuild(o Options, n int, fakeCompiler string) (Step, error) {
 	}
 	o.print(st)
 	return st, nil
+}
+
+// Comparison is one of opforge's steps beside its yardstick (ninja's
+// no-op on the same units, cp -r of the same tree), the ratio first.
+type Comparison struct {
+	Name               string
+	OpForge, Yardstick time.Duration
+	YardstickName      string
+}
+
+// ComparisonHeader is the table header PrintComparison rows go under.
+const ComparisonHeader = "| opforge / yardstick | step | opforge | yardstick |\n|---|---|---|---|\n"
+
+// PrintComparison prints c with the ratio first.
+func (o Options) PrintComparison(c Comparison) {
+	fmt.Fprintf(o.Out, "| %.1fx | %s | %s | %s: %s |\n", float64(c.OpForge)/float64(c.Yardstick), c.Name, ms(c.OpForge), c.YardstickName, ms(c.Yardstick))
+}
+
+// NinjaNoop measures ninja's no-op over a build.ninja that has one edge
+// per unit of the build under dir (its compile_commands.json: one per
+// compile, each output from its source, and the link of them all), the
+// same files stated as opforge's no-op build states: the yardstick for
+// it. The edges' command only touches its output, so the first run builds
+// everything at once and the measured runs have nothing to do.
+func NinjaNoop(o Options, dir string) (time.Duration, error) {
+	ninja, err := exec.LookPath("ninja")
+	if err != nil {
+		return 0, fmt.Errorf("ninja is not installed: %w", err)
+	}
+	// Absolute paths, and ninja run in its own folder, so its log
+	// (.ninja_log) stays there and not where the bench was started.
+	if dir, err = filepath.Abs(dir); err != nil {
+		return 0, err
+	}
+	dbs, _ := filepath.Glob(filepath.Join(dir, "build", "*", "compile_commands.json"))
+	if len(dbs) == 0 {
+		return 0, fmt.Errorf("no compile_commands.json under %s", filepath.Join(dir, "build"))
+	}
+	var sb strings.Builder
+	sb.WriteString("rule touch\n  command = touch $out\n")
+	var objs []string
+	for _, db := range dbs {
+		data, err := os.ReadFile(db)
+		if err != nil {
+			return 0, err
+		}
+		var cmds []struct{ Directory, File, Output string }
+		if err := json.Unmarshal(data, &cmds); err != nil {
+			return 0, fmt.Errorf("%s: %v", db, err)
+		}
+		for i, c := range cmds {
+			obj := filepath.Join(dir, "ninja", fmt.Sprintf("%d-%d.o", len(objs), i))
+			fmt.Fprintf(&sb, "build %s: touch %s\n", ninjaEscape(obj), ninjaEscape(absIn(c.Directory, c.File)))
+			objs = append(objs, ninjaEscape(obj))
+		}
+	}
+	fmt.Fprintf(&sb, "build %s: touch %s\n", ninjaEscape(filepath.Join(dir, "ninja", "lib.so")), strings.Join(objs, " "))
+	if err := os.MkdirAll(filepath.Join(dir, "ninja"), 0o755); err != nil {
+		return 0, err
+	}
+	file := filepath.Join(dir, "ninja", "build.ninja")
+	if err := os.WriteFile(file, []byte(sb.String()), 0o644); err != nil {
+		return 0, err
+	}
+	run := func(int) (Step, error) {
+		start := time.Now()
+		out, err := exec.Command(ninja, "-C", filepath.Dir(file)).CombinedOutput()
+		if err != nil {
+			return Step{}, fmt.Errorf("ninja: %v\n%s", err, out)
+		}
+		return Step{Wall: time.Since(start)}, nil
+	}
+	if _, err := run(0); err != nil {
+		return 0, err
+	}
+	st, err := median(run)
+	return st.Wall, err
+}
+
+func absIn(dir, path string) string {
+	if filepath.IsAbs(path) || dir == "" {
+		return path
+	}
+	return filepath.Join(dir, path)
+}
+
+// ninjaEscape quotes what ninja's syntax gives a meaning in a path.
+func ninjaEscape(p string) string {
+	return strings.NewReplacer("$", "$$", " ", "$ ", ":", "$:").Replace(p)
 }

@@ -45,6 +45,7 @@ func TestRunSmall(t *testing.T) {
 	if _, err := NoopBuild(o, 3, "../../testdata/build/fake-compiler.sh"); err != nil {
 		t.Fatal(err)
 	}
+	testNinjaNoop(t, o)
 	if rows := strings.Count(table.String(), "\n"); rows != 13 {
 		t.Errorf("table has %d rows:\n%s", rows, table.String())
 	}
@@ -89,4 +90,27 @@ func testTeamBuild(t *testing.T, o Options) {
 		t.Errorf("build against the warm cache compiled: %+v", warm)
 	}
 	t.Logf("\n%s%s", TeamHeader, table.String())
+}
+
+// testNinjaNoop: the yardstick of the no-op build is ninja over one edge
+// per unit of the same build, so it states as many files; its runs after
+// the first have nothing to do (ninja says so).
+func testNinjaNoop(t *testing.T, o Options) {
+	if _, err := exec.LookPath("ninja"); err != nil {
+		t.Logf("ninja yardstick not measured: %v", err)
+		return
+	}
+	dir := filepath.Join(o.Work, "build-n3")
+	if _, err := NinjaNoop(o, dir); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "ninja", "build.ninja")
+	data, _ := os.ReadFile(file)
+	if edges := strings.Count(string(data), "\nbuild "); edges < 3 {
+		t.Errorf("build.ninja has %d edges for a 3-op package:\n%s", edges, data)
+	}
+	out, err := exec.Command("ninja", "-C", filepath.Dir(file)).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "no work to do") {
+		t.Errorf("ninja after the bench: %v\n%s", err, out)
+	}
 }

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/opforge/opforge/generators/filestat"
 	"github.com/opforge/opforge/generators/procgroup"
 
 	"github.com/opforge/opforge/generators/filelock"
@@ -86,6 +87,18 @@ type Result struct {
 	// LauncherOff is set when the launcher failed often enough that the
 	// rest of the build ran without it.
 	LauncherOff bool
+	// Seen is every file the up-to-date check read or trusted (tools,
+	// launchers, inputs, the headers of the last depfiles), with the stat
+	// it saw when it took the file's hash: a file whose stat is still this
+	// one holds what the check decided on. A file it found absent is in
+	// Seen with Exists false.
+	Seen map[string]SeenFile
+}
+
+// SeenFile is a file as the up-to-date check saw it.
+type SeenFile struct {
+	Exists bool          `json:"exists"`
+	Stat   filestat.Stat `json:"stat"`
 }
 
 // launcherGiveUp is how many launcher failures (where the tool alone then
@@ -168,6 +181,7 @@ func (e *Engine) Run(ctx context.Context, units []*Unit) (Result, error) {
 	wg.Wait()
 	show.finish()
 	r.res.Elapsed = time.Since(start)
+	r.res.Seen = st.seen()
 	if err := st.save(e.StateFile); err != nil {
 		return r.res, err
 	}

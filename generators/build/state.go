@@ -69,6 +69,18 @@ func (s *state) save(path string) error {
 	return err
 }
 
+// seen is what this run's hashes were taken of (Result.Seen).
+func (s *state) seen() map[string]SeenFile {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]SeenFile, len(s.hashed))
+	for p, h := range s.hashed {
+		f, ok := s.Files[p]
+		out[p] = SeenFile{Exists: ok && h != "-", Stat: f.Stat}
+	}
+	return out
+}
+
 // fileHash returns the content hash of path ("-" when it does not exist).
 func (s *state) fileHash(path string) string {
 	s.mu.Lock()

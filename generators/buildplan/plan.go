@@ -33,6 +33,10 @@ type Options struct {
 	// variants (architectures, say: x86, aarch64 ...); a target without variants
 	// ignores it.
 	Variants []string
+	// NoopRecord keeps, after each successful build, the record that lets
+	// the next build with nothing to do stop at a stat check (Noop). Only
+	// with Env the real environment: the record hashes os.Environ.
+	NoopRecord bool
 }
 
 // PackageDirs are the paths of marker (a directory or file name) in the
@@ -40,7 +44,7 @@ type Options struct {
 // sorted, limited to o.Packages when set; a package named there that out/
 // does not hold is an error naming those it does.
 func (o Options) PackageDirs(target, marker string) ([]string, error) {
-	srcs, _ := filepath.Glob(filepath.Join(o.Out, target, "*", marker))
+	srcs := o.Env.Glob(filepath.Join(o.Out, target, "*", marker))
 	sort.Strings(srcs)
 	if len(o.Packages) == 0 {
 		return srcs, nil
@@ -98,16 +102,35 @@ type Plan struct {
 	Display build.Display
 
 	versions *toolchain.VersionCache
+	probes   *toolchain.Probes
+	opts     *Options // as the target planned with (WithVersionCache)
 }
 
+// versionCacheName is the tool-version cache's file in the build folder.
+const versionCacheName = ".opforge-tool-versions.json"
+
 // WithVersionCache gives the environment a tool-version cache kept in the
-// build directory, saved when the plan runs.
+// build directory, saved when the plan runs, and a recorder of what
+// planning looks at on disk (toolchain.Probes), which the no-op record
+// keeps. Every target's BuildPlan starts with it.
 func WithVersionCache(o Options, p *Plan) toolchain.Env {
 	if o.Env.Versions == nil {
-		o.Env.Versions = toolchain.OpenVersionCache(filepath.Join(o.Build, ".opforge-tool-versions.json"))
+		o.Env.Versions = toolchain.OpenVersionCache(filepath.Join(o.Build, versionCacheName))
 	}
-	p.versions = o.Env.Versions
+	if o.Env.Probes == nil {
+		o.Env.Probes = toolchain.NewProbes()
+	}
+	p.versions, p.probes = o.Env.Versions, o.Env.Probes
+	opts := o
+	p.opts = &opts
 	return o.Env
+}
+
+// Stat is os.Stat for a target's planning, recorded with the plan's
+// probes: a path the plan depends on that changes makes the next no-op
+// build plan again.
+func (p *Plan) Stat(path string) (os.FileInfo, error) {
+	return toolchain.Env{Probes: p.probes}.Stat(path)
 }
 
 // Launcher returns the path compiles run through, or "" when none is
@@ -165,6 +188,7 @@ func (p *Plan) Run(ctx context.Context, log io.Writer, jobs int) (build.Result, 
 	if err := os.MkdirAll(filepath.Dir(p.StateFile), 0o755); err != nil {
 		return build.Result{}, err
 	}
+	p.forgetNoop()
 	if p.versions != nil {
 		if err := p.versions.Save(); err != nil {
 			return build.Result{}, err
@@ -179,6 +203,9 @@ func (p *Plan) Run(ctx context.Context, log io.Writer, jobs int) (build.Result, 
 	r, err := e.Run(ctx, p.Units)
 	if err == nil && p.Extra != nil {
 		err = p.Extra()
+	}
+	if err == nil {
+		err = p.recordNoop(r)
 	}
 	return r, err
 }

@@ -51,6 +51,7 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	defer back()
 	o.Packages = sel.Packages
+	o.NoopRecord = true
 	if *arch != "" {
 		o.Variants = strings.Split(*arch, ",")
 	}
@@ -67,6 +68,9 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	display := buildDisplay(stdout, os.Getenv)
 	failed := false
 	for _, t := range names {
+		if buildplan.Noop(o, t, stdout) {
+			continue // nothing changed since its last successful build
+		}
 		plan, err := planFor(o, t)
 		if err == nil {
 			plan.UnitTimeout = *timeout

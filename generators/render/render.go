@@ -12,6 +12,7 @@ import (
 	"path"
 	"runtime"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
@@ -53,6 +54,18 @@ func FuncMap(extra template.FuncMap) template.FuncMap {
 // Set is the parsed templates of one target.
 type Set struct {
 	t *template.Template
+	// lazy parses t on first use (MustLoad): every opforge command links
+	// every target's templates, and parsing them all at start-up cost more
+	// than a no-op build's whole work.
+	lazy func() *template.Template
+}
+
+// tmpl is the parsed set, parsing it first when it was loaded lazily.
+func (s *Set) tmpl() *template.Template {
+	if s.lazy != nil {
+		return s.lazy()
+	}
+	return s.t
 }
 
 // Load parses every *.tmpl under dir in fsys. Templates are named by
@@ -133,7 +146,7 @@ func Sections[T any](s *Set, name string, items []T) (string, error) {
 	errs := make([]error, len(items))
 	parallelBuffered(len(items), func(buf *bytes.Buffer, i int) {
 		buf.Reset()
-		errs[i] = s.t.ExecuteTemplate(buf, name, items[i])
+		errs[i] = s.tmpl().ExecuteTemplate(buf, name, items[i])
 		parts[i] = buf.String()
 	})
 	if err := errors.Join(errs...); err != nil {
@@ -151,7 +164,7 @@ func (s *Set) Execute(name string, data any) ([]byte, error) {
 // and returns a normalized copy.
 func (s *Set) executeInto(buf *bytes.Buffer, name string, data any) ([]byte, error) {
 	buf.Reset()
-	if err := s.t.ExecuteTemplate(buf, name, data); err != nil {
+	if err := s.tmpl().ExecuteTemplate(buf, name, data); err != nil {
 		return nil, err
 	}
 	return normalize(buf.Bytes()), nil
@@ -244,11 +257,15 @@ func trimTrailingSpace(line []byte) []byte {
 }
 
 // MustLoad is Load for templates embedded in the binary, where a failure
-// is a build-time bug, not an input error.
+// is a build-time bug, not an input error. The templates are parsed on
+// first use, not when the package is initialized: a command that renders
+// nothing (a no-op build) pays nothing for them.
 func MustLoad(fsys fs.FS, dir string, extra template.FuncMap) *Set {
-	s, err := Load(fsys, dir, extra)
-	if err != nil {
-		panic(fmt.Sprintf("%s templates: %v", dir, err))
-	}
-	return s
+	return &Set{lazy: sync.OnceValue(func() *template.Template {
+		s, err := Load(fsys, dir, extra)
+		if err != nil {
+			panic(fmt.Sprintf("%s templates: %v", dir, err))
+		}
+		return s.t
+	})}
 }

@@ -38,6 +38,9 @@ type Env struct {
 	Root string
 	// Versions caches tool versions; nil runs the tool every time.
 	Versions *VersionCache
+	// Probes, when set, records every path, glob and PATH lookup that
+	// resolution looks at (see Probes).
+	Probes *Probes
 }
 
 // OSEnv is the real environment, relative to the current directory.
@@ -61,7 +64,7 @@ func (e Env) expand(pattern string) string {
 func (e Env) search(patterns []string, accept func(string) bool) []string {
 	var out []string
 	for _, p := range patterns {
-		matches, _ := filepath.Glob(e.expand(p))
+		matches := e.Glob(e.expand(p))
 		sort.Slice(matches, func(i, j int) bool { return versionLess(matches[j], matches[i]) })
 		for _, m := range matches {
 			if accept(m) {
@@ -89,7 +92,7 @@ func Newest(pattern string) string {
 func (e Env) ResolveSDK(s SDK) Found {
 	f := Found{Name: s.Name, Description: s.Description, Kind: "sdk"}
 	has := func(dir string) bool {
-		_, err := os.Stat(filepath.Join(dir, s.Probe))
+		_, err := e.Stat(filepath.Join(dir, s.Probe))
 		return err == nil
 	}
 	if v := e.Getenv(s.Env); v != "" {
@@ -109,7 +112,7 @@ func (e Env) ResolveSDK(s SDK) Found {
 		return f
 	}
 	if s.Version != nil && s.Version.File != "" {
-		data, err := os.ReadFile(filepath.Join(f.Path, s.Version.File))
+		data, err := e.ReadFile(filepath.Join(f.Path, s.Version.File))
 		if err == nil {
 			f.Version = match(s.Version.Pattern, string(data))
 		}
@@ -122,13 +125,13 @@ func (e Env) ResolveSDK(s SDK) Found {
 func (e Env) ResolveTool(t Tool) Found {
 	f := Found{Name: t.Name, Description: t.Description, Kind: "tool"}
 	isExec := func(p string) bool {
-		st, err := os.Stat(p)
+		st, err := e.Stat(p)
 		return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 	}
 	if v := e.Getenv(t.Env); v != "" {
 		p := v
 		if !strings.ContainsRune(v, filepath.Separator) {
-			if lp, err := e.LookPath(v); err == nil {
+			if lp, err := e.lookPath(v); err == nil {
 				p = lp
 			}
 		}
@@ -139,7 +142,7 @@ func (e Env) ResolveTool(t Tool) Found {
 		f.Path, f.Via = p, "$"+t.Env
 	} else {
 		for _, n := range t.Names {
-			if p, err := e.LookPath(n); err == nil {
+			if p, err := e.lookPath(n); err == nil {
 				f.Path, f.Via = p, "PATH"
 				break
 			}
@@ -282,7 +285,7 @@ func (e Env) ResolveToolOf(d *Descriptor, name string) Found {
 		if s := d.SDK(t.InSDK.SDK); s != nil {
 			if sdk := e.ResolveSDK(*s); sdk.Path != "" {
 				p := filepath.Join(sdk.Path, t.InSDK.Path)
-				if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+				if st, err := e.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
 					via := sdk.Via
 					if via == "search" {
 						via = "the " + s.Name + " SDK"

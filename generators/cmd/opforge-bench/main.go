@@ -55,13 +55,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer os.RemoveAll(work)
 	o := bench.Options{Binary: self, Toolchains: *toolchains, Work: work, Sizes: []int{10, 100, 1000}, Out: stdout}
 	fmt.Fprint(stdout, bench.Header)
-	if _, err := bench.Run(o); err != nil {
+	steps, err := bench.Run(o)
+	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	if _, err := bench.NoopBuild(o, 100, *fake); err != nil {
+	noop, err := bench.NoopBuild(o, 100, *fake)
+	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
+	}
+	// Side by side, the ratio first: each step against its yardstick.
+	fmt.Fprint(stdout, "\n"+bench.ComparisonHeader)
+	for _, s := range steps {
+		if s.CopyFloor > 0 {
+			o.PrintComparison(bench.Comparison{Name: fmt.Sprintf("cold generate, %d ops, %s", s.Ops, s.Targets), OpForge: s.Wall, Yardstick: s.CopyFloor, YardstickName: "cp -r"})
+		}
+	}
+	if ninja, err := bench.NinjaNoop(o, filepath.Join(work, "build-n100")); err != nil {
+		fmt.Fprintf(stdout, "\nno ninja comparison: %v\n", err)
+	} else {
+		o.PrintComparison(bench.Comparison{Name: "no-op build, 100 ops, " + noop.Targets, OpForge: noop.Wall, Yardstick: ninja, YardstickName: "ninja, same units"})
 	}
 	fmt.Fprint(stdout, "\n"+bench.TeamHeader)
 	if _, err := bench.TeamBuild(o, *teamOps); errors.Is(err, bench.ErrTeamSkipped) {

@@ -2,7 +2,6 @@ package htp
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -83,14 +82,14 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 	for _, srcDir := range pkgs {
 		pkgDir := filepath.Dir(srcDir)
 		pkg := filepath.Base(pkgDir)
-		sources, _ := filepath.Glob(filepath.Join(srcDir, "*.cpp"))
-		ops, _ := filepath.Glob(filepath.Join(srcDir, "ops", "*.cpp"))
+		sources := o.Env.Glob(filepath.Join(srcDir, "*.cpp"))
+		ops := o.Env.Glob(filepath.Join(srcDir, "ops", "*.cpp"))
 		sources = append(sources, ops...)
 		for _, v := range vs {
 			outDir := filepath.Join(o.Build, "htp", pkg, v.dir)
 			var objs, ids []string
 			// The variant's assembly, as the vendor's Makefile builds it.
-			asm, _ := filepath.Glob(filepath.Join(srcDir, "ops", v.asmDir(), "*.S"))
+			asm := o.Env.Glob(filepath.Join(srcDir, "ops", v.asmDir(), "*.S"))
 			for _, src := range append(slices.Clone(sources), asm...) {
 				rel, _ := filepath.Rel(srcDir, src)
 				obj := filepath.Join(outDir, strings.TrimSuffix(strings.TrimSuffix(rel, ".cpp"), ".S")+".o")
@@ -214,7 +213,7 @@ func pinDirs(env toolchain.Env, base, sdkRoot, up string, pin HexagonPin) (strin
 	root := env.Getenv("HEXAGON_SDK_ROOT_" + up)
 	if root == "" {
 		root = filepath.Join(base, pin.SDK)
-		if _, err := os.Stat(root); err != nil && sdkRoot != "" {
+		if _, err := env.Stat(root); err != nil && sdkRoot != "" {
 			root = filepath.Clean(sdkRoot)
 		}
 	}
@@ -222,8 +221,8 @@ func pinDirs(env toolchain.Env, base, sdkRoot, up string, pin HexagonPin) (strin
 	if tools == "" {
 		tools = pin.Tools
 		toolsDir := filepath.Join(root, "tools", "HEXAGON_Tools")
-		if _, err := os.Stat(filepath.Join(toolsDir, tools)); err != nil {
-			if newest := toolchain.Newest(filepath.Join(toolsDir, "*")); newest != "" {
+		if _, err := env.Stat(filepath.Join(toolsDir, tools)); err != nil {
+			if newest := env.Newest(filepath.Join(toolsDir, "*")); newest != "" {
 				tools = filepath.Base(newest)
 			}
 		}
@@ -234,7 +233,7 @@ func pinDirs(env toolchain.Env, base, sdkRoot, up string, pin HexagonPin) (strin
 // requirePath records in p a missing file or directory derived from an SDK.
 func requirePath(p *buildplan.Plan, what, path string, from toolchain.Found, variables, want string) bool {
 	if from.OK() {
-		if _, err := os.Stat(path); err == nil {
+		if _, err := p.Stat(path); err == nil {
 			return true
 		}
 		p.Missing = append(p.Missing, toolchain.Found{Name: what, Kind: "file",

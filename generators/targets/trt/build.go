@@ -2,7 +2,6 @@ package trt
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -39,7 +38,7 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 	}
 	cudaLib := ""
 	for _, dir := range []string{"lib64", "lib", "targets/x86_64-linux/lib"} {
-		if _, err := os.Stat(filepath.Join(cuda.Path, dir, "libcudart_static.a")); err == nil {
+		if _, err := o.Env.Stat(filepath.Join(cuda.Path, dir, "libcudart_static.a")); err == nil {
 			cudaLib = filepath.Join(cuda.Path, dir)
 			break
 		}
@@ -73,15 +72,15 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 			objs = append(objs, obj)
 			ids = append(ids, id)
 		}
-		cus, _ := filepath.Glob(filepath.Join(src, "ops", "*.cu"))
+		cus := o.Env.Glob(filepath.Join(src, "ops", "*.cu"))
 		for _, cu := range cus {
 			obj := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(cu), ".cu")+".cu.o")
 			args := append(append([]string{}, d.TRT.Flags.NVCC...), gencode...)
 			args = append(args, "-MMD", "-MF", build.DepArg, "-c", cu, "-o", build.OutArg)
 			add(fmt.Sprintf("trt/%s/%s.o", pkg, filepath.Base(cu)), nvcc.Path, nvccLauncher, args, cu, obj)
 		}
-		cpps, _ := filepath.Glob(filepath.Join(src, "*.cpp"))
-		more, _ := filepath.Glob(filepath.Join(src, "ops", "*.cpp"))
+		cpps := o.Env.Glob(filepath.Join(src, "*.cpp"))
+		more := o.Env.Glob(filepath.Join(src, "ops", "*.cpp"))
 		for _, cpp := range append(cpps, more...) {
 			obj := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(cpp), ".cpp")+".o")
 			args := append([]string{}, d.TRT.Flags.CXX...)
