@@ -9,6 +9,7 @@ import (
 
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/literal"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/shapeexpr"
@@ -520,10 +521,10 @@ func qdpAttrCheck(id string, p *ir.Param, m *paramModel) string {
 func pyFloatBounds(p *ir.Param) (string, string) {
 	lo, hi := "None", "None"
 	if p.Min != nil {
-		lo = withPoint(strconv.FormatFloat(*p.Min, 'g', -1, 64))
+		lo = literal.Python(literal.Float(*p.Min))
 	}
 	if p.Max != nil {
-		hi = withPoint(strconv.FormatFloat(*p.Max, 'g', -1, 64))
+		hi = literal.Python(literal.Float(*p.Max))
 	}
 	return lo, hi
 }

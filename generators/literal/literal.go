@@ -1,0 +1,222 @@
+// Package literal is the one way a value of an opdef reaches generated
+// code as a literal: a param's default becomes a typed Value (Of), and one
+// printer per emitted language writes it (Python, CPP). Every target and
+// the reference module print defaults, bounds and value tuples through it,
+// so an array is a tuple wherever Python reads it as one, a float keeps its
+// point and reads back as the same number, and a string is escaped for the
+// language it lands in (generators/escape).
+package literal
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/opforge/opforge/generators/ir"
+)
+
+// Kind is what a Value holds.
+type Kind uint8
+
+const (
+	KindInt Kind = iota + 1
+	KindFloat
+	KindBool
+	KindString
+	KindList
+	KindTuple
+)
+
+// Value is one literal value. The zero Value is no value: the printers
+// print it as nothing.
+type Value struct {
+	kind Kind
+	// digits is an integer in decimal, so int64 and uint64 values both
+	// fit.
+	digits string
+	float  float64
+	bool   bool
+	str    string
+	items  []Value
+}
+
+// Int is an integer value.
+func Int(v int64) Value { return Value{kind: KindInt, digits: strconv.FormatInt(v, 10)} }
+
+// Uint is an unsigned integer value (uint64 values past the int64 range).
+func Uint(v uint64) Value { return Value{kind: KindInt, digits: strconv.FormatUint(v, 10)} }
+
+// Float is a floating-point value.
+func Float(v float64) Value { return Value{kind: KindFloat, float: v} }
+
+// Bool is a boolean value.
+func Bool(v bool) Value { return Value{kind: KindBool, bool: v} }
+
+// String is a text value, printed escaped.
+func String(v string) Value { return Value{kind: KindString, str: v} }
+
+// Strings are text values, one each.
+func Strings(vs ...string) []Value {
+	out := make([]Value, len(vs))
+	for i, v := range vs {
+		out[i] = String(v)
+	}
+	return out
+}
+
+// List is a sequence as the language's list (Python's [...], C++'s
+// braced initializer).
+func List(items ...Value) Value { return Value{kind: KindList, items: items} }
+
+// Tuple is a sequence as Python's tuple (C++ prints it as a List).
+func Tuple(items ...Value) Value { return Value{kind: KindTuple, items: items} }
+
+// Kind is what v holds; 0 for no value.
+func (v Value) Kind() Kind { return v.kind }
+
+// Items are the elements of a List or Tuple.
+func (v Value) Items() []Value { return v.items }
+
+// AsTuple is v with every list in it a tuple: how an array reaches a
+// Python function whose callers pass tuples.
+func (v Value) AsTuple() Value {
+	if v.kind != KindList && v.kind != KindTuple {
+		return v
+	}
+	items := make([]Value, len(v.items))
+	for i, e := range v.items {
+		items[i] = e.AsTuple()
+	}
+	return Tuple(items...)
+}
+
+// Leaves are the scalars of v in order: the elements of a list, those of
+// its lists in turn (a constant tensor's default, flattened), or v itself.
+func (v Value) Leaves() []Value {
+	if v.kind != KindList && v.kind != KindTuple {
+		return []Value{v}
+	}
+	var out []Value
+	for _, e := range v.items {
+		out = append(out, e.Leaves()...)
+	}
+	return out
+}
+
+// Go is v as a Go value, for JSON to a Python program (verify's cases,
+// the tests' expectations): int64 (uint64 past its range), float64, bool,
+// string, []any; nil for no value.
+func (v Value) Go() any {
+	switch v.kind {
+	case KindInt:
+		if i, err := strconv.ParseInt(v.digits, 10, 64); err == nil {
+			return i
+		}
+		u, _ := strconv.ParseUint(v.digits, 10, 64) // digits of a uint64
+		return u
+	case KindFloat:
+		return v.float
+	case KindBool:
+		return v.bool
+	case KindString:
+		return v.str
+	case KindList, KindTuple:
+		out := make([]any, len(v.items))
+		for i, e := range v.items {
+			out[i] = e.Go()
+		}
+		return out
+	}
+	return nil
+}
+
+// Numeric is v with a bool as the integer 1 or 0, as numpy's int8 arrays
+// and C's byte fields hold one.
+func (v Value) Numeric() Value {
+	if v.kind != KindBool {
+		return v
+	}
+	if v.bool {
+		return Int(1)
+	}
+	return Int(0)
+}
+
+// Number is a bound of a param (min, max) as a value of its element type:
+// an integer where the elements are not floating point and the bound is
+// one (within 2^53, where float64 holds every integer), else a float.
+func Number(v float64, float bool) Value {
+	if !float && v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return Int(int64(v))
+	}
+	return Float(v)
+}
+
+// Of is the value literal l has as a value of param p: an enum's or a
+// string param's value as its text, a bool as a Bool, a number as the
+// param's element dtype says (a Float for floating-point dtypes, else an
+// Int), a list as a List of its elements. The literal comes from a checked
+// opdef (the validator refused what does not fit the param); a number that
+// still does not parse is kept as a String rather than printed as code.
+func Of(p *ir.Param, l *ir.Literal) Value {
+	switch {
+	case l.Kind == ir.LitList:
+		items := make([]Value, len(l.List))
+		for i, e := range l.List {
+			items[i] = Of(p, e)
+		}
+		return List(items...)
+	case p.Kind == ir.ParamEnum || p.Kind == ir.ParamString || l.Kind == ir.LitString:
+		return String(l.Text)
+	case p.Kind == ir.ParamBool || l.Kind == ir.LitBool:
+		return Bool(l.Text == "true" || l.Text == "1")
+	case len(p.DTypes) > 0 && p.DTypes[0].IsFloat():
+		if f, ok := parseFloat(l.Text); ok {
+			return Float(f)
+		}
+		return String(l.Text)
+	}
+	return parseInt(l.Text)
+}
+
+// Default is p's default as a Value (Of); ok is false when p has none.
+func Default(p *ir.Param) (v Value, ok bool) {
+	if p.Default == nil {
+		return Value{}, false
+	}
+	return Of(p, p.Default), true
+}
+
+// parseFloat reads a YAML or QNN float spelling (1.5, 1e3, 1_000.5,
+// .inf, -.Inf, .nan).
+func parseFloat(text string) (float64, bool) {
+	t := strings.ToLower(strings.ReplaceAll(text, "_", ""))
+	switch strings.TrimLeft(t, "+-") {
+	case ".inf":
+		if strings.HasPrefix(t, "-") {
+			return math.Inf(-1), true
+		}
+		return math.Inf(1), true
+	case ".nan":
+		return math.NaN(), true
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	return f, err == nil
+}
+
+// parseInt reads a YAML or QNN integer spelling (decimal, 0x.., 0o..,
+// with _), as an Int, a Uint past the int64 range, a Float where it was
+// written as one, or the text as a String where it is no number.
+func parseInt(text string) Value {
+	t := strings.ReplaceAll(text, "_", "")
+	if v, err := strconv.ParseInt(t, 0, 64); err == nil {
+		return Int(v)
+	}
+	if v, err := strconv.ParseUint(t, 0, 64); err == nil {
+		return Uint(v)
+	}
+	if f, ok := parseFloat(text); ok {
+		return Float(f)
+	}
+	return String(text)
+}
