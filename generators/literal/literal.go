@@ -9,6 +9,7 @@ package literal
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -177,6 +178,17 @@ func Of(p *ir.Param, l *ir.Literal) Value {
 		return String(l.Text)
 	}
 	return parseInt(l.Text)
+}
+
+// OfIndexed is Of with an enum's value as its index among the param's
+// values (0 for one it does not have, which validation refused): how QNN
+// op packages and ExecuTorch's schemas, which pass no strings, take an
+// enum.
+func OfIndexed(p *ir.Param, l *ir.Literal) Value {
+	if p.Kind == ir.ParamEnum && l.Kind != ir.LitList {
+		return Int(int64(max(slices.Index(p.Values, l.Text), 0)))
+	}
+	return Of(p, l)
 }
 
 // Default is p's default as a Value (Of); ok is false when p has none.

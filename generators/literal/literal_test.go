@@ -117,6 +117,14 @@ func TestDefaultNumberAndNumeric(t *testing.T) {
 			t.Errorf("Number(%v, %v) = %s, want %s", c.v, c.float, got, c.want)
 		}
 	}
+	for text, want := range map[string]string{"max": "1", "avg": "0", "none": "0"} {
+		if got := Python(OfIndexed(enumParam, lit(ir.LitString, text))); got != want {
+			t.Errorf("OfIndexed(%s) = %s, want %s", text, got, want)
+		}
+	}
+	if got := Python(OfIndexed(i32Array, list(lit(ir.LitInt, "2")))); got != "[2]" {
+		t.Errorf("OfIndexed of an array: %s", got)
+	}
 	if got := Python(Tuple(Strings("X2_1204")...)); got != `("X2_1204",)` {
 		t.Errorf("tuple of one string: %s", got)
 	}

@@ -313,23 +313,12 @@ func torchType(p *ir.Param) (typ string) {
 	return typ
 }
 
-// enumIndex is the index of an enum param's value v (0 for a value it
-// does not have, which validation refused).
-func enumIndex(p *ir.Param, v string) literal.Value {
-	for i, name := range p.Values {
-		if name == v {
-			return literal.Int(int64(i))
-		}
-	}
-	return literal.Int(0)
-}
-
 // pythonDefault is a param's default as a Python expression, the default
 // of the Python functions' parameter (torchArg.Param): the value the
 // schema's argument takes, an enum's index (ExecuTorch cannot pass
 // strings) and an array as a tuple.
 func pythonDefault(p *ir.Param) string {
-	return literal.Python(passedDefault(p).AsTuple())
+	return literal.Python(literal.OfIndexed(p, p.Default).AsTuple())
 }
 
 // fakeBody computes the fake (meta) implementation: bind the dim symbols

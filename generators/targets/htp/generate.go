@@ -289,17 +289,8 @@ func scalarDefault(p *ir.Param) (defaultModel, bool) {
 		Name:     p.Name,
 		DataType: qnnxml.QNNName(dt),
 		Field:    field.name,
-		Literal:  literal.CPP(passedDefault(p), field.ctype),
+		Literal:  literal.CPP(literal.OfIndexed(p, p.Default), field.ctype),
 	}, true
-}
-
-// passedDefault is p's default as the op package and the torch schema
-// pass it: an enum as its value's index (neither passes strings).
-func passedDefault(p *ir.Param) literal.Value {
-	if p.Kind == ir.ParamEnum {
-		return enumIndex(p, p.Default.Text)
-	}
-	return literal.Of(p, p.Default)
 }
 
 // title upper-cases the first letter of every underscore-separated word,
