@@ -419,7 +419,7 @@ func fakeBody(op *ir.Op) (f fakeModel, assumed []*ir.Tensor) {
 				dims[i] = dim.Expr.Python(ref)
 			}
 			lines, pending = append(lines, pending...), nil
-			shape = "(" + strings.Join(dims, ", ") + map[bool]string{true: ",", false: ""}[len(dims) == 1] + ")"
+			shape = literal.PythonTuple(dims...)
 		case first != "":
 			assumed = append(assumed, o)
 			shape = first + ".shape"

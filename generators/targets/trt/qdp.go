@@ -254,7 +254,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			results = append(results, in+".aliased()")
 			continue
 		}
-		tuple := "(" + strings.Join(dims[i], ", ") + map[bool]string{true: ",", false: ""}[len(dims[i]) == 1] + ")"
+		tuple := literal.PythonTuple(dims[i]...)
 		if ins := l.broadcast(t); ins != nil {
 			local := "_rank_" + t.Ident
 			ranks := make([]string, len(ins))
@@ -425,11 +425,7 @@ func kernelParams(op *ir.Op, taken []string) (consts []kernelConstexpr, docs []s
 			docs = append(docs, n+": "+p.Ident)
 		case ir.ParamEnum:
 			n := name(base)
-			quoted := make([]string, len(p.Values))
-			for i, v := range p.Values {
-				quoted[i] = escape.PyString(v)
-			}
-			tuple := "(" + strings.Join(quoted, ", ") + map[bool]string{true: ",", false: ""}[len(quoted) == 1] + ")"
+			tuple := literal.Python(literal.Tuple(literal.Strings(p.Values...)...))
 			consts = append(consts, kernelConstexpr{n, tuple + ".index(" + p.Ident + ")"})
 			idx := make([]string, len(p.Values))
 			for i, v := range p.Values {
