@@ -75,14 +75,15 @@ func Tuple(items ...Value) Value { return Value{kind: KindTuple, items: items} }
 // Kind is what v holds; 0 for no value.
 func (v Value) Kind() Kind { return v.kind }
 
-// Items are the elements of a List or Tuple.
-func (v Value) Items() []Value { return v.items }
-
 // AsTuple is v with every list in it a tuple: how an array reaches a
-// Python function whose callers pass tuples.
+// Python function whose callers pass tuples. A list of scalars shares its
+// elements with v.
 func (v Value) AsTuple() Value {
-	if v.kind != KindList && v.kind != KindTuple {
+	if !isSequence(v) {
 		return v
+	}
+	if !slices.ContainsFunc(v.items, isSequence) {
+		return Tuple(v.items...)
 	}
 	items := make([]Value, len(v.items))
 	for i, e := range v.items {
@@ -91,15 +92,38 @@ func (v Value) AsTuple() Value {
 	return Tuple(items...)
 }
 
+func isSequence(v Value) bool { return v.kind == KindList || v.kind == KindTuple }
+
 // Leaves are the scalars of v in order: the elements of a list, those of
 // its lists in turn (a constant tensor's default, flattened), or v itself.
+// A flat list's are its own elements, shared: do not modify them.
 func (v Value) Leaves() []Value {
-	if v.kind != KindList && v.kind != KindTuple {
+	switch {
+	case !isSequence(v):
 		return []Value{v}
+	case !slices.ContainsFunc(v.items, isSequence):
+		return v.items
 	}
-	var out []Value
+	return v.appendLeaves(make([]Value, 0, v.leafCount()))
+}
+
+func (v Value) leafCount() int {
+	if !isSequence(v) {
+		return 1
+	}
+	n := 0
 	for _, e := range v.items {
-		out = append(out, e.Leaves()...)
+		n += e.leafCount()
+	}
+	return n
+}
+
+func (v Value) appendLeaves(out []Value) []Value {
+	if !isSequence(v) {
+		return append(out, v)
+	}
+	for _, e := range v.items {
+		out = e.appendLeaves(out)
 	}
 	return out
 }
@@ -131,16 +155,26 @@ func (v Value) Go() any {
 	return nil
 }
 
-// Numeric is v with a bool as the integer 1 or 0, as numpy's int8 arrays
-// and C's byte fields hold one.
+// Numeric is v with every bool the integer 1 or 0, as numpy's int8
+// arrays and C's byte fields hold one (v itself where it holds no bool).
 func (v Value) Numeric() Value {
-	if v.kind != KindBool {
+	switch {
+	case v.kind == KindBool && v.bool:
+		return Int(1)
+	case v.kind == KindBool:
+		return Int(0)
+	case !isSequence(v) || !slices.ContainsFunc(v.items, holdsBool):
 		return v
 	}
-	if v.bool {
-		return Int(1)
+	items := make([]Value, len(v.items))
+	for i, e := range v.items {
+		items[i] = e.Numeric()
 	}
-	return Int(0)
+	return Value{kind: v.kind, items: items}
+}
+
+func holdsBool(v Value) bool {
+	return v.kind == KindBool || isSequence(v) && slices.ContainsFunc(v.items, holdsBool)
 }
 
 // Number is a bound of a param (min, max) as a value of its element type:
@@ -222,6 +256,9 @@ func parseFloat(text string) (float64, bool) {
 func parseInt(text string) Value {
 	t := strings.ReplaceAll(text, "_", "")
 	if v, err := strconv.ParseInt(t, 0, 64); err == nil {
+		if canonicalDecimal(t) {
+			return Value{kind: KindInt, digits: t} // as FormatInt writes it: no copy
+		}
 		return Int(v)
 	}
 	if v, err := strconv.ParseUint(t, 0, 64); err == nil {
@@ -231,4 +268,19 @@ func parseInt(text string) Value {
 		return Float(f)
 	}
 	return String(text)
+}
+
+// canonicalDecimal reports whether t is an integer as FormatInt writes
+// it: an optional minus, then 0 or digits without a leading zero.
+func canonicalDecimal(t string) bool {
+	d := strings.TrimPrefix(t, "-")
+	if d == "" || d[0] == '0' && (len(d) > 1 || len(t) > 1) {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

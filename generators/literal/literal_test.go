@@ -49,6 +49,8 @@ func TestOfAndPrint(t *testing.T) {
 		{"int", i32Param, lit(ir.LitInt, "-3"), "int32_t", "-3", "-3", "-3"},
 		{"int hex", i32Param, lit(ir.LitInt, "0x10"), "int32_t", "16", "16", "16"},
 		{"int octal", i32Param, lit(ir.LitInt, "0o17"), "int32_t", "15", "15", "15"},
+		{"int minus zero", i32Param, lit(ir.LitInt, "-0"), "int32_t", "0", "0", "0"},
+		{"int leading zeros", i32Param, lit(ir.LitInt, "007"), "int32_t", "7", "7", "7"},
 		{"int underscores", i32Param, lit(ir.LitInt, "1_000"), "int64_t", "1000", "1000", "int64_t{1000}"},
 		{"int64 min", i32Param, lit(ir.LitInt, "-9223372036854775808"), "int64_t", "-9223372036854775808", "-9223372036854775808", "std::numeric_limits<int64_t>::min()"},
 		{"uint64 max", u64Param, lit(ir.LitInt, "18446744073709551615"), "uint64_t", "18446744073709551615", "18446744073709551615", "18446744073709551615"},

@@ -1,6 +1,7 @@
 package literal
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -14,10 +15,22 @@ import (
 // tuples in parentheses (one element with its trailing comma).
 func Python(v Value) string {
 	switch v.kind {
+	case KindFloat:
+		var buf [32]byte
+		return string(appendPythonFloat(buf[:0], v.float))
+	case KindList, KindTuple:
+		var buf [64]byte
+		return string(appendPython(buf[:0], v))
+	}
+	return pythonScalar(v)
+}
+
+// pythonScalar is Python(v) of an integer, a bool or a string, which
+// need no buffer.
+func pythonScalar(v Value) string {
+	switch v.kind {
 	case KindInt:
 		return v.digits
-	case KindFloat:
-		return pythonFloat(v.float)
 	case KindBool:
 		if v.bool {
 			return "True"
@@ -25,12 +38,33 @@ func Python(v Value) string {
 		return "False"
 	case KindString:
 		return escape.PyString(v.str)
-	case KindList:
-		return "[" + strings.Join(pythonItems(v.items), ", ") + "]"
-	case KindTuple:
-		return PythonTuple(pythonItems(v.items)...)
 	}
 	return ""
+}
+
+// appendPython appends Python(v) to b: one allocation for a whole list.
+func appendPython(b []byte, v Value) []byte {
+	switch v.kind {
+	case KindFloat:
+		return appendPythonFloat(b, v.float)
+	case KindList, KindTuple:
+		open, end := byte('['), "]"
+		if v.kind == KindTuple {
+			open, end = '(', ")"
+			if len(v.items) == 1 {
+				end = ",)"
+			}
+		}
+		b = append(b, open)
+		for i, e := range v.items {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendPython(b, e)
+		}
+		return append(b, end...)
+	}
+	return append(b, pythonScalar(v)...)
 }
 
 // PythonTuple is a Python tuple of items already printed as Python
@@ -42,33 +76,28 @@ func PythonTuple(items ...string) string {
 	return "(" + strings.Join(items, ", ") + ")"
 }
 
-func pythonItems(vs []Value) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = Python(v)
-	}
-	return out
-}
-
-func pythonFloat(f float64) string {
+func appendPythonFloat(b []byte, f float64) []byte {
 	switch {
 	case math.IsInf(f, 1):
-		return `float("inf")`
+		return append(b, `float("inf")`...)
 	case math.IsInf(f, -1):
-		return `float("-inf")`
+		return append(b, `float("-inf")`...)
 	case math.IsNaN(f):
-		return `float("nan")`
+		return append(b, `float("nan")`...)
 	}
-	return withPoint(strconv.FormatFloat(f, 'g', -1, 64))
+	return appendFloat(b, f)
 }
 
-// withPoint makes a finite float's shortest text read as a float in
-// Python and C++: "1" becomes "1.0"; "1.5" and "1e+30" stay.
-func withPoint(s string) string {
-	if !strings.ContainsAny(s, ".e") {
-		return s + ".0"
+// appendFloat appends a finite float's shortest text that reads back as
+// the same float64, with a point where it would read as an integer in
+// Python and C++: 1 becomes "1.0"; 1.5 and 1e+30 stay.
+func appendFloat(b []byte, f float64) []byte {
+	start := len(b)
+	b = strconv.AppendFloat(b, f, 'g', -1, 64)
+	if !bytes.ContainsAny(b[start:], ".e") {
+		b = append(b, ".0"...)
 	}
-	return s
+	return b
 }
 
 // CPP is v as a C++ expression of element type ctype (the type of each
@@ -78,32 +107,67 @@ func withPoint(s string) string {
 // suffix, infinities and NaN through std::numeric_limits<ctype>; a bool
 // as true/false, or as 1/0 for a ctype that is not bool (a uint8_t field
 // holding one); strings escaped (escape.CString); lists and tuples as a
-// braced initializer list.
+// braced initializer list. An integer of a float or double ctype is
+// written as that float.
 func CPP(v Value, ctype string) string {
+	switch {
+	case v.kind == KindFloat && (math.IsInf(v.float, 0) || math.IsNaN(v.float)):
+		return cppNonFinite(v.float, ctype == "float")
+	case v.kind == KindFloat || v.kind == KindInt && isFloatType(ctype):
+		var buf [48]byte
+		return string(appendCPPNumber(buf[:0], v, ctype))
+	case v.kind == KindList || v.kind == KindTuple:
+		var buf [64]byte
+		return string(appendCPP(buf[:0], v, ctype))
+	}
+	return cppScalar(v, ctype)
+}
+
+func isFloatType(ctype string) bool { return ctype == "float" || ctype == "double" }
+
+// cppScalar is CPP(v, ctype) of an integer of an integer ctype, a bool or
+// a string, which need no buffer.
+func cppScalar(v Value, ctype string) string {
 	switch v.kind {
 	case KindInt:
-		if ctype == "float" || ctype == "double" {
-			f, _ := strconv.ParseFloat(v.digits, 64) // digits always parse
-			return cppFloat(f, ctype)
-		}
 		return cppInt(v.digits, ctype)
-	case KindFloat:
-		return cppFloat(v.float, ctype)
 	case KindBool:
 		if ctype == "bool" {
 			return strconv.FormatBool(v.bool)
 		}
-		return CPP(v.Numeric(), ctype)
+		return cppScalar(v.Numeric(), ctype)
 	case KindString:
 		return escape.CString(v.str)
-	case KindList, KindTuple:
-		items := make([]string, len(v.items))
-		for i, e := range v.items {
-			items[i] = CPP(e, ctype)
-		}
-		return "{" + strings.Join(items, ", ") + "}"
 	}
 	return ""
+}
+
+// appendCPP appends CPP(v, ctype) to b: one allocation for a whole list.
+func appendCPP(b []byte, v Value, ctype string) []byte {
+	switch {
+	case v.kind == KindFloat || v.kind == KindInt && isFloatType(ctype):
+		return appendCPPNumber(b, v, ctype)
+	case v.kind == KindList || v.kind == KindTuple:
+		b = append(b, '{')
+		for i, e := range v.items {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendCPP(b, e, ctype)
+		}
+		return append(b, '}')
+	}
+	return append(b, cppScalar(v, ctype)...)
+}
+
+// appendCPPNumber appends a Float, or an Int of a float ctype, as a
+// float of ctype.
+func appendCPPNumber(b []byte, v Value, ctype string) []byte {
+	f := v.float
+	if v.kind == KindInt {
+		f, _ = strconv.ParseFloat(v.digits, 64) // digits always parse
+	}
+	return appendCPPFloat(b, f, ctype)
 }
 
 var (
@@ -124,24 +188,34 @@ func cppInt(digits, ctype string) string {
 	return "int64_t{" + digits + "}"
 }
 
-// cppFloat writes f for a float (with the f suffix, so no double is
-// narrowed) or, any other ctype, a double.
-func cppFloat(f float64, ctype string) string {
-	if ctype != "float" {
-		ctype = "double"
+// appendCPPFloat appends f for a float (with the f suffix, so no double
+// is narrowed) or, any other ctype, a double.
+func appendCPPFloat(b []byte, f float64, ctype string) []byte {
+	float := ctype == "float"
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return append(b, cppNonFinite(f, float)...)
 	}
-	limits := "std::numeric_limits<" + ctype + ">::"
+	b = appendFloat(b, f)
+	if float {
+		b = append(b, 'f')
+	}
+	return b
+}
+
+// cppNonFinite spells an infinity or NaN of float (else double) through
+// std::numeric_limits: C++ has no literal for them.
+func cppNonFinite(f float64, float bool) string {
 	switch {
-	case math.IsInf(f, 1):
-		return limits + "infinity()"
-	case math.IsInf(f, -1):
-		return "-" + limits + "infinity()"
+	case math.IsNaN(f) && float:
+		return "std::numeric_limits<float>::quiet_NaN()"
 	case math.IsNaN(f):
-		return limits + "quiet_NaN()"
+		return "std::numeric_limits<double>::quiet_NaN()"
+	case f > 0 && float:
+		return "std::numeric_limits<float>::infinity()"
+	case f > 0:
+		return "std::numeric_limits<double>::infinity()"
+	case float:
+		return "-std::numeric_limits<float>::infinity()"
 	}
-	s := withPoint(strconv.FormatFloat(f, 'g', -1, 64))
-	if ctype == "float" {
-		s += "f"
-	}
-	return s
+	return "-std::numeric_limits<double>::infinity()"
 }

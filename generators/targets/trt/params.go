@@ -261,7 +261,7 @@ func floatBounds(p *ir.Param) (string, string) {
 // (a constant tensor's flattened).
 func cppDefault(p *ir.Param, cType string) string {
 	v := literal.Of(p, p.Default)
-	if v.Kind() == literal.KindList {
+	if p.Kind == ir.ParamTensor {
 		v = literal.List(v.Leaves()...)
 	}
 	return literal.CPP(v, cType)

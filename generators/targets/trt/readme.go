@@ -163,9 +163,6 @@ func exampleValue(p *paramModel) example {
 		n := max(int(p.FieldLength), 1)
 		items = slices.Repeat([]literal.Value{sampleValue(ip, isFloat)}, n)
 	}
-	for i, it := range items {
-		items[i] = it.Numeric() // a bool array is numpy's int8
-	}
 	npType := "np.int32"
 	field := "kINT32"
 	switch {
@@ -176,10 +173,10 @@ func exampleValue(p *paramModel) example {
 	case p.elem == ir.Bool:
 		npType, field = "np.int8", "kINT8"
 	}
-	list := literal.Python(literal.List(items...))
+	list := literal.Python(literal.List(items...).Numeric()) // a bool array is numpy's int8
 	e := example{numpy: "np.array(" + list + ", dtype=" + npType + ")", fieldType: field}
 	if ip.Kind == ir.ParamScalar {
-		first := literal.Python(items[0])
+		first := literal.Python(items[0].Numeric())
 		e.onnx, e.python, e.qdp = first, first, first
 	} else {
 		qdpType := strings.TrimSuffix(strings.TrimPrefix(p.PyType, "npt.NDArray["), "]")
