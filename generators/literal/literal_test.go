@@ -130,6 +130,9 @@ func TestDefaultNumberAndNumeric(t *testing.T) {
 	if got := Python(Tuple(Strings("X2_1204")...)); got != `("X2_1204",)` {
 		t.Errorf("tuple of one string: %s", got)
 	}
+	if got := Python(List(Bool(true), Int(2), List(Bool(false))).Numeric()); got != "[1, 2, [0]]" {
+		t.Errorf("Numeric of a list: %s", got)
+	}
 	leaves := Of(f32Tensor, list(list(lit(ir.LitInt, "1"), lit(ir.LitInt, "2")), list(lit(ir.LitInt, "3")))).Leaves()
 	if got := Python(List(leaves...)); got != "[1.0, 2.0, 3.0]" {
 		t.Errorf("leaves: %s", got)
