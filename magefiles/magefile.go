@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -14,12 +15,15 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/magefile/mage/mg"
 
+	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/cli"
+	"github.com/opforge/opforge/generators/wheel"
 )
 
 // Default target when none is named.
@@ -136,6 +140,88 @@ func Bench() error {
 		}
 	}
 	return run(nil, "build/opforge-bench", "--opforge", "build/opforge")
+}
+
+// Wheel builds one Python wheel per platform Go cross-compiles opforge
+// to (Linux, macOS and Windows on x86-64 and arm64) into build/wheels/: each
+// carries the executable, which pip puts on the environment's PATH, as
+// ruff and uv ship theirs. Install the one for this machine with
+// `pip install --no-index --find-links build/wheels opforge`.
+func Wheel() error {
+	version, err := wheelVersion()
+	if err != nil {
+		return err
+	}
+	stamp, err := output("git", "log", "-1", "--format=%ct")
+	if err != nil {
+		return err
+	}
+	seconds, err := strconv.ParseInt(strings.TrimSpace(stamp), 10, 64)
+	if err != nil {
+		return fmt.Errorf("commit time %q: %v", stamp, err)
+	}
+	dir := filepath.Join("build", "wheels")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, p := range wheel.Platforms {
+		bin := filepath.Join("build", "wheel-bin", p.GOOS+"-"+p.GOARCH, p.Executable("opforge"))
+		env := append(os.Environ(), "GOOS="+p.GOOS, "GOARCH="+p.GOARCH, "CGO_ENABLED=0")
+		if err := run(env, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./generators/cmd/opforge"); err != nil {
+			return err
+		}
+		exe, err := os.ReadFile(bin)
+		if err != nil {
+			return err
+		}
+		s := wheel.Spec{
+			Name: "opforge", Version: version, Platform: p, Executable: exe,
+			Summary:  "Declarative custom-operator build system: one op definition, TensorRT plugins, QNN HTP op packages and Compass AIPU plugins",
+			Homepage: "https://github.com/opforge/opforge",
+			Modified: time.Unix(seconds, 0),
+		}
+		var whl bytes.Buffer
+		if err := wheel.Write(&whl, s); err != nil {
+			return err
+		}
+		// Atomically: an interrupted run leaves no truncated wheel for pip.
+		if _, err := atomicfile.Write(filepath.Join(dir, s.FileName()), whl.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Println(filepath.Join(dir, s.FileName()))
+	}
+	return nil
+}
+
+// wheelVersion is the PEP 440 version of this checkout (see
+// wheel.Version): the release tag, or the next release's .devN.
+func wheelVersion() (string, error) {
+	var d wheel.Describe
+	if tag, err := output("git", "describe", "--tags", "--abbrev=0", "--match", "v[0-9]*"); err == nil {
+		d.Tag = strings.TrimSpace(tag)
+	}
+	rangeArg := "HEAD"
+	if d.Tag != "" {
+		rangeArg = d.Tag + "..HEAD"
+	}
+	count, err := output("git", "rev-list", "--count", rangeArg)
+	if err != nil {
+		return "", err
+	}
+	if d.Commits, err = strconv.Atoi(strings.TrimSpace(count)); err != nil {
+		return "", fmt.Errorf("git rev-list --count: %q", count)
+	}
+	rev, err := output("git", "rev-parse", "--short", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	d.Revision = strings.TrimSpace(rev)
+	status, err := output("git", "status", "--porcelain", "--untracked-files=no")
+	if err != nil {
+		return "", err
+	}
+	d.Dirty = strings.TrimSpace(status) != ""
+	return wheel.Version(d)
 }
 
 // Clean removes the build directory (artifacts, caches, the test venv stays).

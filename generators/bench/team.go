@@ -32,7 +32,7 @@ type TeamStep struct {
 var ErrTeamSkipped = errors.New("team build skipped")
 
 // TeamHeader is the table header TeamBuild prints.
-const TeamHeader = "| cold build of the " + teamTitle + " package | ops | compile units | wall | user / sys CPU | compilers run | remote hits |\n|---|---|---|---|---|---|---|\n"
+var TeamHeader = "| cold build of the " + teamTitle + " package | ops | compile units | wall | user / sys CPU | compilers run | remote hits |\n|---|---|---|---|---|---|---|\n"
 
 // TeamBuild measures what a shared compiler cache saves a team: the
 // package of n synthetic ops for teamTarget (targets.go), built cold in
@@ -130,7 +130,7 @@ var (
 	launchedLine = regexp.MustCompile(`\((\d+) through the compiler launcher\)`)
 )
 
-// teamBuild runs one cold `opforge build trt` in clone and counts its
+// teamBuild runs one cold `opforge build <teamTarget>` in clone and counts its
 // compile units (every unit but the one link per package).
 func teamBuild(binary, clone, toolchains string, env []string) (TeamStep, error) {
 	syscall.Sync() // as in gen: no step pays for another's writeback

@@ -8,7 +8,6 @@
 package build
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -101,8 +100,12 @@ type Engine struct {
 	StateFile string
 	// Jobs is the parallelism; 0 means the number of CPUs.
 	Jobs int
-	// Log receives one progress line per unit run and the failures.
+	// Log receives the progress of the units run (Display), their
+	// failures and warnings, and the summary.
 	Log io.Writer
+	// Display is how Log shows the units: a line as each starts and ends,
+	// or a status line rewritten in place on a terminal.
+	Display Display
 	// Label prefixes the summary line.
 	Label string
 	// UnitTimeout bounds each unit's processes, launcher and tool
@@ -122,6 +125,7 @@ func (e *Engine) unitTimeout() time.Duration {
 // units; their tools' output has been written to Log.
 func (e *Engine) Run(ctx context.Context, units []*Unit) (Result, error) {
 	start := time.Now()
+	show := newDisplay(e.Log, e.Display, len(units))
 	// One build at a time per state file: two would race on the state and
 	// on the artifacts. The lock goes with the process however it ends.
 	unlock, err := filelock.LockContext(ctx, e.StateFile+".lock", func(holder string) {
@@ -129,7 +133,7 @@ func (e *Engine) Run(ctx context.Context, units []*Unit) (Result, error) {
 		if holder != "" {
 			who += " (pid " + holder + ")"
 		}
-		e.logf("%swaiting for %s to finish\n", labelOf(e.Label), who)
+		show.printf("%swaiting for %s to finish\n", labelOf(e.Label), who)
 	})
 	if err != nil {
 		return Result{}, err
@@ -148,7 +152,7 @@ func (e *Engine) Run(ctx context.Context, units []*Unit) (Result, error) {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
-	r := &runner{e: e, st: st, done: map[string]chan struct{}{}, ok: map[string]bool{}, sem: make(chan struct{}, jobs), total: len(units)}
+	r := &runner{e: e, st: st, show: show, done: map[string]chan struct{}{}, ok: map[string]bool{}, sem: make(chan struct{}, jobs)}
 	for _, u := range units {
 		r.done[u.ID] = make(chan struct{})
 	}
@@ -162,6 +166,7 @@ func (e *Engine) Run(ctx context.Context, units []*Unit) (Result, error) {
 		}(u)
 	}
 	wg.Wait()
+	show.finish()
 	r.res.Elapsed = time.Since(start)
 	if err := st.save(e.StateFile); err != nil {
 		return r.res, err
@@ -172,13 +177,13 @@ func (e *Engine) Run(ctx context.Context, units []*Unit) (Result, error) {
 		if r.res.LauncherOff {
 			off = "; it was turned off for the rest of this build"
 		}
-		e.logf("%swarning: the compiler launcher failed on %d of %d launched units; they were compiled directly%s\n", label, r.res.LauncherFailed, r.res.Launched, off)
+		show.printf("%swarning: the compiler launcher failed on %d of %d launched units; they were compiled directly%s\n", label, r.res.LauncherFailed, r.res.Launched, off)
 	}
 	launched := ""
 	if r.res.Launched > 0 {
 		launched = fmt.Sprintf(" (%d through the compiler launcher)", r.res.Launched)
 	}
-	e.logf("%s%d units: %d built%s, %d up to date, %d failed, %d skipped in %s\n", label, len(units), r.res.Built, launched, r.res.UpToDate, r.res.Failed, r.res.Skipped, r.res.Elapsed.Round(time.Millisecond))
+	show.printf("%s%d units: %d built%s, %d up to date, %d failed, %d skipped in %s\n", label, len(units), r.res.Built, launched, r.res.UpToDate, r.res.Failed, r.res.Skipped, r.res.Elapsed.Round(time.Millisecond))
 	if len(r.failed) > 0 {
 		sort.Strings(r.failed)
 		return r.res, fmt.Errorf("%d failed: %s", len(r.failed), strings.Join(r.failed, ", "))
@@ -191,12 +196,6 @@ func labelOf(label string) string {
 		return label + ": "
 	}
 	return label
-}
-
-func (e *Engine) logf(format string, args ...any) {
-	if e.Log != nil {
-		fmt.Fprintf(e.Log, format, args...)
-	}
 }
 
 func checkGraph(units []*Unit) error {
@@ -225,14 +224,14 @@ func checkGraph(units []*Unit) error {
 type runner struct {
 	e      *Engine
 	st     *state
+	show   *display
 	done   map[string]chan struct{}
 	mu     sync.Mutex
 	ok     map[string]bool
 	failed []string
 	res    Result
 	sem    chan struct{}
-	seq    int
-	total  int
+	seq    int // units started
 }
 
 func (r *runner) run(ctx context.Context, u *Unit) {
@@ -258,17 +257,20 @@ func (r *runner) run(ctx context.Context, u *Unit) {
 			return
 		}
 		_ = os.Remove(u.Output)
-		r.e.logf("%s: removed %s, which is not a %s (%v); building it again\n", u.ID, u.Output, formatOf(u), bad)
+		r.show.printf("%s: removed %s, which is not a %s (%v); building it again\n", u.ID, u.Output, formatOf(u), bad)
 	}
 	r.sem <- struct{}{}
 	defer func() { <-r.sem }()
+	r.mu.Lock()
+	r.seq++
+	seq := r.seq
+	r.mu.Unlock()
+	r.show.start(seq, u)
 	t0 := time.Now()
 	out, deps, procs, runErr := r.exec(ctx, u)
 	elapsed := time.Since(t0)
 	r.mu.Lock()
 	r.res.Processes += procs
-	r.seq++
-	seq := r.seq
 	r.mu.Unlock()
 	if runErr != nil {
 		why, failed := "", u.ID
@@ -277,17 +279,11 @@ func (r *runner) run(ctx context.Context, u *Unit) {
 			why = "  " + u.ID + ": " + ue.msg + "\n"
 			failed += " (" + ue.short + ")"
 		}
-		r.e.logf("[%d/%d] FAILED %s (%s)\n%s\n%s%s", seq, r.total, u.ID, elapsed.Round(time.Millisecond), commandLine(u), why, out)
-		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
-			r.e.logf("\n")
-		}
+		r.show.failed(seq, u, elapsed, why, out)
 		r.finish(u, false, func() { r.res.Failed++; r.failed = append(r.failed, failed) })
 		return
 	}
-	r.e.logf("[%d/%d] %s (%s)\n", seq, r.total, u.ID, elapsed.Round(time.Millisecond))
-	if len(bytes.TrimSpace(out)) > 0 {
-		r.e.logf("%s", out) // warnings of a successful run
-	}
+	r.show.done(seq, u, elapsed, out)
 	r.st.record(u, deps)
 	r.finish(u, true, func() { r.res.Built++ })
 }
@@ -479,7 +475,7 @@ func (r *runner) launcherFailed(u *Unit, out []byte) {
 		if msg == "" {
 			msg = "(no output)"
 		}
-		r.e.logf("%swarning: compiler launcher %s failed on %s, which was compiled directly (further failures are only counted):\n%s\n", labelOf(r.e.Label), u.Launcher, u.ID, msg)
+		r.show.printf("%swarning: compiler launcher %s failed on %s, which was compiled directly (further failures are only counted):\n%s\n", labelOf(r.e.Label), u.Launcher, u.ID, msg)
 	}
 }
 

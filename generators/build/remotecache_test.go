@@ -165,7 +165,7 @@ func TestRemoteCacheSharesCompilesAcrossClones(t *testing.T) {
 	dirC := clone(t, files)
 	var once sync.Once
 	r, log, _ := buildJobs(t, dirC, teamUnits(n, gxx, third.Path), 1, func(line string) {
-		if strings.HasPrefix(line, "[1/") {
+		if strings.HasPrefix(line, "[1/") && strings.Contains(line, "] done ") {
 			once.Do(redis.Stop)
 		}
 	})

@@ -6,6 +6,7 @@ package buildplan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/toolchain"
 )
 
@@ -28,7 +30,7 @@ type Options struct {
 	// Packages, when set, limits a build to these packages (by name).
 	Packages []string
 	// Variants, when set, limits a build to these of the target's build
-	// variants (HTP: x86, aarch64, v68 ...); a target without variants
+	// variants (architectures, say: x86, aarch64 ...); a target without variants
 	// ignores it.
 	Variants []string
 }
@@ -50,13 +52,16 @@ func (o Options) PackageDirs(target, marker string) ([]string, error) {
 		byName[name] = s
 		known = append(known, name)
 	}
-	var out []string
+	var out, unknown []string
 	for _, p := range o.Packages {
-		s, ok := byName[p]
-		if !ok {
-			return nil, fmt.Errorf("no %s package %q in %s (there: %s)", target, p, filepath.Join(o.Out, target), strings.Join(known, ", "))
+		if s, ok := byName[p]; ok {
+			out = append(out, s)
+		} else {
+			unknown = append(unknown, p)
 		}
-		out = append(out, s)
+	}
+	if len(unknown) > 0 {
+		return nil, errors.New(strings.Join(selection.Unknown(target+" package", "in "+filepath.Join(o.Out, target), unknown, known), "\n"))
 	}
 	sort.Strings(out)
 	return slices.Compact(out), nil
@@ -88,6 +93,9 @@ type Plan struct {
 	// UnitTimeout bounds each unit's processes (0: the engine's default,
 	// build.DefaultUnitTimeout).
 	UnitTimeout time.Duration
+	// Display is how the log shows the units (a line each, or a status
+	// line on a terminal).
+	Display build.Display
 
 	versions *toolchain.VersionCache
 }
@@ -167,7 +175,7 @@ func (p *Plan) Run(ctx context.Context, log io.Writer, jobs int) (build.Result, 
 			return build.Result{}, err
 		}
 	}
-	e := &build.Engine{StateFile: p.StateFile, Log: log, Jobs: jobs, Label: p.Target, UnitTimeout: p.UnitTimeout}
+	e := &build.Engine{StateFile: p.StateFile, Log: log, Jobs: jobs, Label: p.Target, UnitTimeout: p.UnitTimeout, Display: p.Display}
 	r, err := e.Run(ctx, p.Units)
 	if err == nil && p.Extra != nil {
 		err = p.Extra()

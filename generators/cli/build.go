@@ -12,6 +12,7 @@ import (
 
 	"github.com/opforge/opforge/generators/build"
 	"github.com/opforge/opforge/generators/buildplan"
+	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/verify"
 )
@@ -22,12 +23,11 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := buildplan.DefaultOptions()
-	fs.StringVar(&o.Out, "out", o.Out, "generated skeletons")
-	fs.StringVar(&o.Build, "build", o.Build, "artifact directory")
-	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors")
+	locs := buildLocations(fs, &o.Out, &o.Build, &o.Toolchains)
 	arch := fs.String("arch", "", "architectures to build, comma-separated, for a target that builds several (default all)")
 	jobs := fs.Int("jobs", 0, "parallel units (default: the number of CPUs)")
-	packages := fs.String("package", "", "build only these packages, comma-separated (default all)")
+	var sel selection.Flags
+	sel.Register(fs, "build only these packages (default all; a build compiles whole packages)", "")
 	timeout := fs.Duration("unit-timeout", build.DefaultUnitTimeout, "the longest one unit (its launcher, compiler or linker) may run before its processes are killed")
 	rest, err := parse(fs, args)
 	if err == nil && *timeout <= 0 {
@@ -38,9 +38,19 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "usage: opforge build %s|all [--package LIST] [--arch LIST] [--jobs N] [--unit-timeout D]\n", strings.Join(targets.Builders(), "|"))
 		return 2
 	}
-	if *packages != "" {
-		o.Packages = strings.Split(*packages, ",")
+	at, ok := settle("build", fs, locs, []string{"out"}, stderr)
+	if !ok {
+		return 1
 	}
+	// Units run from the root, so a build from any folder of the
+	// repository is the same build (the same keys: nothing rebuilt).
+	back, _, err := at.atRoot(locs, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "opforge build: %v\n", err)
+		return 1
+	}
+	defer back()
+	o.Packages = sel.Packages
 	if *arch != "" {
 		o.Variants = strings.Split(*arch, ",")
 	}
@@ -54,11 +64,13 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }()
+	display := buildDisplay(stdout, os.Getenv)
 	failed := false
 	for _, t := range names {
 		plan, err := planFor(o, t)
 		if err == nil {
 			plan.UnitTimeout = *timeout
+			plan.Display = display
 			_, err = plan.Run(ctx, stdout, *jobs)
 		}
 		if err == nil && plan.Notes != "" {
@@ -78,6 +90,16 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// buildLocations are the folder flags of the commands that build: the
+// generated tree, the artifacts and the descriptors; unset, the op
+// repository's (settle).
+func buildLocations(fs *flag.FlagSet, out, build, toolchains *string) []location {
+	fs.StringVar(out, "out", *out, "generated skeletons (default: the op repository's out/)")
+	fs.StringVar(build, "build", *build, "artifact directory (default: the op repository's build/)")
+	fs.StringVar(toolchains, "toolchains", *toolchains, "toolchain descriptors (default: the op repository's toolchains/)")
+	return []location{{"out", out, "out"}, {"build", build, "build"}, {"toolchains", toolchains, "toolchains"}}
+}
+
 func planFor(o buildplan.Options, target string) (*buildplan.Plan, error) {
 	if b, ok := targets.Builder(target); ok {
 		return b.BuildPlan(o)
@@ -93,12 +115,17 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := buildplan.DefaultOptions()
-	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors")
+	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors (default: the op repository's toolchains/)")
 	vo := verify.DoctorOptions{}
 	fs.StringVar(&vo.Python, "python", "", "the Python verify runs (default $OPFORGE_PYTHON, else python3)")
 	fs.DurationVar(&vo.Timeout, "timeout", verify.DefaultDoctorTimeout, "the longest a Python probe may run")
 	if rest, err := parse(fs, args); err != nil || len(rest) > 0 {
 		return 2
+	}
+	// Outside an op repository doctor still runs: on the built-in
+	// descriptors, or those --toolchains names.
+	if _, ok := settle("doctor", fs, []location{{"toolchains", &o.Toolchains, "toolchains"}}, nil, stderr); !ok {
+		return 1
 	}
 	if err := buildplan.Doctor(o, stdout, targets.Doctor()); err != nil {
 		fmt.Fprintln(stderr, err)

@@ -19,12 +19,13 @@ import (
 // usageFormat is the command summary; usage fills in the registry's
 // targets, so adding a target changes no help text here.
 const usageFormat = `usage:
+  opforge version | --version                                     the opforge version and the commit it was built from
   opforge init [--package NAME] [--toolchains] [DIR]             set up a repository: an example opdef, its schema, .gitignore
   opforge gen [--opdefs DIR] [--toolchains DIR] [--out DIR]      regenerate out/ (writes nothing on error)
               [--package LIST] [--op LIST] [--full] [--force]    (--force overwrites hand edits outside user regions)
   opforge check [--format text|json] [--opdefs DIR] [--out DIR]  validate opdefs and fail when out/ is stale
                 [--package LIST] [--op LIST]                     (--package/--op: only these packages' or ops' files)
-  opforge mv [--package] OLD NEW [--opdefs DIR] [--out DIR]      rename an op (or a package): its opdef name, the out/ files and regions named after it
+  opforge mv [op|package] OLD NEW [--opdefs DIR] [--out DIR]    rename an op (or a package): its opdef name, the out/ files and regions named after it
   opforge build %[1]s|all [--package LIST] [--arch LIST] [--jobs N]
                 [--unit-timeout 30m]                              build out/ with the vendor toolchains into build/
                  (OPFORGE_COMPILER_LAUNCHER=ccache: compiles through a compiler cache;
@@ -36,8 +37,8 @@ const usageFormat = `usage:
   opforge doctor [--python PY] [--timeout 60s]                    where every SDK, tool and launcher is, or what is missing
                                                                   and a team's build through a shared ccache; per verify
                                                                   target, what it runs on here or what to install or set
-  opforge validate [--format text|json] [PATH ...]    check op definitions (default: opdefs)
-  opforge convert [--to yaml|xml] [-o OUT] FILE      convert between YAML and QNN XML
+  opforge validate [--format text|json] [PATH ...]    check op definitions (default: the op repository's opdefs)
+  opforge convert [--to %[8]s] [-o OUT] FILE      convert between %[9]s
   opforge fmt [-w] [--check] FILE ...                canonical YAML, comments kept
   opforge import onnx MODEL SELECT [--rename T=NAME] [-o OPDEF|-] [--force]
                  [--package NAME] [--domain D] [--namespace NS] [--package-version V]
@@ -48,6 +49,10 @@ const usageFormat = `usage:
                                                      make the selected nodes call the generated ops in
                                                      the --for runtime (default %[7]s):
 %[4]s    SELECT is any of --nodes N,... --op-types T,... --unsupported-for %[5]s
+gen, check, mv, build and verify work in the op repository around the working directory: the
+nearest folder at or above it that holds opdefs/ (as git finds its own); --opdefs, --out, --build
+and --toolchains name other folders, relative to the working directory. --package LIST and
+--op LIST select by name, comma-separated or repeated; init and import take one --package NAME.
 targets:
 %[6]s`
 
@@ -69,7 +74,9 @@ func usage() string {
 		callers.String(),
 		strings.Join(frontEndNames(), "|"),
 		summaries.String(),
-		targets.DefaultONNXCaller)
+		targets.DefaultONNXCaller,
+		strings.Join(load.Formats(), "|"),
+		load.Titles())
 }
 
 // Main runs one command and returns the process exit status.
@@ -103,6 +110,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return rewriteCmd(args[1:], stdout, stderr)
 	case "verify":
 		return verifyCmd(args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		return versionCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage())
 		return 0
@@ -137,7 +146,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(paths) == 0 {
-		paths = []string{"opdefs"}
+		paths = []string{underRoot("opdefs")}
 	}
 	var l diag.List
 	var files []string

@@ -5,36 +5,61 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/filelock"
 	"github.com/opforge/opforge/generators/gen"
+	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/writer"
 )
 
-func genFlags(name string, stderr io.Writer) (*flag.FlagSet, *gen.Options) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o := gen.DefaultOptions
-	locationFlags(fs, &o)
-	fs.Func("package", "only these packages, comma-separated (every opdef is still checked)", func(v string) error {
-		o.Packages = append(o.Packages, strings.Split(v, ",")...)
-		return nil
-	})
-	fs.Func("op", "only these ops' files and their packages' shared files, comma-separated", func(v string) error {
-		o.Ops = append(o.Ops, strings.Split(v, ",")...)
-		return nil
-	})
-	return fs, &o
+// repoFlags are the flags of a command that reads an op repository:
+// where its folders are (locationFlags) and, for the commands that select,
+// the packages and ops (selection.Flags).
+type repoFlags struct {
+	fs   *flag.FlagSet
+	o    gen.Options
+	locs []location
+	sel  selection.Flags
 }
 
-// locationFlags are where the opdefs, descriptors and out/ are.
-func locationFlags(fs *flag.FlagSet, o *gen.Options) {
-	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory")
-	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors directory")
-	fs.StringVar(&o.Out, "out", o.Out, "output directory for generated skeletons")
+func genFlags(name string, stderr io.Writer) *repoFlags {
+	r := &repoFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), o: gen.DefaultOptions}
+	r.fs.SetOutput(stderr)
+	r.locs = locationFlags(r.fs, &r.o)
+	r.sel.Register(r.fs, "only these packages' files (every opdef is still checked)", "only these ops' files and their packages' shared files")
+	return r
+}
+
+// parse parses args, which must hold no operand, and settles the
+// locations: false (exit 2 or 1, told by code) on a mistake.
+func (r *repoFlags) parse(args []string, stderr io.Writer) (code int, ok bool) {
+	if rest, err := parse(r.fs, args); err != nil || len(rest) > 0 {
+		if err == nil {
+			fmt.Fprintf(stderr, "opforge %s: unexpected argument %q\n", r.fs.Name(), rest[0])
+		}
+		return 2, false
+	}
+	at, ok := settle(r.fs.Name(), r.fs, r.locs, []string{"opdefs", "out"}, stderr)
+	if !ok {
+		return 1, false
+	}
+	r.o.ToolchainsGiven = at.given["toolchains"]
+	if !existingDir(r.fs.Name(), "opdefs", r.o.OpDefs, stderr) {
+		return 1, false
+	}
+	r.o.Packages, r.o.Ops = r.sel.Packages, r.sel.Ops
+	return 0, true
+}
+
+// locationFlags are where the opdefs, descriptors and out/ are; unset,
+// they are the op repository's (settle).
+func locationFlags(fs *flag.FlagSet, o *gen.Options) []location {
+	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory (default: the op repository's opdefs/)")
+	fs.StringVar(&o.Toolchains, "toolchains", o.Toolchains, "toolchain descriptors directory (default: the op repository's toolchains/)")
+	fs.StringVar(&o.Out, "out", o.Out, "output directory for generated skeletons (default: the op repository's out/)")
+	return []location{{"opdefs", &o.OpDefs, "opdefs"}, {"toolchains", &o.Toolchains, "toolchains"}, {"out", &o.Out, "out"}}
 }
 
 // genCachePath is where gen remembers the tree it left (build dir, untracked).
@@ -47,12 +72,14 @@ const genLockName = ".opforge-gen.lock"
 
 // genCmd regenerates out/: nothing is written when any error was found.
 func genCmd(args []string, stdout, stderr io.Writer) int {
-	fs, o := genFlags("gen", stderr)
+	r := genFlags("gen", stderr)
+	fs, o := r.fs, &r.o
 	full := fs.Bool("full", false, "ignore the cache: regenerate, read and compare every file")
 	fs.BoolVar(&o.Force, "force", false, "overwrite hand edits outside user regions and of generated files instead of stopping")
 	cachePath := fs.String("cache", genCachePath, "no-op cache file (in the build directory)")
-	if rest, err := parse(fs, args); err != nil || len(rest) > 0 {
-		return 2
+	r.locs = append(r.locs, location{"cache", cachePath, genCachePath})
+	if code, ok := r.parse(args, stderr); !ok {
+		return code
 	}
 	start := time.Now()
 	unlock, err := filelock.Lock(filepath.Join(filepath.Dir(*cachePath), genLockName), func(holder string) {
@@ -122,10 +149,11 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 // checkCmd validates every op definition and fails when out/ differs from
 // what they generate.
 func checkCmd(args []string, stdout, stderr io.Writer) int {
-	fs, o := genFlags("check", stderr)
-	format := fs.String("format", "text", "diagnostic format: text or json")
-	if rest, err := parse(fs, args); err != nil || len(rest) > 0 {
-		return 2
+	r := genFlags("check", stderr)
+	o := &r.o
+	format := r.fs.String("format", "text", "diagnostic format: text or json")
+	if code, ok := r.parse(args, stderr); !ok {
+		return code
 	}
 	var l diag.List
 	plan := gen.Plan(*o, &l)

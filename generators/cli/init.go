@@ -14,6 +14,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/scaffold"
+	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/targets"
 )
 
@@ -24,7 +25,8 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("init", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o scaffold.Options
-	fs.StringVar(&o.Package, "package", "MyOps", "package name of the example opdef")
+	o.Package = "MyOps"
+	selection.Name(fs, "package", &o.Package, "package name of the example opdef (default MyOps)")
 	fs.BoolVar(&o.Toolchains, "toolchains", false, "also write toolchains/*.yaml, copies of the built-in descriptors to edit")
 	rest, err := parse(fs, args)
 	if err != nil || len(rest) > 1 {

@@ -60,6 +60,7 @@ func TestInitRefuses(t *testing.T) {
 		{[]string{"init", file}, 1, "is not a directory"},
 		{[]string{"init", "--package", "my-ops", t.TempDir()}, 2, `package name "my-ops"`},
 		{[]string{"init", "a", "b"}, 2, "one directory at most"},
+		{[]string{"init", "--package", "ActOps,VisionOps", t.TempDir()}, 2, `"ActOps,VisionOps" is a list: this command makes one package, so --package takes one name`},
 		{[]string{"init", "--package", "class", t.TempDir()}, 2, "does not pass the opdef checks"},
 		{[]string{"init", "--package", "A__B", t.TempDir()}, 2, "does not pass the opdef checks"},
 	} {

@@ -22,20 +22,29 @@ import (
 // only from a tree that is exactly what the opdefs generate, so nothing
 // but the rename changes.
 func mvCmd(args []string, stdout, stderr io.Writer) int {
-	// Not genFlags: there --package selects packages; here it says what
-	// OLD names.
 	fs := flag.NewFlagSet("mv", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := gen.DefaultOptions
-	locationFlags(fs, &o)
-	pkg := fs.Bool("package", false, "rename a package, not an op")
+	locs := locationFlags(fs, &o)
+	// Not a selection (as in every other command): the older spelling of
+	// `opforge mv package OLD NEW`, kept so that form goes on working.
+	oldForm := fs.Bool("package", false, "rename a package: the older spelling of `opforge mv package OLD NEW`")
 	cachePath := fs.String("cache", genCachePath, "gen's no-op cache file (in the build directory)")
+	locs = append(locs, location{"cache", cachePath, genCachePath})
 	rest, err := parse(fs, args)
-	if err != nil || len(rest) != 2 {
-		fmt.Fprintln(stderr, "usage: opforge mv [--package] [--opdefs DIR] [--out DIR] OLD NEW   (renames an op, or with --package a package)")
+	if err != nil {
 		return 2
 	}
-	from, to := rest[0], rest[1]
+	what, from, to, ok := mvOperands(rest, *oldForm)
+	if !ok {
+		fmt.Fprintln(stderr, "usage: opforge mv [op|package] OLD NEW [--opdefs DIR] [--out DIR]   (renames an op; `opforge mv package OLD NEW` a package)")
+		return 2
+	}
+	at, ok := settle("mv", fs, locs, []string{"opdefs", "out"}, stderr)
+	if !ok || !existingDir("mv", "opdefs", o.OpDefs, stderr) {
+		return 1
+	}
+	o.ToolchainsGiven = at.given["toolchains"]
 	// mv writes out/ and the opdefs: it takes turns with gen.
 	unlock, err := filelock.Lock(filepath.Join(filepath.Dir(*cachePath), genLockName), func(holder string) {
 		fmt.Fprintf(stderr, "opforge mv: waiting for another opforge gen on %s/ (pid %s)\n", o.Out, holder)
@@ -46,10 +55,6 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	defer unlock()
 	var l diag.List
-	what := "op"
-	if *pkg {
-		what = "package"
-	}
 	if m := writer.MoveRecorded(filepath.Clean(o.Out)); m != nil {
 		done := writer.Recover(filepath.Clean(o.Out), &l)
 		if l.HasErrors() {
@@ -67,7 +72,7 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 	// they are no drift.
 	writer.RemoveLeftovers(filepath.Clean(o.Out))
 	var plan *rename.Plan
-	if *pkg {
+	if what == "package" {
 		plan = rename.Package(o, from, to, &l)
 	} else {
 		plan = rename.Op(o, from, to, &l)
@@ -112,6 +117,25 @@ func mvCmd(args []string, stdout, stderr io.Writer) int {
 	report(&l, "text", stdout, stderr)
 	fmt.Fprintf(stdout, "opforge mv: %s -> %s in package %s:\n%s", from, to, plan.Package, plan)
 	return 0
+}
+
+// mvOperands reads what is renamed: `OLD NEW` (an op), `op OLD NEW` or
+// `package OLD NEW`; with the older `--package` flag, `OLD NEW` is a
+// package. ok is false for anything else, a flag and a word that
+// disagree included, and `package NEW` (a name left out, not an op named
+// "package": that one is `op package NEW`).
+func mvOperands(args []string, packageFlag bool) (what, from, to string, ok bool) {
+	what = "op"
+	if packageFlag {
+		what = "package"
+	}
+	switch {
+	case len(args) == 2 && args[0] != "op" && args[0] != "package":
+		return what, args[0], args[1], true
+	case len(args) == 3 && (args[0] == "package" || args[0] == "op" && !packageFlag):
+		return args[0], args[1], args[2], true
+	}
+	return "", "", "", false
 }
 
 // reportMvFailure says exactly where a failed rename left the tree: put

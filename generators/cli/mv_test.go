@@ -97,7 +97,7 @@ func TestMvCarriesUserCode(t *testing.T) {
 	}
 }
 
-// TestMvPackage: opforge mv --package renames a package in its opdef and
+// TestMvPackage: opforge mv package renames a package in its opdef and
 // carries its directories and the files named after it, with the code in
 // them, to the new name; the other packages are untouched.
 func TestMvPackage(t *testing.T) {
@@ -106,9 +106,9 @@ func TestMvPackage(t *testing.T) {
 	fillRegion(t, filepath.Join(out, "reference/VisionOps/vision_ops_reference.py"), "reference:TopKLast", "    return x  # my reference\n")
 	fillRegion(t, filepath.Join(out, "trt/VisionOps/python/vision_ops_qdp.py"), "triton:TopKLast", "    # my Triton kernel\n")
 	example, _ := os.ReadFile(filepath.Join(out, "htp/ExampleOpPackage/src/ExampleOpPackageInterface.cpp"))
-	code, stdout, errs := run(append(append([]string{"mv", "--package"}, args...), "VisionOps", "SightOps")...)
+	code, stdout, errs := run(append(append([]string{"mv"}, args...), "package", "VisionOps", "SightOps")...)
 	if code != 0 {
-		t.Fatalf("mv --package: %d\n%s%s", code, stdout, errs)
+		t.Fatalf("mv package: %d\n%s%s", code, stdout, errs)
 	}
 	for path, line := range map[string]string{
 		"trt/SightOps/src/ops/TopKLastKernel.cu":    "// my CUDA kernel\n",
@@ -129,7 +129,7 @@ func TestMvPackage(t *testing.T) {
 		t.Error("another package changed")
 	}
 	if code, _, errs := run(append([]string{"check"}, args...)...); code != 0 {
-		t.Errorf("check after mv --package: %s", errs)
+		t.Errorf("check after mv package: %s", errs)
 	}
 }
 
@@ -181,5 +181,35 @@ func TestGenNeverReplacesUnknownFiles(t *testing.T) {
 	code, _, errs = run("gen")
 	if now, _ := os.ReadFile(kernel); code != 1 || !strings.Contains(errs, "manifest") || !strings.Contains(string(now), "#include <my_header.h>") {
 		t.Errorf("gen without the manifest: %d\n%s", code, errs)
+	}
+}
+
+// What mv renames: an op by default or when named, a package when named,
+// with the older --package flag too; anything else is a usage error, not
+// a guess (a selection list, as --package is elsewhere, included).
+func TestMvOperands(t *testing.T) {
+	for _, c := range []struct {
+		args           []string
+		flag           bool
+		what, from, to string
+	}{
+		{args: []string{"A", "B"}, what: "op", from: "A", to: "B"},
+		{args: []string{"op", "A", "B"}, what: "op", from: "A", to: "B"},
+		{args: []string{"package", "P", "Q"}, what: "package", from: "P", to: "Q"},
+		{args: []string{"P", "Q"}, flag: true, what: "package", from: "P", to: "Q"},
+		{args: []string{"package", "P", "Q"}, flag: true, what: "package", from: "P", to: "Q"},
+		{args: []string{"op", "A", "B"}, flag: true},        // the flag and the word disagree
+		{args: []string{"VisionOps", "A", "B"}, flag: true}, // --package VisionOps A B: not a selection
+		{args: []string{"A"}},
+		{args: []string{"package", "P"}},
+		{args: []string{"op", "package", "P"}, what: "op", from: "package", to: "P"},
+	} {
+		what, from, to, ok := mvOperands(c.args, c.flag)
+		if ok != (c.what != "") || what != c.what || from != c.from || to != c.to {
+			t.Errorf("mv %v (--package %v): %q %q %q %v, want %q %q %q", c.args, c.flag, what, from, to, ok, c.what, c.from, c.to)
+		}
+	}
+	if code, _, errs := run("mv", "--package", "VisionOps", "TopKLast", "TopK"); code != 2 || !strings.Contains(errs, "usage: opforge mv [op|package] OLD NEW") {
+		t.Errorf("mv --package P OLD NEW: %d %s", code, errs)
 	}
 }

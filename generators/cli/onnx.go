@@ -19,6 +19,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnximport"
+	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/yamldef"
@@ -63,7 +64,7 @@ func (o *onnxFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.unsupportedFor, "unsupported-for", "", "select nodes whose op the target's ONNX front end cannot run: "+strings.Join(frontEndNames(), ", "))
 	fs.Var(&o.renames, "rename", "name the op of an op type: OPTYPE=NAME (comma-separated, repeatable)")
 	fs.BoolVar(&o.allowStandard, "allow-standard-names", false, "allow op names of standard ONNX ops (for a runtime that lets a custom op override a standard one; import says which ones do not)")
-	fs.StringVar(&o.pkg, "package", "", "package name (default: from the model's file name)")
+	selection.Name(fs, "package", &o.pkg, "package name (default: from the model's file name)")
 }
 
 func (o *onnxFlags) options(stderr io.Writer, cmd string) (onnximport.Options, bool) {
@@ -89,13 +90,14 @@ func (o *onnxFlags) options(stderr io.Writer, cmd string) (onnximport.Options, b
 }
 
 // defaultOpdef is where import writes, and rewrite reads, the package of
-// a model: opdefs/<pkg>/<pkg>.yaml.
+// a model: opdefs/<pkg>/<pkg>.yaml, in the op repository's opdefs/ when
+// the command runs inside one.
 func defaultOpdef(model, pkg string) string {
 	_, dir := onnximport.DefaultPackage(model)
 	if pkg != "" {
 		dir = strings.ToLower(pkg)
 	}
-	return filepath.Join("opdefs", dir, dir+".yaml")
+	return filepath.Join(underRoot("opdefs"), dir, dir+".yaml")
 }
 
 // parseOnnx parses the flags of `import onnx MODEL` / `rewrite onnx
@@ -433,8 +435,8 @@ func copyFile(from, to string) error {
 	return atomicfile.ReplaceFrom(to, in, 0o644)
 }
 
-// callerList names each runtime rewrite onnx --for takes: "htp (an op
-// package in ...), trt (...)".
+// callerList names each runtime rewrite onnx --for takes: "<target>
+// (<its CallerSummary>), ...".
 func callerList(callers map[string]target.ONNXCaller) string {
 	var l []string
 	for _, name := range slices.Sorted(maps.Keys(callers)) {

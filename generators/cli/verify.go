@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/verify"
 )
@@ -20,13 +21,12 @@ import (
 func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := verify.Options{OpDefs: "opdefs", Out: "out", Runners: targets.Verifiers()}
+	o := verify.Options{OpDefs: "opdefs", Out: "out", Runners: targets.Verifiers(), RunnerTarget: targets.VerifierTargets()}
 	names := verify.Names(o.Runners)
-	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory")
-	fs.StringVar(&o.Out, "out", o.Out, "generated tree (out/)")
+	o.Build, o.Toolchains = "build", "toolchains"
+	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory (default: the op repository's opdefs/)")
+	locs := append([]location{{"opdefs", &o.OpDefs, "opdefs"}}, buildLocations(fs, &o.Out, &o.Build, &o.Toolchains)...)
 	fs.StringVar(&o.Python, "python", "", "Python with torch that runs the cases (default $OPFORGE_PYTHON, else python3)")
-	fs.StringVar(&o.Build, "build", "build", "build directory (where verify builds the libraries it loads)")
-	fs.StringVar(&o.Toolchains, "toolchains", "toolchains", "toolchain descriptors directory")
 	format := fs.String("format", "text", "output format: text or json")
 	fs.DurationVar(&o.CaseTimeout, "case-timeout", verify.DefaultCaseTimeout, "longest a runner may spend on one stage (importing torch, loading an implementation, one case) before it is killed and the case fails")
 	fs.Func("shard", "run part K of N of the op × target × case list (K/N; merge the parts' --format json with --merge)", func(v string) error {
@@ -36,14 +36,8 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	})
 	strict := fs.Bool("strict", false, "exit 1 when a case is a skip for want of something here (an engine, a library, a reference) too: CI's runner that lost its engine must not pass quietly (cases an implementation does not take stay skips)")
 	merge := fs.Bool("merge", false, "read the JSON reports of shards (the arguments) and print their merged report, running nothing")
-	fs.Func("package", "only these packages, comma-separated", func(v string) error {
-		o.Packages = append(o.Packages, strings.Split(v, ",")...)
-		return nil
-	})
-	fs.Func("op", "only these ops, comma-separated", func(v string) error {
-		o.Ops = append(o.Ops, strings.Split(v, ",")...)
-		return nil
-	})
+	var sel selection.Flags
+	sel.Register(fs, "only these packages", "only these ops")
 	fs.Func("target", "only these targets, comma-separated: "+strings.Join(names, ", "), func(v string) error {
 		for _, t := range strings.Split(v, ",") {
 			if !slices.Contains(names, t) {
@@ -81,6 +75,19 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "opforge verify: unexpected argument %q\n", rest[0])
 		return 2
 	}
+	at, ok := settle("verify", fs, locs, []string{"opdefs", "out"}, stderr)
+	if !ok || !existingDir("verify", "opdefs", o.OpDefs, stderr) {
+		return 1
+	}
+	// Verify builds what it loads: from the root, as `opforge build`
+	// does, so the two share their builds from whatever folder they run.
+	back, prefix, err := at.atRoot(locs, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "opforge verify: %v\n", err)
+		return 1
+	}
+	defer back()
+	o.Packages, o.Ops = sel.Packages, sel.Ops
 	if rtol != nil || atol != nil {
 		o.Tolerances = map[string][2]float64{}
 		for dtype, d := range verify.DefaultTolerances {
@@ -96,7 +103,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	var l diag.List
 	results := verify.Run(o, &l)
 	if l.HasErrors() {
-		return report(&l, *format, stdout, stderr)
+		return report(rebased(&l, prefix), *format, stdout, stderr)
 	}
 	return writeResults(results, o.Shard, *format, *strict, stdout)
 }

@@ -56,13 +56,16 @@ func (s Severity) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()
 
 // Diagnostic is one problem. Code is a stable kebab-case rule name that
 // tests and tools can match on; Target is set when only one generation
-// target cares (e.g. "htp"), and is printed as a message prefix.
+// target cares (its name), and is printed as a message prefix.
 type Diagnostic struct {
 	Pos      Pos      `json:"pos"`
 	Severity Severity `json:"severity"`
 	Code     string   `json:"code"`
 	Target   string   `json:"target,omitempty"`
 	Message  string   `json:"message"`
+	// Acknowledged marks a warning the opdef acknowledges where it arises
+	// (`acknowledge: [code]`): text output counts it instead of printing it.
+	Acknowledged bool `json:"acknowledged,omitempty"`
 }
 
 func (d Diagnostic) String() string {
@@ -155,24 +158,58 @@ func less(a, b Diagnostic) bool {
 	return a.Message < b.Message
 }
 
-// Counts returns the number of errors and warnings after de-duplication.
+// Counts returns the number of errors and warnings after de-duplication;
+// acknowledged warnings are not counted.
 func (l *List) Counts() (errors, warnings int) {
 	for _, d := range l.Sorted() {
-		if d.Severity == Error {
+		switch {
+		case d.Severity == Error:
 			errors++
-		} else {
+		case !d.Acknowledged:
 			warnings++
 		}
 	}
 	return errors, warnings
 }
 
-// WriteText prints one line per diagnostic.
+// Acknowledge marks every warning that match accepts as acknowledged and
+// returns how many it accepted (acknowledged before or not).
+func (l *List) Acknowledge(match func(Diagnostic) bool) int {
+	n := 0
+	for i := range l.items {
+		if d := &l.items[i]; d.Severity == Warning && match(*d) {
+			d.Acknowledged = true
+			n++
+		}
+	}
+	return n
+}
+
+// WriteText prints one line per diagnostic, less the acknowledged
+// warnings, which one closing line counts by code.
 func (l *List) WriteText(w io.Writer) error {
 	var sb strings.Builder
+	acked := map[string]int{}
+	var codes []string
 	for _, d := range l.Sorted() {
+		if d.Acknowledged {
+			if acked[d.Code] == 0 {
+				codes = append(codes, d.Code)
+			}
+			acked[d.Code]++
+			continue
+		}
 		sb.WriteString(d.String())
 		sb.WriteByte('\n')
+	}
+	if len(codes) > 0 {
+		sort.Strings(codes)
+		n := 0
+		for i, c := range codes {
+			n += acked[c]
+			codes[i] = fmt.Sprintf("%s ×%d", c, acked[c])
+		}
+		fmt.Fprintf(&sb, "%d acknowledged warning(s) not shown (%s); opforge validate --format json lists them\n", n, strings.Join(codes, ", "))
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err

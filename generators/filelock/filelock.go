@@ -7,13 +7,11 @@ package filelock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -25,8 +23,9 @@ func Lock(path string, waiting func(holder string)) (unlock func(), err error) {
 	return LockContext(context.Background(), path, waiting)
 }
 
-// pollEvery is how often a waiting LockContext tries again: flock cannot
-// be interrupted by a context, so a cancellable wait polls.
+// pollEvery is how often a waiting LockContext tries again: a lock wait
+// in the kernel cannot be interrupted by a context, so a cancellable wait
+// polls.
 const pollEvery = 50 * time.Millisecond
 
 // LockContext is Lock that gives up, with ctx's error, when ctx ends
@@ -39,8 +38,8 @@ func LockContext(ctx context.Context, path string, waiting func(holder string)) 
 	if err != nil {
 		return nil, err
 	}
-	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := tryLock(f, exclusive); err != nil {
+		if !wouldBlock(err) {
 			f.Close()
 			return nil, fmt.Errorf("locking %s: %w", path, err)
 		}
@@ -58,7 +57,7 @@ func LockContext(ctx context.Context, path string, waiting func(holder string)) 
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return func() {
-		_ = flock(f, syscall.LOCK_UN)
+		_ = unlockFile(f)
 		f.Close()
 	}, nil
 }
@@ -67,13 +66,13 @@ func LockContext(ctx context.Context, path string, waiting func(holder string)) 
 // ctx can never end and polling otherwise.
 func waitFor(ctx context.Context, f *os.File) error {
 	if ctx.Done() == nil {
-		return flock(f, syscall.LOCK_EX)
+		return waitLock(f, exclusive)
 	}
 	t := time.NewTicker(pollEvery)
 	defer t.Stop()
 	for {
-		err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		err := tryLock(f, exclusive)
+		if !wouldBlock(err) {
 			return err
 		}
 		select {
@@ -94,12 +93,12 @@ func Hold(path string) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := flock(f, syscall.LOCK_EX); err != nil {
+	if err := waitLock(f, exclusive); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
 	return func() {
-		_ = flock(f, syscall.LOCK_UN)
+		_ = unlockFile(f)
 		f.Close()
 	}, nil
 }
@@ -113,19 +112,18 @@ func Held(path string) bool {
 		return false
 	}
 	defer f.Close()
-	if err := flock(f, syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
-		return errors.Is(err, syscall.EWOULDBLOCK)
+	if err := tryLock(f, shared); err != nil {
+		return wouldBlock(err)
 	}
-	_ = flock(f, syscall.LOCK_UN)
+	_ = unlockFile(f)
 	return false
 }
 
-// flock retries on EINTR, which a signal to the waiting process causes.
-func flock(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
-}
+// mode is the kind of lock taken: many processes may hold a shared one,
+// one an exclusive one.
+type mode int
+
+const (
+	shared mode = iota
+	exclusive
+)

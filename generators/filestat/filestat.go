@@ -3,10 +3,7 @@
 // a file replaced by another of the same size and mtime.
 package filestat
 
-import (
-	"os"
-	"syscall"
-)
+import "os"
 
 // Stat is a file's identity for up-to-date checks; comparable, and
 // stored as JSON in the build directory's state files.
@@ -27,9 +24,5 @@ func Of(path string) (Stat, bool) {
 
 // FromInfo is the Stat of what os.Stat returned.
 func FromInfo(fi os.FileInfo) Stat {
-	var ino uint64
-	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = uint64(s.Ino)
-	}
-	return Stat{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Ino: ino}
+	return Stat{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Ino: inode(fi)}
 }

@@ -58,10 +58,7 @@ func BenchmarkGenerate1000(b *testing.B) {
 	if len(pkgs) != 1 || l.HasErrors() {
 		b.Fatal(l.Sorted())
 	}
-	ts, err := targets.ForGeneration(o.Toolchains)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ts := targets.WithToolchains(o.Toolchains)
 	for _, t := range ts {
 		b.Run(t.Name(), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {

@@ -13,15 +13,16 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/reference"
+	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/generators/writer"
 )
 
-// Files generates every target's files for pkgs, and each package's
-// reference module, keyed by paths relative to the output root
-// (<target>/<...>), headers included.
+// Files generates the files of the targets ts (nil: every target,
+// targets.All) for pkgs, and each package's reference module, keyed by
+// paths relative to the output root (<target>/<...>), headers included.
 func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 	if ts == nil {
 		ts = targets.All()
@@ -46,7 +47,8 @@ func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 	}
 	workpool.Parallel(len(jobs), func(i int) {
 		j := jobs[i]
-		if j.set = j.t.Generate(j.pkg, j.l.ForTarget(j.t.Name())); j.set != nil {
+		// Each target generates the ops as narrowed for it (ir.Op.For).
+		if j.set = j.t.Generate(j.pkg.For(j.t.Name()), j.l.ForTarget(j.t.Name())); j.set != nil {
 			addHeaders(j.set)
 		}
 	})
@@ -104,7 +106,11 @@ func addHeaders(set *fileset.Set) {
 type Options struct {
 	OpDefs     string // opdefs/
 	Toolchains string // toolchains/
-	Out        string // out/
+	// ToolchainsGiven says the user named Toolchains (--toolchains): a
+	// folder that is not there is then probably a typo, and is warned of;
+	// the repository's own toolchains/ may be absent.
+	ToolchainsGiven bool
+	Out             string // out/
 	// Known, when set, vouches for files the writer then neither reads
 	// nor writes (Cache.Unchanged); the drift check never sets it.
 	Known writer.Known
@@ -159,24 +165,16 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	}
 	// A toolchains directory that was asked for but is not there is
 	// probably a typo: the built-in descriptors serve, and say so.
-	if o.Toolchains != DefaultOptions.Toolchains {
+	if o.ToolchainsGiven {
 		if _, err := os.Stat(o.Toolchains); err != nil {
 			l.Warnf(diag.Pos{File: filepath.ToSlash(o.Toolchains)}, "toolchain", "no toolchains directory here (%v); the descriptors built into opforge serve", err)
 		}
 	}
-	ts, err := targets.ForGeneration(o.Toolchains)
-	if err != nil {
-		l.Errorf(diag.Pos{File: o.Toolchains}, "toolchain", "%v", err)
-		return nil
-	}
+	ts := targets.WithToolchains(o.Toolchains)
 	var scope func(string) bool
-	if len(o.Packages) > 0 {
-		if pkgs = selectPackages(pkgs, o.Packages, o.OpDefs, l); pkgs == nil {
-			return nil
-		}
-	}
-	if len(o.Ops) > 0 {
-		if pkgs = opPackages(pkgs, o.Ops, o.OpDefs, l); pkgs == nil {
+	if len(o.Packages) > 0 || len(o.Ops) > 0 {
+		sel := selection.Flags{Packages: o.Packages, Ops: o.Ops}
+		if pkgs = sel.Resolve(pkgs, filepath.ToSlash(o.OpDefs), l); pkgs == nil {
 			return nil
 		}
 	}
@@ -212,19 +210,6 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	return writer.PrepareWith(filepath.Clean(o.Out), files, wo, l)
 }
 
-// selectPackages keeps the packages named in want, in load order; a name
-// no opdef defines is an error listing those that exist (nil returned).
-func selectPackages(pkgs []*ir.Package, want []string, opdefs string, l *diag.List) []*ir.Package {
-	kept, unknown := ir.SelectPackages(pkgs, want)
-	for _, w := range unknown {
-		l.Errorf(diag.Pos{File: filepath.ToSlash(opdefs)}, "unknown-package", "no package %q is defined under %s; packages: %s", w, opdefs, strings.Join(ir.PackageNames(pkgs), ", "))
-	}
-	if len(unknown) > 0 {
-		return nil
-	}
-	return kept
-}
-
 // packageScope accepts the paths of the package directories the files
 // lie in (<target>/<package dir>/...) and the files at the top of out/:
 // a filtered gen touches nothing of another package.
@@ -249,28 +234,6 @@ func SourceName(opdefs, path string) string {
 		return filepath.ToSlash(path)
 	}
 	return filepath.ToSlash(rel)
-}
-
-// opPackages keeps the packages that define one of the ops named; an op
-// no package defines is an error (nil returned).
-func opPackages(pkgs []*ir.Package, ops []string, opdefs string, l *diag.List) []*ir.Package {
-	var kept []*ir.Package
-	for _, pkg := range pkgs {
-		if slices.ContainsFunc(ops, func(name string) bool { return pkg.Op(name) != nil }) {
-			kept = append(kept, pkg)
-		}
-	}
-	ok := true
-	for _, name := range ops {
-		if !slices.ContainsFunc(kept, func(p *ir.Package) bool { return p.Op(name) != nil }) {
-			l.Errorf(diag.Pos{File: filepath.ToSlash(opdefs)}, "unknown-op", "no op %q is defined under %s", name, opdefs)
-			ok = false
-		}
-	}
-	if !ok {
-		return nil
-	}
-	return kept
 }
 
 // othersOwnFiles are the files each op not named generates alone: what

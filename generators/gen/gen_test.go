@@ -171,13 +171,16 @@ func regen(t *testing.T, o Options) *diag.List {
 // opdef, regenerates, and checks every edit is still there and the
 // ExecuTorch module (whose eager implementation calls the reference) has
 // the new param.
+// implEnd ends a new HTP op's impl region: tests put a kernel in its place.
+const implEnd = "  return GraphStatus::Success;\n  // opforge:end impl\n"
+
 func TestUserEditsSurviveOpdefChanges(t *testing.T) {
 	o := workspace(t)
 	cpp := filepath.Join(o.Out, "htp/VisionOps/src/ops/TopKLast.cpp")
 	py := filepath.Join(o.Out, "htp/VisionOps/executorch/vision_ops.py")
 	ref := filepath.Join(o.Out, "reference/VisionOps/vision_ops_reference.py")
 	kernel := "  // my kernel\n  auto [b, l] = std::make_pair(x.dim(0), x.dim(1));\n  (void)b; (void)l;\n  return GraphStatus::Success;\n"
-	edit(t, cpp, "  // Write the kernel here. Avoid heap allocation in this function.\n  return GraphStatus::Success;\n", kernel)
+	edit(t, cpp, implEnd, kernel+"  // opforge:end impl\n")
 	edit(t, cpp, "  return 0.0f;\n", "  return 2.5f; // measured\n")
 	edit(t, cpp, "// opforge:begin includes\n", "// opforge:begin includes\n#include <utility>\n")
 	reference := "    return torch.topk(x, k, dim=-1, largest=(order == \"largest\"))\n"

@@ -111,11 +111,7 @@ func generateFile(t testing.TB, name string, src []byte) (*fileset.Set, *diag.Li
 	if l.HasErrors() {
 		return nil, &l
 	}
-	ts, err := targets.ForGeneration(repo + "/toolchains")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Files(pkgsOf(pkg), ts, &l), &l
+	return Files(pkgsOf(pkg), targets.WithToolchains(repo+"/toolchains"), &l), &l
 }
 
 func diagText(l *diag.List) string {

@@ -54,7 +54,7 @@ func TestKilledGenConverges(t *testing.T) {
 	yaml := filepath.Join(o.OpDefs, "vision/vision_ops.yaml")
 	cpp := filepath.Join(o.Out, "htp/VisionOps/src/ops/TopKLast.cpp")
 	const mine = "  return GraphStatus::Success; // mine, survives every kill\n"
-	edit(t, cpp, "  // Write the kernel here. Avoid heap allocation in this function.\n  return GraphStatus::Success;\n", mine)
+	edit(t, cpp, implEnd, mine+"  // opforge:end impl\n")
 	v1, _ := os.ReadFile(yaml)
 	v2 := bytes.Replace(v1, []byte("version: 1.0.0"), []byte("version: 1.0.1"), 1)
 	if bytes.Equal(v1, v2) {
@@ -103,7 +103,7 @@ func TestKilledGenConverges(t *testing.T) {
 	}
 	// A clean gen of the same opdefs, with the same user edit.
 	clean := workspace(t)
-	edit(t, filepath.Join(clean.Out, "htp/VisionOps/src/ops/TopKLast.cpp"), "  // Write the kernel here. Avoid heap allocation in this function.\n  return GraphStatus::Success;\n", mine)
+	edit(t, filepath.Join(clean.Out, "htp/VisionOps/src/ops/TopKLast.cpp"), implEnd, mine+"  // opforge:end impl\n")
 	last, _ := os.ReadFile(yaml)
 	_ = os.WriteFile(filepath.Join(clean.OpDefs, "vision/vision_ops.yaml"), last, 0o644)
 	if l := regen(t, clean); l.HasErrors() {

@@ -22,7 +22,7 @@ const (
 	Float32  DType = "float32"
 	Float64  DType = "float64"
 	Float8E4 DType = "float8_e4m3"
-	// Quantized (fixed point) activations: QNN's SFIXED_POINT_n / UFIXED_POINT_n.
+	// Quantized (fixed point) activations, signed and unsigned.
 	QInt4   DType = "qint4"
 	QInt8   DType = "qint8"
 	QInt16  DType = "qint16"
@@ -32,8 +32,8 @@ const (
 	QUint16 DType = "quint16"
 	QUint32 DType = "quint32"
 	String  DType = "string"
-	// BackendSpecific is QNN's BACKEND_SPECIFIC: the concrete dtype is
-	// given per backend, in the target's own section.
+	// BackendSpecific: the concrete dtype is given per backend, in the
+	// target's own section.
 	BackendSpecific DType = "backend_specific"
 )
 
@@ -51,10 +51,10 @@ const (
 )
 
 // DTypeInfo is what every target shares about a dtype: its kind, size,
-// the torch dtype (the reference, ExecuTorch and the Python plugins all run
-// PyTorch) and the C/C++ element type kernels use. Each target keeps its own
-// vendor spelling (QNN in qnnxml, TensorRT and Compass in their targets):
-// a dtype a target cannot take is that target's diagnostic.
+// the torch dtype (the reference and every target's Python run PyTorch)
+// and the C/C++ element type kernels use. Each target keeps its own
+// vendor spelling in its folder (dtype.go, or its own format's reader): a
+// dtype a target cannot take is that target's diagnostic.
 type DTypeInfo struct {
 	Name DType
 	Kind DTypeKind

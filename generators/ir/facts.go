@@ -11,8 +11,8 @@ import (
 // which input dim gives each shape symbol its value, the op's free dtype
 // choices, and how each output's dtype follows from the inputs'. The
 // validator computes them once (Op.Facts) and every target reads them, so
-// a TensorRT plugin, its Python plugin, the ExecuTorch fake and the
-// Compass Parser cannot disagree about an op.
+// no two of the targets' C++ plugins, Python plugins, fake implementations
+// and parser plugins can disagree about an op.
 type Facts struct {
 	// Bindings lists every dim symbol of the input shapes, in order of
 	// first use, with the input dim that binds it (Binding).
@@ -67,8 +67,8 @@ func (o *Op) RankPolymorphic() bool {
 //
 // A symbol may appear in several inputs. The binding is the first of them
 // that is always there and is a data tensor; failing that, the first
-// optional data tensor; failing that, the first shape tensor (TensorRT
-// cannot read a shape input's own dims, so there it binds nothing).
+// optional data tensor; failing that, the first shape tensor (a runtime
+// may not read a shape input's own dims, so there it binds nothing).
 type Binding struct {
 	Symbol string
 	Input  int // index into Op.Inputs

@@ -41,8 +41,20 @@ type Package struct {
 	// Sections are the package-level target sections (`targets:` beside
 	// `package:`) the core keeps opaque; each target decodes its own.
 	Sections Sections
-	Pos      diag.Pos
-	Where    Where
+	// Acknowledged are the warning codes the package acknowledges
+	// (`package: {acknowledge: [...]}`): wherever in its file they fire.
+	Acknowledged []Acknowledgement
+	Pos          diag.Pos
+	Where        Where
+}
+
+// Acknowledgement is a warning code an opdef acknowledges where the
+// warning arises (`acknowledge: [unused-typevar]` in an op or the package):
+// the warning is known and accepted, so text output leaves it out and
+// JSON marks it; one that never fires there is itself reported as stale.
+type Acknowledgement struct {
+	Code string
+	Pos  diag.Pos // where the code was written
 }
 
 // Reference is a QNN Reference element.
@@ -155,13 +167,19 @@ type Op struct {
 	Params   []*Param
 	// DataDependent are output sizes known only at run time, with bounds.
 	DataDependent []*SizeSymbol
-	// Sections are the op's target sections (`targets: {aipu: ...}`) the
+	// Sections are the op's target sections (`targets: {<target>: ...}`) the
 	// core keeps opaque; each target decodes its own.
 	Sections Sections
 	// UseDefaultTranslation is QNN's UseDefaultTranslation (nil: absent).
 	UseDefaultTranslation *bool
-	Pos                   diag.Pos
-	Where                 Where
+	// Acknowledged are the warning codes the op acknowledges: those
+	// positioned within the op's lines (Pos.Line to LastLine).
+	Acknowledged []Acknowledgement
+	// LastLine is the last source line of the op's definition (0:
+	// unknown), so a diagnostic can be told to lie within the op.
+	LastLine int
+	Pos      diag.Pos
+	Where    Where
 	// Facts are derived once by the validator (see Derived).
 	Facts *Facts
 }
@@ -368,7 +386,8 @@ type Param struct {
 	Default *Literal
 	// DefaultText is a QNN Default that forms no value of the param's
 	// dtype (`N-1` for "last axis", `{0,..,0}`): the vendor generator keeps
-	// it as text and registers the param as required in the HTP package.
+	// it as text and registers the param as required in the package it
+	// generates.
 	// Default is nil then; the text travels only where it can be written
 	// as text (the QNN XML writer).
 	DefaultText string
@@ -434,7 +453,8 @@ func (l *Literal) String() string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-// Tensors returns inputs then outputs, the order QNN and TensorRT index them.
+// Tensors returns inputs then outputs, the order every target's runtime
+// indexes them.
 func (o *Op) Tensors() []*Tensor {
 	out := make([]*Tensor, 0, len(o.Inputs)+len(o.Outputs))
 	return append(append(out, o.Inputs...), o.Outputs...)

@@ -11,7 +11,7 @@ import (
 // A target's options are not part of the core model: the core keeps each
 // target's section of an opdef (the package-level and the op-level
 // `targets: {<target>: ...}`) as an opaque, positioned Node that the front
-// end (YAML, QNN XML, ONNX import) builds and the canonical writer writes
+// end (YAML, a target's own format, ONNX import) builds and the canonical writer writes
 // back, and the target's own package decodes it in its check step, with
 // positioned diagnostics, into its own option types (kept in
 // Section.Options for its generator).
@@ -197,7 +197,7 @@ func (n *Node) IsTrue() bool {
 		return false
 	}
 	// YAML's spellings of true (the core schema's, which the loader types
-	// as bool): `executorch: True` is as true as `executorch: true`.
+	// as bool): `flag: True` is as true as `flag: true`.
 	switch n.Value {
 	case "true", "True", "TRUE":
 		return true
@@ -212,7 +212,7 @@ func (n *Node) IsFalse() bool {
 }
 
 // Section is one target's section of an op or package: Target names it
-// ("htp", "trt", "aipu"), Node is what was written (nil where the source
+// (by its name), Node is what was written (nil where the source
 // wrote none and the target's defaults apply: an op without `targets:`
 // generates for every target). An op's section being present means the op
 // generates for that target.
@@ -227,14 +227,20 @@ type Section struct {
 	// left out, keys in its order), set by the target's check; writers
 	// write it when set, else Node.
 	Canonical *Node
+	// Narrow is what an op's section narrows of the op for its target
+	// (its types and ranks keys, which the core owns and Node lacks);
+	// nil for none.
+	Narrow *Narrowing
 }
 
-// Written is the node a writer writes: Canonical, else Node.
+// Written is the node a writer writes: Canonical, else Node, with the
+// narrowing's keys after the target's own.
 func (s *Section) Written() *Node {
+	n := s.Node
 	if s.Canonical != nil {
-		return s.Canonical
+		n = s.Canonical
 	}
-	return s.Node
+	return withNarrowing(n, s.Narrow)
 }
 
 // Int is an integer scalar.
@@ -278,4 +284,46 @@ func (s *Sections) Add(target string, n *Node, pos diag.Pos) *Section {
 	sec := &Section{Target: target, Node: n, Pos: pos}
 	*s = append(*s, sec)
 	return sec
+}
+
+// FlowText writes n on one line in YAML's flow style ({k: v}, [a, b]), as
+// a message quotes the YAML to write; strings that YAML would read as
+// something else, or that hold flow indicators, are quoted.
+func (n *Node) FlowText() string {
+	if n == nil {
+		return "{}"
+	}
+	switch n.Kind {
+	case MapNode:
+		parts := make([]string, len(n.Entries))
+		for i, e := range n.Entries {
+			parts[i] = e.Key + ": " + e.Value.FlowText()
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case ListNode:
+		parts := make([]string, len(n.Items))
+		for i, it := range n.Items {
+			parts[i] = it.FlowText()
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	if n.Scalar == ScalarString && needsQuotes(n.Value) {
+		return strconv.Quote(n.Value)
+	}
+	return n.Value
+}
+
+// needsQuotes reports a string that a plain YAML scalar would not hold
+// as itself: empty, spaced at an end, holding an indicator, or read as
+// a number, bool or null.
+func needsQuotes(s string) bool {
+	if s == "" || strings.TrimSpace(s) != s || strings.ContainsAny(s, ":{}[],#&*!|>'\"%@`") {
+		return true
+	}
+	switch strings.ToLower(s) {
+	case "true", "false", "null", "~", "yes", "no", "on", "off":
+		return true
+	}
+	_, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
+	return err == nil
 }

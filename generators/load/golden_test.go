@@ -1,4 +1,4 @@
-package load
+package load_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/golden"
+	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/targets"
 )
 
@@ -32,7 +33,7 @@ func TestDiagnostics(t *testing.T) {
 		}
 		dir := filepath.Join(casesDir, c.Name())
 		t.Run(c.Name(), func(t *testing.T) {
-			files, err := Files(dir)
+			files, err := load.Files(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +41,7 @@ func TestDiagnostics(t *testing.T) {
 				t.Fatal("case has no input files")
 			}
 			var l diag.List
-			targets.Check(&l, Paths(files, &l)...)
+			targets.Check(&l, load.Paths(files, &l)...)
 			var buf bytes.Buffer
 			if err := l.WriteText(&buf); err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package load
+package load_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/load"
 )
 
 // TestHostileInputs: hostile or broken files get one clear error, fast,
@@ -40,7 +41,7 @@ func TestHostileInputs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
 			var l diag.List
-			Parse(c.file, []byte(c.data), &l)
+			load.Parse(c.file, []byte(c.data), &l)
 			if time.Since(start) > 5*time.Second {
 				t.Errorf("took %v", time.Since(start))
 			}
@@ -83,7 +84,7 @@ func TestLimits(t *testing.T) {
 	f.Close()
 	var l diag.List
 	start := time.Now()
-	File(big, &l)
+	load.File(big, &l)
 	if d := l.Sorted(); len(d) != 1 || d[0].Code != "file-too-large" {
 		t.Errorf("50 MB file: %v", d)
 	}
@@ -92,7 +93,7 @@ func TestLimits(t *testing.T) {
 	}
 	many := "<OpDefCollection>" + strings.Repeat("<x/>", 250_000) + "</OpDefCollection>"
 	var l2 diag.List
-	Parse("many.xml", []byte(many), &l2)
+	load.Parse("many.xml", []byte(many), &l2)
 	if d := l2.Sorted(); len(d) != 1 || d[0].Code != "xml-too-large" {
 		t.Errorf("many elements: %v", d)
 	}

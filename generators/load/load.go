@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -20,22 +21,18 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/targets/htp/htpopt"
-	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 	"github.com/opforge/opforge/generators/validate"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
-// MaxFileSize bounds one op definition file. The largest real QNN config
-// is a few kilobytes; a bigger file is a mistake, not a definition.
+// MaxFileSize bounds one op definition file. The largest real op
+// definition is a few kilobytes; a bigger file is a mistake, not a
+// definition.
 const MaxFileSize = 4 << 20
-
-// Pattern selects op definition files below the opdefs root.
-const Pattern = "**/*.{yaml,yml,xml}"
 
 // Files returns the op definition files below root, sorted.
 func Files(root string) ([]string, error) {
-	matches, err := doublestar.Glob(os.DirFS(root), Pattern, doublestar.WithFilesOnly())
+	matches, err := doublestar.Glob(os.DirFS(root), Pattern(), doublestar.WithFilesOnly())
 	if err != nil {
 		return nil, err
 	}
@@ -162,37 +159,36 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// Parse reads bytes of the given file name by its extension, without the
-// semantic checks.
+// Parse reads bytes of the given file name by its extension (YAML, or a
+// registered Format), without the semantic checks.
 func Parse(path string, data []byte, l *diag.List) *ir.Package {
 	if !CheckText(path, data, l) {
 		return nil
 	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".yaml", ".yml":
+	ext := filepath.Ext(path)
+	if slices.Contains(yamlExtensions, strings.ToLower(ext)) {
 		return yamldef.Load(path, data, l)
-	case ".xml":
-		return qnnxml.Load(path, data, l)
 	}
-	l.Errorf(diag.Pos{File: path}, "file-type", "unknown op definition format %q; use .yaml or .xml", filepath.Ext(path))
+	if f := formatOf(ext); f != nil {
+		return f.Parse(path, data, l)
+	}
+	l.Errorf(diag.Pos{File: path}, "file-type", "unknown op definition format %q; use %s", ext, mainExtensions())
 	return nil
 }
 
-// Formats are the op definition formats Parse reads and Encode writes, by
-// the name `opforge convert --to` takes.
-var Formats = []string{"yaml", "xml"}
-
 // Encode writes pkg in the named format (one of Formats); schemaPath is
 // the schema a YAML file names. Where the format cannot hold something of
-// pkg, the XML writer reports it in l.
+// pkg, its writer reports it in l.
 func Encode(pkg *ir.Package, format, schemaPath string, l *diag.List) ([]byte, error) {
-	switch format {
-	case "yaml":
+	if format == yamlFormat {
 		return yamldef.Write(pkg, schemaPath)
-	case "xml":
-		return qnnxml.Write(pkg, l)
 	}
-	return nil, fmt.Errorf("unknown op definition format %q; use %s", format, strings.Join(Formats, " or "))
+	for _, f := range formats {
+		if f.Name() == format {
+			return f.Encode(pkg, l)
+		}
+	}
+	return nil, fmt.Errorf("unknown op definition format %q; use %s", format, strings.Join(Formats(), " or "))
 }
 
 // Validate runs the semantic checks shared by every target on a parsed
@@ -224,7 +220,7 @@ func Tree(root string, l *diag.List) []*ir.Package {
 		return nil
 	}
 	if len(files) == 0 {
-		l.Warnf(diag.Pos{File: root}, "no-opdefs", "no op definitions (%s) found", Pattern)
+		l.Warnf(diag.Pos{File: root}, "no-opdefs", "no op definitions (%s) found", Pattern())
 	}
 	return Paths(files, l)
 }
@@ -239,23 +235,12 @@ func Paths(files []string, l *diag.List) []*ir.Package {
 			continue
 		}
 		if first, dup := byName[pkg.Name]; dup {
-			// The QNN generator emits one package per (PackageName,
-			// backend): an XML config for CPU beside one for HTP is two
-			// packages there. opforge generates HTP only, so the config
-			// without an HTP op steps aside with a warning.
-			keep, drop := first, pkg
-			if !qnnForHTP(first) && qnnForHTP(pkg) {
-				keep, drop = pkg, first
-			}
-			if isXML(first) && isXML(pkg) && !qnnForHTP(drop) {
-				l.Warnf(drop.Where.At("name", drop.Pos), "qnn-backend-package", "package %s here names no HTP backend (%s) and %s defines it too; qnn-op-package-generator emits one package per backend, opforge generates HTP only, so this config's ops are skipped", drop.Name, strings.Join(qnnBackends(drop), ", "), keep.Source)
+			// A format may define one package in several files (one per
+			// backend, say), and decides which is kept.
+			if keep := sameFormatDuplicate(first, pkg, l); keep != nil {
 				if keep != first {
 					byName[pkg.Name] = keep
-					for i := range pkgs {
-						if pkgs[i] == first {
-							pkgs[i] = keep
-						}
-					}
+					pkgs[slices.Index(pkgs, first)] = keep
 				}
 				continue
 			}
@@ -278,33 +263,13 @@ func Describe(pkgs []*ir.Package) string {
 	return fmt.Sprintf("%d package(s), %d op(s)", len(pkgs), ops)
 }
 
-func isXML(pkg *ir.Package) bool { return strings.EqualFold(filepath.Ext(pkg.Source), ".xml") }
-
-// qnnForHTP: some op of pkg names a backend the htp target generates for.
-func qnnForHTP(pkg *ir.Package) bool {
-	for _, op := range pkg.Ops {
-		if h := htpopt.OfOp(op); h != nil && h.NamesHTP() {
-			return true
-		}
+// sameFormatDuplicate is the package to keep of two of one name read in
+// one registered format, as that format decides (Format.Duplicate); nil
+// when they are of different formats, YAML, or both to keep.
+func sameFormatDuplicate(first, second *ir.Package, l *diag.List) *ir.Package {
+	f, g := formatOf(filepath.Ext(first.Source)), formatOf(filepath.Ext(second.Source))
+	if f == nil || g == nil || f.Name() != g.Name() {
+		return nil
 	}
-	return false
-}
-
-// qnnBackends lists the backends pkg's ops name, in first-seen order.
-func qnnBackends(pkg *ir.Package) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, op := range pkg.Ops {
-		h := htpopt.OfOp(op)
-		if h == nil {
-			continue
-		}
-		for _, b := range h.Backends {
-			if !seen[b] {
-				seen[b] = true
-				out = append(out, b)
-			}
-		}
-	}
-	return out
+	return f.Duplicate(first, second, l)
 }

@@ -1,4 +1,4 @@
-package load
+package load_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/targets"
 )
 
@@ -149,8 +150,8 @@ func xmlMutations(data []byte) []mutation {
 
 func loadErrors(path string, data []byte) []diag.Diagnostic {
 	var l diag.List
-	if pkg := Parse(path, data, &l); pkg != nil {
-		Validate(pkg, &l)
+	if pkg := load.Parse(path, data, &l); pkg != nil {
+		load.Validate(pkg, &l)
 		targets.Check(&l, pkg)
 	}
 	var errs []diag.Diagnostic

@@ -1,4 +1,4 @@
-package load
+package load_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/sharedfixtures"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -24,7 +25,7 @@ func fixtures(t *testing.T) []string {
 	t.Helper()
 	var all []string
 	for _, dir := range fixtureDirs {
-		files, err := Files(sharedfixtures.Need(t, dir))
+		files, err := load.Files(sharedfixtures.Need(t, dir))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no QNN fixtures under %s: %v", dir, err)
 		}
@@ -36,9 +37,9 @@ func fixtures(t *testing.T) []string {
 func mustLoad(t *testing.T, name string, data []byte) *ir.Package {
 	t.Helper()
 	var l diag.List
-	pkg := Parse(name, data, &l)
+	pkg := load.Parse(name, data, &l)
 	if pkg != nil {
-		Validate(pkg, &l)
+		load.Validate(pkg, &l)
 		targets.Check(&l, pkg)
 	}
 	if pkg == nil || l.HasErrors() {
@@ -53,7 +54,7 @@ func mustLoad(t *testing.T, name string, data []byte) *ir.Package {
 func TestFixturesLoad(t *testing.T) {
 	for _, f := range fixtures(t) {
 		var l diag.List
-		pkg := File(f, &l)
+		pkg := load.File(f, &l)
 		targets.Check(&l, pkg)
 		if pkg == nil || l.HasErrors() {
 			var buf bytes.Buffer
@@ -143,6 +144,8 @@ func TestYAMLRoundTrip(t *testing.T) {
 	}{
 		{"vision/vision_ops.yaml", nil},
 		{"nvidia_ports/nvidia_ports.yaml", []string{"range: [0, N - 1]", "R: 8 * N + 8", "- {name: groups3, params: {group: 3, deformable_group: 3}}", "CO: group * (CG + 1)", "atol: 0.0001"}},
+		// Per-target narrowing and acknowledgements are written back.
+		{"../../narrowed/opdefs/narrow/narrow_ops.yaml", []string{"types: {T: [float32, float16]}", "ranks: {x: [1, 4]}", "types: {mask: [int32], T: [float16]}", "acknowledge: [qdp-default]"}},
 	} {
 		data, err := os.ReadFile("../../testdata/gen/examples/opdefs/" + c.file)
 		if err != nil {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package load
+package load_test
 
 import (
 	"os"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/load"
 )
 
 // TestSpecialFiles: a FIFO named *.yaml in the opdefs tree is refused
@@ -37,7 +38,7 @@ func TestSpecialFiles(t *testing.T) {
 	done := make(chan *diag.List, 1)
 	go func() {
 		var l diag.List
-		Tree(root, &l)
+		load.Tree(root, &l)
 		done <- &l
 	}()
 	var l *diag.List

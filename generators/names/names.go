@@ -1,6 +1,7 @@
 // Package names decides which names are safe to emit as identifiers in every
 // generated language (C++, CUDA, Python, OpenCL) and maps the names real
-// configs use but that are not identifiers (QNN's "in[0]") to safe ones.
+// configs use but that are not identifiers (an XML config's "in[0]") to
+// safe ones.
 //
 // The mapping is a pure function of the name, so the same tensor gets the
 // same identifier in every file and every run.
@@ -142,6 +143,27 @@ func Snake(s string) string {
 		sb.WriteByte(c)
 	}
 	return sb.String()
+}
+
+// LowerCamel is a CamelCase name as a lowerCamel identifier, spelling a
+// leading acronym as a person would: "RMSNormLite" -> "rmsNormLite",
+// "ROIAlign" -> "roiAlign", "IO" -> "io", "TopK" -> "topK". A run of capitals
+// is lowered up to the one that starts the next word (a capital followed
+// by a lowercase letter).
+func LowerCamel(s string) string {
+	isUpper := func(i int) bool { return i < len(s) && s[i] >= 'A' && s[i] <= 'Z' }
+	isLower := func(i int) bool { return i < len(s) && s[i] >= 'a' && s[i] <= 'z' }
+	n := 0
+	for isUpper(n) {
+		n++
+	}
+	if n > 1 && isLower(n) {
+		n-- // the last capital starts the next word
+	}
+	if n == 0 {
+		return s
+	}
+	return strings.ToLower(s[:n]) + s[n:]
 }
 
 // Distance is the Levenshtein distance of two names, for "did you mean"

@@ -30,3 +30,14 @@ func TestIdent(t *testing.T) {
 		}
 	}
 }
+
+func TestLowerCamel(t *testing.T) {
+	for in, want := range map[string]string{
+		"RMSNormLite": "rmsNormLite", "ROIAlign": "roiAlign", "IO": "io", "TopK": "topK", "TopKLast": "topKLast",
+		"Relu": "relu", "relu": "relu", "RMS2Norm": "rms2Norm", "X": "x", "": "", "GELUTanh": "geluTanh", "A": "a",
+	} {
+		if got := LowerCamel(in); got != want {
+			t.Errorf("LowerCamel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

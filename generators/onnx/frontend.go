@@ -2,8 +2,8 @@ package onnx
 
 import "strings"
 
-// FrontEnd is what a target's ONNX front end (TensorRT's parser, ONNX
-// Runtime's QNN execution provider, the Compass Parser) runs natively, so
+// FrontEnd is what a target's ONNX front end (its runtime's ONNX parser or
+// execution provider) runs natively, so
 // `import onnx --unsupported-for TARGET` can select the nodes it cannot.
 // Each target writes its own from the vendor's published source.
 type FrontEnd struct {
@@ -40,6 +40,7 @@ func (f *FrontEnd) Runs(n *Node) bool {
 	case n.Domain == "com.microsoft":
 		return f.microsoft[n.OpType]
 	}
-	// The Compass parser looks other domains up by op_type too.
+	// No front end keeps lists of other domains: those that tell domains
+	// apart look them up by op_type too.
 	return f.ops[n.OpType]
 }

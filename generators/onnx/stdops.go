@@ -2,13 +2,14 @@ package onnx
 
 // The standard ONNX operators, written from the operator schemas of onnx
 // 1.23 (onnx.defs, every version of every op), plus the experimental ops
-// ONNX 1.5 removed that importers still recognise (TensorRT's parser
-// imports ImageScaler, ScaledTanh and ParametricSoftplus).
+// ONNX 1.5 removed that importers still recognise (ImageScaler, ScaledTanh
+// and ParametricSoftplus).
 //
-// A plugin named like one of these is taken by TensorRT's ONNX parser for
-// the built-in op and never reaches the plugin, unless the parser runs
-// with kENABLE_PLUGIN_OVERRIDE (TensorRT 10.15+); and onnx.checker
-// validates a default-domain node named like one against its schema.
+// A plugin named like one of these may be taken by a runtime's ONNX parser
+// for the built-in op and never reach the plugin (each target's
+// NodeReader.StandardNameRule says whether its runtime does); and
+// onnx.checker validates a default-domain node named like one against its
+// schema.
 var (
 	onnxOps = []string{
 		"Abs", "Acos", "Acosh", "Add", "AffineGrid", "And", "ArgMax", "ArgMin", "Asin", "Asinh",

@@ -9,9 +9,10 @@ import (
 )
 
 // paramFor makes the param an attribute becomes: its name is the
-// attribute's (the parser matches creator fields by name) and its dtype
-// the one whose PluginFieldType is what the parser sends, so the creator
-// the trt target generates declares exactly the field it will receive.
+// attribute's (a plugin runtime's parser matches plugin fields by name)
+// and its dtype the one of the field the parser sends (INT and INTS
+// narrowed to int32, FLOAT and FLOATS float32), so a generated plugin
+// declares exactly the field it will receive.
 // The second result says why the attribute cannot be a param.
 func paramFor(a *onnx.Attribute) (*ir.Param, string) {
 	p := &ir.Param{Name: a.Name, Ident: names.Ident(a.Name), Mandatory: true}

@@ -1,12 +1,13 @@
 // Package onnximport turns selected nodes of an ONNX model into an opforge
 // op package, typed and shaped from the graph, and plans the rewrite of
-// those nodes into calls of the ops generated from it (TensorRT plugins,
-// or an HTP op package in ONNX Runtime's QNN execution provider).
+// those nodes into calls of the ops generated from it, in the runtime of a
+// target that calls ops from ONNX nodes (target.ONNXCaller).
 //
 // One op is made per signature: nodes of one op type whose inputs,
 // outputs and attributes agree (dims up to the renaming of symbols) share
-// it. Attribute names become param names exactly, because TensorRT's ONNX
-// parser forwards attributes to the creator's fields by name.
+// it. Attribute names become param names exactly, because a plugin
+// runtime's ONNX parser forwards attributes to the plugin's fields by
+// name.
 package onnximport
 
 import (
@@ -31,8 +32,8 @@ type Options struct {
 	Selection
 	// Package identity; empty fields get defaults (DefaultPackage).
 	Package, Domain, Version string
-	// Namespace is the TensorRT plugin namespace; nil is the domain, and
-	// "" the empty namespace (NVIDIA's plugins and the parser's default).
+	// Namespace is the plugin namespace; nil is the domain, and "" the
+	// empty namespace (a runtime's own plugins and its parser's default).
 	Namespace *string
 	// Targets the ops generate for (Targets; default
 	// DefaultImportTargets of the registry).
@@ -40,7 +41,8 @@ type Options struct {
 	// Rename maps an op type to the op (plugin) name it gets.
 	Rename map[string]string
 	// AllowStandardNames lets an op be named like a standard ONNX op, for
-	// TensorRT 10.15+ parsers run with kENABLE_PLUGIN_OVERRIDE.
+	// a runtime told to let plugins override built-in ops (the target's
+	// NodeReader.StandardNameRule says how).
 	AllowStandardNames bool
 	// Source is the path the opdef will be written to.
 	Source string
@@ -313,8 +315,8 @@ type derived struct {
 	notes []note
 	// identity is what the node names of its callee beyond its op type,
 	// as every target's runtime reads it (target.NodeReader): a node made
-	// for an existing plugin (NVIDIA's ROIAlign_TRT is version "2" in the
-	// empty namespace) keeps naming it after `rewrite onnx`.
+	// for an existing plugin (a vendor's own plugin, under its version in
+	// the empty namespace) keeps naming it after `rewrite onnx`.
 	identity string
 }
 
@@ -634,8 +636,8 @@ func signatureN(n *onnx.Node, op *ir.Op, k int) string {
 
 // name gives every group its op name: the op type (or its --rename),
 // made an identifier, with _2, _3... for further signatures of one op
-// type. Names that TensorRT's parser would resolve to something else
-// than the plugin are refused.
+// type. Names that a runtime's parser would resolve to something else
+// than the plugin are refused (target.NodeReader's name rules).
 func (im *importer) name(groups []*group, opts Options, m *onnx.Model, pkg *ir.Package) {
 	used := map[string]bool{}
 	renamed := map[string]bool{}

@@ -114,11 +114,8 @@ func rankFree(op *ir.Op) {
 // with the fewest inputs beyond its own.
 //
 // Import joins only when every target's runtime calls an op with trailing
-// inputs left out (target.NodeReader): TensorRT's C++ plugins take a range
-// of input counts. Not HTP, whose package's ValidateOpConfig takes exact
-// input counts while ONNX Runtime's QNN provider and ExecuTorch pass only
-// the inputs present; not the Compass AIPU plugins, which take no optional
-// inputs.
+// inputs left out (target.NodeReader.TakesOptionalInputs; a target that
+// reads no node never does).
 func mergeOptional(groups []*group) []*group {
 	into := map[*group]*group{}
 	for _, g := range groups {

@@ -66,7 +66,7 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, caller targ
 			errs.errorf("onnx-rewrite-op", "%s becomes %s", n, call.Unavailable)
 			continue
 		}
-		// The op type the node will carry (a TensorRT plugin's may be its plugin_name).
+		// The op type the node will carry (a plugin's may be a name of its own).
 		if _, std := onnx.StandardOp(call.Edit.OpType); std && !allowStandard && call.StandardName != "" {
 			errs.errorf("onnx-standard-name", "%s", call.StandardName)
 			continue
@@ -84,8 +84,8 @@ func Plan(m *onnx.Model, path string, calls []Call, pkg *ir.Package, caller targ
 		}
 		e := call.Edit
 		// A node of the ONNX domain named after a generated op is not an
-		// ONNX op: it moves to the package's domain (TensorRT's parser
-		// ignores domains; ONNX checkers and ONNX Runtime do not).
+		// ONNX op: it moves to the package's domain (a parser may ignore
+		// domains; ONNX checkers and ONNX Runtime do not).
 		domain := n.Domain
 		if onnx.IsDefaultDomain(domain) {
 			domain = pkg.Domain
@@ -127,7 +127,7 @@ func matchNode(n *onnx.Node, op *ir.Op, call target.ONNXCall, sc scopes) []strin
 	}
 	// A plugin receives the inputs present in order: an optional input is
 	// left out only from the end, never by an empty name before a present
-	// input (TensorRT would shift the later inputs into its place).
+	// input (a runtime may shift the later inputs into its place).
 	for i, name := range inputs {
 		if name == "" {
 			out = append(out, fmt.Sprintf("input %d of the node is empty but a later input is not; a plugin's inputs can be left out only from the end", i))

@@ -9,7 +9,7 @@ import (
 type value struct {
 	typ *onnx.Type
 	// static: an initializer or the output of a Constant node, known when
-	// the engine is built (TensorRT imports both as weights).
+	// the engine is built (a runtime imports both as weights).
 	static bool
 	// id numbers typ among the distinct types met (0: none), for
 	// deriveKey.

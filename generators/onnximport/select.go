@@ -1,11 +1,13 @@
 package onnximport
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/onnx"
+	alltargets "github.com/opforge/opforge/generators/targets"
 )
 
 // Selection says which nodes become plugin ops. A node is selected when
@@ -16,8 +18,8 @@ type Selection struct {
 	// OpTypes are op types, in any domain: the ops the target lacks.
 	OpTypes []string
 	// UnsupportedFor is a target (a key of FrontEnds) whose ONNX front end
-	// does not run the node's op. Nodes that already call a plugin (they
-	// carry plugin_namespace or plugin_version) are left alone.
+	// does not run the node's op. Nodes that already call a custom op of
+	// some target's runtime (target.NodeReader) are left alone.
 	UnsupportedFor string
 	// FrontEnds are the targets' ONNX front ends (targets.FrontEnds).
 	FrontEnds map[string]*onnx.FrontEnd
@@ -53,6 +55,7 @@ func Select(m *onnx.Model, path string, s Selection, l *diag.List) []*onnx.Node 
 	for _, t := range s.OpTypes {
 		byType[t] = true
 	}
+	readers := alltargets.NodeReaders()
 	matchedName, matchedType := map[string]bool{}, map[string]bool{}
 	var out []*onnx.Node
 	for _, n := range m.Nodes() {
@@ -63,7 +66,7 @@ func Select(m *onnx.Model, path string, s Selection, l *diag.List) []*onnx.Node 
 		if byType[n.OpType] {
 			matchedType[n.OpType], sel = true, true
 		}
-		if fe != nil && !fe.Runs(n) && n.Attr("plugin_namespace") == nil && n.Attr("plugin_version") == nil {
+		if fe != nil && !fe.Runs(n) && !callsCustomOp(readers, n) {
 			sel = true
 		}
 		if sel {
@@ -87,6 +90,12 @@ func Select(m *onnx.Model, path string, s Selection, l *diag.List) []*onnx.Node 
 		l.Warnf(pos, "onnx-select", "every node of the model is an op %s runs (per %s); nothing to import", s.UnsupportedFor, fe.Source)
 	}
 	return out
+}
+
+// callsCustomOp: some target's runtime takes node n for a call of a
+// custom op already.
+func callsCustomOp(readers []alltargets.NamedNodeReader, n *onnx.Node) bool {
+	return slices.ContainsFunc(readers, func(r alltargets.NamedNodeReader) bool { return r.CallsCustomOp(n) })
 }
 
 func quoteList(s []string) string {

@@ -2,9 +2,9 @@
 // user-owned Python file, out/reference/<Package>/<package>_reference.py,
 // with one PyTorch function per op whose body the user writes once (region
 // reference:<Op>). Every Python path that runs an op calls it: the
-// ExecuTorch eager implementation, the Compass OPT plugin's float forward,
-// the TensorRT Python plugin's JIT implementation, and `opforge verify`,
-// which compares every target against it. It is no target: it generates
+// targets' eager implementations, float forwards and Python plugins'
+// implementations, and `opforge verify`, which compares every target
+// against it. It is no target: it generates
 // for every package, whatever targets its ops name.
 package reference
 

@@ -168,11 +168,7 @@ func plan(o gen.Options, pkg *ir.Package, pos diag.Pos, what, from, to string, l
 	if l.HasErrors() {
 		return nil
 	}
-	ts, err := targets.ForGeneration(o.Toolchains)
-	if err != nil {
-		l.Errorf(diag.Pos{File: o.Toolchains}, "toolchain", "%v", err)
-		return nil
-	}
+	ts := targets.WithToolchains(o.Toolchains)
 	before := gen.Files([]*ir.Package{pkg}, ts, l)
 	after := gen.Files([]*ir.Package{renamed}, ts, l)
 	if l.HasErrors() {
@@ -224,7 +220,7 @@ func (p *Plan) pair(before, after *fileset.Set, from, to, out string, l *diag.Li
 			continue
 		}
 		// Each part of the path may spell the name its own way
-		// (htp/VisionOps/executorch/vision_ops.py).
+		// (<target>/VisionOps/<dir>/vision_ops.py).
 		parts := strings.Split(f.Path, "/")
 		for i, part := range parts {
 			for _, s := range spellings {

@@ -41,7 +41,7 @@ func Files(o Options) ([]File, error) {
 	if !packageName.MatchString(o.Package) {
 		return nil, fmt.Errorf("package name %q: use letters, digits and _, starting with a letter", o.Package)
 	}
-	// The domain doubles as the TensorRT plugin namespace, which Python
+	// The domain doubles as the plugin namespace, which a target's Python
 	// plugin ids allow no dots in.
 	model := struct{ Package, Domain string }{o.Package, names.Snake(o.Package)}
 	set, err := render.Load(templates.FS, "init", nil)

@@ -9,9 +9,9 @@ import (
 // another (`shape: {like: x, axis: a, ...}`): the dims of seq (a Python
 // iterable of dims) with the dim at index axis (a local already
 // normalized to 0..rank-1) removed (replace == "" and !keep), replaced by
-// replace, or kept as one. Every target's Python (the TensorRT Python
-// plugin, the ExecuTorch fake, the Compass Parser and OPT) prints it with
-// its own seq and one.
+// replace, or kept as one. Every target's Python (Python plugins, fake
+// implementations, parser and optimizer plugins) prints it with its own
+// seq and one.
 func PythonAxisShape(seq, axis, replace, one string, keep bool) string {
 	switch {
 	case keep:

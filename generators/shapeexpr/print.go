@@ -59,8 +59,9 @@ func (e *Expr) python(sb *strings.Builder, ref func(*Expr) string) {
 }
 
 // Syntax says how to render an expression through calls and operators, for
-// targets whose dimension arithmetic is an API (TensorRT's IExprBuilder,
-// QDP's ShapeExpr) or integer code with helper functions.
+// targets whose dimension arithmetic is an API (a runtime's expression
+// builder, a Python plugin's shape expressions) or integer code with
+// helper functions.
 type Syntax struct {
 	// Const renders an integer constant.
 	Const func(v int64) string
@@ -73,7 +74,8 @@ type Syntax struct {
 
 // Render renders e in s. Negation becomes 0 - x and min/max of more than
 // two arguments fold from the left, so s needs binary operations only
-// (IExprBuilder has no unary minus and its kMIN/kMAX take two operands).
+// (an expression builder may have no unary minus, and min and max of two
+// operands only).
 func (e *Expr) Render(s Syntax) string {
 	switch e.Kind {
 	case Const:

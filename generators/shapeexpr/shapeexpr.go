@@ -8,15 +8,16 @@
 //	AXIS    = INT | "-" INT | NAME
 //	FUNC    = floor_div | ceil_div | min | max
 //
-// The operations are exactly the ones every target can express: TensorRT's
-// IExprBuilder (kSUM, kSUB, kPROD, kFLOOR_DIV, kCEIL_DIV, kMIN, kMAX), QDP
-// shape expressions, and plain integer arithmetic in Python and C++. NAME is
+// The operations are exactly the ones every target can express: a
+// runtime's dimension-expression API (sum, difference, product, floor and
+// ceiling division, binary min and max), the shape expressions of a
+// Python plugin, and plain integer arithmetic in Python and C++. NAME is
 // a dimension symbol bound by an input shape, an integer param, a
 // data-dependent size, or (with an index) an element of an array param or
 // of a shape-tensor input's values. elem_size(x) is the size in bytes of
 // one element of tensor x at run time (1 for 4-bit types), which only code
 // that sees the tensors' dtypes can compute: the validator allows it where
-// a target does (the TensorRT workspace). x.shape[axis] is the dim at axis
+// a target does (a workspace size). x.shape[axis] is the dim at axis
 // of input x, whatever its rank: axis is a literal or an integer param, and
 // a negative axis counts from the last dim, as in numpy; targets normalize
 // and range-check it against x's rank where the rank is known (validation

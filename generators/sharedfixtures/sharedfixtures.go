@@ -1,4 +1,4 @@
-// Package sharedfixtures lets tests find the real QNN configs kept in
+// Package sharedfixtures lets tests find the real XML op configs kept in
 // shared/fixtures beside this repository's clone. Only the repository's CI
 // and its developers have that folder; a user's clone has none, so a test
 // that reads it skips, saying why, where it is absent.
@@ -14,7 +14,7 @@ import (
 func Need(t testing.TB, dir string) string {
 	t.Helper()
 	if !Present(dir) {
-		t.Skipf("%s is absent: the real QNN configs of shared/fixtures sit beside this repository's clone only in its CI and its developers' sessions", dir)
+		t.Skipf("%s is absent: the real XML op configs of shared/fixtures sit beside this repository's clone only in its CI and its developers' sessions", dir)
 	}
 	return dir
 }

@@ -8,16 +8,17 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/verifier"
 )
 
-// Target is a code generation target (htp, trt, aipu, ...).
+// Target is a code generation target: one per vendor runtime.
 type Target interface {
 	// Name is the short name used in opdefs (targets.<name>), diagnostics
 	// and the out/<name>/ directory.
 	Name() string
-	// Summary says what the target generates, for help text ("TensorRT
+	// Summary says what the target generates, for help text ("<vendor>
 	// plugins (C++ and Python)"): the CLI names targets only through it.
 	Summary() string
 	// Check reports what only this target cares about — dtypes it cannot
@@ -85,11 +86,30 @@ type NodeReader interface {
 	// reader's rules, so an op's name does not depend on --targets.
 	StandardNameRule() string
 	FunctionNameRule() string
+	// CallsCustomOp reports whether node n calls a custom op of the
+	// runtime already, whatever its op type (it names one the way the
+	// runtime looks custom ops up): `import onnx --unsupported-for` leaves
+	// such a node alone, since a runtime runs it.
+	CallsCustomOp(n *onnx.Node) bool
 	// TakesOptionalInputs reports whether the runtime calls an op with its
 	// trailing optional inputs left out, so import may join nodes that
 	// differ only in those into one op (only when every target asked for
 	// does).
 	TakesOptionalInputs() bool
+}
+
+// SourceFormat is a target whose vendor has an op definition format of
+// its own, kept in the target's folder: the registry registers it with
+// load, which then reads files of its extensions, and `opforge convert`
+// writes it.
+type SourceFormat interface {
+	SourceFormat() load.Format
+}
+
+// Acknowledgeable is a target whose checks report warnings an opdef may
+// acknowledge where they arise (`acknowledge: [code]`).
+type Acknowledgeable interface {
+	AcknowledgeableWarnings() []string
 }
 
 // Builder is a target whose generated packages `opforge build` compiles
@@ -117,7 +137,7 @@ type ONNXCaller interface {
 	// ONNXCall says how node n calls op of pkg in the target's runtime.
 	ONNXCall(pkg *ir.Package, op *ir.Op, n *onnx.Node) ONNXCall
 	// CallerSummary names the runtime that reads the rewritten model and
-	// calls the ops, for help text ("TensorRT's ONNX parser").
+	// calls the ops, for help text ("<vendor>'s ONNX parser").
 	CallerSummary() string
 }
 

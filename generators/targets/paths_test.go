@@ -12,10 +12,7 @@ import (
 // Paths must list exactly what Generate writes, or validation checks
 // names against files that are not the ones gen makes.
 func TestPathsAreWhatGenerateWrites(t *testing.T) {
-	gens, err := ForGeneration("../../toolchains")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts := WithToolchains("../../toolchains")
 	// testdata's generator trees (the tests never read the repository's own opdefs/).
 	for _, root := range []string{"../../testdata/gen/aipu-features/opdefs", "../../testdata/gen/examples/opdefs", "../../testdata/gen/executorch-lower/opdefs", "../../testdata/gen/htp-legacy/opdefs", "../../testdata/gen/htp-params/opdefs", "../../testdata/gen/rank-poly/opdefs", "../../testdata/gen/trt-features/opdefs", "../../testdata/gen/trt-legacy/opdefs"} {
 		var l diag.List
@@ -24,15 +21,15 @@ func TestPathsAreWhatGenerateWrites(t *testing.T) {
 		if l.HasErrors() {
 			t.Fatalf("%s: %v", root, l.Sorted())
 		}
-		for i, checker := range All() {
-			p, ok := checker.(target.Pather)
+		for _, tg := range ts {
+			p, ok := tg.(target.Pather)
 			if !ok {
-				t.Errorf("target %s lists no paths (target.Pather)", checker.Name())
+				t.Errorf("target %s lists no paths (target.Pather)", tg.Name())
 				continue
 			}
 			for _, pkg := range pkgs {
 				var want []string
-				if set := gens[i].Generate(pkg, l.ForTarget(checker.Name())); set != nil {
+				if set := tg.Generate(pkg, l.ForTarget(tg.Name())); set != nil {
 					want = set.Paths()
 				}
 				var got []string
@@ -42,7 +39,7 @@ func TestPathsAreWhatGenerateWrites(t *testing.T) {
 				slices.Sort(want)
 				slices.Sort(got)
 				if !slices.Equal(got, want) {
-					t.Errorf("%s %s: Paths lists\n  %v\nGenerate writes\n  %v", checker.Name(), pkg.Name, got, want)
+					t.Errorf("%s %s: Paths lists\n  %v\nGenerate writes\n  %v", tg.Name(), pkg.Name, got, want)
 				}
 			}
 		}

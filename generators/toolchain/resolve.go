@@ -318,8 +318,8 @@ func (f Found) Configured() bool { return f.Path != "" || f.Problem != "" }
 
 // LauncherFor resolves the launcher for the compiles of one tool: the
 // tool's own when it is configured, else the target's. tool may name no
-// tool of the descriptor (compilers found through an SDK, such as the
-// Hexagon ones), which gets the target's.
+// tool of the descriptor (compilers found through an SDK), which gets the
+// target's.
 func (e Env) LauncherFor(d *Descriptor, tool string) Found {
 	if t := d.Tool(tool); t != nil && t.Launcher != nil {
 		if f := e.ResolveLauncher(t.Launcher); f.Configured() {

@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 
@@ -22,12 +21,16 @@ type shapeChecker struct {
 	symbols map[string]bool
 	sizes   map[string]bool
 	ranges  *rangeEnv
-	// elemSizes: the expression being checked may use elem_size (the
-	// TensorRT workspace, computed where the tensors' dtypes are known).
+	// elemSizes: the expression being checked may use elem_size (a
+	// target's workspace size, computed where the tensors' dtypes are
+	// known).
 	elemSizes bool
 	// dims: the expression being checked may use x.shape[axis] (output
 	// shapes, computed where the inputs' dims are known).
 	dims bool
+	// output is the output whose declared shape is being checked (nil
+	// elsewhere), which `like: x` could shape instead.
+	output *ir.Tensor
 }
 
 // Reporter receives diagnostics: the list itself, or a target's view of
@@ -38,8 +41,8 @@ type Reporter interface {
 }
 
 // TargetExpr checks an expression a target computes from op's shapes
-// where the tensors' run-time dtypes are known (TensorRT's workspace
-// size: elem_size may be used): every name it uses must be an input dim
+// where the tensors' run-time dtypes are known (a workspace size:
+// elem_size may be used): every name it uses must be an input dim
 // symbol, an integer param or a shape-tensor value, never a data-dependent
 // size, and its values must stay within 64 bits. where names it in
 // messages.
@@ -112,6 +115,7 @@ func (c *shapeChecker) check() {
 	used := map[string]bool{}
 	c.dims = true
 	for _, t := range c.op.Outputs {
+		c.output = t
 		for _, d := range t.Shape {
 			c.expr(d.Expr, d.Pos, "output "+quote(t.Name), true)
 			c.values(d.Expr, d.Pos, "output "+quote(t.Name)+" dim", true)
@@ -120,6 +124,7 @@ func (c *shapeChecker) check() {
 			}
 		}
 	}
+	c.output = nil
 	for _, t := range c.op.Outputs {
 		if t.Like != nil && t.Like.Replace != nil {
 			d := t.Like.Replace
@@ -179,11 +184,11 @@ func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, all
 		}
 		return
 	}
-	c.l.Errorf(pos, "unknown-symbol", "%s uses unknown symbol %q; %s", where, describeRef(s), c.available(allowSizes))
+	c.l.Errorf(pos, "unknown-symbol", "%s uses unknown symbol %q; %s", where, describeRef(s), c.suggestDims(s, allowSizes))
 }
 
 // elemSize checks elem_size(x): allowed where the dtypes are known at run
-// time (TargetExpr: TensorRT's workspace), of a tensor of the op.
+// time (TargetExpr: a target's workspace size), of a tensor of the op.
 func (c *shapeChecker) elemSize(s *shapeexpr.Expr, pos diag.Pos, where string) {
 	if !c.elemSizes {
 		c.l.Errorf(pos, "elem-size", "%s uses %s; the element size of a tensor is known only where its run-time dtype is: a size a target computes when the plugin runs (a workspace) may use it, a shape may not", where, s)
@@ -223,26 +228,4 @@ func (c *shapeChecker) paramUse(s *shapeexpr.Expr, p *ir.Param, pos diag.Pos, wh
 	case p.Kind == ir.ParamArray && p.Length > 0 && s.Index >= p.Length:
 		c.l.Errorf(pos, "index-out-of-range", "%s reads %s[%d], but %q has %d elements", where, p.Name, s.Index, p.Name, p.Length)
 	}
-}
-
-func (c *shapeChecker) available(allowSizes bool) string {
-	var avail []string
-	for s := range c.symbols {
-		avail = append(avail, s)
-	}
-	for s := range c.sizes {
-		if allowSizes {
-			avail = append(avail, s)
-		}
-	}
-	for _, p := range c.op.Params {
-		if p.Kind == ir.ParamScalar || p.Kind == ir.ParamArray {
-			avail = append(avail, p.Name)
-		}
-	}
-	sort.Strings(avail)
-	if len(avail) == 0 {
-		return "no symbols are bound: give the inputs symbolic shapes such as [N, C]"
-	}
-	return "known: " + strings.Join(avail, ", ")
 }

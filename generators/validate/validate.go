@@ -1,6 +1,7 @@
 // Package validate checks the meaning of an op package, whatever format it
-// was written in: the QNN op-definition rules, identifier safety, type
-// variables and shape expressions. Per-target capability checks live with
+// was written in: the op-definition rules both formats share (optional
+// params need defaults, outputs take none, enum, bool and layout rules),
+// identifier safety, type variables and shape expressions. Per-target capability checks live with
 // each target (generators/targets/...).
 package validate
 
@@ -15,8 +16,8 @@ import (
 	"github.com/opforge/opforge/generators/names"
 )
 
-// versionRE is what a package version may be: it becomes the TensorRT
-// plugin version, the QNN package version and Python strings.
+// versionRE is what a package version may be: it becomes every target's
+// plugin or package version and Python strings.
 var versionRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._+-]*$`)
 
 // Package checks pkg and records every problem in l.
@@ -131,6 +132,7 @@ func (v *validator) op(op *ir.Op) {
 	}
 	v.onnxOrigin(op)
 	v.verifyCases(op)
+	v.narrowings(op)
 	newShapeChecker(v.l, op).check()
 }
 

@@ -24,7 +24,7 @@ type Doctor interface {
 
 // Probe is a Python module doctor imports, and facts it reads of it.
 type Probe struct {
-	// Module is the module to import ("tensorrt.plugin").
+	// Module is the module to import ("torch.cuda").
 	Module string
 	// Path are environment variables whose directories (path lists) go
 	// first on sys.path when set, as the runner puts them there
@@ -35,7 +35,8 @@ type Probe struct {
 	// A value that is not JSON is reported as its str().
 	Facts map[string]string
 	// Interpreter, when set, is the environment variable naming the Python
-	// the module lives in (OPFORGE_QNN_PYTHON), instead of verify's.
+	// the module lives in (a target's own OPFORGE_<...>_PYTHON), instead of
+	// verify's.
 	Interpreter string
 }
 
@@ -152,7 +153,7 @@ const (
 // Finding is one line of a runner's doctor report.
 type Finding struct {
 	Status string
-	// Name is what was looked for ("GPU", "triton", "QNN versions").
+	// Name is what was looked for ("GPU", "triton", "SDK versions").
 	Name string
 	// Detail is where it was found and what it is, or what is wrong.
 	Detail string

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -62,6 +63,10 @@ func opdefCase(op *ir.Op, f *ir.Facts, combos [][]ir.DType, base []Param, vc ir.
 		})
 		if i < 0 {
 			continue
+		}
+		if !slices.Contains(f.Slots[i].Allowed, vt.DType) {
+			// The target narrows the op's dtypes (targets.<t>.types).
+			return Case{Name: cmp.Or(name, vt.Name+"="+string(vt.DType))}, fmt.Errorf("this target takes no %s for %s", vt.DType, vt.Name)
 		}
 		combo[i] = vt.DType
 		parts = append(parts, vt.Name+"="+string(vt.DType))

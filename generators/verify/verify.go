@@ -15,6 +15,7 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/reference"
+	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/verifier"
 )
@@ -53,6 +54,11 @@ type Options struct {
 	// them (targets.Verifiers()); Targets selects among them by name.
 	Runners []verifier.Runner
 	Targets []string // empty: all
+	// RunnerTarget names, by runner, the target whose generated code the
+	// runner runs (targets.VerifierTargets()): its cases come from the op
+	// as narrowed for that target (ir.Op.For). A runner not named runs
+	// the op as written.
+	RunnerTarget map[string]string
 	// Python runs the runner (torch needed); "" is $OPFORGE_PYTHON, else python3.
 	Python string
 	// Tolerances override the runner's per-dtype (rtol, atol) for floats.
@@ -161,17 +167,9 @@ func Run(o Options, l *diag.List) []Result {
 	if l.HasErrors() {
 		return nil
 	}
-	if len(o.Packages) > 0 {
-		kept, unknown := ir.SelectPackages(pkgs, o.Packages)
-		for _, w := range unknown {
-			l.Errorf(diag.Pos{File: filepath.ToSlash(o.OpDefs)}, "unknown-package", "no package %q is defined under %s; packages: %s", w, o.OpDefs, strings.Join(ir.PackageNames(pkgs), ", "))
-		}
-		pkgs = kept
-	}
-	for _, name := range o.Ops {
-		if !slices.ContainsFunc(pkgs, func(p *ir.Package) bool { return p.Op(name) != nil }) {
-			l.Errorf(diag.Pos{File: filepath.ToSlash(o.OpDefs)}, "unknown-op", "no op %q is defined under %s", name, o.OpDefs)
-		}
+	if len(o.Packages) > 0 || len(o.Ops) > 0 {
+		sel := selection.Flags{Packages: o.Packages, Ops: o.Ops}
+		pkgs = sel.Resolve(pkgs, filepath.ToSlash(o.OpDefs), l)
 	}
 	if l.HasErrors() {
 		return nil
@@ -196,20 +194,21 @@ func Run(o Options, l *diag.List) []Result {
 	// runs those whose number it owns, and merged shards sort by it.
 	seq := 0
 	for _, pkg := range pkgs {
-		ops := pkg.OpsWhere(func(op *ir.Op) bool { return len(o.Ops) == 0 || slices.Contains(o.Ops, op.Name) })
-		cases := make(map[string][]Case, len(ops))
-		notes := map[string]string{}
-		for _, op := range ops {
-			c, n := Cases(op)
-			cases[op.Name] = c
-			notes[op.Name] = strings.Join(n, "; ")
-		}
+		written := pkg
 		ref := filepath.Join(o.Out, filepath.FromSlash(reference.Path(pkg)))
+		byTarget := map[string]targetCases{} // the cases of each target's narrowing, built once
 		for _, r := range o.Runners {
 			t := r.Name()
 			if !slices.Contains(chosen, t) {
 				continue
 			}
+			// The ops as the runner's target generates them.
+			tc, built := byTarget[o.RunnerTarget[t]]
+			if !built {
+				tc = newTargetCases(written.For(o.RunnerTarget[t]), o.Ops)
+				byTarget[o.RunnerTarget[t]] = tc
+			}
+			pkg, ops, cases, notes := tc.pkg, tc.ops, tc.cases, tc.notes
 			var run []*ir.Op
 			owned := map[string][]Case{}
 			first := map[string]int{}
@@ -304,6 +303,28 @@ func Run(o Options, l *diag.List) []Result {
 		}
 	}
 	return results
+}
+
+// targetCases are a package's ops as one target generates them, with
+// their cases and the notes on what those leave out, by op name.
+type targetCases struct {
+	pkg   *ir.Package
+	ops   []*ir.Op
+	cases map[string][]Case
+	notes map[string]string
+}
+
+// newTargetCases builds the cases of pkg's ops named in only (all when
+// empty).
+func newTargetCases(pkg *ir.Package, only []string) targetCases {
+	tc := targetCases{pkg: pkg, cases: map[string][]Case{}, notes: map[string]string{}}
+	tc.ops = pkg.OpsWhere(func(op *ir.Op) bool { return len(only) == 0 || slices.Contains(only, op.Name) })
+	for _, op := range tc.ops {
+		c, n := Cases(op)
+		tc.cases[op.Name] = c
+		tc.notes[op.Name] = strings.Join(n, "; ")
+	}
+	return tc
 }
 
 // numbered gives each of a job's results the number of its case (a

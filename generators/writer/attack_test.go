@@ -47,6 +47,7 @@ func TestUserWorkStopsGen(t *testing.T) {
 		edit  func(t *testing.T, root string)
 		code  string
 		where string // file:line the diagnostic must name
+		says  string // what the advice must say
 	}{
 		{
 			name: "owned file unreadable (a directory in its place)",
@@ -65,7 +66,7 @@ func TestUserWorkStopsGen(t *testing.T) {
 				s = strings.Replace(s, "  // opforge:begin impl\n", "", 1)
 				writeFile(t, p, strings.Replace(s, "  // opforge:end impl\n", "", 1))
 			},
-			code: "generated-edited", where: "op.cpp:3",
+			code: "generated-edited", where: "op.cpp:3", says: `user regions, "impl" (its opforge:begin/end markers are gone`,
 		},
 		{
 			name: "code written just outside a region",
@@ -73,14 +74,14 @@ func TestUserWorkStopsGen(t *testing.T) {
 				p := filepath.Join(root, "op.cpp")
 				writeFile(t, p, strings.Replace(read(t, p), "  // opforge:end impl\n", "  // opforge:end impl\n  outside();\n", 1))
 			},
-			code: "generated-edited", where: "op.cpp:6",
+			code: "generated-edited", where: "op.cpp:6", says: `user regions, "impl" (line 3)`,
 		},
 		{
 			name: "hand edit of a generated file",
 			edit: func(t *testing.T, root string) {
 				writeFile(t, filepath.Join(root, "gen.txt"), "one\nmine\nthree\n")
 			},
-			code: "generated-edited", where: "gen.txt:2",
+			code: "generated-edited", where: "gen.txt:2", says: "this file has no user regions, so no edit of it survives regeneration: change the opdef",
 		},
 	}
 	for _, c := range cases {
@@ -96,6 +97,9 @@ func TestUserWorkStopsGen(t *testing.T) {
 			}
 			if !strings.Contains(diagText(l), c.where) {
 				t.Errorf("diagnostics do not name %s:\n%s", c.where, diagText(l))
+			}
+			if !strings.Contains(diagText(l), c.says) {
+				t.Errorf("diagnostics do not say %q:\n%s", c.says, diagText(l))
 			}
 			after := snapshot(t, root)
 			for p, v := range before {

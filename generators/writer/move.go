@@ -71,11 +71,11 @@ type MoveFile struct {
 }
 
 func (m *Move) String() string {
-	flag := ""
+	kind := ""
 	if m.What == "package" {
-		flag = "--package "
+		kind = "package "
 	}
-	return fmt.Sprintf("opforge mv %s%s %s", flag, m.From, m.To)
+	return fmt.Sprintf("opforge mv %s%s %s", kind, m.From, m.To)
 }
 
 func sum(data []byte) string {
@@ -164,7 +164,7 @@ func (p *Plan) prepareCarry(carry map[string]Carry, records map[string]record, f
 		}
 		// Only user regions move: a hand edit of the frame would be lost.
 		if wrote, hashed := records[c.From].match(data); hashed && wrote == nil && !force {
-			l.Errorf(pos, "generated-edited", "this file was edited outside its user regions since opforge wrote it; a rename carries user regions only: move the code into a user region, or run `opforge gen --force` first (nothing was renamed)")
+			l.Errorf(pos, "generated-edited", "this file was edited outside its user regions since opforge wrote it; a rename carries user regions only: %s, or run `opforge gen --force` first (nothing was renamed)", whereCodeGoes(data, data, 0))
 			continue
 		}
 		p.carried[c.From] = data

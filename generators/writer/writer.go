@@ -22,10 +22,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -631,7 +634,57 @@ func editedError(root string, f *fileset.File, disk []byte, l *diag.List) {
 	if f.Owned {
 		where = "this file was edited outside its user regions (code written beside a region, a deleted opforge:begin/end marker, or an edit of generated code)"
 	}
-	l.Errorf(pos, "generated-edited", "%s since opforge wrote it, at %s; gen would overwrite that: move the code into a user region (restore deleted markers around it), or run `opforge gen --force` to overwrite it deliberately (nothing was written)", where, lines)
+	l.Errorf(pos, "generated-edited", "%s since opforge wrote it, at %s; gen would overwrite that: %s, or run `opforge gen --force` to overwrite it deliberately (nothing was written)", where, lines, whereCodeGoes(f.Data, disk, first))
+}
+
+// whereCodeGoes is the advice for code found outside the user regions of a
+// file: the regions it can go into, nearest the edit (line) first, as the
+// file on disk numbers them; or, for a file with none, that only the opdef
+// or a file of the user's own can change what it holds.
+func whereCodeGoes(fresh, disk []byte, line int) string {
+	// The regions the file has as generated, at their lines on disk where
+	// their markers are still there (0 where they were deleted).
+	rs, err := regions.Parse(string(fresh))
+	if err != nil {
+		return "move the code into a user region (restore deleted opforge:begin/end markers around it)"
+	}
+	onDisk := map[string]int{}
+	if drs, err := regions.Parse(string(disk)); err == nil {
+		for _, r := range drs {
+			onDisk[r.Key] = r.Line
+		}
+	}
+	for i := range rs {
+		rs[i].Line = onDisk[rs[i].Key]
+	}
+	if len(rs) == 0 {
+		return "this file has no user regions, so no edit of it survives regeneration: change the opdef (or opforge's template) that it is generated from, or keep the code in a file of your own"
+	}
+	slices.SortStableFunc(rs, func(a, b regions.Region) int { return linesAway(a.Line, line) - linesAway(b.Line, line) })
+	const shown = 3
+	var names []string
+	for _, r := range rs[:min(len(rs), shown)] {
+		n := strconv.Quote(r.Key)
+		if r.Line > 0 {
+			n += fmt.Sprintf(" (line %d)", r.Line)
+		} else {
+			n += " (its opforge:begin/end markers are gone: put them back around the code)"
+		}
+		names = append(names, n)
+	}
+	if len(rs) > shown {
+		names = append(names, fmt.Sprintf("%d more", len(rs)-shown))
+	}
+	return "move the code into one of this file's user regions, " + strings.Join(names, ", ")
+}
+
+// linesAway is how far a region at line r is from line (a region whose
+// markers are gone, r 0, counts as farther than any).
+func linesAway(r, line int) int {
+	if r == 0 {
+		return math.MaxInt32
+	}
+	return max(r-line, line-r)
 }
 
 // diffLines returns the 1-based first and last lines of a that differ from
@@ -886,9 +939,9 @@ func firstDiffLine(a, b []byte) int {
 
 // IsUserSource reports whether a path below the output root is a source
 // the user adds beside the generated ones and the generated build picks
-// up: assembly in a `<arch>_asm/` directory (QNN HTP packages take
-// src/ops/{x86,android,v<NN>}_asm/*.S, as the vendor's Makefile does). It
-// is the user's, never drift.
+// up: assembly in a `<arch>_asm/` directory (a generated Makefile may
+// take src/ops/<arch>_asm/*.S, as a vendor's own does). It is the user's,
+// never drift.
 func IsUserSource(rel string) bool {
 	dir, file := path.Split(rel)
 	return strings.HasSuffix(file, ".S") && strings.HasSuffix(strings.TrimSuffix(dir, "/"), "_asm")

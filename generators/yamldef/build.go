@@ -170,10 +170,12 @@ func (b *builder) pkg(root *yaml.Node) *ir.Package {
 		Where:     b.where(p),
 	}
 	// Absent, the namespace is the domain; written "", it is the empty
-	// namespace (NVIDIA's plugins and the ONNX parser's default lookup).
+	// namespace (where a runtime's own plugins live, and where it looks
+	// plugins up by default).
 	if p.get("namespace") == nil {
 		pkg.Namespace = pkg.Domain
 	}
+	pkg.Acknowledged = b.acknowledged(p)
 	targets := asObject(doc.get("targets"))
 	for _, name := range targets.keys {
 		n := targets.get(name)
@@ -262,7 +264,30 @@ func (b *builder) op(o object) *ir.Op {
 		op.DataDependent = append(op.DataDependent, s)
 	}
 	b.targets(op, o.get("targets"))
+	op.Acknowledged = b.acknowledged(o)
+	op.LastLine = lastLine(o.node)
 	return op
+}
+
+// acknowledged reads the warning codes a mapping acknowledges.
+func (b *builder) acknowledged(o object) []ir.Acknowledgement {
+	var out []ir.Acknowledgement
+	for _, n := range o.items("acknowledge") {
+		out = append(out, ir.Acknowledgement{Code: n.Value, Pos: b.pos(n)})
+	}
+	return out
+}
+
+// lastLine is the last line any node of n's tree starts on.
+func lastLine(n *yaml.Node) int {
+	if n == nil {
+		return 0
+	}
+	last := n.Line
+	for _, c := range n.Content {
+		last = max(last, lastLine(c))
+	}
+	return last
 }
 
 // verifyCase reads one case of an op's verify section.
@@ -332,11 +357,13 @@ func (b *builder) targets(op *ir.Op, n *yaml.Node) {
 		}
 		return
 	}
-	// Every target's section is its own to decode.
+	// Every target's section is its own to decode, less the narrowing of
+	// the op's dtypes and ranks for that target, which the core owns.
 	t := asObject(n)
 	for _, name := range t.keys {
 		n := t.get(name)
-		op.Sections.Add(name, b.section(n), b.pos(n))
+		node, narrow := ir.TakeNarrowing(b.section(n))
+		op.Sections.Add(name, node, b.pos(n)).Narrow = narrow
 	}
 }
 

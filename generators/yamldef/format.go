@@ -10,8 +10,8 @@ import (
 // listed keep their relative order after the listed ones.
 var fieldOrder = map[string][]string{
 	"root":    {"version", "package", "targets", "ops"},
-	"package": {"name", "domain", "version", "namespace", "description"},
-	"op":      {"name", "description", "references", "onnx", "verify", "types", "inputs", "params", "outputs", "data_dependent", "use_default_translation", "targets"},
+	"package": {"name", "domain", "version", "namespace", "description", "acknowledge"},
+	"op":      {"name", "description", "references", "onnx", "verify", "types", "inputs", "params", "outputs", "data_dependent", "use_default_translation", "targets", "acknowledge"},
 	"tensor":  {"name", "type", "shape", "rank", "layout", "optional", "variadic", "static", "shape_tensor", "dtype_param", "range", "default", "description", "shape_text", "dynamic_shape_text", "constraints"},
 	"param":   {"name", "type", "values", "storage", "rank", "default", "mandatory", "min", "max", "layout", "description", "shape_text", "constraints"},
 }

@@ -105,7 +105,14 @@ func yamlError(file string, data []byte, err error) diag.Diagnostic {
 	if d.Pos.Line == 0 {
 		d.Pos.Line = 1
 	}
-	d.Pos.Line, d.Pos.Col = locate(data, d.Pos.Line, d.Message)
-	d.Message = fmt.Sprintf("invalid YAML: %s", d.Message)
+	p := locate(data, d.Pos.Line, d.Message)
+	d.Pos.Line, d.Pos.Col = p.line, p.col
+	if p.fix != "" {
+		// The fix first: the parser's words say where it gave up, not
+		// what to change.
+		d.Message = fmt.Sprintf("invalid YAML: %s; the YAML parser said: %s", p.fix, d.Message)
+	} else {
+		d.Message = fmt.Sprintf("invalid YAML: %s", d.Message)
+	}
 	return d
 }

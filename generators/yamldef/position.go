@@ -1,6 +1,7 @@
 package yamldef
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -33,50 +34,143 @@ const locateWindow = 6
 
 var anchorMsgRE = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
 
-// locate returns a better position for the parser error msg reported at
-// line (1-based), or line with a column when the cause cannot be placed.
-func locate(src []byte, line int, msg string) (int, int) {
+// placement is where a parser error belongs (1-based line and column;
+// column 0 when unknown) and, when the source shows it, the likely fix.
+type placement struct {
+	line, col int
+	fix       string
+}
+
+// locate places the parser error msg reported at line (1-based): each
+// placer in turn looks for the cause it knows, and the first found wins;
+// failing all, the error stays at line, at its first non-blank column.
+func locate(src []byte, line int, msg string) placement {
 	lines := strings.Split(string(src), "\n")
-	if m := anchorMsgRE.FindStringSubmatch(msg); m != nil {
-		if l, c, ok := findAlias(lines, m[1]); ok {
-			return l, c
-		}
-	}
-	if strings.HasPrefix(msg, "did not find expected") {
-		if l, c, ok := unclosedFlow(lines, line); ok {
-			return l, c
-		}
-	}
-	if indentProblems[msg] {
-		// The parser names the start of the block it could not finish,
-		// which may lie many lines above the cause; scanner errors are
-		// reported near theirs.
-		hi := line + locateWindow
-		if strings.HasPrefix(msg, "did not find expected") {
-			hi = len(lines)
-		}
-		if l, c, ok := firstIndentProblem(lines); ok && l >= line-locateWindow && l <= hi {
-			return l, c
+	for _, place := range []func([]string, int, string) (placement, bool){
+		placeAlias, placeUnclosedFlow, placeIndent, placeUnclosedQuote, placeBracket, placeBadToken,
+	} {
+		if p, ok := place(lines, line, msg); ok {
+			return p
 		}
 	}
 	if line < 1 || line > len(lines) {
-		return line, 0
+		return placement{line: line}
+	}
+	return placement{line: line, col: firstNonBlank(lines[line-1])}
+}
+
+// placeAlias places an unknown alias at its "*name".
+func placeAlias(lines []string, _ int, msg string) (placement, bool) {
+	m := anchorMsgRE.FindStringSubmatch(msg)
+	if m == nil {
+		return placement{}, false
+	}
+	l, c, ok := findAlias(lines, m[1])
+	fix := fmt.Sprintf("no anchor &%s is defined above this alias: write the value itself, or mark the value it repeats with &%s", m[1], m[1])
+	return placement{line: l, col: c, fix: fix}, ok
+}
+
+// placeUnclosedFlow places an unfinished flow collection at the bracket
+// that opened it.
+func placeUnclosedFlow(lines []string, line int, msg string) (placement, bool) {
+	if !strings.HasPrefix(msg, "did not find expected") {
+		return placement{}, false
+	}
+	l, c, ok := unclosedFlow(lines, line)
+	if !ok {
+		return placement{}, false
+	}
+	return placement{line: l, col: c, fix: closeFix(lines[l-1], c)}, true
+}
+
+// closeFix says how to close the bracket at column c of text.
+func closeFix(text string, c int) string {
+	open := []rune(text)[c-1]
+	if open != '[' && open != '{' {
+		return ""
+	}
+	return fmt.Sprintf("this %q is never closed: close it with %q", string(open), string(closerOf(byte(open))))
+}
+
+// placeIndent places a broken block structure at the first line of
+// inconsistent indentation, when that line is near the reported one: the
+// parser names the start of the block it could not finish, which may lie
+// many lines above the cause; scanner errors are reported near theirs.
+func placeIndent(lines []string, line int, msg string) (placement, bool) {
+	tokenAtTab := msg == "found character that cannot start any token" && line >= 1 && line <= len(lines) &&
+		strings.HasPrefix(strings.TrimLeft(lines[line-1], " "), "\t")
+	if !indentProblems[msg] && !tokenAtTab {
+		return placement{}, false
+	}
+	hi := line + locateWindow
+	if strings.HasPrefix(msg, "did not find expected") {
+		hi = len(lines)
+	}
+	p, ok := firstIndentProblem(lines)
+	if !ok || p.line < line-locateWindow || p.line > hi || tokenAtTab && p.line != line {
+		return placement{}, false
+	}
+	return placement{line: p.line, col: p.col, fix: p.fix}, true
+}
+
+// placeUnclosedQuote places a quoted scalar that the end of the file
+// ends at its opening quote.
+func placeUnclosedQuote(lines []string, _ int, msg string) (placement, bool) {
+	if !strings.HasPrefix(msg, "found unexpected end of stream") {
+		return placement{}, false
+	}
+	l, q, ok := openQuote(lines)
+	if !ok || l < 1 || l > len(lines) {
+		return placement{}, false
+	}
+	text := lines[l-1]
+	off := strings.IndexByte(text, q)
+	if off < 0 {
+		return placement{}, false
+	}
+	fix := fmt.Sprintf("the quoted string opened here never ends: add the closing %s where its value ends", string(q))
+	if q == '\'' {
+		fix += " (a ' inside it is written '')"
+	}
+	return placement{line: l, col: col(text, off), fix: fix}, true
+}
+
+// placeBracket places a flow collection's error on its line at a closing
+// bracket of the wrong kind or at the bracket left open.
+func placeBracket(lines []string, line int, msg string) (placement, bool) {
+	if !strings.HasPrefix(msg, "did not find expected ',' or") || line < 1 || line > len(lines) {
+		return placement{}, false
 	}
 	text := lines[line-1]
-	if strings.HasPrefix(msg, "did not find expected ',' or") {
-		if c := mismatchedBracket(text); c > 0 {
-			return line, c
+	if c, opener := mismatchedBracket(text); c > 0 {
+		fix := fmt.Sprintf("this %q closes no bracket: drop it", string([]rune(text)[c-1]))
+		if opener > 0 {
+			open := []rune(text)[opener-1]
+			fix = fmt.Sprintf("this %q meets the %q at column %d: write %q", string([]rune(text)[c-1]), string(open), opener, string(closerOf(byte(open))))
 		}
-		if c := unclosedBracket(text); c > 0 {
-			return line, c
-		}
+		return placement{line: line, col: c, fix: fix}, true
 	}
-	if msg == "found character that cannot start any token" {
-		if c := badTokenStart(text); c > 0 {
-			return line, c
-		}
+	if c := unclosedBracket(text); c > 0 {
+		return placement{line: line, col: c, fix: closeFix(text, c)}, true
 	}
-	return line, firstNonBlank(text)
+	return placement{}, false
+}
+
+// placeBadToken places a character YAML reserves at a token's start.
+func placeBadToken(lines []string, line int, msg string) (placement, bool) {
+	if msg != "found character that cannot start any token" || line < 1 || line > len(lines) {
+		return placement{}, false
+	}
+	text := lines[line-1]
+	c := badTokenStart(text)
+	if c == 0 {
+		return placement{}, false
+	}
+	ch := string([]rune(text)[c-1])
+	if ch == "\t" {
+		return placement{line: line, col: c, fix: "YAML indents with spaces, never tabs: replace the tab with spaces"}, true
+	}
+	return placement{line: line, col: c, fix: fmt.Sprintf("YAML reserves %q at the start of a value: quote the value (\"%s...\")", ch, ch)}, true
 }
 
 // col converts a byte offset within text to a 1-based column in runes.
@@ -119,9 +213,10 @@ func findAlias(lines []string, name string) (int, int, bool) {
 }
 
 // mismatchedBracket is the column of the first closing bracket of text
-// that closes nothing or the wrong kind, outside quotes; 0 if none.
-func mismatchedBracket(text string) int {
-	var stack []byte
+// that closes nothing or the wrong kind, outside quotes (0 if none), and
+// the column of the bracket open there (0 for none).
+func mismatchedBracket(text string) (at, opener int) {
+	var stack []int
 	var quote byte
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -135,21 +230,27 @@ func mismatchedBracket(text string) int {
 		case c == '"' || c == '\'':
 			quote = c
 		case c == '#' && (i == 0 || text[i-1] == ' '):
-			return 0
+			return 0, 0
 		case c == '[' || c == '{':
-			stack = append(stack, c)
+			stack = append(stack, i)
 		case c == ']' || c == '}':
-			want := byte('[')
-			if c == '}' {
-				want = '{'
+			if len(stack) == 0 {
+				return col(text, i), 0
 			}
-			if len(stack) == 0 || stack[len(stack)-1] != want {
-				return col(text, i)
+			if open := stack[len(stack)-1]; closerOf(text[open]) != c {
+				return col(text, i), col(text, open)
 			}
 			stack = stack[:len(stack)-1]
 		}
 	}
-	return 0
+	return 0, 0
+}
+
+func closerOf(open byte) byte {
+	if open == '{' {
+		return '}'
+	}
+	return ']'
 }
 
 // badTokenStart is the column of the first character of text that YAML
@@ -165,216 +266,6 @@ func badTokenStart(text string) int {
 		}
 	}
 	return 0
-}
-
-// level is one open block: its indentation and whether it holds mapping
-// keys or sequence entries.
-type level struct {
-	ind int
-	seq bool
-}
-
-var (
-	keyRE  = regexp.MustCompile(`^(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^\s#'"\[\]{},&*!|>%@` + "`" + `-][^#]*?|-[^\s#][^#]*?)\s*:(?:\s|$)`)
-	propRE = regexp.MustCompile(`^[&!][^\s]*$`) // a lone anchor or tag: the node follows on the next lines
-)
-
-// scan is the state of firstIndentProblem between lines.
-type scan struct {
-	stack     []level
-	expect    int  // a block opened at this indentation expects deeper lines (-1: none)
-	expectKey bool // ... and the opener was a key (a sequence may then sit at the same column)
-	blockAt   int  // inside a block scalar of a node at this indentation (-1: none)
-	plainAt   int  // a plain scalar of a node at this indentation may continue on deeper lines (-1: none)
-	flow      int  // flow brackets left open by earlier lines
-	quoted    byte // inside a quoted scalar spanning lines
-	// A scalar on its own line below a key ("package:\n  name X"), and
-	// its indentation: when the next line is a key at that indentation,
-	// the scalar line is the one that lost its colon.
-	ownLine, ownInd int
-}
-
-// value records what a node's value text (after "key:", "- " or alone)
-// leaves open for the next lines: a block, a block scalar, a flow
-// collection, a quoted or a plain scalar; at is the indentation that
-// continuation lines must exceed.
-func (st *scan) value(value string, at int, key bool) {
-	f := strings.Fields(value)
-	switch {
-	case len(f) == 0 || strings.HasPrefix(value, "#") || propRE.MatchString(value) ||
-		(len(f) > 1 && propRE.MatchString(f[0]) && strings.HasPrefix(f[1], "#")):
-		st.expect, st.expectKey = at, key
-		return
-	case value[0] == '&' || value[0] == '!':
-		// A property before the value on the same line.
-		if sp := strings.IndexAny(value, " \t"); sp > 0 {
-			st.value(strings.TrimSpace(value[sp:]), at, key)
-		} else {
-			st.expect, st.expectKey = at, key
-		}
-		return
-	case value[0] == '|' || value[0] == '>':
-		st.blockAt = at
-		return
-	}
-	if d := bracketDelta(value); d > 0 {
-		st.flow = d
-		return
-	}
-	switch value[0] {
-	case '"', '\'':
-		if !closesQuote(value[1:], value[0]) {
-			st.quoted = value[0]
-		}
-	case '*', '[', '{':
-	default:
-		st.plainAt = at
-	}
-}
-
-// firstIndentProblem scans block-structured YAML and returns the first
-// line whose indentation does not fit the blocks opened before it: a tab
-// in the indentation, a line indented deeper than a value allows, a
-// dedent to a column no open block has, a mapping line without a key, or
-// a sequence line without "- ". Flow collections and quoted scalars
-// spanning lines, block scalars, plain scalar continuations and comments
-// are skipped.
-func firstIndentProblem(lines []string) (int, int, bool) {
-	st := &scan{expect: -1, blockAt: -1, plainAt: -1}
-	for i, text := range lines {
-		text = strings.TrimRight(text, "\r")
-		trimmed := strings.TrimLeft(text, " ")
-		ind := len(text) - len(trimmed)
-		if st.quoted != 0 {
-			if closesQuote(text, st.quoted) {
-				st.quoted = 0
-			}
-			continue
-		}
-		if st.blockAt >= 0 {
-			if ind > st.blockAt || strings.TrimSpace(text) == "" {
-				continue
-			}
-			st.blockAt = -1
-		}
-		if strings.HasPrefix(trimmed, "\t") {
-			return i + 1, ind + 1, true
-		}
-		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
-			continue
-		}
-		if st.flow > 0 {
-			st.flow += bracketDelta(trimmed)
-			continue
-		}
-		isItem := trimmed == "-" || strings.HasPrefix(trimmed, "- ")
-		isKey := !isItem && keyRE.MatchString(trimmed)
-		if st.plainAt >= 0 {
-			if ind > st.plainAt && !isKey && !isItem {
-				continue
-			}
-			st.plainAt = -1
-		}
-		if ind == 0 && (trimmed == "---" || strings.HasPrefix(trimmed, "--- ") || trimmed == "..." || strings.HasPrefix(trimmed, "%")) {
-			// A document boundary or directive: a new block structure.
-			st.stack, st.expect = nil, -1
-			continue
-		}
-		if st.expect >= 0 || len(st.stack) == 0 {
-			opened := len(st.stack) == 0 && ind == 0
-			if st.expect >= 0 {
-				opened = ind > st.expect || (st.expectKey && ind == st.expect && isItem)
-			}
-			st.expect = -1
-			if opened && !isKey && !isItem {
-				if propRE.MatchString(trimmed) {
-					st.expect = ind - 1 // a property line: the node follows
-					continue
-				}
-				// A scalar or flow node on its own line.
-				st.ownLine, st.ownInd = i+1, ind
-				at := ind - 1
-				if len(st.stack) > 0 {
-					at = st.stack[len(st.stack)-1].ind
-				}
-				st.value(trimmed, at, false)
-				continue
-			}
-			if opened {
-				st.stack = append(st.stack, level{ind: ind, seq: isItem})
-			}
-		}
-		for len(st.stack) > 0 && st.stack[len(st.stack)-1].ind > ind {
-			st.stack = st.stack[:len(st.stack)-1]
-		}
-		if len(st.stack) == 0 || st.stack[len(st.stack)-1].ind != ind {
-			return st.fail(i, ind)
-		}
-		top := st.stack[len(st.stack)-1]
-		if top.seq && !isItem {
-			// A sequence at its parent key's column ends at the next key.
-			if len(st.stack) > 1 && st.stack[len(st.stack)-2].ind == ind && !st.stack[len(st.stack)-2].seq {
-				st.stack = st.stack[:len(st.stack)-1]
-				top = st.stack[len(st.stack)-1]
-			} else {
-				return st.fail(i, ind)
-			}
-		}
-		if !top.seq && !isKey {
-			return st.fail(i, ind)
-		}
-		st.ownLine = 0
-		content, cind, dash := trimmed, ind, ind
-		for strings.HasPrefix(content, "- ") || content == "-" {
-			dash = cind
-			if content == "-" {
-				content = ""
-				break
-			}
-			rest := strings.TrimLeft(content[2:], " ")
-			cind += len(content) - len(rest)
-			content = rest
-			if strings.HasPrefix(content, "- ") || content == "-" {
-				st.stack = append(st.stack, level{ind: cind, seq: true})
-			} else if keyRE.MatchString(content) {
-				st.stack = append(st.stack, level{ind: cind})
-			}
-		}
-		if m := keyRE.FindString(content); m != "" {
-			st.value(strings.TrimSpace(content[len(m):]), cind, true)
-		} else {
-			// An entry's own value: continuation lines pass its dash.
-			st.value(content, dash, false)
-		}
-	}
-	return 0, 0, false
-}
-
-// fail reports line i (0-based) at indentation ind, or the scalar line
-// just above it when that one, at the same indentation, is the cause.
-func (st *scan) fail(i, ind int) (int, int, bool) {
-	if st.ownLine > 0 && st.ownInd == ind {
-		return st.ownLine, ind + 1, true
-	}
-	return i + 1, ind + 1, true
-}
-
-// closesQuote reports whether text holds the end of a scalar quoted with
-// q: an unescaped double quote, or a single quote that is not doubled.
-func closesQuote(text string, q byte) bool {
-	for i := 0; i < len(text); i++ {
-		switch {
-		case q == '"' && text[i] == '\\':
-			i++
-		case text[i] == q:
-			if q == '\'' && i+1 < len(text) && text[i+1] == '\'' {
-				i++
-				continue
-			}
-			return true
-		}
-	}
-	return false
 }
 
 // bracketDelta is the number of flow brackets text opens minus those it

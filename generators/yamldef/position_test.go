@@ -34,8 +34,8 @@ func TestIndentScanAcceptsValidYAML(t *testing.T) {
 			continue
 		}
 		checked++
-		if l, c, ok := firstIndentProblem(strings.Split(string(data), "\n")); ok {
-			t.Errorf("%s:%d:%d: the indentation scan flags a line of a valid file", f, l, c)
+		if p, ok := firstIndentProblem(strings.Split(string(data), "\n")); ok {
+			t.Errorf("%s:%d:%d: the indentation scan flags a line of a valid file: %s", f, p.line, p.col, p.fix)
 		}
 	}
 	if checked < 50 {
@@ -45,18 +45,18 @@ func TestIndentScanAcceptsValidYAML(t *testing.T) {
 
 func TestLocate(t *testing.T) {
 	src := "a:\n  b: 1\n  c: *x\nd: [1, 2\ne: 3\n"
-	if l, c := locate([]byte(src), 1, "unknown anchor 'x' referenced"); l != 3 || c != 6 {
-		t.Errorf("alias at %d:%d, want 3:6", l, c)
+	if p := locate([]byte(src), 1, "unknown anchor 'x' referenced"); p.line != 3 || p.col != 6 {
+		t.Errorf("alias at %d:%d, want 3:6", p.line, p.col)
 	}
-	if l, c := locate([]byte(src), 5, "did not find expected ',' or ']'"); l != 4 || c != 4 {
-		t.Errorf("unclosed flow at %d:%d, want 4:4", l, c)
+	if p := locate([]byte(src), 5, "did not find expected ',' or ']'"); p.line != 4 || p.col != 4 {
+		t.Errorf("unclosed flow at %d:%d, want 4:4", p.line, p.col)
 	}
 	bad := "a:\n  b: 1\n  c: 2\n d: 3\n  e: 4\n"
-	if l, c := locate([]byte(bad), 1, "did not find expected key"); l != 4 || c != 2 {
-		t.Errorf("dedent at %d:%d, want 4:2", l, c)
+	if p := locate([]byte(bad), 1, "did not find expected key"); p.line != 4 || p.col != 2 {
+		t.Errorf("dedent at %d:%d, want 4:2", p.line, p.col)
 	}
-	if l, c := locate([]byte("a: [1, 2}\n"), 1, "did not find expected ',' or ']'"); l != 1 || c != 9 {
-		t.Errorf("mismatched bracket at %d:%d, want 1:9", l, c)
+	if p := locate([]byte("a: [1, 2}\n"), 1, "did not find expected ',' or ']'"); p.line != 1 || p.col != 9 {
+		t.Errorf("mismatched bracket at %d:%d, want 1:9", p.line, p.col)
 	}
 }
 
@@ -68,9 +68,9 @@ func FuzzLocate(f *testing.F) {
 		lines := strings.Count(src, "\n") + 1
 		for _, msg := range []string{"did not find expected key", "found a tab character that violates indentation",
 			"did not find expected ',' or ']'", "found character that cannot start any token", "unknown anchor 'x' referenced", "other"} {
-			l, c := locate([]byte(src), line, msg)
-			if l != line && (l < 1 || l > lines || c < 0) {
-				t.Fatalf("%q at line %d: placed at %d:%d", msg, line, l, c)
+			p := locate([]byte(src), line, msg)
+			if p.line != line && (p.line < 1 || p.line > lines || p.col < 0) {
+				t.Fatalf("%q at line %d: placed at %d:%d", msg, line, p.line, p.col)
 			}
 		}
 	})

@@ -170,7 +170,11 @@ func (t *tree) leaf(e *jsonschema.ValidationError) {
 	case *kind.AdditionalProperties:
 		for _, p := range k.Properties {
 			key := t.keyAt(ptr + "/" + escapePointer(p))
-			t.l.Errorf(t.posOf(key), "schema-unknown-field", "unknown field %q in %s%s", p, where, suggest(p, knownFields(ptr)))
+			hint := t.misplacedField(ptr, p)
+			if hint == "" {
+				hint = suggest(p, knownFields(ptr))
+			}
+			t.l.Errorf(t.posOf(key), "schema-unknown-field", "unknown field %q in %s%s", p, where, hint)
 		}
 		return
 	case *kind.FalseSchema:

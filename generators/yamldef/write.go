@@ -29,10 +29,11 @@ func Write(pkg *ir.Package, schemaPath string) ([]byte, error) {
 	add(p, "domain", str(pkg.Domain))
 	add(p, "version", str(pkg.Version))
 	// An absent namespace is the domain; "" is the empty namespace, where
-	// NVIDIA's plugins live, and is written out.
+	// a runtime's own plugins live, and is written out.
 	if pkg.Namespace != pkg.Domain {
 		add(p, "namespace", str(pkg.Namespace))
 	}
+	addAcknowledged(p, pkg.Acknowledged)
 	add(root, "package", p)
 	if t := packageTargets(pkg); t != nil {
 		add(root, "targets", t)
@@ -270,7 +271,20 @@ func opNode(op *ir.Op) *yaml.Node {
 		add(m, "use_default_translation", boolNode(*op.UseDefaultTranslation))
 	}
 	add(m, "targets", opTargets(op))
+	addAcknowledged(m, op.Acknowledged)
 	return m
+}
+
+// addAcknowledged writes the acknowledged warning codes, if any.
+func addAcknowledged(m *yaml.Node, acks []ir.Acknowledgement) {
+	if len(acks) == 0 {
+		return
+	}
+	codes := make([]string, len(acks))
+	for i, a := range acks {
+		codes[i] = a.Code
+	}
+	add(m, "acknowledge", strs(true, codes...))
 }
 
 // text writes multi-line strings as literal blocks.

@@ -12,16 +12,8 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/validate"
 )
-
-// Target checks ops for Compass; Generator also generates them.
-type Target struct{}
-
-// Name implements target.Target.
-func (Target) Name() string { return "aipu" }
-
-// Summary implements target.Target.
-func (Target) Summary() string { return "Compass AIPU plugins (Parser, OPT, GBuilder, OpenCL kernels)" }
 
 // KnownTargets are the Compass targets opforge knows toolchain settings
 // for; an op without a targets list is built for all of them. They move to
@@ -103,6 +95,13 @@ func stem(op *ir.Op) string { return names.Snake(op.Name) }
 // kernelFile is the file name of the kernel of the op whose stem is stem.
 func kernelFile(stem string) string { return stem + ".cl" }
 
+// takesDType reports a dtype an AIPU kernel can take (an invalid one is
+// the schema's to report).
+func takesDType(dt ir.DType) bool {
+	_, ok := spellings[dt]
+	return ok || !dt.Valid()
+}
+
 func checkOp(op *ir.Op, d *diag.TargetList) {
 	a := OpOptions(op)
 	for _, t := range a.Targets {
@@ -115,8 +114,8 @@ func checkOp(op *ir.Op, d *diag.TargetList) {
 	}
 	for _, t := range op.Tensors() {
 		for _, dt := range op.AllowedDTypes(t) {
-			if _, ok := spellings[dt]; dt.Valid() && !ok {
-				d.Errorf(t.Where.At("type", t.Pos), "aipu-dtype", "%q of op %s may be %s; AIPU kernels have no %s type (no 64-bit, string or 4-bit types)", t.Name, op.Name, dt, dt)
+			if !takesDType(dt) {
+				d.Errorf(t.Where.At("type", t.Pos), "aipu-dtype", "%q of op %s may be %s; AIPU kernels have no %s type (no 64-bit, string or 4-bit types)%s", t.Name, op.Name, dt, dt, validate.NarrowingHint(op, "aipu", takesDType))
 			}
 		}
 		if t.Variadic {

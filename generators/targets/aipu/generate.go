@@ -10,21 +10,6 @@ import (
 	"github.com/opforge/opforge/templates"
 )
 
-// Generator is the AIPU target with what generation needs besides the IR.
-type Generator struct {
-	Target
-	// Targets are the Compass targets of ops that name none (until
-	// toolchains/aipu.yaml provides them, KnownTargets).
-	Targets []string
-}
-
-// New returns the generator with opforge's known Compass targets.
-func New() *Generator { return &Generator{Targets: KnownTargets} }
-
-// Generate implements target.Target without the generator's settings: it
-// emits nothing, like the registry's other check-only targets.
-func (Target) Generate(*ir.Package, *diag.TargetList) *fileset.Set { return nil }
-
 var tmpl = render.MustLoad(templates.FS, "aipu", nil)
 
 // Directories of a package's tree under out/aipu/<Package>/. Each Compass
@@ -47,14 +32,16 @@ type packageModel struct {
 }
 
 // Generate emits, per op, the three plugins and the kernel source, plus
-// the package README and Makefile: paths relative to out/aipu/.
-func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
+// the package README and Makefile: paths relative to out/aipu/. Ops that
+// name no Compass target are built for KnownTargets (until
+// toolchains/aipu.yaml provides them).
+func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	ops := Ops(pkg)
 	if len(ops) == 0 {
 		return nil
 	}
 	// Op models are independent of each other: build them on every core.
-	f := newPackageFacts(pkg, g.Targets)
+	f := newPackageFacts(pkg, KnownTargets)
 	m := &packageModel{Name: pkg.Name, Ops: make([]*opModel, len(ops))}
 	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(f, ops[i]) })
 	files := make([]render.File, 0, 2+4*len(m.Ops))

@@ -8,16 +8,8 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
+	"github.com/opforge/opforge/generators/validate"
 )
-
-// Target generates QNN HTP op packages.
-type Target struct{}
-
-// Name implements target.Target.
-func (Target) Name() string { return "htp" }
-
-// Summary implements target.Target.
-func (Target) Summary() string { return "QNN HTP op packages (+ ExecuTorch registration)" }
 
 // knownBackends are the backend names QNN tools accept in SupportedBackend.
 var knownBackends = map[string]bool{"HTP": true, "HTPMCP": true, "HTP_FP16": true, "CPU": true, "DSP": true, "GPU": true, "LPAI": true, "AIC": true}
@@ -66,10 +58,13 @@ func checkOp(op *ir.Op, d *diag.TargetList) {
 	if len(op.Inputs) == 0 {
 		d.Errorf(op.Pos, "htp-no-input", "op %s has no inputs; QNN op definitions need at least one", op.Name)
 	}
+	hint := validate.NarrowingHint(op, "htp", takesDType)
 	for _, t := range op.Tensors() {
 		pos := t.Where.At("type", t.Pos)
 		for _, dt := range op.AllowedDTypes(t) {
-			checkDType(d, pos, dt, "tensor "+t.Name)
+			if !takesDType(dt) {
+				d.Errorf(pos, "htp-dtype", "tensor %s: dtype %s has no QNN datatype%s", t.Name, dt, hint)
+			}
 		}
 		if t.Variadic {
 			d.Errorf(t.Where.At("variadic", t.Where.At("repeated", t.Pos)), "htp-variadic", "variadic %q of op %s: HTP op packages cannot be generated for variadic operations", t.Name, op.Name)
@@ -104,12 +99,15 @@ func isScalarDefault(p *ir.Param) bool {
 }
 
 func checkDType(d *diag.TargetList, pos diag.Pos, dt ir.DType, what string) {
-	if !dt.Valid() {
-		return
-	}
-	if qnnxml.QNNName(dt) == "" || dt == ir.Float64 {
+	if !takesDType(dt) {
 		d.Errorf(pos, "htp-dtype", "%s: dtype %s has no QNN datatype", what, dt)
 	}
+}
+
+// takesDType reports a dtype an HTP op package can take (an invalid one
+// is the schema's to report).
+func takesDType(dt ir.DType) bool {
+	return !dt.Valid() || qnnxml.QNNName(dt) != "" && dt != ir.Float64
 }
 
 func checkLayout(d *diag.TargetList, pos diag.Pos, l ir.Layout, name string) {

@@ -18,36 +18,22 @@ import (
 	"github.com/opforge/opforge/templates"
 )
 
-// Generator is the HTP target with what generation needs besides the IR.
-type Generator struct {
-	Target
-	Toolchain *Descriptor
-}
-
-// New loads the HTP toolchain descriptor from dir (toolchains/).
-func New(toolchainDir string) (*Generator, error) {
-	tc, err := LoadToolchain(toolchainDir)
-	if err != nil {
-		return nil, err
-	}
-	return &Generator{Toolchain: tc}, nil
-}
-
-// Generate implements target.Target without a toolchain: it emits nothing,
-// so the registry's check-only targets never write a Makefile with
-// made-up pins.
-func (Target) Generate(*ir.Package, *diag.TargetList) *fileset.Set { return nil }
-
 var tmpl = render.MustLoad(templates.FS, "htp", nil)
 
 // Generate emits the package tree qnn-op-package-generator would, plus the
-// ExecuTorch registration module: paths relative to out/htp/.
-func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
+// ExecuTorch registration module: paths relative to out/htp/. The
+// Makefile names the pins of the toolchain descriptor (Target.toolchain).
+func (t Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	ops := Ops(pkg)
 	if len(ops) == 0 {
 		return nil
 	}
-	m := newPackageModel(pkg, ops, g.Toolchain)
+	tc, err := t.toolchain()
+	if err != nil {
+		d.Errorf(diag.Pos{File: t.toolchainDir()}, "toolchain", "%v", err)
+		return nil
+	}
+	m := newPackageModel(pkg, ops, tc)
 	// The config is the canonical QNN XML of exactly the ops generated,
 	// also when the source was YAML: it is what qnn tools and ExecuTorch's
 	// builder read. It is written while the templates render.
@@ -187,6 +173,16 @@ type opModel struct {
 	NumInputs    int
 	NumOutputs   int
 	NumParams    int
+	// Example names the op's own tensors in the impl region's first
+	// contents, which show the tensor API on them; nil for an op without
+	// an input or an output.
+	Example *tensorExample
+}
+
+// tensorExample is what the impl region's comments show the HTP tensor API
+// on: the op's first input and output, and its first param ("" for none).
+type tensorExample struct {
+	In, Out, Param text
 }
 
 // vendorName is a reference named as the vendor's skeleton names a tensor:
@@ -257,6 +253,12 @@ func newOpModel(pkg *ir.Package, op *ir.Op) *opModel {
 		m.Args = append(m.Args, "const Tensor& "+p.Ident)
 	}
 	m.VendorNames = vendorNames(op)
+	if len(op.Inputs) > 0 && len(op.Outputs) > 0 {
+		m.Example = &tensorExample{In: text(op.Inputs[0].Ident), Out: text(op.Outputs[0].Ident)}
+		if len(op.Params) > 0 {
+			m.Example.Param = text(op.Params[0].Ident)
+		}
+	}
 	if len(op.Params) > 0 {
 		m.Order = make([]orderEntry, len(op.Params))
 	}

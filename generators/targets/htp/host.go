@@ -4,13 +4,13 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/targets/htp/htpopt"
+	"github.com/opforge/opforge/generators/toolchain"
 	"github.com/opforge/opforge/generators/verifier"
 )
 
@@ -52,13 +52,41 @@ func (hostRunner) OpFields(_ *ir.Package, op *ir.Op) map[string]any {
 	return map[string]any{"htp": htpOpOf(op)}
 }
 
-func (hostRunner) Prepare(o verifier.Options, pkg *ir.Package, tmp string) verifier.Prepared {
-	cxx := os.Getenv("OPFORGE_HOST_CXX")
+// hostCXX is the host harness's compiler (OPFORGE_HOST_CXX, else g++),
+// its path, and why it cannot run ("" when it can).
+func hostCXX(env toolchain.Env) (cxx, path, missing string) {
+	cxx = env.Getenv("OPFORGE_HOST_CXX")
 	if cxx == "" {
 		cxx = "g++"
 	}
-	if _, err := exec.LookPath(cxx); err != nil {
-		return verifier.Prepared{Skip: fmt.Sprintf("the host harness's compiler %s is not installed (set OPFORGE_HOST_CXX to a C++17 g++ with _Float16)", cxx)}
+	path, err := env.LookPath(cxx)
+	if err != nil {
+		return cxx, "", fmt.Sprintf("the host harness's compiler %s is not installed (set OPFORGE_HOST_CXX to a C++17 g++ with _Float16)", cxx)
+	}
+	return cxx, path, ""
+}
+
+func (hostRunner) Probes() []verifier.Probe { return nil }
+
+// Doctor: the harness needs its compiler, and torch for the reference.
+func (hostRunner) Doctor(o verifier.Options, py verifier.Python) []verifier.Finding {
+	var fs []verifier.Finding
+	if _, path, why := hostCXX(o.Environment()); why != "" {
+		fs = append(fs, verifier.Finding{Status: verifier.Missing, Name: "host compiler", Detail: why, Fix: "apt-get install g++"})
+	} else {
+		version, _ := verifier.CombinedOutput(time.Minute, "reading the host compiler's version", path, "-dumpfullversion")
+		fs = append(fs, verifier.Finding{Status: verifier.OK, Name: "host compiler", Detail: path + " " + strings.TrimSpace(string(version)) + ": compiles each op's impl against opforge's stand-in of the HTP tensor API"})
+	}
+	if torch := py.Module("torch"); !torch.OK() {
+		fs = append(fs, verifier.Finding{Status: verifier.Missing, Name: "torch", Detail: "does not import: " + torch.Error, Fix: "pip install torch into verify's Python (the reference)"})
+	}
+	return fs
+}
+
+func (hostRunner) Prepare(o verifier.Options, pkg *ir.Package, tmp string) verifier.Prepared {
+	cxx, _, why := hostCXX(o.Environment())
+	if why != "" {
+		return verifier.Prepared{Skip: why}
 	}
 	dir := filepath.Join(tmp, "htp-host")
 	if err := writeHostTree(dir); err != nil {

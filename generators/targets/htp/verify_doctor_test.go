@@ -129,6 +129,9 @@ func TestHTPDoctor(t *testing.T) {
 			"QNN headers": {verifier.Missing, "set QNN_SDK_ROOT"},
 			"-":           {"", "QNN versions"},
 		}},
+		{"htp-host without its compiler", "htp-host", map[string]string{"OPFORGE_HOST_CXX": "g++-none"}, withQNN(qnnPython("2.50.40")), map[string]want{
+			"host compiler": {verifier.Missing, "the host harness's compiler g++-none is not installed (set OPFORGE_HOST_CXX to a C++17 g++ with _Float16); apt-get install g++"},
+		}},
 		{"htp when the QNN Python timed out", "htp", map[string]string{"QNN_SDK_ROOT": sdk},
 			withQNN(verifier.Python{Path: "/qnn/python", Via: "$OPFORGE_QNN_PYTHON", Problem: "the probe did not finish within 1m0s (doctor --timeout); it was importing onnxruntime"}), map[string]want{
 				"QNN Python": {verifier.Missing, "/qnn/python (via $OPFORGE_QNN_PYTHON): the probe did not finish within 1m0s"},

@@ -13,15 +13,6 @@ import (
 	"github.com/opforge/opforge/generators/validate"
 )
 
-// Target generates TensorRT plugins.
-type Target struct{}
-
-// Name implements target.Target.
-func (Target) Name() string { return "trt" }
-
-// Summary implements target.Target.
-func (Target) Summary() string { return "TensorRT plugins (C++ IPluginV3 + CUDA, and Python)" }
-
 // maxNameBytes is TensorRT's limit on plugin name, version and namespace
 // strings, terminator included.
 const maxNameBytes = 1024
@@ -87,19 +78,12 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 		checkIdentity(pkg, op, d)
 	}
 	checkPluginNames(pkg, ops, d)
-	var defaulted []string // "Op (a, b)" per op whose Python plugin drops defaults
-	var firstDefaulted *ir.Op
 	for _, op := range ops {
+		// One warning per op, where its params are, so an op can
+		// acknowledge it (acknowledge: [qdp-default]).
 		if params := checkOp(pkg, op, d); len(params) > 0 {
-			defaulted = append(defaulted, fmt.Sprintf("%s (%s)", op.Name, strings.Join(params, ", ")))
-			if firstDefaulted == nil {
-				firstDefaulted = op
-			}
+			d.Warnf(op.Where.At("params", op.Pos), "qdp-default", "Python plugin attributes take no defaults, so callers of the Python plugin of op %s must pass %s explicitly (the C++ plugin applies the defaults)", op.Name, strings.Join(params, ", "))
 		}
-	}
-	// One warning per package, not one per op: it says the same of each.
-	if len(defaulted) > 0 {
-		d.Warnf(firstDefaulted.Where.At("params", firstDefaulted.Pos), "qdp-default", "Python plugin attributes take no defaults, so callers of the Python plugins must pass these params explicitly (the C++ plugins apply the defaults): %s", strings.Join(defaulted, "; "))
 	}
 }
 
@@ -215,6 +199,10 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 	return nil
 }
 
+// takesDType reports a dtype a TensorRT tensor can be (an invalid one is
+// the schema's to report).
+func takesDType(dt ir.DType) bool { return !dt.Valid() || TensorDType(dt) != "" }
+
 func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 	pos := t.Where.At("type", t.Pos)
 	for _, dt := range op.AllowedDTypes(t) {
@@ -222,7 +210,7 @@ func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 			continue
 		}
 		if TensorDType(dt) == "" {
-			d.Errorf(pos, "trt-dtype", "%q of op %s may be %s, which TensorRT tensors cannot be (no nvinfer1::DataType)", t.Name, op.Name, dt)
+			d.Errorf(pos, "trt-dtype", "%q of op %s may be %s, which TensorRT tensors cannot be (no nvinfer1::DataType)%s", t.Name, op.Name, dt, validate.NarrowingHint(op, targetName, takesDType))
 		} else if output && (dt == ir.Bool || dt == ir.Uint8) {
 			d.Errorf(pos, "trt-output-dtype", "output %q of op %s may be %s; TensorRT plugins cannot produce kBOOL or kUINT8 outputs", t.Name, op.Name, dt)
 		}

@@ -11,22 +11,13 @@ import (
 	"github.com/opforge/opforge/templates"
 )
 
-// Generator is the TensorRT target ready to generate. It needs nothing
-// besides the IR: the generated CMakeLists finds TensorRT and CUDA itself.
-type Generator struct {
-	Target
-}
-
-// Generate implements target.Target without the generator: the registry's
-// check-only target emits nothing.
-func (Target) Generate(*ir.Package, *diag.TargetList) *fileset.Set { return nil }
-
 var tmpl = render.MustLoad(templates.FS, "trt", nil)
 
 // Generate emits one plugin library per package — per op a plugin, its
 // creator and its CUDA kernels, the library entry points, the build files —
-// and the Python plugins: paths relative to out/trt/.
-func (g *Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
+// and the Python plugins: paths relative to out/trt/. It needs nothing
+// besides the IR: the generated CMakeLists finds TensorRT and CUDA itself.
+func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	ops := Ops(pkg)
 	if len(ops) == 0 {
 		return nil

@@ -512,7 +512,8 @@ func formatCond(t *ioTensor, formats []string, io func(int) string) string {
 // newKernelModel builds the typed launchers and the .cu plumbing; shapes
 // are the tensors' shapes for comments (shapeDocs).
 func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, kernelModel) {
-	launch := lowerFirst(op.Name)
+	// Ident: a lowered op name may be a keyword of C++ or CUDA (Int, Float4).
+	launch := names.Ident(names.LowerCamel(op.Name))
 	k := kernelModel{IOName: text(op.Name + "IO"), Launch: text(launch), Fill: text(launch + "Fill")}
 	params, paramPos, paramOf := templateParams(l, l.All())
 	k.TypeParams = params
@@ -652,13 +653,6 @@ func templateParams(l *ioLayout, all []*ioTensor) (names []string, pos, of []int
 		}
 	}
 	return names, pos, of
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
 }
 
 // shapeCode is getOutputShapes (or legacy getOutputDimensions) as C++

@@ -39,6 +39,13 @@ func (Target) KeepIdentity(pkg *ir.Package, op *ir.Op, n *onnx.Node) {
 	KeepIdentity(pkg, op, n.OpType, id[0], id[1])
 }
 
+// CallsCustomOp implements target.NodeReader: a node carrying
+// plugin_version or plugin_namespace calls a plugin, which the parser
+// looks up whatever the op type.
+func (Target) CallsCustomOp(n *onnx.Node) bool {
+	return n.Attr("plugin_namespace") != nil || n.Attr("plugin_version") != nil
+}
+
 // pluginIdentity is node n's plugin_version and plugin_namespace, nil
 // where absent.
 func pluginIdentity(n *onnx.Node) [2]*string {

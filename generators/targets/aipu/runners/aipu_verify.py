@@ -392,8 +392,10 @@ class AIPUOpenCL:
         width = len(a) // max(1, int(np.prod(t["shape"], dtype=np.int64)))
         bad = (a.reshape(-1, width) != b.reshape(-1, width)).any(axis=1)
         first = [int(i) for i in np.unravel_index(int(np.argmax(bad)), t["shape"])] if t["shape"] else []
-        raise KernelOutputError("the kernel leaves %d of the %d elements of output %s unwritten at global %d, local %d (first at %s)" % (
-            int(bad.sum()), len(bad), t["name"], gsize, lsize, first))
+        raise KernelOutputError("the kernel leaves %d of the %d elements of output %s unwritten at global %d, local %d (first at %s); "
+                                "a kernel runs at any launch size: loop grid-stride, "
+                                "for (int i = get_global_id(0); i < n; i += get_global_size(0))" % (
+                                    int(bad.sum()), len(bad), t["name"], gsize, lsize, first))
 
     def tensor(self, t, host):
         """Output t as a torch tensor from its bytes."""

@@ -97,6 +97,7 @@ def _scaled_si_lu_eager(x, alpha=1.0, beta=1.0):
     return results
 
 def _scaled_si_lu_fake(x, alpha=1.0, beta=1.0):
+    if not 0 <= x.dim() <= 4: raise ValueError("ScaledSiLU: input \"x\" has " + str(x.dim()) + " dims; the op takes 0 to 4")
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)
 
 def _scaled_si_lu_out(x, alpha=1.0, beta=1.0, *, y):
@@ -121,7 +122,7 @@ def _log_sum_exp_eager(x, axis=-1):
     return results
 
 def _log_sum_exp_fake(x, axis=-1):
-    if not 1 <= x.dim() <= 8: raise ValueError("LogSumExp: input \"x\" has " + str(x.dim()) + " dims; the op takes 1 to 8")
+    if not 1 <= x.dim() <= 4: raise ValueError("LogSumExp: input \"x\" has " + str(x.dim()) + " dims; the op takes 1 to 4")
     _axis_y = int(axis)
     if not -x.dim() <= _axis_y < x.dim(): raise IndexError("LogSumExp: param axis is " + str(_axis_y) + ", not an axis of input \"x\" (" + str(x.dim()) + " dims)")
     _axis_y %= x.dim()
@@ -149,7 +150,7 @@ def _reduce_sum_square_eager(x, axis=-1):
     return results
 
 def _reduce_sum_square_fake(x, axis=-1):
-    if not 1 <= x.dim() <= 8: raise ValueError("ReduceSumSquare: input \"x\" has " + str(x.dim()) + " dims; the op takes 1 to 8")
+    if not 1 <= x.dim() <= 4: raise ValueError("ReduceSumSquare: input \"x\" has " + str(x.dim()) + " dims; the op takes 1 to 4")
     _axis_y = int(axis)
     if not -x.dim() <= _axis_y < x.dim(): raise IndexError("ReduceSumSquare: param axis is " + str(_axis_y) + ", not an axis of input \"x\" (" + str(x.dim()) + " dims)")
     _axis_y %= x.dim()
@@ -177,7 +178,7 @@ def _sum_all_but_axis_eager(x, axis=-1):
     return results
 
 def _sum_all_but_axis_fake(x, axis=-1):
-    if not 1 <= x.dim() <= 8: raise ValueError("SumAllButAxis: input \"x\" has " + str(x.dim()) + " dims; the op takes 1 to 8")
+    if not 1 <= x.dim() <= 4: raise ValueError("SumAllButAxis: input \"x\" has " + str(x.dim()) + " dims; the op takes 1 to 4")
     _dim0_p0 = int(axis)
     if not -x.dim() <= _dim0_p0 < x.dim(): raise IndexError("SumAllButAxis: x.shape[axis] reads axis " + str(_dim0_p0) + " of input \"x\", which has " + str(x.dim()) + " dims")
     _dim0_p0 %= x.dim()

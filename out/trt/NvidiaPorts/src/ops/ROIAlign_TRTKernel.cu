@@ -167,7 +167,7 @@ __global__ void roiAlignTrtKernel(T const* x, T const* rois, int32_t const* batc
 // opforge:end kernels
 
 template <typename T>
-cudaError_t rOIAlign_TRT(ROIAlign_TRTIO<T> const& io, ROIAlign_TRTParams const& params, void* workspace, cudaStream_t stream)
+cudaError_t roiAlign_TRT(ROIAlign_TRTIO<T> const& io, ROIAlign_TRTParams const& params, void* workspace, cudaStream_t stream)
 {
     // opforge:begin launch
     (void) workspace;
@@ -191,13 +191,13 @@ cudaError_t rOIAlign_TRT(ROIAlign_TRTIO<T> const& io, ROIAlign_TRTParams const& 
 cudaError_t launchROIAlign_TRT_float32(TensorRef const* inputs, TensorRef const* outputs, ROIAlign_TRTParams const& params, void* workspace, cudaStream_t stream)
 {
     ROIAlign_TRTIO<float> const io{InTensor<float>(inputs[0]), InTensor<float>(inputs[1]), InTensor<int32_t>(inputs[2]), OutTensor<float>(outputs[0])};
-    return rOIAlign_TRT<float>(io, params, workspace, stream);
+    return roiAlign_TRT<float>(io, params, workspace, stream);
 }
 
 cudaError_t launchROIAlign_TRT_float16(TensorRef const* inputs, TensorRef const* outputs, ROIAlign_TRTParams const& params, void* workspace, cudaStream_t stream)
 {
     ROIAlign_TRTIO<__half> const io{InTensor<__half>(inputs[0]), InTensor<__half>(inputs[1]), InTensor<int32_t>(inputs[2]), OutTensor<__half>(outputs[0])};
-    return rOIAlign_TRT<__half>(io, params, workspace, stream);
+    return roiAlign_TRT<__half>(io, params, workspace, stream);
 }
 
 } // namespace nvidia_ports_trt

@@ -28,6 +28,16 @@ GraphStatus nonzerocoordsImpl(TensorType& coords, const TensorType& mask)
 {
   // opforge:begin impl
   // Write the kernel here. Avoid heap allocation in this function.
+  // The HTP tensor API, on this op's tensors (index order b, h, w, d; fewer for a tensor of lower rank):
+  //   size_t const rank = mask.rank();           // HTP tensors hold at most 4 dims
+  //   size_t const w = mask.dim(2);              // one dim (mask.dims(): all of them)
+  //   float const v = mask(b, h, w, d);          // read an element, converted to float
+  //   size_t const dims[4] = {1, 1, 1, n};
+  //   if (!coords.set_dims(dims)) {               // shape an output before writing it
+  //     return GraphStatus::ErrorDimensions;
+  //   }
+  //   coords(b, h, w, d) = v;                     // write an element
+  //   return GraphStatus::ErrorDimensions;     // refuse inputs of a shape the kernel cannot take
   return GraphStatus::Success;
   // opforge:end impl
 }

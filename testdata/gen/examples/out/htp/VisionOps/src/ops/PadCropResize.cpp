@@ -73,6 +73,17 @@ GraphStatus padcropresizeImpl(TensorType& resized, const TensorType& image, cons
 {
   // opforge:begin impl
   // Write the kernel here. Avoid heap allocation in this function.
+  // The HTP tensor API, on this op's tensors (index order b, h, w, d; fewer for a tensor of lower rank):
+  //   size_t const rank = image.rank();           // HTP tensors hold at most 4 dims
+  //   size_t const w = image.dim(2);              // one dim (image.dims(): all of them)
+  //   float const v = image(b, h, w, d);          // read an element, converted to float
+  //   size_t const dims[4] = {1, 1, 1, n};
+  //   if (!resized.set_dims(dims)) {               // shape an output before writing it
+  //     return GraphStatus::ErrorDimensions;
+  //   }
+  //   resized(b, h, w, d) = v;                     // write an element
+  //   pads: a param arrives as a const Tensor& holding its value(s)
+  //   return GraphStatus::ErrorDimensions;     // refuse inputs of a shape the kernel cannot take
   return GraphStatus::Success;
   // opforge:end impl
 }

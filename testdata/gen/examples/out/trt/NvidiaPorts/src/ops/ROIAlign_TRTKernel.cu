@@ -43,7 +43,7 @@ struct ROIAlign_TRTIO
 // opforge:begin kernels
 //! Writes zeros to n elements: the default implementation.
 template <typename T>
-__global__ void rOIAlign_TRTFill(T* data, int64_t n)
+__global__ void roiAlign_TRTFill(T* data, int64_t n)
 {
     int64_t const stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -54,13 +54,13 @@ __global__ void rOIAlign_TRTFill(T* data, int64_t n)
 // opforge:end kernels
 
 template <typename T>
-cudaError_t rOIAlign_TRT(ROIAlign_TRTIO<T> const& io, ROIAlign_TRTParams const& params, void* workspace, cudaStream_t stream)
+cudaError_t roiAlign_TRT(ROIAlign_TRTIO<T> const& io, ROIAlign_TRTParams const& params, void* workspace, cudaStream_t stream)
 {
     // opforge:begin launch
     (void) params;
     (void) workspace;
     constexpr int32_t kBlock = 256;
-    rOIAlign_TRTFill<<<gridSize(io.Y.numel(), kBlock), kBlock, 0, stream>>>(io.Y.data, io.Y.numel());
+    roiAlign_TRTFill<<<gridSize(io.Y.numel(), kBlock), kBlock, 0, stream>>>(io.Y.data, io.Y.numel());
     return cudaGetLastError();
     // opforge:end launch
 }
@@ -70,13 +70,13 @@ cudaError_t rOIAlign_TRT(ROIAlign_TRTIO<T> const& io, ROIAlign_TRTParams const& 
 cudaError_t launchROIAlign_TRT_float32(TensorRef const* inputs, TensorRef const* outputs, ROIAlign_TRTParams const& params, void* workspace, cudaStream_t stream)
 {
     ROIAlign_TRTIO<float> const io{InTensor<float>(inputs[0]), InTensor<float>(inputs[1]), InTensor<int32_t>(inputs[2]), OutTensor<float>(outputs[0])};
-    return rOIAlign_TRT<float>(io, params, workspace, stream);
+    return roiAlign_TRT<float>(io, params, workspace, stream);
 }
 
 cudaError_t launchROIAlign_TRT_float16(TensorRef const* inputs, TensorRef const* outputs, ROIAlign_TRTParams const& params, void* workspace, cudaStream_t stream)
 {
     ROIAlign_TRTIO<__half> const io{InTensor<__half>(inputs[0]), InTensor<__half>(inputs[1]), InTensor<int32_t>(inputs[2]), OutTensor<__half>(outputs[0])};
-    return rOIAlign_TRT<__half>(io, params, workspace, stream);
+    return roiAlign_TRT<__half>(io, params, workspace, stream);
 }
 
 } // namespace nvidia_ports_trt

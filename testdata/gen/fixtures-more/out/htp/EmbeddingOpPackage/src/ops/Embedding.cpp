@@ -32,6 +32,16 @@ GraphStatus embeddingImpl(TensorType& output, const TensorType& input, const Ten
   [[maybe_unused]] const auto& in_1 = indices;
   // opforge:begin impl
   // Write the kernel here. Avoid heap allocation in this function.
+  // The HTP tensor API, on this op's tensors (index order b, h, w, d; fewer for a tensor of lower rank):
+  //   size_t const rank = input.rank();           // HTP tensors hold at most 4 dims
+  //   size_t const w = input.dim(2);              // one dim (input.dims(): all of them)
+  //   float const v = input(b, h, w, d);          // read an element, converted to float
+  //   size_t const dims[4] = {1, 1, 1, n};
+  //   if (!output.set_dims(dims)) {               // shape an output before writing it
+  //     return GraphStatus::ErrorDimensions;
+  //   }
+  //   output(b, h, w, d) = v;                     // write an element
+  //   return GraphStatus::ErrorDimensions;     // refuse inputs of a shape the kernel cannot take
   return GraphStatus::Success;
   // opforge:end impl
 }

@@ -76,6 +76,17 @@ GraphStatus tmanlinearImpl(TensorType& out, TensorType& scratch_buffer, const Te
   [[maybe_unused]] const auto& in_0 = in_;
   // opforge:begin impl
   // Write the kernel here. Avoid heap allocation in this function.
+  // The HTP tensor API, on this op's tensors (index order b, h, w, d; fewer for a tensor of lower rank):
+  //   size_t const rank = in_.rank();           // HTP tensors hold at most 4 dims
+  //   size_t const w = in_.dim(2);              // one dim (in_.dims(): all of them)
+  //   float const v = in_(b, h, w, d);          // read an element, converted to float
+  //   size_t const dims[4] = {1, 1, 1, n};
+  //   if (!out.set_dims(dims)) {               // shape an output before writing it
+  //     return GraphStatus::ErrorDimensions;
+  //   }
+  //   out(b, h, w, d) = v;                     // write an element
+  //   group_size: a param arrives as a const Tensor& holding its value(s)
+  //   return GraphStatus::ErrorDimensions;     // refuse inputs of a shape the kernel cannot take
   return GraphStatus::Success;
   // opforge:end impl
 }

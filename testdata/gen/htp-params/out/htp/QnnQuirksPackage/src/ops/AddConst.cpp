@@ -89,6 +89,17 @@ GraphStatus addconstImpl(TensorType& out_0, const TensorType& in_0, const Tensor
 {
   // opforge:begin impl
   // Write the kernel here. Avoid heap allocation in this function.
+  // The HTP tensor API, on this op's tensors (index order b, h, w, d; fewer for a tensor of lower rank):
+  //   size_t const rank = in_0.rank();           // HTP tensors hold at most 4 dims
+  //   size_t const w = in_0.dim(2);              // one dim (in_0.dims(): all of them)
+  //   float const v = in_0(b, h, w, d);          // read an element, converted to float
+  //   size_t const dims[4] = {1, 1, 1, n};
+  //   if (!out_0.set_dims(dims)) {               // shape an output before writing it
+  //     return GraphStatus::ErrorDimensions;
+  //   }
+  //   out_0(b, h, w, d) = v;                     // write an element
+  //   constant_: a param arrives as a const Tensor& holding its value(s)
+  //   return GraphStatus::ErrorDimensions;     // refuse inputs of a shape the kernel cannot take
   return GraphStatus::Success;
   // opforge:end impl
 }
