@@ -37,8 +37,10 @@ type Value struct {
 	digits string
 	float  float64
 	bool   bool
-	str    string
-	items  []Value
+	// str is a String's text, or a Float's decimal spelling in the opdef
+	// (spelled), which the printers keep.
+	str   string
+	items []Value
 }
 
 // Int is an integer value.
@@ -206,7 +208,11 @@ func Of(p *ir.Param, l *ir.Literal) Value {
 	case p.Kind == ir.ParamBool || l.Kind == ir.LitBool:
 		return Bool(l.Text == "true" || l.Text == "1")
 	case len(p.DTypes) > 0 && p.DTypes[0].IsFloat():
-		if f, ok := parseFloat(l.Text); ok {
+		f, ok := parseFloat(l.Text)
+		switch {
+		case ok && plainDecimal(l.Text):
+			return Value{kind: KindFloat, float: f, str: l.Text}
+		case ok:
 			return Float(f)
 		}
 		return String(l.Text)
@@ -283,4 +289,43 @@ func canonicalDecimal(t string) bool {
 		}
 	}
 	return true
+}
+
+// plainDecimal reports whether t is a number both Python and C++ read as
+// the decimal it says, as Go's ParseFloat does: digits with no leading
+// zero (C and Go read 010 as octal), an optional fraction and exponent,
+// no sign but a minus, no underscore. A float written so keeps its
+// spelling (0.00001 stays 0.00001), as the opdef's comments show it.
+func plainDecimal(t string) bool {
+	t = strings.TrimPrefix(t, "-")
+	i, n := 0, len(t)
+	digits := func() int {
+		start := i
+		for i < n && t[i] >= '0' && t[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	whole := digits()
+	if whole > 1 && t[0] == '0' {
+		return false
+	}
+	fraction := 0
+	if i < n && t[i] == '.' {
+		i++
+		fraction = digits()
+	}
+	if whole+fraction == 0 {
+		return false
+	}
+	if i < n && (t[i] == 'e' || t[i] == 'E') {
+		i++
+		if i < n && (t[i] == '-' || t[i] == '+') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == n
 }

@@ -38,10 +38,15 @@ func TestOfAndPrint(t *testing.T) {
 	}{
 		{"float", f32Param, lit(ir.LitFloat, "1.0"), "float", "1.0", "1.0", "1.0f"},
 		{"float written as int", f32Param, lit(ir.LitInt, "1"), "float", "1.0", "1.0", "1.0f"},
-		{"float exponent", f32Param, lit(ir.LitFloat, "1e3"), "double", "1000.0", "1000.0", "1000.0"},
+		{"float as spelled", f32Param, lit(ir.LitFloat, "0.00001"), "float", "0.00001", "0.00001", "0.00001f"},
+		{"float exponent as spelled", f32Param, lit(ir.LitFloat, "1e3"), "double", "1e3", "1e3", "1e3"},
+		{"float hex", f32Param, lit(ir.LitFloat, "0x1p-2"), "float", "0.25", "0.25", "0.25f"},
+		{"float plus", f32Param, lit(ir.LitFloat, "+1.5"), "float", "1.5", "1.5", "1.5f"},
+		{"float leading zero", f32Param, lit(ir.LitFloat, "010.5"), "float", "10.5", "10.5", "10.5f"},
 		{"float round trip", f32Param, lit(ir.LitFloat, "0.1"), "float", "0.1", "0.1", "0.1f"},
-		{"float large", f32Param, lit(ir.LitFloat, "1e30"), "float", "1e+30", "1e+30", "1e+30f"},
-		{"float small", f32Param, lit(ir.LitFloat, "-2.5e-7"), "float", "-2.5e-07", "-2.5e-07", "-2.5e-07f"},
+		{"float large", f32Param, lit(ir.LitFloat, "1E30"), "float", "1E30", "1E30", "1E30f"},
+		{"float small", f32Param, lit(ir.LitFloat, "-2.5e-7"), "float", "-2.5e-7", "-2.5e-7", "-2.5e-7f"},
+		{"float point only", f32Param, lit(ir.LitFloat, "5."), "float", "5.", "5.", "5.f"},
 		{"float underscores", f32Param, lit(ir.LitFloat, "1_000.5"), "float", "1000.5", "1000.5", "1000.5f"},
 		{"inf", f32Param, lit(ir.LitFloat, ".inf"), "float", `float("inf")`, `float("inf")`, "std::numeric_limits<float>::infinity()"},
 		{"-inf", f32Param, lit(ir.LitFloat, "-.Inf"), "double", `float("-inf")`, `float("-inf")`, "-std::numeric_limits<double>::infinity()"},
@@ -146,5 +151,19 @@ func TestDefaultNumberAndNumeric(t *testing.T) {
 	}
 	if (Value{}).Kind() != 0 || (Value{}).Go() != nil || Python(Value{}) != "" || CPP(Value{}, "int") != "" {
 		t.Error("the zero Value prints")
+	}
+}
+
+// TestPlainDecimal: the spellings kept are those Python, C++ and Go all
+// read as the same decimal.
+func TestPlainDecimal(t *testing.T) {
+	for text, want := range map[string]bool{
+		"0": true, "1": true, "-1.5": true, "0.00001": true, ".5": true, "5.": true, "1e3": true, "1E-3": true, "2.5e+10": true, "0.5": true,
+		"": false, "-": false, ".": false, "e3": false, "1e": false, "1e+": false, "+1.5": false, "010": false, "00.5": false,
+		"1_000.5": false, "0x1p-2": false, ".inf": false, "nan": false, "1.5f": false, "1..2": false,
+	} {
+		if got := plainDecimal(text); got != want {
+			t.Errorf("plainDecimal(%q) = %v, want %v", text, got, want)
+		}
 	}
 }

@@ -17,7 +17,7 @@ func Python(v Value) string {
 	switch v.kind {
 	case KindFloat:
 		var buf [32]byte
-		return string(appendPythonFloat(buf[:0], v.float))
+		return string(appendPythonFloat(buf[:0], v.float, v.str))
 	case KindList, KindTuple:
 		var buf [64]byte
 		return string(appendPython(buf[:0], v))
@@ -46,7 +46,7 @@ func pythonScalar(v Value) string {
 func appendPython(b []byte, v Value) []byte {
 	switch v.kind {
 	case KindFloat:
-		return appendPythonFloat(b, v.float)
+		return appendPythonFloat(b, v.float, v.str)
 	case KindList, KindTuple:
 		open, end := byte('['), "]"
 		if v.kind == KindTuple {
@@ -76,7 +76,7 @@ func PythonTuple(items ...string) string {
 	return "(" + strings.Join(items, ", ") + ")"
 }
 
-func appendPythonFloat(b []byte, f float64) []byte {
+func appendPythonFloat(b []byte, f float64, spelled string) []byte {
 	switch {
 	case math.IsInf(f, 1):
 		return append(b, `float("inf")`...)
@@ -85,16 +85,21 @@ func appendPythonFloat(b []byte, f float64) []byte {
 	case math.IsNaN(f):
 		return append(b, `float("nan")`...)
 	}
-	return appendFloat(b, f)
+	return appendFloat(b, f, spelled)
 }
 
-// appendFloat appends a finite float's shortest text that reads back as
+// appendFloat appends a finite float as the opdef spelled it (spelled,
+// a plain decimal, or "") else as its shortest text that reads back as
 // the same float64, with a point where it would read as an integer in
 // Python and C++: 1 becomes "1.0"; 1.5 and 1e+30 stay.
-func appendFloat(b []byte, f float64) []byte {
+func appendFloat(b []byte, f float64, spelled string) []byte {
 	start := len(b)
-	b = strconv.AppendFloat(b, f, 'g', -1, 64)
-	if !bytes.ContainsAny(b[start:], ".e") {
+	if spelled != "" {
+		b = append(b, spelled...)
+	} else {
+		b = strconv.AppendFloat(b, f, 'g', -1, 64)
+	}
+	if !bytes.ContainsAny(b[start:], ".eE") {
 		b = append(b, ".0"...)
 	}
 	return b
@@ -163,11 +168,11 @@ func appendCPP(b []byte, v Value, ctype string) []byte {
 // appendCPPNumber appends a Float, or an Int of a float ctype, as a
 // float of ctype.
 func appendCPPNumber(b []byte, v Value, ctype string) []byte {
-	f := v.float
 	if v.kind == KindInt {
-		f, _ = strconv.ParseFloat(v.digits, 64) // digits always parse
+		f, _ := strconv.ParseFloat(v.digits, 64) // digits always parse
+		return appendCPPFloat(b, f, v.digits, ctype)
 	}
-	return appendCPPFloat(b, f, ctype)
+	return appendCPPFloat(b, v.float, v.str, ctype)
 }
 
 var (
@@ -190,12 +195,12 @@ func cppInt(digits, ctype string) string {
 
 // appendCPPFloat appends f for a float (with the f suffix, so no double
 // is narrowed) or, any other ctype, a double.
-func appendCPPFloat(b []byte, f float64, ctype string) []byte {
+func appendCPPFloat(b []byte, f float64, spelled, ctype string) []byte {
 	float := ctype == "float"
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return append(b, cppNonFinite(f, float)...)
 	}
-	b = appendFloat(b, f)
+	b = appendFloat(b, f, spelled)
 	if float {
 		b = append(b, 'f')
 	}

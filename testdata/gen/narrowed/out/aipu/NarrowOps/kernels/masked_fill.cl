@@ -10,6 +10,10 @@
 // with dims d0..dk is at [((i0 * d1 + i1) * d2 + ...) * dk + ik], the dims being
 // the size arguments at the end. Each element type is the typedef of its
 // variant (T_t and the like) or a fixed OpenCL type.
+// The launch size is not tied to the tensors (verify runs each kernel at
+// several, e.g. 12 work items in groups of 4): loop grid-stride over what you
+// parallelize, for (int i = get_global_id(0); i < n; i += get_global_size(0)),
+// and write every element of every output.
 // Each variant is compiled on its own (see the package Makefile):
 //   -DOPFORGE_KERNEL=narrow_ops_masked_fill_float32_int32 -DOPFORGE_TYPE_T=float -DOPFORGE_TYPE_mask=int
 //   -DOPFORGE_KERNEL=narrow_ops_masked_fill_float32_bool -DOPFORGE_TYPE_T=float -DOPFORGE_TYPE_mask=uchar

@@ -11,6 +11,10 @@
 // with dims d0..dk is at [((i0 * d1 + i1) * d2 + ...) * dk + ik], the dims being
 // the size arguments at the end. Each element type is the typedef of its
 // variant (T_t and the like) or a fixed OpenCL type.
+// The launch size is not tied to the tensors (verify runs each kernel at
+// several, e.g. 12 work items in groups of 4): loop grid-stride over what you
+// parallelize, for (int i = get_global_id(0); i < n; i += get_global_size(0)),
+// and write every element of every output.
 // A tensor of no declared shape (rank any or a rank range, an output shaped
 // like or broadcast from inputs) has its rank and dims as the last arguments,
 // inputs then outputs, each dim an int up to the tensor's largest rank; the

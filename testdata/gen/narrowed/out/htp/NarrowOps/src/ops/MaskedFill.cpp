@@ -45,6 +45,17 @@ GraphStatus maskedfillImpl(TensorType& y, const TensorType& x, const TensorType&
 {
   // opforge:begin impl
   // Write the kernel here. Avoid heap allocation in this function.
+  // The HTP tensor API, on this op's tensors (index order b, h, w, d; fewer for a tensor of lower rank):
+  //   size_t const rank = x.rank();           // HTP tensors hold at most 4 dims
+  //   size_t const w = x.dim(2);              // one dim (x.dims(): all of them)
+  //   float const v = x(b, h, w, d);          // read an element, converted to float
+  //   size_t const dims[4] = {1, 1, 1, n};
+  //   if (!y.set_dims(dims)) {               // shape an output before writing it
+  //     return GraphStatus::ErrorDimensions;
+  //   }
+  //   y(b, h, w, d) = v;                     // write an element
+  //   value: a param arrives as a const Tensor& holding its value(s)
+  //   return GraphStatus::ErrorDimensions;     // refuse inputs of a shape the kernel cannot take
   return GraphStatus::Success;
   // opforge:end impl
 }

@@ -43,7 +43,7 @@ struct RMSNormLiteIO
 // opforge:begin kernels
 //! Writes zeros to n elements: the default implementation.
 template <typename T>
-__global__ void rMSNormLiteFill(T* data, int64_t n)
+__global__ void rmsNormLiteFill(T* data, int64_t n)
 {
     int64_t const stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -54,13 +54,13 @@ __global__ void rMSNormLiteFill(T* data, int64_t n)
 // opforge:end kernels
 
 template <typename T>
-cudaError_t rMSNormLite(RMSNormLiteIO<T> const& io, RMSNormLiteParams const& params, void* workspace, cudaStream_t stream)
+cudaError_t rmsNormLite(RMSNormLiteIO<T> const& io, RMSNormLiteParams const& params, void* workspace, cudaStream_t stream)
 {
     // opforge:begin launch
     (void) params;
     (void) workspace;
     constexpr int32_t kBlock = 256;
-    rMSNormLiteFill<<<gridSize(io.y.numel(), kBlock), kBlock, 0, stream>>>(io.y.data, io.y.numel());
+    rmsNormLiteFill<<<gridSize(io.y.numel(), kBlock), kBlock, 0, stream>>>(io.y.data, io.y.numel());
     return cudaGetLastError();
     // opforge:end launch
 }
@@ -70,19 +70,19 @@ cudaError_t rMSNormLite(RMSNormLiteIO<T> const& io, RMSNormLiteParams const& par
 cudaError_t launchRMSNormLite_float32(TensorRef const* inputs, TensorRef const* outputs, RMSNormLiteParams const& params, void* workspace, cudaStream_t stream)
 {
     RMSNormLiteIO<float> const io{InTensor<float>(inputs[0]), InTensor<float>(inputs[1]), OutTensor<float>(outputs[0])};
-    return rMSNormLite<float>(io, params, workspace, stream);
+    return rmsNormLite<float>(io, params, workspace, stream);
 }
 
 cudaError_t launchRMSNormLite_float16(TensorRef const* inputs, TensorRef const* outputs, RMSNormLiteParams const& params, void* workspace, cudaStream_t stream)
 {
     RMSNormLiteIO<__half> const io{InTensor<__half>(inputs[0]), InTensor<__half>(inputs[1]), OutTensor<__half>(outputs[0])};
-    return rMSNormLite<__half>(io, params, workspace, stream);
+    return rmsNormLite<__half>(io, params, workspace, stream);
 }
 
 cudaError_t launchRMSNormLite_bfloat16(TensorRef const* inputs, TensorRef const* outputs, RMSNormLiteParams const& params, void* workspace, cudaStream_t stream)
 {
     RMSNormLiteIO<__nv_bfloat16> const io{InTensor<__nv_bfloat16>(inputs[0]), InTensor<__nv_bfloat16>(inputs[1]), OutTensor<__nv_bfloat16>(outputs[0])};
-    return rMSNormLite<__nv_bfloat16>(io, params, workspace, stream);
+    return rmsNormLite<__nv_bfloat16>(io, params, workspace, stream);
 }
 
 } // namespace narrow_ops_trt
