@@ -221,9 +221,8 @@ func Of(p *ir.Param, l *ir.Literal) Value {
 }
 
 // OfIndexed is Of with an enum's value as its index among the param's
-// values (0 for one it does not have, which validation refused): how QNN
-// op packages and ExecuTorch's schemas, which pass no strings, take an
-// enum.
+// values (0 for one it does not have, which validation refused): how a
+// runtime that passes no strings takes an enum.
 func OfIndexed(p *ir.Param, l *ir.Literal) Value {
 	if p.Kind == ir.ParamEnum && l.Kind != ir.LitList {
 		return Int(int64(max(slices.Index(p.Values, l.Text), 0)))
@@ -239,8 +238,8 @@ func Default(p *ir.Param) (v Value, ok bool) {
 	return Of(p, p.Default), true
 }
 
-// parseFloat reads a YAML or QNN float spelling (1.5, 1e3, 1_000.5,
-// .inf, -.Inf, .nan).
+// parseFloat reads a float as either opdef format spells it (1.5, 1e3,
+// 1_000.5, .inf, -.Inf, .nan).
 func parseFloat(text string) (float64, bool) {
 	t := strings.ToLower(strings.ReplaceAll(text, "_", ""))
 	switch strings.TrimLeft(t, "+-") {
@@ -256,9 +255,10 @@ func parseFloat(text string) (float64, bool) {
 	return f, err == nil
 }
 
-// parseInt reads a YAML or QNN integer spelling (decimal, 0x.., 0o..,
-// with _), as an Int, a Uint past the int64 range, a Float where it was
-// written as one, or the text as a String where it is no number.
+// parseInt reads an integer as either opdef format spells it (decimal,
+// 0x.., 0o.., with _), as an Int, a Uint past the int64 range, a Float
+// where it was written as one, or the text as a String where it is no
+// number.
 func parseInt(text string) Value {
 	t := strings.ReplaceAll(text, "_", "")
 	if v, err := strconv.ParseInt(t, 0, 64); err == nil {
