@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +51,46 @@ func opforge(args ...string) error {
 		return fmt.Errorf("opforge %s failed", args[0])
 	}
 	return nil
+}
+
+// Update refreshes every golden file after an intended change: the tests
+// of each package whose tests import generators/golden (the one -update
+// flag) run with -update and rewrite testdata/'s goldens, then gen
+// regenerates out/, the shipped opdefs' golden tree that check holds to
+// opdefs/.
+func Update() error {
+	pkgs, err := goldenPackages()
+	if err != nil {
+		return err
+	}
+	args := append(append([]string{"test", "-count=1"}, pkgs...), "-update")
+	if err := run(nil, "go", args...); err != nil {
+		return err
+	}
+	return Gen()
+}
+
+// goldenModule is the import path of the package holding -update.
+const goldenModule = "github.com/opforge/opforge/generators/golden"
+
+// goldenPackages are the packages whose tests (internal or external)
+// import generators/golden, as go list reads their imports.
+func goldenPackages() ([]string, error) {
+	out, err := output("go", "list", "-f", "{{.ImportPath}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}", "./...")
+	if err != nil {
+		return nil, err
+	}
+	var pkgs []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) > 1 && slices.Contains(fields[1:], goldenModule) {
+			pkgs = append(pkgs, fields[0])
+		}
+	}
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("no package's tests import %s: nothing to update", goldenModule)
+	}
+	return pkgs, nil
 }
 
 // Build compiles the generated packages with the vendor toolchains into

@@ -2,13 +2,13 @@ package gen
 
 import (
 	"bytes"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/opforge/opforge/generators/golden"
 	"github.com/opforge/opforge/generators/sharedfixtures"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -16,7 +16,7 @@ import (
 	"github.com/opforge/opforge/generators/writer"
 )
 
-var update = flag.Bool("update", false, "rewrite out/ and the golden trees under testdata/gen")
+var update = golden.Update
 
 const repo = "../.."
 

@@ -5,10 +5,11 @@
 package ir
 
 import (
-	"github.com/opforge/opforge/generators/diag"
-	"github.com/opforge/opforge/generators/shapeexpr"
 	"slices"
 	"strings"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
 // Where remembers the position of each field of an object, so diagnostics
@@ -458,6 +459,20 @@ type Literal struct {
 	Text string
 	List []*Literal
 	Pos  diag.Pos
+}
+
+// String is the literal as the opdef wrote it, a list in brackets: the
+// text comments, diagnostics and QNN configs show (generated code prints
+// values through generators/literal instead).
+func (l *Literal) String() string {
+	if l.Kind != LitList {
+		return l.Text
+	}
+	parts := make([]string, len(l.List))
+	for i, e := range l.List {
+		parts[i] = e.String()
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // Tensors returns inputs then outputs, the order every target's runtime

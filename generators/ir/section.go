@@ -259,6 +259,23 @@ func (s Sections) Get(target string) *Section {
 	return nil
 }
 
+// OptionsOf returns the options of target's section among ss, nil
+// without a section. The target's check decodes them into its own type T
+// and keeps them in Section.Options; a section it did not check (IR a
+// test built by hand) has them decoded here by decode, and kept.
+func OptionsOf[T any](ss Sections, target string, decode func(*Section) *T) *T {
+	sec := ss.Get(target)
+	if sec == nil {
+		return nil
+	}
+	if o, ok := sec.Options.(*T); ok {
+		return o
+	}
+	o := decode(sec)
+	sec.Options = o
+	return o
+}
+
 // Has reports whether a section of target is present.
 func (s Sections) Has(target string) bool { return s.Get(target) != nil }
 

@@ -2,7 +2,6 @@ package load_test
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/golden"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/targets"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+var update = golden.Update
 
 const casesDir = "../../testdata/diagnostics"
 

@@ -2,7 +2,6 @@ package onnximport
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/golden"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnx/onnxtest"
@@ -18,7 +18,7 @@ import (
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/onnx")
+var update = golden.Update
 
 const goldenDir = "../../testdata/onnx"
 
@@ -248,14 +248,14 @@ func TestImportGolden(t *testing.T) {
 				_ = l.WriteText(&buf)
 				t.Errorf("imported opdef does not validate:\n%s\n%s", buf.String(), data)
 			}
-			golden(t, filepath.Join(dir, "model.onnx"), c.model.Bytes())
-			golden(t, file, data)
-			golden(t, filepath.Join(dir, "expected.txt"), []byte(diags))
+			matchGolden(t, filepath.Join(dir, "model.onnx"), c.model.Bytes())
+			matchGolden(t, file, data)
+			matchGolden(t, filepath.Join(dir, "expected.txt"), []byte(diags))
 		})
 	}
 }
 
-func golden(t *testing.T, path string, got []byte) {
+func matchGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

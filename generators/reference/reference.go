@@ -19,6 +19,7 @@ import (
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/literal"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/render"
@@ -222,7 +223,7 @@ func Signature(op *ir.Op) string {
 	for _, p := range op.Params {
 		s := p.Ident
 		if p.Default != nil {
-			s += "=" + Value(p, p.Default)
+			s += "=" + defaultValue(p)
 		}
 		parts = append(parts, s)
 	}
@@ -238,53 +239,12 @@ func allOptional(ts []*ir.Tensor) bool {
 	return true
 }
 
-// Value is a param value as the Python value the reference receives:
-// enums and strings as str, bools as bool, integers as int, floats as
-// float, arrays as tuples.
-func Value(p *ir.Param, l *ir.Literal) string {
-	if l.Kind == ir.LitList {
-		items := make([]string, len(l.List))
-		for i, e := range l.List {
-			items[i] = Value(p, e)
-		}
-		if len(items) == 1 {
-			return "(" + items[0] + ",)"
-		}
-		return "(" + strings.Join(items, ", ") + ")"
-	}
-	switch {
-	case p.Kind == ir.ParamEnum || p.Kind == ir.ParamString || l.Kind == ir.LitString:
-		return escape.PyString(l.Text)
-	case p.Kind == ir.ParamBool || l.Kind == ir.LitBool:
-		if l.Text == "true" || l.Text == "1" {
-			return "True"
-		}
-		return "False"
-	}
-	float := len(p.DTypes) > 0 && p.DTypes[0].IsFloat()
-	if !float {
-		if v, err := strconv.ParseInt(l.Text, 0, 64); err == nil {
-			return strconv.FormatInt(v, 10)
-		}
-	}
-	v, err := strconv.ParseFloat(l.Text, 64)
-	switch {
-	case err != nil && !math.IsInf(v, 0):
-		// A validated default always parses; keep the text as a string
-		// rather than emit code from it.
-		return escape.PyString(l.Text)
-	case math.IsInf(v, 1):
-		return `float("inf")`
-	case math.IsInf(v, -1):
-		return `float("-inf")`
-	case math.IsNaN(v):
-		return `float("nan")`
-	}
-	s := strconv.FormatFloat(v, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".eEn") {
-		s += ".0"
-	}
-	return s
+// defaultValue is a param's default as the Python value the reference
+// receives: enums and strings as str, bools as bool, integers as int,
+// floats as float, arrays as tuples.
+func defaultValue(p *ir.Param) string {
+	v, _ := literal.Default(p)
+	return literal.Python(v.AsTuple())
 }
 
 // docstring lists what the function receives and returns, from the opdef;
@@ -447,7 +407,7 @@ func paramDoc(p *ir.Param) string {
 	case p.Default != nil && (p.Kind == ir.ParamEnum || p.Kind == ir.ParamString):
 		b.WriteString(", default " + escape.PyDoc(p.Default.Text))
 	case p.Default != nil:
-		b.WriteString(", default " + escape.PyDoc(Value(p, p.Default)))
+		b.WriteString(", default " + escape.PyDoc(defaultValue(p)))
 	default:
 		b.WriteString(", required")
 	}

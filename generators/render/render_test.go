@@ -8,20 +8,6 @@ import (
 	"testing/fstest"
 )
 
-func TestHermeticFuncMap(t *testing.T) {
-	m := FuncMap(nil)
-	for _, name := range nonHermetic {
-		if _, ok := m[name]; ok {
-			t.Errorf("%s is still in the function map", name)
-		}
-	}
-	for _, name := range []string{"upper", "join", "snakecase", "indent"} {
-		if _, ok := m[name]; !ok {
-			t.Errorf("deterministic function %s is missing", name)
-		}
-	}
-}
-
 func TestTemplatesFailLoudly(t *testing.T) {
 	fsys := fstest.MapFS{
 		"t/now.tmpl":     {Data: []byte(`{{ now }}`)},

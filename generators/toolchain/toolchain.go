@@ -209,6 +209,20 @@ func jsonValues(v any) any {
 	return v
 }
 
+// LoadWith is Load with the target's own section decoded into a new S,
+// the type the target declares for it (Section).
+func LoadWith[S any](dir, target string) (*Descriptor, *S, error) {
+	d, err := Load(dir, target)
+	if err != nil {
+		return nil, nil, err
+	}
+	section := new(S)
+	if err := d.Section(section); err != nil {
+		return nil, nil, err
+	}
+	return d, section, nil
+}
+
 // Section decodes the target's own section of the descriptor (the key
 // named like the target) into v, which the target defines; unknown fields
 // are errors. A descriptor without one is an error naming the file.

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -310,6 +311,12 @@ func TestSection(t *testing.T) {
 	}
 	if err != nil || len(good.Flags.AIPUOCC) == 0 {
 		t.Fatalf("shipped aipu section: %v %+v", err, good)
+	}
+	if d, got, err := LoadWith[aipu]("../../toolchains", "aipu"); err != nil || d.Target != "aipu" || !slices.Equal(got.Flags.AIPUOCC, good.Flags.AIPUOCC) {
+		t.Errorf("LoadWith: %v %+v", err, got)
+	}
+	if _, _, err := LoadWith[struct{}]("../../toolchains", "aipu"); err == nil {
+		t.Error("LoadWith into a type without the section's fields decoded")
 	}
 	var strict struct {
 		Flags struct{} `yaml:"flags"`

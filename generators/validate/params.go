@@ -98,11 +98,11 @@ func (v *validator) defaultValue(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 		v.l.Errorf(pos, "enum-default", "default %q of enum param %q is not one of its values (%s)", lit.Text, p.Name, strings.Join(p.Values, ", "))
 	case ir.ParamBool:
 		if lit.Kind != ir.LitBool {
-			v.l.Errorf(pos, "default-type", "default of bool param %q must be true or false, found %q", p.Name, literalText(lit))
+			v.l.Errorf(pos, "default-type", "default of bool param %q must be true or false, found %q", p.Name, lit.String())
 		}
 	case ir.ParamString:
 		if lit.Kind != ir.LitString {
-			v.l.Errorf(pos, "default-type", "default of string param %q must be a string, found %s", p.Name, literalText(lit))
+			v.l.Errorf(pos, "default-type", "default of string param %q must be a string, found %s", p.Name, lit.String())
 		}
 	case ir.ParamScalar:
 		if lit.Kind == ir.LitList {
@@ -112,7 +112,7 @@ func (v *validator) defaultValue(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 		v.number(p, lit, pos)
 	case ir.ParamArray, ir.ParamTensor:
 		if lit.Kind != ir.LitList {
-			v.l.Errorf(pos, "default-type", "default of %s param %q must be a list, found %q", p.Kind, p.Name, literalText(lit))
+			v.l.Errorf(pos, "default-type", "default of %s param %q must be a list, found %q", p.Kind, p.Name, lit.String())
 			return
 		}
 		if p.Kind == ir.ParamArray && p.Length > 0 && len(lit.List) != p.Length {
@@ -128,13 +128,6 @@ func (v *validator) defaultValue(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 			v.number(p, el, el.Pos)
 		}
 	}
-}
-
-func literalText(lit *ir.Literal) string {
-	if lit.Kind == ir.LitList {
-		return "a list"
-	}
-	return lit.Text
 }
 
 // number checks one numeric default element against the primary dtype's
@@ -153,7 +146,7 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 				v.l.Errorf(pos, "default-range", "default %s of param %q does not fit %s", lit.Text, p.Name, d)
 				return
 			}
-			v.l.Errorf(pos, "default-type", "default %q of param %q is not an integer, but its dtype is %s", literalText(lit), p.Name, d)
+			v.l.Errorf(pos, "default-type", "default %q of param %q is not an integer, but its dtype is %s", lit.String(), p.Name, d)
 			return
 		}
 		i, err := strconv.ParseInt(lit.Text, 0, 64)
@@ -171,7 +164,7 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 		}
 	case d.IsFloat():
 		if lit.Kind != ir.LitInt && lit.Kind != ir.LitFloat {
-			v.l.Errorf(pos, "default-type", "default %q of param %q is not a number, but its dtype is %s", literalText(lit), p.Name, d)
+			v.l.Errorf(pos, "default-type", "default %q of param %q is not a number, but its dtype is %s", lit.String(), p.Name, d)
 			return
 		}
 		f, err := strconv.ParseFloat(lit.Text, 64)
@@ -186,7 +179,7 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 		val = f
 	case d == ir.Bool:
 		if lit.Kind != ir.LitBool {
-			v.l.Errorf(pos, "default-type", "default %q of param %q must be true or false", literalText(lit), p.Name)
+			v.l.Errorf(pos, "default-type", "default %q of param %q must be true or false", lit.String(), p.Name)
 		}
 		return
 	default:

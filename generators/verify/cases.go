@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/literal"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
@@ -397,35 +398,13 @@ func number(p *ir.Param, x float64) any {
 // paramValue converts a literal to the value the reference receives.
 func paramValue(p *ir.Param, l *ir.Literal) Param {
 	v := Param{Name: p.Ident, Kind: string(p.Kind), Array: p.Kind == ir.ParamArray}
-	v.Value = literal(p, l)
+	v.Value = literal.Of(p, l).Go()
 	if p.Kind == ir.ParamEnum {
 		if s, ok := v.Value.(string); ok {
 			v.Index = max(slices.Index(p.Values, s), 0)
 		}
 	}
 	return v
-}
-
-func literal(p *ir.Param, l *ir.Literal) any {
-	switch {
-	case l.Kind == ir.LitList:
-		vals := make([]any, len(l.List))
-		for i, e := range l.List {
-			vals[i] = literal(p, e)
-		}
-		return vals
-	case p.Kind == ir.ParamEnum || p.Kind == ir.ParamString || l.Kind == ir.LitString:
-		return l.Text
-	case p.Kind == ir.ParamBool || l.Kind == ir.LitBool:
-		return l.Text == "true" || l.Text == "1"
-	}
-	if f, err := strconv.ParseFloat(l.Text, 64); err == nil {
-		return number(p, f)
-	}
-	if i, err := strconv.ParseInt(l.Text, 0, 64); err == nil {
-		return number(p, float64(i))
-	}
-	return l.Text
 }
 
 // paramVariants are the other values a param is tried at: its min and

@@ -16,6 +16,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/selection"
+	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/verifier"
 )
 
@@ -157,9 +158,12 @@ func nativeCases(cs []Case, n verifier.DTypeNamer) []Case {
 }
 
 // Run verifies the selected ops on the selected targets (each one of
-// the runners' names). Bad opdefs or selections are diagnostics in l (no results).
+// the runners' names). Bad opdefs or selections are diagnostics in l (no
+// results): the opdefs pass every target's checks, as check and gen hold
+// them to, before anything is built or run.
 func Run(o Options, l *diag.List) []Result {
 	pkgs := load.Tree(o.OpDefs, l)
+	targets.Check(l, pkgs...)
 	if l.HasErrors() {
 		return nil
 	}
@@ -170,9 +174,9 @@ func Run(o Options, l *diag.List) []Result {
 	if l.HasErrors() {
 		return nil
 	}
-	targets := o.Targets
-	if len(targets) == 0 {
-		targets = Names(o.Runners)
+	chosen := o.Targets
+	if len(chosen) == 0 {
+		chosen = Names(o.Runners)
 	}
 	timeout := o.CaseTimeout
 	if timeout <= 0 {
@@ -195,7 +199,7 @@ func Run(o Options, l *diag.List) []Result {
 		byTarget := map[string]targetCases{} // the cases of each target's narrowing, built once
 		for _, r := range o.Runners {
 			t := r.Name()
-			if !slices.Contains(targets, t) {
+			if !slices.Contains(chosen, t) {
 				continue
 			}
 			// The ops as the runner's target generates them.

@@ -325,14 +325,16 @@ func (k *kernelModel) rankArgs(op *ir.Op, ocl scope) {
 }
 
 // constantRef is how GBuilder finds a constant of the layer.
-func constantRef(key string) string { return "sgnode.constants[node.name + " + pyString("/"+key) + "]" }
+func constantRef(key string) string {
+	return "sgnode.constants[node.name + " + escape.PyString("/"+key) + "]"
+}
 
 // paramArgs are the kernel parameters of one param called name in the
 // kernel; array elements claim their own names.
 func paramArgs(p *ir.Param, name string, ocl scope) []kernelArg {
-	value := "params[" + pyString(p.Ident) + "]"
+	value := "params[" + escape.PyString(p.Ident) + "]"
 	sp := spellings[scalarDType(p)]
-	raw := "_raw(" + pyString(strings.TrimPrefix(sp.NumPy, "np.")) + ", "
+	raw := "_raw(" + escape.PyString(strings.TrimPrefix(sp.NumPy, "np.")) + ", "
 	scalar := func(name, expr, comment, encode string, element int) kernelArg {
 		from := argSource{Kind: "param", Type: sp.OpenCL, Param: p.Ident, Encode: encode, Element: element}
 		return newArg(sp.OpenCL+" "+name, raw+expr+")", comment, from)

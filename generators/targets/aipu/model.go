@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/literal"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/shapeexpr"
@@ -273,16 +275,16 @@ type packageFacts struct {
 func newPackageFacts(pkg *ir.Package, known []string) *packageFacts {
 	f := &packageFacts{
 		pkg:       pkg,
-		version:   pyString(pkg.Version),
+		version:   escape.PyString(pkg.Version),
 		prefix:    names.Snake(pkg.Name),
 		kernelDir: path.Join(pkg.Name, KernelDir),
 		known:     newCompassTargets(known),
-		refModule: text(pyString(reference.Module(pkg))),
+		refModule: text(escape.PyString(reference.Module(pkg))),
 	}
 	// The plugins lie in out/aipu/<Package>/<stage>/.
-	f.refPath = []string{pyString(".."), pyString(".."), pyString("..")}
+	f.refPath = []string{escape.PyString(".."), escape.PyString(".."), escape.PyString("..")}
 	for _, part := range strings.Split(reference.Path(pkg), "/") {
-		f.refPath = append(f.refPath, pyString(part))
+		f.refPath = append(f.refPath, escape.PyString(part))
 	}
 	return f
 }
@@ -296,13 +298,10 @@ type compassTargets struct {
 
 // newCompassTargets builds the targets' tuple once per package (or op
 // naming its own): a literal of escaped strings, which stays Go-built
-// (pyTuple) rather than a range every op's template would step through.
+// (literal.Python) rather than a range every op's template would step
+// through.
 func newCompassTargets(targets []string) compassTargets {
-	quoted := make([]string, len(targets))
-	for i, t := range targets {
-		quoted[i] = pyString(t)
-	}
-	return compassTargets{tuple: text(pyTuple(quoted)), mcpus: mcpus(targets)}
+	return compassTargets{tuple: text(literal.Python(literal.Tuple(literal.Strings(targets...)...))), mcpus: mcpus(targets)}
 }
 
 func newOpModel(f *packageFacts, op *ir.Op) *opModel {
@@ -343,15 +342,15 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 		Description:   desc,
 		ParserVersion: f.version,
 		ParserClass:   op.Name + "Parser",
-		OpType:        pyString(a.FrameworkOp),
+		OpType:        escape.PyString(a.FrameworkOp),
 		Alias:         a.LayerType != a.FrameworkOp,
 		Init:          make([]initRow, len(op.Params)),
 	}
 	for i, p := range op.Params {
 		r := &m.Init[i]
-		r.Key = text(pyString(p.Ident))
+		r.Key = text(escape.PyString(p.Ident))
 		if p.Kind == ir.ParamTensor {
-			r.Constant, r.Read = true, text("_tensor(attrs, "+pyString(p.Name)+", "+m.numpy(p.DTypes[0])+")")
+			r.Constant, r.Read = true, text("_tensor(attrs, "+escape.PyString(p.Name)+", "+m.numpy(p.DTypes[0])+")")
 			continue
 		}
 		r.Read = text(parserParam(p))
@@ -368,12 +367,12 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 	for i, p := range op.Params {
 		if shapesRefer(op.Outputs, p.Name) {
 			l.params[i] = s.claim(p.Ident)
-			m.Params = append(m.Params, paramRow{Local: text(l.params[i]), Key: text(pyString(p.Ident))})
+			m.Params = append(m.Params, paramRow{Local: text(l.params[i]), Key: text(escape.PyString(p.Ident))})
 		}
 	}
 	for i, in := range op.Inputs {
 		if in.Static {
-			m.Statics = append(m.Statics, staticRow{Key: text(pyString(in.Ident)), Local: text(l.inputs[i]), Index: i})
+			m.Statics = append(m.Statics, staticRow{Key: text(escape.PyString(in.Ident)), Local: text(l.inputs[i]), Index: i})
 		}
 	}
 	for i, in := range op.Inputs {
@@ -381,8 +380,8 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 			lo, hi := strconv.Itoa(rr.Min), strconv.Itoa(rr.Max)
 			m.RankChecks = append(m.RankChecks, rankCheck{
 				Local: text(l.inputs[i]), Min: rr.Min, Max: rr.Max,
-				Has:   text(pyString(op.Name + `: input "` + in.Name + `" has `)),
-				Takes: text(pyString(" dims; the op takes " + lo + " to " + hi)),
+				Has:   text(escape.PyString(op.Name + `: input "` + in.Name + `" has `)),
+				Takes: text(escape.PyString(" dims; the op takes " + lo + " to " + hi)),
 			})
 		}
 	}
@@ -404,18 +403,14 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 // and dtype decide: the escaped name, the default (pyDefault), the number
 // kind, the length and the bounds (pyBound).
 func parserParam(p *ir.Param) string {
-	args := "attrs, " + pyString(p.Name) + ", " + pyDefault(p)
+	args := "attrs, " + escape.PyString(p.Name) + ", " + pyDefault(p)
 	switch p.Kind {
 	case ir.ParamBool:
 		return "_bool(" + args + ")"
 	case ir.ParamString:
 		return "_string(" + args + ")"
 	case ir.ParamEnum:
-		values := make([]string, len(p.Values))
-		for i, v := range p.Values {
-			values[i] = pyString(v)
-		}
-		return "_enum(" + args + ", " + pyTuple(values) + ")"
+		return "_enum(" + args + ", " + literal.Python(literal.Tuple(literal.Strings(p.Values...)...)) + ")"
 	}
 	kind := "int"
 	if elemFloat(p) {
@@ -457,9 +452,9 @@ func (m *parserModel) parserDType(op *ir.Op, r ir.OutputDType, inputs []string) 
 		// The param holds a dtype name (the Parser reads it as a string).
 		entries := make([]string, len(r.Allowed))
 		for i, d := range r.Allowed {
-			entries[i] = pyString(string(d)) + ": " + m.numpy(d)
+			entries[i] = escape.PyString(string(d)) + ": " + m.numpy(d)
 		}
-		return "{" + strings.Join(entries, ", ") + "}[self.params[" + pyString(op.Params[r.Param].Ident) + "]]"
+		return "{" + strings.Join(entries, ", ") + "}[self.params[" + escape.PyString(op.Params[r.Param].Ident) + "]]"
 	case ir.DTypeFollow:
 		allowed := distinctCompass(r.Allowed)
 		if len(allowed) == 1 {
@@ -470,7 +465,7 @@ func (m *parserModel) parserDType(op *ir.Op, r ir.OutputDType, inputs []string) 
 			set[i] = m.numpy(d)
 		}
 		x := inputs[r.Input]
-		return "(" + x + ".dtype if " + x + ".dtype in " + pyTuple(set) + " else " + set[0] + ")"
+		return "(" + x + ".dtype if " + x + ".dtype in " + literal.PythonTuple(set...) + " else " + set[0] + ")"
 	}
 	if allowed := distinctCompass(r.Allowed); len(allowed) > 0 {
 		return m.numpy(allowed[0])
@@ -539,7 +534,7 @@ func newOptModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc, stem string
 // layer, under its identifier as a Python string (escaped here).
 func forwardInput(in *ir.Tensor, visible int) string {
 	if in.Static {
-		return "self.constants[" + pyString(in.Ident) + "].betensor"
+		return "self.constants[" + escape.PyString(in.Ident) + "].betensor"
 	}
 	return "self.inputs[" + strconv.Itoa(visible) + "].betensor"
 }
@@ -551,11 +546,11 @@ func forwardInput(in *ir.Tensor, visible int) string {
 func forwardParam(p *ir.Param) string {
 	switch {
 	case p.Kind == ir.ParamTensor:
-		return "self.constants[" + pyString(p.Ident) + "].betensor"
+		return "self.constants[" + escape.PyString(p.Ident) + "].betensor"
 	case p.Default == nil:
-		return "self.get_param(" + pyString(p.Ident) + ")"
+		return "self.get_param(" + escape.PyString(p.Ident) + ")"
 	}
-	return "self.get_param(" + pyString(p.Ident) + ", optional=True, default_value=" + pyDefault(p) + ")"
+	return "self.get_param(" + escape.PyString(p.Ident) + ", optional=True, default_value=" + pyDefault(p) + ")"
 }
 
 // quantDefault sets every output's quantization: an output typed like a
@@ -568,12 +563,12 @@ func forwardParam(p *ir.Param) string {
 func (m *optModel) quantDefault(op *ir.Op) {
 	for _, in := range op.Inputs {
 		if in.Static {
-			m.Constants = append(m.Constants, pyString(in.Ident))
+			m.Constants = append(m.Constants, escape.PyString(in.Ident))
 		}
 	}
 	for _, p := range op.Params {
 		if p.Kind == ir.ParamTensor {
-			m.Constants = append(m.Constants, pyString(p.Ident))
+			m.Constants = append(m.Constants, escape.PyString(p.Ident))
 		}
 	}
 	rules := op.Derived().Outputs
@@ -583,7 +578,7 @@ func (m *optModel) quantDefault(op *ir.Op) {
 		q.Index, q.Name = i, text(o.Name)
 		if r := rules[i]; r.Rule == ir.DTypeParam {
 			// The Compass IR reader turns the dtype name into a Dtype.
-			q.Param = text(pyString(op.Params[r.Param].Ident))
+			q.Param = text(escape.PyString(op.Params[r.Param].Ident))
 			continue
 		}
 		if j, in := sameTypedInput(op, o); in != nil {
@@ -694,12 +689,12 @@ func (l *locals) dim(e *shapeexpr.Expr) string {
 	if e.Axis != "" {
 		ident = l.params[pi]
 		if ident == "" {
-			ident = "self.params[" + pyString(l.op.Params[pi].Ident) + "]"
+			ident = "self.params[" + escape.PyString(l.op.Params[pi].Ident) + "]"
 		}
 	}
 	local, value := shapeexpr.PythonDimAxis(i, pi, e, ident)
 	rank := "len(" + seq + ")"
-	msg := pyString(l.op.Name+": "+e.String()+" reads axis ") + " + str(" + local + ") + " + pyString(" of input \""+in.Name+"\", which has ") + " + str(" + rank + ") + " + pyString(" dims")
+	msg := escape.PyString(l.op.Name+": "+e.String()+" reads axis ") + " + str(" + local + ") + " + escape.PyString(" of input \""+in.Name+"\", which has ") + " + str(" + rank + ") + " + escape.PyString(" dims")
 	if l.checked == nil {
 		l.checked = map[string]bool{}
 	}
@@ -766,11 +761,11 @@ func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor, s scope, checks *[]text
 	p := op.Params[pi]
 	value := l.params[pi]
 	if value == "" {
-		value = "self.params[" + pyString(p.Ident) + "]"
+		value = "self.params[" + escape.PyString(p.Ident) + "]"
 	}
 	local := s.claim("axis_" + o.Ident)
 	rank := "len(" + in + ".shape)"
-	msg := pyString(op.Name+": param "+p.Name+" is ") + " + str(" + local + ") + " + pyString(", not an axis of input \""+op.Inputs[r.Input].Name+"\" (") + " + str(" + rank + ") + " + pyString(" dims)")
+	msg := escape.PyString(op.Name+": param "+p.Name+" is ") + " + str(" + local + ") + " + escape.PyString(", not an axis of input \""+op.Inputs[r.Input].Name+"\" (") + " + str(" + rank + ") + " + escape.PyString(" dims)")
 	*checks = append(*checks, texts(shapeexpr.PythonAxisCheck(local, value, rank, msg))...)
 	replace := ""
 	if lk.Replace != nil {
@@ -790,7 +785,7 @@ func shapeTuple(o *ir.Tensor, ref func(*shapeexpr.Expr) string) string {
 	if len(dims) == 0 {
 		return "()"
 	}
-	return pyTuple(dims)
+	return literal.PythonTuple(dims...)
 }
 
 // newBuilderModel builds the GBuilder plugin from the kernel model, whose
@@ -825,9 +820,9 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile stri
 		allowed := distinctCompass(op.AllowedDTypes(t))
 		ds := make([]string, len(allowed))
 		for i, d := range allowed {
-			ds[i] = pyString(compassName(d))
+			ds[i] = escape.PyString(compassName(d))
 		}
-		return "(" + axis + ", " + pyTuple(ds) + ")"
+		return "(" + axis + ", " + literal.PythonTuple(ds...) + ")"
 	}
 	for _, in := range op.Inputs {
 		if !in.Static {
@@ -847,12 +842,12 @@ func newBuilderModel(pkg *ir.Package, op *ir.Op, k *kernelModel, kernelFile stri
 			if p.Kind == ir.ParamEnum {
 				keys := make([]text, len(p.Values))
 				for i, v := range p.Values {
-					keys[i] = text(pyString(v))
+					keys[i] = text(escape.PyString(v))
 				}
 				m.EnumTables = append(m.EnumTables, enumTableRow{Name: text(enumTable(p)), Keys: keys})
 			}
 		case passNone:
-			m.IROnly = append(m.IROnly, paramRow{Local: text(p.Name), Key: text(pyString(p.Ident))})
+			m.IROnly = append(m.IROnly, paramRow{Local: text(p.Name), Key: text(escape.PyString(p.Ident))})
 		}
 	}
 	return m

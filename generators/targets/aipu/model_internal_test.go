@@ -2,7 +2,6 @@ package aipu
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,32 +27,6 @@ func TestBaseTarget(t *testing.T) {
 	}
 	if got := strings.Join(mcpus([]string{"X2_1204", "X2_1204MP3", "X3P_1304"}), " "); got != "X2_1204 X3P_1304" {
 		t.Errorf("mcpus: %s", got)
-	}
-}
-
-func TestPythonLiterals(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"1", "1.0"}, {"1.5", "1.5"}, {"-0.25", "-0.25"}, {"1e3", "1000.0"}, {"1e30", "1e+30"},
-		{".inf", `float("inf")`}, {"-.Inf", `float("-inf")`}, {".nan", `float("nan")`},
-	} {
-		if got := pyNumber(c.in, true); got != c.want {
-			t.Errorf("float %q -> %s, want %s", c.in, got, c.want)
-		}
-	}
-	for _, c := range []struct{ in, want string }{{"7", "7"}, {"0x10", "16"}, {"0o17", "15"}, {"1_000", "1000"}, {"-3", "-3"}} {
-		if got := pyNumber(c.in, false); got != c.want {
-			t.Errorf("int %q -> %s, want %s", c.in, got, c.want)
-		}
-	}
-	lo, hi := 0.0, 2.5
-	if pyBound(&lo, false) != "0" || pyBound(&hi, true) != "2.5" || pyBound(nil, false) != "None" || pyBound(&hi, false) != "2.5" {
-		t.Error("pyBound")
-	}
-	if pyString("a\"b\n") != `"a\"b\n"` || pyTuple([]string{"1"}) != "(1,)" || pyTuple([]string{"1", "2"}) != "(1, 2)" {
-		t.Error("pyString/pyTuple")
-	}
-	if math.IsNaN(parseFloat("x")) {
-		t.Error("parseFloat of garbage should be 0, not NaN")
 	}
 }
 

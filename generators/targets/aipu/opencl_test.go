@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,8 @@ import (
 	"github.com/opforge/opforge/generators/cli"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/targets/aipu"
+	"github.com/opforge/opforge/generators/verifier"
 	"github.com/opforge/opforge/generators/verify"
 	"github.com/opforge/opforge/generators/verify/verifytest"
 )
@@ -224,4 +227,42 @@ func TestVerifyOpenCLCatchesKernelBugs(t *testing.T) {
 		!strings.Contains(text, fmt.Sprintf("%s:%d:", filepath.ToSlash(mean), line)) || !strings.Contains(text, ": error: ") {
 		t.Fatalf("a kernel that does not compile did not fail with its diagnostic:\n%s", text)
 	}
+}
+
+// TestOpenCLProbeRealPython: the OpenCL probe's platform expression runs
+// in a real pyopencl: it lists the platforms, or the finding says why
+// there is none; never an error of the expression itself.
+func TestOpenCLProbeRealPython(t *testing.T) {
+	if os.Getenv("OPFORGE_PYTHON") == "" {
+		t.Skip("OPFORGE_PYTHON is not set (a Python with torch): doctor's probe is not run")
+	}
+	doctor := openCLRunner(t)
+	py := verify.RunProbes(verify.DoctorOptions{}, doctor.Probes())
+	m := py.Module("pyopencl")
+	if !m.OK() {
+		t.Skipf("pyopencl does not import in OPFORGE_PYTHON (%s): pip install pyopencl to run this test", m.Error)
+	}
+	for _, e := range m.FactErrors {
+		if strings.Contains(e, "NameError") || strings.Contains(e, "AttributeError") || strings.Contains(e, "TypeError") || strings.Contains(e, "SyntaxError") {
+			t.Errorf("the platforms expression fails: %s", e)
+		}
+	}
+	fs := doctor.Doctor(verifier.Options{}, py)
+	last := fs[len(fs)-1]
+	if last.Status == verifier.OK && !regexp.MustCompile(`^[^,]+, OpenCL \d+\.\d+ .*: .+`).MatchString(last.Detail) {
+		t.Errorf("the platforms are not name, version: devices: %q", last.Detail)
+	}
+	t.Logf("%s %s %s", last.Status, last.Name, last.Detail)
+}
+
+// openCLRunner is the aipu-opencl runner as doctor sees it.
+func openCLRunner(t *testing.T) verifier.Doctor {
+	t.Helper()
+	for _, r := range (aipu.Target{}).Verifiers() {
+		if d, ok := r.(verifier.Doctor); ok && r.Name() == "aipu-opencl" {
+			return d
+		}
+	}
+	t.Fatal("the aipu target has no aipu-opencl runner with a doctor")
+	return nil
 }

@@ -23,16 +23,7 @@ type Options struct {
 // for Compass. Check decodes them once; a package that was not checked
 // (a test building IR by hand) has them decoded here.
 func OpOptions(op *ir.Op) *Options {
-	sec := op.Sections.Get(targetName)
-	if sec == nil {
-		return nil
-	}
-	if o, ok := sec.Options.(*Options); ok {
-		return o
-	}
-	o := decode(op, sec)
-	sec.Options = o
-	return o
+	return ir.OptionsOf(op.Sections, targetName, func(sec *ir.Section) *Options { return decode(op, sec) })
 }
 
 const targetName = "aipu"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/literal"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
@@ -225,33 +226,11 @@ func pyLiteral(v any) string {
 	panic(fmt.Sprintf("no literal for %T", v))
 }
 
-// literalValue reads a default literal into a test value of the param's
-// element type.
-func literalValue(p *ir.Param, l *ir.Literal) any {
-	switch {
-	case l.Kind == ir.LitList:
-		out := make([]any, len(l.List))
-		for i, e := range l.List {
-			out[i] = literalValue(p, e)
-		}
-		return out
-	case p.Kind == ir.ParamBool:
-		return l.Text == "true"
-	case p.Kind == ir.ParamEnum || p.Kind == ir.ParamString:
-		return l.Text
-	case len(p.DTypes) > 0 && p.DTypes[0].IsFloat():
-		v, _ := strconv.ParseFloat(l.Text, 64)
-		return v
-	}
-	v, _ := strconv.ParseInt(l.Text, 0, 64)
-	return v
-}
-
 // testValue is the value a param gets in the test: its default, or a
 // small value within its bounds.
 func testValue(p *ir.Param) any {
 	if p.Default != nil {
-		return literalValue(p, p.Default)
+		return literal.Of(p, p.Default).Go()
 	}
 	float := len(p.DTypes) > 0 && p.DTypes[0].IsFloat()
 	var v float64 = 2

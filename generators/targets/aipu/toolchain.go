@@ -21,12 +21,8 @@ type Toolchain struct {
 // LoadToolchain reads the aipu descriptor from dir (toolchains/; the
 // built-in one when dir has none) with its aipu section.
 func LoadToolchain(dir string) (*Descriptor, error) {
-	d, err := toolchain.Load(dir, "aipu")
+	d, tc, err := toolchain.LoadWith[Toolchain](dir, "aipu")
 	if err != nil {
-		return nil, err
-	}
-	tc := &Toolchain{}
-	if err := d.Section(tc); err != nil {
 		return nil, err
 	}
 	return &Descriptor{Descriptor: d, AIPU: tc}, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/literal"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/render"
@@ -312,46 +313,12 @@ func torchType(p *ir.Param) (typ string) {
 	return typ
 }
 
-func enumIndex(p *ir.Param, v string) string {
-	for i, name := range p.Values {
-		if name == v {
-			return strconv.Itoa(i)
-		}
-	}
-	return "0"
-}
-
-// pyLiteral writes a default as a Python literal (lists in brackets).
-func pyLiteral(p *ir.Param, l *ir.Literal) string {
-	switch {
-	case p.Kind == ir.ParamEnum:
-		return enumIndex(p, l.Text)
-	case l.Kind == ir.LitList:
-		parts := make([]string, len(l.List))
-		for i, e := range l.List {
-			parts[i] = pyLiteral(p, e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case l.Kind == ir.LitBool:
-		return map[bool]string{true: "True", false: "False"}[l.Text == "true"]
-	case l.Kind == ir.LitString:
-		return escape.PyString(l.Text)
-	case len(p.DTypes) > 0 && p.DTypes[0].IsFloat():
-		return withPoint(l.Text)
-	}
-	return l.Text
-}
-
 // pythonDefault is a param's default as a Python expression, the default
-// of the Python functions' parameter (torchArg.Param). It is Go because
-// the literal's form follows the param's kind and dtype (an enum's index,
-// an array as a tuple, a float with its point, an escaped string).
+// of the Python functions' parameter (torchArg.Param): the value the
+// schema's argument takes, an enum's index (ExecuTorch cannot pass
+// strings) and an array as a tuple.
 func pythonDefault(p *ir.Param) string {
-	s := pyLiteral(p, p.Default)
-	if p.Kind == ir.ParamArray {
-		return "(" + strings.Trim(s, "[]") + map[bool]string{true: ",", false: ""}[len(p.Default.List) == 1] + ")"
-	}
-	return s
+	return literal.Python(literal.OfIndexed(p, p.Default).AsTuple())
 }
 
 // fakeBody computes the fake (meta) implementation: bind the dim symbols
@@ -452,7 +419,7 @@ func fakeBody(op *ir.Op) (f fakeModel, assumed []*ir.Tensor) {
 				dims[i] = dim.Expr.Python(ref)
 			}
 			lines, pending = append(lines, pending...), nil
-			shape = "(" + strings.Join(dims, ", ") + map[bool]string{true: ",", false: ""}[len(dims) == 1] + ")"
+			shape = literal.PythonTuple(dims...)
 		case first != "":
 			assumed = append(assumed, o)
 			shape = first + ".shape"

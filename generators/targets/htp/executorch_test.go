@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opforge/opforge/generators/literal"
 	"github.com/opforge/opforge/generators/sharedfixtures"
 
 	"github.com/opforge/opforge/generators/cli"
@@ -164,7 +165,7 @@ func planOp(op *ir.Op) opCase {
 			value = int64(*p.Min)
 		}
 		if p.Default != nil && p.Kind != ir.ParamTensor {
-			c.RefParams[p.Ident] = refValue(p, p.Default)
+			c.RefParams[p.Ident] = literal.Of(p, p.Default).Go()
 			if p.Kind == ir.ParamArray {
 				var elems []int64
 				for _, e := range p.Default.List {
@@ -285,31 +286,6 @@ func planOp(op *ir.Op) opCase {
 	}
 	badAxes(op, &c)
 	return c
-}
-
-// refValue is a default as the reference receives it: an enum's value
-// name, a string, a bool, a number, a list of them.
-func refValue(p *ir.Param, l *ir.Literal) any {
-	switch {
-	case l.Kind == ir.LitList:
-		list := make([]any, len(l.List))
-		for i, e := range l.List {
-			list[i] = refValue(p, e)
-		}
-		return list
-	case p.Kind == ir.ParamEnum || p.Kind == ir.ParamString || l.Kind == ir.LitString:
-		return l.Text
-	case p.Kind == ir.ParamBool || l.Kind == ir.LitBool:
-		return l.Text == "true" || l.Text == "1"
-	}
-	if v, err := strconv.ParseInt(l.Text, 0, 64); err == nil {
-		return v
-	}
-	v, err := strconv.ParseFloat(l.Text, 64)
-	if err != nil {
-		panic(p.Name + ": default " + l.Text + ": " + err.Error())
-	}
-	return v
 }
 
 // TestExecuTorchModules imports every generated ExecuTorch module with

@@ -9,6 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/literal"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/targets/htp/htpopt"
@@ -222,10 +223,12 @@ type defaultModel struct {
 	Literal  string // C++ literal (a number, never free text)
 }
 
-// scalarField is the Qnn_Scalar_t member holding each dtype.
-var scalarField = map[ir.DType]string{
-	ir.Float32: "floatValue", ir.Uint32: "uint32Value", ir.Int32: "int32Value", ir.Uint16: "uint16Value",
-	ir.Int16: "int16Value", ir.Int8: "int8Value", ir.Uint8: "uint8Value", ir.Bool: "bool8Value",
+// scalarField is the Qnn_Scalar_t member holding each dtype, and its C
+// type (a bool is a uint8_t, written 1 or 0).
+var scalarField = map[ir.DType]struct{ name, ctype string }{
+	ir.Float32: {"floatValue", "float"}, ir.Uint32: {"uint32Value", "uint32_t"}, ir.Int32: {"int32Value", "int32_t"},
+	ir.Uint16: {"uint16Value", "uint16_t"}, ir.Int16: {"int16Value", "int16_t"}, ir.Int8: {"int8Value", "int8_t"},
+	ir.Uint8: {"uint8Value", "uint8_t"}, ir.Bool: {"bool8Value", "uint8_t"},
 }
 
 func newOpModel(pkg *ir.Package, op *ir.Op) *opModel {
@@ -283,35 +286,13 @@ func scalarDefault(p *ir.Param) (defaultModel, bool) {
 	if !ok {
 		return defaultModel{}, false
 	}
-	value := p.Default.Text
-	switch {
-	case p.Kind == ir.ParamEnum:
-		value = enumIndex(p, p.Default.Text)
-	case dt == ir.Bool:
-		value = map[bool]string{true: "1", false: "0"}[p.Default.Text == "true"]
-	case dt == ir.Float32:
-		value = floatLiteral(value)
-	}
 	return defaultModel{
 		Static:   "sg_opDefault" + title(p.Ident),
 		Name:     p.Name,
 		DataType: qnnxml.QNNName(dt),
-		Field:    field,
-		Literal:  value,
+		Field:    field.name,
+		Literal:  literal.CPP(literal.OfIndexed(p, p.Default), field.ctype),
 	}, true
-}
-
-func floatLiteral(s string) string {
-	return withPoint(s) + "f"
-}
-
-// withPoint appends ".0" to a number's text unless it already reads as a
-// float (has a '.', 'e' or 'E').
-func withPoint(s string) string {
-	if !strings.ContainsAny(s, ".eE") {
-		return s + ".0"
-	}
-	return s
 }
 
 // title upper-cases the first letter of every underscore-separated word,

@@ -37,12 +37,8 @@ type HexagonPin struct {
 // LoadToolchain reads the htp descriptor from dir (toolchains/; the built-in
 // one when dir has none) with its htp section.
 func LoadToolchain(dir string) (*Descriptor, error) {
-	d, err := toolchain.Load(dir, "htp")
+	d, tc, err := toolchain.LoadWith[Toolchain](dir, "htp")
 	if err != nil {
-		return nil, err
-	}
-	tc := &Toolchain{}
-	if err := d.Section(tc); err != nil {
 		return nil, err
 	}
 	return &Descriptor{Descriptor: d, HTP: tc}, nil

@@ -2,7 +2,6 @@ package trt
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,9 +9,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/opforge/opforge/generators/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/trt/*.cases")
+var update = golden.Update
 
 const driverSource = repo + "/testdata/trt/driver/trt_driver.cpp"
 

@@ -200,20 +200,6 @@ func TestIntBounds(t *testing.T) {
 	}
 }
 
-func TestCppString(t *testing.T) {
-	for in, want := range map[string]string{
-		`plain`:         `"plain"`,
-		`a "b" \c`:      `"a \"b\" \\c"`,
-		"tab\there\x01": `"tab\011here\001"`,
-		"what??!":       `"what?\?!"`,
-		"é":             `"é"`,
-	} {
-		if got := cppString(in); got != want {
-			t.Errorf("cppString(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 func TestParamStorage(t *testing.T) {
 	_, op := opOf(t, `
   - name: P

@@ -66,31 +66,19 @@ type PackageOptions struct {
 // for TensorRT. Check decodes them; IR that was not checked (a test
 // building it by hand) has them decoded here, without diagnostics.
 func OpOptions(op *ir.Op) *Options {
-	sec := op.Sections.Get(targetName)
-	if sec == nil {
-		return nil
-	}
-	if o, ok := sec.Options.(*Options); ok {
-		return o
-	}
-	o := decodeOp(sec, nil)
-	sec.Options = o
-	return o
+	return ir.OptionsOf(op.Sections, targetName, decodeOpQuietly)
 }
 
 // PkgOptions are pkg's TensorRT options (all off without a section).
 func PkgOptions(pkg *ir.Package) *PackageOptions {
-	sec := pkg.Sections.Get(targetName)
-	if sec == nil {
-		return &PackageOptions{}
-	}
-	if o, ok := sec.Options.(*PackageOptions); ok {
+	if o := ir.OptionsOf(pkg.Sections, targetName, decodePackage); o != nil {
 		return o
 	}
-	o := decodePackage(sec)
-	sec.Options = o
-	return o
+	return &PackageOptions{}
 }
+
+// decodeOpQuietly decodes a section no check saw, without diagnostics.
+func decodeOpQuietly(sec *ir.Section) *Options { return decodeOp(sec, nil) }
 
 func decodePackage(sec *ir.Section) *PackageOptions {
 	return &PackageOptions{Legacy: sec.Node.Get("legacy").IsTrue(), StaticRegistration: sec.Node.Get("static_registration").IsTrue()}

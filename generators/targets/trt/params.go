@@ -1,13 +1,13 @@
 package trt
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/literal"
 	"github.com/opforge/opforge/generators/names"
 )
 
@@ -113,18 +113,12 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 		m.Read = text(reader("readBools", "&"+mem, "1"))
 		m.Serialize = text(pluginField(p.Name, "&mParams."+p.Ident, "kINT8", "1"))
 		m.PyType = "bool"
-		if p.Default != nil {
-			def = p.Default.Text
-		}
 	case ir.ParamString:
 		m.Member = text("std::string " + p.Ident)
 		m.FieldType, m.FieldLength = text("kCHAR"), num(0)
 		m.Read = text(reader("readString", mem))
 		m.Serialize = text("charField(" + escape.CString(p.Name) + ", mParams." + p.Ident + ".c_str())")
 		m.PyType = "str"
-		if p.Default != nil {
-			def = cppString(p.Default.Text)
-		}
 	case ir.ParamEnum:
 		e := newEnumModel(op, p)
 		m.enum = e
@@ -151,9 +145,6 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 			m.Read = text(reader("readInts", append([]string{"&" + mem, "1"}, numbers()...)...))
 			m.Serialize = text(pluginField(p.Name, "&mParams."+p.Ident, field, "1"))
 			m.PyType = "int"
-		}
-		if p.Default != nil {
-			def = scalarLiteral(p.Default.Text, cType)
 		}
 	default: // arrays and constant tensors (flattened)
 		fixed := p.Kind == ir.ParamArray && n > 0
@@ -198,13 +189,9 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 		if cType == "bool" {
 			m.FieldType = "kINT8"
 		}
-		if p.Default != nil && p.Default.Kind == ir.LitList {
-			parts := make([]string, len(p.Default.List))
-			for i, e := range p.Default.List {
-				parts[i] = scalarLiteral(e.Text, cType)
-			}
-			def = "{" + strings.Join(parts, ", ") + "}"
-		}
+	}
+	if p.Default != nil && p.Kind != ir.ParamEnum {
+		def = cppDefault(p, cType)
 	}
 	switch {
 	case def == "":
@@ -242,7 +229,7 @@ func floatField(cType string) string {
 // storage dtype's range narrowed by the opdef's min and max.
 func intBounds(p *ir.Param, dt ir.DType) (string, string) {
 	lo, hi := intLimits(p, dt)
-	return int64Literal(lo), int64Literal(hi)
+	return literal.CPP(literal.Int(lo), "int64_t"), literal.CPP(literal.Int(hi), "int64_t")
 }
 
 // intLimits is intBounds as numbers; the Python plugin checks the same.
@@ -261,74 +248,28 @@ func intLimits(p *ir.Param, dt ir.DType) (int64, int64) {
 	return lo, hi
 }
 
-func int64Literal(v int64) string {
-	switch v {
-	case math.MinInt64:
-		return "std::numeric_limits<int64_t>::min()"
-	case math.MaxInt64:
-		return "std::numeric_limits<int64_t>::max()"
-	}
-	return "int64_t{" + strconv.FormatInt(v, 10) + "}"
-}
-
+// floatBounds is the range createPlugin accepts for a float param: the
+// opdef's min and max, else the infinities.
 func floatBounds(p *ir.Param) (string, string) {
-	lo, hi := "-std::numeric_limits<double>::infinity()", "std::numeric_limits<double>::infinity()"
+	lo, hi := math.Inf(-1), math.Inf(1)
 	if p.Min != nil {
-		lo = withPoint(strconv.FormatFloat(*p.Min, 'g', -1, 64))
+		lo = *p.Min
 	}
 	if p.Max != nil {
-		hi = withPoint(strconv.FormatFloat(*p.Max, 'g', -1, 64))
+		hi = *p.Max
 	}
-	return lo, hi
+	return literal.CPP(literal.Float(lo), "double"), literal.CPP(literal.Float(hi), "double")
 }
 
-// withPoint appends ".0" to a number's text unless it already reads as a
-// float (has a '.', 'e' or 'E').
-func withPoint(s string) string {
-	if !strings.ContainsAny(s, ".eE") {
-		return s + ".0"
+// cppDefault is a param's default as the initializer of its member of
+// element type cType: a scalar, or the braced list of an array's elements
+// (a constant tensor's flattened).
+func cppDefault(p *ir.Param, cType string) string {
+	v := literal.Of(p, p.Default)
+	if p.Kind == ir.ParamTensor {
+		v = literal.List(v.Leaves()...)
 	}
-	return s
-}
-
-// scalarLiteral writes one default value as a C++ literal of cType.
-func scalarLiteral(text, cType string) string {
-	switch cType {
-	case "bool":
-		return text
-	case "float", "double":
-		text = withPoint(text)
-		if cType == "float" {
-			text += "f"
-		}
-		return text
-	case "int64_t":
-		return "int64_t{" + text + "}"
-	}
-	return text
-}
-
-// cppString quotes s as a C++ string literal; control characters become
-// octal escapes (which, unlike \x, cannot swallow a following digit).
-func cppString(s string) string {
-	var sb strings.Builder
-	sb.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			sb.WriteByte('\\')
-			sb.WriteByte(c)
-		case c < 0x20 || c == 0x7f:
-			fmt.Fprintf(&sb, "\\%03o", c)
-		case c == '?' && i+1 < len(s) && s[i+1] == '?':
-			sb.WriteString("?\\") // no trigraphs
-		default:
-			sb.WriteByte(c)
-		}
-	}
-	sb.WriteByte('"')
-	return sb.String()
+	return literal.CPP(v, cType)
 }
 
 // qdpArrayType is the numpy.typing annotation of an array attribute.
@@ -409,7 +350,7 @@ func paramDoc(p *ir.Param) string {
 		parts = append(parts, t)
 	}
 	if p.Default != nil {
-		parts = append(parts, "default "+literalText(p.Default))
+		parts = append(parts, "default "+p.Default.String())
 	} else {
 		parts = append(parts, "required")
 	}
@@ -424,17 +365,6 @@ func paramDoc(p *ir.Param) string {
 		s += ": " + oneLine(p.Description)
 	}
 	return s
-}
-
-func literalText(l *ir.Literal) string {
-	if l.Kind != ir.LitList {
-		return l.Text
-	}
-	parts := make([]string, len(l.List))
-	for i, e := range l.List {
-		parts[i] = literalText(e)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // oneLine folds text onto one line for comments.

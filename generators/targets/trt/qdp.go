@@ -8,6 +8,7 @@ import (
 
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/literal"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/shapeexpr"
@@ -252,7 +253,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			results = append(results, in+".aliased()")
 			continue
 		}
-		tuple := "(" + strings.Join(dims[i], ", ") + map[bool]string{true: ",", false: ""}[len(dims[i]) == 1] + ")"
+		tuple := literal.PythonTuple(dims[i]...)
 		if ins := l.broadcast(t); ins != nil {
 			local := "_rank_" + t.Ident
 			ranks := make([]string, len(ins))
@@ -423,11 +424,7 @@ func kernelParams(op *ir.Op, taken []string) (consts []kernelConstexpr, docs []s
 			docs = append(docs, n+": "+p.Ident)
 		case ir.ParamEnum:
 			n := name(base)
-			quoted := make([]string, len(p.Values))
-			for i, v := range p.Values {
-				quoted[i] = escape.PyString(v)
-			}
-			tuple := "(" + strings.Join(quoted, ", ") + map[bool]string{true: ",", false: ""}[len(quoted) == 1] + ")"
+			tuple := literal.Python(literal.Tuple(literal.Strings(p.Values...)...))
 			consts = append(consts, kernelConstexpr{n, tuple + ".index(" + p.Ident + ")"})
 			idx := make([]string, len(p.Values))
 			for i, v := range p.Values {
@@ -520,10 +517,10 @@ func qdpAttrCheck(id string, p *ir.Param, m *paramModel) string {
 func pyFloatBounds(p *ir.Param) (string, string) {
 	lo, hi := "None", "None"
 	if p.Min != nil {
-		lo = withPoint(strconv.FormatFloat(*p.Min, 'g', -1, 64))
+		lo = literal.Python(literal.Float(*p.Min))
 	}
 	if p.Max != nil {
-		hi = withPoint(strconv.FormatFloat(*p.Max, 'g', -1, 64))
+		hi = literal.Python(literal.Float(*p.Max))
 	}
 	return lo, hi
 }

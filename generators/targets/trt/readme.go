@@ -1,11 +1,14 @@
 package trt
 
 import (
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/literal"
 )
 
 // readmeOp is what the package README shows for one op: its fields and
@@ -132,66 +135,33 @@ type example struct {
 // exampleValue is the param's default, or a value within its range.
 func exampleValue(p *paramModel) example {
 	ip := p.p
-	var items []string
-	if ip.Default != nil {
-		if ip.Default.Kind == ir.LitList {
-			for _, e := range ip.Default.List {
-				items = append(items, e.Text)
-			}
-		} else {
-			items = []string{ip.Default.Text}
-		}
-	}
-	sample := func() string {
-		switch {
-		case p.elem.IsFloat():
-			return "1.0"
-		case ip.Min != nil && ip.MinExclusive && *ip.Min >= 1:
-			least, _ := ip.IntMin()
-			return strconv.FormatFloat(least, 'f', 0, 64)
-		case ip.Min != nil && *ip.Min > 1:
-			return strconv.FormatFloat(*ip.Min, 'f', 0, 64)
-		}
-		return "1"
+	var items []literal.Value
+	if v, ok := literal.Default(ip); ok {
+		items = v.Leaves()
 	}
 	switch ip.Kind {
 	case ir.ParamBool:
-		v := "False"
-		if len(items) > 0 && items[0] == "true" {
-			v = "True"
+		b := literal.Bool(false)
+		if len(items) > 0 {
+			b = items[0]
 		}
-		i := map[string]string{"True": "1", "False": "0"}[v]
+		v, i := literal.Python(b), literal.Python(b.Numeric())
 		return example{onnx: i, python: v, qdp: v, numpy: "np.array([" + i + "], dtype=np.int8)", fieldType: "kINT8"}
 	case ir.ParamString, ir.ParamEnum:
-		v := "text"
+		v := literal.String("text")
 		switch {
 		case len(items) > 0:
 			v = items[0]
 		case ip.Kind == ir.ParamEnum && len(ip.Values) > 0:
-			v = ip.Values[0]
+			v = literal.String(ip.Values[0])
 		}
-		q := escape.PyString(v)
-		return example{onnx: q, python: q, qdp: q, numpy: "np.frombuffer(" + escape.PyString(v) + ".encode(), dtype=np.int8)", fieldType: "kCHAR"}
-	}
-	if len(items) == 0 {
-		n := int(p.FieldLength)
-		if n == 0 {
-			n = 1
-		}
-		for i := 0; i < n; i++ {
-			items = append(items, sample())
-		}
+		q := literal.Python(v)
+		return example{onnx: q, python: q, qdp: q, numpy: "np.frombuffer(" + q + ".encode(), dtype=np.int8)", fieldType: "kCHAR"}
 	}
 	isFloat := p.elem.IsFloat()
-	for i, it := range items {
-		switch {
-		case it == "true":
-			items[i] = "1"
-		case it == "false":
-			items[i] = "0"
-		case isFloat:
-			items[i] = withPoint(it)
-		}
+	if len(items) == 0 {
+		n := max(int(p.FieldLength), 1)
+		items = slices.Repeat([]literal.Value{sampleValue(ip, isFloat)}, n)
 	}
 	npType := "np.int32"
 	field := "kINT32"
@@ -203,11 +173,11 @@ func exampleValue(p *paramModel) example {
 	case p.elem == ir.Bool:
 		npType, field = "np.int8", "kINT8"
 	}
-	list := "[" + strings.Join(items, ", ") + "]"
-	scalar := ip.Kind == ir.ParamScalar
+	list := literal.Python(literal.List(items...).Numeric()) // a bool array is numpy's int8
 	e := example{numpy: "np.array(" + list + ", dtype=" + npType + ")", fieldType: field}
-	if scalar {
-		e.onnx, e.python, e.qdp = items[0], items[0], items[0]
+	if ip.Kind == ir.ParamScalar {
+		first := literal.Python(items[0].Numeric())
+		e.onnx, e.python, e.qdp = first, first, first
 	} else {
 		qdpType := strings.TrimSuffix(strings.TrimPrefix(p.PyType, "npt.NDArray["), "]")
 		e.onnx, e.python, e.qdp = list, list, "np.array("+list+", dtype="+qdpType+")"
@@ -217,4 +187,19 @@ func exampleValue(p *paramModel) example {
 		}
 	}
 	return e
+}
+
+// sampleValue is a value within a number param's range for its example
+// when it has no default.
+func sampleValue(p *ir.Param, float bool) literal.Value {
+	switch {
+	case float:
+		return literal.Float(1)
+	case p.Min != nil && p.MinExclusive && *p.Min >= 1:
+		least, _ := p.IntMin()
+		return literal.Int(int64(least))
+	case p.Min != nil && *p.Min > 1:
+		return literal.Int(int64(math.RoundToEven(*p.Min)))
+	}
+	return literal.Int(1)
 }

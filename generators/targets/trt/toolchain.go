@@ -23,12 +23,8 @@ type Toolchain struct {
 // LoadToolchain reads the trt descriptor from dir (toolchains/; the built-in
 // one when dir has none) with its trt section.
 func LoadToolchain(dir string) (*Descriptor, error) {
-	d, err := toolchain.Load(dir, "trt")
+	d, tc, err := toolchain.LoadWith[Toolchain](dir, "trt")
 	if err != nil {
-		return nil, err
-	}
-	tc := &Toolchain{}
-	if err := d.Section(tc); err != nil {
 		return nil, err
 	}
 	return &Descriptor{Descriptor: d, TRT: tc}, nil

@@ -69,30 +69,15 @@ func (o *Op) NamesHTP() bool {
 // OfOp returns op's htp options, nil when the op has no htp section. The
 // decoded options are kept in the section.
 func OfOp(op *ir.Op) *Op {
-	sec := op.Sections.Get(Target)
-	if sec == nil {
-		return nil
-	}
-	if o, ok := sec.Options.(*Op); ok {
-		return o
-	}
-	o := decodeOp(sec)
-	sec.Options = o
-	return o
+	return ir.OptionsOf(op.Sections, Target, decodeOp)
 }
 
 // OfPackage returns pkg's htp options (the defaults without a section).
 func OfPackage(pkg *ir.Package) *Package {
-	sec := pkg.Sections.Get(Target)
-	if sec == nil {
-		return DefaultPackage()
-	}
-	if o, ok := sec.Options.(*Package); ok {
+	if o := ir.OptionsOf(pkg.Sections, Target, decodePackage); o != nil {
 		return o
 	}
-	o := decodePackage(sec)
-	sec.Options = o
-	return o
+	return DefaultPackage()
 }
 
 // SetPackage gives sec the package options o a front end built itself

@@ -2,6 +2,7 @@ package qnnxml
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -240,24 +241,13 @@ func (w *writer) tensor(e *etree.Element, op *ir.Op, t *ir.Tensor, input bool) {
 	}
 }
 
-// literalText renders a default the way QNN configs write them; enum
-// defaults become indices.
+// literalText renders a default the way QNN configs write them: as
+// written, an enum's value as its index.
 func literalText(l *ir.Literal, values []string) string {
-	switch l.Kind {
-	case ir.LitList:
-		parts := make([]string, len(l.List))
-		for i, e := range l.List {
-			parts[i] = literalText(e, nil)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case ir.LitString:
-		for i, v := range values {
-			if v == l.Text {
-				return strconv.Itoa(i)
-			}
-		}
+	if i := slices.Index(values, l.Text); i >= 0 && l.Kind == ir.LitString {
+		return strconv.Itoa(i)
 	}
-	return l.Text
+	return l.String()
 }
 
 func (w *writer) param(e *etree.Element, p *ir.Param) {

@@ -20,7 +20,7 @@ import torch
 # opforge:begin imports
 # opforge:end imports
 
-def rms_norm_lite(x, gamma, *, eps=1e-05):
+def rms_norm_lite(x, gamma, *, eps=0.00001):
     """RMSNormLite: y = x / sqrt(mean(x^2 over the last axis) + eps) * gamma, gamma of the last axis's size.
 
     Type T is one of float32, float16, bfloat16.
@@ -30,7 +30,7 @@ def rms_norm_lite(x, gamma, *, eps=1e-05):
         gamma: T [C]
 
     Params (keyword-only Python values):
-        eps: float32, default 1e-05
+        eps: float32, default 0.00001
 
     Returns y: T shaped like x.
     """

@@ -102,7 +102,7 @@ def rms_norm_lite_forward(self, *args):
     """Sets self.outputs[i].betensor for every output."""
     x = self.inputs[0].betensor
     gamma = self.inputs[1].betensor
-    eps = self.get_param("eps", optional=True, default_value=1e-05)
+    eps = self.get_param("eps", optional=True, default_value=0.00001)
     C = gamma.shape[0]
     y_shape = tuple(x.shape)
     # opforge:begin forward

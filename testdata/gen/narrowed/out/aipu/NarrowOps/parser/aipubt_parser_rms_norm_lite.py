@@ -74,7 +74,7 @@ class RMSNormLiteParser(ParserOp):
 
     def __init__(self, framework, attrs):
         super().__init__(framework, attrs)
-        self.params["eps"] = _number(attrs, "eps", 1e-05, float, None, None)
+        self.params["eps"] = _number(attrs, "eps", 0.00001, float, None, None)
 
     def infer_shape(self, input_tensors, *args):
         """Arrays of the declared output shapes and dtypes (zeros: only their shapes matter here)."""
