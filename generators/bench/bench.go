@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 )
 
 // Step is one measured command.
@@ -147,7 +147,7 @@ func median(measure func(rep int) (Step, error)) (Step, error) {
 // Run measures every size and target combination and prints a table.
 func Run(o Options) ([]Step, error) {
 	var steps []Step
-	combos := append([]string{""}, targets.Names()...)
+	combos := append([]string{""}, registry.Names()...)
 	for _, n := range o.Sizes {
 		for _, only := range combos {
 			if only != "" && n != o.Sizes[len(o.Sizes)-1] {

@@ -1,17 +1,17 @@
 package bench
 
-import "github.com/opforge/opforge/generators/targets"
+import "github.com/opforge/opforge/generators/registry"
 
-// The bench's per-target choices are the registry's (targets.NoopBench,
-// targets.TeamBench), each with what its build needs there: which target
+// The bench's per-target choices are the registry's (registry.NoopBench,
+// registry.TeamBench), each with what its build needs there: which target
 // the no-op build measures and the stand-in SDK it builds against, and
 // which target the team build compiles and what its compilers need. The
 // rest of the bench only runs `opforge gen` and `opforge build <target>`.
 var (
-	noopTarget      = targets.NoopBench.Target
-	noopArch        = targets.NoopBench.Variant
-	noopSDK         = targets.NoopBench.StandIn
-	teamTarget      = targets.TeamBench.Target
-	teamTitle       = targets.TeamBench.Title
-	teamCompilerEnv = targets.TeamBench.CompilerEnv
+	noopTarget      = registry.NoopBench.Target
+	noopArch        = registry.NoopBench.Variant
+	noopSDK         = registry.NoopBench.StandIn
+	teamTarget      = registry.TeamBench.Target
+	teamTitle       = registry.TeamBench.Title
+	teamCompilerEnv = registry.TeamBench.CompilerEnv
 )

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/opforge/opforge/generators/build/remotecache"
+	"github.com/opforge/opforge/generators/buildengine/remotecache"
 )
 
 // TeamStep is one cold build of the team case.

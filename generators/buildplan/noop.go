@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/opforge/opforge/generators/atomicfile"
-	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildengine"
 	"github.com/opforge/opforge/generators/filestat"
 	"github.com/opforge/opforge/generators/toolchain"
 )
@@ -43,11 +43,11 @@ type noopRecord struct {
 	Version int    `json:"version"`
 	Key     string `json:"key"`
 	// Files are the stats the check decided on (Exists false: absent).
-	Files   map[string]build.SeenFile `json:"files"`
-	Probes  *toolchain.Probes         `json:"probes"`
-	Units   int                       `json:"units"`
-	Preface string                    `json:"preface,omitempty"`
-	Notes   string                    `json:"notes,omitempty"`
+	Files   map[string]buildengine.SeenFile `json:"files"`
+	Probes  *toolchain.Probes               `json:"probes"`
+	Units   int                             `json:"units"`
+	Preface string                          `json:"preface,omitempty"`
+	Notes   string                          `json:"notes,omitempty"`
 }
 
 // noopPath is the record of target under o's selection: one file per
@@ -132,7 +132,7 @@ func Noop(o Options, target string, log io.Writer) bool {
 	return true
 }
 
-func sortedFiles(m map[string]build.SeenFile) []string {
+func sortedFiles(m map[string]buildengine.SeenFile) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -141,9 +141,9 @@ func sortedFiles(m map[string]build.SeenFile) []string {
 	return keys
 }
 
-func seenNow(path string) build.SeenFile {
+func seenNow(path string) buildengine.SeenFile {
 	st, ok := filestat.Of(path)
-	return build.SeenFile{Exists: ok, Stat: st}
+	return buildengine.SeenFile{Exists: ok, Stat: st}
 }
 
 // forgetNoop removes the plan's record before its units run: whatever
@@ -158,11 +158,11 @@ func (p *Plan) forgetNoop() {
 // outputs, the state files and the plan's probes. A plan with work after
 // its units (Extra), or with warnings to repeat, is not recorded: its
 // no-op builds run the real check.
-func (p *Plan) recordNoop(r build.Result) error {
+func (p *Plan) recordNoop(r buildengine.Result) error {
 	if p.opts == nil || !p.opts.NoopRecord || p.Extra != nil || len(p.Launchers) > 0 || p.probes == nil {
 		return nil
 	}
-	rec := noopRecord{Version: noopVersion, Key: invocation(*p.opts, p.Target), Files: map[string]build.SeenFile{},
+	rec := noopRecord{Version: noopVersion, Key: invocation(*p.opts, p.Target), Files: map[string]buildengine.SeenFile{},
 		Probes: p.probes, Units: len(p.Units), Preface: p.Preface, Notes: p.Notes}
 	if rec.Key == "" {
 		return nil

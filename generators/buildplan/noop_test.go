@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildengine"
 	"github.com/opforge/opforge/generators/toolchain"
 )
 
@@ -30,8 +30,8 @@ func fakePlan(o Options) (*Plan, error) {
 	p.Require(cc)
 	for _, src := range o.Env.Glob(filepath.Join(o.Out, "fake", "*.c")) {
 		base := strings.TrimSuffix(filepath.Base(src), ".c")
-		p.Units = append(p.Units, &build.Unit{ID: base, Tool: cc.Path, Inputs: []string{src},
-			Args:   []string{src, build.OutArg, build.DepArg, o.Env.Getenv("FAKE_FLAG")},
+		p.Units = append(p.Units, &buildengine.Unit{ID: base, Tool: cc.Path, Inputs: []string{src},
+			Args:   []string{src, buildengine.OutArg, buildengine.DepArg, o.Env.Getenv("FAKE_FLAG")},
 			Output: filepath.Join(o.Build, "fake", base+".txt")})
 	}
 	return p, nil

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildengine"
 	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/toolchain"
 )
@@ -79,7 +79,7 @@ func DefaultOptions() Options {
 // Plan is what building one target would run.
 type Plan struct {
 	Target    string
-	Units     []*build.Unit
+	Units     []*buildengine.Unit
 	Missing   []toolchain.Found
 	StateFile string
 	CompDB    string
@@ -95,11 +95,11 @@ type Plan struct {
 	// not make), or "".
 	Preface string
 	// UnitTimeout bounds each unit's processes (0: the engine's default,
-	// build.DefaultUnitTimeout).
+	// buildengine.DefaultUnitTimeout).
 	UnitTimeout time.Duration
 	// Display is how the log shows the units (a line each, or a status
 	// line on a terminal).
-	Display build.Display
+	Display buildengine.Display
 
 	versions *toolchain.VersionCache
 	probes   *toolchain.Probes
@@ -171,9 +171,9 @@ func (p *Plan) Preflight() error {
 
 // Run checks the preflight, writes compile_commands.json and runs the
 // units.
-func (p *Plan) Run(ctx context.Context, log io.Writer, jobs int) (build.Result, error) {
+func (p *Plan) Run(ctx context.Context, log io.Writer, jobs int) (buildengine.Result, error) {
 	if err := p.Preflight(); err != nil {
-		return build.Result{}, err
+		return buildengine.Result{}, err
 	}
 	for _, l := range p.Launchers {
 		fmt.Fprintf(log, "%s: warning: %s: %s; compiles run without it\n", p.Target, l.Name, l.Problem)
@@ -183,23 +183,23 @@ func (p *Plan) Run(ctx context.Context, log io.Writer, jobs int) (build.Result, 
 	}
 	if len(p.Units) == 0 {
 		fmt.Fprintf(log, "%s: nothing to build (no generated packages)\n", p.Target)
-		return build.Result{}, nil
+		return buildengine.Result{}, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p.StateFile), 0o755); err != nil {
-		return build.Result{}, err
+		return buildengine.Result{}, err
 	}
 	p.forgetNoop()
 	if p.versions != nil {
 		if err := p.versions.Save(); err != nil {
-			return build.Result{}, err
+			return buildengine.Result{}, err
 		}
 	}
 	if p.CompDB != "" {
-		if err := build.WriteCompileCommands(p.CompDB, p.Units); err != nil {
-			return build.Result{}, err
+		if err := buildengine.WriteCompileCommands(p.CompDB, p.Units); err != nil {
+			return buildengine.Result{}, err
 		}
 	}
-	e := &build.Engine{StateFile: p.StateFile, Log: log, Jobs: jobs, Label: p.Target, UnitTimeout: p.UnitTimeout, Display: p.Display}
+	e := &buildengine.Engine{StateFile: p.StateFile, Log: log, Jobs: jobs, Label: p.Target, UnitTimeout: p.UnitTimeout, Display: p.Display}
 	r, err := e.Run(ctx, p.Units)
 	if err == nil && p.Extra != nil {
 		err = p.Extra()

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildengine"
 	"github.com/opforge/opforge/generators/buildplan"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/selection"
-	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/verify"
 )
 
@@ -28,14 +28,14 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	jobs := fs.Int("jobs", 0, "parallel units (default: the number of CPUs)")
 	var sel selection.Flags
 	sel.Register(fs, "build only these packages (default all; a build compiles whole packages)", "")
-	timeout := fs.Duration("unit-timeout", build.DefaultUnitTimeout, "the longest one unit (its launcher, compiler or linker) may run before its processes are killed")
+	timeout := fs.Duration("unit-timeout", buildengine.DefaultUnitTimeout, "the longest one unit (its launcher, compiler or linker) may run before its processes are killed")
 	rest, err := parse(fs, args)
 	if err == nil && *timeout <= 0 {
 		fmt.Fprintf(stderr, "opforge build: --unit-timeout must be positive, not %s\n", *timeout)
 		err = flag.ErrHelp
 	}
 	if err != nil || len(rest) != 1 {
-		fmt.Fprintf(stderr, "usage: opforge build %s|all [--package LIST] [--arch LIST] [--jobs N] [--unit-timeout D]\n", strings.Join(targets.Builders(), "|"))
+		fmt.Fprintf(stderr, "usage: opforge build %s|all [--package LIST] [--arch LIST] [--jobs N] [--unit-timeout D]\n", strings.Join(registry.Builders(), "|"))
 		return 2
 	}
 	at, ok := settle("build", fs, locs, []string{"out"}, stderr)
@@ -57,7 +57,7 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	names := []string{rest[0]}
 	if rest[0] == "all" {
-		names = targets.Builders()
+		names = registry.Builders()
 	}
 	// The units' processes run in process groups of their own, out of the
 	// terminal's reach: an interrupt is passed on by killing them, and a
@@ -105,10 +105,10 @@ func buildLocations(fs *flag.FlagSet, out, build, toolchains *string) []location
 }
 
 func planFor(o buildplan.Options, target string) (*buildplan.Plan, error) {
-	if b, ok := targets.Builder(target); ok {
+	if b, ok := registry.Builder(target); ok {
 		return b.BuildPlan(o)
 	}
-	return nil, fmt.Errorf("unknown build target %q (%s, all)", target, strings.Join(targets.Builders(), ", "))
+	return nil, fmt.Errorf("unknown build target %q (%s, all)", target, strings.Join(registry.Builders(), ", "))
 }
 
 // doctorCmd prints, per target, where every SDK and tool was found or why
@@ -131,11 +131,11 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	if _, ok := settle("doctor", fs, []location{{"toolchains", &o.Toolchains, "toolchains"}}, nil, stderr); !ok {
 		return 1
 	}
-	if err := buildplan.Doctor(o, stdout, targets.Doctor()); err != nil {
+	if err := buildplan.Doctor(o, stdout, registry.Doctor()); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
 	vo.Toolchains, vo.Env = o.Toolchains, o.Env
-	verify.Doctor(stdout, vo, targets.Verifiers())
+	verify.Doctor(stdout, vo, registry.Verifiers())
 	return 0
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 )
 
 // usageFormat is the command summary; usage fills in the registry's
@@ -63,22 +63,22 @@ targets:
 // usage is the command summary over the registry's targets.
 func usage() string {
 	var callers, summaries strings.Builder
-	byName := targets.ONNXCallers()
+	byName := registry.ONNXCallers()
 	callerNames := slices.Sorted(maps.Keys(byName))
 	for _, name := range callerNames {
 		fmt.Fprintf(&callers, "%53s%s: %s\n", "", name, byName[name].CallerSummary())
 	}
-	for _, t := range targets.All() {
+	for _, t := range registry.All() {
 		fmt.Fprintf(&summaries, "  %-6s %s\n", t.Name(), t.Summary())
 	}
 	return fmt.Sprintf(usageFormat,
-		strings.Join(targets.Builders(), "|"),
-		strings.Join(targets.ImportTargets, ","),
+		strings.Join(registry.Builders(), "|"),
+		strings.Join(registry.ImportTargets, ","),
 		strings.Join(callerNames, "|"),
 		callers.String(),
 		strings.Join(frontEndNames(), "|"),
 		summaries.String(),
-		targets.DefaultONNXCaller,
+		registry.DefaultONNXCaller,
 		strings.Join(load.Formats(), "|"),
 		load.Titles())
 }
@@ -171,7 +171,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	pkgs := load.Paths(files, &l)
-	targets.Check(&l, pkgs...)
+	registry.Check(&l, pkgs...)
 	code := report(&l, *format, stdout, stderr)
 	if *format == "text" {
 		e, w := l.Counts()

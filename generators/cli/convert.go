@@ -11,7 +11,7 @@ import (
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -39,7 +39,7 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	var l diag.List
 	pkg := load.File(in, &l)
-	targets.Check(&l, pkg)
+	registry.Check(&l, pkg)
 	var data []byte
 	if pkg != nil && !l.HasErrors() {
 		schemaPath := yamldef.DefaultSchemaPath

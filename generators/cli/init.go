@@ -13,9 +13,9 @@ import (
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/scaffold"
 	"github.com/opforge/opforge/generators/selection"
-	"github.com/opforge/opforge/generators/targets"
 )
 
 // initCmd sets up a repository for opforge: it writes the scaffold's files
@@ -51,7 +51,7 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 			var l diag.List
 			if pkg := load.Parse(f.Path, f.Data, &l); pkg != nil {
 				load.Validate(pkg, &l)
-				targets.Check(&l, pkg)
+				registry.Check(&l, pkg)
 			}
 			if l.HasErrors() {
 				report(&l, "text", stdout, stderr)
@@ -90,12 +90,12 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 func nextSteps() string {
 	var b strings.Builder
 	b.WriteString("  opforge gen          # out/: a skeleton per target\n")
-	for _, t := range targets.All() {
+	for _, t := range registry.All() {
 		fmt.Fprintf(&b, "                       #   %-6s %s\n", t.Name(), t.Summary())
 	}
 	b.WriteString("  opforge check        # in CI: the opdefs are valid and out/ is what they generate\n")
 	b.WriteString("  opforge doctor       # which SDKs and tools each build finds, or what to set\n")
-	fmt.Fprintf(&b, "  opforge build TARGET # %s: compile out/ into build/\n", strings.Join(targets.Builders(), ", "))
+	fmt.Fprintf(&b, "  opforge build TARGET # %s: compile out/ into build/\n", strings.Join(registry.Builders(), ", "))
 	return b.String()
 }
 

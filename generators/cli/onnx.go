@@ -19,9 +19,9 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnximport"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/target"
-	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -51,7 +51,7 @@ type onnxFlags struct {
 // frontEndNames are the targets --unsupported-for accepts, sorted.
 func frontEndNames() []string {
 	var names []string
-	for t := range targets.FrontEnds() {
+	for t := range registry.FrontEnds() {
 		names = append(names, t)
 	}
 	sort.Strings(names)
@@ -69,7 +69,7 @@ func (o *onnxFlags) register(fs *flag.FlagSet) {
 
 func (o *onnxFlags) options(stderr io.Writer, cmd string) (onnximport.Options, bool) {
 	opts := onnximport.Options{
-		Selection:          onnximport.Selection{Nodes: o.nodes, OpTypes: o.opTypes, UnsupportedFor: o.unsupportedFor, FrontEnds: targets.FrontEnds()},
+		Selection:          onnximport.Selection{Nodes: o.nodes, OpTypes: o.opTypes, UnsupportedFor: o.unsupportedFor, FrontEnds: registry.FrontEnds()},
 		Package:            o.pkg,
 		AllowStandardNames: o.allowStandard,
 		Rename:             map[string]string{},
@@ -158,7 +158,7 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	namespace := fs.String("namespace", "", "plugin namespace, for the targets whose plugins have one; \"\" is the empty namespace (default: the domain)")
 	version := fs.String("package-version", "1.0.0", "package version, which is also the plugins' version")
 	var targetNames listFlag
-	fs.Var(&targetNames, "targets", "targets the ops generate for: "+strings.Join(targets.ImportTargets, ", ")+" (default: "+strings.Join(targets.DefaultImportTargets, ", ")+", or the --unsupported-for target)")
+	fs.Var(&targetNames, "targets", "targets the ops generate for: "+strings.Join(registry.ImportTargets, ", ")+" (default: "+strings.Join(registry.DefaultImportTargets, ", ")+", or the --unsupported-for target)")
 	model, ok := parseOnnx(fs, args, "import", stderr)
 	if !ok {
 		return 2
@@ -223,7 +223,7 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		if pkg := load.Parse(name, data, &l); pkg != nil {
 			load.Validate(pkg, &l)
-			targets.Check(&l, pkg)
+			registry.Check(&l, pkg)
 		}
 	}
 	if l.HasErrors() {
@@ -281,8 +281,8 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "rewritten model to write (required)")
 	opdef := fs.String("opdef", "", "the opdef the plugins are generated from (default: opdefs/<package>/<package>.yaml)")
 	copyExternal := fs.Bool("copy-external-data", false, "copy external data files next to the output when it is written to another directory")
-	callers := targets.ONNXCallers()
-	forTarget := fs.String("for", targets.DefaultONNXCaller, "the runtime the rewritten nodes call the ops in: "+callerList(callers))
+	callers := registry.ONNXCallers()
+	forTarget := fs.String("for", registry.DefaultONNXCaller, "the runtime the rewritten nodes call the ops in: "+callerList(callers))
 	model, ok := parseOnnx(fs, args, "rewrite", stderr)
 	if !ok {
 		return 2
@@ -328,7 +328,7 @@ func rewriteCmd(args []string, stdout, stderr io.Writer) int {
 			l.Errorf(diag.Pos{File: *opdef}, "read", "no opdef here: run `opforge import onnx %s` first, or pass --opdef", model)
 		} else {
 			pkg = load.File(*opdef, &l)
-			targets.Check(&l, pkg)
+			registry.Check(&l, pkg)
 		}
 	}
 	if res == nil && !l.HasErrors() {

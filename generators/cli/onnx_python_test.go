@@ -21,7 +21,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnximport"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/targets/trt"
 )
 
@@ -82,7 +82,7 @@ func TestRewrittenModelsPassOnnxChecker(t *testing.T) {
 			}
 			var l diag.List
 			pkg := load.File(opdef, &l)
-			targets.Check(&l, pkg)
+			registry.Check(&l, pkg)
 			if pkg == nil || l.HasErrors() {
 				t.Fatalf("imported opdef does not validate: %v", l.Sorted())
 			}

@@ -5,7 +5,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildengine"
 )
 
 // buildDisplay is how `opforge build` shows its units on w: a status line
@@ -14,25 +14,25 @@ import (
 // for the lines on a terminal too (a screen reader, a terminal that does
 // not take the controls), =status for the status line whatever w is;
 // TERM=dumb is a terminal without them.
-func buildDisplay(w io.Writer, getenv func(string) string) build.Display {
+func buildDisplay(w io.Writer, getenv func(string) string) buildengine.Display {
 	switch getenv("OPFORGE_PROGRESS") {
 	case "plain":
-		return build.Display{}
+		return buildengine.Display{}
 	case "status":
-		return build.Display{Status: true, Width: columns(w, getenv)}
+		return buildengine.Display{Status: true, Width: columns(w, getenv)}
 	}
 	if getenv("TERM") == "dumb" {
-		return build.Display{}
+		return buildengine.Display{}
 	}
 	f, ok := w.(*os.File)
 	if !ok {
-		return build.Display{}
+		return buildengine.Display{}
 	}
 	width, ok := terminalWidth(f)
 	if !ok {
-		return build.Display{}
+		return buildengine.Display{}
 	}
-	return build.Display{Status: true, Width: width}
+	return buildengine.Display{Status: true, Width: width}
 }
 
 // columns is w's width when it is a terminal, else $COLUMNS, else 0 (the

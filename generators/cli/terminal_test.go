@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildengine"
 )
 
 func TestBuildDisplay(t *testing.T) {
@@ -36,15 +36,15 @@ func TestBuildDisplay(t *testing.T) {
 		name string
 		w    io.Writer
 		env  func(string) string
-		want build.Display
+		want buildengine.Display
 	}
 	cases := []displayCase{
-		{"a buffer", &bytes.Buffer{}, env(), build.Display{}},
-		{"a file", file, env(), build.Display{}},
-		{"/dev/null, a character device but no terminal", devNull, env(), build.Display{}},
-		{"asked for plain lines", devNull, env("OPFORGE_PROGRESS", "plain"), build.Display{}},
-		{"asked for the status line, $COLUMNS wide", &bytes.Buffer{}, env("OPFORGE_PROGRESS", "status", "COLUMNS", "120"), build.Display{Status: true, Width: 120}},
-		{"asked for the status line, width unknown", file, env("OPFORGE_PROGRESS", "status"), build.Display{Status: true}},
+		{"a buffer", &bytes.Buffer{}, env(), buildengine.Display{}},
+		{"a file", file, env(), buildengine.Display{}},
+		{"/dev/null, a character device but no terminal", devNull, env(), buildengine.Display{}},
+		{"asked for plain lines", devNull, env("OPFORGE_PROGRESS", "plain"), buildengine.Display{}},
+		{"asked for the status line, $COLUMNS wide", &bytes.Buffer{}, env("OPFORGE_PROGRESS", "status", "COLUMNS", "120"), buildengine.Display{Status: true, Width: 120}},
+		{"asked for the status line, width unknown", file, env("OPFORGE_PROGRESS", "status"), buildengine.Display{Status: true}},
 	}
 	// A pseudo-terminal's master answers as a terminal does, where the
 	// system has one to open.
@@ -52,9 +52,9 @@ func TestBuildDisplay(t *testing.T) {
 		defer pty.Close()
 		width, _ := terminalWidth(pty)
 		cases = append(cases,
-			displayCase{"a terminal", pty, env(), build.Display{Status: true, Width: width}},
-			displayCase{"a terminal asked for plain lines", pty, env("OPFORGE_PROGRESS", "plain"), build.Display{}},
-			displayCase{"a dumb terminal", pty, env("TERM", "dumb"), build.Display{}},
+			displayCase{"a terminal", pty, env(), buildengine.Display{Status: true, Width: width}},
+			displayCase{"a terminal asked for plain lines", pty, env("OPFORGE_PROGRESS", "plain"), buildengine.Display{}},
+			displayCase{"a dumb terminal", pty, env("TERM", "dumb"), buildengine.Display{}},
 		)
 	} else {
 		t.Logf("no pseudo-terminal to open (%v): a terminal's case not run", err)

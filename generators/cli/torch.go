@@ -13,7 +13,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/torchimport"
 	"github.com/opforge/opforge/generators/yamldef"
 )
@@ -30,7 +30,7 @@ func importTorchCmd(args []string, stdout, stderr io.Writer) int {
 	force := fs.Bool("force", false, "overwrite an existing opdef file")
 	var pkgName string
 	fs.StringVar(&pkgName, "package", "", "package name (default: the ops' namespace in PascalCase, then Ops)")
-	fs.Var(&targetNames, "targets", "targets the ops generate for: "+strings.Join(targets.ImportTargets, ", ")+" (default: all of them)")
+	fs.Var(&targetNames, "targets", "targets the ops generate for: "+strings.Join(registry.ImportTargets, ", ")+" (default: all of them)")
 	fs.Var(&dtypes, "dtypes", "the dtypes the ops take (default: those the fake kernel, and the CPU kernel where there is one, accept)")
 	python := fs.String("python", "", "the Python with torch that imports the module (default: $OPFORGE_PYTHON, else python3)")
 	pos, err := parse(fs, args)
@@ -51,13 +51,13 @@ func importTorchCmd(args []string, stdout, stderr io.Writer) int {
 		namespaces[ns] = true
 	}
 	for _, t := range targetNames {
-		if !slices.Contains(targets.ImportTargets, t) {
-			fmt.Fprintf(stderr, "opforge import torch: unknown target %q; targets are %s\n", t, strings.Join(targets.ImportTargets, ", "))
+		if !slices.Contains(registry.ImportTargets, t) {
+			fmt.Fprintf(stderr, "opforge import torch: unknown target %q; targets are %s\n", t, strings.Join(registry.ImportTargets, ", "))
 			return 2
 		}
 	}
 	if len(targetNames) == 0 {
-		targetNames = targets.ImportTargets
+		targetNames = registry.ImportTargets
 	}
 	if pkgName == "" && len(namespaces) > 1 {
 		fmt.Fprintln(stderr, "opforge import torch: the ops come from several namespaces; name their package with --package")
@@ -114,7 +114,7 @@ func importTorchCmd(args []string, stdout, stderr io.Writer) int {
 	if data != nil {
 		if pkg := load.Parse(name, data, &l); pkg != nil {
 			load.Validate(pkg, &l)
-			targets.Check(&l, pkg)
+			registry.Check(&l, pkg)
 		}
 		torchimport.Place(name, data, res.Warnings, &l)
 	}

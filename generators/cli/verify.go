@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/selection"
-	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/verify"
 )
 
@@ -21,7 +21,7 @@ import (
 func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := verify.Options{OpDefs: "opdefs", Out: "out", Runners: targets.Verifiers(), RunnerTarget: targets.VerifierTargets()}
+	o := verify.Options{OpDefs: "opdefs", Out: "out", Runners: registry.Verifiers(), RunnerTarget: registry.VerifierTargets()}
 	names := verify.Names(o.Runners)
 	o.Build, o.Toolchains = "build", "toolchains"
 	fs.StringVar(&o.OpDefs, "opdefs", o.OpDefs, "op definitions directory (default: the op repository's opdefs/)")

@@ -8,8 +8,8 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/target"
-	"github.com/opforge/opforge/generators/targets"
 )
 
 // synthesize1000 writes the 1,000-op package for every target and returns
@@ -58,7 +58,7 @@ func BenchmarkGenerate1000(b *testing.B) {
 	if len(pkgs) != 1 || l.HasErrors() {
 		b.Fatal(l.Sorted())
 	}
-	ts := targets.WithToolchains(o.Toolchains)
+	ts := registry.WithToolchains(o.Toolchains)
 	for _, t := range ts {
 		b.Run(t.Name(), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {

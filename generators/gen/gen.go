@@ -13,19 +13,19 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/reference"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/target"
-	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/generators/writer"
 )
 
 // Files generates the files of the targets ts (nil: every target,
-// targets.All) for pkgs, and each package's reference module, keyed by
+// registry.All) for pkgs, and each package's reference module, keyed by
 // paths relative to the output root (<target>/<...>), headers included.
 func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 	if ts == nil {
-		ts = targets.All()
+		ts = registry.All()
 	}
 	// Every package also gets its reference module (out/reference/), the
 	// one place the user writes each op in PyTorch.
@@ -71,15 +71,15 @@ func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 }
 
 // checkWritable refuses a file set no file system could hold whole: a
-// name over targets.MaxNameBytes, or two paths equal but for case. The
+// name over registry.MaxNameBytes, or two paths equal but for case. The
 // targets' checks refuse the names that make them, at the name, before
-// generation (targets.Check); this guards the paths actually generated.
+// generation (registry.Check); this guards the paths actually generated.
 func checkWritable(set *fileset.Set, l *diag.List) {
 	seen := map[string]string{}
 	for _, f := range set.Files() {
 		for _, part := range strings.Split(f.Path, "/") {
-			if len(part) > targets.MaxNameBytes {
-				l.Errorf(diag.Pos{File: f.Source}, "name-too-long", "generated file %s has a name of %d bytes; file systems take at most %d", f.Path, len(part), targets.MaxNameBytes)
+			if len(part) > registry.MaxNameBytes {
+				l.Errorf(diag.Pos{File: f.Source}, "name-too-long", "generated file %s has a name of %d bytes; file systems take at most %d", f.Path, len(part), registry.MaxNameBytes)
 				break
 			}
 		}
@@ -147,7 +147,7 @@ var DefaultOptions = Options{OpDefs: "opdefs", Toolchains: "toolchains", Out: "o
 // has errors; it is nil when loading failed.
 func Plan(o Options, l *diag.List) *writer.Plan {
 	pkgs := load.Tree(o.OpDefs, l)
-	targets.Check(l, pkgs...)
+	registry.Check(l, pkgs...)
 	if l.HasErrors() {
 		return nil
 	}
@@ -170,7 +170,7 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 			l.Warnf(diag.Pos{File: filepath.ToSlash(o.Toolchains)}, "toolchain", "no toolchains directory here (%v); the descriptors built into opforge serve", err)
 		}
 	}
-	ts := targets.WithToolchains(o.Toolchains)
+	ts := registry.WithToolchains(o.Toolchains)
 	var scope func(string) bool
 	if len(o.Packages) > 0 || len(o.Ops) > 0 {
 		sel := selection.Flags{Packages: o.Packages, Ops: o.Ops}

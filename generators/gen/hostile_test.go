@@ -18,7 +18,7 @@ import (
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 )
 
 // hostileTexts end literals, comments, docstrings and lines in some
@@ -107,11 +107,11 @@ func generateFile(t testing.TB, name string, src []byte) (*fileset.Set, *diag.Li
 		return nil, &l
 	}
 	load.Validate(pkg, &l)
-	targets.Check(&l, pkg)
+	registry.Check(&l, pkg)
 	if l.HasErrors() {
 		return nil, &l
 	}
-	return Files(pkgsOf(pkg), targets.WithToolchains(repo+"/toolchains"), &l), &l
+	return Files(pkgsOf(pkg), registry.WithToolchains(repo+"/toolchains"), &l), &l
 }
 
 func diagText(l *diag.List) string {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 )
 
 // TestFilesWithoutTargetsGeneratesEveryTarget: Files handed no targets
@@ -19,16 +19,16 @@ import (
 func TestFilesWithoutTargetsGeneratesEveryTarget(t *testing.T) {
 	var l diag.List
 	pkgs := load.Tree(repo+"/testdata/gen/examples/opdefs", &l)
-	targets.Check(&l, pkgs...)
+	registry.Check(&l, pkgs...)
 	if l.HasErrors() {
 		t.Fatal(l.Sorted())
 	}
 	implicit := Files(pkgs, nil, &l)
-	explicit := Files(pkgs, targets.WithToolchains(repo+"/toolchains"), &l)
+	explicit := Files(pkgs, registry.WithToolchains(repo+"/toolchains"), &l)
 	if l.HasErrors() {
 		t.Fatal(l.Sorted())
 	}
-	for _, name := range targets.Names() {
+	for _, name := range registry.Names() {
 		if !slices.ContainsFunc(implicit.Paths(), func(p string) bool { return strings.HasPrefix(p, name+"/") }) {
 			t.Errorf("no %s files generated without targets named", name)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 )
 
 // warnRE finds the warning codes the sources can emit.
@@ -29,7 +29,7 @@ var notAcknowledgeable = map[string]string{
 	"qnn-xml-lossy":            "reported by convert's XML writer",
 }
 
-// TestAcknowledgeableWarnings holds targets.AcknowledgeableWarnings() to
+// TestAcknowledgeableWarnings holds registry.AcknowledgeableWarnings() to
 // the sources: every warning a loaded opdef's checks report is listed
 // (or named above with why not), and every listed code is a warning.
 func TestAcknowledgeableWarnings(t *testing.T) {
@@ -48,13 +48,13 @@ func TestAcknowledgeableWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	for code := range emitted {
-		if _, why := notAcknowledgeable[code]; !why && !slices.Contains(targets.AcknowledgeableWarnings(), code) {
-			t.Errorf("warning %q is neither in targets.AcknowledgeableWarnings() nor in notAcknowledgeable", code)
+		if _, why := notAcknowledgeable[code]; !why && !slices.Contains(registry.AcknowledgeableWarnings(), code) {
+			t.Errorf("warning %q is neither in registry.AcknowledgeableWarnings() nor in notAcknowledgeable", code)
 		}
 	}
-	for _, code := range targets.AcknowledgeableWarnings() {
+	for _, code := range registry.AcknowledgeableWarnings() {
 		if !emitted[code] {
-			t.Errorf("targets.AcknowledgeableWarnings() lists %q, which no Warnf reports", code)
+			t.Errorf("registry.AcknowledgeableWarnings() lists %q, which no Warnf reports", code)
 		}
 	}
 }
@@ -68,7 +68,7 @@ func TestAcknowledgedInJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var l diag.List
-	targets.Check(&l, load.Paths(files, &l)...)
+	registry.Check(&l, load.Paths(files, &l)...)
 	var js bytes.Buffer
 	if err := l.WriteJSON(&js); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/golden"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 )
 
 var update = golden.Update
@@ -41,7 +41,7 @@ func TestDiagnostics(t *testing.T) {
 				t.Fatal("case has no input files")
 			}
 			var l diag.List
-			targets.Check(&l, load.Paths(files, &l)...)
+			registry.Check(&l, load.Paths(files, &l)...)
 			var buf bytes.Buffer
 			if err := l.WriteText(&buf); err != nil {
 				t.Fatal(err)

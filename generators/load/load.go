@@ -1,7 +1,7 @@
 // Package load finds op definition files, reads them within safe limits,
 // parses them by format, and runs the semantic checks shared by every
 // target: the front end up to a validated IR. The targets' own checks run
-// in one place after it, targets.Check.
+// in one place after it, registry.Check.
 package load
 
 import (
@@ -192,7 +192,7 @@ func Encode(pkg *ir.Package, format, schemaPath string, l *diag.List) ([]byte, e
 }
 
 // Validate runs the semantic checks shared by every target on a parsed
-// package (not the targets' own: targets.Check runs those).
+// package (not the targets' own: registry.Check runs those).
 func Validate(pkg *ir.Package, l *diag.List) {
 	validate.Package(pkg, l)
 }

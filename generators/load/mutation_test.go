@@ -13,7 +13,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 )
 
 // maxWrongLineRate bounds the share of mutations whose errors all land on
@@ -152,7 +152,7 @@ func loadErrors(path string, data []byte) []diag.Diagnostic {
 	var l diag.List
 	if pkg := load.Parse(path, data, &l); pkg != nil {
 		load.Validate(pkg, &l)
-		targets.Check(&l, pkg)
+		registry.Check(&l, pkg)
 	}
 	var errs []diag.Diagnostic
 	for _, d := range l.Sorted() {

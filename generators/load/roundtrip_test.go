@@ -12,7 +12,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 	"github.com/opforge/opforge/generators/yamldef"
 )
@@ -40,7 +40,7 @@ func mustLoad(t *testing.T, name string, data []byte) *ir.Package {
 	pkg := load.Parse(name, data, &l)
 	if pkg != nil {
 		load.Validate(pkg, &l)
-		targets.Check(&l, pkg)
+		registry.Check(&l, pkg)
 	}
 	if pkg == nil || l.HasErrors() {
 		var buf bytes.Buffer
@@ -55,7 +55,7 @@ func TestFixturesLoad(t *testing.T) {
 	for _, f := range fixtures(t) {
 		var l diag.List
 		pkg := load.File(f, &l)
-		targets.Check(&l, pkg)
+		registry.Check(&l, pkg)
 		if pkg == nil || l.HasErrors() {
 			var buf bytes.Buffer
 			_ = l.WriteText(&buf)

@@ -8,7 +8,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnx/onnxtest"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/targets/trt"
 	"github.com/opforge/opforge/generators/yamldef"
 )
@@ -24,7 +24,7 @@ func FuzzImport(f *testing.F) {
 			return
 		}
 		var l diag.List
-		res := Import(m, "f.onnx", Options{Selection: Selection{UnsupportedFor: "trt", FrontEnds: targets.FrontEnds()}, AllowStandardNames: true}, &l)
+		res := Import(m, "f.onnx", Options{Selection: Selection{UnsupportedFor: "trt", FrontEnds: registry.FrontEnds()}, AllowStandardNames: true}, &l)
 		if res == nil {
 			return
 		}

@@ -23,8 +23,8 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/onnx"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/shapeexpr"
-	alltargets "github.com/opforge/opforge/generators/targets"
 )
 
 // Options of an import.
@@ -65,7 +65,7 @@ type Result struct {
 }
 
 // Targets the imported ops may generate for.
-var Targets = alltargets.ImportTargets
+var Targets = registry.ImportTargets
 
 // DefaultPackage derives a package name (an identifier) and a lower-case
 // directory and domain name from the model's file name.
@@ -97,9 +97,9 @@ func Import(m *onnx.Model, path string, opts Options, l *diag.List) *Result {
 	}
 	targets := opts.Targets
 	if len(targets) == 0 {
-		targets = alltargets.DefaultImportTargets
+		targets = registry.DefaultImportTargets
 	}
-	im := &importer{path: path, l: l, errs: newCapped(l, path), scopes: newScopes(nodes), readers: alltargets.NodeReaders(), reserved: map[string]bool{}}
+	im := &importer{path: path, l: l, errs: newCapped(l, path), scopes: newScopes(nodes), readers: registry.NodeReaders(), reserved: map[string]bool{}}
 	// Trailing optional inputs join only when every target's runtime
 	// takes them left out; a target that reads no node never does.
 	takes := map[string]bool{}
@@ -252,8 +252,8 @@ func opSections(targets []string, opType, name string) ir.Sections {
 	var secs ir.Sections
 	// In the registry's order, whatever the order asked for: the order
 	// the sections are written in.
-	importers := alltargets.Importers()
-	for _, tg := range alltargets.All() {
+	importers := registry.Importers()
+	for _, tg := range registry.All() {
 		if im := importers[tg.Name()]; im != nil && slices.Contains(targets, tg.Name()) {
 			secs.Add(tg.Name(), im.ImportSection(opType, name), diag.Pos{})
 		}
@@ -300,9 +300,9 @@ type importer struct {
 	// readers are every target's node reader (target.NodeReader);
 	// reserved, the attributes some target's runtime reads itself;
 	// concerned, the readers of the targets asked for.
-	readers   []alltargets.NamedNodeReader
+	readers   []registry.NamedNodeReader
 	reserved  map[string]bool
-	concerned []alltargets.NamedNodeReader
+	concerned []registry.NamedNodeReader
 }
 
 // note is a warning about an op, emitted once for all its nodes.

@@ -13,7 +13,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnx/onnxtest"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/targets/trt"
 	"github.com/opforge/opforge/generators/yamldef"
 )
@@ -144,7 +144,7 @@ var importCases = []struct {
 				ValueInfo: []T{f32("r", "N", 16)},
 			},
 		},
-		opts: Options{Selection: Selection{UnsupportedFor: "trt", FrontEnds: targets.FrontEnds()}, Rename: map[string]string{"Unique": "UniquePlugin", "Det": "DetPlugin"}, Package: "Fallbacks"},
+		opts: Options{Selection: Selection{UnsupportedFor: "trt", FrontEnds: registry.FrontEnds()}, Rename: map[string]string{"Unique": "UniquePlugin", "Det": "DetPlugin"}, Package: "Fallbacks"},
 	},
 	{
 		// An op for every target validates under each target's checks.
@@ -241,7 +241,7 @@ func TestImportGolden(t *testing.T) {
 			pkg := load.Parse(file, data, &l)
 			if pkg != nil {
 				load.Validate(pkg, &l)
-				targets.Check(&l, pkg)
+				registry.Check(&l, pkg)
 			}
 			if pkg == nil || l.HasErrors() {
 				var buf bytes.Buffer
@@ -396,7 +396,7 @@ func TestImportErrors(t *testing.T) {
 		{"no outputs", model(onnxtest.Node{Name: "n", OpType: "Foo", Inputs: []string{"x"}}), sel, "onnx-node", "no outputs"},
 		{"unknown node", model(node()), Options{Selection: Selection{Nodes: []string{"m", "n"}}}, "onnx-select", `no node named "m"`},
 		{"unknown op type", model(node()), Options{Selection: Selection{OpTypes: []string{"Bar"}}}, "onnx-select", `no node of op type "Bar"`},
-		{"unknown front end", model(node()), Options{Selection: Selection{UnsupportedFor: "cpu", FrontEnds: targets.FrontEnds()}}, "onnx-select", "aipu, htp, trt"},
+		{"unknown front end", model(node()), Options{Selection: Selection{UnsupportedFor: "cpu", FrontEnds: registry.FrontEnds()}}, "onnx-select", "aipu, htp, trt"},
 		{"standard name", model(onnxtest.Node{Name: "n", OpType: "NonZero", Inputs: []string{"x"}, Outputs: []string{"y"}}), Options{Selection: Selection{OpTypes: []string{"NonZero"}}}, "onnx-standard-name", "--rename NonZero=NonZeroPlugin"},
 		{"renamed to a standard name", model(node()), Options{Selection: sel.Selection, Rename: map[string]string{"Foo": "Gemm"}}, "onnx-standard-name", "Gemm"},
 		{"function name", onnxtest.Model{Graph: model(node()).Graph, Extra: functionProto("Foo")}, sel, "onnx-function-name", "inline the function"},
@@ -437,9 +437,9 @@ func TestSelect(t *testing.T) {
 		sel  Selection
 		want string
 	}{
-		{Selection{UnsupportedFor: "trt", FrontEnds: targets.FrontEnds()}, "uniq grid det"},
-		{Selection{UnsupportedFor: "htp", FrontEnds: targets.FrontEnds()}, "uniq grid det"},
-		{Selection{UnsupportedFor: "aipu", FrontEnds: targets.FrontEnds()}, "grid det"},
+		{Selection{UnsupportedFor: "trt", FrontEnds: registry.FrontEnds()}, "uniq grid det"},
+		{Selection{UnsupportedFor: "htp", FrontEnds: registry.FrontEnds()}, "uniq grid det"},
+		{Selection{UnsupportedFor: "aipu", FrontEnds: registry.FrontEnds()}, "grid det"},
 		{Selection{Nodes: []string{"relu"}, OpTypes: []string{"Det"}}, "relu det"},
 	} {
 		var l diag.List
@@ -473,7 +473,7 @@ func TestTensorNamesAvoidAttributes(t *testing.T) {
 	var l diag.List
 	if pkg := load.Parse("x.yaml", data, &l); pkg != nil {
 		load.Validate(pkg, &l)
-		targets.Check(&l, pkg)
+		registry.Check(&l, pkg)
 	}
 	if l.HasErrors() {
 		t.Error(l.Sorted())

@@ -10,7 +10,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnx/onnxtest"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/targets/trt"
 )
 
@@ -48,7 +48,7 @@ func importLarge(b testing.TB, data []byte, sel Selection) (*Result, *diag.List)
 		b.Fatal(err)
 	}
 	var l diag.List
-	sel.FrontEnds = targets.FrontEnds()
+	sel.FrontEnds = registry.FrontEnds()
 	res := Import(m, "chain.onnx", Options{Selection: sel, Targets: []string{"trt"}}, &l)
 	return res, &l
 }
@@ -93,7 +93,7 @@ func TestLargeModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	var il diag.List
-	opts := Options{Selection: Selection{OpTypes: []string{"Relu", "Swish3"}, FrontEnds: targets.FrontEnds()}, Targets: []string{"trt"}, Rename: map[string]string{"Relu": "ReluP"}}
+	opts := Options{Selection: Selection{OpTypes: []string{"Relu", "Swish3"}, FrontEnds: registry.FrontEnds()}, Targets: []string{"trt"}, Rename: map[string]string{"Relu": "ReluP"}}
 	derived := 0
 	deriveHook = func() { derived++ }
 	defer func() { deriveHook = nil }()

@@ -7,7 +7,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/onnx"
-	alltargets "github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 )
 
 // Selection says which nodes become plugin ops. A node is selected when
@@ -21,7 +21,7 @@ type Selection struct {
 	// does not run the node's op. Nodes that already call a custom op of
 	// some target's runtime (target.NodeReader) are left alone.
 	UnsupportedFor string
-	// FrontEnds are the targets' ONNX front ends (targets.FrontEnds).
+	// FrontEnds are the targets' ONNX front ends (registry.FrontEnds).
 	FrontEnds map[string]*onnx.FrontEnd
 }
 
@@ -55,7 +55,7 @@ func Select(m *onnx.Model, path string, s Selection, l *diag.List) []*onnx.Node 
 	for _, t := range s.OpTypes {
 		byType[t] = true
 	}
-	readers := alltargets.NodeReaders()
+	readers := registry.NodeReaders()
 	matchedName, matchedType := map[string]bool{}, map[string]bool{}
 	var out []*onnx.Node
 	for _, n := range m.Nodes() {
@@ -94,8 +94,8 @@ func Select(m *onnx.Model, path string, s Selection, l *diag.List) []*onnx.Node 
 
 // callsCustomOp: some target's runtime takes node n for a call of a
 // custom op already.
-func callsCustomOp(readers []alltargets.NamedNodeReader, n *onnx.Node) bool {
-	return slices.ContainsFunc(readers, func(r alltargets.NamedNodeReader) bool { return r.CallsCustomOp(n) })
+func callsCustomOp(readers []registry.NamedNodeReader, n *onnx.Node) bool {
+	return slices.ContainsFunc(readers, func(r registry.NamedNodeReader) bool { return r.CallsCustomOp(n) })
 }
 
 func quoteList(s []string) string {

@@ -27,7 +27,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/regions"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/writer"
 )
 
@@ -72,7 +72,7 @@ func (p *Plan) Rename() *gen.Rename {
 // op must exist in exactly one YAML opdef, and the new name must be free.
 func Op(o gen.Options, from, to string, l *diag.List) *Plan {
 	pkgs := load.Tree(o.OpDefs, l)
-	targets.Check(l, pkgs...)
+	registry.Check(l, pkgs...)
 	if l.HasErrors() {
 		return nil
 	}
@@ -101,7 +101,7 @@ func Op(o gen.Options, from, to string, l *diag.List) *Plan {
 // directories and the files named after it under out/.
 func Package(o gen.Options, from, to string, l *diag.List) *Plan {
 	pkgs := load.Tree(o.OpDefs, l)
-	targets.Check(l, pkgs...)
+	registry.Check(l, pkgs...)
 	if l.HasErrors() {
 		return nil
 	}
@@ -164,11 +164,11 @@ func plan(o gen.Options, pkg *ir.Package, pos diag.Pos, what, from, to string, l
 		return nil
 	}
 	load.Validate(renamed, l)
-	targets.Check(l, renamed)
+	registry.Check(l, renamed)
 	if l.HasErrors() {
 		return nil
 	}
-	ts := targets.WithToolchains(o.Toolchains)
+	ts := registry.WithToolchains(o.Toolchains)
 	before := gen.Files([]*ir.Package{pkg}, ts, l)
 	after := gen.Files([]*ir.Package{renamed}, ts, l)
 	if l.HasErrors() {

@@ -7,10 +7,10 @@ import (
 	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
+	"github.com/opforge/opforge/generators/harness"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
-	"github.com/opforge/opforge/generators/verifier"
 )
 
 // Target is a code generation target: one per vendor runtime.
@@ -132,7 +132,7 @@ type Builder interface {
 // against the reference, through one runner per implementation (runner
 // names are --target names, unique across targets).
 type Verifier interface {
-	Verifiers() []verifier.Runner
+	Verifiers() []harness.Runner
 }
 
 // ONNXCaller is a target whose runtime reads ONNX models and can call the

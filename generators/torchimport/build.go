@@ -13,9 +13,9 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	"github.com/opforge/opforge/generators/target"
-	alltargets "github.com/opforge/opforge/generators/targets"
 )
 
 // Options are what import torch builds the package with.
@@ -334,8 +334,8 @@ func literal(v any, elem string) *ir.Literal {
 // (target.TorchImporter).
 func sections(targets []string, opName, torchName string) ir.Sections {
 	var secs ir.Sections
-	importers := alltargets.Importers()
-	for _, tg := range alltargets.All() {
+	importers := registry.Importers()
+	for _, tg := range registry.All() {
 		im := importers[tg.Name()]
 		if im == nil || !slices.Contains(targets, tg.Name()) {
 			continue

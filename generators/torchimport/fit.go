@@ -7,7 +7,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -92,7 +92,7 @@ func targetErrors(pkg *ir.Package, op *ir.Op, t string) []diag.Diagnostic {
 	var l diag.List
 	if p := load.Parse("import.yaml", data, &l); p != nil && !l.HasErrors() {
 		load.Validate(p, &l)
-		targets.Check(&l, p)
+		registry.Check(&l, p)
 	}
 	var errs []diag.Diagnostic
 	for _, d := range l.Sorted() {

@@ -3,7 +3,6 @@ package torchimport
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,14 +11,13 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/golden"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/shapeexpr"
-	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/yamldef"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // testOps are testdata/torchops.py's ops: elementwise at any rank, a
 // reduction along an axis param, a concat along one, a data-dependent
@@ -47,7 +45,7 @@ func TestImportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var l diag.List
-	res := Build(rep, Options{Module: "testdata/torchops.py", Targets: targets.ImportTargets, Source: goldenOpdef}, &l)
+	res := Build(rep, Options{Module: "testdata/torchops.py", Targets: registry.ImportTargets, Source: goldenOpdef}, &l)
 	if res == nil {
 		t.Fatalf("nothing imported: %v", l.Sorted())
 	}
@@ -58,7 +56,7 @@ func TestImportGolden(t *testing.T) {
 	}
 	if pkg := load.Parse(goldenOpdef, data, &l); pkg != nil {
 		load.Validate(pkg, &l)
-		targets.Check(&l, pkg)
+		registry.Check(&l, pkg)
 	}
 	Place(goldenOpdef, data, res.Warnings, &l)
 	if l.HasErrors() {
@@ -68,13 +66,13 @@ func TestImportGolden(t *testing.T) {
 	for _, d := range l.Sorted() {
 		fmt.Fprintln(&diags, d.String())
 	}
-	golden(t, goldenOpdef, data)
-	golden(t, "testdata/golden/expected.txt", []byte(diags.String()))
+	compareGolden(t, goldenOpdef, data)
+	compareGolden(t, "testdata/golden/expected.txt", []byte(diags.String()))
 }
 
-func golden(t *testing.T, path string, got []byte) {
+func compareGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
+	if *golden.Update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -85,10 +83,10 @@ func golden(t *testing.T, path string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (go test ./generators/torchimport -update creates it)", err)
+		t.Fatalf("%v (go tool mage update creates it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test ./generators/torchimport -update refreshes it)\n--- got\n%s\n--- want\n%s", path, got, want)
+		t.Errorf("%s differs (go tool mage update refreshes it)\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 

@@ -7,29 +7,29 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/harness"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/verifier"
 )
 
 // recordingRunner counts every call verify makes of it.
 type recordingRunner struct{ calls *int }
 
 func (recordingRunner) Name() string { return "recording" }
-func (r recordingRunner) Runnable(verifier.Options, *ir.Package, *ir.Op) (string, bool) {
+func (r recordingRunner) Runnable(harness.Options, *ir.Package, *ir.Op) (string, bool) {
 	*r.calls++
 	return "", true
 }
-func (r recordingRunner) Prepare(verifier.Options, *ir.Package, string) verifier.Prepared {
+func (r recordingRunner) Prepare(harness.Options, *ir.Package, string) harness.Prepared {
 	*r.calls++
-	return verifier.Prepared{Skip: "a recording runner runs nothing"}
+	return harness.Prepared{Skip: "a recording runner runs nothing"}
 }
 func (r recordingRunner) OpFields(*ir.Package, *ir.Op) map[string]any {
 	*r.calls++
 	return nil
 }
-func (r recordingRunner) Implementation() verifier.Implementation {
+func (r recordingRunner) Implementation() harness.Implementation {
 	*r.calls++
-	return verifier.Implementation{}
+	return harness.Implementation{}
 }
 
 // TestVerifyRunsTheTargetsChecksFirst: an opdef that loads but fails a
@@ -59,7 +59,7 @@ func TestVerifyRunsTheTargetsChecksFirst(t *testing.T) {
 			}
 			calls := 0
 			var l diag.List
-			rs := Run(Options{OpDefs: opdefs, Out: filepath.Join(t.TempDir(), "out"), Runners: []verifier.Runner{recordingRunner{&calls}},
+			rs := Run(Options{OpDefs: opdefs, Out: filepath.Join(t.TempDir(), "out"), Runners: []harness.Runner{recordingRunner{&calls}},
 				Python: filepath.Join(t.TempDir(), "no-python")}, &l)
 			var errs []string
 			for _, d := range l.Sorted() {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/opforge/opforge/generators/procgroup"
 
-	"github.com/opforge/opforge/generators/verifier"
+	"github.com/opforge/opforge/generators/harness"
 )
 
 //go:embed doctor_probe.py
@@ -30,7 +30,7 @@ const DefaultDoctorTimeout = 60 * time.Second
 
 // DoctorOptions are what `opforge doctor` reads of verify's runners.
 type DoctorOptions struct {
-	verifier.Options
+	harness.Options
 	// Python is --python ("" : $OPFORGE_PYTHON, else python3), as verify
 	// chooses it.
 	Python string
@@ -42,7 +42,7 @@ type DoctorOptions struct {
 // it needs and what to install or set for the rest, after one Python probe
 // per interpreter that answers every runner's probes. It returns how many
 // runners cannot run here.
-func Doctor(w io.Writer, o DoctorOptions, runners []verifier.Runner) int {
+func Doctor(w io.Writer, o DoctorOptions, runners []harness.Runner) int {
 	start := time.Now()
 	py := Probe(o, runners)
 	took := time.Since(start).Round(100 * time.Millisecond)
@@ -54,15 +54,15 @@ func Doctor(w io.Writer, o DoctorOptions, runners []verifier.Runner) int {
 	var cannot []string
 	for _, r := range runners {
 		fmt.Fprintf(w, "verify %s\n", r.Name())
-		d, ok := r.(verifier.Doctor)
+		d, ok := r.(harness.Doctor)
 		if !ok {
-			line(w, verifier.Finding{Status: verifier.None, Name: "doctor", Detail: "the runner does not say what it needs"})
+			line(w, harness.Finding{Status: harness.None, Name: "doctor", Detail: "the runner does not say what it needs"})
 			continue
 		}
-		blocked := pyLine.Status == verifier.Missing
+		blocked := pyLine.Status == harness.Missing
 		for _, f := range d.Doctor(ro, py) {
 			line(w, f)
-			blocked = blocked || f.Status == verifier.Missing
+			blocked = blocked || f.Status == harness.Missing
 		}
 		if blocked {
 			cannot = append(cannot, r.Name())
@@ -75,7 +75,7 @@ func Doctor(w io.Writer, o DoctorOptions, runners []verifier.Runner) int {
 }
 
 // line prints a finding as doctor prints a toolchain piece.
-func line(w io.Writer, f verifier.Finding) {
+func line(w io.Writer, f harness.Finding) {
 	text := f.Detail
 	if f.Fix != "" {
 		text += "; " + f.Fix
@@ -85,19 +85,19 @@ func line(w io.Writer, f verifier.Finding) {
 
 // pythonFinding is verify's Python: every runner's harness needs it, with
 // torch.
-func pythonFinding(py verifier.Python) verifier.Finding {
+func pythonFinding(py harness.Python) harness.Finding {
 	fix := "set OPFORGE_PYTHON or --python to a Python with torch (pip install torch)"
 	if py.Path == "" {
-		return verifier.Finding{Status: verifier.Missing, Name: "python", Detail: py.Problem, Fix: fix}
+		return harness.Finding{Status: harness.Missing, Name: "python", Detail: py.Problem, Fix: fix}
 	}
 	torch := py.Module("torch")
 	switch {
 	case !torch.OK() && py.Problem != "":
-		return verifier.Finding{Status: verifier.Missing, Name: "python", Detail: py.Describe() + ": " + py.Problem, Fix: fix}
+		return harness.Finding{Status: harness.Missing, Name: "python", Detail: py.Describe() + ": " + py.Problem, Fix: fix}
 	case !torch.OK():
-		return verifier.Finding{Status: verifier.Missing, Name: "python", Detail: py.Describe() + ": torch does not import: " + torch.Error, Fix: fix}
+		return harness.Finding{Status: harness.Missing, Name: "python", Detail: py.Describe() + ": torch does not import: " + torch.Error, Fix: fix}
 	}
-	f := verifier.Finding{Status: verifier.OK, Name: "python", Detail: py.Describe() + ", " + torch.Label()}
+	f := harness.Finding{Status: harness.OK, Name: "python", Detail: py.Describe() + ", " + torch.Label()}
 	if py.Problem != "" {
 		// torch imported; a later module stopped the probe (its runner says so).
 		f.Detail += "; then " + py.Problem
@@ -107,16 +107,16 @@ func pythonFinding(py verifier.Python) verifier.Finding {
 
 // harnessProbes are verify's own: the harness imports torch; whether it
 // sees a GPU serves every runner that runs on one.
-var harnessProbes = []verifier.Probe{{Module: "torch", Facts: map[string]string{
+var harnessProbes = []harness.Probe{{Module: "torch", Facts: map[string]string{
 	"cuda":   "m.cuda.is_available()",
 	"device": "m.cuda.get_device_name(0) if m.cuda.is_available() else ''",
 }}}
 
 // Probe runs verify's probes and every runner's (RunProbes).
-func Probe(o DoctorOptions, runners []verifier.Runner) verifier.Python {
-	probes := append([]verifier.Probe{}, harnessProbes...)
+func Probe(o DoctorOptions, runners []harness.Runner) harness.Python {
+	probes := append([]harness.Probe{}, harnessProbes...)
 	for _, r := range runners {
-		if d, ok := r.(verifier.Doctor); ok {
+		if d, ok := r.(harness.Doctor); ok {
 			probes = append(probes, d.Probes()...)
 		}
 	}
@@ -126,30 +126,30 @@ func Probe(o DoctorOptions, runners []verifier.Runner) verifier.Python {
 // RunProbes runs probes, one Python run per interpreter (in parallel,
 // each within o.Timeout), and returns verify's Python with the others
 // under Others.
-func RunProbes(o DoctorOptions, probes []verifier.Probe) verifier.Python {
+func RunProbes(o DoctorOptions, probes []harness.Probe) harness.Python {
 	env := o.Environment()
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = DefaultDoctorTimeout
 	}
-	byInterpreter := map[string][]verifier.Probe{}
+	byInterpreter := map[string][]harness.Probe{}
 	var order []string
-	for _, p := range verifier.MergeProbes(probes) {
+	for _, p := range harness.MergeProbes(probes) {
 		if _, ok := byInterpreter[p.Interpreter]; !ok {
 			order = append(order, p.Interpreter)
 		}
 		byInterpreter[p.Interpreter] = append(byInterpreter[p.Interpreter], p)
 	}
-	results := make([]verifier.Python, len(order))
+	results := make([]harness.Python, len(order))
 	var wg sync.WaitGroup
 	for i, interp := range order {
-		var py verifier.Python
+		var py harness.Python
 		if interp == "" {
 			py = findInterpreter(verifyPython(o.Python, env.Getenv), env.LookPath)
 		} else if v := env.Getenv(interp); v == "" {
-			py = verifier.Python{Via: "$" + interp, Problem: interp + " is not set"}
+			py = harness.Python{Via: "$" + interp, Problem: interp + " is not set"}
 		} else {
-			py = findInterpreter(verifier.Python{Path: v, Via: "$" + interp}, env.LookPath)
+			py = findInterpreter(harness.Python{Path: v, Via: "$" + interp}, env.LookPath)
 		}
 		wg.Add(1)
 		go func() {
@@ -158,8 +158,8 @@ func RunProbes(o DoctorOptions, probes []verifier.Probe) verifier.Python {
 		}()
 	}
 	wg.Wait()
-	var main verifier.Python
-	others := map[string]verifier.Python{}
+	var main harness.Python
+	others := map[string]harness.Python{}
 	for i, interp := range order {
 		if interp == "" {
 			main = results[i]
@@ -173,22 +173,22 @@ func RunProbes(o DoctorOptions, probes []verifier.Probe) verifier.Python {
 
 // verifyPython is the interpreter verify would run, as named: p
 // (--python), else $OPFORGE_PYTHON, else python3.
-func verifyPython(p string, getenv func(string) string) verifier.Python {
+func verifyPython(p string, getenv func(string) string) harness.Python {
 	switch {
 	case p != "":
-		return verifier.Python{Path: p, Via: "--python"}
+		return harness.Python{Path: p, Via: "--python"}
 	case getenv("OPFORGE_PYTHON") != "":
-		return verifier.Python{Path: getenv("OPFORGE_PYTHON"), Via: "$OPFORGE_PYTHON"}
+		return harness.Python{Path: getenv("OPFORGE_PYTHON"), Via: "$OPFORGE_PYTHON"}
 	}
-	return verifier.Python{Path: "python3", Via: "PATH"}
+	return harness.Python{Path: "python3", Via: "PATH"}
 }
 
 // findInterpreter resolves py's Path as a command; Problem when it is not
 // one.
-func findInterpreter(py verifier.Python, lookPath func(string) (string, error)) verifier.Python {
+func findInterpreter(py harness.Python, lookPath func(string) (string, error)) harness.Python {
 	path, err := lookPath(py.Path)
 	if err != nil {
-		return verifier.Python{Via: py.Via, Problem: fmt.Sprintf("no Python interpreter %q (via %s): %v", py.Path, py.Via, err)}
+		return harness.Python{Via: py.Via, Problem: fmt.Sprintf("no Python interpreter %q (via %s): %v", py.Path, py.Via, err)}
 	}
 	py.Path = path
 	return py
@@ -209,8 +209,8 @@ type probeLine struct {
 // runProbe runs doctor_probe.py in py's interpreter on probes. On a
 // timeout, the modules probed so far stay and Problem names the timeout
 // and the module the probe was importing.
-func runProbe(py verifier.Python, probes []verifier.Probe, getenv func(string) string, timeout time.Duration) verifier.Python {
-	py.Modules = map[string]verifier.Module{}
+func runProbe(py harness.Python, probes []harness.Probe, getenv func(string) string, timeout time.Duration) harness.Python {
+	py.Modules = map[string]harness.Module{}
 	if py.Path == "" {
 		return py
 	}
@@ -267,7 +267,7 @@ func runProbe(py verifier.Python, probes []verifier.Probe, getenv func(string) s
 			importing = l.Start
 		case l.Module != "":
 			importing = ""
-			py.Modules[l.Module] = verifier.Module{Name: l.Module, Version: l.Version, Error: l.Error, Facts: l.Facts, FactErrors: l.FactErrors}
+			py.Modules[l.Module] = harness.Module{Name: l.Module, Version: l.Version, Error: l.Error, Facts: l.Facts, FactErrors: l.FactErrors}
 		}
 	}
 	switch {
@@ -277,7 +277,7 @@ func runProbe(py verifier.Python, probes []verifier.Probe, getenv func(string) s
 			py.Problem += "; it was importing " + importing
 		}
 	case runErr != nil:
-		py.Problem = fmt.Sprintf("the probe failed (%v): %s", runErr, verifier.LastLines(stderr.String(), 3))
+		py.Problem = fmt.Sprintf("the probe failed (%v): %s", runErr, harness.LastLines(stderr.String(), 3))
 	}
 	return py
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opforge/opforge/generators/harness"
 	"github.com/opforge/opforge/generators/toolchain"
-	"github.com/opforge/opforge/generators/verifier"
 )
 
 // doctorRunner is a runner that says what it needs: its probes, and a
@@ -19,21 +19,21 @@ import (
 type doctorRunner struct {
 	fakeRunner
 	name   string
-	probes []verifier.Probe
+	probes []harness.Probe
 }
 
-func (r doctorRunner) Name() string             { return r.name }
-func (r doctorRunner) Probes() []verifier.Probe { return r.probes }
-func (r doctorRunner) Doctor(_ verifier.Options, py verifier.Python) []verifier.Finding {
-	var fs []verifier.Finding
+func (r doctorRunner) Name() string            { return r.name }
+func (r doctorRunner) Probes() []harness.Probe { return r.probes }
+func (r doctorRunner) Doctor(_ harness.Options, py harness.Python) []harness.Finding {
+	var fs []harness.Finding
 	for _, p := range r.probes {
 		m := py.Module(p.Module)
 		if p.Interpreter != "" {
 			m = py.Interpreter(p.Interpreter).Module(p.Module)
 		}
-		f := verifier.Finding{Status: verifier.OK, Name: p.Module, Detail: m.Label()}
+		f := harness.Finding{Status: harness.OK, Name: p.Module, Detail: m.Label()}
 		if !m.OK() {
-			f = verifier.Finding{Status: verifier.Missing, Name: p.Module, Detail: m.Error, Fix: "pip install " + p.Module}
+			f = harness.Finding{Status: harness.Missing, Name: p.Module, Detail: m.Error, Fix: "pip install " + p.Module}
 		}
 		fs = append(fs, f)
 	}
@@ -94,12 +94,12 @@ OBJ = Obj()
 	})
 	o := DoctorOptions{Timeout: 2 * time.Minute}
 	o.Env = doctorEnv(map[string]string{"OPFORGE_TEST_DOCTOR_PATH": dir, "OPFORGE_TEST_OTHER_PYTHON": python, "OPFORGE_TEST_UNSET_PYTHON": ""})
-	py := RunProbes(o, append(append([]verifier.Probe{}, harnessProbes...),
-		verifier.Probe{Module: "opforge_doctor_fixture", Path: []string{"OPFORGE_TEST_DOCTOR_PATH"}, Facts: map[string]string{"value": "m.VALUE", "obj": "m.OBJ", "bad": "m.nope"}},
-		verifier.Probe{Module: "opforge_doctor_exits", Path: []string{"OPFORGE_TEST_DOCTOR_PATH"}},
-		verifier.Probe{Module: "opforge_no_such_module"},
-		verifier.Probe{Module: "json", Interpreter: "OPFORGE_TEST_OTHER_PYTHON"},
-		verifier.Probe{Module: "json", Interpreter: "OPFORGE_TEST_UNSET_PYTHON"},
+	py := RunProbes(o, append(append([]harness.Probe{}, harnessProbes...),
+		harness.Probe{Module: "opforge_doctor_fixture", Path: []string{"OPFORGE_TEST_DOCTOR_PATH"}, Facts: map[string]string{"value": "m.VALUE", "obj": "m.OBJ", "bad": "m.nope"}},
+		harness.Probe{Module: "opforge_doctor_exits", Path: []string{"OPFORGE_TEST_DOCTOR_PATH"}},
+		harness.Probe{Module: "opforge_no_such_module"},
+		harness.Probe{Module: "json", Interpreter: "OPFORGE_TEST_OTHER_PYTHON"},
+		harness.Probe{Module: "json", Interpreter: "OPFORGE_TEST_UNSET_PYTHON"},
 	))
 	want, _ := exec.LookPath(python)
 	if py.Problem != "" || py.Path != want || py.Via != "$OPFORGE_PYTHON" || !regexp.MustCompile(`^3\.\d+\.\d+`).MatchString(py.Version) {
@@ -136,7 +136,7 @@ OBJ = Obj()
 func TestDoctorTimesOutAHangingPython(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"python": "#!/bin/sh\nsleep 30\n"})
-	runners := []verifier.Runner{doctorRunner{name: "one", probes: []verifier.Probe{{Module: "json"}}}, doctorRunner{name: "two"}}
+	runners := []harness.Runner{doctorRunner{name: "one", probes: []harness.Probe{{Module: "json"}}}, doctorRunner{name: "two"}}
 	o := DoctorOptions{Python: filepath.Join(dir, "python"), Timeout: 300 * time.Millisecond}
 	var out bytes.Buffer
 	start := time.Now()
@@ -163,7 +163,7 @@ func TestDoctorTimesOutAHangingPython(t *testing.T) {
 	o = DoctorOptions{Python: python, Timeout: 60 * time.Second}
 	o.Env = doctorEnv(map[string]string{"OPFORGE_TEST_DOCTOR_PATH": dir})
 	start = time.Now()
-	py := RunProbes(o, append(append([]verifier.Probe{}, harnessProbes...), verifier.Probe{Module: "opforge_doctor_slow", Path: []string{"OPFORGE_TEST_DOCTOR_PATH"}}))
+	py := RunProbes(o, append(append([]harness.Probe{}, harnessProbes...), harness.Probe{Module: "opforge_doctor_slow", Path: []string{"OPFORGE_TEST_DOCTOR_PATH"}}))
 	if took := time.Since(start); took > 90*time.Second {
 		t.Errorf("the probe took %s with a 60s timeout", took)
 	}
@@ -171,7 +171,7 @@ func TestDoctorTimesOutAHangingPython(t *testing.T) {
 		t.Errorf("a Python hanging in an import: %+v", py)
 	}
 	// verify's Python is fine (torch imported); the probe's end is said.
-	if f := pythonFinding(py); f.Status != verifier.OK || !strings.Contains(f.Detail, "; then the probe did not finish within 1m0s") {
+	if f := pythonFinding(py); f.Status != harness.OK || !strings.Contains(f.Detail, "; then the probe did not finish within 1m0s") {
 		t.Errorf("verify's Python when a later import hangs: %+v", f)
 	}
 }
@@ -181,7 +181,7 @@ func TestDoctorTimesOutAHangingPython(t *testing.T) {
 // its name, says so of a runner that tells nothing, and counts the runners
 // that cannot run.
 func TestDoctorReport(t *testing.T) {
-	runners := []verifier.Runner{doctorRunner{name: "one", probes: []verifier.Probe{{Module: "json"}}}, fakeRunner{}}
+	runners := []harness.Runner{doctorRunner{name: "one", probes: []harness.Probe{{Module: "json"}}}, fakeRunner{}}
 	var out bytes.Buffer
 	o := DoctorOptions{Python: filepath.Join(t.TempDir(), "no-python")}
 	if n := Doctor(&out, o, runners); n != 1 {
@@ -214,7 +214,7 @@ func TestDoctorReport(t *testing.T) {
 // TestMergeProbes: probes of one module in one interpreter merge (paths
 // and facts together); another interpreter's stay apart.
 func TestMergeProbes(t *testing.T) {
-	got := verifier.MergeProbes([]verifier.Probe{
+	got := harness.MergeProbes([]harness.Probe{
 		{Module: "torch", Facts: map[string]string{"cuda": "a"}},
 		{Module: "x", Path: []string{"A"}},
 		{Module: "torch", Facts: map[string]string{"cuda": "b", "device": "c"}},

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/harness"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/verifier"
 	"github.com/opforge/opforge/generators/verify/verifytest"
 )
 
@@ -54,25 +54,25 @@ class Ref:
 type fakeRunner struct{ mode, file string }
 
 func (fakeRunner) Name() string { return "fake" }
-func (fakeRunner) Runnable(verifier.Options, *ir.Package, *ir.Op) (string, bool) {
+func (fakeRunner) Runnable(harness.Options, *ir.Package, *ir.Op) (string, bool) {
 	return "", true
 }
-func (r fakeRunner) Prepare(verifier.Options, *ir.Package, string) verifier.Prepared {
-	return verifier.Prepared{Impl: map[string]string{"mode": r.mode}}
+func (r fakeRunner) Prepare(harness.Options, *ir.Package, string) harness.Prepared {
+	return harness.Prepared{Impl: map[string]string{"mode": r.mode}}
 }
 func (fakeRunner) OpFields(*ir.Package, *ir.Op) map[string]any { return nil }
-func (r fakeRunner) Implementation() verifier.Implementation {
+func (r fakeRunner) Implementation() harness.Implementation {
 	file := r.file
 	if file == "" {
 		file = "fake_verify.py"
 	}
-	return verifier.Implementation{File: file, Source: []byte(fakeModule), Class: "Ref"}
+	return harness.Implementation{File: file, Source: []byte(fakeModule), Class: "Ref"}
 }
 
 func fakeWorkspace(t *testing.T, r fakeRunner) Options {
 	opdefs, out := verifytest.VisionWorkspace(t, examples)
 	return Options{OpDefs: opdefs, Out: out, Packages: []string{"VisionOps"}, Ops: []string{"TopKLast"},
-		Runners: []verifier.Runner{r}, Python: os.Getenv("OPFORGE_PYTHON")}
+		Runners: []harness.Runner{r}, Python: os.Getenv("OPFORGE_PYTHON")}
 }
 
 // TestHarnessLoadsImplementation: the harness imports the runner's module

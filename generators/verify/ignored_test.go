@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/harness"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/verifier"
 	"github.com/opforge/opforge/generators/verify/verifytest"
 )
 
@@ -32,15 +32,15 @@ class Ignoring:
 type ignoringRunner struct{}
 
 func (ignoringRunner) Name() string { return "ignoring" }
-func (ignoringRunner) Runnable(verifier.Options, *ir.Package, *ir.Op) (string, bool) {
+func (ignoringRunner) Runnable(harness.Options, *ir.Package, *ir.Op) (string, bool) {
 	return "", true
 }
-func (ignoringRunner) Prepare(verifier.Options, *ir.Package, string) verifier.Prepared {
-	return verifier.Prepared{}
+func (ignoringRunner) Prepare(harness.Options, *ir.Package, string) harness.Prepared {
+	return harness.Prepared{}
 }
 func (ignoringRunner) OpFields(*ir.Package, *ir.Op) map[string]any { return nil }
-func (ignoringRunner) Implementation() verifier.Implementation {
-	return verifier.Implementation{File: "ignoring_verify.py", Source: []byte(ignoringModule), Class: "Ignoring"}
+func (ignoringRunner) Implementation() harness.Implementation {
+	return harness.Implementation{File: "ignoring_verify.py", Source: []byte(ignoringModule), Class: "Ignoring"}
 }
 
 // TestIgnoredParamFails: TopKLast's k has a min (1) and no default, so it
@@ -50,7 +50,7 @@ func TestIgnoredParamFails(t *testing.T) {
 	needPython(t)
 	opdefs, out := verifytest.VisionWorkspace(t, examples)
 	o := Options{OpDefs: opdefs, Out: out, Packages: []string{"VisionOps"}, Ops: []string{"TopKLast"},
-		Runners: []verifier.Runner{ignoringRunner{}}, Python: os.Getenv("OPFORGE_PYTHON")}
+		Runners: []harness.Runner{ignoringRunner{}}, Python: os.Getenv("OPFORGE_PYTHON")}
 	var l diag.List
 	rs := Run(o, &l)
 	if l.HasErrors() {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/opforge/opforge/generators/procgroup"
 
-	"github.com/opforge/opforge/generators/verifier"
+	"github.com/opforge/opforge/generators/harness"
 )
 
 // DefaultCaseTimeout bounds each stage of a runner (importing torch,
@@ -90,7 +90,7 @@ func lastLine(s string) string {
 // signal) fails the cases it did not report, naming the stage it was in.
 // An interrupt or termination of opforge kills the group too (it is not in
 // the terminal's group) and reports interrupted.
-func runJob(python string, j job, impl verifier.Implementation, env []string, timeout time.Duration) (results []Result, interrupted bool) {
+func runJob(python string, j job, impl harness.Implementation, env []string, timeout time.Duration) (results []Result, interrupted bool) {
 	j.Implementation = jobImpl{File: impl.File, Class: impl.Class}
 	in, err := json.Marshal(j)
 	fail := func(reason string) ([]Result, bool) {

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/harness"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/reference"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/selection"
-	"github.com/opforge/opforge/generators/targets"
-	"github.com/opforge/opforge/generators/verifier"
 )
 
 //go:embed runner.py
@@ -30,7 +30,7 @@ var runner []byte
 var implementationFile = regexp.MustCompile(`^[a-z][a-z0-9_]*_verify\.py$`)
 
 // Names are the runners' names, in order.
-func Names(rs []verifier.Runner) []string {
+func Names(rs []harness.Runner) []string {
 	var names []string
 	for _, r := range rs {
 		names = append(names, r.Name())
@@ -51,11 +51,11 @@ type Options struct {
 	Packages    []string
 	Ops         []string
 	// Runners are the implementations verify knows, in the order it runs
-	// them (targets.Verifiers()); Targets selects among them by name.
-	Runners []verifier.Runner
+	// them (registry.Verifiers()); Targets selects among them by name.
+	Runners []harness.Runner
 	Targets []string // empty: all
 	// RunnerTarget names, by runner, the target whose generated code the
-	// runner runs (targets.VerifierTargets()): its cases come from the op
+	// runner runs (registry.VerifierTargets()): its cases come from the op
 	// as narrowed for that target (ir.Op.For). A runner not named runs
 	// the op as written.
 	RunnerTarget map[string]string
@@ -143,7 +143,7 @@ func (jo jobOp) MarshalJSON() ([]byte, error) {
 }
 
 // nativeCases are cs with every tensor's dtype spelled as n spells it.
-func nativeCases(cs []Case, n verifier.DTypeNamer) []Case {
+func nativeCases(cs []Case, n harness.DTypeNamer) []Case {
 	out := make([]Case, len(cs))
 	for i, c := range cs {
 		c.Inputs, c.Outputs = slices.Clone(c.Inputs), slices.Clone(c.Outputs)
@@ -163,7 +163,7 @@ func nativeCases(cs []Case, n verifier.DTypeNamer) []Case {
 // them to, before anything is built or run.
 func Run(o Options, l *diag.List) []Result {
 	pkgs := load.Tree(o.OpDefs, l)
-	targets.Check(l, pkgs...)
+	registry.Check(l, pkgs...)
 	if l.HasErrors() {
 		return nil
 	}
@@ -183,7 +183,7 @@ func Run(o Options, l *diag.List) []Result {
 		timeout = DefaultCaseTimeout
 	}
 	py := findPython(o.Python, timeout)
-	ro := verifier.Options{Out: o.Out, Build: o.Build, Toolchains: o.Toolchains}
+	ro := harness.Options{Out: o.Out, Build: o.Build, Toolchains: o.Toolchains}
 	// Runners build what they need here for the run (a failure to make it
 	// shows as the runner's failure to write there).
 	tmp, _ := os.MkdirTemp("", "opforge-verify-")
@@ -287,7 +287,7 @@ func Run(o Options, l *diag.List) []Result {
 			j.Impl = prep.Impl
 			for _, op := range run {
 				jo := jobOp{Op: op.Name, Cases: owned[op.Name], Fields: r.OpFields(pkg, op)}
-				if n, ok := r.(verifier.DTypeNamer); ok {
+				if n, ok := r.(harness.DTypeNamer); ok {
 					jo.Cases = nativeCases(jo.Cases, n)
 				}
 				if o.Tolerances == nil {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -32,7 +32,7 @@ func FuzzLoadYAML(f *testing.F) {
 			return
 		}
 		load.Validate(pkg, &l)
-		targets.Check(&l, pkg)
+		registry.Check(&l, pkg)
 		if l.HasErrors() {
 			return
 		}

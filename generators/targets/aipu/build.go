@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/atomicfile"
-	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildengine"
 	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/toolchain"
 )
@@ -77,8 +77,8 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 			args := append([]string{}, d.AIPU.Flags.AIPUOCC...)
 			args = append(args, "-mcpu="+k.mcpu)
 			args = append(append(args, k.defines...), include...)
-			args = append(args, "-o", build.OutArg, src)
-			p.Units = append(p.Units, &build.Unit{
+			args = append(args, "-o", buildengine.OutArg, src)
+			p.Units = append(p.Units, &buildengine.Unit{
 				ID:       fmt.Sprintf("aipu/%s/%s", pkg, k.object),
 				Tool:     occ.Path,
 				Launcher: launcher,
@@ -89,7 +89,7 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 				// What aipuocc writes is not documented (docs/vendor/aipu.md
 				// names it an object, not its format): the engine checks
 				// only that it wrote something.
-				Format: build.FormatNonEmpty,
+				Format: buildengine.FormatNonEmpty,
 			})
 		}
 	}
@@ -123,8 +123,8 @@ func syntaxPlan(p *buildplan.Plan, o buildplan.Options, root string, clang, occ 
 				return nil, fmt.Errorf("%s is missing: run opforge gen first", src)
 			}
 			args := append([]string{"-x", "cl", "-cl-std=CL2.0", "-fsyntax-only"}, k.defines...)
-			args = append(append(args, include...), "-MD", "-MF", build.OutArg, src)
-			p.Units = append(p.Units, &build.Unit{
+			args = append(append(args, include...), "-MD", "-MF", buildengine.OutArg, src)
+			p.Units = append(p.Units, &buildengine.Unit{
 				ID:     fmt.Sprintf("aipu/%s/syntax/%s", pkg, entry),
 				Tool:   clang.Path,
 				Args:   args,

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildengine"
 	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/targets/aipu"
 	"github.com/opforge/opforge/generators/toolchain"
 	"github.com/opforge/opforge/generators/verify/verifytest"
@@ -124,7 +124,7 @@ func TestAIPUBuildChecksSyntaxWithoutAIPUOCC(t *testing.T) {
 	variants := map[string]bool{}
 	var l diag.List
 	for _, pkg := range load.Tree("../../../testdata/gen/examples/opdefs", &l) {
-		targets.Check(&l, pkg)
+		registry.Check(&l, pkg)
 		for _, k := range aipu.Kernels(pkg, nil) {
 			variants[k.Source+" "+strings.Join(k.Defines, " ")] = true
 		}
@@ -183,7 +183,7 @@ func TestAIPUPlanFollowsOpdefs(t *testing.T) {
 		}
 		var l diag.List
 		pkgs := load.Tree(filepath.Join(tree, "opdefs"), &l)
-		targets.Check(&l, pkgs...)
+		registry.Check(&l, pkgs...)
 		if l.HasErrors() {
 			t.Fatalf("%s: %v", tree, l.Sorted())
 		}
@@ -192,7 +192,7 @@ func TestAIPUPlanFollowsOpdefs(t *testing.T) {
 			for _, k := range aipu.Kernels(pkg, aipu.KnownTargets) {
 				src := filepath.Join(out, "aipu", filepath.FromSlash(k.Source))
 				args := append(append([]string{}, d.AIPU.Flags.AIPUOCC...), "-mcpu="+k.MCPU)
-				args = append(append(args, k.Defines...), "-o", build.OutArg, src)
+				args = append(append(args, k.Defines...), "-o", buildengine.OutArg, src)
 				want = append(want, fmt.Sprintf("aipu/%s/%s %s -> %s", pkg.Name, k.Object, strings.Join(args, " "),
 					filepath.Join(o.Build, "aipu", pkg.Name, filepath.FromSlash(k.Object))))
 			}

@@ -13,9 +13,9 @@ import (
 
 	"github.com/opforge/opforge/generators/cli"
 	"github.com/opforge/opforge/generators/diag"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/harness"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/targets/aipu"
-	"github.com/opforge/opforge/generators/verifier"
 	"github.com/opforge/opforge/generators/verify"
 	"github.com/opforge/opforge/generators/verify/verifytest"
 )
@@ -112,7 +112,7 @@ func TestVerifyOpenCLCatchesKernelBugs(t *testing.T) {
 	verifytest.FillRegion(t, ref, "reference:AffineClip", `    v = (x.to(torch.float32) * gain).clamp(limits[0], limits[1])
     return (-v if flip else v).to(x.dtype)`)
 	verifytest.FillRegion(t, ref, "reference:MeanAlong", `    return x.mean(dim=axis) if reduce == "mean" else x.sum(dim=axis)`)
-	o := verify.Options{OpDefs: "opdefs", Out: "out", Runners: targets.Verifiers(), Targets: []string{"aipu-opencl"}, Python: os.Getenv("OPFORGE_PYTHON")}
+	o := verify.Options{OpDefs: "opdefs", Out: "out", Runners: registry.Verifiers(), Targets: []string{"aipu-opencl"}, Python: os.Getenv("OPFORGE_PYTHON")}
 	run := func() ([]verify.Result, string) {
 		t.Helper()
 		var l diag.List
@@ -247,19 +247,19 @@ func TestOpenCLProbeRealPython(t *testing.T) {
 			t.Errorf("the platforms expression fails: %s", e)
 		}
 	}
-	fs := doctor.Doctor(verifier.Options{}, py)
+	fs := doctor.Doctor(harness.Options{}, py)
 	last := fs[len(fs)-1]
-	if last.Status == verifier.OK && !regexp.MustCompile(`^[^,]+, OpenCL \d+\.\d+ .*: .+`).MatchString(last.Detail) {
+	if last.Status == harness.OK && !regexp.MustCompile(`^[^,]+, OpenCL \d+\.\d+ .*: .+`).MatchString(last.Detail) {
 		t.Errorf("the platforms are not name, version: devices: %q", last.Detail)
 	}
 	t.Logf("%s %s %s", last.Status, last.Name, last.Detail)
 }
 
 // openCLRunner is the aipu-opencl runner as doctor sees it.
-func openCLRunner(t *testing.T) verifier.Doctor {
+func openCLRunner(t *testing.T) harness.Doctor {
 	t.Helper()
 	for _, r := range (aipu.Target{}).Verifiers() {
-		if d, ok := r.(verifier.Doctor); ok && r.Name() == "aipu-opencl" {
+		if d, ok := r.(harness.Doctor); ok && r.Name() == "aipu-opencl" {
 			return d
 		}
 	}

@@ -16,8 +16,8 @@ import (
 	"github.com/opforge/opforge/generators/literal"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/shapeexpr"
-	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/targets/aipu"
 )
 
@@ -47,7 +47,7 @@ func packages(t *testing.T) []pkgDir {
 	for _, tr := range trees {
 		var l diag.List
 		pkgs := load.Tree(tr.opdefs, &l)
-		targets.Check(&l, pkgs...)
+		registry.Check(&l, pkgs...)
 		if l.HasErrors() {
 			t.Fatalf("%s: %v", tr.opdefs, l.Sorted())
 		}

@@ -3,7 +3,7 @@ package aipu
 import "github.com/opforge/opforge/generators/target"
 
 // Target is the Compass AIPU target: one value checks, generates, builds
-// and verifies (targets.All holds it).
+// and verifies (registry.All holds it).
 type Target struct{}
 
 // It is no target.NodeReader, so `import onnx` never joins nodes that

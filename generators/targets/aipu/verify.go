@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/opforge/opforge/generators/harness"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/regions"
-	"github.com/opforge/opforge/generators/verifier"
 )
 
 // verifyModule holds the runner script's classes of the aipu runners.
@@ -22,8 +22,8 @@ var verifyModule []byte
 // forward in the Compass Optimizer (aipu), its quantized forward
 // (aipu-quant), and the OpenCL kernel on the CPU through PoCL
 // (aipu-opencl).
-func (Target) Verifiers() []verifier.Runner {
-	return []verifier.Runner{optRunner{name: "aipu", class: "AIPU"}, optRunner{name: "aipu-quant", class: "AIPUQuantized"}, openclRunner{}}
+func (Target) Verifiers() []harness.Runner {
+	return []harness.Runner{optRunner{name: "aipu", class: "AIPU"}, optRunner{name: "aipu-quant", class: "AIPUQuantized"}, openclRunner{}}
 }
 
 // optRunner runs the package's OPT plugins in a Compass_Optimizer
@@ -33,11 +33,11 @@ type optRunner struct{ name, class string }
 
 func (r optRunner) Name() string { return r.name }
 
-func (r optRunner) Implementation() verifier.Implementation {
-	return verifier.Implementation{File: "aipu_verify.py", Source: verifyModule, Class: r.class}
+func (r optRunner) Implementation() harness.Implementation {
+	return harness.Implementation{File: "aipu_verify.py", Source: verifyModule, Class: r.class}
 }
 
-func (optRunner) Runnable(o verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
+func (optRunner) Runnable(o harness.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	if OpOptions(op) == nil {
 		return "", false
 	}
@@ -69,8 +69,8 @@ func (optRunner) OpFields(_ *ir.Package, op *ir.Op) map[string]any {
 // DTypeName spells case dtypes as the Compass IR does.
 func (optRunner) DTypeName(d ir.DType) string { return CompassDType(d) }
 
-func (optRunner) Prepare(o verifier.Options, pkg *ir.Package, _ string) verifier.Prepared {
-	return verifier.Prepared{Env: []string{"AIPUPLUGIN_PATH=" + filepath.Join(o.Out, "aipu", pkg.Name, "opt"), "COMPASS_OPTIMIZER_DIR=" + compassDir()}}
+func (optRunner) Prepare(o harness.Options, pkg *ir.Package, _ string) harness.Prepared {
+	return harness.Prepared{Env: []string{"AIPUPLUGIN_PATH=" + filepath.Join(o.Out, "aipu", pkg.Name, "opt"), "COMPASS_OPTIMIZER_DIR=" + compassDir()}}
 }
 
 // compassDir is the Compass_Optimizer checkout the OPT runner imports.
@@ -83,14 +83,14 @@ type openclRunner struct{ openCLDoctor }
 
 func (openclRunner) Name() string { return "aipu-opencl" }
 
-func (openclRunner) Implementation() verifier.Implementation {
-	return verifier.Implementation{File: "aipu_verify.py", Source: verifyModule, Class: "AIPUOpenCL"}
+func (openclRunner) Implementation() harness.Implementation {
+	return harness.Implementation{File: "aipu_verify.py", Source: verifyModule, Class: "AIPUOpenCL"}
 }
 
 // Runnable applies to every op generated for aipu. It cannot run an op
 // whose kernel source is missing or still the generated placeholder, nor
 // one with tensor params (verify's cases make no constants for them).
-func (openclRunner) Runnable(o verifier.Options, pkg *ir.Package, op *ir.Op) (string, bool) {
+func (openclRunner) Runnable(o harness.Options, pkg *ir.Package, op *ir.Op) (string, bool) {
 	if OpOptions(op) == nil {
 		return "", false
 	}
@@ -139,12 +139,12 @@ func pristineKernel(pkg *ir.Package, op *ir.Op, data string) bool {
 
 // Prepare gives the runner the generated tree's aipu directory, below
 // which kernel sources lie.
-func (openclRunner) Prepare(o verifier.Options, pkg *ir.Package, _ string) verifier.Prepared {
+func (openclRunner) Prepare(o harness.Options, pkg *ir.Package, _ string) harness.Prepared {
 	dir, err := filepath.Abs(filepath.Join(o.Out, "aipu"))
 	if err != nil {
-		return verifier.Prepared{Err: err.Error()}
+		return harness.Prepared{Err: err.Error()}
 	}
-	return verifier.Prepared{Impl: map[string]string{"aipu_dir": dir}}
+	return harness.Prepared{Impl: map[string]string{"aipu_dir": dir}}
 }
 
 // OpFields give the kernel under "opencl": its source (below the aipu

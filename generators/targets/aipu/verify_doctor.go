@@ -3,7 +3,7 @@ package aipu
 import (
 	"strings"
 
-	"github.com/opforge/opforge/generators/verifier"
+	"github.com/opforge/opforge/generators/harness"
 )
 
 // What `opforge doctor` says of the aipu runners: the OPT runners need a
@@ -13,26 +13,26 @@ import (
 // optFramework is what runners/aipu_verify.py imports of the Optimizer.
 const optFramework = "AIPUBuilder.Optimizer.framework"
 
-func (optRunner) Probes() []verifier.Probe {
-	return []verifier.Probe{{Module: optFramework, Path: []string{"COMPASS_OPTIMIZER_DIR"}}}
+func (optRunner) Probes() []harness.Probe {
+	return []harness.Probe{{Module: optFramework, Path: []string{"COMPASS_OPTIMIZER_DIR"}}}
 }
 
-func (optRunner) Doctor(o verifier.Options, py verifier.Python) []verifier.Finding {
-	f := verifier.Finding{Name: "COMPASS_OPTIMIZER_DIR"}
+func (optRunner) Doctor(o harness.Options, py harness.Python) []harness.Finding {
+	f := harness.Finding{Name: "COMPASS_OPTIMIZER_DIR"}
 	dir := o.Environment().Getenv("COMPASS_OPTIMIZER_DIR")
 	if dir == "" {
-		f.Status, f.Detail = verifier.Missing, "not set"
+		f.Status, f.Detail = harness.Missing, "not set"
 		f.Fix = "set it to a checkout of github.com/Arm-China/Compass_Optimizer"
-		return []verifier.Finding{f}
+		return []harness.Finding{f}
 	}
 	m := py.Module(optFramework)
 	if !m.OK() {
-		f.Status, f.Detail = verifier.Missing, dir+": "+optFramework+" does not import: "+m.Error
+		f.Status, f.Detail = harness.Missing, dir+": "+optFramework+" does not import: "+m.Error
 		f.Fix = "point it at a Compass_Optimizer checkout and install what the Optimizer imports into verify's Python"
-		return []verifier.Finding{f}
+		return []harness.Finding{f}
 	}
-	f.Status, f.Detail = verifier.OK, dir+": "+optFramework+" imports"
-	return []verifier.Finding{f}
+	f.Status, f.Detail = harness.OK, dir+": "+optFramework+" imports"
+	return []harness.Finding{f}
 }
 
 // openCLDoctor is what doctor says of a runner of the kernels in OpenCL
@@ -47,28 +47,28 @@ const openCLPlatforms = `['%s, %s: %s' % (p.name, ' '.join(p.version.split(',')[
 // or Ubuntu.
 const openCLInstall = "apt-get install pocl-opencl-icd ocl-icd-opencl-dev"
 
-func (openCLDoctor) Probes() []verifier.Probe {
-	return []verifier.Probe{{Module: "pyopencl", Facts: map[string]string{"platforms": openCLPlatforms}}}
+func (openCLDoctor) Probes() []harness.Probe {
+	return []harness.Probe{{Module: "pyopencl", Facts: map[string]string{"platforms": openCLPlatforms}}}
 }
 
-func (openCLDoctor) Doctor(_ verifier.Options, py verifier.Python) []verifier.Finding {
+func (openCLDoctor) Doctor(_ harness.Options, py harness.Python) []harness.Finding {
 	m := py.Module("pyopencl")
-	platform := verifier.Finding{Status: verifier.Missing, Name: "OpenCL platform", Fix: openCLInstall}
+	platform := harness.Finding{Status: harness.Missing, Name: "OpenCL platform", Fix: openCLInstall}
 	if !m.OK() {
 		platform.Detail = "not probed: pyopencl does not import"
-		return []verifier.Finding{
-			{Status: verifier.Missing, Name: "pyopencl", Detail: "does not import: " + m.Error, Fix: "pip install pyopencl into verify's Python"},
+		return []harness.Finding{
+			{Status: harness.Missing, Name: "pyopencl", Detail: "does not import: " + m.Error, Fix: "pip install pyopencl into verify's Python"},
 			platform,
 		}
 	}
-	fs := []verifier.Finding{{Status: verifier.OK, Name: "pyopencl", Detail: m.Label()}}
+	fs := []harness.Finding{{Status: harness.OK, Name: "pyopencl", Detail: m.Label()}}
 	switch p := m.Fact("platforms"); {
 	case m.FactErrors["platforms"] != "":
 		platform.Detail = "none: " + m.FactErrors["platforms"]
 	case p == "":
 		platform.Detail = "none: pyopencl lists no platform"
 	default:
-		platform.Status, platform.Detail, platform.Fix = verifier.OK, strings.TrimSpace(p), ""
+		platform.Status, platform.Detail, platform.Fix = harness.OK, strings.TrimSpace(p), ""
 	}
 	return append(fs, platform)
 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opforge/opforge/generators/harness"
 	"github.com/opforge/opforge/generators/toolchain"
-	"github.com/opforge/opforge/generators/verifier"
 )
 
 // TestAIPUDoctor: what doctor says of the aipu runners, from fake probe
@@ -14,20 +14,20 @@ import (
 // and the OpenCL runner's pyopencl and platform, with the install lines
 // for what is missing.
 func TestAIPUDoctor(t *testing.T) {
-	py := func(mods ...verifier.Module) verifier.Python {
-		p := verifier.Python{Path: "/fake/python", Modules: map[string]verifier.Module{}}
+	py := func(mods ...harness.Module) harness.Python {
+		p := harness.Python{Path: "/fake/python", Modules: map[string]harness.Module{}}
 		for _, m := range mods {
 			p.Modules[m.Name] = m
 		}
 		return p
 	}
-	opt := verifier.Module{Name: optFramework}
-	optBroken := verifier.Module{Name: optFramework, Error: "ModuleNotFoundError: No module named 'tqdm'"}
-	pocl := verifier.Module{Name: "pyopencl", Version: "2026.1.4", Facts: map[string]any{"platforms": []any{"Portable Computing Language, OpenCL 3.0 PoCL 3.1+debian Linux: pthread-skylake"}}}
-	noPlatform := verifier.Module{Name: "pyopencl", Version: "2026.1.4", FactErrors: map[string]string{"platforms": "LogicError: clGetPlatformIDs failed: PLATFORM_NOT_FOUND_KHR"}}
-	noPyOpenCL := verifier.Module{Name: "pyopencl", Error: "ModuleNotFoundError: No module named 'pyopencl'"}
+	opt := harness.Module{Name: optFramework}
+	optBroken := harness.Module{Name: optFramework, Error: "ModuleNotFoundError: No module named 'tqdm'"}
+	pocl := harness.Module{Name: "pyopencl", Version: "2026.1.4", Facts: map[string]any{"platforms": []any{"Portable Computing Language, OpenCL 3.0 PoCL 3.1+debian Linux: pthread-skylake"}}}
+	noPlatform := harness.Module{Name: "pyopencl", Version: "2026.1.4", FactErrors: map[string]string{"platforms": "LogicError: clGetPlatformIDs failed: PLATFORM_NOT_FOUND_KHR"}}
+	noPyOpenCL := harness.Module{Name: "pyopencl", Error: "ModuleNotFoundError: No module named 'pyopencl'"}
 	type want struct{ status, has string }
-	var runners = map[string]verifier.Doctor{
+	var runners = map[string]harness.Doctor{
 		"aipu":        optRunner{name: "aipu", class: "AIPU"},
 		"aipu-quant":  optRunner{name: "aipu-quant", class: "AIPUQuantized"},
 		"aipu-opencl": openCLDoctor{},
@@ -35,34 +35,34 @@ func TestAIPUDoctor(t *testing.T) {
 	for _, c := range []struct {
 		name, runner string
 		vars         map[string]string
-		py           verifier.Python
+		py           harness.Python
 		want         map[string]want
 	}{
 		{"aipu without COMPASS_OPTIMIZER_DIR", "aipu", nil, py(opt), map[string]want{
-			"COMPASS_OPTIMIZER_DIR": {verifier.Missing, "not set; set it to a checkout of github.com/Arm-China/Compass_Optimizer"},
+			"COMPASS_OPTIMIZER_DIR": {harness.Missing, "not set; set it to a checkout of github.com/Arm-China/Compass_Optimizer"},
 		}},
 		{"aipu-quant with an Optimizer that imports", "aipu-quant", map[string]string{"COMPASS_OPTIMIZER_DIR": "/src/Compass_Optimizer"}, py(opt), map[string]want{
-			"COMPASS_OPTIMIZER_DIR": {verifier.OK, "/src/Compass_Optimizer: AIPUBuilder.Optimizer.framework imports"},
+			"COMPASS_OPTIMIZER_DIR": {harness.OK, "/src/Compass_Optimizer: AIPUBuilder.Optimizer.framework imports"},
 		}},
 		{"aipu with an Optimizer that does not import", "aipu", map[string]string{"COMPASS_OPTIMIZER_DIR": "/src/Compass_Optimizer"}, py(optBroken), map[string]want{
-			"COMPASS_OPTIMIZER_DIR": {verifier.Missing, "does not import: ModuleNotFoundError: No module named 'tqdm'"},
+			"COMPASS_OPTIMIZER_DIR": {harness.Missing, "does not import: ModuleNotFoundError: No module named 'tqdm'"},
 		}},
 		{"opencl on PoCL", "aipu-opencl", nil, py(pocl), map[string]want{
-			"pyopencl":        {verifier.OK, "pyopencl 2026.1.4"},
-			"OpenCL platform": {verifier.OK, "Portable Computing Language, OpenCL 3.0 PoCL 3.1+debian Linux: pthread-skylake"},
+			"pyopencl":        {harness.OK, "pyopencl 2026.1.4"},
+			"OpenCL platform": {harness.OK, "Portable Computing Language, OpenCL 3.0 PoCL 3.1+debian Linux: pthread-skylake"},
 		}},
 		{"opencl without a platform", "aipu-opencl", nil, py(noPlatform), map[string]want{
-			"OpenCL platform": {verifier.Missing, "PLATFORM_NOT_FOUND_KHR; apt-get install pocl-opencl-icd ocl-icd-opencl-dev"},
+			"OpenCL platform": {harness.Missing, "PLATFORM_NOT_FOUND_KHR; apt-get install pocl-opencl-icd ocl-icd-opencl-dev"},
 		}},
 		{"opencl without pyopencl", "aipu-opencl", nil, py(noPyOpenCL), map[string]want{
-			"pyopencl":        {verifier.Missing, "pip install pyopencl"},
-			"OpenCL platform": {verifier.Missing, "apt-get install pocl-opencl-icd ocl-icd-opencl-dev"},
+			"pyopencl":        {harness.Missing, "pip install pyopencl"},
+			"OpenCL platform": {harness.Missing, "apt-get install pocl-opencl-icd ocl-icd-opencl-dev"},
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			o := verifier.Options{Env: toolchain.Env{Getenv: func(k string) string { return c.vars[k] },
+			o := harness.Options{Env: toolchain.Env{Getenv: func(k string) string { return c.vars[k] },
 				LookPath: func(string) (string, error) { return "", os.ErrNotExist }}}
-			got := map[string]verifier.Finding{}
+			got := map[string]harness.Finding{}
 			for _, f := range runners[c.runner].Doctor(o, c.py) {
 				got[f.Name] = f
 			}

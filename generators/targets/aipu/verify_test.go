@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/verify"
 	"github.com/opforge/opforge/generators/verify/verifytest"
 )
@@ -22,7 +22,7 @@ const examplesDir = "../../../testdata/gen/examples"
 func visionWorkspace(t *testing.T) verify.Options {
 	t.Helper()
 	opdefs, out := verifytest.VisionWorkspace(t, examplesDir)
-	return verify.Options{OpDefs: opdefs, Out: out, Packages: []string{"VisionOps"}, Runners: targets.Verifiers(),
+	return verify.Options{OpDefs: opdefs, Out: out, Packages: []string{"VisionOps"}, Runners: registry.Verifiers(),
 		Ops: []string{"TopKLast", "NonZeroCoords"}, Python: os.Getenv("OPFORGE_PYTHON")}
 }
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildengine"
 	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/toolchain"
 )
@@ -99,16 +99,16 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 					`-D__QAIC_HEADER_EXPORT=__attribute__((visibility("default")))`,
 					"-DTHIS_PKG_NAME="+pkg)
 				args = append(args, v.flags...)
-				args = append(args, "-MMD", "-MF", build.DepArg, "-c", src, "-o", build.OutArg)
+				args = append(args, "-MMD", "-MF", buildengine.DepArg, "-c", src, "-o", buildengine.OutArg)
 				id := fmt.Sprintf("htp/%s/%s/%s", pkg, v.name, filepath.ToSlash(strings.TrimSuffix(strings.TrimSuffix(rel, ".cpp"), ".S")+".o"))
-				p.Units = append(p.Units, &build.Unit{ID: id, Tool: v.cxx, Launcher: v.launcher, Args: args, Inputs: []string{src}, Output: obj, Source: src})
+				p.Units = append(p.Units, &buildengine.Unit{ID: id, Tool: v.cxx, Launcher: v.launcher, Args: args, Inputs: []string{src}, Output: obj, Source: src})
 				objs = append(objs, obj)
 				ids = append(ids, id)
 			}
 			lib := filepath.Join(outDir, "libQnn"+pkg+".so")
-			args := append(append([]string{}, v.flagsForLink(d)...), "-o", build.OutArg)
+			args := append(append([]string{}, v.flagsForLink(d)...), "-o", buildengine.OutArg)
 			args = append(append(args, objs...), v.ldArgs...)
-			p.Units = append(p.Units, &build.Unit{ID: fmt.Sprintf("htp/%s/%s/libQnn%s.so", pkg, v.name, pkg), Tool: v.cxx, Args: args, Inputs: objs, Output: lib, After: ids})
+			p.Units = append(p.Units, &buildengine.Unit{ID: fmt.Sprintf("htp/%s/%s/libQnn%s.so", pkg, v.name, pkg), Tool: v.cxx, Args: args, Inputs: objs, Output: lib, After: ids})
 		}
 	}
 	return p, nil

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildengine"
 	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/toolchain"
 )
@@ -260,7 +260,7 @@ func TestHTPSourcesCompileAgainstQNN(t *testing.T) {
 				// As planned: compile, and link the library.
 				argv = append([]string{u.Tool}, u.Args...)
 				for i, a := range argv {
-					argv[i] = strings.ReplaceAll(strings.ReplaceAll(a, build.OutArg, u.Output), build.DepArg, u.Output+".d")
+					argv[i] = strings.ReplaceAll(strings.ReplaceAll(a, buildengine.OutArg, u.Output), buildengine.DepArg, u.Output+".d")
 				}
 				if err := os.MkdirAll(filepath.Dir(u.Output), 0o755); err != nil {
 					t.Fatal(err)

@@ -20,8 +20,8 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/shapeexpr"
-	"github.com/opforge/opforge/generators/targets"
 	"github.com/opforge/opforge/generators/targets/htp"
 	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 )
@@ -304,7 +304,7 @@ func TestExecuTorchModules(t *testing.T) {
 		}
 		var l diag.List
 		pkgs := load.Tree(tr.opdefs, &l)
-		targets.Check(&l, pkgs...)
+		registry.Check(&l, pkgs...)
 		if l.HasErrors() {
 			t.Fatalf("%s: %v", tr.opdefs, l.Sorted())
 		}

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opforge/opforge/generators/harness"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/targets/htp/htpopt"
 	"github.com/opforge/opforge/generators/toolchain"
-	"github.com/opforge/opforge/generators/verifier"
 )
 
 // hostHeader is the host harness's stand-in for the HTP op package API the
@@ -42,9 +42,9 @@ type hostRunner struct{}
 
 func (hostRunner) Name() string { return "htp-host" }
 
-func (hostRunner) Implementation() verifier.Implementation { return implementation("HTPHost") }
+func (hostRunner) Implementation() harness.Implementation { return implementation("HTPHost") }
 
-func (hostRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
+func (hostRunner) Runnable(_ harness.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	return "", htpopt.OfOp(op) != nil
 }
 
@@ -66,48 +66,48 @@ func hostCXX(env toolchain.Env) (cxx, path, missing string) {
 	return cxx, path, ""
 }
 
-func (hostRunner) Probes() []verifier.Probe { return nil }
+func (hostRunner) Probes() []harness.Probe { return nil }
 
 // Doctor: the harness needs its compiler, and torch for the reference.
-func (hostRunner) Doctor(o verifier.Options, py verifier.Python) []verifier.Finding {
-	var fs []verifier.Finding
+func (hostRunner) Doctor(o harness.Options, py harness.Python) []harness.Finding {
+	var fs []harness.Finding
 	if _, path, why := hostCXX(o.Environment()); why != "" {
-		fs = append(fs, verifier.Finding{Status: verifier.Missing, Name: "host compiler", Detail: why, Fix: "apt-get install g++"})
+		fs = append(fs, harness.Finding{Status: harness.Missing, Name: "host compiler", Detail: why, Fix: "apt-get install g++"})
 	} else {
-		version, _ := verifier.CombinedOutput(time.Minute, "reading the host compiler's version", path, "-dumpfullversion")
-		fs = append(fs, verifier.Finding{Status: verifier.OK, Name: "host compiler", Detail: path + " " + strings.TrimSpace(string(version)) + ": compiles each op's impl against opforge's stand-in of the HTP tensor API"})
+		version, _ := harness.CombinedOutput(time.Minute, "reading the host compiler's version", path, "-dumpfullversion")
+		fs = append(fs, harness.Finding{Status: harness.OK, Name: "host compiler", Detail: path + " " + strings.TrimSpace(string(version)) + ": compiles each op's impl against opforge's stand-in of the HTP tensor API"})
 	}
 	if torch := py.Module("torch"); !torch.OK() {
-		fs = append(fs, verifier.Finding{Status: verifier.Missing, Name: "torch", Detail: "does not import: " + torch.Error, Fix: "pip install torch into verify's Python (the reference)"})
+		fs = append(fs, harness.Finding{Status: harness.Missing, Name: "torch", Detail: "does not import: " + torch.Error, Fix: "pip install torch into verify's Python (the reference)"})
 	}
 	return fs
 }
 
-func (hostRunner) Prepare(o verifier.Options, pkg *ir.Package, tmp string) verifier.Prepared {
+func (hostRunner) Prepare(o harness.Options, pkg *ir.Package, tmp string) harness.Prepared {
 	cxx, _, why := hostCXX(o.Environment())
 	if why != "" {
-		return verifier.Prepared{Skip: why}
+		return harness.Prepared{Skip: why}
 	}
 	dir := filepath.Join(tmp, "htp-host")
 	if err := writeHostTree(dir); err != nil {
-		return verifier.Prepared{Err: err.Error()}
+		return harness.Prepared{Err: err.Error()}
 	}
 	main := filepath.Join(dir, "main.o")
 	if out, err := hostCompile(cxx, dir, filepath.Join(dir, "main.cpp"), main); err != nil {
-		return verifier.Prepared{Err: "the host harness's driver does not compile: " + verifier.LastLines(out, 3)}
+		return harness.Prepared{Err: "the host harness's driver does not compile: " + harness.LastLines(out, 3)}
 	}
 	bin := filepath.Join(dir, "bin")
 	if err := os.MkdirAll(bin, 0o755); err != nil {
-		return verifier.Prepared{Err: err.Error()}
+		return harness.Prepared{Err: err.Error()}
 	}
 	for _, op := range pkg.Ops {
 		if htpopt.OfOp(op) != nil {
 			buildHostOp(cxx, dir, main, filepath.Join(o.Out, "htp", pkg.Name, "src", "ops", op.Name+".cpp"), filepath.Join(bin, op.Name))
 		}
 	}
-	version, _ := verifier.CombinedOutput(time.Minute, "reading the host compiler's version", cxx, "-dumpfullversion")
+	version, _ := harness.CombinedOutput(time.Minute, "reading the host compiler's version", cxx, "-dumpfullversion")
 	engine := fmt.Sprintf("host harness (%s %s), QNN HTP tensor API stand-in", filepath.Base(cxx), strings.TrimSpace(string(version)))
-	return verifier.Prepared{Impl: map[string]string{"bin": bin, "engine": engine}}
+	return harness.Prepared{Impl: map[string]string{"bin": bin, "engine": engine}}
 }
 
 // writeHostTree writes the harness's sources and, for each header a
@@ -139,7 +139,7 @@ func buildHostOp(cxx, dir, main, src, exe string) {
 	out, err := hostCompile(cxx, dir, src, obj)
 	if err == nil {
 		var link []byte
-		link, err = verifier.CombinedOutput(verifier.ToolTimeout, "linking the host harness", cxx, main, obj, "-o", exe)
+		link, err = harness.CombinedOutput(harness.ToolTimeout, "linking the host harness", cxx, main, obj, "-o", exe)
 		out = string(link)
 	}
 	if err != nil {
@@ -157,12 +157,12 @@ func firstErrors(out string, n int) string {
 		}
 	}
 	if len(errs) == 0 {
-		return verifier.LastLines(out, 6)
+		return harness.LastLines(out, 6)
 	}
 	return strings.Join(errs, " | ")
 }
 
 func hostCompile(cxx, dir, src, obj string) (string, error) {
-	out, err := verifier.CombinedOutput(verifier.ToolTimeout, "compiling the op for the host harness", cxx, "-std=c++17", "-O1", "-g", "-Wall", "-I"+dir, "-I"+filepath.Join(dir, "include"), "-c", src, "-o", obj)
+	out, err := harness.CombinedOutput(harness.ToolTimeout, "compiling the op for the host harness", cxx, "-std=c++17", "-O1", "-g", "-Wall", "-I"+dir, "-I"+filepath.Join(dir, "include"), "-c", src, "-o", obj)
 	return string(out), err
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // Target is the QNN HTP target: one value checks, generates, builds,
-// verifies and rewrites ONNX nodes (targets.All holds it, made by New).
+// verifies and rewrites ONNX nodes (registry.All holds it, made by New).
 //
 // Its generated Makefile names the Hexagon pins of the toolchain
 // descriptor (toolchains/htp.yaml), so generating needs the descriptor:

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opforge/opforge/generators/harness"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/targets/htp/htpopt"
-	"github.com/opforge/opforge/generators/verifier"
 )
 
 //go:embed runners/htp_qnn.py
@@ -25,15 +25,15 @@ var htpRunner []byte
 var verifyModule []byte
 
 // implementation is class of runners/htp_verify.py.
-func implementation(class string) verifier.Implementation {
-	return verifier.Implementation{File: "htp_verify.py", Source: verifyModule, Class: class}
+func implementation(class string) harness.Implementation {
+	return harness.Implementation{File: "htp_verify.py", Source: verifyModule, Class: class}
 }
 
 // Verifiers are the htp target's verify runners: the ExecuTorch ops in
 // eager mode (executorch), the x86 op package in Qualcomm's HTP backend
 // (htp) and each op's impl function in the host harness (htp-host).
-func (Target) Verifiers() []verifier.Runner {
-	return []verifier.Runner{executorchRunner{}, qnnRunner{}, hostRunner{}}
+func (Target) Verifiers() []harness.Runner {
+	return []harness.Runner{executorchRunner{}, qnnRunner{}, hostRunner{}}
 }
 
 // executorchRunner runs the generated ExecuTorch module's ops.
@@ -41,9 +41,9 @@ type executorchRunner struct{}
 
 func (executorchRunner) Name() string { return "executorch" }
 
-func (executorchRunner) Implementation() verifier.Implementation { return implementation("ExecuTorch") }
+func (executorchRunner) Implementation() harness.Implementation { return implementation("ExecuTorch") }
 
-func (executorchRunner) Runnable(_ verifier.Options, pkg *ir.Package, op *ir.Op) (string, bool) {
+func (executorchRunner) Runnable(_ harness.Options, pkg *ir.Package, op *ir.Op) (string, bool) {
 	if htpopt.OfOp(op) == nil || !htpopt.OfPackage(pkg).ExecuTorch {
 		return "", false
 	}
@@ -52,12 +52,12 @@ func (executorchRunner) Runnable(_ verifier.Options, pkg *ir.Package, op *ir.Op)
 
 func (executorchRunner) OpFields(*ir.Package, *ir.Op) map[string]any { return nil }
 
-func (executorchRunner) Prepare(o verifier.Options, pkg *ir.Package, _ string) verifier.Prepared {
+func (executorchRunner) Prepare(o harness.Options, pkg *ir.Package, _ string) harness.Prepared {
 	mod, err := executorchModule(o.Out, pkg)
 	if err != nil {
-		return verifier.Prepared{Skip: err.Error()}
+		return harness.Prepared{Skip: err.Error()}
 	}
-	return verifier.Prepared{Impl: map[string]string{"path": mod}}
+	return harness.Prepared{Impl: map[string]string{"path": mod}}
 }
 
 // executorchModule finds the package's generated ExecuTorch module.
@@ -76,9 +76,9 @@ type qnnRunner struct{}
 
 func (qnnRunner) Name() string { return "htp" }
 
-func (qnnRunner) Implementation() verifier.Implementation { return implementation("HTP") }
+func (qnnRunner) Implementation() harness.Implementation { return implementation("HTP") }
 
-func (qnnRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
+func (qnnRunner) Runnable(_ harness.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	if htpopt.OfOp(op) == nil {
 		return "", false
 	}
@@ -92,12 +92,12 @@ func (qnnRunner) OpFields(_ *ir.Package, op *ir.Op) map[string]any {
 	return map[string]any{"htp": htpOpOf(op)}
 }
 
-func (qnnRunner) Prepare(o verifier.Options, pkg *ir.Package, tmp string) verifier.Prepared {
+func (qnnRunner) Prepare(o harness.Options, pkg *ir.Package, tmp string) harness.Prepared {
 	prep := prepareHTP(o, pkg, tmp)
 	if prep.skip != "" || prep.err != "" {
-		return verifier.Prepared{Skip: prep.skip, Err: prep.err}
+		return harness.Prepared{Skip: prep.skip, Err: prep.err}
 	}
-	return verifier.Prepared{Impl: map[string]string{"python": prep.python, "script": prep.script, "library": prep.library,
+	return harness.Prepared{Impl: map[string]string{"python": prep.python, "script": prep.script, "library": prep.library,
 		"interface": pkg.Name + "InterfaceProvider", "domain": htpDomain(pkg), "mismatch": prep.mismatch, "engine": prep.engine}}
 }
 
@@ -141,7 +141,7 @@ type htpPrep struct {
 	skip, err               string
 }
 
-func prepareHTP(o verifier.Options, pkg *ir.Package, tmp string) htpPrep {
+func prepareHTP(o harness.Options, pkg *ir.Package, tmp string) htpPrep {
 	python := os.Getenv("OPFORGE_QNN_PYTHON")
 	if python == "" {
 		return htpPrep{skip: "OPFORGE_QNN_PYTHON is not set: point it at a Python with onnxruntime, onnxruntime-qnn (Qualcomm's x86 HTP backend), onnx and numpy"}
@@ -153,10 +153,10 @@ func prepareHTP(o verifier.Options, pkg *ir.Package, tmp string) htpPrep {
 	if err := os.WriteFile(script, htpRunner, 0o644); err != nil {
 		return htpPrep{err: err.Error()}
 	}
-	out, err := verifier.CombinedOutput(2*time.Minute, "reading the QNN backend's versions", python, script, "versions")
+	out, err := harness.CombinedOutput(2*time.Minute, "reading the QNN backend's versions", python, script, "versions")
 	fields := strings.Fields(string(out))
 	if err != nil || len(fields) != 4 {
-		return htpPrep{skip: fmt.Sprintf("OPFORGE_QNN_PYTHON=%s cannot load onnxruntime and onnxruntime-qnn: %s", python, verifier.LastLines(string(out), 2))}
+		return htpPrep{skip: fmt.Sprintf("OPFORGE_QNN_PYTHON=%s cannot load onnxruntime and onnxruntime-qnn: %s", python, harness.LastLines(string(out), 2))}
 	}
 	backendQNN := fields[2]
 
@@ -167,11 +167,11 @@ func prepareHTP(o verifier.Options, pkg *ir.Package, tmp string) htpPrep {
 		return htpPrep{err: "opforge build htp --arch x86: " + err.Error()}
 	}
 	if err := plan.Preflight(); err != nil {
-		return htpPrep{skip: "the x86 HTP op package cannot be built here: " + verifier.OneLine(err.Error())}
+		return htpPrep{skip: "the x86 HTP op package cannot be built here: " + harness.OneLine(err.Error())}
 	}
 	var log bytes.Buffer
 	if _, err := plan.Run(context.Background(), &log, 0); err != nil {
-		return htpPrep{err: "opforge build htp --arch x86 failed: " + verifier.OneLine(err.Error()) + ": " + verifier.LastLines(log.String(), 3)}
+		return htpPrep{err: "opforge build htp --arch x86 failed: " + harness.OneLine(err.Error()) + ": " + harness.LastLines(log.String(), 3)}
 	}
 	lib, _ := filepath.Abs(filepath.Join(bo.Build, "htp", pkg.Name, "x86_64-linux-clang", "libQnn"+pkg.Name+".so"))
 	if _, err := os.Stat(lib); err != nil {

@@ -6,18 +6,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/harness"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/toolchain"
-	"github.com/opforge/opforge/generators/verifier"
 )
 
-func doctorOf(t *testing.T, name string) verifier.Doctor {
+func doctorOf(t *testing.T, name string) harness.Doctor {
 	t.Helper()
-	for _, r := range targets.Verifiers() {
+	for _, r := range registry.Verifiers() {
 		if r.Name() == name {
-			d, ok := r.(verifier.Doctor)
+			d, ok := r.(harness.Doctor)
 			if !ok {
-				t.Fatalf("runner %s does not say what it needs (verifier.Doctor)", name)
+				t.Fatalf("runner %s does not say what it needs (harness.Doctor)", name)
 			}
 			return d
 		}
@@ -28,9 +28,9 @@ func doctorOf(t *testing.T, name string) verifier.Doctor {
 
 type want struct{ status, has string }
 
-func checkFindings(t *testing.T, fs []verifier.Finding, wants map[string]want) {
+func checkFindings(t *testing.T, fs []harness.Finding, wants map[string]want) {
 	t.Helper()
-	got := map[string]verifier.Finding{}
+	got := map[string]harness.Finding{}
 	for _, f := range fs {
 		got[f.Name] = f
 	}
@@ -56,24 +56,24 @@ func checkFindings(t *testing.T, fs []verifier.Finding, wants map[string]want) {
 
 // qnnPython is the probe's result for OPFORGE_QNN_PYTHON with
 // onnxruntime-qnn of backend qnn ("" : onnxruntime-qnn does not import).
-func qnnPython(qnn string) verifier.Python {
-	q := verifier.Python{Path: "/qnn/python", Version: "3.11.7", Via: "$OPFORGE_QNN_PYTHON", Modules: map[string]verifier.Module{
+func qnnPython(qnn string) harness.Python {
+	q := harness.Python{Path: "/qnn/python", Version: "3.11.7", Via: "$OPFORGE_QNN_PYTHON", Modules: map[string]harness.Module{
 		"onnxruntime": {Name: "onnxruntime", Version: "1.32.0"},
 		"onnx":        {Name: "onnx", Version: "1.23.2"},
 		"numpy":       {Name: "numpy", Version: "2.4.6"},
 	}}
 	info := "onnxruntime_qnn.build_and_package_info"
 	if qnn == "" {
-		q.Modules[info] = verifier.Module{Name: info, Error: "ModuleNotFoundError: No module named 'onnxruntime_qnn'"}
+		q.Modules[info] = harness.Module{Name: info, Error: "ModuleNotFoundError: No module named 'onnxruntime_qnn'"}
 	} else {
-		q.Modules[info] = verifier.Module{Name: info, Version: "2.6.0", Facts: map[string]any{"qnn": qnn}}
+		q.Modules[info] = harness.Module{Name: info, Version: "2.6.0", Facts: map[string]any{"qnn": qnn}}
 	}
 	return q
 }
 
-func withQNN(q verifier.Python) verifier.Python {
-	return verifier.Python{Path: "/fake/python", Modules: map[string]verifier.Module{"torch": {Name: "torch", Version: "2.9.1"}},
-		Others: map[string]verifier.Python{"OPFORGE_QNN_PYTHON": q}}
+func withQNN(q harness.Python) harness.Python {
+	return harness.Python{Path: "/fake/python", Modules: map[string]harness.Module{"torch": {Name: "torch", Version: "2.9.1"}},
+		Others: map[string]harness.Python{"OPFORGE_QNN_PYTHON": q}}
 }
 
 // qnnHeaders is a QNN SDK whose QnnSdkBuildId.h says version ("" : no
@@ -99,46 +99,46 @@ func TestHTPDoctor(t *testing.T) {
 	for _, c := range []struct {
 		name, runner string
 		vars         map[string]string
-		py           verifier.Python
+		py           harness.Python
 		want         map[string]want
 	}{
 		{"executorch with torch", "executorch", nil, withQNN(qnnPython("2.50.40")), map[string]want{
-			"torch": {verifier.OK, "torch 2.9.1: torch.export runs the ExecuTorch ops' eager implementations on CPU"},
+			"torch": {harness.OK, "torch 2.9.1: torch.export runs the ExecuTorch ops' eager implementations on CPU"},
 		}},
-		{"executorch without torch", "executorch", nil, verifier.Python{Path: "/p", Modules: map[string]verifier.Module{"torch": {Name: "torch", Error: "ModuleNotFoundError: No module named 'torch'"}}}, map[string]want{
-			"torch": {verifier.Missing, "pip install torch"},
+		{"executorch without torch", "executorch", nil, harness.Python{Path: "/p", Modules: map[string]harness.Module{"torch": {Name: "torch", Error: "ModuleNotFoundError: No module named 'torch'"}}}, map[string]want{
+			"torch": {harness.Missing, "pip install torch"},
 		}},
 		{"htp with matching versions", "htp", map[string]string{"QNN_SDK_ROOT": sdk}, withQNN(qnnPython("2.50.40")), map[string]want{
-			"QNN Python":   {verifier.OK, "/qnn/python 3.11.7 (via $OPFORGE_QNN_PYTHON): onnxruntime 1.32.0, onnxruntime-qnn 2.6.0 (QNN 2.50.40), onnx 1.23.2, numpy 2.4.6"},
-			"QNN headers":  {verifier.OK, sdk + " 2.50.0 (via $QNN_SDK_ROOT)"},
-			"QNN versions": {verifier.OK, "headers 2.50.0 and backend 2.50.40 match"},
+			"QNN Python":   {harness.OK, "/qnn/python 3.11.7 (via $OPFORGE_QNN_PYTHON): onnxruntime 1.32.0, onnxruntime-qnn 2.6.0 (QNN 2.50.40), onnx 1.23.2, numpy 2.4.6"},
+			"QNN headers":  {harness.OK, sdk + " 2.50.0 (via $QNN_SDK_ROOT)"},
+			"QNN versions": {harness.OK, "headers 2.50.0 and backend 2.50.40 match"},
 		}},
 		{"htp with mismatched versions", "htp", map[string]string{"QNN_SDK_ROOT": qnnHeaders(t, "2.43.0")}, withQNN(qnnPython("2.47.0")), map[string]want{
-			"QNN versions": {verifier.Missing, "headers 2.43.0, backend 2.47.0: an op package runs only in the backend of its headers' version; set QNN_SDK_ROOT to a QNN SDK (QAIRT) 2.47, or install the onnxruntime-qnn built with QNN 2.43"},
+			"QNN versions": {harness.Missing, "headers 2.43.0, backend 2.47.0: an op package runs only in the backend of its headers' version; set QNN_SDK_ROOT to a QNN SDK (QAIRT) 2.47, or install the onnxruntime-qnn built with QNN 2.43"},
 		}},
-		{"htp without OPFORGE_QNN_PYTHON", "htp", map[string]string{"QNN_SDK_ROOT": sdk}, withQNN(verifier.Python{Via: "$OPFORGE_QNN_PYTHON", Problem: "OPFORGE_QNN_PYTHON is not set"}), map[string]want{
-			"QNN Python":  {verifier.Missing, "OPFORGE_QNN_PYTHON is not set; set OPFORGE_QNN_PYTHON to a Python with onnxruntime-qnn"},
-			"QNN headers": {verifier.OK, sdk},
+		{"htp without OPFORGE_QNN_PYTHON", "htp", map[string]string{"QNN_SDK_ROOT": sdk}, withQNN(harness.Python{Via: "$OPFORGE_QNN_PYTHON", Problem: "OPFORGE_QNN_PYTHON is not set"}), map[string]want{
+			"QNN Python":  {harness.Missing, "OPFORGE_QNN_PYTHON is not set; set OPFORGE_QNN_PYTHON to a Python with onnxruntime-qnn"},
+			"QNN headers": {harness.OK, sdk},
 			"-":           {"", "QNN versions"},
 		}},
 		{"htp without onnxruntime-qnn", "htp", map[string]string{"QNN_SDK_ROOT": sdk}, withQNN(qnnPython("")), map[string]want{
-			"QNN Python": {verifier.Missing, "does not import onnxruntime-qnn (ModuleNotFoundError: No module named 'onnxruntime_qnn'); pip install onnxruntime-qnn into it"},
+			"QNN Python": {harness.Missing, "does not import onnxruntime-qnn (ModuleNotFoundError: No module named 'onnxruntime_qnn'); pip install onnxruntime-qnn into it"},
 			"-":          {"", "QNN versions"},
 		}},
 		{"htp without QNN headers", "htp", nil, withQNN(qnnPython("2.50.40")), map[string]want{
-			"QNN headers": {verifier.Missing, "set QNN_SDK_ROOT"},
+			"QNN headers": {harness.Missing, "set QNN_SDK_ROOT"},
 			"-":           {"", "QNN versions"},
 		}},
 		{"htp-host without its compiler", "htp-host", map[string]string{"OPFORGE_HOST_CXX": "g++-none"}, withQNN(qnnPython("2.50.40")), map[string]want{
-			"host compiler": {verifier.Missing, "the host harness's compiler g++-none is not installed (set OPFORGE_HOST_CXX to a C++17 g++ with _Float16); apt-get install g++"},
+			"host compiler": {harness.Missing, "the host harness's compiler g++-none is not installed (set OPFORGE_HOST_CXX to a C++17 g++ with _Float16); apt-get install g++"},
 		}},
 		{"htp when the QNN Python timed out", "htp", map[string]string{"QNN_SDK_ROOT": sdk},
-			withQNN(verifier.Python{Path: "/qnn/python", Via: "$OPFORGE_QNN_PYTHON", Problem: "the probe did not finish within 1m0s (doctor --timeout); it was importing onnxruntime"}), map[string]want{
-				"QNN Python": {verifier.Missing, "/qnn/python (via $OPFORGE_QNN_PYTHON): the probe did not finish within 1m0s"},
+			withQNN(harness.Python{Path: "/qnn/python", Via: "$OPFORGE_QNN_PYTHON", Problem: "the probe did not finish within 1m0s (doctor --timeout); it was importing onnxruntime"}), map[string]want{
+				"QNN Python": {harness.Missing, "/qnn/python (via $OPFORGE_QNN_PYTHON): the probe did not finish within 1m0s"},
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			o := verifier.Options{Toolchains: "../../../toolchains", Env: toolchain.Env{
+			o := harness.Options{Toolchains: "../../../toolchains", Env: toolchain.Env{
 				Getenv:   func(k string) string { return c.vars[k] },
 				LookPath: func(string) (string, error) { return "", os.ErrNotExist },
 				Root:     t.TempDir(),

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/verify"
 	"github.com/opforge/opforge/generators/verify/verifytest"
 )
@@ -38,7 +38,7 @@ func htpWorkspace(t *testing.T) verify.Options {
         }
   return GraphStatus::Success;`)
 	return verify.Options{OpDefs: filepath.Join(root, "opdefs"), Out: filepath.Join(root, "out"), Build: filepath.Join(root, "build"),
-		Targets: []string{"htp"}, Runners: targets.Verifiers(), Python: os.Getenv("OPFORGE_PYTHON")}
+		Targets: []string{"htp"}, Runners: registry.Verifiers(), Python: os.Getenv("OPFORGE_PYTHON")}
 }
 
 // TestVerifyHTPSkipsWithoutPieces: with no Python for Qualcomm's backend
@@ -149,7 +149,7 @@ func visionWorkspace(t *testing.T, edit func(string) string) verify.Options {
 			t.Fatal(err)
 		}
 	}
-	return verify.Options{OpDefs: opdefs, Out: out, Packages: []string{"VisionOps"}, Runners: targets.Verifiers(),
+	return verify.Options{OpDefs: opdefs, Out: out, Packages: []string{"VisionOps"}, Runners: registry.Verifiers(),
 		Ops: []string{"TopKLast", "NonZeroCoords"}, Targets: []string{"executorch"}, Python: os.Getenv("OPFORGE_PYTHON")}
 }
 

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildengine"
 	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/toolchain"
 )
@@ -68,7 +68,7 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 		outDir := filepath.Join(root, pkg)
 		var objs, ids []string
 		add := func(id, tool, launcher string, args []string, source, obj string) {
-			p.Units = append(p.Units, &build.Unit{ID: id, Tool: tool, Launcher: launcher, Args: args, Inputs: []string{source}, Output: obj, Source: source})
+			p.Units = append(p.Units, &buildengine.Unit{ID: id, Tool: tool, Launcher: launcher, Args: args, Inputs: []string{source}, Output: obj, Source: source})
 			objs = append(objs, obj)
 			ids = append(ids, id)
 		}
@@ -76,7 +76,7 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 		for _, cu := range cus {
 			obj := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(cu), ".cu")+".cu.o")
 			args := append(append([]string{}, d.TRT.Flags.NVCC...), gencode...)
-			args = append(args, "-MMD", "-MF", build.DepArg, "-c", cu, "-o", build.OutArg)
+			args = append(args, "-MMD", "-MF", buildengine.DepArg, "-c", cu, "-o", buildengine.OutArg)
 			add(fmt.Sprintf("trt/%s/%s.o", pkg, filepath.Base(cu)), nvcc.Path, nvccLauncher, args, cu, obj)
 		}
 		cpps := o.Env.Glob(filepath.Join(src, "*.cpp"))
@@ -85,14 +85,14 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 			obj := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(cpp), ".cpp")+".o")
 			args := append([]string{}, d.TRT.Flags.CXX...)
 			args = append(args, "-isystem", trt.Path, "-isystem", filepath.Join(cuda.Path, "include"),
-				"-MMD", "-MF", build.DepArg, "-c", cpp, "-o", build.OutArg)
+				"-MMD", "-MF", buildengine.DepArg, "-c", cpp, "-o", buildengine.OutArg)
 			add(fmt.Sprintf("trt/%s/%s", pkg, strings.TrimSuffix(filepath.Base(cpp), ".cpp")+".o"), cxx.Path, cxxLauncher, args, cpp, obj)
 		}
 		script := filepath.Join(pkgDir, pkg+".map")
 		args := append([]string{}, d.TRT.Flags.Link...)
-		args = append(append(args, "-o", build.OutArg), objs...)
+		args = append(append(args, "-o", buildengine.OutArg), objs...)
 		args = append(args, "-Wl,--version-script="+script, "-L"+cudaLib, "-l:libcudart_static.a", "-ldl", "-lpthread", "-lrt")
-		p.Units = append(p.Units, &build.Unit{ID: fmt.Sprintf("trt/%s/lib%s.so", pkg, pkg), Tool: cxx.Path, Args: args,
+		p.Units = append(p.Units, &buildengine.Unit{ID: fmt.Sprintf("trt/%s/lib%s.so", pkg, pkg), Tool: cxx.Path, Args: args,
 			Inputs: append(append([]string{}, objs...), script), Output: filepath.Join(outDir, "lib"+pkg+".so"), After: ids})
 	}
 	return p, nil

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/opforge/opforge/generators/bench"
-	"github.com/opforge/opforge/generators/build"
-	"github.com/opforge/opforge/generators/build/cachetest"
-	"github.com/opforge/opforge/generators/build/remotecache"
+	"github.com/opforge/opforge/generators/buildengine"
+	"github.com/opforge/opforge/generators/buildengine/cachetest"
+	"github.com/opforge/opforge/generators/buildengine/remotecache"
 	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/gen"
@@ -98,7 +98,7 @@ func TestTRTBuildSharesRemoteCache(t *testing.T) {
 	generateBench(t, filepath.Join(repo, "toolchains"), pkg, 4, "trt")
 	type cloneResult struct {
 		dir   string
-		r     build.Result
+		r     buildengine.Result
 		stats remotecache.Stats
 		units int
 		took  time.Duration

@@ -3,7 +3,7 @@ package trt
 import "github.com/opforge/opforge/generators/target"
 
 // Target is the TensorRT target: one value checks, generates, builds,
-// verifies and reads and rewrites ONNX nodes (targets.All holds it).
+// verifies and reads and rewrites ONNX nodes (registry.All holds it).
 type Target struct{}
 
 // What the target is, checked by the compiler: the registry finds each

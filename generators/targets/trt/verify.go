@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/opforge/opforge/generators/build"
+	"github.com/opforge/opforge/generators/buildengine"
+	"github.com/opforge/opforge/generators/harness"
 	"github.com/opforge/opforge/generators/ir"
-	"github.com/opforge/opforge/generators/verifier"
 )
 
 //go:embed runners/trt_runner.cpp
@@ -26,13 +26,13 @@ var trtRunner []byte
 var verifyModule []byte
 
 // implementation is class of runners/trt_verify.py.
-func implementation(class string) verifier.Implementation {
-	return verifier.Implementation{File: "trt_verify.py", Source: verifyModule, Class: class}
+func implementation(class string) harness.Implementation {
+	return harness.Implementation{File: "trt_verify.py", Source: verifyModule, Class: class}
 }
 
 // Verifiers are the trt target's verify runners: the C++ plugin library
 // in TensorRT (trt) and the Python plugins (trt-python).
-func (Target) Verifiers() []verifier.Runner { return []verifier.Runner{cppRunner{}, pythonRunner{}} }
+func (Target) Verifiers() []harness.Runner { return []harness.Runner{cppRunner{}, pythonRunner{}} }
 
 // cppRunner runs the C++ plugins: opforge build trt's library, loaded by a
 // small C++ runner built here, on a GPU.
@@ -40,9 +40,9 @@ type cppRunner struct{}
 
 func (cppRunner) Name() string { return "trt" }
 
-func (cppRunner) Implementation() verifier.Implementation { return implementation("TRT") }
+func (cppRunner) Implementation() harness.Implementation { return implementation("TRT") }
 
-func (cppRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
+func (cppRunner) Runnable(_ harness.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	if OpOptions(op) == nil {
 		return "", false
 	}
@@ -53,12 +53,12 @@ func (cppRunner) OpFields(pkg *ir.Package, op *ir.Op) map[string]any {
 	return map[string]any{"trt": trtOpOf(pkg, op)}
 }
 
-func (cppRunner) Prepare(o verifier.Options, pkg *ir.Package, tmp string) verifier.Prepared {
+func (cppRunner) Prepare(o harness.Options, pkg *ir.Package, tmp string) harness.Prepared {
 	prep := prepareTRT(o, pkg, tmp)
 	if prep.skip != "" || prep.err != "" {
-		return verifier.Prepared{Skip: prep.skip, Err: prep.err}
+		return harness.Prepared{Skip: prep.skip, Err: prep.err}
 	}
-	return verifier.Prepared{Impl: map[string]string{"library": prep.library, "runner": prep.runner}}
+	return harness.Prepared{Impl: map[string]string{"library": prep.library, "runner": prep.runner}}
 }
 
 // pythonRunner runs the Python plugins (tensorrt.plugin).
@@ -66,9 +66,9 @@ type pythonRunner struct{}
 
 func (pythonRunner) Name() string { return "trt-python" }
 
-func (pythonRunner) Implementation() verifier.Implementation { return implementation("TRTPython") }
+func (pythonRunner) Implementation() harness.Implementation { return implementation("TRTPython") }
 
-func (pythonRunner) Runnable(_ verifier.Options, _ *ir.Package, op *ir.Op) (string, bool) {
+func (pythonRunner) Runnable(_ harness.Options, _ *ir.Package, op *ir.Op) (string, bool) {
 	if t := OpOptions(op); t == nil || t.QDP == nil {
 		return "", false
 	}
@@ -83,17 +83,17 @@ func (pythonRunner) OpFields(pkg *ir.Package, op *ir.Op) map[string]any {
 // (no GPU, or no TensorRT), the runner runs each plugin's Triton kernel in
 // Triton's interpreter instead, so a TensorRT set-up problem only says
 // why the GPU route was not taken.
-func (pythonRunner) Prepare(o verifier.Options, pkg *ir.Package, _ string) verifier.Prepared {
+func (pythonRunner) Prepare(o harness.Options, pkg *ir.Package, _ string) harness.Prepared {
 	mod, err := pythonPluginModule(o.Out, pkg)
 	if err != nil {
-		return verifier.Prepared{Skip: err.Error()}
+		return harness.Prepared{Skip: err.Error()}
 	}
 	e, problem := trtPythonEnv(o.Environment().Getenv)
 	impl := map[string]string{"path": mod}
 	if problem != "" {
 		impl["trt_problem"] = problem
 	}
-	return verifier.Prepared{Impl: impl, Env: e}
+	return harness.Prepared{Impl: impl, Env: e}
 }
 
 // trtOp is what the TensorRT runners need of an op: its plugin identity
@@ -162,7 +162,7 @@ type trtPrep struct {
 	skip, err       string
 }
 
-func prepareTRT(o verifier.Options, pkg *ir.Package, tmp string) trtPrep {
+func prepareTRT(o harness.Options, pkg *ir.Package, tmp string) trtPrep {
 	if why := noGPU(); why != "" {
 		return trtPrep{skip: why}
 	}
@@ -172,11 +172,11 @@ func prepareTRT(o verifier.Options, pkg *ir.Package, tmp string) trtPrep {
 		return trtPrep{err: "opforge build trt: " + err.Error()}
 	}
 	if err := plan.Preflight(); err != nil {
-		return trtPrep{skip: "the TensorRT plugin library cannot be built here: " + verifier.OneLine(err.Error())}
+		return trtPrep{skip: "the TensorRT plugin library cannot be built here: " + harness.OneLine(err.Error())}
 	}
 	var log bytes.Buffer
 	if _, err := plan.Run(context.Background(), &log, 0); err != nil {
-		return trtPrep{err: "opforge build trt failed: " + verifier.OneLine(err.Error()) + ": " + verifier.LastLines(log.String(), 3)}
+		return trtPrep{err: "opforge build trt failed: " + harness.OneLine(err.Error()) + ": " + harness.LastLines(log.String(), 3)}
 	}
 	lib, _ := filepath.Abs(filepath.Join(bo.Build, "trt", pkg.Name, "lib"+pkg.Name+".so"))
 	// The runner: the same host compiler, TensorRT headers and CUDA runtime the plan found.
@@ -201,17 +201,17 @@ func prepareTRT(o verifier.Options, pkg *ir.Package, tmp string) trtPrep {
 	if err := os.WriteFile(src, trtRunner, 0o644); err != nil {
 		return trtPrep{err: err.Error()}
 	}
-	out, err := verifier.CombinedOutput(build.DefaultUnitTimeout, "building the TensorRT runner", cxx.Path, "-std=c++17", "-O1", "-Wno-deprecated-declarations", "-isystem", trtSDK.Path,
+	out, err := harness.CombinedOutput(buildengine.DefaultUnitTimeout, "building the TensorRT runner", cxx.Path, "-std=c++17", "-O1", "-Wno-deprecated-declarations", "-isystem", trtSDK.Path,
 		"-isystem", filepath.Join(cudaSDK.Path, "include"), src, "-o", runner,
 		"-L"+cudaLib, "-l:libcudart_static.a", "-ldl", "-lpthread", "-lrt")
-	var killed *verifier.TimedOut
+	var killed *harness.TimedOut
 	switch {
 	case errors.As(err, &killed):
 		return trtPrep{err: err.Error()}
 	case err != nil:
-		return trtPrep{err: "building the TensorRT runner failed: " + verifier.LastLines(string(out), 5)}
+		return trtPrep{err: "building the TensorRT runner failed: " + harness.LastLines(string(out), 5)}
 	}
-	probe, err := verifier.CombinedOutput(runnerProbeTimeout, "probing for a GPU with the TensorRT runner", runner, "--probe")
+	probe, err := harness.CombinedOutput(runnerProbeTimeout, "probing for a GPU with the TensorRT runner", runner, "--probe")
 	switch {
 	case errors.As(err, &killed):
 		return trtPrep{err: err.Error()} // a hanging driver is no answer: not a skip

@@ -6,19 +6,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/harness"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/toolchain"
-	"github.com/opforge/opforge/generators/verifier"
 )
 
 // doctorOf is the registry's runner name as doctor asks it.
-func doctorOf(t *testing.T, name string) verifier.Doctor {
+func doctorOf(t *testing.T, name string) harness.Doctor {
 	t.Helper()
-	for _, r := range targets.Verifiers() {
+	for _, r := range registry.Verifiers() {
 		if r.Name() == name {
-			d, ok := r.(verifier.Doctor)
+			d, ok := r.(harness.Doctor)
 			if !ok {
-				t.Fatalf("runner %s does not say what it needs (verifier.Doctor)", name)
+				t.Fatalf("runner %s does not say what it needs (harness.Doctor)", name)
 			}
 			return d
 		}
@@ -29,29 +29,29 @@ func doctorOf(t *testing.T, name string) verifier.Doctor {
 
 // fakePython is a probe's result with these modules (a module's Error
 // "" : it imports).
-func fakePython(mods ...verifier.Module) verifier.Python {
-	py := verifier.Python{Path: "/fake/python", Version: "3.11.7", Via: "$OPFORGE_PYTHON", Modules: map[string]verifier.Module{}}
+func fakePython(mods ...harness.Module) harness.Python {
+	py := harness.Python{Path: "/fake/python", Version: "3.11.7", Via: "$OPFORGE_PYTHON", Modules: map[string]harness.Module{}}
 	for _, m := range mods {
 		py.Modules[m.Name] = m
 	}
 	return py
 }
 
-func torchCPU() verifier.Module {
-	return verifier.Module{Name: "torch", Version: "2.9.1", Facts: map[string]any{"cuda": false, "device": ""}}
+func torchCPU() harness.Module {
+	return harness.Module{Name: "torch", Version: "2.9.1", Facts: map[string]any{"cuda": false, "device": ""}}
 }
 
-func torchGPU() verifier.Module {
-	return verifier.Module{Name: "torch", Version: "2.9.1", Facts: map[string]any{"cuda": true, "device": "NVIDIA H100 80GB HBM3"}}
+func torchGPU() harness.Module {
+	return harness.Module{Name: "torch", Version: "2.9.1", Facts: map[string]any{"cuda": true, "device": "NVIDIA H100 80GB HBM3"}}
 }
 
 // want is a finding doctor must report: its status and words of its
 // line.
 type want struct{ status, has string }
 
-func checkFindings(t *testing.T, fs []verifier.Finding, wants map[string]want) {
+func checkFindings(t *testing.T, fs []harness.Finding, wants map[string]want) {
 	t.Helper()
-	got := map[string]verifier.Finding{}
+	got := map[string]harness.Finding{}
 	for _, f := range fs {
 		got[f.Name] = f
 	}
@@ -69,7 +69,7 @@ func checkFindings(t *testing.T, fs []verifier.Finding, wants map[string]want) {
 
 // doctorEnv is a machine with the variables in vars, nothing on PATH but
 // the commands in path (name -> shell script), under a fresh root.
-func doctorEnv(t *testing.T, vars map[string]string, path map[string]string) verifier.Options {
+func doctorEnv(t *testing.T, vars map[string]string, path map[string]string) harness.Options {
 	t.Helper()
 	root := t.TempDir()
 	bins := map[string]string{}
@@ -81,7 +81,7 @@ func doctorEnv(t *testing.T, vars map[string]string, path map[string]string) ver
 		}
 		bins[name] = p
 	}
-	return verifier.Options{Toolchains: "../../../toolchains", Env: toolchain.Env{
+	return harness.Options{Toolchains: "../../../toolchains", Env: toolchain.Env{
 		Getenv: func(k string) string { return vars[k] },
 		LookPath: func(n string) (string, error) {
 			if p, ok := bins[n]; ok {
@@ -123,58 +123,58 @@ const smiH100 = "echo 'GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-0123)'"
 func TestTRTDoctor(t *testing.T) {
 	sdks := fakeCUDAAndTensorRT(t)
 	coreOnly := map[string]string{"OPFORGE_TRT_CORE": "/core"}
-	triton := verifier.Module{Name: "triton", Version: "3.5.1"}
-	noTriton := verifier.Module{Name: "triton", Error: "ModuleNotFoundError: No module named 'triton'"}
-	plugin := verifier.Module{Name: "tensorrt.plugin", Version: "10.13.0", Facts: map[string]any{"tensorrt": "10.13.0"}}
-	noPlugin := verifier.Module{Name: "tensorrt.plugin", Error: "ModuleNotFoundError: No module named 'tensorrt'"}
+	triton := harness.Module{Name: "triton", Version: "3.5.1"}
+	noTriton := harness.Module{Name: "triton", Error: "ModuleNotFoundError: No module named 'triton'"}
+	plugin := harness.Module{Name: "tensorrt.plugin", Version: "10.13.0", Facts: map[string]any{"tensorrt": "10.13.0"}}
+	noPlugin := harness.Module{Name: "tensorrt.plugin", Error: "ModuleNotFoundError: No module named 'tensorrt'"}
 	for _, c := range []struct {
 		name, runner string
 		vars, path   map[string]string
-		py           verifier.Python
+		py           harness.Python
 		want         map[string]want
 	}{
 		{"trt on torch's GPU with the SDKs", "trt", sdks, nil, fakePython(torchGPU()), map[string]want{
-			"GPU":      {verifier.OK, "NVIDIA H100 80GB HBM3 (via torch.cuda)"},
-			"cuda":     {verifier.OK, sdks["CUDA_HOME"] + " (via $CUDA_HOME)"},
-			"tensorrt": {verifier.OK, sdks["TENSORRT_INCLUDE_DIR"] + " 10 (via $TENSORRT_INCLUDE_DIR)"},
-			"nvcc":     {verifier.OK, "13.0"},
-			"cxx":      {verifier.OK, "12.2"},
+			"GPU":      {harness.OK, "NVIDIA H100 80GB HBM3 (via torch.cuda)"},
+			"cuda":     {harness.OK, sdks["CUDA_HOME"] + " (via $CUDA_HOME)"},
+			"tensorrt": {harness.OK, sdks["TENSORRT_INCLUDE_DIR"] + " 10 (via $TENSORRT_INCLUDE_DIR)"},
+			"nvcc":     {harness.OK, "13.0"},
+			"cxx":      {harness.OK, "12.2"},
 		}},
 		{"trt sees the GPU through nvidia-smi when torch is a CPU build", "trt", sdks, map[string]string{"nvidia-smi": smiH100}, fakePython(torchCPU()), map[string]want{
-			"GPU": {verifier.OK, "NVIDIA A100-SXM4-40GB (via nvidia-smi -L)"},
+			"GPU": {harness.OK, "NVIDIA A100-SXM4-40GB (via nvidia-smi -L)"},
 		}},
 		{"trt without GPU or SDKs", "trt", nil, nil, fakePython(torchCPU()), map[string]want{
-			"GPU":      {verifier.Missing, "no NVIDIA GPU (torch.cuda.is_available() is False, nvidia-smi is not on PATH); the C++ plugins run only on one"},
-			"cuda":     {verifier.Missing, "set CUDA_HOME"},
-			"tensorrt": {verifier.Missing, "set TENSORRT_INCLUDE_DIR"},
-			"nvcc":     {verifier.Missing, "not found"},
+			"GPU":      {harness.Missing, "no NVIDIA GPU (torch.cuda.is_available() is False, nvidia-smi is not on PATH); the C++ plugins run only on one"},
+			"cuda":     {harness.Missing, "set CUDA_HOME"},
+			"tensorrt": {harness.Missing, "set TENSORRT_INCLUDE_DIR"},
+			"nvcc":     {harness.Missing, "not found"},
 		}},
 		{"trt with nvidia-smi listing nothing", "trt", nil, map[string]string{"nvidia-smi": "echo 'No devices were found'; exit 6"}, fakePython(torchCPU()), map[string]want{
-			"GPU": {verifier.Missing, "-L failed: exit status 6"},
+			"GPU": {harness.Missing, "-L failed: exit status 6"},
 		}},
-		{"trt when torch does not import", "trt", nil, nil, fakePython(verifier.Module{Name: "torch", Error: "ModuleNotFoundError: No module named 'torch'"}), map[string]want{
-			"GPU": {verifier.Missing, "torch does not import"},
+		{"trt when torch does not import", "trt", nil, nil, fakePython(harness.Module{Name: "torch", Error: "ModuleNotFoundError: No module named 'torch'"}), map[string]want{
+			"GPU": {harness.Missing, "torch does not import"},
 		}},
 		{"trt-python on CPU", "trt-python", nil, nil, fakePython(torchCPU(), triton, noPlugin), map[string]want{
-			"GPU":             {verifier.None, "Triton's interpreter runs the kernels on CPU"},
-			"triton":          {verifier.OK, "triton 3.5.1: runs Triton kernels in Triton's interpreter on CPU (no GPU)"},
-			"tensorrt.plugin": {verifier.None, "No module named 'tensorrt' (only needed on a GPU)"},
+			"GPU":             {harness.None, "Triton's interpreter runs the kernels on CPU"},
+			"triton":          {harness.OK, "triton 3.5.1: runs Triton kernels in Triton's interpreter on CPU (no GPU)"},
+			"tensorrt.plugin": {harness.None, "No module named 'tensorrt' (only needed on a GPU)"},
 		}},
 		{"trt-python on a GPU torch does not see", "trt-python", nil, map[string]string{"nvidia-smi": smiH100}, fakePython(torchCPU(), triton, noPlugin), map[string]want{
-			"GPU":    {verifier.None, "install a CUDA build of torch to run them on NVIDIA A100-SXM4-40GB"},
-			"triton": {verifier.OK, "interpreter on CPU"},
+			"GPU":    {harness.None, "install a CUDA build of torch to run them on NVIDIA A100-SXM4-40GB"},
+			"triton": {harness.OK, "interpreter on CPU"},
 		}},
 		{"trt-python on a GPU", "trt-python", nil, nil, fakePython(torchGPU(), triton, plugin), map[string]want{
-			"GPU":             {verifier.OK, "NVIDIA H100 80GB HBM3"},
-			"triton":          {verifier.OK, "triton 3.5.1: runs the Triton kernels on the GPU"},
-			"tensorrt.plugin": {verifier.OK, "imports (TensorRT 10.13.0)"},
+			"GPU":             {harness.OK, "NVIDIA H100 80GB HBM3"},
+			"triton":          {harness.OK, "triton 3.5.1: runs the Triton kernels on the GPU"},
+			"tensorrt.plugin": {harness.OK, "imports (TensorRT 10.13.0)"},
 		}},
 		{"trt-python on a GPU without tensorrt.plugin or triton", "trt-python", nil, nil, fakePython(torchGPU(), noTriton, noPlugin), map[string]want{
-			"triton":          {verifier.Missing, "pip install triton"},
-			"tensorrt.plugin": {verifier.Missing, "pip install tensorrt"},
+			"triton":          {harness.Missing, "pip install triton"},
+			"tensorrt.plugin": {harness.Missing, "pip install tensorrt"},
 		}},
 		{"trt-python with a stand-in core and no bindings", "trt-python", coreOnly, nil, fakePython(torchGPU(), triton, plugin), map[string]want{
-			"tensorrt.plugin": {verifier.Missing, "OPFORGE_TRT_BINDINGS is not"},
+			"tensorrt.plugin": {harness.Missing, "OPFORGE_TRT_BINDINGS is not"},
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/gen"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/verify"
 	"github.com/opforge/opforge/generators/verify/verifytest"
 	"github.com/opforge/opforge/generators/writer"
@@ -104,7 +104,7 @@ func affineWorkspace(t *testing.T, plus string) verify.Options {
     (void) workspace;
     positivesKernel<<<1, 1, 0, stream>>>(io.x.data, io.x.numel(), io.idx.data, io.size_K.data);
     return cudaGetLastError();`)
-	return verify.Options{OpDefs: opdefs, Out: out, Build: filepath.Join(root, "build"), Targets: []string{"trt", "trt-python"}, Runners: targets.Verifiers(),
+	return verify.Options{OpDefs: opdefs, Out: out, Build: filepath.Join(root, "build"), Targets: []string{"trt", "trt-python"}, Runners: registry.Verifiers(),
 		Python: os.Getenv("OPFORGE_PYTHON")}
 }
 

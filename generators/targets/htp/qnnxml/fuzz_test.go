@@ -9,7 +9,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 )
 
@@ -42,7 +42,7 @@ func FuzzLoadXML(f *testing.F) {
 			return
 		}
 		load.Validate(pkg, &l)
-		targets.Check(&l, pkg)
+		registry.Check(&l, pkg)
 		if l.HasErrors() {
 			return
 		}

@@ -28,7 +28,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 )
 
@@ -171,7 +171,7 @@ func TestXSDAcceptsWriterOutput(t *testing.T) {
 	for _, f := range append(append(xmlFiles(t, xsdFixturesDir), xmlFiles(t, xsdFixturesMoreDir)...), xsdVisionYAML, xsdWriterEdge) {
 		var l diag.List
 		pkg := load.File(f, &l)
-		targets.Check(&l, pkg)
+		registry.Check(&l, pkg)
 		if pkg == nil || l.HasErrors() {
 			var buf bytes.Buffer
 			_ = l.WriteText(&buf)

@@ -1,4 +1,4 @@
-package targets_test
+package registry_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/opforge/opforge/generators/buildplan"
-	"github.com/opforge/opforge/generators/targets"
+	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/toolchain"
 )
 
@@ -35,7 +35,7 @@ func TestDoctorReportsLaunchers(t *testing.T) {
 	}}
 	doctor := func() string {
 		var out bytes.Buffer
-		if err := buildplan.Doctor(o, &out, targets.Doctor()); err != nil {
+		if err := buildplan.Doctor(o, &out, registry.Doctor()); err != nil {
 			t.Fatal(err)
 		}
 		return out.String()

@@ -1,4 +1,4 @@
-package targets
+package registry
 
 import (
 	"github.com/opforge/opforge/generators/targets/htp"

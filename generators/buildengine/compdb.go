@@ -1,4 +1,4 @@
-package build
+package buildengine
 
 import (
 	"encoding/json"

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opforge/opforge/generators/build/remotecache"
+	"github.com/opforge/opforge/generators/buildengine/remotecache"
 )
 
 // packages maps the commands tests run to the Debian package holding them.

@@ -1,4 +1,4 @@
-package build
+package buildengine
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opforge/opforge/generators/build/cachetest"
+	"github.com/opforge/opforge/generators/buildengine/cachetest"
 )
 
 // teamSources is a small library whose compiles take long enough (std::regex,

@@ -1,11 +1,12 @@
-// Package targets is the registry of generation targets.
-package targets
+// Package registry is the registry of generation targets.
+package registry
 
 import (
 	"slices"
 
 	"github.com/opforge/opforge/generators/buildplan"
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/harness"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
@@ -15,7 +16,6 @@ import (
 	"github.com/opforge/opforge/generators/targets/trt"
 	"github.com/opforge/opforge/generators/toolchain"
 	"github.com/opforge/opforge/generators/validate"
-	"github.com/opforge/opforge/generators/verifier"
 )
 
 // WithToolchains is the registry: every target, in the one fixed order
@@ -180,8 +180,8 @@ func Doctor() []buildplan.DoctorTarget {
 
 // Verifiers returns every target's verify runners, in the registry's
 // order (opforge verify --target names them).
-func Verifiers() []verifier.Runner {
-	var out []verifier.Runner
+func Verifiers() []harness.Runner {
+	var out []harness.Runner
 	for _, t := range All() {
 		if v, ok := t.(target.Verifier); ok {
 			out = append(out, v.Verifiers()...)

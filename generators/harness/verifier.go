@@ -1,8 +1,8 @@
-// Package verifier is what a target implements to take part in `opforge
+// Package harness is what a target implements to take part in `opforge
 // verify`: a Runner per implementation of its generated code. It is apart
 // from verify (which holds the cases, the reference and the driver) so
 // that the targets, and the registry every tool imports, stay light.
-package verifier
+package harness
 
 import (
 	"strings"
@@ -34,7 +34,7 @@ func (o Options) Environment() toolchain.Env {
 }
 
 // Runner is one implementation verify runs ops on, named by --target.
-// Targets provide them (target.Verifier, listed by targets.Verifiers): the
+// Targets provide them (target.Verifier, listed by registry.Verifiers): the
 // case machinery, the reference and the runner script's driver are
 // verify's; what it takes to run a package's generated code is the
 // runner's.
