@@ -1,8 +1,3 @@
-// Package bench measures generation and no-op builds over synthetic
-// packages of 10, 100 and 1,000 ops, each step in its own opforge process
-// so wall time and peak memory are the user's, beside the time `cp -r`
-// takes to copy the generated tree (the floor for writing it). Every step
-// runs Repeats times after a sync and the median run is reported.
 package bench
 
 import (

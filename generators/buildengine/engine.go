@@ -1,10 +1,3 @@
-// Package buildengine runs compiler and linker invocations the way a build
-// engineer expects from ninja or Bazel: each unit runs the tool directly
-// (argv, no shell), units run in parallel up to the core count, a unit is
-// up to date when the hash of its tool, arguments and input contents
-// (headers found through its depfile included) matches the last successful
-// run — not mtimes, which git resets — and a failed unit shows the tool's
-// own diagnostics and leaves the previous good artifact in place.
 package buildengine
 
 import (

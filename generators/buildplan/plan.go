@@ -1,7 +1,3 @@
-// Package buildplan turns the generated packages under out/ and the
-// toolchain descriptors into build units for the engine in generators/build,
-// after a preflight that names every missing SDK piece before anything is
-// compiled. Artifacts go to the build directory, never to out/.
 package buildplan
 
 import (

@@ -1,5 +1,3 @@
-// Package cli implements the opforge command line; it is a package so the
-// tests and mage targets drive exactly what users run.
 package cli
 
 import (

@@ -1,9 +1,3 @@
-// Package diag collects compiler-style diagnostics: every problem in every
-// file, positioned at the offending YAML node or XML element, sorted and
-// de-duplicated, printed as `path:line:col: severity: message [code]`.
-//
-// Loaders, validators and targets never stop at the first problem: they add
-// to a *List and carry on, so a user sees everything in one run.
 package diag
 
 import (

@@ -1,11 +1,3 @@
-// Package escape turns free text (descriptions, versions, enum values,
-// framework op names, ONNX node names: anything an opdef or a model may
-// hold) into text that is only data in each language opforge emits. There
-// is one function per context; templates reach them through the render
-// func map (the names in Funcs) and Go code that builds text calls them
-// directly. No function lets its input end a literal or a comment, start a
-// new line, continue a line (a trailing backslash), or hold a byte the
-// language's tools refuse.
 package escape
 
 import (

@@ -1,8 +1,3 @@
-// Package filelock serializes opforge runs that write the same tree (two
-// builds of one target, two gens of one out/): an advisory lock on a file
-// beside the tree, held for the run and released by the kernel when the
-// process ends, however it ends — so a killed run never leaves a lock
-// behind that the next one must be told to remove.
 package filelock
 
 import (

@@ -1,6 +1,3 @@
-// Package fileset is the in-memory result of generation: relative path ->
-// bytes, plus what the writer must know about each file. Generating,
-// writing, drift checks and golden tests all use the same set.
 package fileset
 
 import (

@@ -1,6 +1,3 @@
-// Package filestat tells whether a file is as it was without reading it:
-// its size, mtime and inode, what make and ninja trust. The inode catches
-// a file replaced by another of the same size and mtime.
 package filestat
 
 import "os"

@@ -1,5 +1,3 @@
-// Package gen is the generation pipeline: checked IR -> every target's
-// file set (in memory) -> headers -> the writer's plan for out/.
 package gen
 
 import (

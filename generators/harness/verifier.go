@@ -1,7 +1,3 @@
-// Package harness is what a target implements to take part in `opforge
-// verify`: a Runner per implementation of its generated code. It is apart
-// from verify (which holds the cases, the reference and the driver) so
-// that the targets, and the registry every tool imports, stay light.
 package harness
 
 import (

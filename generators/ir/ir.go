@@ -1,7 +1,3 @@
-// Package ir is the one normalized model of op definitions that both source
-// formats (opforge YAML, QNN op-package XML) load into and every target
-// reads. It uses ordered slices only, so iteration order — and therefore
-// generated output — is the order of the source.
 package ir
 
 import (

@@ -1,7 +1,3 @@
-// Package load finds op definition files, reads them within safe limits,
-// parses them by format, and runs the semantic checks shared by every
-// target: the front end up to a validated IR. The targets' own checks run
-// in one place after it, registry.Check.
 package load
 
 import (

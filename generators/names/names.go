@@ -1,10 +1,3 @@
-// Package names decides which names are safe to emit as identifiers in every
-// generated language (C++, CUDA, Python, OpenCL) and maps the names real
-// configs use but that are not identifiers (an XML config's "in[0]") to
-// safe ones.
-//
-// The mapping is a pure function of the name, so the same tensor gets the
-// same identifier in every file and every run.
 package names
 
 import (

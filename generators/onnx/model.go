@@ -1,13 +1,3 @@
-// Package onnx reads ONNX models and rewrites their nodes in place, on the
-// documented field numbers of onnx.proto with protowire.
-//
-// Reading decodes only what opforge needs (graphs, nodes, attributes,
-// value types, tensor headers, external data references) and never copies
-// tensor data. Rewriting re-emits every message that holds no change as the
-// exact bytes it was read from, so unknown fields, field order, packed or
-// unpacked encodings and tensor data survive byte for byte; only the nodes
-// being changed (and the messages that contain them, whose lengths change)
-// are encoded anew.
 package onnx
 
 import (

@@ -1,13 +1,3 @@
-// Package onnximport turns selected nodes of an ONNX model into an opforge
-// op package, typed and shaped from the graph, and plans the rewrite of
-// those nodes into calls of the ops generated from it, in the runtime of a
-// target that calls ops from ONNX nodes (target.ONNXCaller).
-//
-// One op is made per signature: nodes of one op type whose inputs,
-// outputs and attributes agree (dims up to the renaming of symbols) share
-// it. Attribute names become param names exactly, because a plugin
-// runtime's ONNX parser forwards attributes to the plugin's fields by
-// name.
 package onnximport
 
 import (

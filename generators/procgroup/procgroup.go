@@ -1,9 +1,3 @@
-// Package procgroup runs child processes that must not outlive opforge's
-// bounds: each child gets a process group of its own, so that a kill
-// reaches what it started too (a launcher's compiler, a compiler's cc1plus,
-// the runner a verify harness starts), where killing the one
-// process would leave those running and holding the output pipes open.
-// build, verify and the targets' runners share it.
 package procgroup
 
 import (

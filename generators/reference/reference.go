@@ -1,11 +1,3 @@
-// Package reference generates each package's reference module: one
-// user-owned Python file, out/reference/<Package>/<package>_reference.py,
-// with one PyTorch function per op whose body the user writes once (region
-// reference:<Op>). Every Python path that runs an op calls it: the
-// targets' eager implementations, float forwards and Python plugins'
-// implementations, and `opforge verify`, which compares every target
-// against it. It is no target: it generates
-// for every package, whatever targets its ops name.
 package reference
 
 import (

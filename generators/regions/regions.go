@@ -1,13 +1,3 @@
-// Package regions finds and carries over user-owned regions: the parts of
-// a generated file between
-//
-//	// opforge:begin <key>
-//	// opforge:end <key>
-//
-// (in the file's comment syntax). Regions are matched by key, never by
-// position or surrounding text, so user code survives regeneration even
-// when the opdef changes the signature around it. Everything outside the
-// markers is regenerated.
 package regions
 
 import (

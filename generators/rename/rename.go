@@ -1,15 +1,3 @@
-// Package rename renames an op or a package without losing the code users
-// wrote for it (`opforge mv [--package] OLD NEW`): the name in its YAML
-// opdef, and in out/ the files and directories named after it and the
-// region keys that carry its name. It only plans: Plan.Rename hands the
-// pairing to gen.Plan, which makes the whole rename, the gen of the
-// renamed opdef included, one journaled writer Apply.
-//
-// What moves is not guessed from names alone: the targets generate the
-// package under both names, and a file or key is carried over only when
-// the old name's file (or key) is gone and the new name's appears in its
-// place. Anything that cannot be paired stops the rename with a diagnostic
-// before anything is written.
 package rename
 
 import (

@@ -1,7 +1,3 @@
-// Package render executes the embedded templates of a target with a
-// hermetic function map: the few sprig functions the templates use, each
-// allowed by name, and the escapers, so the same input renders the same
-// bytes on any machine. Missing map keys are errors, never "<no value>".
 package render
 
 import (

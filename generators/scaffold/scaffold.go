@@ -1,8 +1,3 @@
-// Package scaffold holds the files `opforge init` gives a new repository:
-// one commented example opdef, the opdef schema where that opdef's
-// modeline finds it, and a .gitignore. The toolchain descriptors are not
-// among them: the binary carries them, and a toolchains/ directory is
-// written only on request, to override them.
 package scaffold
 
 import (

@@ -1,7 +1,3 @@
-// Package sharedfixtures lets tests find the real XML op configs kept in
-// shared/fixtures beside this repository's clone. Only the repository's CI
-// and its developers have that folder; a user's clone has none, so a test
-// that reads it skips, saying why, where it is absent.
 package sharedfixtures
 
 import (

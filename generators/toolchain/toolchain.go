@@ -1,7 +1,3 @@
-// Package toolchain reads toolchains/*.yaml — per target, where each SDK
-// and tool is found (environment variable, PATH, conventional install
-// paths), which versions are pinned, and the flags — and resolves them on
-// this machine for preflight checks, `mage doctor` and builds.
 package toolchain
 
 import (

@@ -1,8 +1,3 @@
-// Package validate checks the meaning of an op package, whatever format it
-// was written in: the op-definition rules both formats share (optional
-// params need defaults, outputs take none, enum, bool and layout rules),
-// identifier safety, type variables and shape expressions. Per-target capability checks live with
-// each target (generators/targets/...).
 package validate
 
 import (

@@ -1,10 +1,3 @@
-// Package verify is `opforge verify`: it builds test cases for every op
-// from its opdef (shape symbols at several sizes, every dtype combination
-// torch can hold, params across defaults, ranges and enum values), runs
-// each target's implementation and the op's reference (the package's
-// reference module) in a Python runner embedded in the binary, and
-// compares the outputs: exact for integers and booleans, within per-dtype
-// tolerances for floats.
 package verify
 
 import (

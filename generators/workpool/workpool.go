@@ -1,6 +1,3 @@
-// Package workpool runs the iterations of a loop on a fixed number of
-// goroutines. Callers write results into slots indexed by the iteration,
-// so the order of the output never depends on scheduling.
 package workpool
 
 import (

@@ -1,19 +1,3 @@
-// Package writer puts a generated file set on disk under one output root
-// (out/), safely:
-//
-//   - user-owned regions of existing files are carried into the new files
-//     (package regions); code that would have no place to go stops the run;
-//   - only files whose bytes changed are written, each atomically;
-//   - files generated earlier but no longer produced (tracked in the
-//     manifest) are removed, unless they still hold user code;
-//   - nothing outside the root is touched, not even through a symlink,
-//     and nothing but regular files is opened;
-//   - a file is never replaced or removed unless it holds what opforge
-//     wrote there (the manifest's fingerprints) or the user said --force;
-//   - nothing at all is written when any error was found, and a failed
-//     Apply puts back what it changed.
-//
-// Diff compares the same plan with the disk for the drift check.
 package writer
 
 import (

@@ -1,8 +1,3 @@
-// Package yamldef reads and writes opforge's YAML OpDef format (version 1).
-//
-// Reading keeps positions: the document is parsed into yaml.Node, checked
-// against schemas/opdef.schema.json with every error placed at its node,
-// and only a structurally valid document is turned into the IR.
 package yamldef
 
 import (

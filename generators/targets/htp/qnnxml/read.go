@@ -1,7 +1,3 @@
-// Package qnnxml reads and writes Qualcomm QNN op-package XML configs (the
-// input of qnn-op-package-generator). Real configs load unchanged; element
-// order, required attributes and the schema's enumerations are enforced
-// with positioned diagnostics before anything is built.
 package qnnxml
 
 import (

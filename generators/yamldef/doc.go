@@ -1,0 +1,26 @@
+// Package yamldef reads and writes opforge's YAML OpDef format (version 1).
+//
+// Reading keeps positions: the document is parsed into yaml.Node, checked
+// against schemas/opdef.schema.json with every error placed at its node,
+// and only a structurally valid document is turned into the IR.
+//
+// The YAML format: `yaml.Node` parsing (positions; parser errors are re-placed
+// by a small scan of the source text: the first line of inconsistent
+// indentation, the opening line of an unclosed flow collection, the `*alias`
+// of an unknown anchor, with a column), bounded conversion to plain values
+// (alias-expansion and depth budgets, duplicate keys, tags), JSON Schema
+// validation with every error placed at its node (`schemas/opdef.schema.json`
+// is the single source of structural rules; `schemacheck` gives the verdict,
+// and the reference validator runs only to explain a failure; "did you mean"
+// suggestions are read from the schema itself), building the IR (every target
+// section, HTP's with its `supplemental` lists included, kept whole as an
+// `ir.Node` from the `yaml.Node`, aliases resolved; the target decodes it);
+// the canonical writer, which writes sections from their nodes with no
+// knowledge of any target, and `fmt`.
+//
+// Parser errors are placed and given a fix by a small scan of the source
+// (indent.go: the open blocks, their columns and last keys; indentfix.go: the
+// column to move to and the key to line up with, or the missing colon or
+// space; position.go: brackets, quotes, aliases); misplaced.go says where a
+// key dedented out of its block belongs.
+package yamldef
