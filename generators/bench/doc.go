@@ -8,7 +8,7 @@
 // synthetic packages of 10/100/1000 ops; cold, no-op and one-op-changed
 // generation and a no-op build, each in its own process (wall time, files and
 // bytes written, peak RSS), beside `cp -r` of the tree, on the repository's
-// file system; and the team case: a cold TensorRT build plain, filling a
+// file system; and the team case: a cold build of the chosen target plain, filling a
 // shared ccache on a loopback redis-server, and in a fresh clone against the
 // warm remote, with ccache's own hit counts. The per-target choices (which
 // target each build measures, its stand-in SDK, its compilers' environment)

@@ -19,7 +19,7 @@
 // fails the unit (one warning per build). Every unit runs in a process group
 // of its own within `Engine.UnitTimeout` (`--unit-timeout`, default 30m), the
 // group SIGKILLed past it or on the build's cancellation
-// (`buildengine.Command`, also used for verify's TensorRT runner); an artifact
+// (`buildengine.Command`, also used by verify's runners); an artifact
 // is checked before it is trusted (`artifact.go`: ELF/Mach-O type and header
 // tables for `.o`/`.so`, `ar` magic for `.a`, non-empty otherwise or per
 // `Unit.Format`), and one that fails the check fails the unit and is removed,

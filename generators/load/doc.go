@@ -11,6 +11,6 @@
 // `registry.Check`, which every caller that loads opdefs for the user (gen,
 // check, validate, convert, init, import and rewrite onnx, mv) invokes. Its
 // tests hold the golden diagnostics cases and a mutation harness
-// (`TestMutationPositions`: systematic edits of every valid opdef and QNN
+// (`TestMutationPositions`: systematic edits of every valid opdef of every format and
 // fixture at a known line, counting diagnostics that land elsewhere).
 package load

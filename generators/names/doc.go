@@ -7,7 +7,7 @@
 // same identifier in every file and every run.
 //
 // Identifier safety across C++, CUDA, Python and OpenCL (keywords, reserved
-// forms) and the deterministic mapping of non-identifier names such as QNN's
+// forms) and the deterministic mapping of non-identifier names such as a vendor config's
 // `in[0]` to safe identifiers (`in_0`). The original name is kept wherever it
 // travels as a string.
 package names

@@ -11,7 +11,7 @@
 //
 // ONNX nodes → IR: selection (names, op types, the op lists of each target's
 // ONNX front end, `onnx.FrontEnd`), typing and shaping from the graph with
-// ONNX scoping, one op per signature, params typed as TensorRT's parser sends
+// ONNX scoping, one op per signature, params typed as the runtimes' parsers send
 // them; and the rewrite plan, checking each node against its op in the opdef
 // (counts, dtypes, attributes against params) and asking the chosen target's
 // `ONNXCaller` for the rest. An imported op's sections come from the targets

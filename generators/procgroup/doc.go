@@ -7,7 +7,7 @@
 //
 // Child processes that must not outlive a bound: each in a process group of
 // its own, which a timeout, a cancellation or an interrupt kills whole
-// (SIGKILL), so what the child started (a compiler's cc1plus, the TensorRT
+// (SIGKILL), so what the child started (a compiler's cc1plus, a verify
 // runner) goes too; the build engine, verify's runners and probes, and the
 // targets' verify tools all start their children through it.
 package procgroup

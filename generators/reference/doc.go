@@ -12,9 +12,8 @@
 // op (inputs positional, params keyword-only with the opdef's defaults, enums
 // by name) in the user region `reference:<Op>`, its docstring the opdef's
 // shapes and dtypes, and `OPS` by op name. Not a target (no opdef names it):
-// `gen.Files` runs it beside the targets for every package. The AIPU OPT
-// plugin's default float forward loads it by path and calls it once written;
-// the ExecuTorch module's eager implementations load it by path (or take it
+// `gen.Files` runs it beside the targets for every package. The targets'
+// generated Python (a float forward, eager implementations) loads it by path (or take it
 // from `sys.modules` or `sys.path` under its module name) and call it, raising
 // `NotImplementedError` that names quantization calibration while it is
 // unwritten. An op with an ONNX origin (`ir.Op.ONNX`, recorded by `import

@@ -1,4 +1,3 @@
-// Package registry is the registry of generation targets.
 package registry
 
 import (

@@ -39,7 +39,7 @@
 // operations every target can express. An axis that only the run time can
 // check is read, range-checked and normalized by statements each printer
 // places before the expression (`PythonAxisCheck`/`PythonDimAxis` for the
-// Python printers; TensorRT's `refs.dim` for `getOutputShapes`). Evaluation
+// Python printers; a target's C++ printer for its shape functions). Evaluation
 // refuses int64 overflow; `Range` bounds an expression from the ranges of its
 // names (interval arithmetic), for the value checks of `validate`.
 //

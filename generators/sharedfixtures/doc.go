@@ -3,7 +3,7 @@
 // and its developers have that folder; a user's clone has none, so a test
 // that reads it skips, saying why, where it is absent.
 //
-// For tests only: the real QNN configs in `shared/fixtures` beside the clone,
+// For tests only: the real vendor op-package configs in `shared/fixtures` beside the clone,
 // which only CI and the developers have; `Need` skips a test, saying why,
 // where they are absent, so a user's clone passes.
 package sharedfixtures

@@ -4,9 +4,9 @@
 // identifier safety, type variables and shape expressions. Per-target capability checks live with
 // each target (generators/targets/...).
 //
-// Semantic checks shared by both formats: QNN rules (optional params need
-// defaults, outputs take none, enum/bool rules, 0-D layouts, duplicates,
-// constraint ids, BACKEND_SPECIFIC resolution), identifier and collision rules
+// Semantic checks shared by every format: the op-package config rules
+// (optional params need defaults, outputs take none, enum/bool rules, 0-D
+// layouts, duplicates, constraint ids, backend-specific resolution), identifier and collision rules
 // (exact, after identifier mapping, after upper-casing), type variables (a
 // dtype listed twice is an error), shape-expression symbol resolution and
 // param typing; value checks from declared ranges (input dims >= 1, int params
@@ -16,8 +16,8 @@
 // do not fit every dtype of the param (float32/float16/bfloat16 included);
 // free text that generated files would read as a user-region marker
 // (`opdef-text-marker`). `TargetExpr` runs the same symbol and value checks on
-// an expression of a target's section, reported as that target's (the TensorRT
-// workspace size, from the trt check).
+// an expression of a target's section, reported as that target's (a
+// workspace size, from that target's check).
 //
 // narrow.go checks narrowings (target-types, target-ranks) and NarrowingHint
 // gives a target's dtype error the targets: line that narrows it away;

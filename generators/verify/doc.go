@@ -32,17 +32,9 @@
 // comparison for integers, per-dtype tolerances for floats; a skip is never a
 // pass. Doctor (`doctor.go`): every runner's probes, merged, answered by one
 // run of `doctor_probe.py` per interpreter within `--timeout`, then each
-// `harness.Doctor`'s findings. What each runner runs is its target's
-// (`verify.go` there): ExecuTorch eager (wiring), the OPT float forward
-// (wiring) and quantized forward (kernel), Compass OpenCL kernels on PoCL
-// (`aipu-opencl`, arguments from the kernel model that writes
-// `generate_params`), the TensorRT C++ library through an embedded loader
-// (GPU), the Python plugins through `tensorrt.plugin` on a GPU or their Triton
-// kernels in Triton's interpreter on the CPU (a stand-in of `tensorrt.plugin`
-// evaluating the module's own register, autotune and `aot_impl` on concrete
-// shapes), the HTP package in Qualcomm's x86 backend (`htp`) or each impl
-// compiled with g++ against a host stand-in of the HTP tensor API
-// (`htp-host`).
+// `harness.Doctor`'s findings. What each runner runs, and whether it is a
+// kernel or a wiring check, is its target's (`verify.go` in the target's
+// folder, and the README's verify section).
 //
 // Run checks the loaded opdefs with every target's checks (registry.Check,
 // as check and gen do) and stops with their diagnostics before any runner is

@@ -13,7 +13,7 @@
 // is the single source of structural rules; `schemacheck` gives the verdict,
 // and the reference validator runs only to explain a failure; "did you mean"
 // suggestions are read from the schema itself), building the IR (every target
-// section, HTP's with its `supplemental` lists included, kept whole as an
+// section, its nested lists included, kept whole as an
 // `ir.Node` from the `yaml.Node`, aliases resolved; the target decodes it);
 // the canonical writer, which writes sections from their nodes with no
 // knowledge of any target, and `fmt`.
