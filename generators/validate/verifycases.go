@@ -386,9 +386,6 @@ func caseFloatEnv(env shapeexpr.MapEnv, p *ir.Param, lit *ir.Literal) {
 		}
 		vals = append(vals, f)
 	}
-	if env.Floats == nil {
-		env.Floats, env.FloatElements = map[string]float64{}, map[string][]float64{}
-	}
 	if p.Kind == ir.ParamScalar && len(vals) == 1 {
 		env.Floats[p.Name] = vals[0]
 	}
