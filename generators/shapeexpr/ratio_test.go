@@ -69,7 +69,7 @@ func bigSyntax(env MapEnv) Syntax {
 }
 
 // TestRoundingAsFractions holds the integer rendering of floor, ceil and
-// round (what the TensorRT plugins compute) to Eval's float evaluation
+// round (what integer-only targets compute) to Eval's float evaluation
 // over float32 params and dims, where float64 arithmetic is exact.
 func TestRoundingAsFractions(t *testing.T) {
 	exprs := []string{
