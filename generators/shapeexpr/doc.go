@@ -45,5 +45,9 @@
 //
 // floor, ceil and round (half up) of a real expression, where float params
 // and / are allowed (FloatEnv), and len(p) of an array param (LenEnv);
-// Syntax.Ref receives them, so each target renders or refuses them.
+// Syntax.Ref receives them, so each target renders or refuses them; with
+// Syntax.Ratio (a float reference as an exact numerator and denominator)
+// Render computes the roundings itself as integer divisions of fractions
+// (ratio.go), for integer-only syntaxes; RealOperand names what that form
+// cannot take.
 package shapeexpr

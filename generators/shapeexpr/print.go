@@ -91,6 +91,11 @@ type Syntax struct {
 	// Op renders a binary operation: Add, Sub, Mul, FloorDiv, CeilDiv, Min
 	// or Max.
 	Op func(k Kind, a, b string) string
+	// Ratio, when set, renders a float reference (a float param or
+	// element) as an exact integer numerator and denominator (ok false
+	// for an integer one), and Render then computes floor, ceil and round
+	// itself as integer divisions (ratio.go); without it they go to Ref.
+	Ratio func(e *Expr) (num, den string, ok bool)
 }
 
 // Render renders e in s. Negation becomes 0 - x and min/max of more than
@@ -101,7 +106,12 @@ func (e *Expr) Render(s Syntax) string {
 	switch e.Kind {
 	case Const:
 		return s.Const(e.Value)
-	case Sym, Index, ElemSize, Dim, Len, Floor, Ceil, Round:
+	case Floor, Ceil, Round:
+		if s.Ratio != nil {
+			return e.renderRounding(s)
+		}
+		return s.Ref(e)
+	case Sym, Index, ElemSize, Dim, Len:
 		// A rounding is the target's to render (or refuse): its argument
 		// is real, which an integer syntax cannot express.
 		return s.Ref(e)

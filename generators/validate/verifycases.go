@@ -253,7 +253,7 @@ func rankOK(in *ir.Tensor, n int) (string, bool) {
 // sizes, every input's shape (matching the shapes the case gives) and
 // value range, and every output's shape, each valid.
 func (v *validator) caseEval(op *ir.Op, label string, vc ir.VerifyCase) {
-	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}, Floats: map[string]float64{}, FloatElements: map[string][]float64{}}
 	for _, s := range inputSymbols(op) {
 		env.Symbols[s] = ir.VerifyBaseSize
 	}
@@ -315,7 +315,7 @@ func (v *validator) caseEval(op *ir.Op, label string, vc ir.VerifyCase) {
 // caseParamEnv puts an integer param's value in the case (the case's, its
 // default, else verify's fallback: its min, or 1) into env.
 func caseParamEnv(env shapeexpr.MapEnv, p *ir.Param, vc ir.VerifyCase) {
-	if len(p.DTypes) == 0 || !p.DTypes[0].IsInteger() || p.Kind != ir.ParamScalar && p.Kind != ir.ParamArray {
+	if len(p.DTypes) == 0 || p.Kind != ir.ParamScalar && p.Kind != ir.ParamArray {
 		return
 	}
 	lit := p.Default
@@ -323,6 +323,13 @@ func caseParamEnv(env shapeexpr.MapEnv, p *ir.Param, vc ir.VerifyCase) {
 		if vp.Name == p.Name {
 			lit = vp.Value
 		}
+	}
+	if p.DTypes[0].IsFloat() {
+		caseFloatEnv(env, p, lit)
+		return
+	}
+	if !p.DTypes[0].IsInteger() {
+		return
 	}
 	var vals []int64
 	if lit == nil {
@@ -355,6 +362,34 @@ func caseParamEnv(env shapeexpr.MapEnv, p *ir.Param, vc ir.VerifyCase) {
 		env.Symbols[p.Name] = vals[0]
 	}
 	env.Elements[p.Name] = vals
+}
+
+// caseFloatEnv puts a float param's value in the case (lit: the case's or
+// its default) into env, as its dtype stores it, for the roundings of
+// shape expressions; without a value the expressions report it.
+func caseFloatEnv(env shapeexpr.MapEnv, p *ir.Param, lit *ir.Literal) {
+	if lit == nil {
+		return
+	}
+	items := []*ir.Literal{lit}
+	if lit.Kind == ir.LitList {
+		items = lit.List
+	}
+	var vals []float64
+	for _, e := range items {
+		f, err := strconv.ParseFloat(e.Text, 64)
+		if err != nil {
+			return
+		}
+		if p.DTypes[0] == ir.Float32 {
+			f = float64(float32(f))
+		}
+		vals = append(vals, f)
+	}
+	if p.Kind == ir.ParamScalar && len(vals) == 1 {
+		env.Floats[p.Name] = vals[0]
+	}
+	env.FloatElements[p.Name] = vals
 }
 
 // caseInputShape is an input's shape in the case: its declared dims

@@ -393,7 +393,7 @@ func arityLayout(l *ioLayout, n int) *ioLayout {
 func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, rank int) []string {
 	var lines []string
 	// Shapes: every symbol a distinct value, shape tensors some values.
-	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}, Floats: map[string]float64{}, FloatElements: map[string][]float64{}}
 	next := int64(5) // small enough to enqueue, large enough that computed dims are not 0
 	var inDims [][]int64
 	for _, t := range l.Inputs {
@@ -424,9 +424,10 @@ func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, ran
 		if p.Kind == ir.ParamScalar && len(v.ints) == 1 {
 			env.Symbols[p.Name] = v.ints[0]
 		}
-		if p.Kind == ir.ParamArray {
+		if p.Kind == ir.ParamArray && len(v.floats) == 0 {
 			env.Elements[p.Name] = v.ints
 		}
+		floatParamEnv(env, p, v)
 	}
 	for _, t := range l.Outputs {
 		if t.Size == nil {
@@ -581,6 +582,25 @@ func negativeSets(m *opModel, onnx []field) []string {
 // dimsOf gives an input's dims: constants as written, each new symbol the
 // next value; rank-any inputs rank dims of 2 and 3 (the product stays
 // small at rank 8), or [2, 3, 4] when rank is 0.
+// floatParamEnv puts a float param's value, as its dtype stores it, in
+// env (whose float maps it fills) for the roundings of output dims.
+func floatParamEnv(env shapeexpr.MapEnv, p *ir.Param, v value) {
+	if len(v.floats) == 0 {
+		return
+	}
+	fs := make([]float64, len(v.floats))
+	for i, f := range v.floats {
+		fs[i] = f
+		if p.DTypes[0] == ir.Float32 {
+			fs[i] = float64(float32(f))
+		}
+	}
+	if p.Kind == ir.ParamScalar && len(fs) == 1 {
+		env.Floats[p.Name] = fs[0]
+	}
+	env.FloatElements[p.Name] = fs
+}
+
 func dimsOf(t *ir.Tensor, env shapeexpr.MapEnv, next *int64, rank int) []int64 {
 	if t.Shape == nil {
 		if rank == 0 {

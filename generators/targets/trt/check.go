@@ -221,26 +221,20 @@ func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 	}
 }
 
-// checkRealDims refuses floor, ceil, round and len in the expressions a
-// TensorRT plugin computes (output dims, size bounds, the workspace):
-// IExprBuilder and the Python plugin's ShapeExpr are integer-only, so a
-// float param times a dim is no dimension expression, and this target does
-// not yet render a rounding as exact integer arithmetic over the float's
-// ratio (nor len as a constant); the Python targets print them.
+// checkRealDims refuses the roundings the TensorRT plugins cannot compute.
+// They render floor, ceil and round over float params as exact integer
+// divisions of fractions (shapeexpr's Syntax.Ratio); min, max, floor_div
+// and ceil_div of a real operand have no such form (comparing or dividing
+// fractions needs the signs of their denominators). The workspace is
+// plain C++ over the profile's dims, which does not yet render a rounding.
 func checkRealDims(op *ir.Op, d *diag.TargetList) {
+	isFloat := func(e *shapeexpr.Expr) bool { return isFloatParam(op.Param(e.Name)) }
 	check := func(e *shapeexpr.Expr, pos diag.Pos, where string) {
 		if e == nil {
 			return
 		}
-		for _, r := range e.Rounded() {
-			d.Errorf(pos, "trt-real-dim", "%s of op %s uses %s: TensorRT's IExprBuilder and the Python plugin's ShapeExpr compute integers only, and opforge does not yet render a rounded float param for them (ExecuTorch and Compass compute it)", where, op.Name, r)
-			return
-		}
-		for _, s := range e.Symbols() {
-			if s.Kind == shapeexpr.Len {
-				d.Errorf(pos, "trt-real-dim", "%s of op %s uses %s, which opforge does not yet render for TensorRT plugins (ExecuTorch and Compass compute it)", where, op.Name, s)
-				return
-			}
+		if bad := e.RealOperand(isFloat); bad != nil {
+			d.Errorf(pos, "trt-real-dim", "%s of op %s uses %s inside a rounding, with a real operand: TensorRT's IExprBuilder and the Python plugin's ShapeExpr compute integers only, so a rounding renders as one integer division of sums, differences, products and quotients, and min, max, floor_div and ceil_div take integer operands there; round each operand first (e.g. min(floor(a), floor(b)))", where, op.Name, bad)
 		}
 	}
 	for _, t := range op.Outputs {
@@ -254,6 +248,9 @@ func checkRealDims(op *ir.Op, d *diag.TargetList) {
 	}
 	if o := OpOptions(op); o.Workspace != nil {
 		check(o.Workspace, o.WorkspacePos, "the workspace size")
+		if r := o.Workspace.Rounded(); len(r) > 0 {
+			d.Errorf(o.WorkspacePos, "trt-real-dim", "the workspace size of op %s uses %s, which opforge does not yet render for TensorRT plugins' getWorkspaceSize (output dims may use it)", op.Name, r[0])
+		}
 	}
 }
 

@@ -679,7 +679,7 @@ type refs struct {
 
 func newRefs(op *ir.Op, l *ioLayout) *refs {
 	r := &refs{op: op, l: l, shapeIn: map[string]int{}, shapeNb: map[string]int{}, checked: map[string]bool{}}
-	r.syntax = shapeexpr.Syntax{Const: exprConst, Ref: r.ref, Op: dimOp}
+	r.syntax = shapeexpr.Syntax{Const: exprConst, Ref: r.ref, Op: dimOp, Ratio: r.ratio}
 	for i, t := range l.ShapeInputs {
 		r.shapeIn[t.Name] = i
 		if len(t.Shape) == 1 && t.Shape[0].Expr.IsSymbol() {
@@ -717,6 +717,9 @@ func (r *refs) ref(e *shapeexpr.Expr) string {
 	if e.Kind == shapeexpr.Dim {
 		return r.dim(e)
 	}
+	if e.Kind == shapeexpr.Len {
+		return "exprBuilder.constant(static_cast<int64_t>(mParams." + identOf(r.op, e.Name) + ".size()))"
+	}
 	if e.Kind == shapeexpr.Index {
 		if s, ok := r.shapeIn[e.Name]; ok {
 			r.check(fmt.Sprintf("if (shapeInputs[%d].nbDims <= %d) { logError(\"%s: shape input \\\"%s\\\" has %%d values; the output shapes read value %d\", shapeInputs[%d].nbDims); return 1; }", s, e.Index, r.op.Name, e.Name, e.Index, s))
@@ -740,6 +743,32 @@ func (r *refs) ref(e *shapeexpr.Expr) string {
 		}
 	}
 	return "exprBuilder.constant(mParams." + identOf(r.op, e.Name) + ")"
+}
+
+// ratio renders a float param (or a float array's element) as the
+// numerator and denominator of its exact value, from a Ratio local that a
+// check declares and refuses (logError, return 1) when either passes 2^31
+// (common.h's ratioOf says why); ok is false for an integer reference.
+func (r *refs) ratio(e *shapeexpr.Expr) (num, den string, ok bool) {
+	p := r.op.Param(e.Name)
+	if !isFloatParam(p) {
+		return "", "", false
+	}
+	value, local, what := "mParams."+p.Ident, "ratio_"+p.Ident, p.Name
+	if e.Kind == shapeexpr.Index {
+		r.ref(e) // the array-length check
+		value, local, what = fmt.Sprintf("%s[%d]", value, e.Index), fmt.Sprintf("%s_%d", local, e.Index), fmt.Sprintf("%s[%d]", p.Name, e.Index)
+	}
+	format := escape.CString(r.op.Name + ": param " + strings.ReplaceAll(what, "%", "%%") + " = %g is not an integer over a power of two both below 2^31, so its rounded output dims cannot be computed exactly")
+	r.check("Ratio const " + local + " = ratioOf(" + value + ");")
+	r.check("if (!" + local + ".ok) { logError(" + format + ", static_cast<double>(" + value + ")); return 1; }")
+	return "exprBuilder.constant(" + local + ".num)", "exprBuilder.constant(" + local + ".den)", true
+}
+
+// isFloatParam reports a scalar or array param of a float dtype: the
+// reals of shape expressions.
+func isFloatParam(p *ir.Param) bool {
+	return p != nil && (p.Kind == ir.ParamScalar || p.Kind == ir.ParamArray) && len(p.DTypes) > 0 && p.DTypes[0].IsFloat()
 }
 
 // dim renders x.shape[axis]: input x's dim at the axis, normalized and
@@ -1011,6 +1040,8 @@ func cppIntElem(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) st
 				return "0"
 			case x.Kind == shapeexpr.Index:
 				return fmt.Sprintf("static_cast<int64_t>(%s.%s[%d])", params, p.Ident, x.Index)
+			case x.Kind == shapeexpr.Len:
+				return "static_cast<int64_t>(" + params + "." + p.Ident + ".size())"
 			}
 			return "static_cast<int64_t>(" + params + "." + p.Ident + ")"
 		},

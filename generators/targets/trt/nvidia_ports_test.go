@@ -32,6 +32,12 @@ import (
 // Hout and Wout from offset); fields stride (default [1, 1]), padding ([0,
 // 0]), dilation ([1, 1]), kINT32 of length 2, group (1) and deformable_group
 // (1), kINT32 of length 1; every tensor float32 or float16 as x, LINEAR.
+//
+// ResizeNearest_TRT, from plugin/resizeNearestPlugin/README.md, its
+// creator's field list and the plugin table: version "1" in the empty
+// namespace; one field scale, kFLOAT32 of length 1, with no default and
+// above 0; input [N, C, H, W], output [N, C, int(H * scale), int(W *
+// scale)]; float32 only (kFLOAT), LINEAR.
 func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 	want := map[string][]string{
 		"ROIAlign_TRT": {
@@ -92,6 +98,23 @@ func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 			// (x, offset, mask, weight, bias, y), all float32 or all float16.
 			"combo 6 0 0 0 0 0 0",
 			"combo 6 1 1 1 1 1 1",
+		},
+		"ResizeNearest_TRT": {
+			"plugin ResizeNearest_TRT 1 - v3",
+			"io 1 1 0",
+			"declared scale 1 1",
+			"fields onnx ok",
+			// The driver's sample value, 3.0 (NVIDIA has no default).
+			"field scale 1 1 00004040",
+			// NVIDIA's creator requires the field.
+			"fields missing-scale fail 6669656c6420227363616c6522206973207265717569726564",
+			"inputs 1 1",
+			// x [N=5, C=6, H=7, W=8] at scale 3: y [5, 6, 21, 24].
+			"input 4 5 6 7 8",
+			"output 0 4 5 6 21 24",
+			// (x, y) kFLOAT only: kHALF refused.
+			"combo 2 0 0",
+			"reject 0 1",
 		},
 	}
 	seen := map[string]bool{}

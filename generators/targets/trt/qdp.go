@@ -601,7 +601,7 @@ func (r *pyRefs) takeChecks() []string {
 func newPyRefs(op *ir.Op, l *ioLayout) *pyRefs {
 	r := &pyRefs{op: op, l: l}
 	for i, upper := range []bool{false, true} {
-		r.syntax[i] = shapeexpr.Syntax{Const: pyConst, Ref: func(s *shapeexpr.Expr) string { return r.ref(s, upper) }, Op: qdpShapeOp}
+		r.syntax[i] = shapeexpr.Syntax{Const: pyConst, Ref: func(s *shapeexpr.Expr) string { return r.ref(s, upper) }, Op: qdpShapeOp, Ratio: r.ratio}
 	}
 	return r
 }
@@ -623,6 +623,9 @@ func (r *pyRefs) ref(s *shapeexpr.Expr, upper bool) string {
 	if s.Kind == shapeexpr.Dim {
 		return r.dim(s)
 	}
+	if s.Kind == shapeexpr.Len {
+		return "trtp.ShapeExpr(len(" + identOf(r.op, s.Name) + "))"
+	}
 	if s.Kind == shapeexpr.Index {
 		return "trtp.ShapeExpr(int(" + identOf(r.op, s.Name) + "[" + strconv.Itoa(s.Index) + "]))"
 	}
@@ -638,6 +641,22 @@ func (r *pyRefs) ref(s *shapeexpr.Expr, upper bool) string {
 		}
 	}
 	return "trtp.ShapeExpr(int(" + identOf(r.op, s.Name) + "))"
+}
+
+// ratio renders a float attribute (or a float array's element) as the
+// numerator and the power-of-two denominator of its exact value
+// (float.as_integer_ratio), for roundings as ShapeExpr floor divisions;
+// ok is false for an integer reference.
+func (r *pyRefs) ratio(s *shapeexpr.Expr) (num, den string, ok bool) {
+	if !isFloatParam(r.op.Param(s.Name)) {
+		return "", "", false
+	}
+	value := identOf(r.op, s.Name)
+	if s.Kind == shapeexpr.Index {
+		value += "[" + strconv.Itoa(s.Index) + "]"
+	}
+	pair := "float(" + value + ").as_integer_ratio()"
+	return "trtp.ShapeExpr(" + pair + "[0])", "trtp.ShapeExpr(" + pair + "[1])", true
 }
 
 // dim renders x.shape[axis] as an element of x's shape_expr: a literal

@@ -178,8 +178,34 @@ def modulated_deform_conv2d(x, offset, mask, weight, bias=None, *, stride=(1, 1)
     return y.to(x.dtype)
     # opforge:end reference:ModulatedDeformConv2d
 
+def resize_nearest_trt(x, *, scale):
+    """ResizeNearest_TRT: Port of NVIDIA's ResizeNearest_TRT version 1: resizes the H and W dims of x by scale, each output pixel taking the input pixel at int(output index / scale) on each axis.
+
+    Inputs (torch tensors):
+        x: float32 [N, C, H, W], NCHW: feature map
+
+    Params (keyword-only Python values):
+        scale: float32, above 0, required: resize factor of H and W; NVIDIA's creator has no default
+
+    Returns y: float32 [N, C, floor(H * scale), floor(W * scale)].
+    """
+    # opforge:begin reference:ResizeNearest_TRT
+    # NVIDIA's rule: output (oy, ox) reads input (int(oy / scale), int(ox / scale)),
+    # the quotient in float32; clamped in case float rounding reaches H or W.
+    h, w = x.shape[2], x.shape[3]
+    oh, ow = math.floor(h * scale), math.floor(w * scale)
+    s = torch.tensor(scale, dtype=torch.float32, device=x.device)
+
+    def source(o, n):
+        q = torch.arange(o, dtype=torch.float32, device=x.device) / s
+        return q.to(torch.int64).clamp(max=n - 1)
+
+    return x.index_select(2, source(oh, h)).index_select(3, source(ow, w))
+    # opforge:end reference:ResizeNearest_TRT
+
 # op name -> reference function
 OPS = {
     "ROIAlign_TRT": roi_align_trt,
     "ModulatedDeformConv2d": modulated_deform_conv2d,
+    "ResizeNearest_TRT": resize_nearest_trt,
 }

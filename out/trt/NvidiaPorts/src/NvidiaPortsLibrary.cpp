@@ -7,6 +7,7 @@
 
 #include "ops/ROIAlign_TRTPlugin.h"
 #include "ops/ModulatedDeformConv2dPlugin.h"
+#include "ops/ResizeNearest_TRTPlugin.h"
 
 #if defined(_WIN32)
 #define NVIDIA_PORTS_EXPORT __declspec(dllexport)
@@ -27,8 +28,9 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
     {
         static ROIAlign_TRTPluginCreator sROIAlign_TRT;
         static ModulatedDeformConv2dPluginCreator sModulatedDeformConv2d;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sROIAlign_TRT, &sModulatedDeformConv2d};
-        nbCreators = 2;
+        static ResizeNearest_TRTPluginCreator sResizeNearest_TRT;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sROIAlign_TRT, &sModulatedDeformConv2d, &sResizeNearest_TRT};
+        nbCreators = 3;
         return sCreators;
     }
     catch (...)

@@ -69,8 +69,24 @@ def modulated_deform_conv2d(x, offset, mask, weight, bias=None, *, stride=(1, 1)
     raise NotImplementedError("ModulatedDeformConv2d has no reference implementation yet: write it in the region reference:ModulatedDeformConv2d of out/reference/NvidiaPorts/nvidia_ports_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ModulatedDeformConv2d
 
+def resize_nearest_trt(x, *, scale):
+    """ResizeNearest_TRT: Port of NVIDIA's ResizeNearest_TRT version 1: resizes the H and W dims of x by scale, each output pixel taking the input pixel at int(output index / scale) on each axis.
+
+    Inputs (torch tensors):
+        x: float32 [N, C, H, W], NCHW: feature map
+
+    Params (keyword-only Python values):
+        scale: float32, above 0, required: resize factor of H and W; NVIDIA's creator has no default
+
+    Returns y: float32 [N, C, floor(H * scale), floor(W * scale)].
+    """
+    # opforge:begin reference:ResizeNearest_TRT
+    raise NotImplementedError("ResizeNearest_TRT has no reference implementation yet: write it in the region reference:ResizeNearest_TRT of out/reference/NvidiaPorts/nvidia_ports_reference.py (opforge verify, calibration and quantization need it)")
+    # opforge:end reference:ResizeNearest_TRT
+
 # op name -> reference function
 OPS = {
     "ROIAlign_TRT": roi_align_trt,
     "ModulatedDeformConv2d": modulated_deform_conv2d,
+    "ResizeNearest_TRT": resize_nearest_trt,
 }

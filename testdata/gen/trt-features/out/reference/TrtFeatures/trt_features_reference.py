@@ -37,6 +37,24 @@ def scale_inplace(x, *, scale):
     raise NotImplementedError("ScaleInplace has no reference implementation yet: write it in the region reference:ScaleInplace of out/reference/TrtFeatures/trt_features_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ScaleInplace
 
+def resize_rounded(x, *, scale=0.75, ratios=(0.5, 1.5, 3.0)):
+    """ResizeRounded: Resizes x by scale along H, by ratios[1] along W, and stacks len(ratios) copies of C.
+
+    Inputs (torch tensors):
+        x: float32 [N, C, H, W]
+
+    Params (keyword-only Python values):
+        scale: float32, above 0, default 0.75
+        ratios: tuple of float32, default (0.5, 1.5, 3.0)
+
+    Returns a tuple, in this order:
+        y: float32 [N, C * len(ratios), floor(H * scale), ceil(W * ratios[1])]
+        z: float32 [round((H + W) / scale - ratios[0]), floor(H * W * scale * scale)]
+    """
+    # opforge:begin reference:ResizeRounded
+    raise NotImplementedError("ResizeRounded has no reference implementation yet: write it in the region reference:ResizeRounded of out/reference/TrtFeatures/trt_features_reference.py (opforge verify, calibration and quantization need it)")
+    # opforge:end reference:ResizeRounded
+
 def reshape_to(data, shape):
     """ReshapeTo: Reshapes data to the two sizes in shape.
 
@@ -168,6 +186,7 @@ def cast_pair(x, *, to="float16", index_to):
 # op name -> reference function
 OPS = {
     "ScaleInplace": scale_inplace,
+    "ResizeRounded": resize_rounded,
     "ReshapeTo": reshape_to,
     "UniqueValues": unique_values,
     "AllParams": all_params,

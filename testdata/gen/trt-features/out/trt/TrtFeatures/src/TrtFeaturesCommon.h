@@ -553,6 +553,45 @@ inline nvinfer1::IDimensionExpr const* dimOp(nvinfer1::IExprBuilder& exprBuilder
 {
     return x != nullptr && y != nullptr ? exprBuilder.operation(op, *x, *y) : nullptr;
 }
+//! A float param's exact value num / den, den a power of two: a finite binary float is an integer times a
+//! power of two, so a rounded dim over float params is an integer division of IExprBuilder's integer
+//! operations. ok is false when num or den would reach 2^31 (a tiny or huge value, or a double with more
+//! than 31 significant bits): TensorRT's dims are int64, and a product of such a ratio with a dim below
+//! 2^31 must not overflow.
+struct Ratio
+{
+    int64_t num;
+    int64_t den;
+    bool ok;
+};
+
+inline Ratio ratioOf(double x) noexcept
+{
+    if (x == 0.0)
+    {
+        return {0, 1, true};
+    }
+    if (!std::isfinite(x))
+    {
+        return {0, 1, false};
+    }
+    int exponent = 0;
+    // x = mantissa * 2^exponent with 0.5 <= |mantissa| < 1; mantissa * 2^53 is an integer (a double's 53 bits).
+    double const mantissa = std::frexp(x, &exponent);
+    int64_t num = static_cast<int64_t>(std::ldexp(mantissa, 53));
+    int32_t shift = 53 - exponent; // x = num / 2^shift
+    while (shift > 0 && num % 2 == 0)
+    {
+        num /= 2;
+        --shift;
+    }
+    int64_t constexpr kLimit = int64_t{1} << 31;
+    if (shift < 0 || shift >= 31 || num >= kLimit || num <= -kLimit)
+    {
+        return {0, 1, false};
+    }
+    return {num, int64_t{1} << shift, true};
+}
 
 //! Declares output outputIndex a size tensor with the given opt and upper bounds.
 inline nvinfer1::IDimensionExpr const* sizeTensor(nvinfer1::IExprBuilder& exprBuilder, int32_t outputIndex,

@@ -9,6 +9,7 @@
 #include "TrtFeaturesCommon.h"
 
 #include "ops/ScaleInplacePlugin.h"
+#include "ops/ResizeRoundedPlugin.h"
 #include "ops/ReshapeToPlugin.h"
 #include "ops/UniqueValuesPlugin.h"
 #include "ops/AllParamsPlugin.h"
@@ -34,14 +35,15 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
     try
     {
         static ScaleInplacePluginCreator sScaleInplace;
+        static ResizeRoundedPluginCreator sResizeRounded;
         static ReshapeToPluginCreator sReshapeTo;
         static UniqueValuesPluginCreator sUniqueValues;
         static AllParamsPluginCreator sAllParams;
         static ScaleBiasPluginCreator sScaleBias;
         static CastToPluginCreator sCastTo;
         static CastPairPluginCreator sCastPair;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaleInplace, &sReshapeTo, &sUniqueValues, &sAllParams, &sScaleBias, &sCastTo, &sCastPair};
-        nbCreators = 7;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaleInplace, &sResizeRounded, &sReshapeTo, &sUniqueValues, &sAllParams, &sScaleBias, &sCastTo, &sCastPair};
+        nbCreators = 8;
         return sCreators;
     }
     catch (...)
@@ -55,6 +57,7 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
 } // namespace
 
 REGISTER_TENSORRT_PLUGIN(ScaleInplacePluginCreator);
+REGISTER_TENSORRT_PLUGIN(ResizeRoundedPluginCreator);
 REGISTER_TENSORRT_PLUGIN(ReshapeToPluginCreator);
 REGISTER_TENSORRT_PLUGIN(UniqueValuesPluginCreator);
 REGISTER_TENSORRT_PLUGIN(AllParamsPluginCreator);
