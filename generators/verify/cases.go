@@ -451,24 +451,33 @@ func paramVariants(op *ir.Op, p *ir.Param, base Param) []Param {
 // inputs that rank; given are inputs' shapes an opdef case sets (an input
 // of a declared shape must come out that shape).
 func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Param, present, rank int, given map[string][]int64) (Case, error) {
+	env, err := caseEnv(op, f, sizes, params)
+	if err != nil {
+		return Case{}, err
+	}
+	b := &caseBuilder{op: op, f: f, sizes: sizes, env: env, dtypes: newCaseDTypes(f, combo), c: Case{Params: params}}
+	inDTypes, err := b.inputs(present, rank, given)
+	if err != nil {
+		return b.c, err
+	}
+	if err := b.outputs(inDTypes, params); err != nil {
+		return b.c, err
+	}
+	for _, s := range op.DataDependent {
+		b.c.Sizes = append(b.c.Sizes, s.Name)
+	}
+	return b.c, nil
+}
+
+// caseEnv binds the symbols a case's shapes use: the drawn ones in Facts
+// order to sizes (cycled), the params' values, then the computed sizes.
+func caseEnv(op *ir.Op, f *ir.Facts, sizes []int64, params []Param) (shapeexpr.MapEnv, error) {
 	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
 	for i, sym := range drawnSymbols(op, f) {
 		env.Symbols[sym] = sizes[i%len(sizes)]
 	}
 	for i, p := range op.Params {
-		switch v := params[i].Value.(type) {
-		case int64:
-			env.Symbols[p.Name] = v
-			env.Elements[p.Name] = []int64{v}
-		case []any:
-			var ints []int64
-			for _, e := range v {
-				if n, ok := e.(int64); ok {
-					ints = append(ints, n)
-				}
-			}
-			env.Elements[p.Name] = ints
-		}
+		bindParam(env, p.Name, params[i].Value)
 	}
 	if v := op.Verify; v != nil {
 		// Computed symbols, over the drawn ones and the params (validate
@@ -476,175 +485,250 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 		for _, cs := range v.Sizes {
 			n, err := cs.Value.Expr.Eval(env)
 			if err != nil {
-				return Case{}, fmt.Errorf("size %s: %v", cs.Symbol, err)
+				return env, fmt.Errorf("size %s: %v", cs.Symbol, err)
 			}
 			if n < 1 || n > 1<<16 {
-				return Case{}, fmt.Errorf("size %s = %s is %d", cs.Symbol, cs.Value.Expr, n)
+				return env, fmt.Errorf("size %s = %s is %d", cs.Symbol, cs.Value.Expr, n)
 			}
 			env.Symbols[cs.Symbol] = n
 		}
 	}
-	// Dtypes: each input from its slot, or its one dtype.
-	slotOf := map[int]ir.DType{}
-	varOf := map[string]ir.DType{}
+	return env, nil
+}
+
+// bindParam binds the param name to its value: an integer as a symbol
+// and a one-element list, an array as the list of its integers.
+func bindParam(env shapeexpr.MapEnv, name string, value any) {
+	switch v := value.(type) {
+	case int64:
+		env.Symbols[name] = v
+		env.Elements[name] = []int64{v}
+	case []any:
+		var ints []int64
+		for _, e := range v {
+			if n, ok := e.(int64); ok {
+				ints = append(ints, n)
+			}
+		}
+		env.Elements[name] = ints
+	}
+}
+
+// caseDTypes are a dtype combination's dtypes: per input slot, and per
+// type variable.
+type caseDTypes struct {
+	slotOf map[int]ir.DType
+	varOf  map[string]ir.DType
+}
+
+// newCaseDTypes reads combo, a dtype per slot of f.
+func newCaseDTypes(f *ir.Facts, combo []ir.DType) caseDTypes {
+	dt := caseDTypes{slotOf: map[int]ir.DType{}, varOf: map[string]ir.DType{}}
 	for i, s := range f.Slots {
 		if s.Var != "" {
-			varOf[s.Var] = combo[i]
+			dt.varOf[s.Var] = combo[i]
 		} else {
-			slotOf[s.Input] = combo[i]
+			dt.slotOf[s.Input] = combo[i]
 		}
 	}
-	dtypeOf := func(t *ir.Tensor, idx int, input bool) (ir.DType, error) {
-		if t.Type.Var != "" {
-			if d, ok := varOf[t.Type.Var]; ok {
-				return d, nil
-			}
+	return dt
+}
+
+// input is input idx's dtype: its type variable's, its slot's, or its
+// one dtype.
+func (dt caseDTypes) input(op *ir.Op, t *ir.Tensor, idx int) (ir.DType, error) {
+	if t.Type.Var != "" {
+		if d, ok := dt.varOf[t.Type.Var]; ok {
+			return d, nil
 		}
-		if input {
-			if d, ok := slotOf[idx]; ok {
-				return d, nil
-			}
-		}
-		allowed := op.AllowedDTypes(t)
-		if len(allowed) == 0 {
-			return "", fmt.Errorf("%s has no dtype", t.Name)
-		}
-		return allowed[0], nil
 	}
-	c := Case{Params: params}
+	if d, ok := dt.slotOf[idx]; ok {
+		return d, nil
+	}
+	allowed := op.AllowedDTypes(t)
+	if len(allowed) == 0 {
+		return "", fmt.Errorf("%s has no dtype", t.Name)
+	}
+	return allowed[0], nil
+}
+
+// caseBuilder makes one case's tensors in c, inputs first: their shapes
+// bind the symbols (env) the outputs' shapes read.
+type caseBuilder struct {
+	op     *ir.Op
+	f      *ir.Facts
+	sizes  []int64
+	env    shapeexpr.MapEnv
+	dtypes caseDTypes
+	c      Case
+}
+
+// inputs adds the op's inputs to the case (see build for present, rank
+// and given) and returns their dtypes.
+func (b *caseBuilder) inputs(present, rank int, given map[string][]int64) ([]ir.DType, error) {
 	var inDTypes []ir.DType
-	for i, in := range op.Inputs {
-		d, err := dtypeOf(in, i, true)
+	for i, in := range b.op.Inputs {
+		d, err := b.dtypes.input(b.op, in, i)
 		if err != nil {
-			return c, err
+			return inDTypes, err
 		}
 		inDTypes = append(inDTypes, d)
 		kind, ok := torchKind(d)
 		if !ok {
-			return c, fmt.Errorf("input %s: torch cannot make %s", in.Name, d)
+			return inDTypes, fmt.Errorf("input %s: torch cannot make %s", in.Name, d)
 		}
 		info := d.Info()
 		t := Tensor{Name: in.Ident, DType: info.Torch, Kind: kind, Variadic: in.Variadic, dtype: d}
 		if i >= present {
 			t.Absent = true
-			c.Inputs = append(c.Inputs, t)
-			continue
+		} else if err := b.presentInput(in, &t, rank, given); err != nil {
+			return inDTypes, err
 		}
-		shape, err := evalShape(in, env)
-		if err != nil {
-			return c, fmt.Errorf("input %s: %v", in.Name, err)
-		}
-		if rank > 0 && polyInput(in) {
-			// The case's rank, the sizes cycled over the dims.
-			shape = make([]int64, rank)
-			for j := range shape {
-				shape[j] = sizes[j%len(sizes)]
-			}
-		}
-		if g, ok := given[in.Name]; ok {
-			if in.Shape != nil && !slices.Equal(g, shape) {
-				return c, fmt.Errorf("input %s is %v, but its shape gives %v", in.Name, g, shape)
-			}
-			shape = slices.Clone(g)
-		}
-		t.Shape = shape
-		env.TensorDims[in.Name] = shape
-		if in.Range != nil {
-			r, err := valueRange(in.Range, d, env)
-			if err != nil {
-				return c, fmt.Errorf("input %s: %v", in.Name, err)
-			}
-			t.Range = r
-		}
-		if in.ShapeTensor {
-			// Its elements are sizes: the symbol sizes, cycled.
-			n := int64(1)
-			for _, d := range shape {
-				n *= d
-			}
-			for j := int64(0); j < n && j < 64; j++ {
-				t.Values = append(t.Values, sizes[int(j)%len(sizes)])
-			}
-			env.Elements[in.Name] = t.Values
-			env.Elements[in.Ident] = t.Values
-		}
-		c.Inputs = append(c.Inputs, t)
+		b.c.Inputs = append(b.c.Inputs, t)
 	}
+	return inDTypes, nil
+}
+
+// presentInput gives the present input in (t, of dtype t.dtype) its
+// shape, its values' range and, for a shape tensor, its values; it binds
+// its dims and values for the shapes after it.
+func (b *caseBuilder) presentInput(in *ir.Tensor, t *Tensor, rank int, given map[string][]int64) error {
+	shape, err := b.inputShape(in, rank, given)
+	if err != nil {
+		return err
+	}
+	t.Shape = shape
+	b.env.TensorDims[in.Name] = shape
+	if in.Range != nil {
+		r, err := valueRange(in.Range, t.dtype, b.env)
+		if err != nil {
+			return fmt.Errorf("input %s: %v", in.Name, err)
+		}
+		t.Range = r
+	}
+	if in.ShapeTensor {
+		// Its elements are sizes: the symbol sizes, cycled.
+		n := int64(1)
+		for _, d := range shape {
+			n *= d
+		}
+		for j := int64(0); j < n && j < 64; j++ {
+			t.Values = append(t.Values, b.sizes[int(j)%len(b.sizes)])
+		}
+		b.env.Elements[in.Name] = t.Values
+		b.env.Elements[in.Ident] = t.Values
+	}
+	return nil
+}
+
+// inputShape is input in's shape: its declared one, the case's rank for a
+// rank-polymorphic input (rank > 0), or the opdef case's (given), which
+// must agree with a declared shape.
+func (b *caseBuilder) inputShape(in *ir.Tensor, rank int, given map[string][]int64) ([]int64, error) {
+	shape, err := evalShape(in, b.env)
+	if err != nil {
+		return nil, fmt.Errorf("input %s: %v", in.Name, err)
+	}
+	if rank > 0 && polyInput(in) {
+		// The case's rank, the sizes cycled over the dims.
+		shape = make([]int64, rank)
+		for j := range shape {
+			shape[j] = b.sizes[j%len(b.sizes)]
+		}
+	}
+	if g, ok := given[in.Name]; ok {
+		if in.Shape != nil && !slices.Equal(g, shape) {
+			return nil, fmt.Errorf("input %s is %v, but its shape gives %v", in.Name, g, shape)
+		}
+		shape = slices.Clone(g)
+	}
+	return shape, nil
+}
+
+// outputs adds the op's outputs to the case, their dtypes from the
+// inputs' (inDTypes) and the params.
+func (b *caseBuilder) outputs(inDTypes []ir.DType, params []Param) error {
 	dd := map[string]bool{}
-	for _, s := range op.DataDependent {
+	for _, s := range b.op.DataDependent {
 		dd[s.Name] = true
 	}
-	for i, o := range op.Outputs {
-		d := f.Outputs[i].DType
-		switch f.Outputs[i].Rule {
-		case ir.DTypeSameAs:
-			d = inDTypes[f.Outputs[i].Input]
-		case ir.DTypeFollow:
-			if slices.Contains(f.Outputs[i].Allowed, inDTypes[f.Outputs[i].Input]) {
-				d = inDTypes[f.Outputs[i].Input]
-			}
-		case ir.DTypeParam:
-			// The param's value names the dtype (validate checked every
-			// value is one of the output's dtypes).
-			if name, ok := params[f.Outputs[i].Param].Value.(string); ok && ir.DType(name).Valid() {
-				d = ir.DType(name)
-			}
-		}
-		if o.Type.Var != "" {
-			if v, ok := varOf[o.Type.Var]; ok {
-				d = v
-			}
-		}
+	for i, o := range b.op.Outputs {
+		d := b.outputDType(i, o, inDTypes, params)
 		kind, ok := torchKind(d)
 		if !ok {
-			return c, fmt.Errorf("output %s: torch cannot make %s", o.Name, d)
+			return fmt.Errorf("output %s: torch cannot make %s", o.Name, d)
 		}
 		info := d.Info()
 		t := Tensor{Name: o.Ident, DType: info.Torch, Kind: kind, dtype: d}
-		dependent := false
-		for _, dim := range o.Shape {
-			for _, s := range dim.Expr.Symbols() {
-				if s.Kind == shapeexpr.Sym && dd[s.Name] {
-					dependent = true
-				}
+		if err := b.outputShape(i, o, &t, dd); err != nil {
+			return fmt.Errorf("output %s: %v", o.Name, err)
+		}
+		b.c.Outputs = append(b.c.Outputs, t)
+	}
+	return nil
+}
+
+// outputDType is output i's dtype by its rule: fixed, an input's, a
+// param's value, or its type variable's.
+func (b *caseBuilder) outputDType(i int, o *ir.Tensor, inDTypes []ir.DType, params []Param) ir.DType {
+	fo := b.f.Outputs[i]
+	d := fo.DType
+	switch fo.Rule {
+	case ir.DTypeSameAs:
+		d = inDTypes[fo.Input]
+	case ir.DTypeFollow:
+		if slices.Contains(fo.Allowed, inDTypes[fo.Input]) {
+			d = inDTypes[fo.Input]
+		}
+	case ir.DTypeParam:
+		// The param's value names the dtype (validate checked every
+		// value is one of the output's dtypes).
+		if name, ok := params[fo.Param].Value.(string); ok && ir.DType(name).Valid() {
+			d = ir.DType(name)
+		}
+	}
+	if o.Type.Var != "" {
+		if v, ok := b.dtypes.varOf[o.Type.Var]; ok {
+			d = v
+		}
+	}
+	return d
+}
+
+// outputShape sets output i's shape (t.Shape) by its rule: broadcast from
+// inputs, like an input's, evaluated, or for a data-dependent output
+// (dims using a size in dd) its upper bound and size dims.
+func (b *caseBuilder) outputShape(i int, o *ir.Tensor, t *Tensor, dd map[string]bool) error {
+	var err error
+	switch r := b.f.Shapes[i]; {
+	case r.Rule == ir.ShapeBroadcastOf:
+		var shapes [][]int64
+		for _, j := range r.Inputs {
+			shapes = append(shapes, b.c.Inputs[j].Shape)
+		}
+		t.Shape, err = ir.BroadcastDims(shapes...)
+	case r.Rule == ir.ShapeSameAs:
+		// The input's shape, whatever rank the case gave it.
+		t.Shape, err = ir.LikeDims(o.Like, b.c.Inputs[r.Input].Shape, b.env)
+	case !dataDependent(o, dd):
+		t.Shape, err = evalShape(o, b.env)
+	default:
+		t.Upper, t.SizeDims, err = upperShape(b.op, o, b.env, dd)
+	}
+	return err
+}
+
+// dataDependent reports whether a dim of o uses a data-dependent size
+// (dd).
+func dataDependent(o *ir.Tensor, dd map[string]bool) bool {
+	for _, dim := range o.Shape {
+		for _, s := range dim.Expr.Symbols() {
+			if s.Kind == shapeexpr.Sym && dd[s.Name] {
+				return true
 			}
 		}
-		if r := f.Shapes[i]; r.Rule == ir.ShapeBroadcastOf {
-			var shapes [][]int64
-			for _, j := range r.Inputs {
-				shapes = append(shapes, c.Inputs[j].Shape)
-			}
-			shape, err := ir.BroadcastDims(shapes...)
-			if err != nil {
-				return c, fmt.Errorf("output %s: %v", o.Name, err)
-			}
-			t.Shape = shape
-		} else if r.Rule == ir.ShapeSameAs {
-			// The input's shape, whatever rank the case gave it.
-			shape, err := ir.LikeDims(o.Like, c.Inputs[r.Input].Shape, env)
-			if err != nil {
-				return c, fmt.Errorf("output %s: %v", o.Name, err)
-			}
-			t.Shape = shape
-		} else if !dependent {
-			shape, err := evalShape(o, env)
-			if err != nil {
-				return c, fmt.Errorf("output %s: %v", o.Name, err)
-			}
-			t.Shape = shape
-		} else {
-			upper, sizeDims, err := upperShape(op, o, env, dd)
-			if err != nil {
-				return c, fmt.Errorf("output %s: %v", o.Name, err)
-			}
-			t.Upper, t.SizeDims = upper, sizeDims
-		}
-		c.Outputs = append(c.Outputs, t)
 	}
-	for _, s := range op.DataDependent {
-		c.Sizes = append(c.Sizes, s.Name)
-	}
-	return c, nil
+	return false
 }
 
 // upperShape evaluates a data-dependent output's dims with every size at

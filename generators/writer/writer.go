@@ -293,15 +293,45 @@ func (r record) regions(m *ManifestFile) map[string]string {
 // PrepareWith is Prepare with Options.
 func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan {
 	p := &Plan{Root: root, Files: fileset.New(), onDisk: map[string]diskState{}, old: map[string]oldFile{}, stats: map[string]filestat.Stat{}, paths: newPathChecker(root)}
-	// The root is refused as a symlink like every path below it: writing
-	// through it would put the tree wherever the link points.
-	if fi, err := os.Lstat(root); err == nil && (fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir()) {
-		l.Errorf(diag.Pos{File: filepath.ToSlash(root)}, "unsafe-path", "the output directory %s is a symlink or not a directory; opforge does not write through links: make it a real directory (nothing was written)", root)
+	if !rootIsDirectory(root, l) {
 		return p
 	}
 	// The manifest's stat before reading it, for the gen cache (as for
 	// every file: a change after this lstat shows as a different stat).
 	manifestInfo, _ := p.paths.check(ManifestName)
+	old, oldData, ok := p.readManifests(l)
+	if !ok {
+		return p
+	}
+	p.oldManifest = oldData
+	p.move = o.Move
+	records, order := collectRecords(old, p.pending)
+	if o.Move != nil {
+		p.prepareOutside(o.Outside, l)
+		p.prepareCarry(o.Carry, records, o.Force, l)
+	}
+	manifest := &Manifest{Version: manifestVersion}
+	p.prepareFiles(fresh, o, records, manifest, l)
+	p.prepareStale(fresh, old, order, records, o.Scope, manifest, l)
+	p.addManifest(manifest, oldData, manifestInfo)
+	return p
+}
+
+// rootIsDirectory refuses the root as a symlink like every path below it:
+// writing through it would put the tree wherever the link points.
+func rootIsDirectory(root string, l *diag.List) bool {
+	if fi, err := os.Lstat(root); err == nil && (fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir()) {
+		l.Errorf(diag.Pos{File: filepath.ToSlash(root)}, "unsafe-path", "the output directory %s is a symlink or not a directory; opforge does not write through links: make it a real directory (nothing was written)", root)
+		return false
+	}
+	return true
+}
+
+// readManifests reads the manifest (an empty one when unreadable) and the
+// journal of an interrupted gen into p; false: an interrupted rename,
+// which only Recover may finish.
+func (p *Plan) readManifests(l *diag.List) (old *Manifest, oldData []byte, ok bool) {
+	root := p.Root
 	old, oldData, err := readManifest(root)
 	if err != nil {
 		l.Errorf(diag.Pos{File: rel(root, ManifestName)}, "manifest", "cannot read the manifest: %v; restore it from git", err)
@@ -316,13 +346,16 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 		if m.Move != nil {
 			// Recover, not Prepare, decides where an interrupted rename goes.
 			l.Errorf(diag.Pos{File: rel(root, PendingName)}, "interrupted-mv", "`%s` was interrupted; run `opforge gen` (or the same mv again), which finishes or rolls it back; delete no file by hand: until then, some user code may be only in the old or only in the new name's files", m.Move)
-			return p
+			return old, oldData, false
 		}
 	}
-	p.oldManifest = oldData
-	p.move = o.Move
-	records := map[string]record{}
-	var order []string // paths in records, first seen first
+	return old, oldData, true
+}
+
+// collectRecords gathers what the manifest old and the journal's manifests
+// pending know of each path; order lists the paths, first seen first.
+func collectRecords(old *Manifest, pending []Manifest) (records map[string]record, order []string) {
+	records = map[string]record{}
 	for _, m := range append([]Manifest{*old}, pending...) {
 		for _, f := range m.Files {
 			if _, ok := records[f.Path]; !ok {
@@ -331,150 +364,18 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 			records[f.Path] = append(records[f.Path], f)
 		}
 	}
-	if o.Move != nil {
-		p.prepareOutside(o.Outside, l)
-		p.prepareCarry(o.Carry, records, o.Force, l)
-	}
-	manifest := &Manifest{Version: manifestVersion}
-	// Each file is checked and merged with its copy on disk in parallel
-	// (reading and scanning the old tree is most of a regeneration's work);
-	// results and diagnostics are then taken in path order.
+	return records, order
+}
+
+// prepareFiles puts fresh's files in the plan and their entries in
+// manifest. Each file is checked and merged with its copy on disk in
+// parallel (reading and scanning the old tree is most of a regeneration's
+// work); results and diagnostics are then taken in path order.
+func (p *Plan) prepareFiles(fresh *fileset.Set, o Options, records map[string]record, manifest *Manifest, l *diag.List) {
 	files := fresh.Files()
-	// The plan's files are new values: fresh (the generator's) is never
-	// changed, whatever is merged into the plan.
-	type result struct {
-		file  *fileset.File
-		entry ManifestFile
-		ok    bool
-		disk  diskState
-		old   *oldFile
-		stat  *filestat.Stat
-		l     diag.List
-	}
-	results := make([]result, len(files))
+	results := make([]fileResult, len(files))
 	workpool.Parallel(len(files), func(i int) {
-		f, r := new(fileset.File), &results[i]
-		*f = *files[i]
-		r.file = f
-		pos := diag.Pos{File: rel(root, f.Path)}
-		if f.Path == ManifestName || f.Path == PendingName {
-			r.l.Errorf(pos, "internal", "a target generated the manifest's path")
-			return
-		}
-		fi, err := p.paths.check(f.Path)
-		if err != nil {
-			r.l.Errorf(pos, "unsafe-path", "%v", err)
-			return
-		}
-		if fi != nil && !fi.Mode().IsRegular() {
-			r.l.Errorf(pos, "unsafe-path", "%s is a %s, not a regular file; opforge neither opens nor replaces it: move it away, then regenerate (nothing was written)", rel(root, f.Path), kind(fi.Mode()))
-			return
-		}
-		r.entry = ManifestFile{Path: f.Path, Owned: f.Owned}
-		if f.Owned {
-			defaults, err := regions.Defaults(string(f.Data))
-			if err != nil {
-				r.l.Errorf(pos, "internal", "generated skeleton has malformed regions: %v", err)
-				return
-			}
-			r.entry.Regions = defaults
-		}
-		// The frame of the merged file is the skeleton's: merging changes
-		// region bodies only.
-		if r.entry.Hash, err = Fingerprint(f.Data, f.Owned); err != nil {
-			r.l.Errorf(pos, "internal", "generated skeleton has malformed regions: %v", err)
-			return
-		}
-		if fi != nil {
-			st := filestat.FromInfo(fi) // taken before reading: a later change shows
-			r.stat = &st
-		}
-		c, carried := o.Carry[f.Path]
-		if carried && c.From != f.Path {
-			if fi != nil {
-				r.l.Errorf(pos, "rename", "exists already; a rename would put the code of %s here: move it away (nothing was renamed)", rel(root, c.From))
-				return
-			}
-			r.disk, r.ok, r.stat = diskAbsent, true, nil
-			r.ok = p.carryInto(f, c, records[c.From], &r.l)
-			return
-		}
-		if carried { // the same path, its region keys renamed
-			disk, read := p.carried[f.Path] // read once, by prepareCarry
-			if !read {
-				r.disk, r.ok, r.stat = diskAbsent, fi == nil, nil
-				return
-			}
-			if r.ok = p.carryInto(f, c, records[f.Path], &r.l); !r.ok {
-				return
-			}
-			r.disk, r.stat = diskDiffers, nil
-			if bytes.Equal(disk, f.Data) {
-				r.disk = diskSame
-				return
-			}
-			old := p.old[f.Path]
-			r.old = &old
-			return
-		}
-		// Known is asked about every file: the gen cache records each
-		// skeleton's hash as it answers.
-		if o.Known != nil && o.Known(f.Path, f.Data) && fi != nil {
-			r.disk, r.ok = diskSame, true
-			return
-		}
-		if fi == nil { // below a missing directory, or missing: nothing to read
-			r.disk, r.ok, r.stat = diskAbsent, true, nil
-			return
-		}
-		disk, err := readFile(filepath.Join(root, filepath.FromSlash(f.Path)))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			r.disk, r.ok, r.stat = diskAbsent, true, nil
-			return
-		case err != nil:
-			// Replacing what cannot be read would drop its user regions.
-			r.l.Errorf(pos, "read", "cannot read this file (%v); gen never replaces a file it cannot read: fix its permissions or the disk, then regenerate (nothing was written)", err)
-			return
-		}
-		// Which earlier gen wrote the file matters for the defaults to
-		// merge with only when the journal names it too; otherwise the
-		// fingerprint of the disk is needed only when the bytes change.
-		rec := records[f.Path]
-		var wrote *ManifestFile
-		hashed, matched := false, false
-		if len(rec) > 1 {
-			wrote, hashed = rec.match(disk)
-			matched = true
-		}
-		if f.Owned {
-			merged, ok := mergeOwned(root, f, disk, rec.regions(wrote), &r.l)
-			if !ok {
-				return
-			}
-			f.Data = merged
-		}
-		if bytes.Equal(disk, f.Data) {
-			r.disk, r.ok = diskSame, true
-			return
-		}
-		if !matched {
-			wrote, hashed = rec.match(disk)
-		}
-		if hashed && wrote == nil && !o.Force {
-			editedError(root, f, disk, &r.l)
-			return
-		}
-		// No gen recorded writing this path: the file there is someone's
-		// (or the manifest that knew it is gone), and its bytes cannot be
-		// told from opforge's. Replacing it could drop them.
-		// The file stays in the plan (so the drift check says how it
-		// differs); the error keeps gen from applying it.
-		if len(rec) == 0 && !o.Force {
-			unknownFileError(root, f, disk, oldData == nil, &r.l)
-		}
-		r.disk, r.ok, r.stat = diskDiffers, true, nil
-		r.old = &oldFile{data: disk, mode: fi.Mode().Perm(), stat: filestat.FromInfo(fi)}
+		p.prepareFile(files[i], o, records, &results[i])
 	})
 	for i := range results {
 		l.Merge(&results[i].l)
@@ -493,18 +394,208 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 		}
 		_ = p.Files.Add(f)
 	}
-	// Stale files are those written earlier that the opdefs no longer
-	// generate: fresh, not the plan, decides, so a still generated file
-	// that failed above is never called stale.
+}
+
+// fileResult is what prepareFile makes of one fresh file: the plan's
+// file and its manifest entry, taken only when ok; the state of its copy
+// on disk, the copy itself when replaced and its stat; its diagnostics.
+type fileResult struct {
+	file  *fileset.File
+	entry ManifestFile
+	ok    bool
+	disk  diskState
+	old   *oldFile
+	stat  *filestat.Stat
+	l     diag.List
+}
+
+// prepareFile checks the fresh file src and merges the user code of its
+// copy on disk (or carried by a rename) into a copy of it, in r.
+func (p *Plan) prepareFile(src *fileset.File, o Options, records map[string]record, r *fileResult) {
+	// The plan's files are new values: fresh (the generator's) is never
+	// changed, whatever is merged into the plan.
+	f := new(fileset.File)
+	*f = *src
+	r.file = f
+	fi, ok := p.checkTarget(f, &r.l)
+	if !ok {
+		return
+	}
+	if r.entry, ok = p.newEntry(f, &r.l); !ok {
+		return
+	}
+	if fi != nil {
+		st := filestat.FromInfo(fi) // taken before reading: a later change shows
+		r.stat = &st
+	}
+	if c, carried := o.Carry[f.Path]; carried {
+		p.prepareCarried(f, fi, c, records, r)
+		return
+	}
+	// Known is asked about every file: the gen cache records each
+	// skeleton's hash as it answers.
+	if o.Known != nil && o.Known(f.Path, f.Data) && fi != nil {
+		r.disk, r.ok = diskSame, true
+		return
+	}
+	disk, read := p.readTarget(f, fi, r)
+	if !read {
+		return
+	}
+	p.mergeDisk(f, fi, disk, records[f.Path], o.Force, r)
+}
+
+// checkTarget refuses to write f where the manifest lies, through a link
+// or over what is not a regular file; fi is the file there (nil: none).
+func (p *Plan) checkTarget(f *fileset.File, l *diag.List) (fi fs.FileInfo, ok bool) {
+	pos := diag.Pos{File: rel(p.Root, f.Path)}
+	if f.Path == ManifestName || f.Path == PendingName {
+		l.Errorf(pos, "internal", "a target generated the manifest's path")
+		return nil, false
+	}
+	fi, err := p.paths.check(f.Path)
+	if err != nil {
+		l.Errorf(pos, "unsafe-path", "%v", err)
+		return nil, false
+	}
+	if fi != nil && !fi.Mode().IsRegular() {
+		l.Errorf(pos, "unsafe-path", "%s is a %s, not a regular file; opforge neither opens nor replaces it: move it away, then regenerate (nothing was written)", rel(p.Root, f.Path), kind(fi.Mode()))
+		return nil, false
+	}
+	return fi, true
+}
+
+// newEntry is f's manifest entry: its regions' default bodies when owned
+// and its fingerprint.
+func (p *Plan) newEntry(f *fileset.File, l *diag.List) (ManifestFile, bool) {
+	pos := diag.Pos{File: rel(p.Root, f.Path)}
+	entry := ManifestFile{Path: f.Path, Owned: f.Owned}
+	if f.Owned {
+		defaults, err := regions.Defaults(string(f.Data))
+		if err != nil {
+			l.Errorf(pos, "internal", "generated skeleton has malformed regions: %v", err)
+			return entry, false
+		}
+		entry.Regions = defaults
+	}
+	// The frame of the merged file is the skeleton's: merging changes
+	// region bodies only.
+	var err error
+	if entry.Hash, err = Fingerprint(f.Data, f.Owned); err != nil {
+		l.Errorf(pos, "internal", "generated skeleton has malformed regions: %v", err)
+		return entry, false
+	}
+	return entry, true
+}
+
+// prepareCarried merges into f the user code a rename carries to it (c):
+// from another path, to which nothing may be in the way (fi), or from f's
+// own path, its region keys renamed.
+func (p *Plan) prepareCarried(f *fileset.File, fi fs.FileInfo, c Carry, records map[string]record, r *fileResult) {
+	if c.From != f.Path {
+		if fi != nil {
+			r.l.Errorf(diag.Pos{File: rel(p.Root, f.Path)}, "rename", "exists already; a rename would put the code of %s here: move it away (nothing was renamed)", rel(p.Root, c.From))
+			return
+		}
+		r.disk, r.ok, r.stat = diskAbsent, true, nil
+		r.ok = p.carryInto(f, c, records[c.From], &r.l)
+		return
+	}
+	disk, read := p.carried[f.Path] // read once, by prepareCarry
+	if !read {
+		r.disk, r.ok, r.stat = diskAbsent, fi == nil, nil
+		return
+	}
+	if r.ok = p.carryInto(f, c, records[f.Path], &r.l); !r.ok {
+		return
+	}
+	r.disk, r.stat = diskDiffers, nil
+	if bytes.Equal(disk, f.Data) {
+		r.disk = diskSame
+		return
+	}
+	old := p.old[f.Path]
+	r.old = &old
+}
+
+// readTarget reads the file at f's path (fi: its stat, nil when missing);
+// read false: nothing to merge, r says why (absent, or unreadable).
+func (p *Plan) readTarget(f *fileset.File, fi fs.FileInfo, r *fileResult) (disk []byte, read bool) {
+	if fi == nil { // below a missing directory, or missing: nothing to read
+		r.disk, r.ok, r.stat = diskAbsent, true, nil
+		return nil, false
+	}
+	disk, err := readFile(filepath.Join(p.Root, filepath.FromSlash(f.Path)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		r.disk, r.ok, r.stat = diskAbsent, true, nil
+		return nil, false
+	case err != nil:
+		// Replacing what cannot be read would drop its user regions.
+		r.l.Errorf(diag.Pos{File: rel(p.Root, f.Path)}, "read", "cannot read this file (%v); gen never replaces a file it cannot read: fix its permissions or the disk, then regenerate (nothing was written)", err)
+		return nil, false
+	}
+	return disk, true
+}
+
+// mergeDisk merges the user regions of disk, f's copy on disk (fi its
+// stat, rec what gens wrote there), into f, and refuses (unless force) to
+// replace hand edits or a file no gen wrote.
+func (p *Plan) mergeDisk(f *fileset.File, fi fs.FileInfo, disk []byte, rec record, force bool, r *fileResult) {
+	// Which earlier gen wrote the file matters for the defaults to
+	// merge with only when the journal names it too; otherwise the
+	// fingerprint of the disk is needed only when the bytes change.
+	var wrote *ManifestFile
+	hashed, matched := false, false
+	if len(rec) > 1 {
+		wrote, hashed = rec.match(disk)
+		matched = true
+	}
+	if f.Owned {
+		merged, ok := mergeOwned(p.Root, f, disk, rec.regions(wrote), &r.l)
+		if !ok {
+			return
+		}
+		f.Data = merged
+	}
+	if bytes.Equal(disk, f.Data) {
+		r.disk, r.ok = diskSame, true
+		return
+	}
+	if !matched {
+		wrote, hashed = rec.match(disk)
+	}
+	if hashed && wrote == nil && !force {
+		editedError(p.Root, f, disk, &r.l)
+		return
+	}
+	// No gen recorded writing this path: the file there is someone's
+	// (or the manifest that knew it is gone), and its bytes cannot be
+	// told from opforge's. Replacing it could drop them.
+	// The file stays in the plan (so the drift check says how it
+	// differs); the error keeps gen from applying it.
+	if len(rec) == 0 && !force {
+		unknownFileError(p.Root, f, disk, p.oldManifest == nil, &r.l)
+	}
+	r.disk, r.ok, r.stat = diskDiffers, true, nil
+	r.old = &oldFile{data: disk, mode: fi.Mode().Perm(), stat: filestat.FromInfo(fi)}
+}
+
+// prepareStale plans the removal of the stale files: those written
+// earlier (order, records; old the manifest) that the opdefs no longer
+// generate. Fresh, not the plan, decides, so a still generated file that
+// failed above is never called stale. A path outside scope keeps its
+// manifest entry.
+func (p *Plan) prepareStale(fresh *fileset.Set, old *Manifest, order []string, records map[string]record, scope func(string) bool, manifest *Manifest, l *diag.List) {
 	oldEntry := map[string]ManifestFile{}
 	for _, f := range old.Files {
 		oldEntry[f.Path] = f
 	}
-	p.scope = o.Scope
+	p.scope = scope
 	for _, path := range order {
 		switch {
 		case fresh.Get(path) != nil:
-		case o.Scope != nil && !o.Scope(path):
+		case scope != nil && !scope(path):
 			if e, ok := oldEntry[path]; ok {
 				manifest.Files = append(manifest.Files, e)
 			}
@@ -512,6 +603,12 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 			p.stale(path, records[path], l)
 		}
 	}
+}
+
+// addManifest puts the new manifest in the plan, in path order; it is the
+// same on disk when it equals oldData (then its stat, manifestInfo, goes to
+// the gen cache).
+func (p *Plan) addManifest(manifest *Manifest, oldData []byte, manifestInfo fs.FileInfo) {
 	sort.Slice(manifest.Files, func(i, j int) bool { return manifest.Files[i].Path < manifest.Files[j].Path })
 	data, _ := json.MarshalIndent(manifest, "", "  ")
 	data = append(data, '\n')
@@ -527,7 +624,6 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 			}
 		}
 	}
-	return p
 }
 
 // stale decides whether the stale file at path may be removed: only when

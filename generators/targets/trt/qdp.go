@@ -149,14 +149,38 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 // newQDPOp builds the Python plugin of op from its C++ plugin's model m,
 // whose tensor layout and param types it shares.
 func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
-	l := m.layout
-	q := &qdpOp{
+	b := &qdpBuilder{op: op, m: m, l: m.layout, all: m.layout.All(), py: newPyRefs(op, m.layout)}
+	b.q = &qdpOp{
 		ID:          PluginID(pkg, op).Namespace + "::" + PluginID(pkg, op).Name,
 		Name:        op.Name,
 		Snake:       names.Snake(op.Name),
 		Description: m.Description,
 		AOT:         OpOptions(op).QDP.Impl != "jit",
 	}
+	typed := b.signatures()
+	dims := b.registerBody()
+	b.q.RefInputs, b.q.RefParams = referenceCall(op, b.l, m)
+	b.q.Combos = b.combos(typed)
+	b.kernel(dims)
+	return b.q
+}
+
+// qdpBuilder fills one op's qdpOp step by step; py collects the shape
+// checks its expressions need, so the steps run in newQDPOp's order.
+type qdpBuilder struct {
+	q   *qdpOp
+	op  *ir.Op
+	m   *opModel
+	l   *ioLayout
+	all []*ioTensor // l.All(): inputs, then outputs
+	py  *pyRefs
+}
+
+// signatures sets the decorated functions' parameter lists, register's
+// return annotation and autotune's checks of the params choosing output
+// dtypes; it returns, per such param, the first output it types.
+func (b *qdpBuilder) signatures() (typed []*ioTensor) {
+	q, op, l := b.q, b.op, b.l
 	descArgs := make([]string, len(l.Inputs))
 	tensorArgs := make([]string, len(l.Inputs))
 	for i, t := range l.Inputs {
@@ -164,7 +188,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	}
 	attrs := make([]string, len(op.Params))
 	for i, p := range op.Params {
-		attrs[i] = p.Ident + ": " + m.Params[i].PyType
+		attrs[i] = p.Ident + ": " + b.m.Params[i].PyType
 	}
 	descs := make([]string, len(l.Outputs))
 	tensors := make([]string, len(l.Outputs))
@@ -176,25 +200,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	outDescs := "outputs: Tuple[" + strings.Join(descs, ", ") + "]"
 	outTensors := "outputs: Tuple[" + strings.Join(tensors, ", ") + "]"
 	q.RegisterArgs = concat(descArgs, attrs)
-	// Outputs whose dtype a param chooses: autotune takes those params
-	// (in registration order, as tensorrt.plugin requires), checks them
-	// as register does, and lists only the combinations with the dtypes
-	// they choose.
-	var tuneAttrs, tuneKey []string
-	var typed []*ioTensor // per such param, the first output it types
-	for i, p := range op.Params {
-		j := slices.IndexFunc(l.Outputs, func(t *ioTensor) bool { return t.Rule == ruleParam && t.Param == p })
-		if j < 0 {
-			continue
-		}
-		typed = append(typed, l.Outputs[j])
-		tuneAttrs = append(tuneAttrs, attrs[i])
-		q.AutotuneChecks = append(q.AutotuneChecks, p.Ident+" = "+qdpAttrCheck(q.ID, p, m.Params[i]))
-		tuneKey = append(tuneKey, p.Ident)
-	}
-	if len(tuneKey) > 0 {
-		q.ComboKey = "(" + strings.Join(tuneKey, ", ") + ",)"
-	}
+	typed, tuneAttrs := b.autotuneParams(attrs)
 	q.AutotuneArgs = concat(descArgs, tuneAttrs, []string{outDescs})
 	q.AOTArgs = concat(q.RegisterArgs, []string{outDescs, "tactic: int"})
 	q.ImplArgs = concat(tensorArgs, attrs, []string{outTensors, "stream: int"})
@@ -202,117 +208,190 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	if len(l.Outputs) > 1 {
 		q.Returns = "Tuple[" + strings.Join(descs, ", ") + "]"
 	}
-	py := newPyRefs(op, l)
-	var body, results []string
-	if len(op.Params) > 0 {
-		idents := make([]string, len(op.Params))
-		values := make([]string, len(op.Params))
-		for i, p := range op.Params {
-			idents[i] = p.Ident
-			values[i] = qdpAttrCheck(q.ID, p, m.Params[i])
+	return typed
+}
+
+// autotuneParams handles outputs whose dtype a param chooses: autotune
+// takes those params (in registration order, as tensorrt.plugin
+// requires), checks them as register does, and lists only the
+// combinations with the dtypes they choose. attrs are every param's
+// declaration; it returns the first output each such param types and
+// the params' declarations.
+func (b *qdpBuilder) autotuneParams(attrs []string) (typed []*ioTensor, tuneAttrs []string) {
+	q, l := b.q, b.l
+	var tuneKey []string
+	for i, p := range b.op.Params {
+		j := slices.IndexFunc(l.Outputs, func(t *ioTensor) bool { return t.Rule == ruleParam && t.Param == p })
+		if j < 0 {
+			continue
 		}
-		q.AttrsFunc = qdpAttrsFunc(q.Snake)
-		q.AttrParams, q.AttrValues = idents, values
-		lhs := strings.Join(idents, ", ")
-		if len(idents) == 1 {
-			lhs += ","
-		}
-		q.Unpack = lhs + " = " + q.AttrsFunc + "(" + strings.Join(idents, ", ") + ")"
-		body = append(body, q.Unpack)
+		typed = append(typed, l.Outputs[j])
+		tuneAttrs = append(tuneAttrs, attrs[i])
+		q.AutotuneChecks = append(q.AutotuneChecks, p.Ident+" = "+qdpAttrCheck(q.ID, p, b.m.Params[i]))
+		tuneKey = append(tuneKey, p.Ident)
 	}
-	for _, t := range l.Inputs {
+	if len(tuneKey) > 0 {
+		q.ComboKey = "(" + strings.Join(tuneKey, ", ") + ",)"
+	}
+	return typed, tuneAttrs
+}
+
+// registerBody sets register's body: the attribute check, the inputs'
+// rank checks, the size tensors, then the outputs' descriptors. It
+// returns each output's dims as ShapeExprs (nil for size-tensor outputs).
+func (b *qdpBuilder) registerBody() (dims [][]string) {
+	body := b.attrUnpack()
+	body = append(body, b.rankChecks()...)
+	body = append(body, b.sizeTensors()...)
+	shapes, results, dims := b.outputDescs()
+	body = append(body, shapes...)
+	for _, t := range b.l.Outputs {
+		if t.Size != nil {
+			results = append(results, "_"+t.Size.Name)
+		}
+	}
+	// Checks of the replaced dims of shapes like an input's.
+	body = append(body, b.py.takeChecks()...)
+	b.q.Body = append(body, "return "+strings.Join(results, ", "))
+	return dims
+}
+
+// attrUnpack sets the op's attribute check function and the statement
+// rebinding the params to its results, which it returns as register's
+// first line (none without params).
+func (b *qdpBuilder) attrUnpack() []string {
+	q, op := b.q, b.op
+	if len(op.Params) == 0 {
+		return nil
+	}
+	idents := make([]string, len(op.Params))
+	values := make([]string, len(op.Params))
+	for i, p := range op.Params {
+		idents[i] = p.Ident
+		values[i] = qdpAttrCheck(q.ID, p, b.m.Params[i])
+	}
+	q.AttrsFunc = qdpAttrsFunc(q.Snake)
+	q.AttrParams, q.AttrValues = idents, values
+	lhs := strings.Join(idents, ", ")
+	if len(idents) == 1 {
+		lhs += ","
+	}
+	q.Unpack = lhs + " = " + q.AttrsFunc + "(" + strings.Join(idents, ", ") + ")"
+	return []string{q.Unpack}
+}
+
+// rankChecks are register's checks of the inputs with a rank range.
+func (b *qdpBuilder) rankChecks() []string {
+	var body []string
+	for _, t := range b.l.Inputs {
 		if rr := t.T.RankRange; rr != nil {
 			lo, hi := strconv.Itoa(rr.Min), strconv.Itoa(rr.Max)
-			body = append(body, "if not "+lo+" <= len("+t.Ident+".shape_expr) <= "+hi+": raise ValueError("+escape.PyString(op.Name+`: input "`+t.Name+`" has `)+" + str(len("+t.Ident+".shape_expr)) + "+escape.PyString(" dims; the op takes "+lo+" to "+hi)+")")
+			body = append(body, "if not "+lo+" <= len("+t.Ident+".shape_expr) <= "+hi+": raise ValueError("+escape.PyString(b.op.Name+`: input "`+t.Name+`" has `)+" + str(len("+t.Ident+".shape_expr)) + "+escape.PyString(" dims; the op takes "+lo+" to "+hi)+")")
 		}
 	}
-	for _, t := range l.Outputs {
+	return body
+}
+
+// sizeTensors declare the size tensors of the data-dependent outputs.
+func (b *qdpBuilder) sizeTensors() []string {
+	var body []string
+	for _, t := range b.l.Outputs {
 		if t.Size == nil {
 			continue
 		}
 		opt := t.Size.OptOrUpper()
-		body = append(body, fmt.Sprintf("_%s = trtp.size_tensor(%s, %s)", t.Size.Name, py.expr(opt, false), py.expr(t.Size.Upper, false)))
+		body = append(body, fmt.Sprintf("_%s = trtp.size_tensor(%s, %s)", t.Size.Name, b.py.expr(opt, false), b.py.expr(t.Size.Upper, false)))
 	}
+	return body
+}
+
+// outputDescs are the descriptors register returns for the outputs with
+// static shapes (results) and the statements computing them (body); dims
+// are each output's dims as ShapeExprs.
+func (b *qdpBuilder) outputDescs() (body, results []string, dims [][]string) {
+	l := b.l
 	aliased := map[string]string{}
-	for _, a := range OpOptions(op).Aliases {
+	for _, a := range OpOptions(b.op).Aliases {
 		aliased[a.Output] = names.Ident(a.Input)
 	}
-	all := l.All()
-	// dims[i] are output i's dims as ShapeExprs.
-	dims := make([][]string, len(l.Outputs))
+	dims = make([][]string, len(l.Outputs))
 	for i, t := range l.Outputs {
 		if t.Size != nil {
 			continue
 		}
 		dims[i] = make([]string, len(t.T.Shape))
 		for j, d := range t.T.Shape {
-			dims[i][j] = py.expr(d.Expr, false)
+			dims[i][j] = b.py.expr(d.Expr, false)
 		}
-		body = append(body, py.takeChecks()...)
+		body = append(body, b.py.takeChecks()...)
 		if in, ok := aliased[t.Name]; ok {
 			results = append(results, in+".aliased()")
 			continue
 		}
 		tuple := literal.PythonTuple(dims[i]...)
 		if ins := l.broadcast(t); ins != nil {
-			local := "_rank_" + t.Ident
-			ranks := make([]string, len(ins))
-			padded := make([]string, len(ins))
-			vars := make([]string, len(ins))
-			for k, in := range ins {
-				ranks[k] = "len(" + in.Ident + ".shape_expr)"
-				padded[k] = "(trtp.ShapeExpr(1),) * (" + local + " - " + ranks[k] + ") + tuple(" + in.Ident + ".shape_expr)"
-				vars[k] = "_d" + strconv.Itoa(k)
-			}
-			body = append(body, local+" = max("+strings.Join(ranks, ", ")+")")
-			fold := vars[0]
-			for _, v := range vars[1:] {
-				fold = "trtp.max(" + fold + ", " + v + ")"
-			}
-			tuple = "tuple(" + fold + " for " + strings.Join(vars, ", ") + " in zip(" + strings.Join(padded, ", ") + "))"
+			var lines []string
+			tuple, lines = broadcastShape(t, ins)
+			body = append(body, lines...)
 		}
 		if in := l.like(t); in != nil {
-			// Input in's dims, whatever its rank, the axis's changed.
-			tuple = in.Ident + ".shape_expr"
-			if lk := t.T.Like; lk.Axis != "" {
-				local, p := "_axis_"+t.Ident, op.Param(lk.Axis)
-				rank := "len(" + tuple + ")"
-				msg := escape.PyString(op.Name+": param "+p.Name+" is ") + " + str(" + local + ") + " + escape.PyString(", not an axis of input \""+in.Name+"\" (") + " + str(" + rank + ") + " + escape.PyString(" dims)")
-				body = append(body, shapeexpr.PythonAxisCheck(local, p.Ident, rank, msg)...)
-				replace := ""
-				if lk.Replace != nil {
-					replace = py.expr(lk.Replace.Expr, false)
-				}
-				tuple = shapeexpr.PythonAxisShape(tuple, local, replace, "trtp.ShapeExpr(1)", lk.Mode == ir.AxisKeep)
-			}
+			var lines []string
+			tuple, lines = b.likeShape(t, in)
+			body = append(body, lines...)
 		}
-		results = append(results, "trtp.from_shape_expr("+tuple+", dtype="+pyTypeExpr(l, all, t.Pos)+")")
+		results = append(results, "trtp.from_shape_expr("+tuple+", dtype="+pyTypeExpr(l, b.all, t.Pos)+")")
 	}
-	for _, t := range l.Outputs {
-		if t.Size != nil {
-			results = append(results, "_"+t.Size.Name)
-		}
+	return body, results, dims
+}
+
+// broadcastShape is output t's shape broadcast from inputs ins (NumPy
+// rules: right-aligned, size-1 dims stretch), with the statement
+// computing its rank.
+func broadcastShape(t *ioTensor, ins []*ioTensor) (tuple string, body []string) {
+	local := "_rank_" + t.Ident
+	ranks := make([]string, len(ins))
+	padded := make([]string, len(ins))
+	vars := make([]string, len(ins))
+	for k, in := range ins {
+		ranks[k] = "len(" + in.Ident + ".shape_expr)"
+		padded[k] = "(trtp.ShapeExpr(1),) * (" + local + " - " + ranks[k] + ") + tuple(" + in.Ident + ".shape_expr)"
+		vars[k] = "_d" + strconv.Itoa(k)
 	}
-	// Checks of the replaced dims of shapes like an input's.
-	body = append(body, py.takeChecks()...)
-	q.Body = append(body, "return "+strings.Join(results, ", "))
-	q.RefInputs, q.RefParams = referenceCall(op, l, m)
-	// Each format's layouts are the same in every dtype combination.
-	formats := OpOptions(op).Formats
-	layouts := make([]string, len(formats))
-	for fi, f := range formats {
-		each := make([]string, len(all))
-		for i, t := range all {
-			each[i] = formatFor(f, t.Rank)
-			if t.Rule == ruleSize {
-				each[i] = "LINEAR"
-			}
-		}
-		layouts[fi] = strconv.Quote(strings.Join(each, ", "))
+	body = append(body, local+" = max("+strings.Join(ranks, ", ")+")")
+	fold := vars[0]
+	for _, v := range vars[1:] {
+		fold = "trtp.max(" + fold + ", " + v + ")"
 	}
-	combos := l.Combos()
-	q.Combos = make([]qdpCombo, 0, len(combos)*len(formats))
-	types := make([]string, len(all))
+	return "tuple(" + fold + " for " + strings.Join(vars, ", ") + " in zip(" + strings.Join(padded, ", ") + "))", body
+}
+
+// likeShape is output t's shape like input in's: in's dims, whatever its
+// rank, the axis's changed, with the statements checking the axis.
+func (b *qdpBuilder) likeShape(t, in *ioTensor) (tuple string, body []string) {
+	tuple = in.Ident + ".shape_expr"
+	lk := t.T.Like
+	if lk.Axis == "" {
+		return tuple, nil
+	}
+	local, p := "_axis_"+t.Ident, b.op.Param(lk.Axis)
+	rank := "len(" + tuple + ")"
+	msg := escape.PyString(b.op.Name+": param "+p.Name+" is ") + " + str(" + local + ") + " + escape.PyString(", not an axis of input \""+in.Name+"\" (") + " + str(" + rank + ") + " + escape.PyString(" dims)")
+	body = shapeexpr.PythonAxisCheck(local, p.Ident, rank, msg)
+	replace := ""
+	if lk.Replace != nil {
+		replace = b.py.expr(lk.Replace.Expr, false)
+	}
+	return shapeexpr.PythonAxisShape(tuple, local, replace, "trtp.ShapeExpr(1)", lk.Mode == ir.AxisKeep), body
+}
+
+// combos are autotune's list: every dtype combination in every format,
+// keyed by the values the dtype params take (typed: the first output
+// each types).
+func (b *qdpBuilder) combos(typed []*ioTensor) []qdpCombo {
+	layouts := b.formatLayouts()
+	combos := b.l.Combos()
+	out := make([]qdpCombo, 0, len(combos)*len(layouts))
+	types := make([]string, len(b.all))
 	for _, c := range combos {
 		for i, d := range c.DTypes {
 			types[i] = strings.TrimPrefix(TensorDType(d), "k")
@@ -327,11 +406,35 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 			}
 		}
 		for _, layout := range layouts {
-			q.Combos = append(q.Combos, qdpCombo{Key: key, Types: quoted, Layout: layout})
+			out = append(out, qdpCombo{Key: key, Types: quoted, Layout: layout})
 		}
 	}
-	// The AOT stub: a Triton kernel over (inputs, element counts, outputs).
-	// Its parameter names are identifiers: quoted, they need no escapes.
+	return out
+}
+
+// formatLayouts are each format's layouts of every tensor, as a Python
+// string: the same in every dtype combination.
+func (b *qdpBuilder) formatLayouts() []string {
+	formats := OpOptions(b.op).Formats
+	layouts := make([]string, len(formats))
+	for fi, f := range formats {
+		each := make([]string, len(b.all))
+		for i, t := range b.all {
+			each[i] = formatFor(f, t.Rank)
+			if t.Rule == ruleSize {
+				each[i] = "LINEAR"
+			}
+		}
+		layouts[fi] = strconv.Quote(strings.Join(each, ", "))
+	}
+	return layouts
+}
+
+// kernel sets the AOT stub: a Triton kernel over (inputs, element counts,
+// outputs). Its parameter names are identifiers: quoted, they need no
+// escapes. dims are each output's dims as ShapeExprs.
+func (b *qdpBuilder) kernel(dims [][]string) {
+	q, l := b.q, b.l
 	q.Kernel = q.Snake + "_kernel"
 	var kargs, numels []string
 	for _, t := range l.Inputs {
@@ -341,46 +444,49 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	for i, t := range l.Outputs {
 		kargs = append(kargs, "n_"+t.Ident)
 		q.KernelOutputs = append(q.KernelOutputs, kernelOutput{Ident: t.Ident, Index: t.Index})
-		if t.Size != nil {
-			numels = append(numels, "trtp.ShapeExpr(1)")
-			continue
-		}
-		// A data-dependent dim counts with its upper bound: TensorRT
-		// allows no arithmetic on size-tensor expressions. A dim reading
-		// x.shape[axis] is the output's own (the register function's
-		// normalized axes are not in scope here), so a size-tensor dim
-		// beside it is never multiplied through numel().
-		n := ""
-		for j, d := range t.T.Shape {
-			e := dims[i][j]
-			switch {
-			case d.Expr.UsesDims():
-				e = "outputs[" + strconv.Itoa(t.Index) + "].shape_expr[" + strconv.Itoa(j) + "]"
-			case len(op.DataDependent) > 0:
-				e = py.expr(d.Expr, true)
-			}
-			if n == "" {
-				n = e
-			} else {
-				n = "(" + n + " * " + e + ")"
-			}
-		}
-		if l.like(t) != nil || l.broadcast(t) != nil {
-			// Shaped like inputs: the output's own dims, whatever the rank.
-			n = "outputs[" + strconv.Itoa(t.Index) + "].shape_expr.numel()"
-		}
-		if n == "" {
-			n = "trtp.ShapeExpr(1)"
-		}
-		numels = append(numels, n)
+		numels = append(numels, b.numel(t, dims[i]))
 	}
 	for _, t := range l.Outputs {
 		kargs = append(kargs, t.Ident+"_ptr")
 	}
 	// kargs: the names the constexprs must not take.
-	q.Constexprs, q.ParamDocs = kernelParams(op, kargs)
+	q.Constexprs, q.ParamDocs = kernelParams(b.op, kargs)
 	q.Numels = numels
-	return q
+}
+
+// numel is output t's element count as a ShapeExpr, from its dims.
+func (b *qdpBuilder) numel(t *ioTensor, dims []string) string {
+	if t.Size != nil {
+		return "trtp.ShapeExpr(1)"
+	}
+	// A data-dependent dim counts with its upper bound: TensorRT
+	// allows no arithmetic on size-tensor expressions. A dim reading
+	// x.shape[axis] is the output's own (the register function's
+	// normalized axes are not in scope here), so a size-tensor dim
+	// beside it is never multiplied through numel().
+	n := ""
+	for j, d := range t.T.Shape {
+		e := dims[j]
+		switch {
+		case d.Expr.UsesDims():
+			e = "outputs[" + strconv.Itoa(t.Index) + "].shape_expr[" + strconv.Itoa(j) + "]"
+		case len(b.op.DataDependent) > 0:
+			e = b.py.expr(d.Expr, true)
+		}
+		if n == "" {
+			n = e
+		} else {
+			n = "(" + n + " * " + e + ")"
+		}
+	}
+	if b.l.like(t) != nil || b.l.broadcast(t) != nil {
+		// Shaped like inputs: the output's own dims, whatever the rank.
+		n = "outputs[" + strconv.Itoa(t.Index) + "].shape_expr.numel()"
+	}
+	if n == "" {
+		n = "trtp.ShapeExpr(1)"
+	}
+	return n
 }
 
 // kernelConstexpr is one attribute value handed to the Triton kernel as a
