@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -79,5 +80,33 @@ ops:
 	}
 	if len(axes) < 3 {
 		t.Errorf("cases %v name axes %v; want at least three distinct axes of x's 3", names, axes)
+	}
+}
+
+// TestCasesRoundFloatParams: an output dim that rounds a float param
+// (floor(H * scale)) is computed for every case from the case's value of
+// the param, so no case is left out for want of it.
+func TestCasesRoundFloatParams(t *testing.T) {
+	cs, notes := Cases(opOf(t, `version: 1
+package: {name: Resize, domain: example, version: 1.0.0}
+ops:
+  - name: ResizeNearest
+    inputs:
+      - {name: x, type: float32, shape: [N, C, H, W]}
+    params:
+      - {name: scale, type: float32, default: 2.0, exclusive_min: 0}
+    outputs:
+      - {name: y, type: float32, shape: [N, C, "floor(H * scale)", "ceil(W * scale)"]}
+`))
+	if len(cs) < 3 {
+		t.Fatalf("%d cases (notes: %v)", len(cs), notes)
+	}
+	for _, c := range cs {
+		scale, _ := c.Params[0].Value.(float64)
+		h, w := c.Inputs[0].Shape[2], c.Inputs[0].Shape[3]
+		want := []int64{int64(math.Floor(float64(h) * scale)), int64(math.Ceil(float64(w) * scale))}
+		if got := c.Outputs[0].Shape[2:]; got[0] != want[0] || got[1] != want[1] {
+			t.Errorf("case %q (scale %v, H %d, W %d): output dims %v, want %v", c.Name, scale, h, w, got, want)
+		}
 	}
 }

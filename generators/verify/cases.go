@@ -472,7 +472,8 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 // caseEnv binds the symbols a case's shapes use: the drawn ones in Facts
 // order to sizes (cycled), the params' values, then the computed sizes.
 func caseEnv(op *ir.Op, f *ir.Facts, sizes []int64, params []Param) (shapeexpr.MapEnv, error) {
-	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{},
+		Floats: map[string]float64{}, FloatElements: map[string][]float64{}}
 	for i, sym := range drawnSymbols(op, f) {
 		env.Symbols[sym] = sizes[i%len(sizes)]
 	}
@@ -497,20 +498,31 @@ func caseEnv(op *ir.Op, f *ir.Facts, sizes []int64, params []Param) (shapeexpr.M
 }
 
 // bindParam binds the param name to its value: an integer as a symbol
-// and a one-element list, an array as the list of its integers.
+// and a one-element list, a float as a float (shapes round it: floor(H *
+// scale)), an array as the list of its integers or of its floats.
 func bindParam(env shapeexpr.MapEnv, name string, value any) {
 	switch v := value.(type) {
 	case int64:
 		env.Symbols[name] = v
 		env.Elements[name] = []int64{v}
+	case float64:
+		env.Floats[name] = v
+		env.FloatElements[name] = []float64{v}
 	case []any:
 		var ints []int64
+		var floats []float64
 		for _, e := range v {
-			if n, ok := e.(int64); ok {
+			switch n := e.(type) {
+			case int64:
 				ints = append(ints, n)
+			case float64:
+				floats = append(floats, n)
 			}
 		}
 		env.Elements[name] = ints
+		if len(floats) > 0 {
+			env.FloatElements[name] = floats
+		}
 	}
 }
 
