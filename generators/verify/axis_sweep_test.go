@@ -95,8 +95,9 @@ ops:
       - {name: x, type: float32, shape: [N, C, H, W]}
     params:
       - {name: scale, type: float32, default: 2.0, exclusive_min: 0}
+      - {name: ratios, type: "float32[]", default: [0.5, 1.5, 3.0]}
     outputs:
-      - {name: y, type: float32, shape: [N, C, "floor(H * scale)", "ceil(W * scale)"]}
+      - {name: y, type: float32, shape: [N, "C * len(ratios)", "floor(H * scale)", "ceil(W * scale)"]}
 `))
 	if len(cs) < 3 {
 		t.Fatalf("%d cases (notes: %v)", len(cs), notes)
@@ -104,8 +105,8 @@ ops:
 	for _, c := range cs {
 		scale, _ := c.Params[0].Value.(float64)
 		h, w := c.Inputs[0].Shape[2], c.Inputs[0].Shape[3]
-		want := []int64{int64(math.Floor(float64(h) * scale)), int64(math.Ceil(float64(w) * scale))}
-		if got := c.Outputs[0].Shape[2:]; got[0] != want[0] || got[1] != want[1] {
+		want := []int64{c.Inputs[0].Shape[1] * 3, int64(math.Floor(float64(h) * scale)), int64(math.Ceil(float64(w) * scale))}
+		if got := c.Outputs[0].Shape[1:]; got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 			t.Errorf("case %q (scale %v, H %d, W %d): output dims %v, want %v", c.Name, scale, h, w, got, want)
 		}
 	}

@@ -519,9 +519,11 @@ func bindParam(env shapeexpr.MapEnv, name string, value any) {
 				floats = append(floats, n)
 			}
 		}
-		env.Elements[name] = ints
+		// A float array's elements, and so its len(), are its floats.
 		if len(floats) > 0 {
 			env.FloatElements[name] = floats
+		} else {
+			env.Elements[name] = ints
 		}
 	}
 }

@@ -163,7 +163,8 @@ func runQDPChecker(t *testing.T, py, bindings string, before109 bool, module str
 // values, and the environment the opdef's expressions evaluate in.
 func qdpEnv(pkg *ir.Package, op *ir.Op) ([][]int64, map[string]value, shapeexpr.MapEnv) {
 	pm := newPackageModel(pkg, []*ir.Op{op})
-	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{}}
+	env := shapeexpr.MapEnv{Symbols: map[string]int64{}, Elements: map[string][]int64{}, TensorDims: map[string][]int64{},
+		Floats: map[string]float64{}, FloatElements: map[string][]float64{}}
 	next := int64(5)
 	var dims [][]int64
 	for _, t := range layoutOf(op).Inputs {
@@ -174,13 +175,16 @@ func qdpEnv(pkg *ir.Package, op *ir.Op) ([][]int64, map[string]value, shapeexpr.
 	for _, m := range pm.Ops[0].Params {
 		v := chooseValue(m.p, m)
 		values[m.Name] = v
+		floatParamEnv(env, m.p, v) // the roundings of output dims read float params
 		switch m.p.Kind {
 		case ir.ParamScalar:
 			if len(v.ints) == 1 {
 				env.Symbols[m.Name] = v.ints[0]
 			}
 		case ir.ParamArray:
-			env.Elements[m.Name] = v.ints
+			if len(v.floats) == 0 { // a float array's elements and length are its floats
+				env.Elements[m.Name] = v.ints
+			}
 		}
 	}
 	for _, s := range op.DataDependent {
