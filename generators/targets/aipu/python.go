@@ -65,16 +65,9 @@ func paramBounds(p *ir.Param) string {
 	}
 	bounds := pyBound(p.Min, true) + ", " + pyBound(p.Max, true)
 	if p.MinExclusive || p.MaxExclusive {
-		bounds += ", exclusive=(" + pyBool(p.MinExclusive) + ", " + pyBool(p.MaxExclusive) + ")"
+		bounds += ", exclusive=" + literal.PythonTuple(literal.Python(literal.Bool(p.MinExclusive)), literal.Python(literal.Bool(p.MaxExclusive)))
 	}
 	return bounds
-}
-
-func pyBool(b bool) string {
-	if b {
-		return "True"
-	}
-	return "False"
 }
 
 // pyBound writes a min/max bound, or None.

@@ -638,8 +638,7 @@ func pyOpenEnds(p *ir.Param) string {
 	if !p.MinExclusive && !p.MaxExclusive {
 		return ""
 	}
-	py := map[bool]string{true: "True", false: "False"}
-	return ", exclusive=(" + py[p.MinExclusive] + ", " + py[p.MaxExclusive] + ")"
+	return ", exclusive=" + literal.PythonTuple(literal.Python(literal.Bool(p.MinExclusive)), literal.Python(literal.Bool(p.MaxExclusive)))
 }
 
 // concat joins parameter lists, some of them empty, into one.
