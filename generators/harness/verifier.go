@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"os"
 	"strings"
 
 	"github.com/opforge/opforge/generators/buildplan"
@@ -108,4 +109,17 @@ func LastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+// Interpreter is the Python a command runs: the --python flag's, else
+// $OPFORGE_PYTHON, else python3. verify, doctor's default and import
+// torch all follow this one rule.
+func Interpreter(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if p := os.Getenv("OPFORGE_PYTHON"); p != "" {
+		return p
+	}
+	return "python3"
 }

@@ -16,22 +16,16 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/opforge/opforge/generators/harness"
 )
 
 //go:embed inspect_ops.py
 var inspectScript []byte
 
-// Python is the interpreter import torch runs: the flag's, else
-// $OPFORGE_PYTHON, else python3 (the rule opforge verify follows).
-func Python(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if p := os.Getenv("OPFORGE_PYTHON"); p != "" {
-		return p
-	}
-	return "python3"
-}
+// Python is the interpreter import torch runs: the rule opforge verify
+// follows (harness.Interpreter).
+func Python(flag string) string { return harness.Interpreter(flag) }
 
 // Timeout bounds one run of the inspector: importing torch and probing
 // every dtype and rank of a few ops takes seconds, a hung kernel forever.

@@ -43,12 +43,7 @@ type pythonCheck struct {
 // torch within timeout. A missing interpreter or torch is a skip; an
 // interpreter that hangs or crashes is a failure, never a hang or a skip.
 func findPython(p string, timeout time.Duration) pythonCheck {
-	if p == "" {
-		p = os.Getenv("OPFORGE_PYTHON")
-	}
-	if p == "" {
-		p = "python3"
-	}
+	p = harness.Interpreter(p)
 	path, err := exec.LookPath(p)
 	if err != nil {
 		return pythonCheck{path: p, problem: fmt.Sprintf("no Python interpreter %q (set OPFORGE_PYTHON or --python to one with torch): %v", p, err)}
