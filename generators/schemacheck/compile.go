@@ -19,8 +19,8 @@ const draft2020 = "https://json-schema.org/draft/2020-12/schema"
 
 // Compile compiles doc, a JSON Schema 2020-12 document, and returns the
 // schema of the document followed by the schema of each fragment
-// ("#/$defs/op"), the way schemas.Compile does for the reference
-// validator. It fails, naming the keyword, on any keyword outside the
+// ("#/$defs/op"), as the reference validator compiles a document and
+// its fragments. It fails, naming the keyword, on any keyword outside the
 // implemented subset and on any $ref other than "#/$defs/<name>". Members
 // of $defs that no $ref reaches are not compiled: they decide nothing.
 func Compile(doc []byte, fragments ...string) ([]*Schema, error) {
@@ -167,8 +167,11 @@ func (c *compiler) keyword(s *Schema, key string, val any, at string) error {
 		s.unevaluated, err = c.compile(val, kw)
 	case "oneOf":
 		s.oneOf, err = c.compileList(val, kw)
+	case "allOf":
+		s.allOf, err = c.compileList(val, kw)
 	case "$ref":
 		s.ref, err = c.ref(val)
+		s.refName, _ = val.(string)
 	default:
 		return &compileError{at, fmt.Sprintf("keyword %q is not supported", key)}
 	}
@@ -243,8 +246,8 @@ func (c *compiler) compileList(val any, at string) ([]*Schema, error) {
 func (s *Schema) settleEvaluated() error {
 	s.evaluated = map[string]struct{}{}
 	for r := s; r != nil; r = r.ref {
-		if r.oneOf != nil {
-			return errors.New("oneOf beside it, in place or through $ref, is not supported")
+		if r.oneOf != nil || r.allOf != nil {
+			return errors.New("oneOf or allOf beside it, in place or through $ref, is not supported")
 		}
 		if r != s && (r.additional != nil || r.unevaluated != nil) {
 			s.allEvaluated = true
@@ -282,6 +285,7 @@ func (s *Schema) setEnum(val any) error {
 		return errors.New("not an array")
 	}
 	s.hasEnum, s.enumStrings = true, map[string]struct{}{}
+	s.enumList = list
 	for _, v := range list {
 		if str, ok := v.(string); ok {
 			s.enumStrings[str] = struct{}{}
@@ -315,7 +319,9 @@ func number(val any) (*bound, error) {
 	if !ok {
 		return nil, fmt.Errorf("%v is not a number", val)
 	}
-	return newBound(r), nil
+	b := newBound(r)
+	b.text = string(val.(json.Number))
+	return b, nil
 }
 
 func schemaNumber(val any) (*big.Rat, bool) {

@@ -21,6 +21,7 @@ type Schema struct {
 	hasEnum     bool
 	enumStrings map[string]struct{}
 	enumOthers  []any
+	enumList    []any // every member in the schema's order, for explanations
 
 	minLength, maxLength int // -1: absent
 	pattern              *regexp.Regexp
@@ -42,8 +43,10 @@ type Schema struct {
 	evaluated    map[string]struct{}
 	allEvaluated bool
 
-	oneOf []*Schema
-	ref   *Schema
+	oneOf   []*Schema
+	allOf   []*Schema
+	ref     *Schema
+	refName string // the $ref as written, for explanations
 }
 
 // Valid reports whether v satisfies the schema. v is a value the way
@@ -73,7 +76,15 @@ func (s *Schema) Valid(v any) bool {
 	if !s.validKind(v, t) {
 		return false
 	}
-	return s.oneOf == nil || s.exactlyOne(v)
+	if s.oneOf != nil && !s.exactlyOne(v) {
+		return false
+	}
+	for _, a := range s.allOf {
+		if !a.Valid(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // validKind applies the keywords that concern one kind of value only.

@@ -179,6 +179,8 @@ func TestKeywords(t *testing.T) {
 		{"propertyNames maxLength", `{"propertyNames": {"maxLength": 1}}`, map[string]any{"é": 1}, true},
 		{"propertyNames false empty", `{"propertyNames": false}`, map[string]any{}, true},
 
+		{"allOf all", `{"allOf": [{"type": "integer"}, {"minimum": 1}]}`, int64(2), true},
+		{"allOf one fails", `{"allOf": [{"type": "integer"}, {"minimum": 1}]}`, int64(0), false},
 		{"oneOf none", `{"oneOf": [{"type": "string"}, {"type": "integer"}]}`, true, false},
 		{"oneOf one", `{"oneOf": [{"type": "string"}, {"type": "integer"}]}`, int64(1), true},
 		{"oneOf two", `{"oneOf": [{"type": "number"}, {"type": "integer"}]}`, int64(1), false},
@@ -221,7 +223,6 @@ func TestCompileRefuses(t *testing.T) {
 		schema string
 		want   string
 	}{
-		{`{"allOf": [true]}`, `"allOf"`},
 		{`{"anyOf": [true]}`, `"anyOf"`},
 		{`{"not": false}`, `"not"`},
 		{`{"if": true, "then": false}`, `"if"`},
@@ -256,7 +257,8 @@ func TestCompileRefuses(t *testing.T) {
 		{`{"required": [1]}`, `#/required:`},
 		{`{"oneOf": []}`, `#/oneOf:`},
 		{`{"properties": {"a/b": 1}}`, `#/properties/a~1b: a schema is`},
-		{`{"items": {"allOf": []}}`, `#/items: keyword "allOf"`},
+		{`{"items": {"allOf": []}}`, `#/items/allOf:`},
+		{`{"allOf": [true], "unevaluatedProperties": false}`, `#/unevaluatedProperties: oneOf or allOf`},
 		{`[]`, `#: a schema is`},
 		{`{} {}`, `after top-level value`},
 	}
@@ -270,16 +272,35 @@ func TestCompileRefuses(t *testing.T) {
 	}
 }
 
-// TestCompileOurSchemas: the opdef schema compiles (else yamldef would
-// lose its fast path silently); the toolchain schema needs allOf, which is
-// not implemented, and says so.
+// TestCompileOurSchemas: both of opforge's schemas compile, or yamldef
+// and toolchain could not validate at all.
 func TestCompileOurSchemas(t *testing.T) {
 	if s, err := schemacheck.Compile(schemas.OpDefJSON, "#/$defs/op"); err != nil || len(s) != 2 {
 		t.Fatalf("opdef schema: %d schemas, %v", len(s), err)
 	}
-	_, err := schemacheck.Compile(schemas.ToolchainJSON)
-	if err == nil || !strings.Contains(err.Error(), `"allOf"`) {
-		t.Fatalf("toolchain schema: %v, want allOf refused", err)
+	if _, err := schemacheck.Compile(schemas.ToolchainJSON); err != nil {
+		t.Fatalf("toolchain schema: %v", err)
+	}
+}
+
+// TestExplainAllOf: allOf, which only the toolchain schema uses (the
+// opdef differential test never meets it), explains each failing branch
+// under one AllOf node, and Error prints each leaf at its pointer.
+func TestExplainAllOf(t *testing.T) {
+	s := quick(t, `{"properties": {"n": {"allOf": [{"type": "integer"}, {"minimum": 1}, {"maximum": 3}]}}}`)
+	e := s.Explain(map[string]any{"n": int64(7)})
+	if e == nil || len(e.Causes) != 1 {
+		t.Fatalf("Explain = %v, want one cause", e)
+	}
+	all := e.Causes[0]
+	if _, ok := all.Kind.(schemacheck.AllOf); !ok || len(all.Causes) != 1 || fmt.Sprint(all.At) != "[n]" {
+		t.Fatalf("cause %#v, want one AllOf at n with the maximum's failure", all)
+	}
+	if got, want := e.Error(), `at "/n": must be at most 3, found 7`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if s.Explain(map[string]any{"n": int64(2)}) != nil {
+		t.Error("a valid value was explained")
 	}
 }
 

@@ -158,7 +158,8 @@ func equalArrays(v, w []any) bool {
 
 // bound is the value of minimum or maximum.
 type bound struct {
-	rat *big.Rat
+	rat  *big.Rat
+	text string // as the schema writes it
 	// whole and fits: the bound is an integer within int64, so an int64
 	// instance compares without big arithmetic.
 	whole int64
@@ -190,4 +191,15 @@ func (b *bound) compare(v any) (c int, ok bool) {
 		return 0, false
 	}
 	return r.Cmp(b.rat), true
+}
+
+// names lists the types of the set in the reference validator's order.
+func (ts typeSet) names() []string {
+	var out []string
+	for _, name := range []string{"null", "boolean", "number", "integer", "string", "array", "object"} {
+		if ts&typeNames[name] != 0 {
+			out = append(out, name)
+		}
+	}
+	return out
 }

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/opforge/opforge/generators/schemacheck"
 	"github.com/opforge/opforge/schemas"
 	"github.com/opforge/opforge/toolchains"
 )
@@ -115,14 +115,14 @@ func (d *Descriptor) SDK(name string) *SDK {
 
 var (
 	schemaOnce sync.Once
-	schema     *jsonschema.Schema
+	schema     *schemacheck.Schema
 	schemaErr  error
 )
 
-func toolchainSchema() (*jsonschema.Schema, error) {
+func toolchainSchema() (*schemacheck.Schema, error) {
 	schemaOnce.Do(func() {
-		var compiled []*jsonschema.Schema
-		if compiled, schemaErr = schemas.Compile(schemas.ToolchainJSON, schemas.ToolchainURL); schemaErr == nil {
+		var compiled []*schemacheck.Schema
+		if compiled, schemaErr = schemacheck.Compile(schemas.ToolchainJSON); schemaErr == nil {
 			schema = compiled[0]
 		}
 	})
@@ -153,12 +153,8 @@ func Load(dir, target string) (*Descriptor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toolchain schema: %v", err)
 	}
-	if err := sch.Validate(jsonValues(generic)); err != nil {
-		var verr *jsonschema.ValidationError
-		if errors.As(err, &verr) {
-			return nil, fmt.Errorf("%s does not match schemas/toolchain.schema.json: %s", path, verr.Error())
-		}
-		return nil, fmt.Errorf("%s: %v", path, err)
+	if v := jsonValues(generic); !sch.Valid(v) {
+		return nil, fmt.Errorf("%s does not match schemas/toolchain.schema.json: %v", path, sch.Explain(v))
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

@@ -30,7 +30,13 @@ func TestSchemaRejectsMistakes(t *testing.T) {
 	_ = os.WriteFile(filepath.Join(dir, "trt.yaml"), []byte("version: 1\ntarget: trt\ntools:\n  - {name: nvcc, env: nvcc, nmes: [nvcc]}\n"), 0o644)
 	_, err := Load(dir, "trt")
 	if err == nil || !strings.Contains(err.Error(), "toolchain.schema.json") {
-		t.Errorf("a misspelt field and a lower-case variable passed: %v", err)
+		t.Fatalf("a misspelt field and a lower-case variable passed: %v", err)
+	}
+	// The explanation names each mistake at its place.
+	for _, want := range []string{`at "/tools/0": unknown field(s) "nmes"`, `at "/tools/0/env": "nvcc" does not match`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %s: %v", want, err)
+		}
 	}
 }
 

@@ -1,7 +1,6 @@
 package yamldef
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -11,10 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"go.yaml.in/yaml/v3"
-	"golang.org/x/text/message"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
@@ -25,32 +21,24 @@ import (
 
 var (
 	schemaOnce sync.Once
-	schema     *jsonschema.Schema
-	opSchema   *jsonschema.Schema
-	schemaErr  error
-	// quick and quickOp are the same schemas as verdict-only checks; nil
-	// if they do not compile, and then every document goes through
-	// jsonschema.
-	quick, quickOp *schemacheck.Schema
+	// schema checks a whole document, opSchema one op: Valid gives the
+	// verdict, Explain the error tree of a document that fails.
+	schema, opSchema *schemacheck.Schema
+	schemaErr        error
 )
 
 // opdefSchema compiles the embedded schema once. It is the single source of
 // the structural rules; the Go code below only turns its errors into
 // positioned diagnostics.
-func opdefSchema() (*jsonschema.Schema, error) {
+func opdefSchema() (*schemacheck.Schema, error) {
 	schemaOnce.Do(func() {
-		var compiled []*jsonschema.Schema
-		if compiled, schemaErr = schemas.Compile(schemas.OpDefJSON, schemas.OpDefURL, "#/$defs/op"); schemaErr == nil {
+		var compiled []*schemacheck.Schema
+		if compiled, schemaErr = schemacheck.Compile(schemas.OpDefJSON, "#/$defs/op"); schemaErr == nil {
 			schema, opSchema = compiled[0], compiled[1]
-		}
-		if checks, err := schemacheck.Compile(schemas.OpDefJSON, "#/$defs/op"); err == nil {
-			quick, quickOp = checks[0], checks[1]
 		}
 	})
 	return schema, schemaErr
 }
-
-var printer = message.NewPrinter(message.MatchLanguage("en"))
 
 // validateStructure checks v against the schema and reports every leaf
 // error at its node. It returns false when anything failed.
@@ -61,30 +49,25 @@ func (t *tree) validateStructure(v any) bool {
 		return false
 	}
 	head, rest := splitOps(v)
-	// Nearly every document is valid and needs no error tree: the quick
-	// check vouches for it, and jsonschema runs only to explain a failure.
+	// Nearly every document is valid and needs no error tree: the verdict
+	// vouches for it, and the explanation runs only for a failure.
 	if quickValid(head, rest) {
 		return true
 	}
 	// errs[0] is the head's, errs[i] that of ops[i].
-	errs := make([]error, 1+len(rest))
-	errs[0] = sch.Validate(head)
-	workpool.Parallel(len(rest), func(i int) { errs[i+1] = opSchema.Validate(rest[i]) })
+	errs := make([]*schemacheck.Error, 1+len(rest))
+	errs[0] = sch.Explain(head)
+	workpool.Parallel(len(rest), func(i int) { errs[i+1] = opSchema.Explain(rest[i]) })
 	ok := true
 	for i, err := range errs {
 		if err == nil {
 			continue
 		}
 		ok = false
-		var verr *jsonschema.ValidationError
-		if !errors.As(err, &verr) {
-			t.l.Errorf(diag.Pos{File: t.file}, "schema", "%v", err)
-			continue
-		}
 		if i > 0 {
-			prefixLocations(verr, []string{"ops", strconv.Itoa(i)})
+			prefixLocations(err, []string{"ops", strconv.Itoa(i)})
 		}
-		t.report(verr)
+		t.report(err)
 	}
 	return ok
 }
@@ -106,18 +89,18 @@ func splitOps(v any) (head any, rest []any) {
 
 // quickValid is the verdict-only check of a split document.
 func quickValid(head any, rest []any) bool {
-	if quick == nil || quickOp == nil || !quick.Valid(head) {
+	if !schema.Valid(head) {
 		return false
 	}
 	valid := make([]bool, len(rest))
-	workpool.Parallel(len(rest), func(i int) { valid[i] = quickOp.Valid(rest[i]) })
+	workpool.Parallel(len(rest), func(i int) { valid[i] = opSchema.Valid(rest[i]) })
 	return !slices.Contains(valid, false)
 }
 
 // prefixLocations makes the instance locations of an error tree produced
 // by a subschema absolute.
-func prefixLocations(e *jsonschema.ValidationError, prefix []string) {
-	e.InstanceLocation = append(append([]string{}, prefix...), e.InstanceLocation...)
+func prefixLocations(e *schemacheck.Error, prefix []string) {
+	e.At = append(append([]string{}, prefix...), e.At...)
 	for _, c := range e.Causes {
 		prefixLocations(c, prefix)
 	}
@@ -126,17 +109,17 @@ func prefixLocations(e *jsonschema.ValidationError, prefix []string) {
 // report walks the error tree. For oneOf/anyOf it drops the branches that
 // failed only on the value's type — "want integer" is noise when the user
 // clearly wrote a string — and reports what is left.
-func (t *tree) report(e *jsonschema.ValidationError) {
+func (t *tree) report(e *schemacheck.Error) {
 	if len(e.Causes) == 0 {
 		t.leaf(e)
 		return
 	}
-	switch e.ErrorKind.(type) {
-	case *kind.OneOf, *kind.AnyOf:
-		var kept []*jsonschema.ValidationError
+	switch e.Kind.(type) {
+	case schemacheck.OneOf:
+		var kept []*schemacheck.Error
 		var types []string
 		for _, c := range e.Causes {
-			if tk, ok := c.ErrorKind.(*kind.Type); ok && len(c.Causes) == 0 {
+			if tk, ok := c.Kind.(schemacheck.Type); ok && len(c.Causes) == 0 {
 				types = append(types, tk.Want...)
 				continue
 			}
@@ -146,10 +129,10 @@ func (t *tree) report(e *jsonschema.ValidationError) {
 			return
 		}
 		if len(kept) == 0 {
-			ptr := pointer(e.InstanceLocation)
+			ptr := pointer(e.At)
 			n := t.nodeAt(ptr)
 			sort.Strings(types)
-			t.l.Errorf(t.posOf(n), "schema", "%s: expected %s", fieldName(e.InstanceLocation), strings.Join(dedupe(types), " or "))
+			t.l.Errorf(t.posOf(n), "schema", "%s: expected %s", fieldName(e.At), strings.Join(dedupe(types), " or "))
 			return
 		}
 		for _, c := range kept {
@@ -162,12 +145,12 @@ func (t *tree) report(e *jsonschema.ValidationError) {
 	}
 }
 
-func (t *tree) leaf(e *jsonschema.ValidationError) {
-	ptr := pointer(e.InstanceLocation)
+func (t *tree) leaf(e *schemacheck.Error) {
+	ptr := pointer(e.At)
 	n := t.nodeAt(ptr)
-	where := fieldName(e.InstanceLocation)
-	switch k := e.ErrorKind.(type) {
-	case *kind.AdditionalProperties:
+	where := fieldName(e.At)
+	switch k := e.Kind.(type) {
+	case schemacheck.AdditionalProperties:
 		for _, p := range k.Properties {
 			key := t.keyAt(ptr + "/" + escapePointer(p))
 			hint := t.misplacedField(ptr, p)
@@ -177,10 +160,10 @@ func (t *tree) leaf(e *jsonschema.ValidationError) {
 			t.l.Errorf(t.posOf(key), "schema-unknown-field", "unknown field %q in %s%s", p, where, hint)
 		}
 		return
-	case *kind.FalseSchema:
+	case schemacheck.FalseSchema:
 		// unevaluatedProperties: false also rejects known fields when the
 		// $ref that declares them failed; that failure is reported itself.
-		name, known := lastToken(e.InstanceLocation), knownFields(parentPointer(ptr))
+		name, known := lastToken(e.At), knownFields(parentPointer(ptr))
 		for _, k := range known {
 			if k == name {
 				return
@@ -189,23 +172,23 @@ func (t *tree) leaf(e *jsonschema.ValidationError) {
 		key := t.keyAt(ptr)
 		t.l.Errorf(t.posOf(key), "schema-unknown-field", "unknown field %q%s", name, suggest(name, known))
 		return
-	case *kind.Required:
+	case schemacheck.Required:
 		for _, m := range k.Missing {
 			t.l.Errorf(t.posOf(n), "schema-missing-field", "%s is missing the required field %q", where, m)
 		}
 		return
-	case *kind.Type:
+	case schemacheck.Type:
 		t.l.Errorf(t.posOf(n), "schema-type", "%s: expected %s, found %s", where, strings.Join(k.Want, " or "), describeNode(t, ptr))
 		return
-	case *kind.Pattern:
+	case schemacheck.Pattern:
 		t.l.Errorf(t.posOf(n), "schema-pattern", "%s: %q is not allowed here (must match %s)", where, k.Got, k.Want)
 		return
-	case *kind.Enum:
-		if t.misspelled(e, []*jsonschema.ValidationError{e}) {
+	case schemacheck.Enum:
+		if t.misspelled(e, []*schemacheck.Error{e}) {
 			return
 		}
 	}
-	t.l.Errorf(t.posOf(n), "schema", "%s: %s", where, e.ErrorKind.LocalizedString(printer))
+	t.l.Errorf(t.posOf(n), "schema", "%s: %s", where, e.Kind.Message())
 }
 
 func (t *tree) posOf(n *yaml.Node) diag.Pos {
@@ -298,8 +281,8 @@ func dedupe(s []string) []string {
 // value fails — as one error with the value it most likely meant, instead
 // of one error per alternative. It reports nothing and returns false for
 // any other failure.
-func (t *tree) misspelled(e *jsonschema.ValidationError, causes []*jsonschema.ValidationError) bool {
-	ptr := pointer(e.InstanceLocation)
+func (t *tree) misspelled(e *schemacheck.Error, causes []*schemacheck.Error) bool {
+	ptr := pointer(e.At)
 	n := t.nodeAt(ptr)
 	if n == nil || n.Kind != yaml.ScalarNode || len(causes) == 0 {
 		return false
@@ -309,20 +292,20 @@ func (t *tree) misspelled(e *jsonschema.ValidationError, causes []*jsonschema.Va
 		if len(c.Causes) > 0 {
 			return false
 		}
-		switch k := c.ErrorKind.(type) {
-		case *kind.Enum:
+		switch k := c.Kind.(type) {
+		case schemacheck.Enum:
 			for _, w := range k.Want {
 				if s, ok := w.(string); ok {
 					allowed = append(allowed, s)
 				}
 			}
-		case *kind.Pattern:
+		case schemacheck.Pattern:
 			patterns = append(patterns, k.Want)
 		default:
 			return false
 		}
 	}
-	where, got := fieldName(e.InstanceLocation), n.Value
+	where, got := fieldName(e.At), n.Value
 	if fix := meant(got, allowed, patterns); fix != "" {
 		t.l.Errorf(t.posOf(n), "schema-value", "%s: unknown value %q; did you mean %q?", where, got, fix)
 		return true

@@ -1,7 +1,9 @@
 package yamldef
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -12,9 +14,11 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/schemacheck"
+	"github.com/opforge/opforge/schemas"
 )
 
 // plainValue converts YAML into the value validateStructure sees, the way
@@ -31,7 +35,9 @@ func plainValue(data []byte) (v any, ok bool) {
 	return t.convert(doc, 0), true
 }
 
-// verdicts is a pair of schemas that must agree on every value.
+// verdicts is a pair of schemas that must agree on every value: on the
+// verdict, and on an invalid value's explanation (the shape of the error
+// tree and what each node says), which report turns into diagnostics.
 type verdicts struct {
 	ref   *jsonschema.Schema
 	quick *schemacheck.Schema
@@ -41,10 +47,19 @@ type verdicts struct {
 
 func (p *verdicts) agree(t *testing.T, where string, v any) {
 	t.Helper()
-	want := p.ref.Validate(v) == nil
+	refErr := p.ref.Validate(v)
+	want := refErr == nil
 	if got := p.quick.Valid(v); got != want {
 		js, _ := json.Marshal(v)
 		t.Errorf("%s: schemacheck says valid=%v, jsonschema %v, for %s", where, got, want, js)
+	}
+	var refTree *jsonschema.ValidationError
+	if !want && errors.As(refErr, &refTree) {
+		ours, theirs := canonical(p.quick.Explain(v)), canonicalRef(refTree)
+		if ours != theirs {
+			js, _ := json.Marshal(v)
+			t.Errorf("%s: explanations differ for %s\nschemacheck: %s\njsonschema:  %s", where, js, ours, theirs)
+		}
 	}
 	if want {
 		p.valid++
@@ -60,10 +75,116 @@ func schemaPairs(t testing.TB) (doc, op *verdicts) {
 	if _, err := opdefSchema(); err != nil {
 		t.Fatal(err)
 	}
-	if quick == nil || quickOp == nil {
-		t.Fatal("the opdef schema does not compile for schemacheck")
+	ref, err := referenceSchemas(schemas.OpDefJSON, schemas.OpDefURL, "#/$defs/op")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return &verdicts{ref: schema, quick: quick}, &verdicts{ref: opSchema, quick: quickOp}
+	return &verdicts{ref: ref[0], quick: schema}, &verdicts{ref: ref[1], quick: opSchema}
+}
+
+// referenceSchemas compiles the schema doc published at url, and then
+// each fragment of it, with the reference validator.
+func referenceSchemas(doc []byte, url string, fragments ...string) ([]*jsonschema.Schema, error) {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, v); err != nil {
+		return nil, err
+	}
+	var out []*jsonschema.Schema
+	for _, f := range append([]string{""}, fragments...) {
+		s, err := c.Compile(url + f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// canonical prints an explanation tree with what report reads of it:
+// each node's kind, location and facts, children in a fixed order.
+func canonical(e *schemacheck.Error) string {
+	var facts string
+	switch k := e.Kind.(type) {
+	case schemacheck.Type:
+		facts = fmt.Sprint(k.Want)
+	case schemacheck.Required:
+		facts = fmt.Sprint(k.Missing)
+	case schemacheck.AdditionalProperties:
+		facts = fmt.Sprint(slices.Sorted(slices.Values(k.Properties)))
+	case schemacheck.Enum:
+		facts = fmt.Sprint(k.Want)
+	case schemacheck.Const:
+		facts = fmt.Sprint(k.Want)
+	case schemacheck.Pattern:
+		facts = k.Got + " " + k.Want
+	case schemacheck.MinLength:
+		facts = fmt.Sprint(k.Got, k.Want)
+	case schemacheck.MaxLength:
+		facts = fmt.Sprint(k.Got, k.Want)
+	case schemacheck.MinItems:
+		facts = fmt.Sprint(k.Got, k.Want)
+	case schemacheck.MaxItems:
+		facts = fmt.Sprint(k.Got, k.Want)
+	case schemacheck.OneOf:
+		facts = fmt.Sprint(k.Subschemas)
+	case schemacheck.PropertyNames:
+		facts = k.Property
+	}
+	kindName := strings.TrimPrefix(fmt.Sprintf("%T", e.Kind), "schemacheck.")
+	causes := make([]string, len(e.Causes))
+	for i, c := range e.Causes {
+		causes[i] = canonical(c)
+	}
+	return node(kindName, e.At, facts, causes)
+}
+
+// canonicalRef is canonical for the reference validator's tree.
+func canonicalRef(e *jsonschema.ValidationError) string {
+	var facts string
+	switch k := e.ErrorKind.(type) {
+	case *kind.Type:
+		facts = fmt.Sprint(k.Want)
+	case *kind.Required:
+		facts = fmt.Sprint(k.Missing)
+	case *kind.AdditionalProperties:
+		facts = fmt.Sprint(slices.Sorted(slices.Values(k.Properties)))
+	case *kind.Enum:
+		facts = fmt.Sprint(k.Want)
+	case *kind.Const:
+		facts = fmt.Sprint(k.Want)
+	case *kind.Pattern:
+		facts = k.Got + " " + k.Want
+	case *kind.MinLength:
+		facts = fmt.Sprint(k.Got, k.Want)
+	case *kind.MaxLength:
+		facts = fmt.Sprint(k.Got, k.Want)
+	case *kind.MinItems:
+		facts = fmt.Sprint(k.Got, k.Want)
+	case *kind.MaxItems:
+		facts = fmt.Sprint(k.Got, k.Want)
+	case *kind.OneOf:
+		facts = fmt.Sprint(k.Subschemas)
+	case *kind.PropertyNames:
+		facts = k.Property
+	}
+	kindName := strings.TrimPrefix(fmt.Sprintf("%T", e.ErrorKind), "*kind.")
+	if kindName == "Schema" {
+		kindName = "Root"
+	}
+	causes := make([]string, len(e.Causes))
+	for i, c := range e.Causes {
+		causes[i] = canonicalRef(c)
+	}
+	return node(kindName, e.InstanceLocation, facts, causes)
+}
+
+func node(kindName string, at []string, facts string, causes []string) string {
+	slices.Sort(causes)
+	return fmt.Sprintf("%s@%q{%s}[%s]", kindName, at, facts, strings.Join(causes, " "))
 }
 
 // opdefFiles lists every YAML opdef of the repository, valid or not.
