@@ -1,6 +1,7 @@
 package regions
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -104,9 +105,10 @@ func TestFrame(t *testing.T) {
 	}
 }
 
-// FrameHash and HashBytes are the fast paths of Hash(Frame(...)) and Hash:
-// they must give the same fingerprints on text that needs trimming and on
-// text that does not, with and without regions.
+// FrameHash and HashBytes are the fast paths of Hash(Frame(...)) and Hash,
+// and SkeletonHashes of Defaults and FrameHash together: they must give
+// the same fingerprints on text that needs trimming and on text that does
+// not, with and without regions.
 func TestFastHashesMatch(t *testing.T) {
 	for _, s := range []string{
 		"",
@@ -131,9 +133,22 @@ func TestFastHashesMatch(t *testing.T) {
 		if got, err := FrameHash([]byte(s)); err != nil || got != Hash(frame) {
 			t.Errorf("FrameHash(%q) = %s, %v; Hash(Frame) = %s", s, got, err, Hash(frame))
 		}
+		defaults, err := Defaults(s)
+		if err != nil {
+			t.Fatalf("Defaults(%q): %v", s, err)
+		}
+		gotDefaults, gotFrame, err := SkeletonHashes([]byte(s))
+		if err != nil || gotFrame != Hash(frame) || !maps.Equal(gotDefaults, defaults) {
+			t.Errorf("SkeletonHashes(%q) = %v, %s, %v; Defaults %v, Hash(Frame) %s", s, gotDefaults, gotFrame, err, defaults, Hash(frame))
+		}
 	}
-	if _, err := FrameHash([]byte("// opforge:begin k\n")); err == nil {
-		t.Error("FrameHash of an unclosed region: no error")
+	for _, bad := range []string{"// opforge:begin k\n"} {
+		if _, err := FrameHash([]byte(bad)); err == nil {
+			t.Error("FrameHash of an unclosed region: no error")
+		}
+		if _, _, err := SkeletonHashes([]byte(bad)); err == nil {
+			t.Error("SkeletonHashes of an unclosed region: no error")
+		}
 	}
 }
 

@@ -470,18 +470,15 @@ func (p *Plan) checkTarget(f *fileset.File, l *diag.List) (fi fs.FileInfo, ok bo
 func (p *Plan) newEntry(f *fileset.File, l *diag.List) (ManifestFile, bool) {
 	pos := diag.Pos{File: rel(p.Root, f.Path)}
 	entry := ManifestFile{Path: f.Path, Owned: f.Owned}
-	if f.Owned {
-		defaults, err := regions.Defaults(string(f.Data))
-		if err != nil {
-			l.Errorf(pos, "internal", "generated skeleton has malformed regions: %v", err)
-			return entry, false
-		}
-		entry.Regions = defaults
-	}
 	// The frame of the merged file is the skeleton's: merging changes
 	// region bodies only.
 	var err error
-	if entry.Hash, err = Fingerprint(f.Data, f.Owned); err != nil {
+	if f.Owned {
+		entry.Regions, entry.Hash, err = regions.SkeletonHashes(f.Data)
+	} else {
+		entry.Hash, err = Fingerprint(f.Data, false)
+	}
+	if err != nil {
 		l.Errorf(pos, "internal", "generated skeleton has malformed regions: %v", err)
 		return entry, false
 	}
