@@ -77,6 +77,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else {
 		o.PrintComparison(bench.Comparison{Name: "no-op build, 100 ops, " + noop.Targets, OpForge: noop.Wall, Yardstick: ninja, YardstickName: "ninja, same units"})
 	}
+	for _, yardstick := range []func() (bench.Comparison, error){
+		func() (bench.Comparison, error) { return bench.PeerGen(o, 1000) },
+		func() (bench.Comparison, error) { return bench.ColdBuild(o, *teamOps) },
+	} {
+		c, err := yardstick()
+		switch {
+		case errors.Is(err, bench.ErrNoYardstick):
+			fmt.Fprintf(stdout, "\nnot compared (%s): %v\n", c.Name, err)
+		case err != nil:
+			fmt.Fprintln(stderr, err)
+			return 1
+		default:
+			o.PrintComparison(c)
+		}
+	}
 	fmt.Fprint(stdout, "\n"+bench.TeamHeader)
 	if _, err := bench.TeamBuild(o, *teamOps); errors.Is(err, bench.ErrTeamSkipped) {
 		fmt.Fprintf(stdout, "\n%v\n", err)
