@@ -1,5 +1,6 @@
 // Package render executes the embedded templates of a target with a
-// hermetic function map: join and the escapers, so the same input renders the same
+// hermetic function map: the few sprig functions the templates use, each
+// allowed by name, and the escapers, so the same input renders the same
 // bytes on any machine. Missing map keys are errors, never "<no value>".
 //
 // Executes embedded templates with the allow-listed map (no time, randomness,
@@ -8,9 +9,8 @@
 // buffer per worker) and joins them in a fixed order; `Sections` renders a
 // package-wide file's per-op section on every core and joins them in op order.
 //
-// The function map is opforge's own (join and the escapers,
-// TestFuncMapIsTheAllowList): the templates once took join from sprig, and
-// linking sprig cost every command ~0.6 ms of start-up. MustLoad parses a
-// target's templates on first use,
+// The function map is an allow list: sprig's join, chosen by name, and the
+// escapers (TestFuncMapIsTheAllowList), so a sprig release cannot add a
+// non-hermetic function. MustLoad parses a target's templates on first use,
 // so commands that render nothing pay nothing.
 package render

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"fmt"
 	"io/fs"
 	"maps"
 	"slices"
@@ -10,6 +9,8 @@ import (
 	"testing/fstest"
 	"text/template/parse"
 
+	"github.com/Masterminds/sprig/v3"
+
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/templates"
 )
@@ -17,15 +18,22 @@ import (
 // builtins are text/template's own functions, which every template has.
 var builtins = strings.Fields("and call html index slice js len not or print printf println urlquery eq ge gt le lt ne")
 
-// TestFuncMapIsTheAllowList: the function map holds exactly join and the
-// escapers; some template calls join; every function a template calls is
+// TestFuncMapIsTheAllowList: the function map holds exactly the allowed
+// sprig functions and the escapers; every allowed sprig function exists
+// in sprig and some template calls it; every function a template calls is
 // in the map.
 func TestFuncMapIsTheAllowList(t *testing.T) {
-	want := slices.Concat([]string{"join"}, escape.FuncNames())
+	want := slices.Concat(sprigFuncs, escape.FuncNames())
 	slices.Sort(want)
 	got := slices.Sorted(maps.Keys(FuncMap(nil)))
 	if !slices.Equal(got, want) {
-		t.Errorf("FuncMap holds %v, want join and the escapers %v", got, want)
+		t.Errorf("FuncMap holds %v, want the allowed sprig functions and the escapers %v", got, want)
+	}
+	all := sprig.TxtFuncMap()
+	for _, name := range sprigFuncs {
+		if all[name] == nil {
+			t.Errorf("sprig has no function %q", name)
+		}
 	}
 	called := templateCalls(t)
 	for name, where := range called {
@@ -33,45 +41,22 @@ func TestFuncMapIsTheAllowList(t *testing.T) {
 			t.Errorf("%s calls %s, which the function map does not hold", where, name)
 		}
 	}
-	if _, ok := called["join"]; !ok {
-		t.Error("no template calls join: take it out of the function map")
-	}
-}
-
-// TestJoin: join prints a list's elements, whatever their type, leaving
-// nil ones out, and a value that is not a list alone.
-func TestJoin(t *testing.T) {
-	tests := []struct {
-		list any
-		want string
-	}{
-		{[]string{"a", "b"}, "a, b"},
-		{[]string{}, ""},
-		{[]any{"a", nil, 3, 1.5, true}, "a, 3, 1.5, true"},
-		{[]int{1, 2}, "1, 2"},
-		{[2]string{"x", "y"}, "x, y"},
-		{[]fmt.Stringer{stringer("s")}, "S"},
-		{nil, ""},
-		{7, "7"},
-		{"alone", "alone"},
-	}
-	for _, tt := range tests {
-		if got := join(", ", tt.list); got != tt.want {
-			t.Errorf("join(%#v) = %q, want %q", tt.list, got, tt.want)
+	for _, name := range sprigFuncs {
+		if _, ok := called[name]; !ok {
+			t.Errorf("no template calls sprig's %s: take it off the allow list", name)
 		}
 	}
 }
 
-type stringer string
-
-func (s stringer) String() string { return strings.ToUpper(string(s)) }
-
 // templateCalls maps every function the templates call to the first
-// template calling it. The templates are parsed knowing every builtin and
-// every function of the map; a call of any other is a parse error.
+// template calling it. The templates are parsed knowing every sprig
+// function, so a call of one the map lacks is reported, not a parse error.
 func templateCalls(t *testing.T) map[string]string {
 	t.Helper()
 	funcs := map[string]any{}
+	for k, v := range sprig.TxtFuncMap() {
+		funcs[k] = v
+	}
 	for k, v := range FuncMap(nil) {
 		funcs[k] = v
 	}
@@ -145,10 +130,10 @@ func walkBranch(b *parse.BranchNode, found func(string)) {
 	walkCalls(b.ElseList, found)
 }
 
-// TestOtherFunctionsDoNotParse: a template calling a function the map does
-// not hold (time, environment, chance, secrets, as template libraries
-// offer them) fails to load, naming the function.
-func TestOtherFunctionsDoNotParse(t *testing.T) {
+// TestSprigOffTheListDoesNotParse: a template calling a sprig function
+// that is not allowed (time, environment, chance, secrets) fails to load,
+// naming the function.
+func TestSprigOffTheListDoesNotParse(t *testing.T) {
 	for _, call := range []string{`env "HOME"`, `now`, `expandenv "$HOME"`, `randAlpha 4`, `uuidv4`, `genPrivateKey "rsa"`, `date "2006" now`, `upper "a"`} {
 		fsys := fstest.MapFS{"t/x.tmpl": {Data: []byte("{{ " + call + " }}")}}
 		_, err := Load(fsys, "t", nil)
@@ -159,6 +144,6 @@ func TestOtherFunctionsDoNotParse(t *testing.T) {
 	}
 	fsys := fstest.MapFS{"t/x.tmpl": {Data: []byte(`{{ join ", " .X }} {{ cstr "a" }}`)}}
 	if _, err := Load(fsys, "t", nil); err != nil {
-		t.Errorf("join and an escaper: %v", err)
+		t.Errorf("an allowed sprig function and an escaper: %v", err)
 	}
 }

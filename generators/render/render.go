@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"reflect"
 	"runtime"
 	"strings"
 	"sync"
 	"text/template"
+
+	"github.com/Masterminds/sprig/v3"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/escape"
@@ -19,13 +20,21 @@ import (
 	"github.com/opforge/opforge/generators/workpool"
 )
 
-// FuncMap returns the hermetic function map (join and the escapers) plus
-// extra. Nothing in it reads time, chance, the environment or secrets, so
-// the same input renders the same bytes on any machine
-// (TestFuncMapIsTheAllowList holds the templates to it).
+// sprigFuncs are the sprig functions the templates may call, each chosen
+// by name: one whose result depends on its arguments alone, added here
+// when a template needs it. An allow list, not a deny list, so a new sprig
+// release cannot bring time, chance, the environment or secrets into
+// generation (TestFuncMapIsTheAllowList holds the templates to it).
+var sprigFuncs = []string{"join"}
+
+// FuncMap returns the hermetic function map (the allowed sprig functions
+// and the escapers) plus extra.
 func FuncMap(extra template.FuncMap) template.FuncMap {
-	m := make(template.FuncMap, 1+len(escape.Funcs)+len(extra))
-	m["join"] = join
+	all := sprig.TxtFuncMap()
+	m := make(template.FuncMap, len(sprigFuncs)+len(escape.Funcs)+len(extra))
+	for _, name := range sprigFuncs {
+		m[name] = all[name]
+	}
 	// The escapers: every free text a template prints goes through one.
 	for k, v := range escape.Funcs {
 		m[k] = v
@@ -34,31 +43,6 @@ func FuncMap(extra template.FuncMap) template.FuncMap {
 		m[k] = v
 	}
 	return m
-}
-
-// join is `join SEP LIST`: the elements of a list (any slice or array)
-// printed and joined with sep; a value that is not a list is printed
-// alone, and nil elements are left out. The templates once took it from
-// sprig, the only function they used of it: linking sprig cost every
-// command ~0.6 ms of start-up for its dependencies' package inits.
-func join(sep string, list any) string {
-	switch list := list.(type) {
-	case []string:
-		return strings.Join(list, sep)
-	case nil:
-		return ""
-	}
-	v := reflect.ValueOf(list)
-	if k := v.Kind(); k != reflect.Slice && k != reflect.Array {
-		return fmt.Sprint(list)
-	}
-	parts := make([]string, 0, v.Len())
-	for i := 0; i < v.Len(); i++ {
-		if e := v.Index(i).Interface(); e != nil {
-			parts = append(parts, fmt.Sprint(e))
-		}
-	}
-	return strings.Join(parts, sep)
 }
 
 // Set is the parsed templates of one target.
