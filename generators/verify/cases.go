@@ -451,6 +451,7 @@ func paramVariants(op *ir.Op, p *ir.Param, base Param) []Param {
 // inputs that rank; given are inputs' shapes an opdef case sets (an input
 // of a declared shape must come out that shape).
 func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Param, present, rank int, given map[string][]int64) (Case, error) {
+	params = bindDTypeParams(op, f, combo, params)
 	env, err := caseEnv(op, f, sizes, params)
 	if err != nil {
 		return Case{}, err
@@ -697,8 +698,8 @@ func (b *caseBuilder) outputDType(i int, o *ir.Tensor, inDTypes []ir.DType, para
 	case ir.DTypeParam:
 		// The param's value names the dtype (validate checked every
 		// value is one of the output's dtypes).
-		if name, ok := params[fo.Param].Value.(string); ok && ir.DType(name).Valid() {
-			d = ir.DType(name)
+		if c, ok := chosenDType(b.op.Params[fo.Param], params[fo.Param]); ok {
+			d = c
 		}
 	}
 	if o.Type.Var != "" {
