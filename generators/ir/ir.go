@@ -401,7 +401,7 @@ type Param struct {
 	// DTypeCode makes an integer param a dtype code (dtype_code, codes);
 	// nil for none.
 	DTypeCode *DTypeCode
-	Default *Literal
+	Default   *Literal
 	// DefaultText is a QNN Default that forms no value of the param's
 	// dtype (`N-1` for "last axis", `{0,..,0}`): the vendor generator keeps
 	// it as text and registers the param as required in the package it
