@@ -361,6 +361,10 @@ func fallback(p *ir.Param) Param {
 		}
 		return number(p, 1)
 	}
+	if p.DTypeCode != nil {
+		v.Value = p.DTypeCode.Codes[0] // any other value the plugins refuse
+		return v
+	}
 	switch p.Kind {
 	case ir.ParamEnum:
 		v.Value = p.Values[0]
@@ -404,6 +408,9 @@ func paramValue(p *ir.Param, l *ir.Literal) Param {
 // max, every enum value, both bools, and values of either sign away from
 // its default where a bound is missing (awayVariants).
 func paramVariants(op *ir.Op, p *ir.Param, base Param) []Param {
+	if p.DTypeCode != nil {
+		return codeVariants(p)
+	}
 	var out []Param
 	mk := func(val any) Param {
 		v := Param{Name: p.Ident, Kind: string(p.Kind), Array: p.Kind == ir.ParamArray, Value: val}

@@ -51,3 +51,13 @@ func chosenDType(p *ir.Param, v Param) (ir.DType, bool) {
 	}
 	return "", false
 }
+
+// codeVariants are the values a dtype code param is tried at: each of its
+// codes, as an enum's values (any other value the plugins refuse).
+func codeVariants(p *ir.Param) []Param {
+	out := make([]Param, len(p.DTypeCode.Codes))
+	for i, c := range p.DTypeCode.Codes {
+		out[i] = Param{Name: p.Ident, Kind: string(p.Kind), Value: c}
+	}
+	return out
+}
