@@ -365,6 +365,9 @@ func paramDoc(p *ir.Param) string {
 	if p.Max != nil {
 		parts = append(parts, p.MaxText())
 	}
+	if p.DTypeCode != nil {
+		parts = append(parts, "a dtype code: "+codeListing(p))
+	}
 	s := strings.Join(parts, ", ")
 	if p.Description != "" {
 		s += ": " + oneLine(p.Description)

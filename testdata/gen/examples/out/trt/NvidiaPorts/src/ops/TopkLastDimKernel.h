@@ -15,7 +15,7 @@ namespace nvidia_ports_trt
 //! The params of TopkLastDim as the plugin holds them (host memory); members start at their defaults.
 struct TopkLastDimParams
 {
-    int32_t type_id{}; //!< int32, required: the dtype of input and values, as nvinfer1::DataType: 0 kFLOAT, 1 kHALF, 3 kINT32, 7 kBF16
+    int32_t type_id{}; //!< int32, required, a dtype code: TensorRT nvinfer1::DataType 0 (kFLOAT, float32), 1 (kHALF, float16), 3 (kINT32, int32), 7 (kBF16, bfloat16): the dtype of input and values, as nvinfer1::DataType: 0 kFLOAT, 1 kHALF, 3 kINT32, 7 kBF16
     int32_t k{}; //!< int32, required, >= 1: how many elements to keep along axis, at most input's dim there
     int32_t is_largest{}; //!< int32, required, >= 0, <= 1: 1: the k largest, descending; 0: the k smallest, ascending
     int32_t axis{-1}; //!< int32, default -1: the axis, negative counting from the last

@@ -7,7 +7,7 @@
 //   [0] values: T (like input, axis axis)
 //   [1] indices: [int32] (like input, axis axis)
 // fields:
-//   type_id: int32, required: the dtype of input and values, as nvinfer1::DataType: 0 kFLOAT, 1 kHALF, 3 kINT32, 7 kBF16
+//   type_id: int32, required, a dtype code: TensorRT nvinfer1::DataType 0 (kFLOAT, float32), 1 (kHALF, float16), 3 (kINT32, int32), 7 (kBF16, bfloat16): the dtype of input and values, as nvinfer1::DataType: 0 kFLOAT, 1 kHALF, 3 kINT32, 7 kBF16
 //   k: int32, required, >= 1: how many elements to keep along axis, at most input's dim there
 //   is_largest: int32, required, >= 0, <= 1: 1: the k largest, descending; 0: the k smallest, ascending
 //   axis: int32, default -1: the axis, negative counting from the last

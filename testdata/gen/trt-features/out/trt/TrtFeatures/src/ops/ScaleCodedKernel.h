@@ -15,8 +15,8 @@ namespace trt_features_trt
 //! The params of ScaleCoded as the plugin holds them (host memory); members start at their defaults.
 struct ScaleCodedParams
 {
-    int32_t dtype{1}; //!< int32, default 1
-    int64_t out_type{}; //!< int64, required
+    int32_t dtype{1}; //!< int32, default 1, a dtype code: ONNX TensorProto.DataType 1 (FLOAT, float32), 10 (FLOAT16, float16)
+    int64_t out_type{}; //!< int64, required, a dtype code: TensorRT nvinfer1::DataType 3 (kINT32, int32), 0 (kFLOAT, float32)
 };
 
 //! One launcher per allowed dtype combination; enqueue calls the one that matches the runtime dtypes.

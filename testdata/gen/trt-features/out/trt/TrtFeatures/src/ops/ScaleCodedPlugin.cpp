@@ -7,8 +7,8 @@
 //   [0] y: T [N]
 //   [1] z: [int32, float32] [N]
 // fields:
-//   dtype: int32, default 1
-//   out_type: int64, required
+//   dtype: int32, default 1, a dtype code: ONNX TensorProto.DataType 1 (FLOAT, float32), 10 (FLOAT16, float16)
+//   out_type: int64, required, a dtype code: TensorRT nvinfer1::DataType 3 (kINT32, int32), 0 (kFLOAT, float32)
 
 #include "ScaleCodedPlugin.h"
 
