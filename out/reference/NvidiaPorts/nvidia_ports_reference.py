@@ -225,9 +225,18 @@ def topk_last_dim(input, *, type_id, k, is_largest, axis=-1):
     # Descending for is_largest 1, ascending for 0; ties in index order (a
     # stable sort; NVIDIA's kernel leaves their order open). float64 holds
     # every dtype the op takes exactly, and sorts on every device.
+    # NVIDIA requires k <= input.shape[axis]; past it the port writes value
+    # 0 and index -1, so every output element is defined.
     _, order = torch.sort(input.to(torch.float64), dim=axis, descending=bool(is_largest), stable=True)
-    picked = order.narrow(axis, 0, k)
-    return torch.gather(input, axis, picked), picked.to(torch.int32)
+    n = input.shape[axis]
+    picked = order.narrow(axis, 0, min(k, n))
+    values, indices = torch.gather(input, axis, picked), picked.to(torch.int32)
+    if k > n:
+        pad = list(input.shape)
+        pad[axis] = k - n
+        values = torch.cat([values, input.new_zeros(pad)], dim=axis)
+        indices = torch.cat([indices, torch.full(pad, -1, dtype=torch.int32, device=input.device)], dim=axis)
+    return values, indices
     # opforge:end reference:TopkLastDim
 
 # op name -> reference function

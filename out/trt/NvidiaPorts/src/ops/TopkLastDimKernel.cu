@@ -94,6 +94,25 @@ __global__ void topkLastDimPlace(T const* input, T* values, int32_t* indices, in
         }
     }
 }
+
+//! Places len to k - 1 of each row when k exceeds the axis (NVIDIA requires k <= len and leaves them undefined):
+//! value 0 and index -1, as the reference writes them, so no output element is left unwritten.
+template <typename T>
+__global__ void topkLastDimPad(T* values, int32_t* indices, int64_t outer, int64_t len, int64_t inner, int64_t k)
+{
+    int64_t const extra = k - len;
+    int64_t const n = outer * extra * inner;
+    int64_t const stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    {
+        int64_t const q = i % inner;
+        int64_t const place = len + (i / inner) % extra;
+        int64_t const o = i / (inner * extra);
+        int64_t const at = (o * k + place) * inner + q;
+        values[at] = T();
+        indices[at] = -1;
+    }
+}
 // opforge:end kernels
 
 template <typename T>
@@ -117,14 +136,25 @@ cudaError_t topkLastDim(TopkLastDimIO<T> const& io, TopkLastDimParams const& par
     {
         inner *= io.input.dims[d];
     }
-    int64_t const n = io.input.numel();
-    if (n == 0 || io.values.numel() == 0)
+    int64_t const len = io.input.dims[axis];
+    int64_t const k = params.k;
+    if (io.values.numel() == 0)
     {
         return cudaSuccess;
     }
     constexpr int32_t kBlock = 256;
-    topkLastDimPlace<T><<<gridSize(n, kBlock), kBlock, 0, stream>>>(io.input.data, io.values.data, io.indices.data,
-        outer, io.input.dims[axis], inner, params.k, params.is_largest != 0);
+    if (k > len)
+    {
+        int64_t const pad = outer * (k - len) * inner;
+        topkLastDimPad<T><<<gridSize(pad, kBlock), kBlock, 0, stream>>>(io.values.data, io.indices.data, outer, len,
+            inner, k);
+    }
+    int64_t const n = io.input.numel();
+    if (n > 0)
+    {
+        topkLastDimPlace<T><<<gridSize(n, kBlock), kBlock, 0, stream>>>(io.input.data, io.values.data,
+            io.indices.data, outer, len, inner, k, params.is_largest != 0);
+    }
     return cudaGetLastError();
     // opforge:end launch
 }
