@@ -40,8 +40,12 @@ type DTypeCodeTable struct {
 	Rows  []CodedDType
 }
 
-// Row is the row of code, or nil.
+// Row is the row of code, or nil (also in no table: a spelling the
+// validator refused).
 func (t *DTypeCodeTable) Row(code int64) *CodedDType {
+	if t == nil {
+		return nil
+	}
 	for i := range t.Rows {
 		if t.Rows[i].Code == code {
 			return &t.Rows[i]
@@ -52,6 +56,9 @@ func (t *DTypeCodeTable) Row(code int64) *CodedDType {
 
 // Code is d's code in the table, false when the table has none.
 func (t *DTypeCodeTable) Code(d DType) (int64, bool) {
+	if t == nil {
+		return 0, false
+	}
 	for _, r := range t.Rows {
 		if r.DType == d {
 			return r.Code, true

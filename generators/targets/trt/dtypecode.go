@@ -49,6 +49,9 @@ func codeListing(p *ir.Param) string {
 			parts[i] += " (" + r.Name + ", " + string(r.DType) + ")"
 		}
 	}
+	if table == nil {
+		return strings.Join(parts, ", ") // a spelling the validator refused
+	}
 	return table.Title + " " + strings.Join(parts, ", ")
 }
 
