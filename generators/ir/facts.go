@@ -82,6 +82,11 @@ type DTypeSlot struct {
 	// Input is the index (into Op.Inputs) of the input that decides it.
 	Input   int
 	Allowed []DType
+	// ByParam: the input's dtype_param decides it, not the input: Param
+	// (index into Op.Params) names the dtype, and Allowed are the dtypes
+	// it may name, in its order.
+	ByParam bool
+	Param   int
 }
 
 // DTypeRule names how an output's dtype is decided.
@@ -99,8 +104,8 @@ const (
 	// the list has it, else DType, the list's first.
 	DTypeFollow
 	// DTypeParam: the value of param Param (an enum whose values are
-	// dtype names) is the dtype; DType is its default's, else the first
-	// value's.
+	// dtype names, or a dtype code) is the dtype; DType is its default's,
+	// else the first value's.
 	DTypeParam
 )
 
@@ -189,10 +194,10 @@ func Derive(op *Op) *Facts {
 		case v != "":
 			if !slotted[v] {
 				slotted[v] = true
-				f.Slots = append(f.Slots, DTypeSlot{Var: v, Input: i, Allowed: allowed})
+				f.Slots = append(f.Slots, inputSlot(op, DTypeSlot{Var: v, Input: i, Allowed: allowed}))
 			}
-		case len(allowed) > 1:
-			f.Slots = append(f.Slots, DTypeSlot{Input: i, Allowed: allowed})
+		case len(allowed) > 1 || in.DTypeParam != "":
+			f.Slots = append(f.Slots, inputSlot(op, DTypeSlot{Input: i, Allowed: allowed}))
 		}
 	}
 
@@ -210,13 +215,10 @@ func Derive(op *Op) *Facts {
 		allowed := op.AllowedDTypes(o)
 		r := OutputDType{Rule: DTypeFixed, DType: firstDType(allowed), Allowed: allowed}
 		if p, j := paramOf(op, o.DTypeParam); p != nil {
-			r.Rule, r.Param, r.Allowed = DTypeParam, j, make([]DType, len(p.Values))
-			for k, v := range p.Values {
-				r.Allowed[k] = DType(v)
-			}
+			r.Rule, r.Param, r.Allowed = DTypeParam, j, p.ChosenDTypes()
 			r.DType = firstDType(r.Allowed)
-			if p.Default != nil && p.Default.Text != "" {
-				r.DType = DType(p.Default.Text)
+			if d := p.ChosenDefault(); d != "" {
+				r.DType = d
 			}
 		} else if j, ok := varInput[o.Type.Var]; ok && o.Type.Var != "" {
 			r.Rule, r.Input = DTypeSameAs, j
@@ -255,13 +257,29 @@ func Derive(op *Op) *Facts {
 	return f
 }
 
-// paramOf is the enum param called name and its index, or nil.
+// inputSlot is s bound by a dtype_param, when its input (or, for a type
+// variable, any input of that variable) has one: the slot then takes the
+// param's dtypes.
+func inputSlot(op *Op, s DTypeSlot) DTypeSlot {
+	for i, in := range op.Inputs {
+		if i != s.Input && (s.Var == "" || in.Type.Var != s.Var) {
+			continue
+		}
+		if p, j := paramOf(op, in.DTypeParam); p != nil {
+			s.ByParam, s.Param, s.Allowed = true, j, p.ChosenDTypes()
+			return s
+		}
+	}
+	return s
+}
+
+// paramOf is the dtype-choosing param called name and its index, or nil.
 func paramOf(op *Op, name string) (*Param, int) {
 	if name == "" {
 		return nil, -1
 	}
 	for i, p := range op.Params {
-		if p.Name == name && p.Kind == ParamEnum {
+		if p.Name == name && p.ChoosesDTypes() {
 			return p, i
 		}
 	}

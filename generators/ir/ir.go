@@ -283,8 +283,10 @@ type Tensor struct {
 	// ShapeTensor marks an integer input whose values are sizes
 	// (referenced as name[i] in output shapes).
 	ShapeTensor bool
-	// DTypeParam names the param whose value chooses an output's dtype (a
-	// Cast-like `to`: an enum whose values are dtype names); "" for none.
+	// DTypeParam names the param whose value chooses the tensor's dtype (a
+	// Cast-like `to`: an enum whose values are dtype names, or an integer
+	// dtype code); "" for none. On an input it binds the input's type
+	// variable (or own list) to the param's value.
 	DTypeParam string
 	// Range bounds the values of an integer input (`range: [lo, hi]`,
 	// inclusive), e.g. indices into another input's dim; nil for none.
@@ -395,8 +397,11 @@ type Param struct {
 	// ZeroD marks a scalar declared as a 0-D tensor (QNN 0D, not SCALAR).
 	ZeroD bool
 	// Values of an enum param, in index order.
-	Values  []string
-	Default *Literal
+	Values []string
+	// DTypeCode makes an integer param a dtype code (dtype_code, codes);
+	// nil for none.
+	DTypeCode *DTypeCode
+	Default   *Literal
 	// DefaultText is a QNN Default that forms no value of the param's
 	// dtype (`N-1` for "last axis", `{0,..,0}`): the vendor generator keeps
 	// it as text and registers the param as required in the package it

@@ -143,7 +143,7 @@ func TestYAMLRoundTrip(t *testing.T) {
 		keeps []string
 	}{
 		{"vision/vision_ops.yaml", nil},
-		{"nvidia_ports/nvidia_ports.yaml", []string{"range: [0, N - 1]", "R: 8 * N + 8", "- {name: groups3, params: {group: 3, deformable_group: 3}}", "CO: group * (CG + 1)", "atol: 0.0001"}},
+		{"nvidia_ports/nvidia_ports.yaml", []string{"range: [0, N - 1]", "R: 8 * N + 8", "- {name: groups3, params: {group: 3, deformable_group: 3}}", "CO: group * (CG + 1)", "atol: 0.0001", "dtype_code: trt", "codes: [0, 1, 3, 7]", "dtype_param: type_id"}},
 		// Per-target narrowing and acknowledgements are written back.
 		{"../../narrowed/opdefs/narrow/narrow_ops.yaml", []string{"types: {T: [float32, float16]}", "ranks: {x: [1, 4]}", "types: {mask: [int32], T: [float16]}", "acknowledge: [qdp-default]"}},
 	} {

@@ -115,6 +115,7 @@ func (v *validator) op(op *ir.Op) {
 	v.typeVars(op)
 	for i, t := range op.Inputs {
 		v.tensor(op, t, true, i == len(op.Inputs)-1)
+		v.dtypeParam(op, t)
 	}
 	for i, t := range op.Outputs {
 		v.tensor(op, t, false, i == len(op.Outputs)-1)
@@ -124,6 +125,7 @@ func (v *validator) op(op *ir.Op) {
 	}
 	for _, p := range op.Params {
 		v.param(op, p)
+		v.dtypeCode(p)
 	}
 	v.onnxOrigin(op)
 	v.verifyCases(op)

@@ -361,6 +361,10 @@ func fallback(p *ir.Param) Param {
 		}
 		return number(p, 1)
 	}
+	if p.DTypeCode != nil {
+		v.Value = p.DTypeCode.Codes[0] // any other value the plugins refuse
+		return v
+	}
 	switch p.Kind {
 	case ir.ParamEnum:
 		v.Value = p.Values[0]
@@ -404,6 +408,9 @@ func paramValue(p *ir.Param, l *ir.Literal) Param {
 // max, every enum value, both bools, and values of either sign away from
 // its default where a bound is missing (awayVariants).
 func paramVariants(op *ir.Op, p *ir.Param, base Param) []Param {
+	if p.DTypeCode != nil {
+		return codeVariants(p)
+	}
 	var out []Param
 	mk := func(val any) Param {
 		v := Param{Name: p.Ident, Kind: string(p.Kind), Array: p.Kind == ir.ParamArray, Value: val}
@@ -451,6 +458,7 @@ func paramVariants(op *ir.Op, p *ir.Param, base Param) []Param {
 // inputs that rank; given are inputs' shapes an opdef case sets (an input
 // of a declared shape must come out that shape).
 func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Param, present, rank int, given map[string][]int64) (Case, error) {
+	params = bindDTypeParams(op, f, combo, params)
 	env, err := caseEnv(op, f, sizes, params)
 	if err != nil {
 		return Case{}, err
@@ -697,8 +705,8 @@ func (b *caseBuilder) outputDType(i int, o *ir.Tensor, inDTypes []ir.DType, para
 	case ir.DTypeParam:
 		// The param's value names the dtype (validate checked every
 		// value is one of the output's dtypes).
-		if name, ok := params[fo.Param].Value.(string); ok && ir.DType(name).Valid() {
-			d = ir.DType(name)
+		if c, ok := chosenDType(b.op.Params[fo.Param], params[fo.Param]); ok {
+			d = c
 		}
 	}
 	if o.Type.Var != "" {

@@ -592,6 +592,7 @@ func (b *builder) param(o object) *ir.Param {
 	p.Min, p.MinExclusive = b.bound(o, p, "min", "exclusive_min")
 	p.Max, p.MaxExclusive = b.bound(o, p, "max", "exclusive_max")
 	b.paramType(p, o)
+	p.DTypeCode = b.dtypeCode(o)
 	return p
 }
 

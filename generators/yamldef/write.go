@@ -534,6 +534,7 @@ func paramNode(p *ir.Param) *yaml.Node {
 			add(m, "storage", dtypeList(p.DTypes))
 		}
 	}
+	addDTypeCode(m, p.DTypeCode)
 	if p.Kind == ir.ParamTensor {
 		add(m, "rank", rankNode(p.Rank, false))
 	} else if p.ZeroD {

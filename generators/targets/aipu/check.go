@@ -54,6 +54,7 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 	checkUnique(ops, d)
 	for _, op := range ops {
 		checkOp(op, d)
+		checkParamTyped(op, d)
 	}
 }
 

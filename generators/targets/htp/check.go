@@ -48,6 +48,7 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 		}
 		checkVariantBackends(op, h, d)
 		checkOp(op, d)
+		checkParamTyped(op, d)
 		if executorch {
 			checkExecuTorch(op, d)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/opforge/opforge/generators/ir"
@@ -103,6 +104,14 @@ func chooseValue(p *ir.Param, m *paramModel) value {
 			v.ints = append(v.ints, n)
 		}
 	}
+	if c := p.DTypeCode; c != nil {
+		// A dtype code: its default, else the first listed; index is its
+		// place among the codes (the dtype it names, for pinParams).
+		if lit == nil || !slices.Contains(c.Codes, v.ints[0]) {
+			v.ints = []int64{c.Codes[0]}
+		}
+		v.index = slices.Index(c.Codes, v.ints[0])
+	}
 	return v
 }
 
@@ -112,6 +121,9 @@ func sampleText(p *ir.Param) string {
 		return "true"
 	case p.Min != nil && *p.Min > 1:
 		return fmt.Sprint(math.Ceil(*p.Min))
+	case p.Max != nil && *p.Max < 3:
+		// A flag-like int (0 or 1): its largest value.
+		return fmt.Sprint(math.Floor(*p.Max))
 	}
 	return "3"
 }
@@ -262,14 +274,15 @@ func driverCases(pkg *ir.Package) string {
 // opCases are the lines of one op's case; rank, when not 0, is the rank
 // of its rank-any inputs.
 func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
-	// An output whose dtype a param chooses: one case per value of the
-	// param, the plugin built with that value taking only that dtype.
-	for _, t := range layoutOf(op).Outputs {
+	// A tensor whose dtype a param chooses: one case per value (or dtype
+	// code) of the param, the plugin built with that value taking only
+	// that dtype.
+	for _, t := range layoutOf(op).All() {
 		if t.Rule != ruleParam {
 			continue
 		}
 		var lines []string
-		for i := range t.Param.Values {
+		for i := range t.Allowed {
 			lines = append(lines, opCasesWith(pkg, op, m, rank, map[string]int{t.Param.Name: i})...)
 		}
 		return lines
@@ -284,7 +297,7 @@ func pinParams(l *ioLayout, values map[string]value) *ioLayout {
 	v.combos, v.Slots, v.Outputs = nil, nil, nil
 	slotOf := map[int]int{}
 	for i, s := range l.Slots {
-		if !s.Output {
+		if s.Param == nil {
 			slotOf[i] = len(v.Slots)
 			v.Slots = append(v.Slots, s)
 		}
@@ -292,8 +305,11 @@ func pinParams(l *ioLayout, values map[string]value) *ioLayout {
 	var inputs []*ioTensor
 	for _, t := range l.Inputs {
 		c := *t
-		if c.Rule == ruleFree {
+		switch c.Rule {
+		case ruleFree:
 			c.Slot = slotOf[t.Slot]
+		case ruleParam:
+			c.Rule, c.Fixed = ruleFixed, t.Allowed[values[t.Param.Name].index]
 		}
 		inputs = append(inputs, &c)
 	}
@@ -328,7 +344,12 @@ func opCasesWith(pkg *ir.Package, op *ir.Op, m *opModel, rank int, pick map[stri
 		lines = append(lines, fmt.Sprintf("declared %s %d %d", pm.Name, fieldTypeValues[string(pm.FieldType)], pm.FieldLength))
 		v := chooseValue(pm.p, pm)
 		if i, ok := pick[pm.Name]; ok {
-			v.index, v.text = i, pm.p.Values[i]
+			v.index = i
+			if c := pm.p.DTypeCode; c != nil {
+				v.ints = []int64{c.Codes[i]}
+			} else {
+				v.text = pm.p.Values[i]
+			}
 		}
 		values[pm.Name] = v
 		onnx = append(onnx, encode(pm, v, false, false))
@@ -542,6 +563,15 @@ func negativeSets(m *opModel, onnx []field) []string {
 			lines = append(lines, fieldSet("missing-"+p.Name, fmt.Sprintf("field \"%s\" is required", p.Name), false, fs)...)
 		}
 		switch {
+		case p.DTypeCode != nil && !done["code"]:
+			// A dtype code outside the listed ones: the least one missing.
+			done["code"] = true
+			bad := int32(0)
+			for slices.Contains(p.DTypeCode.Codes, int64(bad)) {
+				bad++
+			}
+			b := binary.LittleEndian.AppendUint32(nil, uint32(bad))
+			lines = append(lines, fieldSet("code-"+p.Name, "is not an allowed dtype code", false, replaced(i, field{p.Name, "kINT32", 1, b}))...)
 		case p.Kind == ir.ParamScalar && !pm.elem.IsFloat() && !done["range"]:
 			done["range"] = true
 			hi := int64(math.MaxInt64)

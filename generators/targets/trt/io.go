@@ -30,8 +30,9 @@ const (
 	ruleFollowFirst
 	// ruleSize: a size tensor, kINT32 as IPluginV3OneBuild requires.
 	ruleSize
-	// ruleParam: an output whose dtype an enum param chooses (dtype_param);
-	// it is a slot of its own, decided by the plugin's field, not an input.
+	// ruleParam: a tensor whose dtype a param chooses (dtype_param: an
+	// enum of dtype names or a dtype code); its slot is decided by the
+	// plugin's field, so an input so typed takes only the chosen dtype.
 	ruleParam
 )
 
@@ -54,8 +55,9 @@ type ioTensor struct {
 	Optional bool
 	Slot     int // ruleFree, ruleParam: index into ioLayout.Slots
 	Size     *ir.SizeSymbol
-	// ruleParam: the param choosing the dtype, its C++ enum, and the
-	// dtype of each of its values (Allowed[i] for value i).
+	// ruleParam: the param choosing the dtype, its C++ enum (nil for a
+	// dtype code), and the dtype of each of its values (Allowed[i] for
+	// value or code i).
 	Param *ir.Param
 	Enum  *enumModel
 }
@@ -69,6 +71,9 @@ type slot struct {
 	Pos     int // the input that decides it; an output's position for ruleParam
 	// Output: the slot is a dtype_param output's, decided by its param.
 	Output bool
+	// Param: the param deciding the slot (an output's or an input's
+	// dtype_param), nil for a slot its input decides.
+	Param *ir.Param
 }
 
 type ioLayout struct {
@@ -120,6 +125,9 @@ func layoutOf(op *ir.Op) *ioLayout {
 	}
 	varPos := map[string]int{}
 	decides := make([]bool, len(l.Inputs))
+	// The slot each dtype-choosing param decides: inputs and outputs typed
+	// by one param share it, so its value gives them all one dtype.
+	paramSlot := map[int]int{}
 	for _, s := range facts.Slots {
 		p := posOf[s.Input]
 		if p < 0 {
@@ -133,7 +141,17 @@ func layoutOf(op *ir.Op) *ioLayout {
 		} else {
 			varPos[name] = p
 		}
-		l.Slots = append(l.Slots, &slot{Name: name, Allowed: s.Allowed, Pos: p})
+		if k, ok := paramSlot[s.Param]; ok && s.ByParam {
+			// A second input bound by one param has the first's dtype.
+			t.Rule, t.Tie = ruleTied, l.Slots[k].Pos
+			continue
+		}
+		sl := &slot{Name: name, Allowed: s.Allowed, Pos: p}
+		if s.ByParam {
+			bindToParam(op, t, sl, s.Param)
+			paramSlot[s.Param] = t.Slot
+		}
+		l.Slots = append(l.Slots, sl)
 	}
 	for _, t := range l.Inputs {
 		switch {
@@ -149,9 +167,6 @@ func layoutOf(op *ir.Op) *ioLayout {
 			t.Rule, t.Fixed = ruleFixed, first(t.Allowed)
 		}
 	}
-	// Outputs typed by one dtype param share its slot: the param's value
-	// gives them all one dtype.
-	paramSlot := map[int]int{}
 	for i, out := range op.Outputs {
 		t := &ioTensor{T: out, Name: out.Name, Ident: out.Ident, Index: len(l.Outputs), Pos: pos, Rank: rankOf(out), Allowed: op.AllowedDTypes(out)}
 		r := facts.Outputs[i]
@@ -171,13 +186,15 @@ func layoutOf(op *ir.Op) *ioLayout {
 			t.Rule, t.Allowed = ruleParam, r.Allowed
 			t.Fixed = r.DType // the param's default's dtype (examples)
 			t.Param = op.Params[r.Param]
-			t.Enum = newEnumModel(op, t.Param)
+			if t.Param.Kind == ir.ParamEnum {
+				t.Enum = newEnumModel(op, t.Param)
+			}
 			if s, ok := paramSlot[r.Param]; ok {
 				t.Slot = s
 				break
 			}
 			t.Slot, paramSlot[r.Param] = len(l.Slots), len(l.Slots)
-			l.Slots = append(l.Slots, &slot{Name: t.Ident + "_t", Allowed: r.Allowed, Pos: pos, Output: true})
+			l.Slots = append(l.Slots, &slot{Name: t.Ident + "_t", Allowed: r.Allowed, Pos: pos, Output: true, Param: t.Param})
 		default:
 			t.Rule, t.Fixed = ruleFixed, r.DType
 		}
@@ -190,6 +207,20 @@ func layoutOf(op *ir.Op) *ioLayout {
 	}
 	l.all = append(append(make([]*ioTensor, 0, pos), l.Inputs...), l.Outputs...)
 	return l
+}
+
+// bindToParam makes input t, deciding slot sl, take the dtype param j
+// chooses: supportsFormatCombination then admits only that dtype.
+func bindToParam(op *ir.Op, t *ioTensor, sl *slot, j int) {
+	p := op.Params[j]
+	t.Rule, t.Param, t.Allowed, sl.Param = ruleParam, p, sl.Allowed, p
+	t.Fixed = first(sl.Allowed)
+	if d := p.ChosenDefault(); d != "" {
+		t.Fixed = d
+	}
+	if p.Kind == ir.ParamEnum {
+		t.Enum = newEnumModel(op, p)
+	}
 }
 
 func first(ds []ir.DType) ir.DType {

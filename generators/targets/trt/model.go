@@ -33,6 +33,9 @@ type packageModel struct {
 	// QDPModule is the Python module name ("" without Python plugins).
 	QDPModule string
 	QDP       *qdpModel
+	// DTypeCodes: some op has a dtype code param, whose reader Common.h
+	// then defines.
+	DTypeCodes bool
 }
 
 type requirement struct {
@@ -239,6 +242,9 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 		Snake:     snake,
 		Legacy:    PkgOptions(pkg).Legacy,
 		Static:    PkgOptions(pkg).StaticRegistration,
+		DTypeCodes: slices.ContainsFunc(ops, func(op *ir.Op) bool {
+			return slices.ContainsFunc(op.Params, func(p *ir.Param) bool { return p.DTypeCode != nil })
+		}),
 	}
 	if m.Legacy {
 		m.Requirements = append(m.Requirements, requirement{8, 0, pkg.Name + ": the IPluginV2DynamicExt plugins need TensorRT >= 8.0"})
@@ -297,7 +303,7 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		ParamsType:    text(op.Name + "Params"),
 		NbInputs:      len(l.Inputs),
 		NbOutputs:     len(l.Outputs),
-		DTypeParam:    slices.ContainsFunc(l.Slots, func(s *slot) bool { return s.Output }),
+		DTypeParam:    slices.ContainsFunc(l.Slots, func(s *slot) bool { return s.Param != nil }),
 		NbShapeInputs: len(l.ShapeInputs),
 		MinInputs:     l.Required,
 		Optional:      l.Required < len(l.Inputs),
@@ -451,15 +457,15 @@ func typeExpr(all []*ioTensor, pos int, in func(int) string) string {
 	return trtType(t.Fixed)
 }
 
-// paramTypeExpr is the dtype a dtype_param output takes: its param's
-// value (mParams' enum member) mapped to the DataType it names, through
-// trtType as every other dtype. The last value is the fallback, which the
-// field reader's range check never lets through.
+// paramTypeExpr is the dtype a dtype_param tensor takes: its param's
+// value (mParams' enum member, or its dtype code) mapped to the DataType
+// it names, through trtType as every other dtype. The last value is the
+// fallback, which the field reader's checks never let through.
 func paramTypeExpr(t *ioTensor) string {
 	n := len(t.Allowed)
 	x := trtType(t.Allowed[n-1])
 	for i := n - 2; i >= 0; i-- {
-		x = "(mParams." + t.Param.Ident + " == " + t.Enum.Type + "::" + t.Enum.Values[i].Const + " ? " + trtType(t.Allowed[i]) + " : " + x + ")"
+		x = "(mParams." + t.Param.Ident + " == " + paramValueC(t, i) + " ? " + trtType(t.Allowed[i]) + " : " + x + ")"
 	}
 	return x
 }

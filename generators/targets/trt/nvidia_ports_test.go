@@ -38,6 +38,15 @@ import (
 // namespace; one field scale, kFLOAT32 of length 1, with no default and
 // above 0; input [N, C, H, W], output [N, C, int(H * scale), int(W *
 // scale)]; float32 only (kFLOAT), LINEAR.
+//
+// TopkLastDim, from plugin/topkLastDimPlugin/README.md, its
+// TopkLastDim_PluginConfig.yaml and the plugin table: version "1"
+// (IPluginV3) in the empty namespace; fields type_id, k, is_largest (each
+// required) and axis (default -1), all kINT32 of length 1; type_id is an
+// nvinfer1::DataType code, only 0 (kFLOAT), 1 (kHALF), 3 (kINT32) or 7
+// (kBF16), and fixes the dtype of input and values; indices are kINT32;
+// input of any rank, values and indices its shape with dim axis replaced
+// by k; every tensor LINEAR.
 func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 	want := map[string][]string{
 		"ROIAlign_TRT": {
@@ -116,8 +125,52 @@ func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 			"combo 2 0 0",
 			"reject 0 1",
 		},
+		"TopkLastDim": {
+			"plugin TopkLastDim 1 - v3",
+			"io 1 2 0",
+			// Four kINT32 fields of length 1.
+			"declared type_id 5 1",
+			"declared k 5 1",
+			"declared is_largest 5 1",
+			"declared axis 5 1",
+			// The driver's values: type_id kFLOAT (0), k 3, is_largest 1,
+			// and axis at NVIDIA's default -1.
+			"fields onnx ok",
+			"field type_id 5 1 00000000",
+			"field k 5 1 03000000",
+			"field is_largest 5 1 01000000",
+			"field axis 5 1 ffffffff",
+			// NVIDIA's creator requires type_id (and k, is_largest), and
+			// type_id is only 0, 1, 3 or 7: 2 (kINT8) is refused.
+			"fields missing-type_id fail 6669656c642022747970655f696422206973207265717569726564",
+			"fields code-type_id fail 6973206e6f7420616e20616c6c6f77656420647479706520636f6465",
+			"field type_id 5 1 02000000",
+			"inputs 1 1",
+			// input of any rank; values and indices its shape with the dim
+			// at axis (-1: the last) replaced by k = 3.
+			"input 1 2",
+			"output 0 1 3",
+			"output 1 1 3",
+			// (input, values, indices): input and values of type_id's
+			// DataType, indices kINT32; any other input dtype refused.
+			"combo 3 0 0 3",
+			"reject 0 1",
+			"field type_id 5 1 01000000",
+			"combo 3 1 1 3",
+			"reject 0 0",
+			"field type_id 5 1 03000000",
+			"combo 3 3 3 3",
+			"field type_id 5 1 07000000",
+			"combo 3 7 7 3",
+			"input 3 2 3 2",
+			"output 0 3 2 3 3",
+			"output 1 3 2 3 3",
+		},
 	}
-	seen := map[string]bool{}
+	// A port's lines: those of all its plugin blocks, in order (a port of
+	// a rank-any input or a dtype param has a block per rank and value).
+	linesOf := map[string][]string{}
+	var order []string
 	for _, p := range packages(t) {
 		if p.pkg.Name != "NvidiaPorts" {
 			continue
@@ -125,26 +178,32 @@ func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 		for _, block := range strings.Split(driverCases(p.pkg), "\nplugin ")[1:] {
 			lines := strings.Split("plugin "+block, "\n")
 			name := strings.Fields(lines[0])[1]
-			seen[name] = true
-			exp, ok := want[name]
-			if !ok {
-				t.Errorf("port %s has no NVIDIA facts in this test", name)
-				continue
+			if _, ok := linesOf[name]; !ok {
+				order = append(order, name)
 			}
-			// The expected lines, in order, among the port's lines.
-			i := 0
-			for _, l := range lines {
-				if i < len(exp) && l == exp[i] {
-					i++
-				}
+			linesOf[name] = append(linesOf[name], lines...)
+		}
+	}
+	for _, name := range order {
+		lines := linesOf[name]
+		exp, ok := want[name]
+		if !ok {
+			t.Errorf("port %s has no NVIDIA facts in this test", name)
+			continue
+		}
+		// The expected lines, in order, among the port's lines.
+		i := 0
+		for _, l := range lines {
+			if i < len(exp) && l == exp[i] {
+				i++
 			}
-			if i < len(exp) {
-				t.Errorf("port %s: no %q (in order) among its driver cases:\n%s", name, exp[i], strings.Join(lines, "\n"))
-			}
+		}
+		if i < len(exp) {
+			t.Errorf("port %s: no %q (in order) among its driver cases:\n%s", name, exp[i], strings.Join(lines, "\n"))
 		}
 	}
 	for name := range want {
-		if !seen[name] {
+		if _, ok := linesOf[name]; !ok {
 			t.Errorf("no port %s in the NvidiaPorts package of the examples tree", name)
 		}
 	}

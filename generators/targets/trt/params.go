@@ -141,6 +141,11 @@ func newParamModel(op *ir.Op, p *ir.Param, index int) *paramModel {
 			m.Read = text(reader("readFloats", append([]string{"&" + mem, "1"}, numbers()...)...))
 			m.Serialize = text(pluginField(p.Name, "&mParams."+p.Ident, floatField(cType), "1"))
 			m.PyType = "float"
+		} else if p.DTypeCode != nil {
+			// A dtype code: only the listed codes, the message naming them.
+			m.Read = text(reader("readCode", "&"+mem, codeInit(p), escape.CString(codeListing(p))))
+			m.Serialize = text(pluginField(p.Name, "&mParams."+p.Ident, field, "1"))
+			m.PyType = "int"
 		} else {
 			m.Read = text(reader("readInts", append([]string{"&" + mem, "1"}, numbers()...)...))
 			m.Serialize = text(pluginField(p.Name, "&mParams."+p.Ident, field, "1"))
@@ -359,6 +364,9 @@ func paramDoc(p *ir.Param) string {
 	}
 	if p.Max != nil {
 		parts = append(parts, p.MaxText())
+	}
+	if p.DTypeCode != nil {
+		parts = append(parts, "a dtype code: "+codeListing(p))
 	}
 	s := strings.Join(parts, ", ")
 	if p.Description != "" {

@@ -30,12 +30,16 @@ type qdpModel struct {
 	Reference     string
 	ReferencePath string // Python string arguments of os.path.join
 	RunsReference bool   // some JIT implementation calls it
+	// DTypeCodes: some op has a dtype code param, which the module's
+	// _code helper checks.
+	DTypeCodes bool
 }
 
 // qdpOp is one op's Python plugin; the fields qdp.py prints most come
 // first (see opModel).
 type qdpOp struct {
 	ID          string // vision::RoiAlignLite
+	dtypeCodes  bool   // a dtype code param (the module's _code helper)
 	Snake       string
 	Name        string
 	Kernel      string // the Triton kernel's name
@@ -137,6 +141,7 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 			m.AOT = m.AOT || q.AOT
 			m.Attrs = m.Attrs || q.AttrsFunc != ""
 			m.RunsReference = m.RunsReference || (!q.AOT && q.RefInputs != "")
+			m.DTypeCodes = m.DTypeCodes || q.dtypeCodes
 			m.Ops = append(m.Ops, q)
 		}
 	}
@@ -157,6 +162,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		Description: m.Description,
 		AOT:         OpOptions(op).QDP.Impl != "jit",
 	}
+	b.q.dtypeCodes = slices.ContainsFunc(op.Params, func(p *ir.Param) bool { return p.DTypeCode != nil })
 	typed := b.signatures()
 	dims := b.registerBody()
 	b.q.RefInputs, b.q.RefParams = referenceCall(op, b.l, m)
@@ -221,11 +227,11 @@ func (b *qdpBuilder) autotuneParams(attrs []string) (typed []*ioTensor, tuneAttr
 	q, l := b.q, b.l
 	var tuneKey []string
 	for i, p := range b.op.Params {
-		j := slices.IndexFunc(l.Outputs, func(t *ioTensor) bool { return t.Rule == ruleParam && t.Param == p })
+		j := slices.IndexFunc(l.All(), func(t *ioTensor) bool { return t.Rule == ruleParam && t.Param == p })
 		if j < 0 {
 			continue
 		}
-		typed = append(typed, l.Outputs[j])
+		typed = append(typed, l.All()[j])
 		tuneAttrs = append(tuneAttrs, attrs[i])
 		q.AutotuneChecks = append(q.AutotuneChecks, p.Ident+" = "+qdpAttrCheck(q.ID, p, b.m.Params[i]))
 		tuneKey = append(tuneKey, p.Ident)
@@ -241,6 +247,7 @@ func (b *qdpBuilder) autotuneParams(attrs []string) (typed []*ioTensor, tuneAttr
 // returns each output's dims as ShapeExprs (nil for size-tensor outputs).
 func (b *qdpBuilder) registerBody() (dims [][]string) {
 	body := b.attrUnpack()
+	body = append(body, b.paramTypedInputChecks()...)
 	body = append(body, b.rankChecks()...)
 	body = append(body, b.sizeTensors()...)
 	shapes, results, dims := b.outputDescs()
@@ -402,7 +409,7 @@ func (b *qdpBuilder) combos(typed []*ioTensor) []qdpCombo {
 		if len(typed) > 0 {
 			key = make([]string, len(typed))
 			for k, t := range typed {
-				key[k] = escape.PyString(t.Param.Values[slices.Index(t.Allowed, c.DTypes[t.Pos])])
+				key[k] = pyParamValue(t, slices.Index(t.Allowed, c.DTypes[t.Pos]))
 			}
 		}
 		for _, layout := range layouts {
@@ -570,6 +577,9 @@ func qdpAttrsFunc(snake string) string { return "_" + snake + "_attrs" }
 // trailing NUL, float16 arrays as float16.
 func qdpAttrCheck(id string, p *ir.Param, m *paramModel) string {
 	args := escape.PyString(id) + ", " + escape.PyString(p.Name) + ", " + p.Ident
+	if p.DTypeCode != nil {
+		return "_code(" + args + ", " + pyCodes(p) + ")"
+	}
 	switch p.Kind {
 	case ir.ParamBool:
 		return p.Ident
@@ -666,7 +676,7 @@ func pyTypeExpr(l *ioLayout, all []*ioTensor, pos int) string {
 		// The param's value (checked by the attrs function) names it.
 		pairs := make([]string, len(t.Allowed))
 		for i, d := range t.Allowed {
-			pairs[i] = escape.PyString(t.Param.Values[i]) + ": " + pyDType[d]
+			pairs[i] = pyParamValue(t, i) + ": " + pyDType[d]
 		}
 		return "{" + strings.Join(pairs, ", ") + "}[" + t.Param.Ident + "]"
 	case ruleFollowFirst:

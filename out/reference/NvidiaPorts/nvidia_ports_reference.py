@@ -203,9 +203,46 @@ def resize_nearest_trt(x, *, scale):
     return x.index_select(2, source(oh, h)).index_select(3, source(ow, w))
     # opforge:end reference:ResizeNearest_TRT
 
+def topk_last_dim(input, *, type_id, k, is_largest, axis=-1):
+    """TopkLastDim: Port of NVIDIA's TopkLastDim version 1: the k largest (is_largest 1, in descending order) or smallest (is_largest 0, ascending) elements of input along axis, and their int32 indices along axis.
+
+    Type T is one of float32, float16, int32, bfloat16.
+
+    Inputs (torch tensors):
+        input: T of any rank
+
+    Params (keyword-only Python values):
+        type_id: int32, required: the dtype of input and values, as nvinfer1::DataType: 0 kFLOAT, 1 kHALF, 3 kINT32, 7 kBF16
+        k: int32, min 1, required: how many elements to keep along axis, at most input's dim there
+        is_largest: int32, min 0, max 1, required: 1: the k largest, descending; 0: the k smallest, ascending
+        axis: int32, default -1: the axis, negative counting from the last
+
+    Returns a tuple, in this order:
+        values: T shaped like input with the dim at axis replaced by k
+        indices: int32 shaped like input with the dim at axis replaced by k: int32 indices along axis of input
+    """
+    # opforge:begin reference:TopkLastDim
+    # Descending for is_largest 1, ascending for 0; ties in index order (a
+    # stable sort; NVIDIA's kernel leaves their order open). float64 holds
+    # every dtype the op takes exactly, and sorts on every device.
+    # NVIDIA requires k <= input.shape[axis]; past it the port writes value
+    # 0 and index -1, so every output element is defined.
+    _, order = torch.sort(input.to(torch.float64), dim=axis, descending=bool(is_largest), stable=True)
+    n = input.shape[axis]
+    picked = order.narrow(axis, 0, min(k, n))
+    values, indices = torch.gather(input, axis, picked), picked.to(torch.int32)
+    if k > n:
+        pad = list(input.shape)
+        pad[axis] = k - n
+        values = torch.cat([values, input.new_zeros(pad)], dim=axis)
+        indices = torch.cat([indices, torch.full(pad, -1, dtype=torch.int32, device=input.device)], dim=axis)
+    return values, indices
+    # opforge:end reference:TopkLastDim
+
 # op name -> reference function
 OPS = {
     "ROIAlign_TRT": roi_align_trt,
     "ModulatedDeformConv2d": modulated_deform_conv2d,
     "ResizeNearest_TRT": resize_nearest_trt,
+    "TopkLastDim": topk_last_dim,
 }

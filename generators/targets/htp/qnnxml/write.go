@@ -237,7 +237,7 @@ func (w *writer) tensor(e *etree.Element, op *ir.Op, t *ir.Tensor, input bool) {
 		w.lost(t.Where.At("range", t.Pos), "%q: QNN XML has no value range of an input; range [%s, %s] is dropped", t.Name, t.Range.Lo.Expr, t.Range.Hi.Expr)
 	}
 	if t.DTypeParam != "" {
-		w.lost(t.Where.At("dtype_param", t.Pos), "%q: QNN XML cannot say that param %s chooses the dtype; the output lists its dtypes only", t.Name, t.DTypeParam)
+		w.lost(t.Where.At("dtype_param", t.Pos), "%q: QNN XML cannot say that param %s chooses the dtype; the tensor lists its dtypes only", t.Name, t.DTypeParam)
 	}
 }
 
@@ -255,6 +255,9 @@ func (w *writer) param(e *etree.Element, p *ir.Param) {
 	describe(e, p.Description, false)
 	w.constraints(e, p.Constraints)
 	leaf(e, "Mandatory", strconv.FormatBool(p.Mandatory))
+	if p.DTypeCode != nil {
+		w.lost(p.Where.At("dtype_code", p.Pos), "param %q: QNN XML has no dtype code; it is written as a plain integer, and its codes are dropped", p.Name)
+	}
 	w.datatypes(e, p.Pos, "param "+strconv.Quote(p.Name), p.DTypes)
 	shape := e.CreateElement("Shape")
 	rank, scalar := 0, true

@@ -84,9 +84,32 @@ def resize_nearest_trt(x, *, scale):
     raise NotImplementedError("ResizeNearest_TRT has no reference implementation yet: write it in the region reference:ResizeNearest_TRT of out/reference/NvidiaPorts/nvidia_ports_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ResizeNearest_TRT
 
+def topk_last_dim(input, *, type_id, k, is_largest, axis=-1):
+    """TopkLastDim: Port of NVIDIA's TopkLastDim version 1: the k largest (is_largest 1, in descending order) or smallest (is_largest 0, ascending) elements of input along axis, and their int32 indices along axis.
+
+    Type T is one of float32, float16, int32, bfloat16.
+
+    Inputs (torch tensors):
+        input: T of any rank
+
+    Params (keyword-only Python values):
+        type_id: int32, required: the dtype of input and values, as nvinfer1::DataType: 0 kFLOAT, 1 kHALF, 3 kINT32, 7 kBF16
+        k: int32, min 1, required: how many elements to keep along axis, at most input's dim there
+        is_largest: int32, min 0, max 1, required: 1: the k largest, descending; 0: the k smallest, ascending
+        axis: int32, default -1: the axis, negative counting from the last
+
+    Returns a tuple, in this order:
+        values: T shaped like input with the dim at axis replaced by k
+        indices: int32 shaped like input with the dim at axis replaced by k: int32 indices along axis of input
+    """
+    # opforge:begin reference:TopkLastDim
+    raise NotImplementedError("TopkLastDim has no reference implementation yet: write it in the region reference:TopkLastDim of out/reference/NvidiaPorts/nvidia_ports_reference.py (opforge verify, calibration and quantization need it)")
+    # opforge:end reference:TopkLastDim
+
 # op name -> reference function
 OPS = {
     "ROIAlign_TRT": roi_align_trt,
     "ModulatedDeformConv2d": modulated_deform_conv2d,
     "ResizeNearest_TRT": resize_nearest_trt,
+    "TopkLastDim": topk_last_dim,
 }

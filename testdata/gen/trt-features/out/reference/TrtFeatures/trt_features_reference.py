@@ -183,6 +183,42 @@ def cast_pair(x, *, to="float16", index_to):
     raise NotImplementedError("CastPair has no reference implementation yet: write it in the region reference:CastPair of out/reference/TrtFeatures/trt_features_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:CastPair
 
+def scale_coded(x, *, dtype=1, out_type):
+    """ScaleCoded: An int param holding an ONNX dtype code (dtype_code) binds T, the dtype of x and y; z's dtype is a TensorRT DataType code's.
+
+    Type T is one of float32, float16.
+
+    Inputs (torch tensors):
+        x: T [N]
+
+    Params (keyword-only Python values):
+        dtype: int32, default 1
+        out_type: int64, required
+
+    Returns a tuple, in this order:
+        y: T [N]
+        z: int32 or float32 [N]
+    """
+    # opforge:begin reference:ScaleCoded
+    raise NotImplementedError("ScaleCoded has no reference implementation yet: write it in the region reference:ScaleCoded of out/reference/TrtFeatures/trt_features_reference.py (opforge verify, calibration and quantization need it)")
+    # opforge:end reference:ScaleCoded
+
+def pick_inputs(a, b, *, kind="float32"):
+    """PickInputs: An enum param choosing the dtype of two inputs (they share it); the output's is fixed.
+
+    Inputs (torch tensors):
+        a: float32 or int32 [N]
+        b: int32 or float32 [N]
+
+    Params (keyword-only Python values):
+        kind: str, one of int32, float32, default float32
+
+    Returns y: float32 [N].
+    """
+    # opforge:begin reference:PickInputs
+    raise NotImplementedError("PickInputs has no reference implementation yet: write it in the region reference:PickInputs of out/reference/TrtFeatures/trt_features_reference.py (opforge verify, calibration and quantization need it)")
+    # opforge:end reference:PickInputs
+
 # op name -> reference function
 OPS = {
     "ScaleInplace": scale_inplace,
@@ -193,4 +229,6 @@ OPS = {
     "ScaleBias": scale_bias,
     "CastTo": cast_to,
     "CastPair": cast_pair,
+    "ScaleCoded": scale_coded,
+    "PickInputs": pick_inputs,
 }

@@ -87,10 +87,30 @@ def cast_to(x, *, to):
     raise NotImplementedError("CastTo has no reference implementation yet: write it in the region reference:CastTo of out/reference/LegacyTrt/legacy_trt_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:CastTo
 
+def topk_coded(x, *, type_id):
+    """TopkCoded: An int field holding a TensorRT DataType code binds T, the dtype of x and values, on IPluginV2DynamicExt (TopkLastDim's type_id).
+
+    Type T is one of float32, float16, int32.
+
+    Inputs (torch tensors):
+        x: T [N, C]
+
+    Params (keyword-only Python values):
+        type_id: int32, required
+
+    Returns a tuple, in this order:
+        values: T [N, C]
+        indices: int32 [N, C]
+    """
+    # opforge:begin reference:TopkCoded
+    raise NotImplementedError("TopkCoded has no reference implementation yet: write it in the region reference:TopkCoded of out/reference/LegacyTrt/legacy_trt_reference.py (opforge verify, calibration and quantization need it)")
+    # opforge:end reference:TopkCoded
+
 # op name -> reference function
 OPS = {
     "ClampBlend": clamp_blend,
     "ArgMaxLast": arg_max_last,
     "MaskedAdd": masked_add,
     "CastTo": cast_to,
+    "TopkCoded": topk_coded,
 }

@@ -16,6 +16,8 @@
 #include "ops/ScaleBiasPlugin.h"
 #include "ops/CastToPlugin.h"
 #include "ops/CastPairPlugin.h"
+#include "ops/ScaleCodedPlugin.h"
+#include "ops/PickInputsPlugin.h"
 
 #if defined(_WIN32)
 #define TRT_FEATURES_EXPORT __declspec(dllexport)
@@ -42,8 +44,10 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
         static ScaleBiasPluginCreator sScaleBias;
         static CastToPluginCreator sCastTo;
         static CastPairPluginCreator sCastPair;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaleInplace, &sResizeRounded, &sReshapeTo, &sUniqueValues, &sAllParams, &sScaleBias, &sCastTo, &sCastPair};
-        nbCreators = 8;
+        static ScaleCodedPluginCreator sScaleCoded;
+        static PickInputsPluginCreator sPickInputs;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaleInplace, &sResizeRounded, &sReshapeTo, &sUniqueValues, &sAllParams, &sScaleBias, &sCastTo, &sCastPair, &sScaleCoded, &sPickInputs};
+        nbCreators = 10;
         return sCreators;
     }
     catch (...)
@@ -64,6 +68,8 @@ REGISTER_TENSORRT_PLUGIN(AllParamsPluginCreator);
 REGISTER_TENSORRT_PLUGIN(ScaleBiasPluginCreator);
 REGISTER_TENSORRT_PLUGIN(CastToPluginCreator);
 REGISTER_TENSORRT_PLUGIN(CastPairPluginCreator);
+REGISTER_TENSORRT_PLUGIN(ScaleCodedPluginCreator);
+REGISTER_TENSORRT_PLUGIN(PickInputsPluginCreator);
 
 } // namespace trt_features_trt
 

@@ -527,6 +527,29 @@ bool readEnum(nvinfer1::PluginField const& f, char const* const* names, int32_t 
     return true;
 }
 
+//! Reads a dtype code (a dtype_code param): an integer field whose value is one of codes; listing names
+//! them for the message. (<vector> brings std::initializer_list.)
+template <typename T>
+bool readCode(nvinfer1::PluginField const& f, T* dst, std::initializer_list<int64_t> codes, char const* listing,
+    FieldError& err) noexcept
+{
+    int64_t v = 0;
+    if (!readInts(f, &v, 1, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), err))
+    {
+        return false;
+    }
+    for (int64_t c : codes)
+    {
+        if (c == v)
+        {
+            *dst = static_cast<T>(v);
+            return true;
+        }
+    }
+    err.set("value %lld is not an allowed dtype code; the codes are %s", static_cast<long long>(v), listing);
+    return false;
+}
+
 //! A kCHAR field holding text with its terminating NUL, as the ONNX parser sends strings.
 inline nvinfer1::PluginField charField(char const* name, char const* text) noexcept
 {

@@ -9,6 +9,7 @@
 #include "ops/ArgMaxLastPlugin.h"
 #include "ops/MaskedAddPlugin.h"
 #include "ops/CastToPlugin.h"
+#include "ops/TopkCodedPlugin.h"
 
 #if defined(_WIN32)
 #define LEGACY_TRT_EXPORT __declspec(dllexport)
@@ -39,8 +40,9 @@ CreatorPointer const* creators(int32_t& nbCreators) noexcept
         static ArgMaxLastPluginCreator sArgMaxLast;
         static MaskedAddPluginCreator sMaskedAdd;
         static CastToPluginCreator sCastTo;
-        static CreatorPointer const sCreators[] = {&sClampBlend, &sArgMaxLast, &sMaskedAdd, &sCastTo};
-        nbCreators = 4;
+        static TopkCodedPluginCreator sTopkCoded;
+        static CreatorPointer const sCreators[] = {&sClampBlend, &sArgMaxLast, &sMaskedAdd, &sCastTo, &sTopkCoded};
+        nbCreators = 5;
         return sCreators;
     }
     catch (...)
