@@ -107,7 +107,7 @@ func (e *Expr) Range(env RangeEnv) Interval {
 			return es.ElemSizeRange(e.Name)
 		}
 		return Interval{1, 8}
-	case Dim:
+	case Dim, DimProd:
 		if ds, ok := env.(DimRangeEnv); ok {
 			return ds.DimRange(e)
 		}
@@ -207,7 +207,7 @@ func (e *Expr) ConstOverflow() *Expr {
 		switch x.Kind {
 		case Const:
 			return x.Value, true
-		case Sym, Index, Dim:
+		case Sym, Index, Dim, DimProd, Len, ElemSize:
 			return 0, false
 		}
 		vals := make([]int64, len(x.Args))
