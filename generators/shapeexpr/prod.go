@@ -100,8 +100,21 @@ func (e *Expr) SliceOf(rank int64) (lo, hi int64) {
 	return lo, max(lo, hi)
 }
 
+// SliceProdEnv is an Env that gives some products of dim slices itself
+// (ok false: multiply the dims DimsEnv gives), such as a validator's
+// sample values, where a sample dim at each of eight axes would overflow
+// a product no real tensor reaches.
+type SliceProdEnv interface {
+	SliceProd(e *Expr) (int64, bool)
+}
+
 // evalDimProd multiplies the dims of the slice, refusing an int64 overflow.
 func (e *Expr) evalDimProd(env Env) (int64, error) {
+	if se, ok := env.(SliceProdEnv); ok {
+		if v, ok := se.SliceProd(e); ok {
+			return v, nil
+		}
+	}
 	ds, ok := env.(DimsEnv)
 	var dims []int64
 	if ok {

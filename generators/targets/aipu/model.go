@@ -653,6 +653,10 @@ func (l *locals) ref(e *shapeexpr.Expr) string {
 	if e.Kind == shapeexpr.Dim {
 		return l.dim(e)
 	}
+	if e.Kind == shapeexpr.DimProd {
+		i := slices.IndexFunc(l.op.Inputs, func(in *ir.Tensor) bool { return in.Name == e.Name })
+		return shapeexpr.PythonSliceProd(l.inputs[i]+".shape", e, "1")
+	}
 	if e.Kind == shapeexpr.Index {
 		if i := slices.IndexFunc(l.op.Inputs, func(in *ir.Tensor) bool { return in.Name == e.Name }); i >= 0 {
 			return "int(" + l.inputs[i] + "[" + strconv.Itoa(e.Index) + "])"

@@ -352,6 +352,9 @@ func fakeBody(op *ir.Op) (f fakeModel, assumed []*ir.Tensor) {
 	var pending []string
 	checked := map[string]bool{}
 	ref := func(e *shapeexpr.Expr) string {
+		if e.Kind == shapeexpr.DimProd {
+			return shapeexpr.PythonSliceProd(op.Input(e.Name).Ident+".shape", e, "1")
+		}
 		if e.Kind == shapeexpr.Dim {
 			in := op.Input(e.Name)
 			if e.Axis == "" && in.Rank != ir.RankAny {

@@ -33,6 +33,9 @@ type packageModel struct {
 	// QDPModule is the Python module name ("" without Python plugins).
 	QDPModule string
 	QDP       *qdpModel
+	// DimHelpers: common.h declares the helpers over slices and axes of
+	// dims (dimsProd, dimAt, dimsProdExpr), which some op uses.
+	DimHelpers bool
 }
 
 type requirement struct {
@@ -254,6 +257,7 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 		om.PluginName, om.PluginVersion, om.PluginNamespace = id.Name, id.Version, id.Namespace
 		m.Ops[i], m.Readme[i] = om, newReadmeOp(m, ops[i], om)
 	})
+	m.DimHelpers = usesDimHelpers(ops)
 	wide, fp8 := "", ""
 	for i, op := range ops {
 		om := m.Ops[i]
@@ -717,6 +721,9 @@ func (r *refs) ref(e *shapeexpr.Expr) string {
 	if e.Kind == shapeexpr.Dim {
 		return r.dim(e)
 	}
+	if e.Kind == shapeexpr.DimProd {
+		return r.dimProdExpr(e)
+	}
 	if e.Kind == shapeexpr.Len {
 		return "exprBuilder.constant(static_cast<int64_t>(mParams." + identOf(r.op, e.Name) + ".size()))"
 	}
@@ -990,20 +997,25 @@ func workspaceExpr(op *ir.Op, l *ioLayout, w *shapeexpr.Expr, legacy bool) strin
 		desc = ""
 	}
 	// elem_size(x): the byte size of x's run-time dtype, from the
-	// descriptors getWorkspaceSize receives (validate allows it here only).
-	elem := func(name string) string {
+	// descriptors getWorkspaceSize receives (validate allows it here only);
+	// x.shape[axis] and prod(x.shape[lo:hi]) from x's dims there.
+	extra := func(x *shapeexpr.Expr) string {
 		for _, t := range l.All() {
-			if t.T != nil && t.T.Name == name {
-				list, idx := "inputs", t.Index
-				if !t.Input {
-					list = "outputs"
-				}
+			if t.T == nil || t.T.Name != x.Name {
+				continue
+			}
+			list, idx := "inputs", t.Index
+			if !t.Input {
+				list = "outputs"
+			}
+			if x.Kind == shapeexpr.ElemSize {
 				return fmt.Sprintf("elementSize(static_cast<int32_t>(%s[%d]%s.type))", list, idx, desc)
 			}
+			return cppDimRef(op, x, fmt.Sprintf("%s[%d].%s", list, idx, dims), "mParams")
 		}
 		return ""
 	}
-	s, _ := cppIntElem(op, l, w, func(i, j int) string { return fmt.Sprintf("inputs[%d].%s.d[%d]", i, dims, j) }, "mParams", elem)
+	s, _ := cppIntElem(op, l, w, func(i, j int) string { return fmt.Sprintf("inputs[%d].%s.d[%d]", i, dims, j) }, "mParams", extra)
 	return s
 }
 
@@ -1015,15 +1027,16 @@ func cppInt(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string
 	return cppIntElem(op, l, e, dim, params, nil)
 }
 
-// cppIntElem is cppInt that also renders elem_size(x) through elem.
-func cppIntElem(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string, params string, elem func(name string) string) (string, bool) {
+// cppIntElem is cppInt that also renders elem_size(x), x.shape[axis] and
+// prod(x.shape[lo:hi]) through extra (which returns "" for what it cannot).
+func cppIntElem(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string, params string, extra func(x *shapeexpr.Expr) string) (string, bool) {
 	ok := true
 	s := e.Render(shapeexpr.Syntax{
 		Const: func(v int64) string { return "int64_t{" + strconv.FormatInt(v, 10) + "}" },
 		Ref: func(x *shapeexpr.Expr) string {
-			if x.Kind == shapeexpr.ElemSize {
-				if elem != nil {
-					if s := elem(x.Name); s != "" {
+			if x.Kind == shapeexpr.ElemSize || x.Kind == shapeexpr.Dim || x.Kind == shapeexpr.DimProd {
+				if extra != nil {
+					if s := extra(x); s != "" {
 						return s
 					}
 				}

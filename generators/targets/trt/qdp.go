@@ -728,6 +728,9 @@ func (r *pyRefs) ref(s *shapeexpr.Expr, upper bool) string {
 	if s.Kind == shapeexpr.Dim {
 		return r.dim(s)
 	}
+	if s.Kind == shapeexpr.DimProd {
+		return shapeexpr.PythonSliceProd(r.l.Inputs[slices.IndexFunc(r.l.Inputs, func(t *ioTensor) bool { return t.Name == s.Name })].Ident+".shape_expr", s, pyConst(1))
+	}
 	if s.Kind == shapeexpr.Len {
 		return "trtp.ShapeExpr(len(" + identOf(r.op, s.Name) + "))"
 	}
