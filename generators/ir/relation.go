@@ -1,0 +1,87 @@
+package ir
+
+import (
+	"strings"
+
+	"github.com/opforge/opforge/generators/diag"
+)
+
+// RelationKind names what a relation between an op's inputs requires
+// (the op's `requires:` list).
+type RelationKind string
+
+const (
+	// SameRank: the inputs have one rank.
+	SameRank RelationKind = "same_rank"
+	// SameShape: the inputs have one shape.
+	SameShape RelationKind = "same_shape"
+	// Equal: two dim expressions are equal (K == 2 * span).
+	Equal RelationKind = "equal"
+	// Divisible: the first dim expression is a multiple of the second
+	// (C % num_groups == 0).
+	Divisible RelationKind = "divisible"
+	// OneOf: the input has one of several shapes ([B, N, 4] or
+	// [B, N, C, 4]).
+	OneOf RelationKind = "one_of"
+)
+
+// Relation is one entry of an op's `requires:`: a fact about its inputs'
+// ranks and dims that no single input shape states, checked where each
+// target sees the shapes.
+type Relation struct {
+	Kind RelationKind
+	// Inputs are the inputs SameRank and SameShape relate, and OneOf's
+	// one input, each written at InputPos.
+	Inputs   []string
+	InputPos []diag.Pos
+	// Dims are Equal's and Divisible's two sides.
+	Dims []*Dim
+	// Shapes are the shapes OneOf allows.
+	Shapes [][]*Dim
+	Pos    diag.Pos
+}
+
+// String is the relation as messages name it: "rank(a) == rank(b)",
+// "shape(a) == shape(b)", "K == 2 * span", "C % num_groups == 0",
+// "shape(boxes) in ([B, N, 4], [B, N, C, 4])".
+func (r *Relation) String() string {
+	switch r.Kind {
+	case SameRank, SameShape:
+		f := "rank("
+		if r.Kind == SameShape {
+			f = "shape("
+		}
+		parts := make([]string, len(r.Inputs))
+		for i, in := range r.Inputs {
+			parts[i] = f + in + ")"
+		}
+		return strings.Join(parts, " == ")
+	case Equal:
+		return r.Dims[0].Expr.String() + " == " + r.Dims[1].Expr.String()
+	case Divisible:
+		return operand(r.Dims[0]) + " % " + operand(r.Dims[1]) + " == 0"
+	}
+	shapes := make([]string, len(r.Shapes))
+	for i, s := range r.Shapes {
+		shapes[i] = ShapeText(s)
+	}
+	return "shape(" + r.Inputs[0] + ") in (" + strings.Join(shapes, ", ") + ")"
+}
+
+// ShapeText is a list of dims as an opdef writes it: [B, N, 4].
+func ShapeText(dims []*Dim) string {
+	parts := make([]string, len(dims))
+	for i, d := range dims {
+		parts[i] = d.Expr.String()
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// operand is a side of % in a message: a name or number as is, anything
+// else in parentheses.
+func operand(d *Dim) string {
+	if d.Expr.IsRef() || d.Expr.IsConst() {
+		return d.Expr.String()
+	}
+	return "(" + d.Expr.String() + ")"
+}
