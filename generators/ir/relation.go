@@ -1,9 +1,11 @@
 package ir
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
 // RelationKind names what a relation between an op's inputs requires
@@ -84,4 +86,53 @@ func operand(d *Dim) string {
 		return d.Expr.String()
 	}
 	return "(" + d.Expr.String() + ")"
+}
+
+// Holds evaluates the relation over concrete shapes: env gives the params
+// and dim symbols, dims each input's dims (env's DimsEnv for x.shape).
+// An expression that cannot be evaluated (a missing value, an axis out of
+// range, an overflow) is the error.
+func (r *Relation) Holds(env shapeexpr.Env, dims map[string][]int64) (bool, error) {
+	switch r.Kind {
+	case SameRank, SameShape:
+		first := dims[r.Inputs[0]]
+		for _, in := range r.Inputs[1:] {
+			other := dims[in]
+			if len(other) != len(first) || r.Kind == SameShape && !slices.Equal(other, first) {
+				return false, nil
+			}
+		}
+		return true, nil
+	case Equal, Divisible:
+		a, err := r.Dims[0].Expr.Eval(env)
+		if err != nil {
+			return false, err
+		}
+		b, err := r.Dims[1].Expr.Eval(env)
+		if err != nil {
+			return false, err
+		}
+		if r.Kind == Equal {
+			return a == b, nil
+		}
+		return b > 0 && a%b == 0, nil
+	}
+	got := dims[r.Inputs[0]]
+	for _, s := range r.Shapes {
+		if len(s) != len(got) {
+			continue
+		}
+		match := true
+		for j, d := range s {
+			v, err := d.Expr.Eval(env)
+			if err != nil {
+				return false, err
+			}
+			match = match && v == got[j]
+		}
+		if match {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -61,11 +61,14 @@ func (r *refs) dimProdExpr(e *shapeexpr.Expr) string {
 }
 
 // usesDimHelpers reports whether an op of ops needs common.h's helpers
-// over slices and axes of dims: a prod(x.shape[lo:hi]) in an output shape
-// or size bound, or an input dim by axis in the workspace (output shapes
-// read x.shape[axis] inline).
+// over slices and axes of dims: relations between inputs, a
+// prod(x.shape[lo:hi]) in an output shape or size bound, or an input dim
+// by axis in the workspace (output shapes read x.shape[axis] inline).
 func usesDimHelpers(ops []*ir.Op) bool {
 	for _, op := range ops {
+		if len(op.Requires) > 0 {
+			return true
+		}
 		if w := OpOptions(op).Workspace; w != nil && w.UsesDims() {
 			return true
 		}

@@ -100,6 +100,9 @@ type opModel struct {
 	// RuntimeChecks compare concrete input dims with the opdef
 	// (onShapeChange / enqueue): shared.tmpl's runtimeChecks.
 	RuntimeChecks []inputCheck
+	// Relations are the op's requires:, checked by configurePlugin and
+	// at run time (relations.tmpl).
+	Relations []relationRow
 
 	Params []*paramModel
 	// RequiredParams are the params without a default.
@@ -356,6 +359,7 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 	m.Aliased = len(m.Aliases) > 0
 	m.Shape = newShapeCode(op, l, pkg.Legacy)
 	m.RuntimeChecks = runtimeChecks(l)
+	m.Relations = relationRows(op, l)
 	if w := OpOptions(op).Workspace; w != nil {
 		m.Workspace = workspaceExpr(op, l, w, pkg.Legacy)
 	}

@@ -666,6 +666,63 @@ inline nvinfer1::IDimensionExpr const* dimsProdExpr(
     return acc;
 }
 
+//! The dims of a tensor descriptor, for the checks that run at build time and at run time alike.
+inline nvinfer1::Dims const& dimsOf(nvinfer1::PluginTensorDesc const& desc) noexcept
+{
+    return desc.dims;
+}
+
+inline nvinfer1::Dims const& dimsOf(nvinfer1::DynamicPluginTensorDesc const& desc) noexcept
+{
+    return desc.desc.dims;
+}
+
+//! The input dims a relation check reads (an op's requires:): known turns false when one is not known yet (-1, at
+//! build time), so the relation waits for the concrete dims; an axis that is none of the input's reads 0.
+struct RelationDims
+{
+    nvinfer1::Dims const* dims;
+    bool known = true;
+
+    int32_t rank(int32_t i) const noexcept
+    {
+        return dims[i].nbDims;
+    }
+    int64_t d(int32_t i, int32_t j) noexcept
+    {
+        return j < dims[i].nbDims ? value(dims[i].d[j]) : 0;
+    }
+    int64_t at(int32_t i, int64_t axis) noexcept
+    {
+        return value(dimAt(dims[i], axis));
+    }
+    int64_t prod(int32_t i, int64_t lo, bool hasEnd, int64_t end) noexcept
+    {
+        return value(dimsProd(dims[i], lo, hasEnd, end));
+    }
+    //! Same rank and no dim known in both that differs.
+    bool sameShape(int32_t i, int32_t j) noexcept
+    {
+        if (dims[i].nbDims != dims[j].nbDims)
+        {
+            return false;
+        }
+        for (int32_t k = 0; k < dims[i].nbDims; ++k)
+        {
+            if (dims[i].d[k] >= 0 && dims[j].d[k] >= 0 && dims[i].d[k] != dims[j].d[k])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+    int64_t value(int64_t v) noexcept
+    {
+        known = known && v >= 0;
+        return v;
+    }
+};
+
 //! Whether a tensor of nbDims dims can be in format f (vectorized formats need 3 or 4 dims).
 inline bool formatFits(nvinfer1::TensorFormat f, int32_t nbDims) noexcept
 {
