@@ -2,6 +2,7 @@ package ir
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -135,4 +136,39 @@ func (r *Relation) Holds(env shapeexpr.Env, dims map[string][]int64) (bool, erro
 		}
 	}
 	return false, nil
+}
+
+// Python is the relation as a Python boolean expression: ref renders a
+// name of an expression (each target's shape printer), shape the
+// sequence of an input's dims (x.shape, or a target's own). One printer
+// for every Python target (ExecuTorch fakes, Compass Parser, the Python
+// plugin), so they check the same thing.
+func (r *Relation) Python(ref func(*shapeexpr.Expr) string, shape func(input string) string) string {
+	side := func(d *Dim) string { return d.Expr.Python(ref) }
+	switch r.Kind {
+	case SameRank, SameShape:
+		var parts []string
+		for _, in := range r.Inputs[1:] {
+			if r.Kind == SameRank {
+				parts = append(parts, "len("+shape(r.Inputs[0])+") == len("+shape(in)+")")
+			} else {
+				parts = append(parts, "tuple("+shape(r.Inputs[0])+") == tuple("+shape(in)+")")
+			}
+		}
+		return strings.Join(parts, " and ")
+	case Equal:
+		return side(r.Dims[0]) + " == " + side(r.Dims[1])
+	case Divisible:
+		return side(r.Dims[1]) + " > 0 and " + side(r.Dims[0]) + " % " + side(r.Dims[1]) + " == 0"
+	}
+	s := shape(r.Inputs[0])
+	var alts []string
+	for _, dims := range r.Shapes {
+		parts := []string{"len(" + s + ") == " + strconv.Itoa(len(dims))}
+		for j, d := range dims {
+			parts = append(parts, s+"["+strconv.Itoa(j)+"] == "+side(d))
+		}
+		alts = append(alts, "("+strings.Join(parts, " and ")+")")
+	}
+	return strings.Join(alts, " or ")
 }

@@ -101,7 +101,10 @@ type parserModel struct {
 	Params        []paramRow // the params the output shapes read
 	Statics       []staticRow
 	RankChecks    []rankCheck
-	Outputs       []outputRow
+	// Relations are the statements checking the op's requires:
+	// (ValueError naming the op), after the axis checks they need.
+	Relations []text
+	Outputs   []outputRow
 }
 
 // initRow is one statement of the Parser's __init__: a tensor param read
@@ -365,7 +368,7 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 	l.bindSymbols(s)
 	m.Dims = l.dimRows()
 	for i, p := range op.Params {
-		if shapesRefer(op.Outputs, p.Name) {
+		if shapesRefer(op.Outputs, p.Name) || relationsRefer(op, p.Name) {
 			l.params[i] = s.claim(p.Ident)
 			m.Params = append(m.Params, paramRow{Local: text(l.params[i]), Key: text(escape.PyString(p.Ident))})
 		}
@@ -385,6 +388,7 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 			})
 		}
 	}
+	m.Relations = l.relationChecks(op)
 	m.Outputs = make([]outputRow, len(op.Outputs))
 	rules := op.Derived().Outputs
 	for i, o := range op.Outputs {

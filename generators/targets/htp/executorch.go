@@ -431,8 +431,15 @@ func fakeBody(op *ir.Op) (f fakeModel, assumed []*ir.Tensor) {
 		}
 		f.Outputs[i] = fakeOutput{Checks: texts(lines), Shape: text(shape), DType: text(dtype)}
 	}
+	// The relations between the inputs (requires:), after the axis
+	// checks of what they read.
+	var relations []string
+	for _, r := range op.Requires {
+		cond := r.Python(ref, func(in string) string { return op.Input(in).Ident + ".shape" })
+		relations = append(relations, "torch._check("+cond+", lambda: "+escape.PyString(op.Name+": requires "+r.String())+")")
+	}
 	// Checks of the replaced dims of shapes like an input's.
-	f.Checks = texts(pending)
+	f.Checks = texts(append(pending, relations...))
 	f.Device = text(deviceOf(first))
 	f.Tuple = len(op.Outputs) != 1
 	return f, assumed

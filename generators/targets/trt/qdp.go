@@ -23,6 +23,7 @@ type qdpModel struct {
 	Version   string // the C++ plugins' version, for the docstring
 	AOT       bool   // any op with an ahead-of-time Triton implementation
 	Attrs     bool   // any op with attributes (the module's check helpers)
+	Relations bool   // any op with requires: (the module's _known)
 	Ops       []*qdpOp
 	// Reference is the package's reference module (generators/reference)
 	// below out/, which JIT implementations run until written: its
@@ -40,6 +41,7 @@ type qdpOp struct {
 	Name        string
 	Kernel      string // the Triton kernel's name
 	AOT         bool
+	Relations   bool // the op has requires: (register checks them through _known)
 	Description string
 	// The parameter lists of the decorated functions, one declaration
 	// ("x: trtp.TensorDesc") a parameter, which the template joins:
@@ -136,6 +138,7 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 		if q != nil {
 			m.AOT = m.AOT || q.AOT
 			m.Attrs = m.Attrs || q.AttrsFunc != ""
+			m.Relations = m.Relations || q.Relations
 			m.RunsReference = m.RunsReference || (!q.AOT && q.RefInputs != "")
 			m.Ops = append(m.Ops, q)
 		}
@@ -156,6 +159,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		Snake:       names.Snake(op.Name),
 		Description: m.Description,
 		AOT:         OpOptions(op).QDP.Impl != "jit",
+		Relations:   len(op.Requires) > 0,
 	}
 	typed := b.signatures()
 	dims := b.registerBody()
@@ -242,6 +246,7 @@ func (b *qdpBuilder) autotuneParams(attrs []string) (typed []*ioTensor, tuneAttr
 func (b *qdpBuilder) registerBody() (dims [][]string) {
 	body := b.attrUnpack()
 	body = append(body, b.rankChecks()...)
+	body = append(body, b.qdpRelationChecks()...)
 	body = append(body, b.sizeTensors()...)
 	shapes, results, dims := b.outputDescs()
 	body = append(body, shapes...)

@@ -83,6 +83,11 @@ class ClassBoxesParser(ParserOp):
         N = scores.shape[1]
         C = scores.shape[2]
         if not 3 <= len(boxes.shape) <= 4: raise ValueError("ClassBoxes: input \"boxes\" has " + str(len(boxes.shape)) + " dims; the op takes 3 to 4")
+        if not ((len(boxes.shape) == 3 and boxes.shape[0] == B and boxes.shape[1] == N and boxes.shape[2] == 4) or (len(boxes.shape) == 4 and boxes.shape[0] == B and boxes.shape[1] == N and boxes.shape[2] == C and boxes.shape[3] == 4)): raise ValueError("ClassBoxes: requires shape(boxes) in ([B, N, 4], [B, N, C, 4])")
+        _dim1_l0 = int(0)
+        if not -len(boxes.shape) <= _dim1_l0 < len(boxes.shape): raise IndexError("ClassBoxes: boxes.shape[0] reads axis " + str(_dim1_l0) + " of input \"boxes\", which has " + str(len(boxes.shape)) + " dims")
+        _dim1_l0 %= len(boxes.shape)
+        if not ((boxes.shape[_dim1_l0] * N) > 0 and __import__("math").prod(boxes.shape[:-1], start=1) % (boxes.shape[_dim1_l0] * N) == 0): raise ValueError("ClassBoxes: requires prod(boxes.shape[:-1]) % (boxes.shape[0] * N) == 0")
         return [
             np.zeros((B, N, 4), dtype=np.float32),
         ]

@@ -84,6 +84,8 @@ class GroupNormParser(ParserOp):
         C = x.shape[1]
         H = x.shape[2]
         W = x.shape[3]
+        num_groups = self.params["num_groups"]
+        if not (num_groups > 0 and C % num_groups == 0): raise ValueError("GroupNorm: requires C % num_groups == 0")
         return [
             np.zeros(tuple(x.shape), dtype=np.float32),
         ]

@@ -84,6 +84,8 @@ class ScatterAlongParser(ParserOp):
         if not 1 <= len(data.shape) <= 8: raise ValueError("ScatterAlong: input \"data\" has " + str(len(data.shape)) + " dims; the op takes 1 to 8")
         if not 1 <= len(indices.shape) <= 8: raise ValueError("ScatterAlong: input \"indices\" has " + str(len(indices.shape)) + " dims; the op takes 1 to 8")
         if not 1 <= len(updates.shape) <= 8: raise ValueError("ScatterAlong: input \"updates\" has " + str(len(updates.shape)) + " dims; the op takes 1 to 8")
+        if not (len(data.shape) == len(indices.shape)): raise ValueError("ScatterAlong: requires rank(data) == rank(indices)")
+        if not (tuple(indices.shape) == tuple(updates.shape)): raise ValueError("ScatterAlong: requires shape(indices) == shape(updates)")
         return [
             np.zeros(tuple(data.shape), dtype=np.float32),
         ]

@@ -83,6 +83,8 @@ class SpanAttentionParser(ParserOp):
         B = c2p.shape[0]
         L = c2p.shape[1]
         K = c2p.shape[2]
+        span = self.params["span"]
+        if not (K == (2 * span)): raise ValueError("SpanAttention: requires K == 2 * span")
         return [
             np.zeros((B, L, L), dtype=np.float32),
         ]

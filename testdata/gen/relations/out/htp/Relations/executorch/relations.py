@@ -100,6 +100,7 @@ def _span_attention_fake(c2p, p2c, span=2):
     _B = c2p.shape[0]
     _L = c2p.shape[1]
     _K = c2p.shape[2]
+    torch._check(_K == (2 * span), lambda: "SpanAttention: requires K == 2 * span")
     return torch.empty((_B, _L, _L), dtype=torch.float32, device=c2p.device)
 
 def _span_attention_out(c2p, p2c, span=2, *, y):
@@ -128,6 +129,7 @@ def _group_norm_fake(x, scale, num_groups=2):
     _C = x.shape[1]
     _H = x.shape[2]
     _W = x.shape[3]
+    torch._check(num_groups > 0 and _C % num_groups == 0, lambda: "GroupNorm: requires C % num_groups == 0")
     return torch.empty(x.shape, dtype=torch.float32, device=x.device)
 
 def _group_norm_out(x, scale, num_groups=2, *, y):
@@ -155,6 +157,8 @@ def _scatter_along_fake(data, indices, updates, axis=0):
     if not 1 <= data.dim() <= 8: raise ValueError("ScatterAlong: input \"data\" has " + str(data.dim()) + " dims; the op takes 1 to 8")
     if not 1 <= indices.dim() <= 8: raise ValueError("ScatterAlong: input \"indices\" has " + str(indices.dim()) + " dims; the op takes 1 to 8")
     if not 1 <= updates.dim() <= 8: raise ValueError("ScatterAlong: input \"updates\" has " + str(updates.dim()) + " dims; the op takes 1 to 8")
+    torch._check(len(data.shape) == len(indices.shape), lambda: "ScatterAlong: requires rank(data) == rank(indices)")
+    torch._check(tuple(indices.shape) == tuple(updates.shape), lambda: "ScatterAlong: requires shape(indices) == shape(updates)")
     return torch.empty(data.shape, dtype=torch.float32, device=data.device)
 
 def _scatter_along_out(data, indices, updates, axis=0, *, y):
@@ -183,6 +187,11 @@ def _class_boxes_fake(scores, boxes):
     _N = scores.shape[1]
     _C = scores.shape[2]
     if not 3 <= boxes.dim() <= 4: raise ValueError("ClassBoxes: input \"boxes\" has " + str(boxes.dim()) + " dims; the op takes 3 to 4")
+    _dim1_l0 = int(0)
+    if not -boxes.dim() <= _dim1_l0 < boxes.dim(): raise IndexError("ClassBoxes: boxes.shape[0] reads axis " + str(_dim1_l0) + " of input \"boxes\", which has " + str(boxes.dim()) + " dims")
+    _dim1_l0 %= boxes.dim()
+    torch._check((len(boxes.shape) == 3 and boxes.shape[0] == _B and boxes.shape[1] == _N and boxes.shape[2] == 4) or (len(boxes.shape) == 4 and boxes.shape[0] == _B and boxes.shape[1] == _N and boxes.shape[2] == _C and boxes.shape[3] == 4), lambda: "ClassBoxes: requires shape(boxes) in ([B, N, 4], [B, N, C, 4])")
+    torch._check((boxes.shape[_dim1_l0] * _N) > 0 and __import__("math").prod(boxes.shape[:-1], start=1) % (boxes.shape[_dim1_l0] * _N) == 0, lambda: "ClassBoxes: requires prod(boxes.shape[:-1]) % (boxes.shape[0] * N) == 0")
     return torch.empty((_B, _N, 4), dtype=torch.float32, device=scores.device)
 
 def _class_boxes_out(scores, boxes, *, best):

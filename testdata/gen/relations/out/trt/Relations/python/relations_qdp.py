@@ -62,6 +62,16 @@ else:
 
         return unregistered
 
+def _known(desc: trtp.TensorDesc):
+    # The dims of desc as ints when TensorRT knows them all when the network is built, else None: the checks of
+    # the ops' requires: that read dims run where they are known (the C++ plugins check them at run time).
+    dims = []
+    for _d in desc.shape_expr:
+        if _d.is_fake or not _d.is_constant:
+            return None
+        dims.append(_d.constant_value())
+    return dims
+
 # Attribute checks: the same rules and messages as the C++ plugins' createPlugin.
 
 def _fail(plugin_id: str, name: str, problem: str) -> None:
@@ -107,6 +117,7 @@ def _span_attention_attrs(span):
 @trtp.register("test::SpanAttention")
 def span_attention(c2p: trtp.TensorDesc, p2c: trtp.TensorDesc, span: int) -> trtp.TensorDesc:
     span, = _span_attention_attrs(span)
+    if _known(c2p) is not None and not (_known(c2p)[2] == (2 * int(span))): raise ValueError("SpanAttention: requires K == 2 * span")
     return trtp.from_shape_expr((c2p.shape_expr[0], c2p.shape_expr[1], c2p.shape_expr[1]), dtype=trt.float32)
 
 @trtp.autotune("test::SpanAttention")
@@ -176,6 +187,7 @@ def _group_norm_attrs(num_groups):
 @trtp.register("test::GroupNorm")
 def group_norm(x: trtp.TensorDesc, scale: trtp.TensorDesc, num_groups: int) -> trtp.TensorDesc:
     num_groups, = _group_norm_attrs(num_groups)
+    if _known(x) is not None and not (int(num_groups) > 0 and _known(x)[1] % int(num_groups) == 0): raise ValueError("GroupNorm: requires C % num_groups == 0")
     return trtp.from_shape_expr(x.shape_expr, dtype=trt.float32)
 
 @trtp.autotune("test::GroupNorm")
@@ -248,6 +260,8 @@ def scatter_along(data: trtp.TensorDesc, indices: trtp.TensorDesc, updates: trtp
     if not 1 <= len(data.shape_expr) <= 8: raise ValueError("ScatterAlong: input \"data\" has " + str(len(data.shape_expr)) + " dims; the op takes 1 to 8")
     if not 1 <= len(indices.shape_expr) <= 8: raise ValueError("ScatterAlong: input \"indices\" has " + str(len(indices.shape_expr)) + " dims; the op takes 1 to 8")
     if not 1 <= len(updates.shape_expr) <= 8: raise ValueError("ScatterAlong: input \"updates\" has " + str(len(updates.shape_expr)) + " dims; the op takes 1 to 8")
+    if not (len(data.shape_expr) == len(indices.shape_expr)): raise ValueError("ScatterAlong: requires rank(data) == rank(indices)")
+    if _known(indices) is not None and _known(updates) is not None and not (tuple(_known(indices)) == tuple(_known(updates))): raise ValueError("ScatterAlong: requires shape(indices) == shape(updates)")
     return trtp.from_shape_expr(data.shape_expr, dtype=trt.float32)
 
 @trtp.autotune("test::ScatterAlong")
@@ -312,6 +326,8 @@ def scatter_along_aot_impl(
 @trtp.register("test::ClassBoxes")
 def class_boxes(scores: trtp.TensorDesc, boxes: trtp.TensorDesc) -> trtp.TensorDesc:
     if not 3 <= len(boxes.shape_expr) <= 4: raise ValueError("ClassBoxes: input \"boxes\" has " + str(len(boxes.shape_expr)) + " dims; the op takes 3 to 4")
+    if _known(boxes) is not None and _known(scores) is not None and not ((len(_known(boxes)) == 3 and _known(boxes)[0] == _known(scores)[0] and _known(boxes)[1] == _known(scores)[1] and _known(boxes)[2] == 4) or (len(_known(boxes)) == 4 and _known(boxes)[0] == _known(scores)[0] and _known(boxes)[1] == _known(scores)[1] and _known(boxes)[2] == _known(scores)[2] and _known(boxes)[3] == 4)): raise ValueError("ClassBoxes: requires shape(boxes) in ([B, N, 4], [B, N, C, 4])")
+    if _known(boxes) is not None and _known(scores) is not None and not ((_known(boxes)[0] * _known(scores)[1]) > 0 and __import__("math").prod(_known(boxes)[:-1], start=1) % (_known(boxes)[0] * _known(scores)[1]) == 0): raise ValueError("ClassBoxes: requires prod(boxes.shape[:-1]) % (boxes.shape[0] * N) == 0")
     return trtp.from_shape_expr((scores.shape_expr[0], scores.shape_expr[1], trtp.ShapeExpr(4)), dtype=trt.float32)
 
 @trtp.autotune("test::ClassBoxes")
