@@ -112,6 +112,8 @@ func (e *Expr) Range(env RangeEnv) Interval {
 			return ds.DimRange(e)
 		}
 		return Interval{0, math.Inf(1)}
+	case Rank:
+		return Interval{0, 8}
 	case Len:
 		if le, ok := env.(LenRangeEnv); ok {
 			return le.LenRange(e.Name)
@@ -207,7 +209,7 @@ func (e *Expr) ConstOverflow() *Expr {
 		switch x.Kind {
 		case Const:
 			return x.Value, true
-		case Sym, Index, Dim, DimProd, Len, ElemSize:
+		case Sym, Index, Dim, DimProd, Len, ElemSize, Rank:
 			return 0, false
 		}
 		vals := make([]int64, len(x.Args))

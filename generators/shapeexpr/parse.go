@@ -187,7 +187,18 @@ func (p *parser) primary(depth int) *Expr {
 			return &Expr{Kind: Len, Name: nt.text, Col: t.col}
 		}
 		if t.text == "prod" && p.punct("(") {
-			return p.dimProd(t)
+			return p.dimProd(t, depth)
+		}
+		if t.text == "rank" && p.punct("(") {
+			p.next()
+			nt := p.tok
+			if nt.kind != tName {
+				p.fail(nt.col, "rank takes the name of an input, found %s", nt)
+				return &Expr{Kind: Const, Col: t.col}
+			}
+			p.next()
+			p.expect(")")
+			return &Expr{Kind: Rank, Name: nt.text, Col: t.col}
 		}
 		if k, ok := rounds[t.text]; ok && p.punct("(") {
 			p.next()

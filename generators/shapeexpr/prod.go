@@ -13,9 +13,11 @@ import (
 // prod(indices.shape[:-1])), which x.shape[i] products cannot say for an
 // input whose rank is known only at run time.
 
-// dimProd parses the rest of "prod" "(" NAME "." "shape" "[" [INT] ":" [INT] "]" ")"
-// after "prod" (t).
-func (p *parser) dimProd(t token) *Expr {
+// dimProd parses the rest of "prod" "(" NAME "." "shape" "[" [BOUND] ":" [BOUND] "]" ")"
+// after "prod" (t). A bound is an integer literal, kept in Index and End;
+// any other expression (rank(x) - 1, x.shape[-1]: a relation's) makes
+// Args the two bounds, lo (0 when left out) and, with HasEnd, hi.
+func (p *parser) dimProd(t token, depth int) *Expr {
 	p.next() // (
 	nt := p.tok
 	e := &Expr{Kind: DimProd, Col: t.col}
@@ -31,47 +33,75 @@ func (p *parser) dimProd(t token) *Expr {
 	}
 	p.next()
 	p.expect("[")
-	if !p.punct(":") {
-		e.Index = p.sliceBound()
+	lo := &Expr{Kind: Const, Col: p.tok.col}
+	if !p.punct(":") && p.err == nil {
+		lo = p.expr(depth + 1)
 	}
 	if p.err == nil && !p.punct(":") {
 		p.fail(p.tok.col, "prod takes a slice such as x.shape[:-1] or x.shape[1:]; found %s", p.tok)
 		return e
 	}
 	p.next()
-	if !p.punct("]") {
-		e.End, e.HasEnd = p.sliceBound(), true
+	var hi *Expr
+	if !p.punct("]") && p.err == nil {
+		hi, e.HasEnd = p.expr(depth+1), true
 	}
 	p.expect("]")
 	p.expect(")")
+	if v, ok := literalInt(lo); ok && (hi == nil || isLiteralInt(hi)) {
+		e.Index = v
+		if hi != nil {
+			e.End, _ = literalInt(hi)
+		}
+		return e
+	}
+	if hi == nil {
+		e.Args = []*Expr{lo}
+	} else {
+		e.Args = []*Expr{lo, hi}
+	}
 	return e
 }
 
-// sliceBound parses an optionally negative integer of a slice.
-func (p *parser) sliceBound() int {
-	neg := p.punct("-")
-	if neg {
-		p.next()
+// literalInt reads an integer literal, negated or not.
+func literalInt(e *Expr) (int, bool) {
+	switch {
+	case e.Kind == Const && e.Value <= 1<<20:
+		return int(e.Value), true
+	case e.Kind == Neg && e.Args[0].Kind == Const && e.Args[0].Value <= 1<<20:
+		return -int(e.Args[0].Value), true
 	}
-	at := p.tok
-	if at.kind != tInt {
-		p.fail(at.col, "a slice bound is an integer, found %s", at)
-		return 0
+	return 0, false
+}
+
+func isLiteralInt(e *Expr) bool { _, ok := literalInt(e); return ok }
+
+// SliceBounds are a DimProd's bounds when an expression gives one (a
+// relation's slice): lo, and hi (nil when the slice runs to the end).
+func (e *Expr) SliceBounds() (lo, hi *Expr) {
+	if len(e.Args) == 0 {
+		return nil, nil
 	}
-	p.next()
-	v, err := strconv.Atoi(at.text)
-	if err != nil || v > 1<<20 {
-		p.fail(at.col, "slice bound %s is out of range", at.text)
+	if len(e.Args) > 1 {
+		hi = e.Args[1]
 	}
-	if neg {
-		v = -v
-	}
-	return v
+	return e.Args[0], hi
 }
 
 // SliceText is a DimProd's slice as written in canonical form: "lo:hi",
 // with lo left out when 0 and hi when the slice runs to the last dim.
 func (e *Expr) SliceText() string {
+	if lo, hi := e.SliceBounds(); lo != nil {
+		s := ""
+		if !lo.IsConst() || lo.Value != 0 {
+			s = lo.String()
+		}
+		s += ":"
+		if hi != nil {
+			s += hi.String()
+		}
+		return s
+	}
 	s := ""
 	if e.Index != 0 {
 		s = strconv.Itoa(e.Index)
@@ -124,6 +154,21 @@ func (e *Expr) evalDimProd(env Env) (int64, error) {
 		return 0, fmt.Errorf("no dims for %q", e.Name)
 	}
 	lo, hi := e.SliceOf(int64(len(dims)))
+	if blo, bhi := e.SliceBounds(); blo != nil {
+		l, err := blo.Eval(env)
+		if err != nil {
+			return 0, err
+		}
+		end := &Expr{Kind: DimProd, Index: int(max(min(l, 1<<20), -(1 << 20)))}
+		if bhi != nil {
+			h, err := bhi.Eval(env)
+			if err != nil {
+				return 0, err
+			}
+			end.End, end.HasEnd = int(max(min(h, 1<<20), -(1<<20))), true
+		}
+		lo, hi = end.SliceOf(int64(len(dims)))
+	}
 	acc := int64(1)
 	for _, d := range dims[lo:hi] {
 		v, ok := checked(Mul, []int64{acc, d})
@@ -143,4 +188,28 @@ func (e *Expr) evalDimProd(env Env) (int64, error) {
 // printers place expressions, not imports.
 func PythonSliceProd(seq string, e *Expr, one string) string {
 	return `__import__("math").prod(` + seq + "[" + e.SliceText() + "], start=" + one + ")"
+}
+
+// evalRank is rank(x): the number of x's dims.
+func (e *Expr) evalRank(env Env) (int64, error) {
+	if ds, ok := env.(DimsEnv); ok {
+		if dims, ok := ds.Dims(e.Name); ok {
+			return int64(len(dims)), nil
+		}
+	}
+	return 0, fmt.Errorf("no dims for %q", e.Name)
+}
+
+// PythonSliceProdOf is PythonSliceProd for any DimProd: a slice whose
+// bounds are expressions prints them through ref, as ints.
+func PythonSliceProdOf(seq string, e *Expr, one string, ref func(*Expr) string) string {
+	lo, hi := e.SliceBounds()
+	if lo == nil {
+		return PythonSliceProd(seq, e, one)
+	}
+	s := "int(" + lo.Python(ref) + "):"
+	if hi != nil {
+		s += "int(" + hi.Python(ref) + ")"
+	}
+	return `__import__("math").prod(` + seq + "[" + s + "], start=" + one + ")"
 }

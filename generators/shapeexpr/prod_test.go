@@ -50,16 +50,36 @@ func TestDimProd(t *testing.T) {
 		t.Error("an overflowing product evaluated")
 	}
 	for src, wantErr := range map[string]string{
-		"prod(x.shape[1])":  "prod takes a slice",
-		"prod(x.shap[:])":   `expected "shape"`,
-		"prod(3)":           "prod takes a slice of an input's dims",
-		"prod(x.shape[a:])": "a slice bound is an integer",
-		"prod(x.shape[:]":   `expected ")"`,
+		"prod(x.shape[1])":   "prod takes a slice",
+		"prod(x.shap[:])":    `expected "shape"`,
+		"prod(3)":            "prod takes a slice of an input's dims",
+		"prod(x.shape[1 2])": "prod takes a slice",
+		"rank(3)":            "rank takes the name of an input",
+		"prod(x.shape[:]":    `expected ")"`,
 	} {
 		_, err := Parse(src)
 		if err == nil || !strings.Contains(err.Error(), wantErr) {
 			t.Errorf("%q: error %v, want %q", src, err, wantErr)
 		}
+	}
+	// Bounds that are expressions (a relation's), and rank(x).
+	env := MapEnv{TensorDims: dims, Symbols: map[string]int64{"k": 2}}
+	for src, want := range map[string]int64{
+		"prod(x.shape[rank(s):])":             105, // 3 * 5 * 7
+		"prod(x.shape[:k + 1])":               30,
+		"prod(x.shape[s.shape[0] - 5:-k])":    1, // lo -1 is dim 3, hi -2 dim 2: empty
+		"rank(x) - 1 + rank(s) - s.shape[-1]": 0,
+	} {
+		e := mustParse(t, src)
+		if got := e.String(); got != src {
+			t.Errorf("%q: canonical %q", src, got)
+		}
+		if v, err := e.Eval(env); err != nil || v != want {
+			t.Errorf("%q = %d, %v; want %d", src, v, err, want)
+		}
+	}
+	if got := PythonSliceProdOf("x.shape", mustParse(t, "prod(x.shape[rank(s):])"), "1", func(e *Expr) string { return "len(s.shape)" }); got != `__import__("math").prod(x.shape[int(len(s.shape)):], start=1)` {
+		t.Errorf("PythonSliceProdOf: %s", got)
 	}
 	if got := PythonSliceProd("x.shape", mustParse(t, "prod(x.shape[:-1])"), "1"); got != `__import__("math").prod(x.shape[:-1], start=1)` {
 		t.Errorf("PythonSliceProd: %s", got)

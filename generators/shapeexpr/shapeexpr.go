@@ -30,6 +30,7 @@ const (
 	Div      // Args[0] / Args[1], true division: inside Floor, Ceil, Round only
 	Len      // len(Name): the element count of an array param
 	DimProd  // prod(Name.shape[Index:End]): the product of a slice of an input's dims
+	Rank     // rank(Name): an input's number of dims (relations only)
 )
 
 // Expr is an expression tree. Col is the 1-based column in the source text,
@@ -109,7 +110,7 @@ func (e *Expr) Symbols() []*Expr {
 // IsRef reports a leaf that names something: a symbol, an element, an
 // element size, an input's dim or an array's length.
 func (e *Expr) IsRef() bool {
-	return e.Kind == Sym || e.Kind == Index || e.Kind == ElemSize || e.Kind == Dim || e.Kind == Len || e.Kind == DimProd
+	return e.Kind == Sym || e.Kind == Index || e.Kind == ElemSize || e.Kind == Dim || e.Kind == Len || e.Kind == DimProd || e.Kind == Rank
 }
 
 // Rounded returns the floor, ceil and round subexpressions of e, outermost
@@ -194,6 +195,8 @@ func (e *Expr) write(sb *strings.Builder, outer int) {
 		fmt.Fprintf(sb, "len(%s)", e.Name)
 	case DimProd:
 		fmt.Fprintf(sb, "prod(%s.shape[%s])", e.Name, e.SliceText())
+	case Rank:
+		fmt.Fprintf(sb, "rank(%s)", e.Name)
 	case Neg:
 		sb.WriteByte('-')
 		e.Args[0].write(sb, prec(Neg))
@@ -312,6 +315,8 @@ func (e *Expr) Eval(env Env) (int64, error) {
 		return 0, fmt.Errorf("no length for %q", e.Name)
 	case DimProd:
 		return e.evalDimProd(env)
+	case Rank:
+		return e.evalRank(env)
 	case Floor, Ceil, Round:
 		return e.evalRounding(env)
 	case Div:

@@ -68,3 +68,21 @@ func (w witnessEnv) SliceProd(e *shapeexpr.Expr) (int64, bool) {
 	}
 	return max(1, w.v), true
 }
+
+// relationOnly checks prod(x.shape[lo:hi]) and rank(x): of an input whose
+// dims are known where the expression is computed (dimInput); rank(x)
+// and a slice bound other than an integer only in a relation (requires:),
+// which every target checks over concrete dims, where output shapes and
+// workspaces need the slice at build time.
+func (c *shapeChecker) relationOnly(s *shapeexpr.Expr, pos diag.Pos, where string) {
+	if c.dimInput(s, pos, where) == nil || c.relation {
+		return
+	}
+	if s.Kind == shapeexpr.Rank {
+		c.l.Errorf(pos, "shape-dim", "%s uses %s; the rank of an input may be used in requires only (an output of another rank is shaped {like: x})", where, s)
+		return
+	}
+	if lo, _ := s.SliceBounds(); lo != nil {
+		c.l.Errorf(pos, "shape-dim", "%s uses %s, whose slice bounds are not integers; such slices may be used in requires only", where, s)
+	}
+}

@@ -23,7 +23,7 @@ func relations(l *diag.List, op *ir.Op) {
 	// The op's own checks bind the symbols; they were reported already.
 	c := newShapeChecker(&diag.List{}, op)
 	c.check()
-	c.l, c.dims = l, true
+	c.l, c.dims, c.relation = l, true, true
 	for i, r := range op.Requires {
 		where := fmt.Sprintf("requires[%d] (%s)", i, r)
 		if !relationInputs(l, op, r, where) {

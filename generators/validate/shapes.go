@@ -29,6 +29,9 @@ type shapeChecker struct {
 	// prod(x.shape[lo:hi]) (output shapes and a target's workspace,
 	// computed where the inputs' dims are known).
 	dims bool
+	// relation: the expression is a side of a relation (requires:), which
+	// may also use rank(x) and slice bounds that are expressions.
+	relation bool
 	// output is the output whose declared shape is being checked (nil
 	// elsewhere), which `like: x` could shape instead.
 	output *ir.Tensor
@@ -175,8 +178,8 @@ func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, all
 		c.dim(s, pos, where)
 		return
 	}
-	if s.Kind == shapeexpr.DimProd {
-		c.dimInput(s, pos, where)
+	if s.Kind == shapeexpr.DimProd || s.Kind == shapeexpr.Rank {
+		c.relationOnly(s, pos, where)
 		return
 	}
 	if s.Kind == shapeexpr.Sym {

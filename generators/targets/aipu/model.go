@@ -657,9 +657,12 @@ func (l *locals) ref(e *shapeexpr.Expr) string {
 	if e.Kind == shapeexpr.Dim {
 		return l.dim(e)
 	}
-	if e.Kind == shapeexpr.DimProd {
+	if e.Kind == shapeexpr.DimProd || e.Kind == shapeexpr.Rank {
 		i := slices.IndexFunc(l.op.Inputs, func(in *ir.Tensor) bool { return in.Name == e.Name })
-		return shapeexpr.PythonSliceProd(l.inputs[i]+".shape", e, "1")
+		if e.Kind == shapeexpr.Rank {
+			return "len(" + l.inputs[i] + ".shape)"
+		}
+		return shapeexpr.PythonSliceProdOf(l.inputs[i]+".shape", e, "1", l.ref)
 	}
 	if e.Kind == shapeexpr.Index {
 		if i := slices.IndexFunc(l.op.Inputs, func(in *ir.Tensor) bool { return in.Name == e.Name }); i >= 0 {

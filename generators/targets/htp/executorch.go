@@ -351,9 +351,13 @@ func fakeBody(op *ir.Op) (f fakeModel, assumed []*ir.Tensor) {
 	// (pending), once per op (checked).
 	var pending []string
 	checked := map[string]bool{}
-	ref := func(e *shapeexpr.Expr) string {
+	var ref func(e *shapeexpr.Expr) string
+	ref = func(e *shapeexpr.Expr) string {
+		if e.Kind == shapeexpr.Rank {
+			return op.Input(e.Name).Ident + ".dim()"
+		}
 		if e.Kind == shapeexpr.DimProd {
-			return shapeexpr.PythonSliceProd(op.Input(e.Name).Ident+".shape", e, "1")
+			return shapeexpr.PythonSliceProdOf(op.Input(e.Name).Ident+".shape", e, "1", ref)
 		}
 		if e.Kind == shapeexpr.Dim {
 			in := op.Input(e.Name)

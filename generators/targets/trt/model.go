@@ -1038,7 +1038,7 @@ func cppIntElem(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) st
 	s := e.Render(shapeexpr.Syntax{
 		Const: func(v int64) string { return "int64_t{" + strconv.FormatInt(v, 10) + "}" },
 		Ref: func(x *shapeexpr.Expr) string {
-			if x.Kind == shapeexpr.ElemSize || x.Kind == shapeexpr.Dim || x.Kind == shapeexpr.DimProd {
+			if x.Kind == shapeexpr.ElemSize || x.Kind == shapeexpr.Dim || x.Kind == shapeexpr.DimProd || x.Kind == shapeexpr.Rank {
 				if extra != nil {
 					if s := extra(x); s != "" {
 						return s

@@ -43,10 +43,13 @@ func (b *qdpBuilder) knownRelation(r *ir.Relation) (known, cond string) {
 		}
 		return "_known(" + b.inputIdent(name) + ")"
 	}
-	ref := func(e *shapeexpr.Expr) string {
+	var ref func(e *shapeexpr.Expr) string
+	ref = func(e *shapeexpr.Expr) string {
 		switch {
+		case e.Kind == shapeexpr.Rank:
+			return "len(" + b.inputIdent(e.Name) + ".shape_expr)"
 		case e.Kind == shapeexpr.DimProd:
-			return shapeexpr.PythonSliceProd(read(e.Name), e, "1")
+			return shapeexpr.PythonSliceProdOf(read(e.Name), e, "1", ref)
 		case e.Kind == shapeexpr.Dim && e.Axis != "":
 			return read(e.Name) + "[int(" + identOf(b.op, e.Axis) + ")]"
 		case e.Kind == shapeexpr.Dim:

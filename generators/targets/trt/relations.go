@@ -92,7 +92,16 @@ func relationInput(l *ioLayout, name string) int {
 func relationExpr(op *ir.Op, l *ioLayout, e *shapeexpr.Expr) string {
 	extra := func(x *shapeexpr.Expr) string {
 		in := relationInput(l, x.Name)
+		lo, hi := x.SliceBounds()
 		switch {
+		case x.Kind == shapeexpr.Rank:
+			return fmt.Sprintf("static_cast<int64_t>(r.rank(%d))", in)
+		case x.Kind == shapeexpr.DimProd && lo != nil:
+			end := "0"
+			if hi != nil {
+				end = relationExpr(op, l, hi)
+			}
+			return fmt.Sprintf("r.prod(%d, %s, %t, %s)", in, relationExpr(op, l, lo), hi != nil, end)
 		case x.Kind == shapeexpr.DimProd:
 			return fmt.Sprintf("r.prod(%d, %s)", in, sliceArgs(x))
 		case x.Kind == shapeexpr.Dim && x.Axis != "":
