@@ -1,6 +1,7 @@
 package trt
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,15 @@ import (
 // namespace; one field scale, kFLOAT32 of length 1, with no default and
 // above 0; input [N, C, H, W], output [N, C, int(H * scale), int(W *
 // scale)]; float32 only (kFLOAT), LINEAR.
+//
+// ScatterND, from plugin/scatterPlugin (its creator and plugin) and the
+// plugin table: version "1" in the empty namespace; no fields; inputs data,
+// indices, updates of any rank, output data's shape and dtype; data and
+// updates kFLOAT or kINT32, indices kINT32, LINEAR; workspace
+// Dims::MAX_DIMS int32 coefficients plus one int32 per index tuple (the
+// product of every dim of indices but the last); ONNX's shapes (updates
+// shaped indices.shape[:-1] + data.shape[indices.shape[-1]:]), refused
+// with the op's name when broken.
 func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 	want := map[string][]string{
 		"ROIAlign_TRT": {
@@ -116,8 +126,36 @@ func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 			"combo 2 0 0",
 			"reject 0 1",
 		},
+		"ScatterND": {
+			"plugin ScatterND 1 - v3",
+			"io 3 1 0",
+			"inputs 3 3",
+			// data [8], indices [4, 1], updates [4] (the opdef's first
+			// case; drawn shapes break the relations): y [8].
+			"input 1 8",
+			"input 2 4 1",
+			"input 1 4",
+			"output 0 1 8",
+			// 8 * 4 bytes of coefficients, 4 tuples of 4 bytes.
+			"workspace 48",
+			// (data, indices, updates, y): kFLOAT or kINT32, indices kINT32.
+			"combo 4 0 3 0 0",
+			"combo 4 3 3 3 3",
+			"reject 1 0",
+			// updates [5] for 4 tuples of rows of 1: refused.
+			"violate ScatterND 2 1 5",
+			// Rank 3, drawn: data, indices, updates [2, 3, 2] (k = 2).
+			"input 3 2 3 2",
+			"output 0 3 2 3 2",
+			"workspace 56",
+		},
 	}
-	seen := map[string]bool{}
+	// NVIDIA's creators that declare no field.
+	noFields := map[string]bool{"ScatterND": true}
+	// A port's lines: every block of its name (a rank-polymorphic op has
+	// one per rank, in rank order).
+	ports := map[string][]string{}
+	var order []string
 	for _, p := range packages(t) {
 		if p.pkg.Name != "NvidiaPorts" {
 			continue
@@ -125,22 +163,33 @@ func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 		for _, block := range strings.Split(driverCases(p.pkg), "\nplugin ")[1:] {
 			lines := strings.Split("plugin "+block, "\n")
 			name := strings.Fields(lines[0])[1]
-			seen[name] = true
-			exp, ok := want[name]
-			if !ok {
-				t.Errorf("port %s has no NVIDIA facts in this test", name)
-				continue
+			if _, ok := ports[name]; !ok {
+				order = append(order, name)
 			}
-			// The expected lines, in order, among the port's lines.
-			i := 0
-			for _, l := range lines {
-				if i < len(exp) && l == exp[i] {
-					i++
-				}
+			ports[name] = append(ports[name], lines...)
+		}
+	}
+	seen := map[string]bool{}
+	for _, name := range order {
+		lines := ports[name]
+		seen[name] = true
+		if noFields[name] && slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "declared ") }) {
+			t.Errorf("port %s declares fields; NVIDIA's creator has none", name)
+		}
+		exp, ok := want[name]
+		if !ok {
+			t.Errorf("port %s has no NVIDIA facts in this test", name)
+			continue
+		}
+		// The expected lines, in order, among the port's lines.
+		i := 0
+		for _, l := range lines {
+			if i < len(exp) && l == exp[i] {
+				i++
 			}
-			if i < len(exp) {
-				t.Errorf("port %s: no %q (in order) among its driver cases:\n%s", name, exp[i], strings.Join(lines, "\n"))
-			}
+		}
+		if i < len(exp) {
+			t.Errorf("port %s: no %q (in order) among its driver cases:\n%s", name, exp[i], strings.Join(lines, "\n"))
 		}
 	}
 	for name := range want {

@@ -24,8 +24,42 @@ func satisfyRelations(op *ir.Op, l *ioLayout, inDims [][]int64, env shapeexpr.Ma
 			satisfy(op, l, r, inDims, env)
 		}
 	}
+	if brokenRelation(op, l, inDims, env) != nil {
+		useCaseShapes(op, l, inDims, env)
+	}
 	if bad := brokenRelation(op, l, inDims, env); bad != nil {
 		panic(fmt.Sprintf("%s: the driver's case %v breaks requires %s", op.Name, inDims, bad))
+	}
+}
+
+// useCaseShapes takes the input shapes of the first of the opdef's own
+// verify cases that satisfies the relations, where changing drawn dims
+// cannot (ScatterND's updates, shaped by indices' last dim): the symbols
+// of a declared shape bound to its dims.
+func useCaseShapes(op *ir.Op, l *ioLayout, inDims [][]int64, env shapeexpr.MapEnv) {
+	if op.Verify == nil {
+		return
+	}
+	for _, vc := range op.Verify.Cases {
+		try := make([][]int64, len(inDims))
+		copy(try, inDims)
+		for _, s := range vc.Shapes {
+			if i := slices.IndexFunc(l.Inputs, func(t *ioTensor) bool { return t.Name == s.Input }); i >= 0 {
+				try[i] = slices.Clone(s.Dims)
+			}
+		}
+		if brokenRelation(op, l, try, env) == nil {
+			for i, t := range l.Inputs {
+				inDims[i] = try[i]
+				env.TensorDims[t.Name] = try[i]
+				for j, d := range t.T.Shape {
+					if d.Expr.IsSymbol() && j < len(try[i]) {
+						env.Symbols[d.Expr.Name] = try[i][j]
+					}
+				}
+			}
+			return
+		}
 	}
 }
 
