@@ -180,6 +180,8 @@ type Op struct {
 	Params   []*Param
 	// DataDependent are output sizes known only at run time, with bounds.
 	DataDependent []*SizeSymbol
+	// Requires are the relations between the inputs (`requires:`).
+	Requires []*Relation
 	// Sections are the op's target sections (`targets: {<target>: ...}`) the
 	// core keeps opaque; each target decodes its own.
 	Sections Sections

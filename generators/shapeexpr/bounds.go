@@ -107,11 +107,13 @@ func (e *Expr) Range(env RangeEnv) Interval {
 			return es.ElemSizeRange(e.Name)
 		}
 		return Interval{1, 8}
-	case Dim:
+	case Dim, DimProd:
 		if ds, ok := env.(DimRangeEnv); ok {
 			return ds.DimRange(e)
 		}
 		return Interval{0, math.Inf(1)}
+	case Rank:
+		return Interval{0, 8}
 	case Len:
 		if le, ok := env.(LenRangeEnv); ok {
 			return le.LenRange(e.Name)
@@ -207,7 +209,7 @@ func (e *Expr) ConstOverflow() *Expr {
 		switch x.Kind {
 		case Const:
 			return x.Value, true
-		case Sym, Index, Dim:
+		case Sym, Index, Dim, DimProd, Len, ElemSize, Rank:
 			return 0, false
 		}
 		vals := make([]int64, len(x.Args))

@@ -84,7 +84,7 @@ func (p *parser) next() {
 	case c == '/':
 		p.off++
 		p.tok = token{tPunct, "/", col}
-	case c == '+' || c == '-' || c == '*' || c == '(' || c == ')' || c == '[' || c == ']' || c == ',' || c == '.':
+	case c == '+' || c == '-' || c == '*' || c == '(' || c == ')' || c == '[' || c == ']' || c == ',' || c == '.' || c == ':':
 		p.off++
 		p.tok = token{tPunct, string(c), col}
 	default:
@@ -186,6 +186,20 @@ func (p *parser) primary(depth int) *Expr {
 			p.expect(")")
 			return &Expr{Kind: Len, Name: nt.text, Col: t.col}
 		}
+		if t.text == "prod" && p.punct("(") {
+			return p.dimProd(t, depth)
+		}
+		if t.text == "rank" && p.punct("(") {
+			p.next()
+			nt := p.tok
+			if nt.kind != tName {
+				p.fail(nt.col, "rank takes the name of an input, found %s", nt)
+				return &Expr{Kind: Const, Col: t.col}
+			}
+			p.next()
+			p.expect(")")
+			return &Expr{Kind: Rank, Name: nt.text, Col: t.col}
+		}
 		if k, ok := rounds[t.text]; ok && p.punct("(") {
 			p.next()
 			p.real++
@@ -239,7 +253,7 @@ func (p *parser) primary(depth int) *Expr {
 		p.expect(")")
 		return e
 	case t.kind == tBad:
-		p.fail(t.col, "unexpected character %q; dimension expressions use + - * // floor_div ceil_div min max floor ceil round len elem_size x.shape[axis]", t.text)
+		p.fail(t.col, "unexpected character %q; dimension expressions use + - * // floor_div ceil_div min max floor ceil round len elem_size x.shape[axis] prod(x.shape[lo:hi])", t.text)
 	default:
 		p.fail(t.col, "expected a number, a name or '(', found %s", t)
 	}

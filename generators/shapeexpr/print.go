@@ -24,7 +24,7 @@ func (e *Expr) python(sb *strings.Builder, ref func(*Expr) string) {
 	switch e.Kind {
 	case Const:
 		sb.WriteString(strconv.FormatInt(e.Value, 10))
-	case Sym, Index, ElemSize, Dim:
+	case Sym, Index, ElemSize, Dim, DimProd, Rank:
 		sb.WriteString(ref(e))
 	case Len:
 		// ref renders the array param as a Python sequence.
@@ -111,7 +111,7 @@ func (e *Expr) Render(s Syntax) string {
 			return e.renderRounding(s)
 		}
 		return s.Ref(e)
-	case Sym, Index, ElemSize, Dim, Len:
+	case Sym, Index, ElemSize, Dim, Len, DimProd, Rank:
 		// A rounding is the target's to render (or refuse): its argument
 		// is real, which an integer syntax cannot express.
 		return s.Ref(e)

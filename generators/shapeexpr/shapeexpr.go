@@ -29,6 +29,8 @@ const (
 	Round    // round(Args[0]): floor(Args[0] + 0.5)
 	Div      // Args[0] / Args[1], true division: inside Floor, Ceil, Round only
 	Len      // len(Name): the element count of an array param
+	DimProd  // prod(Name.shape[Index:End]): the product of a slice of an input's dims
+	Rank     // rank(Name): an input's number of dims (relations only)
 )
 
 // Expr is an expression tree. Col is the 1-based column in the source text,
@@ -41,8 +43,13 @@ type Expr struct {
 	// Axis is the integer param a Dim reads its axis from; "" when the
 	// axis is the literal Index (which may then be negative).
 	Axis string
-	Args []*Expr
-	Col  int
+	// End is where a DimProd's slice stops (exclusive, negative counting
+	// from the last dim) when HasEnd; without it the slice runs to the
+	// last dim. Index is where it starts.
+	End    int
+	HasEnd bool
+	Args   []*Expr
+	Col    int
 }
 
 var funcs = map[string]Kind{"floor_div": FloorDiv, "ceil_div": CeilDiv, "min": Min, "max": Max}
@@ -103,7 +110,7 @@ func (e *Expr) Symbols() []*Expr {
 // IsRef reports a leaf that names something: a symbol, an element, an
 // element size, an input's dim or an array's length.
 func (e *Expr) IsRef() bool {
-	return e.Kind == Sym || e.Kind == Index || e.Kind == ElemSize || e.Kind == Dim || e.Kind == Len
+	return e.Kind == Sym || e.Kind == Index || e.Kind == ElemSize || e.Kind == Dim || e.Kind == Len || e.Kind == DimProd || e.Kind == Rank
 }
 
 // Rounded returns the floor, ceil and round subexpressions of e, outermost
@@ -124,9 +131,10 @@ func (e *Expr) Rounded() []*Expr {
 	return out
 }
 
-// UsesDims reports whether e reads a dim of an input by axis (x.shape[axis]).
+// UsesDims reports whether e reads a dim of an input by axis (x.shape[axis])
+// or a product of its dims (prod(x.shape[lo:hi])).
 func (e *Expr) UsesDims() bool {
-	if e.Kind == Dim {
+	if e.Kind == Dim || e.Kind == DimProd {
 		return true
 	}
 	for _, a := range e.Args {
@@ -185,6 +193,10 @@ func (e *Expr) write(sb *strings.Builder, outer int) {
 		fmt.Fprintf(sb, "%s.shape[%s]", e.Name, e.AxisText())
 	case Len:
 		fmt.Fprintf(sb, "len(%s)", e.Name)
+	case DimProd:
+		fmt.Fprintf(sb, "prod(%s.shape[%s])", e.Name, e.SliceText())
+	case Rank:
+		fmt.Fprintf(sb, "rank(%s)", e.Name)
 	case Neg:
 		sb.WriteByte('-')
 		e.Args[0].write(sb, prec(Neg))
@@ -301,6 +313,10 @@ func (e *Expr) Eval(env Env) (int64, error) {
 			}
 		}
 		return 0, fmt.Errorf("no length for %q", e.Name)
+	case DimProd:
+		return e.evalDimProd(env)
+	case Rank:
+		return e.evalRank(env)
 	case Floor, Ceil, Round:
 		return e.evalRounding(env)
 	case Div:

@@ -20,7 +20,7 @@ import (
 // holds the lists to the sources.
 var CoreAcknowledgeable = []string{
 	"division-by-zero", "input-range", "negative-dim", "onnx-origin",
-	"shape-dim", "shape-overflow", "unused-size", "unused-typevar",
+	"requires-never", "shape-dim", "shape-overflow", "unused-size", "unused-typevar",
 }
 
 // Acknowledge applies the acknowledgements of every package once all

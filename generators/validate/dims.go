@@ -37,31 +37,16 @@ func mostRank(t *ir.Tensor, rank int) (most int, fixed bool) {
 	return ir.MaxRank, false
 }
 
-// dim checks x.shape[axis]: allowed in output shapes only (the dims of the
-// inputs are known where those are computed), of a required data input,
+// dim checks x.shape[axis]: allowed in output shapes and workspaces only
+// (the dims of the inputs are known where those are computed), of a
+// required data input,
 // with an axis that can be one of its axes: a literal checked against a
 // fixed rank (or the least rank of a rank range), or an integer scalar
 // param whose range and default can be. Axes that only the run time can
 // check are checked by the generated code.
 func (c *shapeChecker) dim(s *shapeexpr.Expr, pos diag.Pos, where string) {
-	if !c.dims {
-		c.l.Errorf(pos, "shape-dim", "%s uses %s; the dims of an input by axis may be used in output shapes only", where, s)
-		return
-	}
-	in := c.op.Input(s.Name)
-	switch {
-	case in == nil:
-		var ins []string
-		for _, t := range c.op.Inputs {
-			ins = append(ins, t.Name)
-		}
-		c.l.Errorf(pos, "shape-dim", "%s uses %s, but op %s has no input %q; its inputs are %s", where, s, c.op.Name, s.Name, strings.Join(ins, ", "))
-		return
-	case in.ShapeTensor:
-		c.l.Errorf(pos, "shape-dim", "%s uses %s, but %q is a shape tensor; read its values as %s[i]", where, s, s.Name, s.Name)
-		return
-	case in.Optional:
-		c.l.Errorf(pos, "shape-dim", "%s uses %s, but input %q is optional and may be absent; name a required input", where, s, s.Name)
+	in := c.dimInput(s, pos, where)
+	if in == nil {
 		return
 	}
 	rank, least := fixedRank(in), fixedRank(in)
@@ -130,6 +115,9 @@ func (c *shapeChecker) dim(s *shapeexpr.Expr, pos diag.Pos, where string) {
 // there when the axis is a literal of a tensor with a fixed shape, else a
 // size of at least 1 as every input dim symbol.
 func (r *rangeEnv) DimRange(e *shapeexpr.Expr) shapeexpr.Interval {
+	if e.Kind == shapeexpr.DimProd {
+		return r.dimProdRange(e)
+	}
 	if in := r.op.Input(e.Name); in != nil && e.Axis == "" && in.Shape != nil {
 		if a, ok := shapeexpr.NormalizeAxis(int64(e.Index), int64(len(in.Shape))); ok && r.depth <= 8 {
 			r.depth++

@@ -217,7 +217,7 @@ func (r *rangeEnv) describe(w witnessEnv, exprs []*shapeexpr.Expr) string {
 			switch s.Kind {
 			case shapeexpr.Index:
 				x, _ = w.Element(s.Name, s.Index)
-			case shapeexpr.Dim:
+			case shapeexpr.Dim, shapeexpr.DimProd:
 				x, _ = s.Eval(w)
 			default:
 				x, _ = w.Symbol(s.Name)

@@ -25,9 +25,13 @@ type shapeChecker struct {
 	// target's workspace size, computed where the tensors' dtypes are
 	// known).
 	elemSizes bool
-	// dims: the expression being checked may use x.shape[axis] (output
-	// shapes, computed where the inputs' dims are known).
+	// dims: the expression being checked may use x.shape[axis] and
+	// prod(x.shape[lo:hi]) (output shapes and a target's workspace,
+	// computed where the inputs' dims are known).
 	dims bool
+	// relation: the expression is a side of a relation (requires:), which
+	// may also use rank(x) and slice bounds that are expressions.
+	relation bool
 	// output is the output whose declared shape is being checked (nil
 	// elsewhere), which `like: x` could shape instead.
 	output *ir.Tensor
@@ -53,9 +57,9 @@ func TargetExpr(op *ir.Op, e *shapeexpr.Expr, pos diag.Pos, where string, r Repo
 	c.check()
 	var l diag.List
 	c.l = &l
-	c.elemSizes = true
+	c.elemSizes, c.dims = true, true
 	c.expr(e, pos, where, false)
-	c.elemSizes = false
+	c.elemSizes, c.dims = false, false
 	c.values(e, pos, where, true)
 	for _, d := range l.Sorted() {
 		if d.Severity == diag.Error {
@@ -172,6 +176,10 @@ func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, all
 	}
 	if s.Kind == shapeexpr.Dim {
 		c.dim(s, pos, where)
+		return
+	}
+	if s.Kind == shapeexpr.DimProd || s.Kind == shapeexpr.Rank {
+		c.relationOnly(s, pos, where)
 		return
 	}
 	if s.Kind == shapeexpr.Sym {

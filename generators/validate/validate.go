@@ -131,6 +131,7 @@ func (v *validator) op(op *ir.Op) {
 	v.verifyCases(op)
 	v.narrowings(op)
 	newShapeChecker(v.l, op).check()
+	relations(v.l, op)
 }
 
 func (v *validator) typeVars(op *ir.Op) {

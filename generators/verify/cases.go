@@ -468,6 +468,9 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 	if err != nil {
 		return b.c, err
 	}
+	if err := brokenRelation(op, b.env); err != nil {
+		return b.c, err
+	}
 	if err := b.outputs(inDTypes, params); err != nil {
 		return b.c, err
 	}
@@ -618,6 +621,9 @@ func (b *caseBuilder) presentInput(in *ir.Tensor, t *Tensor, rank int, given map
 	shape, err := b.inputShape(in, rank, given)
 	if err != nil {
 		return err
+	}
+	if _, set := given[in.Name]; !set {
+		shape = oneOfShape(b.op, in, shape, b.env)
 	}
 	t.Shape = shape
 	b.env.TensorDims[in.Name] = shape

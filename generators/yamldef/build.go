@@ -267,6 +267,7 @@ func (b *builder) op(o object) *ir.Op {
 		}
 		op.DataDependent = append(op.DataDependent, s)
 	}
+	op.Requires = b.requires(o.items("requires"))
 	b.targets(op, o.get("targets"))
 	op.Acknowledged = b.acknowledged(o)
 	op.LastLine = lastLine(o.node)

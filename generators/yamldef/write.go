@@ -273,6 +273,9 @@ func opNode(op *ir.Op) *yaml.Node {
 		}
 		add(m, "data_dependent", dm)
 	}
+	if len(op.Requires) > 0 {
+		add(m, "requires", requiresNode(op.Requires))
+	}
 	if op.UseDefaultTranslation != nil {
 		add(m, "use_default_translation", boolNode(*op.UseDefaultTranslation))
 	}

@@ -101,7 +101,10 @@ type parserModel struct {
 	Params        []paramRow // the params the output shapes read
 	Statics       []staticRow
 	RankChecks    []rankCheck
-	Outputs       []outputRow
+	// Relations are the statements checking the op's requires:
+	// (ValueError naming the op), after the axis checks they need.
+	Relations []text
+	Outputs   []outputRow
 }
 
 // initRow is one statement of the Parser's __init__: a tensor param read
@@ -365,7 +368,7 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 	l.bindSymbols(s)
 	m.Dims = l.dimRows()
 	for i, p := range op.Params {
-		if shapesRefer(op.Outputs, p.Name) {
+		if shapesRefer(op.Outputs, p.Name) || relationsRefer(op, p.Name) {
 			l.params[i] = s.claim(p.Ident)
 			m.Params = append(m.Params, paramRow{Local: text(l.params[i]), Key: text(escape.PyString(p.Ident))})
 		}
@@ -385,6 +388,7 @@ func newParserModel(f *packageFacts, op *ir.Op, dims []dimSymbol, desc string) *
 			})
 		}
 	}
+	m.Relations = l.relationChecks(op)
 	m.Outputs = make([]outputRow, len(op.Outputs))
 	rules := op.Derived().Outputs
 	for i, o := range op.Outputs {
@@ -652,6 +656,13 @@ func (l *locals) dimRows() []dimRow {
 func (l *locals) ref(e *shapeexpr.Expr) string {
 	if e.Kind == shapeexpr.Dim {
 		return l.dim(e)
+	}
+	if e.Kind == shapeexpr.DimProd || e.Kind == shapeexpr.Rank {
+		i := slices.IndexFunc(l.op.Inputs, func(in *ir.Tensor) bool { return in.Name == e.Name })
+		if e.Kind == shapeexpr.Rank {
+			return "len(" + l.inputs[i] + ".shape)"
+		}
+		return shapeexpr.PythonSliceProdOf(l.inputs[i]+".shape", e, "1", l.ref)
 	}
 	if e.Kind == shapeexpr.Index {
 		if i := slices.IndexFunc(l.op.Inputs, func(in *ir.Tensor) bool { return in.Name == e.Name }); i >= 0 {

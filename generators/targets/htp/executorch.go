@@ -351,7 +351,14 @@ func fakeBody(op *ir.Op) (f fakeModel, assumed []*ir.Tensor) {
 	// (pending), once per op (checked).
 	var pending []string
 	checked := map[string]bool{}
-	ref := func(e *shapeexpr.Expr) string {
+	var ref func(e *shapeexpr.Expr) string
+	ref = func(e *shapeexpr.Expr) string {
+		if e.Kind == shapeexpr.Rank {
+			return op.Input(e.Name).Ident + ".dim()"
+		}
+		if e.Kind == shapeexpr.DimProd {
+			return shapeexpr.PythonSliceProdOf(op.Input(e.Name).Ident+".shape", e, "1", ref)
+		}
 		if e.Kind == shapeexpr.Dim {
 			in := op.Input(e.Name)
 			if e.Axis == "" && in.Rank != ir.RankAny {
@@ -428,8 +435,15 @@ func fakeBody(op *ir.Op) (f fakeModel, assumed []*ir.Tensor) {
 		}
 		f.Outputs[i] = fakeOutput{Checks: texts(lines), Shape: text(shape), DType: text(dtype)}
 	}
+	// The relations between the inputs (requires:), after the axis
+	// checks of what they read.
+	var relations []string
+	for _, r := range op.Requires {
+		cond := r.Python(ref, func(in string) string { return op.Input(in).Ident + ".shape" })
+		relations = append(relations, "torch._check("+cond+", lambda: "+escape.PyString(op.Name+": requires "+r.String())+")")
+	}
 	// Checks of the replaced dims of shapes like an input's.
-	f.Checks = texts(pending)
+	f.Checks = texts(append(pending, relations...))
 	f.Device = text(deviceOf(first))
 	f.Tuple = len(op.Outputs) != 1
 	return f, assumed

@@ -450,6 +450,13 @@ func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, ran
 		}
 		floatParamEnv(env, p, v)
 	}
+	if len(op.Requires) > 0 {
+		satisfyRelations(op, l, inDims, env)
+		for i, t := range l.Inputs {
+			env.TensorDims[t.Name] = inDims[i]
+			lines[i] = fmt.Sprintf("input %d%s", len(inDims[i]), ints(inDims[i]))
+		}
+	}
 	for _, t := range l.Outputs {
 		if t.Size == nil {
 			continue
@@ -534,7 +541,7 @@ func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, ran
 			lines = append(lines, fmt.Sprintf("reject %d %d", t.Pos, bad))
 		}
 	}
-	return lines
+	return append(lines, violations(op, l, inDims, env)...)
 }
 
 // negativeSets are invalid field sets, each with the message the plugin

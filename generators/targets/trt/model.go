@@ -36,6 +36,9 @@ type packageModel struct {
 	// DTypeCodes: some op has a dtype code param, whose reader Common.h
 	// then defines.
 	DTypeCodes bool
+	// DimHelpers: common.h declares the helpers over slices and axes of
+	// dims (dimsProd, dimAt, dimsProdExpr), which some op uses.
+	DimHelpers bool
 }
 
 type requirement struct {
@@ -100,6 +103,9 @@ type opModel struct {
 	// RuntimeChecks compare concrete input dims with the opdef
 	// (onShapeChange / enqueue): shared.tmpl's runtimeChecks.
 	RuntimeChecks []inputCheck
+	// Relations are the op's requires:, checked by configurePlugin and
+	// at run time (relations.tmpl).
+	Relations []relationRow
 
 	Params []*paramModel
 	// RequiredParams are the params without a default.
@@ -260,6 +266,7 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 		om.PluginName, om.PluginVersion, om.PluginNamespace = id.Name, id.Version, id.Namespace
 		m.Ops[i], m.Readme[i] = om, newReadmeOp(m, ops[i], om)
 	})
+	m.DimHelpers = usesDimHelpers(ops)
 	wide, fp8 := "", ""
 	for i, op := range ops {
 		om := m.Ops[i]
@@ -358,6 +365,7 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 	m.Aliased = len(m.Aliases) > 0
 	m.Shape = newShapeCode(op, l, pkg.Legacy)
 	m.RuntimeChecks = runtimeChecks(l)
+	m.Relations = relationRows(op, l)
 	if w := OpOptions(op).Workspace; w != nil {
 		m.Workspace = workspaceExpr(op, l, w, pkg.Legacy)
 	}
@@ -723,6 +731,9 @@ func (r *refs) ref(e *shapeexpr.Expr) string {
 	if e.Kind == shapeexpr.Dim {
 		return r.dim(e)
 	}
+	if e.Kind == shapeexpr.DimProd {
+		return r.dimProdExpr(e)
+	}
 	if e.Kind == shapeexpr.Len {
 		return "exprBuilder.constant(static_cast<int64_t>(mParams." + identOf(r.op, e.Name) + ".size()))"
 	}
@@ -996,20 +1007,25 @@ func workspaceExpr(op *ir.Op, l *ioLayout, w *shapeexpr.Expr, legacy bool) strin
 		desc = ""
 	}
 	// elem_size(x): the byte size of x's run-time dtype, from the
-	// descriptors getWorkspaceSize receives (validate allows it here only).
-	elem := func(name string) string {
+	// descriptors getWorkspaceSize receives (validate allows it here only);
+	// x.shape[axis] and prod(x.shape[lo:hi]) from x's dims there.
+	extra := func(x *shapeexpr.Expr) string {
 		for _, t := range l.All() {
-			if t.T != nil && t.T.Name == name {
-				list, idx := "inputs", t.Index
-				if !t.Input {
-					list = "outputs"
-				}
+			if t.T == nil || t.T.Name != x.Name {
+				continue
+			}
+			list, idx := "inputs", t.Index
+			if !t.Input {
+				list = "outputs"
+			}
+			if x.Kind == shapeexpr.ElemSize {
 				return fmt.Sprintf("elementSize(static_cast<int32_t>(%s[%d]%s.type))", list, idx, desc)
 			}
+			return cppDimRef(op, x, fmt.Sprintf("%s[%d].%s", list, idx, dims), "mParams")
 		}
 		return ""
 	}
-	s, _ := cppIntElem(op, l, w, func(i, j int) string { return fmt.Sprintf("inputs[%d].%s.d[%d]", i, dims, j) }, "mParams", elem)
+	s, _ := cppIntElem(op, l, w, func(i, j int) string { return fmt.Sprintf("inputs[%d].%s.d[%d]", i, dims, j) }, "mParams", extra)
 	return s
 }
 
@@ -1021,15 +1037,16 @@ func cppInt(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string
 	return cppIntElem(op, l, e, dim, params, nil)
 }
 
-// cppIntElem is cppInt that also renders elem_size(x) through elem.
-func cppIntElem(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string, params string, elem func(name string) string) (string, bool) {
+// cppIntElem is cppInt that also renders elem_size(x), x.shape[axis] and
+// prod(x.shape[lo:hi]) through extra (which returns "" for what it cannot).
+func cppIntElem(op *ir.Op, l *ioLayout, e *shapeexpr.Expr, dim func(i, j int) string, params string, extra func(x *shapeexpr.Expr) string) (string, bool) {
 	ok := true
 	s := e.Render(shapeexpr.Syntax{
 		Const: func(v int64) string { return "int64_t{" + strconv.FormatInt(v, 10) + "}" },
 		Ref: func(x *shapeexpr.Expr) string {
-			if x.Kind == shapeexpr.ElemSize {
-				if elem != nil {
-					if s := elem(x.Name); s != "" {
+			if x.Kind == shapeexpr.ElemSize || x.Kind == shapeexpr.Dim || x.Kind == shapeexpr.DimProd || x.Kind == shapeexpr.Rank {
+				if extra != nil {
+					if s := extra(x); s != "" {
 						return s
 					}
 				}

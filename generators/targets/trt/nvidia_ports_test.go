@@ -1,6 +1,7 @@
 package trt
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -47,6 +48,15 @@ import (
 // (kBF16), and fixes the dtype of input and values; indices are kINT32;
 // input of any rank, values and indices its shape with dim axis replaced
 // by k; every tensor LINEAR.
+//
+// ScatterND, from plugin/scatterPlugin (its creator and plugin) and the
+// plugin table: version "1" in the empty namespace; no fields; inputs data,
+// indices, updates of any rank, output data's shape and dtype; data and
+// updates kFLOAT or kINT32, indices kINT32, LINEAR; workspace
+// Dims::MAX_DIMS int32 coefficients plus one int32 per index tuple (the
+// product of every dim of indices but the last); ONNX's shapes (updates
+// shaped indices.shape[:-1] + data.shape[indices.shape[-1]:]), refused
+// with the op's name when broken.
 func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 	want := map[string][]string{
 		"ROIAlign_TRT": {
@@ -166,10 +176,35 @@ func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 			"output 0 3 2 3 3",
 			"output 1 3 2 3 3",
 		},
+		"ScatterND": {
+			"plugin ScatterND 1 - v3",
+			"io 3 1 0",
+			"inputs 3 3",
+			// data [8], indices [4, 1], updates [4] (the opdef's first
+			// case; drawn shapes break the relations): y [8].
+			"input 1 8",
+			"input 2 4 1",
+			"input 1 4",
+			"output 0 1 8",
+			// 8 * 4 bytes of coefficients, 4 tuples of 4 bytes.
+			"workspace 48",
+			// (data, indices, updates, y): kFLOAT or kINT32, indices kINT32.
+			"combo 4 0 3 0 0",
+			"combo 4 3 3 3 3",
+			"reject 1 0",
+			// updates [5] for 4 tuples of rows of 1: refused.
+			"violate ScatterND 2 1 5",
+			// Rank 3, drawn: data, indices, updates [2, 3, 2] (k = 2).
+			"input 3 2 3 2",
+			"output 0 3 2 3 2",
+			"workspace 56",
+		},
 	}
-	// A port's lines: those of all its plugin blocks, in order (a port of
-	// a rank-any input or a dtype param has a block per rank and value).
-	linesOf := map[string][]string{}
+	// NVIDIA's creators that declare no field.
+	noFields := map[string]bool{"ScatterND": true}
+	// A port's lines: every block of its name (a rank-polymorphic op has
+	// one per rank, in rank order).
+	ports := map[string][]string{}
 	var order []string
 	for _, p := range packages(t) {
 		if p.pkg.Name != "NvidiaPorts" {
@@ -178,14 +213,19 @@ func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 		for _, block := range strings.Split(driverCases(p.pkg), "\nplugin ")[1:] {
 			lines := strings.Split("plugin "+block, "\n")
 			name := strings.Fields(lines[0])[1]
-			if _, ok := linesOf[name]; !ok {
+			if _, ok := ports[name]; !ok {
 				order = append(order, name)
 			}
-			linesOf[name] = append(linesOf[name], lines...)
+			ports[name] = append(ports[name], lines...)
 		}
 	}
+	seen := map[string]bool{}
 	for _, name := range order {
-		lines := linesOf[name]
+		lines := ports[name]
+		seen[name] = true
+		if noFields[name] && slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "declared ") }) {
+			t.Errorf("port %s declares fields; NVIDIA's creator has none", name)
+		}
 		exp, ok := want[name]
 		if !ok {
 			t.Errorf("port %s has no NVIDIA facts in this test", name)
@@ -203,7 +243,7 @@ func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 		}
 	}
 	for name := range want {
-		if _, ok := linesOf[name]; !ok {
+		if _, ok := ports[name]; !ok {
 			t.Errorf("no port %s in the NvidiaPorts package of the examples tree", name)
 		}
 	}

@@ -23,6 +23,7 @@ type qdpModel struct {
 	Version   string // the C++ plugins' version, for the docstring
 	AOT       bool   // any op with an ahead-of-time Triton implementation
 	Attrs     bool   // any op with attributes (the module's check helpers)
+	Relations bool   // any op with requires: (the module's _known)
 	Ops       []*qdpOp
 	// Reference is the package's reference module (generators/reference)
 	// below out/, which JIT implementations run until written: its
@@ -44,6 +45,7 @@ type qdpOp struct {
 	Name        string
 	Kernel      string // the Triton kernel's name
 	AOT         bool
+	Relations   bool // the op has requires: (register checks them through _known)
 	Description string
 	// The parameter lists of the decorated functions, one declaration
 	// ("x: trtp.TensorDesc") a parameter, which the template joins:
@@ -140,6 +142,7 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 		if q != nil {
 			m.AOT = m.AOT || q.AOT
 			m.Attrs = m.Attrs || q.AttrsFunc != ""
+			m.Relations = m.Relations || q.Relations
 			m.RunsReference = m.RunsReference || (!q.AOT && q.RefInputs != "")
 			m.DTypeCodes = m.DTypeCodes || q.dtypeCodes
 			m.Ops = append(m.Ops, q)
@@ -161,6 +164,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 		Snake:       names.Snake(op.Name),
 		Description: m.Description,
 		AOT:         OpOptions(op).QDP.Impl != "jit",
+		Relations:   len(op.Requires) > 0,
 	}
 	b.q.dtypeCodes = slices.ContainsFunc(op.Params, func(p *ir.Param) bool { return p.DTypeCode != nil })
 	typed := b.signatures()
@@ -249,6 +253,7 @@ func (b *qdpBuilder) registerBody() (dims [][]string) {
 	body := b.attrUnpack()
 	body = append(body, b.paramTypedInputChecks()...)
 	body = append(body, b.rankChecks()...)
+	body = append(body, b.qdpRelationChecks()...)
 	body = append(body, b.sizeTensors()...)
 	shapes, results, dims := b.outputDescs()
 	body = append(body, shapes...)
@@ -737,6 +742,9 @@ func pyConst(v int64) string { return "trtp.ShapeExpr(" + strconv.FormatInt(v, 1
 func (r *pyRefs) ref(s *shapeexpr.Expr, upper bool) string {
 	if s.Kind == shapeexpr.Dim {
 		return r.dim(s)
+	}
+	if s.Kind == shapeexpr.DimProd {
+		return shapeexpr.PythonSliceProd(r.l.Inputs[slices.IndexFunc(r.l.Inputs, func(t *ioTensor) bool { return t.Name == s.Name })].Ident+".shape_expr", s, pyConst(1))
 	}
 	if s.Kind == shapeexpr.Len {
 		return "trtp.ShapeExpr(len(" + identOf(r.op, s.Name) + "))"

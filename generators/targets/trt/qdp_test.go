@@ -187,6 +187,11 @@ func qdpEnv(pkg *ir.Package, op *ir.Op) ([][]int64, map[string]value, shapeexpr.
 			}
 		}
 	}
+	if len(op.Requires) > 0 {
+		// The dims TensorRT hands register are constant here, so the
+		// module checks the relations: give it dims that hold them.
+		satisfyRelations(op, layoutOf(op), dims, env)
+	}
 	for _, s := range op.DataDependent {
 		env.Symbols[s.Name], _ = s.Upper.Eval(env)
 	}

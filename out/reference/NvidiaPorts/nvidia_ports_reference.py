@@ -239,10 +239,35 @@ def topk_last_dim(input, *, type_id, k, is_largest, axis=-1):
     return values, indices
     # opforge:end reference:TopkLastDim
 
+def scatter_nd(data, indices, updates):
+    """ScatterND: Port of NVIDIA's ScatterND version 1: y = data with the slice of data at each index tuple indices[i, :] (its first indices.shape[-1] dims) replaced by updates[i].
+
+    Type T is one of float32, int32.
+
+    Inputs (torch tensors):
+        data: T of any rank: the tensor the output copies
+        indices: int32 of any rank, values in [0, 1]: index tuples into data's first indices.shape[-1] dims, one per element of indices.shape[:-1]
+        updates: T of any rank: the slices written, shaped indices.shape[:-1] + data.shape[indices.shape[-1]:]
+
+    Returns y: T shaped like data.
+    """
+    # opforge:begin reference:ScatterND
+    # ONNX ScatterND without a reduction, the updates applied in order, so a duplicate
+    # index tuple keeps the last one's update (as the port's kernel does).
+    k = indices.shape[-1]
+    out = data.clone()
+    tuples = indices.reshape(-1, k).tolist()
+    rows = updates.reshape((len(tuples),) + tuple(data.shape[k:]))
+    for i, index in enumerate(tuples):
+        out[tuple(index)] = rows[i]
+    return out
+    # opforge:end reference:ScatterND
+
 # op name -> reference function
 OPS = {
     "ROIAlign_TRT": roi_align_trt,
     "ModulatedDeformConv2d": modulated_deform_conv2d,
     "ResizeNearest_TRT": resize_nearest_trt,
     "TopkLastDim": topk_last_dim,
+    "ScatterND": scatter_nd,
 }

@@ -354,6 +354,14 @@ struct Case
     std::vector<std::vector<int32_t>> combos;
     std::vector<std::vector<int32_t>> formats;
     std::vector<std::pair<int32_t, int32_t>> rejects; // against combos[0]
+    //! Dims of one input that break a relation the opdef requires (requires:), and the text the plugin's message
+    //! must hold ("<op>: requires").
+    struct Violation
+    {
+        std::map<int32_t, std::vector<int64_t>> inputs; // the inputs changed, with their dims
+        std::string message;
+    };
+    std::vector<Violation> violations;
 };
 
 std::vector<int64_t> readInts(std::istringstream& in)
@@ -484,6 +492,17 @@ std::vector<Case> parse(char const* path)
         {
             auto v = readInts(in);
             (word == "combo" ? c.combos : c.formats).push_back(std::vector<int32_t>(v.begin(), v.end()));
+        }
+        else if (word == "violate")
+        {
+            Case::Violation v;
+            std::string op;
+            in >> op;
+            int32_t input = 0;
+            while (in >> input)
+                v.inputs[input] = readInts(in);
+            v.message = op + ": requires";
+            c.violations.push_back(v);
         }
         else if (word == "reject")
         {
@@ -831,6 +850,29 @@ void checkV3(IPluginCreatorV3One* creator, Case& c, bool enqueue)
         int32_t const changed = rt->onShapeChange(pd.data(), c.nbInputs, pd.data() + c.nbInputs, c.nbOutputs);
         check(changed == 0, c.label() + ": onShapeChange: " + gFinder.logger.messages);
     }
+    // Dims that break a relation: configurePlugin fails the build and onShapeChange the run, naming the op.
+    for (auto const& v : c.violations)
+    {
+        auto const kept = c.inputs;
+        std::string what = c.label() + " with";
+        for (auto const& [i, dims] : v.inputs)
+        {
+            c.inputs[i] = dims;
+            what += " input " + std::to_string(i) + " " + str(dims);
+        }
+        what += ": ";
+        auto d = descs(c.combos[0], nullptr);
+        gFinder.logger.messages.clear();
+        check(build->configurePlugin(d.data(), c.nbInputs, d.data() + c.nbInputs, c.nbOutputs) != 0 && logged(v.message),
+            what + "configurePlugin does not refuse it with \"" + v.message + "\": " + gFinder.logger.messages);
+        std::vector<PluginTensorDesc> pd;
+        for (auto const& x : d)
+            pd.push_back(x.desc);
+        gFinder.logger.messages.clear();
+        check(rt->onShapeChange(pd.data(), c.nbInputs, pd.data() + c.nbInputs, c.nbOutputs) != 0 && logged(v.message),
+            what + "onShapeChange does not refuse it with \"" + v.message + "\": " + gFinder.logger.messages);
+        c.inputs = kept;
+    }
 #if defined(OPFORGE_DRIVER_CUDA)
     if (enqueue)
     {
@@ -990,6 +1032,28 @@ void checkV2(IPluginCreator* creator, Case& c, bool enqueue)
         auto d = descs(c.combos[0], nullptr);
         size_t const ws = base->getWorkspaceSize(d.data(), c.nbInputs, d.data() + c.nbInputs, c.nbOutputs);
         check(static_cast<int64_t>(ws) == c.workspace, c.label() + ": getWorkspaceSize " + std::to_string(ws) + ", expected " + std::to_string(c.workspace));
+    }
+    // Dims that break a relation: configurePlugin (which cannot fail here) logs it, naming the op.
+    for (auto const& v : c.violations)
+    {
+        auto const kept = c.inputs;
+        std::string what = c.label() + " with";
+        for (auto const& [i, dims] : v.inputs)
+        {
+            c.inputs[i] = dims;
+            what += " input " + std::to_string(i) + " " + str(dims);
+        }
+        auto pd = descs(c.combos[0], nullptr);
+        std::vector<DynamicPluginTensorDesc> d(pd.size());
+        for (size_t p = 0; p < pd.size(); ++p)
+        {
+            d[p].desc = pd[p];
+            d[p].min = d[p].max = d[p].opt = pd[p].dims;
+        }
+        gFinder.logger.messages.clear();
+        base->configurePlugin(d.data(), c.nbInputs, d.data() + c.nbInputs, c.nbOutputs);
+        check(logged(v.message), what + ": configurePlugin does not log \"" + v.message + "\": " + gFinder.logger.messages);
+        c.inputs = kept;
     }
 #if defined(OPFORGE_DRIVER_CUDA)
     if (enqueue)

@@ -376,6 +376,12 @@ AUTOTUNE_NAMES = {"float32": "FLOAT", "float16": "HALF", "bfloat16": "BF16", "in
 class Dim(int):
     """A dimension expression evaluated: an int whose arithmetic stays a Dim, as ShapeExpr's does."""
 
+    # Known when the network is built, as a ShapeExpr of a fixed dim is (the modules' _known reads these).
+    is_fake = False
+    is_constant = True
+
+    def constant_value(self): return int(self)
+
     def __add__(self, o): return Dim(int(self) + int(o))
     def __radd__(self, o): return Dim(int(o) + int(self))
     def __sub__(self, o): return Dim(int(self) - int(o))

@@ -637,6 +637,115 @@ inline bool dimsBuilt(nvinfer1::DimsExprs const* outputs, int32_t nbOutputs, cha
     return true;
 }
 
+//! The dims lo:hi of a tensor of nbDims dims take, as a Python slice: a negative bound counts from the last dim, each
+//! is clamped to 0..nbDims, and from >= to is empty (prod(x.shape[lo:hi]) of the opdef).
+inline void sliceOf(int32_t nbDims, int64_t lo, bool hasEnd, int64_t end, int32_t& from, int32_t& to) noexcept
+{
+    int64_t const n = std::max(nbDims, 0);
+    auto clamp = [n](int64_t v) { return std::min(std::max(v < 0 ? v + n : v, int64_t{0}), n); };
+    from = static_cast<int32_t>(clamp(lo));
+    to = std::max(from, static_cast<int32_t>(hasEnd ? clamp(end) : n));
+}
+
+//! prod(x.shape[lo:hi]) over concrete dims (a workspace size, a relation's check): 1 for an empty slice, -1 when a
+//! dim is not known yet (-1 at build time).
+inline int64_t dimsProd(nvinfer1::Dims const& dims, int64_t lo, bool hasEnd, int64_t end) noexcept
+{
+    int32_t from = 0;
+    int32_t to = 0;
+    sliceOf(dims.nbDims, lo, hasEnd, end, from, to);
+    int64_t acc = 1;
+    for (int32_t i = from; i < to; ++i)
+    {
+        if (dims.d[i] < 0)
+        {
+            return -1;
+        }
+        acc *= static_cast<int64_t>(dims.d[i]);
+    }
+    return acc;
+}
+
+//! x.shape[axis] over concrete dims, a negative axis counting from the last dim; 0 when axis is none of dims' (the
+//! output shapes refuse such an axis with the op's name before any size is computed).
+inline int64_t dimAt(nvinfer1::Dims const& dims, int64_t axis) noexcept
+{
+    int64_t const a = axis < 0 ? axis + dims.nbDims : axis;
+    return a >= 0 && a < dims.nbDims ? static_cast<int64_t>(dims.d[a]) : 0;
+}
+
+//! prod(x.shape[lo:hi]) as a dim expression of the output shapes: 1 for an empty slice.
+inline nvinfer1::IDimensionExpr const* dimsProdExpr(
+    nvinfer1::IExprBuilder& exprBuilder, nvinfer1::DimsExprs const& dims, int64_t lo, bool hasEnd, int64_t end) noexcept
+{
+    int32_t from = 0;
+    int32_t to = 0;
+    sliceOf(dims.nbDims, lo, hasEnd, end, from, to);
+    nvinfer1::IDimensionExpr const* acc = exprBuilder.constant(1);
+    for (int32_t i = from; i < to; ++i)
+    {
+        acc = dimOp(exprBuilder, nvinfer1::DimensionOperation::kPROD, acc, dims.d[i]);
+    }
+    return acc;
+}
+
+//! The dims of a tensor descriptor, for the checks that run at build time and at run time alike.
+inline nvinfer1::Dims const& dimsOf(nvinfer1::PluginTensorDesc const& desc) noexcept
+{
+    return desc.dims;
+}
+
+inline nvinfer1::Dims const& dimsOf(nvinfer1::DynamicPluginTensorDesc const& desc) noexcept
+{
+    return desc.desc.dims;
+}
+
+//! The input dims a relation check reads (an op's requires:): known turns false when one is not known yet (-1, at
+//! build time), so the relation waits for the concrete dims; an axis that is none of the input's reads 0.
+struct RelationDims
+{
+    nvinfer1::Dims const* dims;
+    bool known = true;
+
+    int32_t rank(int32_t i) const noexcept
+    {
+        return dims[i].nbDims;
+    }
+    int64_t d(int32_t i, int32_t j) noexcept
+    {
+        return j < dims[i].nbDims ? value(dims[i].d[j]) : 0;
+    }
+    int64_t at(int32_t i, int64_t axis) noexcept
+    {
+        return value(dimAt(dims[i], axis));
+    }
+    int64_t prod(int32_t i, int64_t lo, bool hasEnd, int64_t end) noexcept
+    {
+        return value(dimsProd(dims[i], lo, hasEnd, end));
+    }
+    //! Same rank and no dim known in both that differs.
+    bool sameShape(int32_t i, int32_t j) noexcept
+    {
+        if (dims[i].nbDims != dims[j].nbDims)
+        {
+            return false;
+        }
+        for (int32_t k = 0; k < dims[i].nbDims; ++k)
+        {
+            if (dims[i].d[k] >= 0 && dims[j].d[k] >= 0 && dims[i].d[k] != dims[j].d[k])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+    int64_t value(int64_t v) noexcept
+    {
+        known = known && v >= 0;
+        return v;
+    }
+};
+
 //! Whether a tensor of nbDims dims can be in format f (vectorized formats need 3 or 4 dims).
 inline bool formatFits(nvinfer1::TensorFormat f, int32_t nbDims) noexcept
 {

@@ -9,6 +9,7 @@
 #include "ops/ModulatedDeformConv2dPlugin.h"
 #include "ops/ResizeNearest_TRTPlugin.h"
 #include "ops/TopkLastDimPlugin.h"
+#include "ops/ScatterNDPlugin.h"
 
 #if defined(_WIN32)
 #define NVIDIA_PORTS_EXPORT __declspec(dllexport)
@@ -31,8 +32,9 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
         static ModulatedDeformConv2dPluginCreator sModulatedDeformConv2d;
         static ResizeNearest_TRTPluginCreator sResizeNearest_TRT;
         static TopkLastDimPluginCreator sTopkLastDim;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sROIAlign_TRT, &sModulatedDeformConv2d, &sResizeNearest_TRT, &sTopkLastDim};
-        nbCreators = 4;
+        static ScatterNDPluginCreator sScatterND;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sROIAlign_TRT, &sModulatedDeformConv2d, &sResizeNearest_TRT, &sTopkLastDim, &sScatterND};
+        nbCreators = 5;
         return sCreators;
     }
     catch (...)
