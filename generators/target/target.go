@@ -55,13 +55,6 @@ type Importer interface {
 	ImportSection(opType, name string) *ir.Node
 }
 
-// TorchImporter is an Importer whose runtime calls an op by the name a
-// PyTorch module registers it under (`opforge import torch`): its section
-// for an op imported from the torch op torchName ("ns::name") records it.
-type TorchImporter interface {
-	TorchImportSection(name, torchName string) *ir.Node
-}
-
 // NodeReader is an Importer whose runtime reads part of an ONNX node
 // itself, beside the attributes that become the op's params: `opforge
 // import onnx` asks every registered NodeReader, whatever --targets says,

@@ -15,7 +15,6 @@ import (
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/shapeexpr"
-	"github.com/opforge/opforge/generators/target"
 )
 
 // Options are what import torch builds the package with.
@@ -171,7 +170,7 @@ func buildOp(o OpReport, opts Options, pos diag.Pos, l *diag.List, res *Result) 
 	for _, out := range o.Outputs {
 		op.Outputs = append(op.Outputs, output(op, out, o.Op, pos, l, warn))
 	}
-	op.Sections = sections(opts.Targets, op.Name, name)
+	op.Sections = sections(opts.Targets, op.Name)
 	return op
 }
 
@@ -329,10 +328,10 @@ func literal(v any, elem string) *ir.Literal {
 	return &ir.Literal{Kind: ir.LitString, Text: fmt.Sprint(v)}
 }
 
-// sections are the op's target sections: each target's import section,
-// with the op's torch name where the target's runtime calls the op by it
-// (target.TorchImporter).
-func sections(targets []string, opName, torchName string) ir.Sections {
+// sections are the op's target sections: each target's import section.
+// A runtime that calls the op by a torch name (ExecuTorch) takes the
+// origin's (torch: in the opdef), so the sections need not say it.
+func sections(targets []string, opName string) ir.Sections {
 	var secs ir.Sections
 	importers := registry.Importers()
 	for _, tg := range registry.All() {
@@ -340,11 +339,7 @@ func sections(targets []string, opName, torchName string) ir.Sections {
 		if im == nil || !slices.Contains(targets, tg.Name()) {
 			continue
 		}
-		n := im.ImportSection(opName, opName)
-		if ti, ok := im.(target.TorchImporter); ok {
-			n = ti.TorchImportSection(opName, torchName)
-		}
-		secs.Add(tg.Name(), n, diag.Pos{})
+		secs.Add(tg.Name(), im.ImportSection(opName, opName), diag.Pos{})
 	}
 	return secs
 }
