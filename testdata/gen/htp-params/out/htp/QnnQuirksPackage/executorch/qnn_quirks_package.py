@@ -37,13 +37,6 @@ QNN_OP_TYPES = {
 _lib = Library(NAMESPACE, "DEF")
 _OPS = getattr(torch.ops, NAMESPACE)
 
-def _torch_op(name):
-    """The torch op (its overload packet) of torch op name: this module's,
-    or for an imported op the one its module defines, imported first (by
-    the reference module's _torch_op, which knows where it lies) when no
-    model has imported it."""
-    return getattr(_OPS, name)
-
 _REFERENCE = "qnn_quirks_package_reference"
 _REFERENCE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "reference", "QnnQuirksPackage", "qnn_quirks_package_reference.py")
 
@@ -126,7 +119,7 @@ class ops:
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""
-    return {qnn: _torch_op(name).default for name, qnn in QNN_OP_TYPES.items()}
+    return {qnn: getattr(getattr(torch.ops, NAMESPACE), name).default for name, qnn in QNN_OP_TYPES.items()}
 
 def library_paths(package_dir, device_dir, htp_arch, build_dir=None):
     """Where the libraries of `make htp_x86 htp_aarch64 htp_v<arch>` are
@@ -144,37 +137,6 @@ def library_paths(package_dir, device_dir, htp_arch, build_dir=None):
         "aarch64_build": f"{build}/aarch64-android/{lib}.so",
     }
 
-def _fill_schema_defaults():
-    """Makes ExecuTorch's Qualcomm custom-op builder take a call that leaves
-    trailing arguments at their schema defaults. torch.export records a call
-    without the trailing arguments equal to a schema default (even when the
-    caller passed them), and the builder (CustomOp.define_node) refuses a
-    node whose argument count differs from the schema's: a model calling an
-    imported op, whose own schema has defaults, would not be delegated. The
-    builder is given the node with those arguments filled in (from the
-    node's keyword arguments, else the schema's defaults) while it builds,
-    the graph left as it was. Exact for any op, so installed once for all."""
-    from executorch.backends.qualcomm.builders.op_custom_op import CustomOp
-
-    define_node = CustomOp.define_node
-    if getattr(define_node, "fills_schema_defaults", False):
-        return
-
-    def filled(self, node, nodes_to_wrappers):
-        arguments = node.target._schema.arguments
-        missing = arguments[len(node.args):]
-        if not missing or not all(a.name in node.kwargs or a.has_default_value() for a in missing):
-            return define_node(self, node, nodes_to_wrappers)
-        given = node.args
-        node.args = tuple(given) + tuple(node.kwargs[a.name] if a.name in node.kwargs else a.default_value for a in missing)
-        try:
-            return define_node(self, node, nodes_to_wrappers)
-        finally:
-            node.args = given
-
-    filled.fills_schema_defaults = True
-    CustomOp.define_node = filled
-
 def op_package_options(package_dir, device_dir, htp_arch=73, build_dir=None):
     """QnnExecuTorchOpPackageOptions for every op of this package: the x86
     simulator build registered as target CPU on x86-64 (the HTP simulator
@@ -187,7 +149,6 @@ def op_package_options(package_dir, device_dir, htp_arch=73, build_dir=None):
         QnnExecuTorchOpPackageTarget,
     )
 
-    _fill_schema_defaults()
     paths = library_paths(package_dir, device_dir, htp_arch, build_dir)
     placements = [
         (paths["x86_64"], QnnExecuTorchOpPackageTarget.CPU, QnnExecuTorchOpPackagePlatform.X86_64),
