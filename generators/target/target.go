@@ -55,6 +55,13 @@ type Importer interface {
 	ImportSection(opType, name string) *ir.Node
 }
 
+// TorchImporter is an Importer whose section differs for an op imported
+// from a torch.library op (opforge import torch) from one imported from
+// ONNX: TorchImportSection is the op-level section of such an op.
+type TorchImporter interface {
+	TorchImportSection(name string) *ir.Node
+}
+
 // NodeReader is an Importer whose runtime reads part of an ONNX node
 // itself, beside the attributes that become the op's params: `opforge
 // import onnx` asks every registered NodeReader, whatever --targets says,

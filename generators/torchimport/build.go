@@ -15,6 +15,7 @@ import (
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/shapeexpr"
+	"github.com/opforge/opforge/generators/target"
 )
 
 // Options are what import torch builds the package with.
@@ -328,7 +329,8 @@ func literal(v any, elem string) *ir.Literal {
 	return &ir.Literal{Kind: ir.LitString, Text: fmt.Sprint(v)}
 }
 
-// sections are the op's target sections: each target's import section.
+// sections are the op's target sections: each target's import section,
+// its torch import section where it has one (target.TorchImporter).
 // A runtime that calls the op by a torch name (ExecuTorch) takes the
 // origin's (torch: in the opdef), so the sections need not say it.
 func sections(targets []string, opName string) ir.Sections {
@@ -339,7 +341,11 @@ func sections(targets []string, opName string) ir.Sections {
 		if im == nil || !slices.Contains(targets, tg.Name()) {
 			continue
 		}
-		secs.Add(tg.Name(), im.ImportSection(opName, opName), diag.Pos{})
+		n := im.ImportSection(opName, opName)
+		if ti, ok := im.(target.TorchImporter); ok {
+			n = ti.TorchImportSection(opName)
+		}
+		secs.Add(tg.Name(), n, diag.Pos{})
 	}
 	return secs
 }
