@@ -18,10 +18,19 @@ var importedKernels = []struct{ key, file, body string }{
 	{"helpers", "aipu/OpfTestOps/kernels/scaled_silu.cl", "scaled_silu.helpers.cl"},
 	{"kernel", "aipu/OpfTestOps/kernels/scaled_silu.cl", "scaled_silu.kernel.cl"},
 	{"impl", "htp/OpfTestOps/src/ops/ScaledSilu.cpp", "ScaledSilu.impl.cpp"},
+	{"triton:Concat2", "trt/OpfTestOps/python/opf_test_ops_qdp.py", "Concat2.triton.py"},
+	// The Triton kernel of a concat needs dims, which the AOT launch hands it.
+	{"aot:Concat2", "trt/OpfTestOps/python/opf_test_ops_qdp.py", "Concat2.aot.py"},
+	{"kernel", "aipu/OpfTestOps/kernels/concat2.cl", "concat2.kernel.cl"},
+	{"impl", "htp/OpfTestOps/src/ops/Concat2.cpp", "Concat2.impl.cpp"},
 }
 
+// verifiedImports are the test ops whose kernels importedKernels holds.
+var verifiedImports = []string{"ScaledSilu", "Concat2"}
+
 // TestImportTorchVerifies follows the README's "From PyTorch" path: import
-// torch on the test module's op, gen, the kernels written into their
+// torch on the test module's ops (elementwise at any rank, a concat along
+// an axis param), gen, the kernels written into their
 // regions, and verify on every target a CPU runs, whose reference is the
 // original torch op: each kernel must run in its engine (Triton's
 // interpreter, PoCL, the HTP host harness) and pass, and the ExecuTorch
@@ -45,7 +54,7 @@ func TestImportTorchVerifies(t *testing.T) {
 	}
 	opdefs, outDir := filepath.Join(dir, "opdefs"), filepath.Join(dir, "out")
 	opdef := filepath.Join(opdefs, "opftestops", "opftestops.yaml")
-	if code, out, errs := run("import", "torch", "--python", python, "--module", module, "--op", "opf_test::scaled_silu", "-o", opdef); code != 0 {
+	if code, out, errs := run("import", "torch", "--python", python, "--module", module, "--op", "opf_test::scaled_silu,opf_test::concat2", "-o", opdef); code != 0 {
 		t.Fatalf("import torch: exit %d\n%s%s", code, out, errs)
 	}
 	if code, out, errs := run("gen", "--opdefs", opdefs, "--out", outDir); code != 0 {
@@ -64,9 +73,11 @@ func TestImportTorchVerifies(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("verify of the imported op: exit %d\n%s", code, report)
 	}
-	for _, row := range []string{"trt-python  kernel", "aipu-opencl kernel", "htp-host    kernel", "executorch  wiring"} {
-		if !regexp.MustCompile(`OpfTestOps/ScaledSilu\s+` + regexp.QuoteMeta(row) + `\s+[1-9]\d*\s+0\s`).MatchString(report) {
-			t.Errorf("verify ran no passing %q cases:\n%s", row, report)
+	for _, op := range verifiedImports {
+		for _, row := range []string{"trt-python  kernel", "aipu-opencl kernel", "htp-host    kernel", "executorch  wiring"} {
+			if !regexp.MustCompile(`OpfTestOps/` + op + `\s+` + regexp.QuoteMeta(row) + `\s+[1-9]\d*\s+0\s`).MatchString(report) {
+				t.Errorf("verify ran no passing %q cases of %s:\n%s", row, op, report)
+			}
 		}
 	}
 	if !strings.Contains(report, " 0 failed") {
