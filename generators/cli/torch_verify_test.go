@@ -23,14 +23,24 @@ var importedKernels = []struct{ key, file, body string }{
 	{"aot:Concat2", "trt/OpfTestOps/python/opf_test_ops_qdp.py", "Concat2.aot.py"},
 	{"kernel", "aipu/OpfTestOps/kernels/concat2.cl", "concat2.kernel.cl"},
 	{"impl", "htp/OpfTestOps/src/ops/Concat2.cpp", "Concat2.impl.cpp"},
+	// A data-dependent size: written with the size it found (the Triton
+	// kernel into its size_K output, the HTP one by set_dims).
+	{"triton:PositiveIndices", "trt/OpfTestOps/python/opf_test_ops_qdp.py", "PositiveIndices.triton.py"},
+	{"impl", "htp/OpfTestOps/src/ops/PositiveIndices.cpp", "PositiveIndices.impl.cpp"},
 }
 
-// verifiedImports are the test ops whose kernels importedKernels holds.
-var verifiedImports = []string{"ScaledSilu", "Concat2"}
+// verifiedImports are the test ops whose kernels importedKernels holds,
+// and the verify rows each must pass: PositiveIndices has no aipu plugin
+// (Compass needs every output shape when it parses the graph).
+var verifiedImports = map[string][]string{
+	"ScaledSilu":      {"trt-python  kernel", "aipu-opencl kernel", "htp-host    kernel", "executorch  wiring"},
+	"Concat2":         {"trt-python  kernel", "aipu-opencl kernel", "htp-host    kernel", "executorch  wiring"},
+	"PositiveIndices": {"trt-python  kernel", "htp-host    kernel", "executorch  wiring"},
+}
 
 // TestImportTorchVerifies follows the README's "From PyTorch" path: import
 // torch on the test module's ops (elementwise at any rank, a concat along
-// an axis param), gen, the kernels written into their
+// an axis param, a data-dependent size), gen, the kernels written into their
 // regions, and verify on every target a CPU runs, whose reference is the
 // original torch op: each kernel must run in its engine (Triton's
 // interpreter, PoCL, the HTP host harness) and pass, and the ExecuTorch
@@ -54,7 +64,7 @@ func TestImportTorchVerifies(t *testing.T) {
 	}
 	opdefs, outDir := filepath.Join(dir, "opdefs"), filepath.Join(dir, "out")
 	opdef := filepath.Join(opdefs, "opftestops", "opftestops.yaml")
-	if code, out, errs := run("import", "torch", "--python", python, "--module", module, "--op", "opf_test::scaled_silu,opf_test::concat2", "-o", opdef); code != 0 {
+	if code, out, errs := run("import", "torch", "--python", python, "--module", module, "--op", "opf_test::scaled_silu,opf_test::concat2,opf_test::positive_indices", "-o", opdef); code != 0 {
 		t.Fatalf("import torch: exit %d\n%s%s", code, out, errs)
 	}
 	if code, out, errs := run("gen", "--opdefs", opdefs, "--out", outDir); code != 0 {
@@ -73,8 +83,8 @@ func TestImportTorchVerifies(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("verify of the imported op: exit %d\n%s", code, report)
 	}
-	for _, op := range verifiedImports {
-		for _, row := range []string{"trt-python  kernel", "aipu-opencl kernel", "htp-host    kernel", "executorch  wiring"} {
+	for op, rows := range verifiedImports {
+		for _, row := range rows {
 			if !regexp.MustCompile(`OpfTestOps/` + op + `\s+` + regexp.QuoteMeta(row) + `\s+[1-9]\d*\s+0\s`).MatchString(report) {
 				t.Errorf("verify ran no passing %q cases of %s:\n%s", row, op, report)
 			}
