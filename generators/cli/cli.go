@@ -42,7 +42,7 @@ const usageFormat = `usage:
                  [--package NAME] [--domain D] [--namespace NS] [--package-version V]
                  [--targets %[2]s] [--allow-standard-names]
                                                      opdefs for the selected nodes of an ONNX model
-  opforge import torch --module M --op NS::NAME,... [-o OPDEF|-] [--force] [--package NAME]
+  opforge import torch --module M (--op NS::NAME,... | --exported FILE.pt2) [-o OPDEF|-] [--force] [--package NAME]
                  [--targets %[2]s] [--dtypes LIST] [--python PY]
                                                      opdefs of ops a module registers with torch.library:
                                                      schema, dtypes and output shapes from torch's fake kernels

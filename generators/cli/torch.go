@@ -25,7 +25,8 @@ func importTorchCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	module := fs.String("module", "", "the module that registers the ops: an importable module name or a .py file (required)")
 	var ops, targetNames, dtypes listFlag
-	fs.Var(&ops, "op", "the ops, NS::NAME (comma-separated, repeatable; required)")
+	fs.Var(&ops, "op", "the ops, NS::NAME (comma-separated, repeatable; required unless --exported)")
+	exported := fs.String("exported", "", "a torch.export'ed program (.pt2 of torch.export.save): import the custom ops it calls, instead of --op; --module must register them")
 	out := fs.String("o", "", "opdef file to write, or - for standard output (default: opdefs/<package>/<package>.yaml)")
 	force := fs.Bool("force", false, "overwrite an existing opdef file")
 	var pkgName string
@@ -37,9 +38,16 @@ func importTorchCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	if len(pos) != 0 || *module == "" || len(ops) == 0 {
-		fmt.Fprintln(stderr, "opforge import torch: expected `opforge import torch --module M --op NS::NAME[,...]`")
+	if len(pos) != 0 || *module == "" || (len(ops) == 0) == (*exported == "") {
+		fmt.Fprintln(stderr, "opforge import torch: expected `opforge import torch --module M --op NS::NAME[,...]` or `opforge import torch --module M --exported FILE.pt2`")
 		return 2
+	}
+	if *exported != "" {
+		found, code := exportedOps(*python, *module, *exported, stdout, stderr)
+		if found == nil {
+			return code
+		}
+		ops = found
 	}
 	namespaces := map[string]bool{}
 	for _, o := range ops {
@@ -141,4 +149,22 @@ func importTorchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  %s <- torch.ops.%s\n", op.Name, strings.Replace(op.Torch.Op, "::", ".", 1))
 	}
 	return code
+}
+
+// exportedOps are the custom ops the torch.export'ed program file calls,
+// or nil and the exit code after reporting why there are none.
+func exportedOps(python, module, file string, stdout, stderr io.Writer) ([]string, int) {
+	var l diag.List
+	found, err := torchimport.ExportedOps(torchimport.Python(python), module, file)
+	switch {
+	case err != nil:
+		l.Errorf(diag.Pos{File: file}, "torch-import", "%v", err)
+	case len(found) == 0:
+		l.Errorf(diag.Pos{File: file}, "torch-import", "the program calls no custom ops (only torch's aten and prims): nothing to import")
+	default:
+		return found, 0
+	}
+	code := report(&l, "text", stdout, stderr)
+	fmt.Fprintln(stderr, "opforge import torch: nothing written")
+	return nil, max(code, 1)
 }

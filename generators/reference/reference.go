@@ -108,6 +108,18 @@ type torchCall struct {
 	Args []string
 }
 
+// TorchModule is the module of op's torch origin as the generated Python
+// finds it (_torch_op of the reference module): a name as written, a .py
+// file relative to the repository root (the opdef wrote it relative to
+// itself) or absolute.
+func TorchModule(pkg *ir.Package, op *ir.Op) string {
+	m := op.Torch.Module
+	if op.Torch.IsFile() && !path.IsAbs(m) && !filepath.IsAbs(filepath.FromSlash(m)) {
+		m = path.Join(path.Dir(pkg.Source), m)
+	}
+	return m
+}
+
 // torchCallOf is the call of op's torch origin, or nil.
 func torchCallOf(pkg *ir.Package, op *ir.Op) *torchCall {
 	t := op.Torch
@@ -115,10 +127,7 @@ func torchCallOf(pkg *ir.Package, op *ir.Op) *torchCall {
 		return nil
 	}
 	ns, name, _ := strings.Cut(t.Op, "::")
-	c := &torchCall{Module: t.Module, IsFile: t.IsFile(), Namespace: ns, Name: name}
-	if c.IsFile && !path.IsAbs(c.Module) && !filepath.IsAbs(filepath.FromSlash(c.Module)) {
-		c.Module = path.Join(path.Dir(pkg.Source), c.Module)
-	}
+	c := &torchCall{Module: TorchModule(pkg, op), IsFile: t.IsFile(), Namespace: ns, Name: name}
 	for _, in := range op.Inputs {
 		c.Args = append(c.Args, in.Name+"="+in.Ident)
 	}

@@ -55,11 +55,11 @@ type Importer interface {
 	ImportSection(opType, name string) *ir.Node
 }
 
-// TorchImporter is an Importer whose runtime calls an op by the name a
-// PyTorch module registers it under (`opforge import torch`): its section
-// for an op imported from the torch op torchName ("ns::name") records it.
+// TorchImporter is an Importer whose section differs for an op imported
+// from a torch.library op (opforge import torch) from one imported from
+// ONNX: TorchImportSection is the op-level section of such an op.
 type TorchImporter interface {
-	TorchImportSection(name, torchName string) *ir.Node
+	TorchImportSection(name string) *ir.Node
 }
 
 // NodeReader is an Importer whose runtime reads part of an ONNX node

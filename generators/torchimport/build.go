@@ -171,7 +171,7 @@ func buildOp(o OpReport, opts Options, pos diag.Pos, l *diag.List, res *Result) 
 	for _, out := range o.Outputs {
 		op.Outputs = append(op.Outputs, output(op, out, o.Op, pos, l, warn))
 	}
-	op.Sections = sections(opts.Targets, op.Name, name)
+	op.Sections = sections(opts.Targets, op.Name)
 	return op
 }
 
@@ -330,9 +330,10 @@ func literal(v any, elem string) *ir.Literal {
 }
 
 // sections are the op's target sections: each target's import section,
-// with the op's torch name where the target's runtime calls the op by it
-// (target.TorchImporter).
-func sections(targets []string, opName, torchName string) ir.Sections {
+// its torch import section where it has one (target.TorchImporter).
+// A runtime that calls the op by a torch name (ExecuTorch) takes the
+// origin's (torch: in the opdef), so the sections need not say it.
+func sections(targets []string, opName string) ir.Sections {
 	var secs ir.Sections
 	importers := registry.Importers()
 	for _, tg := range registry.All() {
@@ -342,7 +343,7 @@ func sections(targets []string, opName, torchName string) ir.Sections {
 		}
 		n := im.ImportSection(opName, opName)
 		if ti, ok := im.(target.TorchImporter); ok {
-			n = ti.TorchImportSection(opName, torchName)
+			n = ti.TorchImportSection(opName)
 		}
 		secs.Add(tg.Name(), n, diag.Pos{})
 	}

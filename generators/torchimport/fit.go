@@ -8,6 +8,7 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/registry"
+	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -23,6 +24,10 @@ func Fit(pkg *ir.Package) []Warning {
 		for _, t := range sectionTargets(op) {
 			errs := targetErrors(pkg, op, t)
 			if len(errs) == 0 {
+				continue
+			}
+			if w, ok := plainFits(pkg, op, t, errs); ok {
+				ws = append(ws, w)
 				continue
 			}
 			if !slices.ContainsFunc(errs, dtypeError) {
@@ -41,6 +46,30 @@ func Fit(pkg *ir.Package) []Warning {
 		}
 	}
 	return ws
+}
+
+// plainFits gives op target t's plain import section (the one an ONNX
+// import writes) where the torch one (target.TorchImporter: more of the
+// target, e.g. TensorRT's Python plugin beside the C++ one) is refused and
+// the plain one is not: the op keeps the target, with a warning quoting
+// what the torch section's extra part refused.
+func plainFits(pkg *ir.Package, op *ir.Op, t string, errs []diag.Diagnostic) (Warning, bool) {
+	im := registry.Importers()[t]
+	if _, ok := im.(target.TorchImporter); !ok {
+		return Warning{}, false
+	}
+	sec := op.Sections.Get(t)
+	torchNode := sec.Node
+	sec.Node, sec.Canonical = im.ImportSection(op.Name, op.Name), nil
+	if len(targetErrors(pkg, op, t)) > 0 {
+		sec.Node = torchNode
+		return Warning{}, false
+	}
+	var why []string
+	for _, e := range errs {
+		why = append(why, e.Message+" ["+e.Code+"]")
+	}
+	return Warning{Op: op.Name, Code: "torch-target", Message: "generated for " + t + " with its plain import section (what import onnx writes), since it refuses the torch one: " + strings.Join(why, "; ")}, true
 }
 
 func sectionTargets(op *ir.Op) []string {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -273,4 +275,54 @@ func TestImportErrors(t *testing.T) {
 			t.Errorf("got %v, want %s", got, want)
 		}
 	})
+}
+
+// exportScript saves a torch.export'ed model calling two of the test ops
+// (one twice) beside an aten op: argv[1] the module, argv[2] the .pt2.
+const exportScript = `
+import importlib.util, sys, torch
+spec = importlib.util.spec_from_file_location("torchops", sys.argv[1])
+spec.loader.exec_module(importlib.util.module_from_spec(spec))
+class Model(torch.nn.Module):
+    def forward(self, a, b):
+        y = torch.ops.opf_test.scaled_silu(a, 2.0)
+        z = torch.ops.opf_test.concat2(y, b, 1)
+        return torch.ops.opf_test.scaled_silu(z).relu()
+torch.export.save(torch.export.export(Model(), (torch.rand(2, 3), torch.rand(2, 4))), sys.argv[2])
+`
+
+// TestExportedProgram: import torch --exported lists the custom ops a
+// saved torch.export'ed program calls (not its aten ops), in the order of
+// their first call, and imports them; a module that does not register
+// them is an error naming them.
+func TestExportedProgram(t *testing.T) {
+	py := python(t)
+	module, err := filepath.Abs("testdata/torchops.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt2 := filepath.Join(t.TempDir(), "model.pt2")
+	if out, err := exec.Command(py, "-c", exportScript, module, pt2).CombinedOutput(); err != nil {
+		t.Fatalf("exporting the model: %v\n%s", err, out)
+	}
+	ops, err := ExportedOps(py, module, pt2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"opf_test::scaled_silu", "opf_test::concat2"}; !slices.Equal(ops, want) {
+		t.Fatalf("ops of the program: %v, want %v", ops, want)
+	}
+	rep, err := Inspect(py, module, ops, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l diag.List
+	res := Build(rep, Options{Module: module, Targets: registry.ImportTargets}, &l)
+	if res == nil || len(res.Package.Ops) != 2 || res.Package.Ops[1].Torch.Op != "opf_test::concat2" {
+		t.Fatalf("imported %v: %v", res, l.Sorted())
+	}
+	_, err = ExportedOps(py, "testdata/bad_ops.py", pt2)
+	if want := "calls opf_test::scaled_silu, opf_test::concat2, which testdata/bad_ops.py does not register: name the module that defines them with --module"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("with a module that registers neither op: %v, want %q", err, want)
+	}
 }

@@ -111,6 +111,24 @@ func Inspect(python, module string, ops, dtypes []string) (*Report, error) {
 	return &rep, nil
 }
 
+// ExportedOps are the custom ops (outside torch's aten and prims) that
+// the torch.export'ed program in file (a .pt2 of torch.export.save)
+// calls, NS::NAME in the order of their first call. The program names its
+// ops only: module, imported first, must register them.
+func ExportedOps(python, module, file string) ([]string, error) {
+	var rep struct {
+		Ops   []string `json:"ops"`
+		Error string   `json:"error"`
+	}
+	if err := run(python, map[string]any{"module": module, "exported": file}, &rep); err != nil {
+		return nil, err
+	}
+	if rep.Error != "" {
+		return nil, fmt.Errorf("%s", rep.Error)
+	}
+	return rep.Ops, nil
+}
+
 // ShapeCheck is one request for the fake kernel's output shapes on
 // concrete input shapes (nil: an absent optional input).
 type ShapeCheck struct {

@@ -477,6 +477,55 @@ def check_shapes(requests):
     return results
 
 
+# The namespaces of torch's own ops: an exported program's calls of these
+# are not the user's custom ops.
+TORCH_NAMESPACES = ("aten", "prims", "higher_order")
+
+
+def exported_ops(path, module):
+    """The custom ops (OpOverloads outside torch's own namespaces) the
+    torch.export'ed program at path calls, as NS::NAME in the order of their
+    first call, or {"error": text}. The program names its ops only: their
+    schemas and fake kernels come from the module, imported before loading
+    (torch.export.load cannot resolve an op nobody registered)."""
+    import re
+    import zipfile
+
+    # torch.export.load only logs which op it could not resolve: name the
+    # unregistered ops from the archive's serialized graphs first.
+    try:
+        with zipfile.ZipFile(path) as z:
+            text = " ".join(z.read(n).decode("utf-8", "replace") for n in z.namelist() if n.endswith(".json"))
+    except (OSError, zipfile.BadZipFile) as e:
+        return {"error": "%s is not a torch.export'ed program (a .pt2 archive of torch.export.save): %s" % (path, e)}
+    unknown = []
+    for ns, name in re.findall(r"torch\.ops\.([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\.[A-Za-z_][A-Za-z0-9_]*", text):
+        q = ns + "::" + name
+        if ns not in TORCH_NAMESPACES and q not in unknown and not hasattr(getattr(torch.ops, ns), name):
+            unknown.append(q)
+    if unknown:
+        return {"error": "%s calls %s, which %s does not register: name the module that defines %s with --module "
+                         "(it is imported before the program is loaded)" % (path, ", ".join(unknown), module,
+                                                                           "it" if len(unknown) == 1 else "them")}
+    try:
+        ep = torch.export.load(path)
+    except Exception as e:  # noqa: BLE001 - torch's own message, shortened
+        text = str(e)
+        return {"error": "torch.export.load(%s): %s: %s" % (path, type(e).__name__, text.splitlines()[0] if text else "")}
+    ops = []
+    for node in ep.graph_module.graph.nodes:
+        t = node.target
+        if node.op != "call_function" or not isinstance(t, torch._ops.OpOverload):
+            continue
+        ns = t.namespace
+        if ns in TORCH_NAMESPACES:
+            continue
+        q = ns + "::" + t._schema.name.split("::", 1)[-1]
+        if q not in ops:
+            ops.append(q)
+    return {"ops": ops}
+
+
 def resolve(qualname):
     ns, name = qualname.split("::", 1)
     return getattr(getattr(torch.ops, ns), name).default
@@ -493,6 +542,9 @@ def main():
         return
     if "check" in req:
         print(json.dumps({"shapes": check_shapes(req["check"])}))
+        return
+    if req.get("exported"):
+        print(json.dumps(exported_ops(req["exported"], req["module"])))
         return
     ops = []
     for qualname in req["ops"]:

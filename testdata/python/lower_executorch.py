@@ -2,7 +2,10 @@
 
 Usage: python lower_executorch.py PLAN.json builder|delegate|calibrate
 The plan names the generated module, the op, its sample inputs and required
-params, the op package directory and the SoC.
+params, the op package directory and the SoC; for an op imported from a
+torch.library op (opforge import torch), torch_module names the .py file
+that defines it: imported first, as the user's model does, and the models
+call torch.ops.<namespace>.<op> directly.
 
 Two stages:
 
@@ -34,6 +37,7 @@ import collections
 import importlib.util
 import inspect
 import json
+import os
 import sys
 import traceback
 import warnings
@@ -54,6 +58,11 @@ DTYPES = {name: getattr(torch, name) for name in ["float16", "float32", "int32",
 
 
 def load(plan):
+    if "torch_module" in plan:
+        # The user's model imports the module that defines the op, by its
+        # name, before the generated ExecuTorch module.
+        sys.path.insert(0, os.path.dirname(plan["torch_module"]))
+        importlib.import_module(os.path.splitext(os.path.basename(plan["torch_module"]))[0])
     spec = importlib.util.spec_from_file_location(plan["namespace"], plan["module"])
     mod = importlib.util.module_from_spec(spec)
     # Registered as an import would: strict torch.export (dynamo) looks the
@@ -64,9 +73,16 @@ def load(plan):
 
 
 def models(mod, plan):
-    """One model leaving the defaults out, one passing each explicitly."""
-    call = getattr(mod.ops, plan["op"])
-    defaults = {n: p.default for n, p in inspect.signature(call).parameters.items() if p.default is not inspect.Parameter.empty}
+    """One model leaving the defaults out, one passing each explicitly. A
+    plan with torch_module (an op imported from it) calls the op as a model
+    written against that module does, torch.ops.<namespace>.<op>, with the
+    defaults of its schema; else the generated module's ops.<op>."""
+    if "torch_module" in plan:
+        call = getattr(getattr(torch.ops, plan["namespace"]), plan["op"])
+        defaults = {a.name: a.default_value for a in call.default._schema.arguments if a.has_default_value()}
+    else:
+        call = getattr(mod.ops, plan["op"])
+        defaults = {n: p.default for n, p in inspect.signature(call).parameters.items() if p.default is not inspect.Parameter.empty}
     if not defaults:
         fail(f"{plan['op']}: the op has no defaulted param, so the test proves nothing")
     required = plan["required"]

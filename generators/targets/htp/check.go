@@ -129,7 +129,7 @@ func checkTorchNames(pkg *ir.Package, d *diag.TargetList) {
 		}
 		name := TorchName(op)
 		if first, dup := seen[name]; dup {
-			d.Errorf(h.Where.At("torch_name", op.Pos), "executorch-torch-name", "ops %s and %s both register the torch op %s::%s; give one another targets.htp.torch_name", first.Name, op.Name, torchNamespace(pkg), name)
+			d.Errorf(h.Where.At("torch_name", op.Pos), "executorch-torch-name", "ops %s and %s both register the torch op %s (the ExecuTorch module's ops.%s); give one another targets.htp.torch_name", first.Name, op.Name, torchQualName(pkg, op), name)
 			continue
 		}
 		seen[name] = op
@@ -165,10 +165,4 @@ func sameOrSkip(plain bool) string {
 // on the plain HTP backend.
 func (Target) ImportSection(opType, name string) *ir.Node {
 	return htpopt.EncodeOp(&htpopt.Op{Backends: []string{"HTP"}})
-}
-
-// TorchImportSection implements target.TorchImporter: the ExecuTorch
-// registration calls the op by the name the model's module gives it.
-func (Target) TorchImportSection(name, torchName string) *ir.Node {
-	return htpopt.EncodeOp(&htpopt.Op{Backends: []string{"HTP"}, TorchName: torchName})
 }

@@ -18,9 +18,13 @@ import (
 	"github.com/opforge/opforge/generators/workpool"
 )
 
-// TorchName is op's torch.library name: its torch_name, else the op name
-// in snake case.
+// TorchName is op's torch.library name: the name of the torch op it was
+// imported from, else its torch_name, else the op name in snake case.
 func TorchName(op *ir.Op) string {
+	if op.Torch != nil {
+		_, name, _ := strings.Cut(op.Torch.Op, "::")
+		return name
+	}
 	if h := htpopt.OfOp(op); h != nil && h.TorchName != "" {
 		return h.TorchName
 	}
@@ -42,6 +46,15 @@ func movedEagerRegions(pkg *ir.Package, ops []*ir.Op) map[string]string {
 // torchNamespace is the torch.library namespace of a package.
 func torchNamespace(pkg *ir.Package) string { return names.Snake(pkg.Name) }
 
+// torchQualName is the torch op op registers as, NS::NAME: the op it was
+// imported from, else the package's namespace and TorchName.
+func torchQualName(pkg *ir.Package, op *ir.Op) string {
+	if op.Torch != nil {
+		return op.Torch.Op
+	}
+	return torchNamespace(pkg) + "::" + TorchName(op)
+}
+
 // torchModel is the ExecuTorch module of one package.
 type torchModel struct {
 	Package   string
@@ -60,6 +73,8 @@ type torchModel struct {
 	// CallSections are the methods of class ops ("executorch-call"), one
 	// per op, joined in op order.
 	CallSections string
+	// AnyImported: some op was imported from a torch.library op.
+	AnyImported bool
 }
 
 // torchOp is one op's part of the ExecuTorch module: its schemas, its
@@ -93,6 +108,24 @@ type torchOp struct {
 	// assumed are the outputs without a shape whose fake takes the first
 	// input's (QNN XML states none); each gets a warning.
 	assumed []*ir.Tensor
+	// Imported, for an op imported from a torch.library op, is that op:
+	// the module defines nothing for it and calls it.
+	Imported *importedOp
+}
+
+// importedOp is the torch.library op an op was imported from (opforge
+// import torch): the module the user's model imports defines it, with its
+// schema, defaults, CPU and fake kernels, so the ExecuTorch module does
+// not define it again; it finds it (importing Module, a Python string,
+// first when no model did) and registers the op package for it, so a
+// model calling torch.ops.NS.NAME delegates as it is. Namespace is a
+// Python string; CallArgs pass the wrapper's arguments to the op by the
+// schema's names (name=ident).
+type importedOp struct {
+	Name              string
+	Module, Namespace text
+	IsFile            bool
+	CallArgs          []string
 }
 
 // refParam is a param of the eager implementation's call of the
@@ -184,8 +217,12 @@ func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.Targ
 	for _, part := range strings.Split(reference.Path(pkg), "/") {
 		m.ReferencePath = append(m.ReferencePath, escape.PyString(part))
 	}
-	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newTorchOp(ops[i], m.Namespace) })
+	workpool.Parallel(len(ops), func(i int) {
+		m.Ops[i] = newTorchOp(ops[i], m.Namespace)
+		m.Ops[i].Imported = importedOf(pkg, ops[i])
+	})
 	for i, t := range m.Ops {
+		m.AnyImported = m.AnyImported || t.Imported != nil
 		for _, o := range t.assumed {
 			d.Warnf(o.Where.At("name", o.Pos), "executorch-assumed-shape", "output %q of op %s states no shape (QNN XML cannot), so its torch fake implementation assumes the shape of input %q; convert the op to YAML and give the output a shape if that is wrong", o.Name, ops[i].Name, ops[i].Inputs[0].Name)
 		}
@@ -251,6 +288,29 @@ func newTorchOp(op *ir.Op, namespace string) *torchOp {
 	t.RefInputs, t.RefParams = referenceCall(op)
 	t.Fake, t.assumed = fakeBody(op)
 	return t
+}
+
+// importedOf is op's torch origin as the ExecuTorch module calls it, or
+// nil. The wrapper passes every argument by the schema's names, as the
+// reference does, so its parameter order (the opdef's) need not be the
+// schema's.
+func importedOf(pkg *ir.Package, op *ir.Op) *importedOp {
+	if op.Torch == nil {
+		return nil
+	}
+	ns, _, _ := strings.Cut(op.Torch.Op, "::")
+	im := &importedOp{Name: TorchName(op), Module: text(escape.PyString(reference.TorchModule(pkg, op))), Namespace: text(escape.PyString(ns)), IsFile: op.Torch.IsFile()}
+	for _, in := range op.Inputs {
+		im.CallArgs = append(im.CallArgs, in.Name+"="+in.Ident)
+	}
+	for _, p := range op.Params {
+		v := p.Ident
+		if p.Kind == ir.ParamArray {
+			v = "list(" + v + ")" // torch's int[] takes lists
+		}
+		im.CallArgs = append(im.CallArgs, p.Name+"="+v)
+	}
+	return im
 }
 
 // referenceCall is the eager implementation's call of the op's reference:

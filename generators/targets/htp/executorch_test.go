@@ -377,22 +377,12 @@ func TestPythonCompiles(t *testing.T) {
 	}
 }
 
-// TestExecuTorchLowering takes the generated module of
-// testdata/gen/executorch-lower (an op with defaulted int, float, array and
-// enum params) through the real executorch wheel, for a call leaving every
-// default out and one passing each: "builder" runs ExecuTorch's Qualcomm
-// pass pipeline and its CustomOp builder, which refuses a node whose
-// argument count differs from the schema; "calibrate" quantizes with the
-// Qualcomm quantizer (PT2E) a copy whose reference is written, so that
-// calibration runs the eager implementation and it the reference (later
-// executorch releases load libQnnHtp.so there: OPFORGE_QNN_HTP_LIB_DIR);
-// "delegate" lowers with the
-// Qualcomm partitioner and op_package_options() and wants the node inside
-// the delegate, which needs Qualcomm's HTP backend and the package's x86
-// build. go tool mage test installs executorch 1.0 (the release of the test
-// virtualenv's torch) and sets OPFORGE_EXECUTORCH_PYTHON to it.
-func TestExecuTorchLowering(t *testing.T) {
-	py := os.Getenv("OPFORGE_EXECUTORCH_PYTHON")
+// executorchPython is OPFORGE_EXECUTORCH_PYTHON (the test skips without
+// it), the environment its lowering scripts run in, and
+// OPFORGE_QNN_HTP_LIB_DIR.
+func executorchPython(t *testing.T) (py string, base []string, backend string) {
+	t.Helper()
+	py = os.Getenv("OPFORGE_EXECUTORCH_PYTHON")
 	if py == "" {
 		t.Skip("OPFORGE_EXECUTORCH_PYTHON is not set: name a Python with the executorch wheel and its torch (go tool mage test sets it to the test virtualenv, which has executorch 1.0)")
 	}
@@ -401,7 +391,7 @@ func TestExecuTorchLowering(t *testing.T) {
 	// backend without it downloads a QNN SDK (1.0 wants it non-empty). A
 	// stand-in's lib/x86_64-linux-clang is OPFORGE_QNN_HTP_LIB_DIR, where
 	// later releases' quantizer loads libQnnHtp.so from.
-	backend := os.Getenv("OPFORGE_QNN_HTP_LIB_DIR")
+	backend = os.Getenv("OPFORGE_QNN_HTP_LIB_DIR")
 	sdk := os.Getenv("QNN_SDK_ROOT")
 	if sdk == "" {
 		sdk = t.TempDir()
@@ -418,12 +408,31 @@ func TestExecuTorchLowering(t *testing.T) {
 			}
 		}
 	}
-	base := append(os.Environ(), "PATH="+filepath.Dir(py)+string(os.PathListSeparator)+os.Getenv("PATH"), "QNN_SDK_ROOT="+sdk)
+	base = append(os.Environ(), "PATH="+filepath.Dir(py)+string(os.PathListSeparator)+os.Getenv("PATH"), "QNN_SDK_ROOT="+sdk)
 	probe := exec.Command(py, "-c", "import executorch.backends.qualcomm.python.PyQnnManagerAdaptor")
 	probe.Env = base
 	if out, err := probe.CombinedOutput(); err != nil {
 		t.Fatalf("OPFORGE_EXECUTORCH_PYTHON=%s cannot import ExecuTorch's Qualcomm AOT bridge: %v\n%s", py, err, out)
 	}
+	return py, base, backend
+}
+
+// TestExecuTorchLowering takes the generated module of
+// testdata/gen/executorch-lower (an op with defaulted int, float, array and
+// enum params) through the real executorch wheel, for a call leaving every
+// default out and one passing each: "builder" runs ExecuTorch's Qualcomm
+// pass pipeline and its CustomOp builder, which refuses a node whose
+// argument count differs from the schema; "calibrate" quantizes with the
+// Qualcomm quantizer (PT2E) a copy whose reference is written, so that
+// calibration runs the eager implementation and it the reference (later
+// executorch releases load libQnnHtp.so there: OPFORGE_QNN_HTP_LIB_DIR);
+// "delegate" lowers with the
+// Qualcomm partitioner and op_package_options() and wants the node inside
+// the delegate, which needs Qualcomm's HTP backend and the package's x86
+// build. go tool mage test installs executorch 1.0 (the release of the test
+// virtualenv's torch) and sets OPFORGE_EXECUTORCH_PYTHON to it.
+func TestExecuTorchLowering(t *testing.T) {
+	py, base, backend := executorchPython(t)
 	const root = "../../../testdata/gen/executorch-lower"
 	var l diag.List
 	pkgs := load.Tree(root+"/opdefs", &l)
@@ -501,6 +510,70 @@ func TestExecuTorchLowering(t *testing.T) {
 		}
 		lower(t, "delegate", "LD_LIBRARY_PATH="+backend+string(os.PathListSeparator)+os.Getenv("LD_LIBRARY_PATH"))
 	})
+}
+
+// TestExecuTorchLoweringImported: ops imported from torch.library ops
+// (testdata/gen/torch-import, from generators/torchimport/testdata/
+// torchops.py) register as those ops. A model that imports the ops' module
+// and calls torch.ops.opf_test.<name> itself, leaving the defaults out
+// (torch.export records the call without them) or passing them, goes
+// through torch.export, ExecuTorch's Qualcomm pass pipeline and its CustomOp
+// builder made from the generated op_package_options(), which must accept
+// the node (the module fills the trailing defaults in for the builder).
+func TestExecuTorchLoweringImported(t *testing.T) {
+	py, base, _ := executorchPython(t)
+	const root = "../../../testdata/gen/torch-import"
+	var l diag.List
+	pkgs := load.Tree(root+"/opdefs", &l)
+	if l.HasErrors() || len(pkgs) != 1 {
+		t.Fatalf("%s: want one package: %v", root, l.Sorted())
+	}
+	pkg := pkgs[0]
+	module, err := filepath.Abs("../../torchimport/testdata/torchops.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	etModule, err := filepath.Abs(filepath.Join(root, "out", "htp", pkg.Name, "executorch", names.Snake(pkg.Name)+".py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range pkg.Ops {
+		t.Run(op.Name, func(t *testing.T) {
+			if op.Torch == nil {
+				t.Fatalf("op %s has no torch origin", op.Name)
+			}
+			ns, name, _ := strings.Cut(op.Torch.Op, "::")
+			c := planOp(op)
+			inputs := []tensorArg{}
+			for _, a := range c.Args {
+				inputs = append(inputs, tensorArg{Shape: a.Shape, DType: a.DType})
+			}
+			required := map[string]any{}
+			for _, k := range c.Kwargs {
+				required[k.Name] = k.Value
+			}
+			plan := map[string]any{
+				"module": etModule, "namespace": ns, "op": name, "qnn_op": op.Name,
+				"torch_module": module, "inputs": inputs, "required": required,
+				"package_dir": t.TempDir(), "soc": "SM8650",
+			}
+			data, _ := json.Marshal(plan)
+			planPath := filepath.Join(t.TempDir(), "plan.json")
+			if err := os.WriteFile(planPath, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(py, "../../../testdata/python/lower_executorch.py", planPath, "builder")
+			cmd.Env = base
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("ExecuTorch builder stage failed: %v\n%s", err, out)
+			}
+			if n := strings.Count(string(out), ": accepted, "); n != 2 {
+				t.Fatalf("want the builder to take both calls, %d reported:\n%s", n, out)
+			}
+			t.Log(string(out))
+		})
+	}
 }
 
 // TestOldEagerRegionKept: an ExecuTorch module written before the eager

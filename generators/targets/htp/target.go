@@ -36,7 +36,6 @@ var (
 	_ target.Acknowledgeable = Target{}
 	_ target.Pather          = Target{}
 	_ target.Importer        = Target{}
-	_ target.TorchImporter   = Target{}
 	_ target.ONNXCaller      = Target{}
 	_ target.SourceFormat    = Target{}
 	_ target.Builder         = Target{}

@@ -243,6 +243,14 @@ func (Target) ImportSection(opType, name string) *ir.Node {
 	return encodeOp(&Options{Formats: []string{"LINEAR"}})
 }
 
+// TorchImportSection implements target.TorchImporter: an op imported from
+// torch gets the Python plugin (QDP) beside the C++ one, as a torch user
+// has Python and Triton: Torch-TensorRT runs it, and verify's trt-python
+// runs its Triton kernel on CPU through Triton's interpreter.
+func (Target) TorchImportSection(name string) *ir.Node {
+	return encodeOp(&Options{Formats: []string{"LINEAR"}, QDP: &QDPOptions{Impl: "aot"}})
+}
+
 // KeepIdentity gives op's plugin the identity its ONNX nodes already name
 // (version and namespace where they differ from the package's, and the
 // node's op type as plugin name when the op is named otherwise), so the

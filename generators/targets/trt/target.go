@@ -13,6 +13,7 @@ var (
 	_ target.Target          = Target{}
 	_ target.Acknowledgeable = Target{}
 	_ target.Pather          = Target{}
+	_ target.TorchImporter   = Target{}
 	_ target.Importer        = Target{}
 	_ target.NodeReader      = Target{}
 	_ target.ONNXCaller      = Target{}

@@ -18,8 +18,6 @@ class ExecuTorch:
 
     check = "wiring"
 
-    check = "wiring"
-
     def __init__(self, torch, job):
         self.engine = "torch %s eager (ExecuTorch registration, torch.export)" % torch.__version__
         self.torch = torch
@@ -33,7 +31,9 @@ class ExecuTorch:
         name = self.by_qnn.get(op["op"])
         if name is None:
             raise LookupError("%s registers no torch op for %s" % (self.path, op["op"]))
-        fn = getattr(getattr(torch.ops, self.mod.NAMESPACE), name).default
+        # The module's wrapper: every argument passed, to the package's own
+        # torch op or to the one an imported op's module defines.
+        fn = getattr(self.mod.ops, name)
         kw = {}
         for p in case["params"]:
             v = p["value"]
