@@ -62,6 +62,14 @@ type TorchImporter interface {
 	TorchImportSection(name, torchName string) *ir.Node
 }
 
+// TritonImporter is an Importer with an implementation that runs Triton
+// kernels: its section for an op whose torch implementation launches a
+// Triton kernel (`opforge import torch` brings it along in the op's
+// torch.triton) turns that implementation on.
+type TritonImporter interface {
+	TritonImportSection(name string) *ir.Node
+}
+
 // NodeReader is an Importer whose runtime reads part of an ONNX node
 // itself, beside the attributes that become the op's params: `opforge
 // import onnx` asks every registered NodeReader, whatever --targets says,

@@ -171,7 +171,8 @@ func buildOp(o OpReport, opts Options, pos diag.Pos, l *diag.List, res *Result) 
 	for _, out := range o.Outputs {
 		op.Outputs = append(op.Outputs, output(op, out, o.Op, pos, l, warn))
 	}
-	op.Sections = sections(opts.Targets, op.Name, name)
+	op.Torch.Triton = tritonKernel(o.Triton, op, o.Outputs, warn)
+	op.Sections = sections(opts.Targets, op.Name, name, op.Torch.Triton != nil)
 	return op
 }
 
@@ -331,8 +332,9 @@ func literal(v any, elem string) *ir.Literal {
 
 // sections are the op's target sections: each target's import section,
 // with the op's torch name where the target's runtime calls the op by it
-// (target.TorchImporter).
-func sections(targets []string, opName, torchName string) ir.Sections {
+// (target.TorchImporter), and the implementation running the op's
+// Triton kernel turned on where it has one (target.TritonImporter).
+func sections(targets []string, opName, torchName string, triton bool) ir.Sections {
 	var secs ir.Sections
 	importers := registry.Importers()
 	for _, tg := range registry.All() {
@@ -343,6 +345,9 @@ func sections(targets []string, opName, torchName string) ir.Sections {
 		n := im.ImportSection(opName, opName)
 		if ti, ok := im.(target.TorchImporter); ok {
 			n = ti.TorchImportSection(opName, torchName)
+		}
+		if ti, ok := im.(target.TritonImporter); ok && triton {
+			n = ti.TritonImportSection(opName)
 		}
 		secs.Add(tg.Name(), n, diag.Pos{})
 	}

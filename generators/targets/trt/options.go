@@ -243,6 +243,13 @@ func (Target) ImportSection(opType, name string) *ir.Node {
 	return encodeOp(&Options{Formats: []string{"LINEAR"}})
 }
 
+// TritonImportSection implements target.TritonImporter: an op whose torch
+// implementation launches a Triton kernel gets its Python plugin, ahead of
+// time, whose Triton region holds that kernel.
+func (Target) TritonImportSection(name string) *ir.Node {
+	return encodeOp(&Options{Formats: []string{"LINEAR"}, QDP: &QDPOptions{Impl: "aot"}})
+}
+
 // KeepIdentity gives op's plugin the identity its ONNX nodes already name
 // (version and namespace where they differ from the package's, and the
 // node's op type as plugin name when the op is named otherwise), so the

@@ -39,6 +39,9 @@ type qdpOp struct {
 	Snake       string
 	Name        string
 	Kernel      string // the Triton kernel's name
+	// Imported is the kernel opforge import torch brought along, which
+	// the Triton region holds instead of the placeholder (nil: none).
+	Imported *importedKernel
 	AOT         bool
 	Description string
 	// The parameter lists of the decorated functions, one declaration
@@ -162,6 +165,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	b.q.RefInputs, b.q.RefParams = referenceCall(op, b.l, m)
 	b.q.Combos = b.combos(typed)
 	b.kernel(dims)
+	importKernel(b.q, op)
 	return b.q
 }
 
@@ -491,7 +495,9 @@ func (b *qdpBuilder) numel(t *ioTensor, dims []string) string {
 
 // kernelConstexpr is one attribute value handed to the Triton kernel as a
 // tl.constexpr: Name in the kernel, Expr the aot_impl expression.
-type kernelConstexpr struct{ Name, Expr string }
+// Param is the param's identifier where the constexpr holds the whole
+// param (scalars, bools, enums), else "".
+type kernelConstexpr struct{ Name, Expr, Param string }
 
 // kernelParams gives the op's attributes to the placeholder Triton kernel
 // as compile-time constants (aot_impl compiles the kernel for one plugin
@@ -522,16 +528,16 @@ func kernelParams(op *ir.Op, taken []string) (consts []kernelConstexpr, docs []s
 				conv = "float"
 			}
 			n := name(base)
-			consts = append(consts, kernelConstexpr{n, conv + "(" + p.Ident + ")"})
+			consts = append(consts, kernelConstexpr{n, conv + "(" + p.Ident + ")", p.Ident})
 			docs = append(docs, n+": "+p.Ident)
 		case ir.ParamBool:
 			n := name(base)
-			consts = append(consts, kernelConstexpr{n, "bool(" + p.Ident + ")"})
+			consts = append(consts, kernelConstexpr{n, "bool(" + p.Ident + ")", p.Ident})
 			docs = append(docs, n+": "+p.Ident)
 		case ir.ParamEnum:
 			n := name(base)
 			tuple := literal.Python(literal.Tuple(literal.Strings(p.Values...)...))
-			consts = append(consts, kernelConstexpr{n, tuple + ".index(" + p.Ident + ")"})
+			consts = append(consts, kernelConstexpr{n, tuple + ".index(" + p.Ident + ")", p.Ident})
 			idx := make([]string, len(p.Values))
 			for i, v := range p.Values {
 				idx[i] = strconv.Itoa(i) + " " + v
@@ -549,7 +555,7 @@ func kernelParams(op *ir.Op, taken []string) (consts []kernelConstexpr, docs []s
 			var ns []string
 			for i := 0; i < p.Length; i++ {
 				n := name(base + "_" + strconv.Itoa(i))
-				consts = append(consts, kernelConstexpr{n, conv + "(" + p.Ident + "[" + strconv.Itoa(i) + "])"})
+				consts = append(consts, kernelConstexpr{n, conv + "(" + p.Ident + "[" + strconv.Itoa(i) + "])", ""})
 				ns = append(ns, n)
 			}
 			docs = append(docs, strings.Join(ns, ", ")+": "+p.Ident+"[0.."+strconv.Itoa(p.Length-1)+"]")

@@ -14,6 +14,7 @@ var (
 	_ target.Acknowledgeable = Target{}
 	_ target.Pather          = Target{}
 	_ target.Importer        = Target{}
+	_ target.TritonImporter  = Target{}
 	_ target.NodeReader      = Target{}
 	_ target.ONNXCaller      = Target{}
 	_ target.Builder         = Target{}
