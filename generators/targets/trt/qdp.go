@@ -39,9 +39,6 @@ type qdpOp struct {
 	Snake       string
 	Name        string
 	Kernel      string // the Triton kernel's name
-	// Imported is the kernel opforge import torch brought along, which
-	// the Triton region holds instead of the placeholder (nil: none).
-	Imported *importedKernel
 	AOT         bool
 	Description string
 	// The parameter lists of the decorated functions, one declaration
@@ -88,6 +85,9 @@ type qdpOp struct {
 	// reference takes them ("" RefInputs: not wired, e.g. data-dependent
 	// outputs, whose sizes the reference cannot report).
 	RefInputs, RefParams string
+	// Imported is the kernel opforge import torch brought along, which
+	// the Triton region holds instead of the placeholder (nil: none).
+	Imported *importedKernel
 }
 
 // kernelOutput is an output of the placeholder Triton kernel: its identifier
