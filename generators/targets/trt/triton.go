@@ -73,7 +73,7 @@ func tritonValue(op *ir.Op, v string, consts map[string]string) (string, error) 
 		if c, ok := consts[p.Ident]; ok {
 			return c, nil
 		}
-		return "", fmt.Errorf("param %s of op %s is a %s; the launcher passes int, float, bool and enum params (as its constexprs)", v, op.Name, p.Kind)
+		return "", fmt.Errorf("param %s of op %s (%s) cannot be passed: the launcher passes int, float, bool and enum params (as its constexprs)", v, op.Name, p.Kind)
 	}
 	switch v {
 	case "true", "True":
