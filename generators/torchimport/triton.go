@@ -43,7 +43,7 @@ func tritonKernel(r *TritonReport, op *ir.Op, outs []OutputReport, warn func(ite
 		return nil
 	}
 	if r.Note != "" {
-		warn("", "torch-triton", "the op launches a Triton kernel that is not brought along (%s); write the kernel into the TensorRT Python plugin's triton region yourself", r.Note)
+		warn("", "torch-triton", "the op launches a Triton kernel that is not brought along (%s); write the kernel into the triton region of the targets that run Triton yourself", r.Note)
 		return nil
 	}
 	k := &ir.TritonKernel{Kernel: r.Kernel, Source: r.Source}
