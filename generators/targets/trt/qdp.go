@@ -115,7 +115,10 @@ var pyDType = map[ir.DType]string{
 // newQDPModel builds the Python plugins of ops; models are the ops' C++
 // plugin models, in the same order.
 // qdpModule is the name of pkg's Python plugin module.
-func qdpModule(pkg *ir.Package) string { return names.Snake(pkg.Name) + "_qdp" }
+func qdpModule(pkg *ir.Package) string { return qdpModuleOf(pkg.Name) }
+
+// qdpModuleOf is the Python plugin module's name of the package named pkg.
+func qdpModuleOf(pkg string) string { return names.Snake(pkg) + "_qdp" }
 
 func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 	m := &qdpModel{Module: qdpModule(pkg), Namespace: pkg.Namespace, Package: pkg.Name, Version: pkg.Version, Reference: reference.Module(pkg)}

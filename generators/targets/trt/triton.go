@@ -197,4 +197,7 @@ func checkTriton(op *ir.Op, d *diag.TargetList) {
 	for _, p := range problems {
 		d.Errorf(p.Pos, "trt-triton-launch", "op %s: the launch of Triton kernel %s: %v", op.Name, k.Kernel, p.Err)
 	}
+	if why := tritonWhyNot(op); why != "" && len(problems) == 0 {
+		d.Warnf(k.Pos, "trt-triton-cpp", "op %s: the C++ plugin does not launch Triton kernel %s (its launch region writes zeros until you write one): %s", op.Name, k.Kernel, why)
+	}
 }
