@@ -72,10 +72,7 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 			objs = append(objs, obj)
 			ids = append(ids, id)
 		}
-		cubins, err := tritonUnits(p, o, pkgDir, outDir, archs)
-		if err != nil {
-			return nil, err
-		}
+		cubins := tritonUnits(p, o, pkgDir, outDir, archs)
 		cus := o.Env.Glob(filepath.Join(src, "ops", "*.cu"))
 		for _, cu := range cus {
 			obj := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(cu), ".cu")+".cu.o")
@@ -122,10 +119,10 @@ var pythonTool = toolchain.Tool{Name: "python", Description: "Python with Triton
 // it returns the units' IDs by op, which the ops' nvcc units wait for.
 // The unit's inputs are the script and the Python plugin, whose
 // triton:<Op> region holds the kernel.
-func tritonUnits(p *buildplan.Plan, o buildplan.Options, pkgDir, outDir string, archs []string) (map[string]string, error) {
+func tritonUnits(p *buildplan.Plan, o buildplan.Options, pkgDir, outDir string, archs []string) map[string]string {
 	scripts := o.Env.Glob(filepath.Join(pkgDir, "src", "ops", "*Triton.py"))
 	if len(scripts) == 0 {
-		return nil, nil
+		return nil
 	}
 	python := o.Env.ResolveTool(pythonTool)
 	p.Require(python)
@@ -141,5 +138,5 @@ func tritonUnits(p *buildplan.Plan, o buildplan.Options, pkgDir, outDir string, 
 			Inputs: append([]string{script}, plugins...), Output: filepath.Join(outDir, header), Format: buildengine.FormatNonEmpty})
 		ids[op] = id
 	}
-	return ids, nil
+	return ids
 }
