@@ -79,6 +79,12 @@ def compile_one(fn, types, arch):
     source = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs={"BLOCK_SIZE": BLOCK_SIZE})
     compiled = triton.compile(source, target=GPUTarget("cuda", arch, 32))
     name = compiled.metadata.name
+    # The C++ launch passes null for the scratch pointers Triton appends, as TensorRT does for aot_impl's
+    # kernels: a kernel that needs scratch memory cannot run there.
+    for scratch in ("global_scratch_size", "profile_scratch_size"):
+        if getattr(compiled.metadata, scratch, 0):
+            sys.exit("%s for %s on sm_%d needs %s bytes of %s, which the C++ launch does not allocate"
+                     % (LAUNCHER, ", ".join(types), arch, getattr(compiled.metadata, scratch), scratch.replace("_size", "")))
     return {"arch": arch, "image": compiled.asm["cubin"], "name": name, "threads": compiled.metadata.num_warps * 32,
             "shared": compiled.metadata.shared, "params": param_count(compiled.asm["ptx"], name)}
 
