@@ -79,7 +79,40 @@ type ONNXOrigin struct {
 type TorchOrigin struct {
 	Module string
 	Op     string
+	// Triton is the Triton kernel the op's torch implementation launches
+	// (torch.library.triton_op, wrap_triton), nil when it launches none.
+	Triton *TritonKernel
 	Pos    diag.Pos
+}
+
+// TritonKernel is a @triton.jit kernel an imported op's implementation
+// launches, brought along so that targets running Triton run the user's
+// own kernel: its source (after the @triton.jit helpers it calls) and how
+// the launch binds each of its arguments.
+type TritonKernel struct {
+	// Kernel is the @triton.jit function's name in Source.
+	Kernel string
+	Source string
+	// Args are the kernel's runtime arguments in order: an input or output
+	// tensor's name (its pointer), numel(<output>) (its element count), a
+	// param's name, or a number.
+	Args []string
+	// Constexprs are its tl.constexpr arguments the launch gives: a number
+	// or a param's name each.
+	Constexprs []TritonConstexpr
+	// Block is the constexpr the launch grid, (cdiv(count, Block),),
+	// divides by ("": the grid has another form).
+	Block string
+	Pos   diag.Pos
+	// ArgsPos and ConstexprsPos are where Args' items and Constexprs' keys
+	// are written.
+	ArgsPos []diag.Pos
+}
+
+// TritonConstexpr is one tl.constexpr argument of a TritonKernel.
+type TritonConstexpr struct {
+	Name, Value string
+	Pos         diag.Pos
 }
 
 // IsFile reports whether the module is a Python file rather than a module

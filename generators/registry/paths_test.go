@@ -14,7 +14,7 @@ import (
 func TestPathsAreWhatGenerateWrites(t *testing.T) {
 	ts := WithToolchains("../../toolchains")
 	// testdata's generator trees (the tests never read the repository's own opdefs/).
-	for _, root := range []string{"../../testdata/gen/aipu-features/opdefs", "../../testdata/gen/examples/opdefs", "../../testdata/gen/executorch-lower/opdefs", "../../testdata/gen/htp-legacy/opdefs", "../../testdata/gen/htp-params/opdefs", "../../testdata/gen/rank-poly/opdefs", "../../testdata/gen/trt-features/opdefs", "../../testdata/gen/trt-legacy/opdefs"} {
+	for _, root := range []string{"../../testdata/gen/aipu-features/opdefs", "../../testdata/gen/examples/opdefs", "../../testdata/gen/executorch-lower/opdefs", "../../testdata/gen/htp-legacy/opdefs", "../../testdata/gen/htp-params/opdefs", "../../testdata/gen/rank-poly/opdefs", "../../testdata/gen/trt-features/opdefs", "../../testdata/gen/trt-legacy/opdefs", "../../testdata/gen/trt-triton/opdefs"} {
 		var l diag.List
 		pkgs := load.Tree(root, &l)
 		Check(&l, pkgs...)

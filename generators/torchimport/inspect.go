@@ -23,6 +23,12 @@ import (
 //go:embed inspect_ops.py
 var inspectScript []byte
 
+// tritonScript is the module inspect_ops.py imports to read an op's
+// Triton kernel and launch (written beside it).
+//
+//go:embed inspect_triton.py
+var tritonScript []byte
+
 // Python is the interpreter import torch runs: the rule opforge verify
 // follows (harness.Interpreter).
 func Python(flag string) string { return harness.Interpreter(flag) }
@@ -52,6 +58,8 @@ type OpReport struct {
 	Outputs     []OutputReport `json:"outputs"`
 	Notes       []string       `json:"notes"`
 	Ranks       []int          `json:"ranks"`
+	// Triton is the Triton kernel the op launches, nil when none.
+	Triton *TritonReport `json:"triton"`
 }
 
 // Arg is one schema argument.
@@ -164,6 +172,12 @@ func run(python string, req any, into any) error {
 	if err := os.WriteFile(script, inspectScript, 0o644); err != nil {
 		return err
 	}
+	if err := os.WriteFile(filepath.Join(dir, "inspect_triton.py"), tritonScript, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "triton_interpret.py"), harness.TritonInterpret, 0o644); err != nil {
+		return err
+	}
 	in, err := json.Marshal(req)
 	if err != nil {
 		return err
@@ -173,6 +187,12 @@ func run(python string, req any, into any) error {
 	cmd := exec.CommandContext(ctx, python, script)
 	cmd.Stdin = bytes.NewReader(in)
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	if _, set := os.LookupEnv("TRITON_INTERPRET"); !set {
+		// The inspector runs ops on CPU tensors, where a Triton kernel
+		// (triton_op, wrap_triton) runs only in Triton's interpreter, which
+		// is chosen when the module's @triton.jit runs.
+		cmd.Env = append(cmd.Env, "TRITON_INTERPRET=1")
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

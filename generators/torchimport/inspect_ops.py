@@ -526,6 +526,17 @@ def exported_ops(path, module):
     return {"ops": ops}
 
 
+def triton_kernel(entry, qualname, args):
+    """The op's Triton kernel and launch (inspect_triton), where it launches one."""
+    try:
+        import inspect_triton
+        found = inspect_triton.describe(qualname, args)
+    except Exception as e:
+        found = {"note": "reading the op's Triton launch failed: %s: %s" % (type(e).__name__, e)}
+    if found is not None:
+        entry["triton"] = found
+
+
 def resolve(qualname):
     ns, name = qualname.split("::", 1)
     return getattr(getattr(torch.ops, ns), name).default
@@ -536,6 +547,8 @@ def main():
     logging.disable(logging.CRITICAL)
     req = json.load(sys.stdin)
     try:
+        import inspect_triton
+        inspect_triton.prepare()
         load_module(req["module"])
     except Exception as e:
         print(json.dumps({"error": "cannot import %s: %s: %s" % (req["module"], type(e).__name__, e)}))
@@ -566,6 +579,7 @@ def main():
         except Exception as e:
             entry["error"] = "running the fake kernel: %s: %s" % (type(e).__name__, e)
             entry["traceback"] = traceback.format_exc()
+        triton_kernel(entry, qualname, args)
         ops.append(entry)
     print(json.dumps({"ops": ops, "torch": torch.__version__, "file": getattr(sys.modules.get(MODULE_NAME[0]), "__file__", "") or ""}))
 

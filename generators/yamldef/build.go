@@ -235,6 +235,9 @@ func (b *builder) op(o object) *ir.Op {
 	if n := o.get("torch"); n != nil {
 		x := asObject(n)
 		op.Torch = &ir.TorchOrigin{Module: x.str("module"), Op: x.str("op"), Pos: b.pos(n)}
+		if k := x.get("triton"); k != nil {
+			op.Torch.Triton = b.tritonKernel(k)
+		}
 	}
 	types := asObject(o.get("types"))
 	for _, name := range types.keys {
@@ -694,4 +697,19 @@ func (b *builder) paramType(p *ir.Param, o object) {
 			p.Kind, p.Rank = ir.ParamTensor, rank
 		}
 	}
+}
+
+// tritonKernel reads torch.triton: the kernel an imported op launches.
+func (b *builder) tritonKernel(n *yaml.Node) *ir.TritonKernel {
+	x := asObject(n)
+	k := &ir.TritonKernel{Kernel: x.str("kernel"), Source: x.str("source"), Block: x.str("block"), Pos: b.pos(n)}
+	for _, a := range x.items("args") {
+		k.Args = append(k.Args, resolve(a).Value)
+		k.ArgsPos = append(k.ArgsPos, b.pos(a))
+	}
+	cs := asObject(x.get("constexprs"))
+	for _, name := range cs.keys {
+		k.Constexprs = append(k.Constexprs, ir.TritonConstexpr{Name: name, Value: cs.str(name), Pos: b.keyPos(cs.node, name)})
+	}
+	return k
 }

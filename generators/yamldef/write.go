@@ -230,9 +230,13 @@ func opNode(op *ir.Op) *yaml.Node {
 		add(m, "onnx", om)
 	}
 	if t := op.Torch; t != nil {
-		tm := mapping(true)
+		// A Triton kernel's source is a block: the mapping holding it too.
+		tm := mapping(t.Triton == nil)
 		add(tm, "module", str(t.Module))
 		add(tm, "op", str(t.Op))
+		if k := t.Triton; k != nil {
+			add(tm, "triton", tritonNode(k))
+		}
 		add(m, "torch", tm)
 	}
 	if len(op.TypeVars) > 0 {
@@ -576,4 +580,39 @@ func opTargets(op *ir.Op) *yaml.Node {
 		add(m, sec.Target, sectionNode(sec.Written()))
 	}
 	return m
+}
+
+// tritonNode writes torch.triton: the short facts first, the source last
+// as a literal block.
+func tritonNode(k *ir.TritonKernel) *yaml.Node {
+	m := mapping(false)
+	add(m, "kernel", str(k.Kernel))
+	args := seq(true)
+	for _, a := range k.Args {
+		args.Content = append(args.Content, scalarOrNumber(a))
+	}
+	add(m, "args", args)
+	if k.Block != "" {
+		add(m, "block", str(k.Block))
+	}
+	if len(k.Constexprs) > 0 {
+		cs := mapping(true)
+		for _, c := range k.Constexprs {
+			add(cs, c.Name, scalarOrNumber(c.Value))
+		}
+		add(m, "constexprs", cs)
+	}
+	add(m, "source", text(k.Source))
+	return m
+}
+
+// scalarOrNumber writes a number as a YAML number, other text as a string.
+func scalarOrNumber(v string) *yaml.Node {
+	if _, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: v}
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil && strings.ContainsAny(v, ".eE") {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: v}
+	}
+	return str(v)
 }

@@ -72,12 +72,22 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 			objs = append(objs, obj)
 			ids = append(ids, id)
 		}
+		cubins := tritonUnits(p, o, pkgDir, outDir, archs)
 		cus := o.Env.Glob(filepath.Join(src, "ops", "*.cu"))
 		for _, cu := range cus {
 			obj := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(cu), ".cu")+".cu.o")
 			args := append(append([]string{}, d.TRT.Flags.NVCC...), gencode...)
+			op := strings.TrimSuffix(filepath.Base(cu), "Kernel.cu")
+			if cubins[op] != "" {
+				// <Op>Triton.h, the op's Triton kernel in cubin, lies in the build directory.
+				args = append(args, "-I", outDir)
+			}
 			args = append(args, "-MMD", "-MF", buildengine.DepArg, "-c", cu, "-o", buildengine.OutArg)
 			add(fmt.Sprintf("trt/%s/%s.o", pkg, filepath.Base(cu)), nvcc.Path, nvccLauncher, args, cu, obj)
+			if id := cubins[op]; id != "" {
+				u := p.Units[len(p.Units)-1]
+				u.After = append(u.After, id)
+			}
 		}
 		cpps := o.Env.Glob(filepath.Join(src, "*.cpp"))
 		more := o.Env.Glob(filepath.Join(src, "ops", "*.cpp"))
@@ -96,4 +106,37 @@ func BuildPlan(o buildplan.Options) (*buildplan.Plan, error) {
 			Inputs: append(append([]string{}, objs...), script), Output: filepath.Join(outDir, "lib"+pkg+".so"), After: ids})
 	}
 	return p, nil
+}
+
+// pythonTool is the Python that compiles imported Triton kernels: it
+// needs Triton (whose ptxas compiles), not a GPU.
+var pythonTool = toolchain.Tool{Name: "python", Description: "Python with Triton, which compiles imported Triton kernels to cubin",
+	Env: "OPFORGE_PYTHON", Names: []string{"python3"}, Search: []string{".venv/bin/python3"}}
+
+// tritonUnits plans, for each op of the package in pkgDir whose C++
+// plugin launches its imported Triton kernel (src/ops/<Op>Triton.py), the
+// unit that compiles the kernel into <Op>Triton.h in outDir for archs;
+// it returns the units' IDs by op, which the ops' nvcc units wait for.
+// The unit's inputs are the script and the Python plugin, whose
+// triton:<Op> region holds the kernel.
+func tritonUnits(p *buildplan.Plan, o buildplan.Options, pkgDir, outDir string, archs []string) map[string]string {
+	scripts := o.Env.Glob(filepath.Join(pkgDir, "src", "ops", "*Triton.py"))
+	if len(scripts) == 0 {
+		return nil
+	}
+	python := o.Env.ResolveTool(pythonTool)
+	p.Require(python)
+	plugins := o.Env.Glob(filepath.Join(pkgDir, "python", "*_qdp.py"))
+	ids := map[string]string{}
+	pkg := filepath.Base(pkgDir)
+	for _, script := range scripts {
+		header, _ := isTritonScript(filepath.Base(script))
+		op := strings.TrimSuffix(header, "Triton.h")
+		id := fmt.Sprintf("trt/%s/%s", pkg, header)
+		p.Units = append(p.Units, &buildengine.Unit{ID: id, Tool: python.Path,
+			Args:   []string{script, "--archs", strings.Join(archs, ","), "-o", buildengine.OutArg},
+			Inputs: append([]string{script}, plugins...), Output: filepath.Join(outDir, header), Format: buildengine.FormatNonEmpty})
+		ids[op] = id
+	}
+	return ids
 }

@@ -132,6 +132,7 @@ func checkIdentity(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
 // plugin cannot apply.
 func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string) {
 	t := OpOptions(op)
+	checkTriton(op, d)
 	for _, in := range op.Inputs {
 		checkTensor(op, in, d, false)
 		if in.ShapeTensor && PkgOptions(pkg).Legacy {

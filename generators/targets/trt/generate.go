@@ -33,7 +33,7 @@ func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	}
 	// The README and the Python module render over every op, each on one
 	// core: they go first, so they do not finish last (render.Package).
-	files := make([]render.File, 0, 7+4*len(m.Ops))
+	files := make([]render.File, 0, 7+5*len(m.Ops))
 	files = append(files, render.File{Path: "README.md", Tmpl: "README.md.tmpl", Data: m})
 	if m.QDP != nil {
 		files = append(files, render.File{Path: qdpPath(pkg), Tmpl: "qdp.py.tmpl", Data: m.QDP, Owned: true})
@@ -59,6 +59,9 @@ func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 			render.File{Path: opPath(op.Name, "Plugin.h"), Tmpl: plugin + ".h.tmpl", Data: data, Owned: true},
 			render.File{Path: opPath(op.Name, "Plugin.cpp"), Tmpl: plugin + ".cpp.tmpl", Data: data, Owned: true},
 		)
+		if op.Kernel.Triton != nil {
+			files = append(files, render.File{Path: tritonScriptPath(op.Name), Tmpl: "triton.py.tmpl", Data: data})
+		}
 	}
 	return tmpl.Package(pkg, files, d)
 }
@@ -89,6 +92,9 @@ func (Target) Paths(pkg *ir.Package) []target.Path {
 	for _, op := range ops {
 		for _, suffix := range []string{"Kernel.h", "Kernel.cu", "Plugin.h", "Plugin.cpp"} {
 			out = append(out, target.Path{Path: opPath(op.Name, suffix), Op: op})
+		}
+		if launchesTriton(op) {
+			out = append(out, target.Path{Path: tritonScriptPath(op.Name), Op: op})
 		}
 	}
 	return out

@@ -194,6 +194,9 @@ type kernelModel struct {
 	Uppers []upperBound
 	// Headers are the CUDA headers of the kernel types ("cuda_fp16.h").
 	Headers []string
+	// Triton, when set, is the op's imported Triton kernel, which the
+	// default launch body launches (triton_cpp.go).
+	Triton *tritonCppModel
 }
 
 // kernelTensor is one tensor member of an op's IO struct.
@@ -370,6 +373,9 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		m.Workspace = workspaceExpr(op, l, w, pkg.Legacy)
 	}
 	m.Combos, m.Kernel = newKernelModel(op, l, shapes)
+	if k := tritonKernelOf(op); k != nil {
+		m.Kernel.Triton = newTritonCpp(qdpModuleOf(pkg.Name), op, l, launcherName(names.Snake(op.Name), k))
+	}
 	return m
 }
 

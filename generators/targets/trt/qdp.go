@@ -91,6 +91,9 @@ type qdpOp struct {
 	// reference takes them ("" RefInputs: not wired, e.g. data-dependent
 	// outputs, whose sizes the reference cannot report).
 	RefInputs, RefParams string
+	// Imported is the kernel opforge import torch brought along, which
+	// the Triton region holds instead of the placeholder (nil: none).
+	Imported *importedKernel
 }
 
 // kernelOutput is an output of the placeholder Triton kernel: its identifier
@@ -118,7 +121,10 @@ var pyDType = map[ir.DType]string{
 // newQDPModel builds the Python plugins of ops; models are the ops' C++
 // plugin models, in the same order.
 // qdpModule is the name of pkg's Python plugin module.
-func qdpModule(pkg *ir.Package) string { return names.Snake(pkg.Name) + "_qdp" }
+func qdpModule(pkg *ir.Package) string { return qdpModuleOf(pkg.Name) }
+
+// qdpModuleOf is the Python plugin module's name of the package named pkg.
+func qdpModuleOf(pkg string) string { return names.Snake(pkg) + "_qdp" }
 
 func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 	m := &qdpModel{Module: qdpModule(pkg), Namespace: pkg.Namespace, Package: pkg.Name, Version: pkg.Version, Reference: reference.Module(pkg)}
@@ -172,6 +178,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	b.q.RefInputs, b.q.RefParams = referenceCall(op, b.l, m)
 	b.q.Combos = b.combos(typed)
 	b.kernel(dims)
+	importKernel(b.q, op)
 	return b.q
 }
 
@@ -503,7 +510,9 @@ func (b *qdpBuilder) numel(t *ioTensor, dims []string) string {
 
 // kernelConstexpr is one attribute value handed to the Triton kernel as a
 // tl.constexpr: Name in the kernel, Expr the aot_impl expression.
-type kernelConstexpr struct{ Name, Expr string }
+// Param is the param's identifier where the constexpr holds the whole
+// param (scalars, bools, enums), else "".
+type kernelConstexpr struct{ Name, Expr, Param string }
 
 // kernelParams gives the op's attributes to the placeholder Triton kernel
 // as compile-time constants (aot_impl compiles the kernel for one plugin
@@ -534,16 +543,16 @@ func kernelParams(op *ir.Op, taken []string) (consts []kernelConstexpr, docs []s
 				conv = "float"
 			}
 			n := name(base)
-			consts = append(consts, kernelConstexpr{n, conv + "(" + p.Ident + ")"})
+			consts = append(consts, kernelConstexpr{n, conv + "(" + p.Ident + ")", p.Ident})
 			docs = append(docs, n+": "+p.Ident)
 		case ir.ParamBool:
 			n := name(base)
-			consts = append(consts, kernelConstexpr{n, "bool(" + p.Ident + ")"})
+			consts = append(consts, kernelConstexpr{n, "bool(" + p.Ident + ")", p.Ident})
 			docs = append(docs, n+": "+p.Ident)
 		case ir.ParamEnum:
 			n := name(base)
 			tuple := literal.Python(literal.Tuple(literal.Strings(p.Values...)...))
-			consts = append(consts, kernelConstexpr{n, tuple + ".index(" + p.Ident + ")"})
+			consts = append(consts, kernelConstexpr{n, tuple + ".index(" + p.Ident + ")", p.Ident})
 			idx := make([]string, len(p.Values))
 			for i, v := range p.Values {
 				idx[i] = strconv.Itoa(i) + " " + v
@@ -561,7 +570,7 @@ func kernelParams(op *ir.Op, taken []string) (consts []kernelConstexpr, docs []s
 			var ns []string
 			for i := 0; i < p.Length; i++ {
 				n := name(base + "_" + strconv.Itoa(i))
-				consts = append(consts, kernelConstexpr{n, conv + "(" + p.Ident + "[" + strconv.Itoa(i) + "])"})
+				consts = append(consts, kernelConstexpr{n, conv + "(" + p.Ident + "[" + strconv.Itoa(i) + "])", ""})
 				ns = append(ns, n)
 			}
 			docs = append(docs, strings.Join(ns, ", ")+": "+p.Ident+"[0.."+strconv.Itoa(p.Length-1)+"]")

@@ -30,5 +30,5 @@ func (Target) Summary() string { return "TensorRT plugins (C++ IPluginV3 + CUDA,
 // AcknowledgeableWarnings implements target.Acknowledgeable: the warnings
 // this target's checks report at a place in an opdef.
 func (Target) AcknowledgeableWarnings() []string {
-	return []string{"qdp-default", "trt-format-combinations", "trt-qdp-version"}
+	return []string{"qdp-default", "trt-format-combinations", "trt-qdp-version", "trt-triton-cpp"}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,9 +26,14 @@ var trtRunner []byte
 //go:embed runners/trt_verify.py
 var verifyModule []byte
 
+// verifySource is the module the runners load: the classes, then the
+// harness's let_wrap_triton_interpret, which the interpreter runner calls
+// so the reference of an op written with triton_op runs on the CPU.
+var verifySource = slices.Concat(verifyModule, harness.TritonInterpret)
+
 // implementation is class of runners/trt_verify.py.
 func implementation(class string) harness.Implementation {
-	return harness.Implementation{File: "trt_verify.py", Source: verifyModule, Class: class}
+	return harness.Implementation{File: "trt_verify.py", Source: verifySource, Class: class}
 }
 
 // Verifiers are the trt target's verify runners: the C++ plugin library

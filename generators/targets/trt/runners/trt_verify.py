@@ -567,6 +567,9 @@ class TritonInterpreted:
             raise Unavailable("triton does not import (pip install triton: its interpreter runs the Python plugins' "
                               "kernels on the CPU): %s" % short(e))
         mend_interpreter_index()
+        # The reference of an op imported from a triton_op calls that op, whose module (imported
+        # at the first case, interpreted as this process now is) passes its kernel to wrap_triton.
+        let_wrap_triton_interpret()
         self.torch, self.triton, self.compiled = torch, triton, {}
         self.registry = {}
         trt, trtp = stand_in_modules(self.registry)
