@@ -141,8 +141,8 @@ func (r *Relation) Holds(env shapeexpr.Env, dims map[string][]int64) (bool, erro
 // Python is the relation as a Python boolean expression: ref renders a
 // name of an expression (each target's shape printer), shape the
 // sequence of an input's dims (x.shape, or a target's own). One printer
-// for every Python target (ExecuTorch fakes, Compass Parser, the Python
-// plugin), so they check the same thing.
+// for every Python target (fake kernels, parsers, Python plugins), so
+// they check the same thing.
 func (r *Relation) Python(ref func(*shapeexpr.Expr) string, shape func(input string) string) string {
 	side := func(d *Dim) string { return d.Expr.Python(ref) }
 	switch r.Kind {

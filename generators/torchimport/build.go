@@ -331,11 +331,11 @@ func literal(v any, elem string) *ir.Literal {
 }
 
 // sections are the op's target sections: each target's import section,
-// its torch import section where it has one (target.TorchImporter; on
-// TensorRT it turns on the Python plugin, ahead of time, whose Triton
-// region an op's brought-along Triton kernel fills). A runtime that calls
-// the op by a torch name (ExecuTorch) takes the origin's (torch: in the
-// opdef), so the sections need not say it.
+// its torch import section where it has one (target.TorchImporter; it
+// may turn on a Python implementation whose Triton region an op's
+// brought-along Triton kernel fills). A runtime that calls the op by a
+// torch name takes the origin's (torch: in the opdef), so the sections
+// need not say it.
 func sections(targets []string, opName string) ir.Sections {
 	var secs ir.Sections
 	importers := registry.Importers()

@@ -50,7 +50,7 @@ func Fit(pkg *ir.Package) []Warning {
 
 // plainFits gives op target t's plain import section (the one an ONNX
 // import writes) where the torch one (target.TorchImporter: more of the
-// target, e.g. TensorRT's Python plugin beside the C++ one) is refused and
+// target, e.g. a Python plugin beside a C++ one) is refused and
 // the plain one is not: the op keeps the target, with a warning quoting
 // what the torch section's extra part refused.
 func plainFits(pkg *ir.Package, op *ir.Op, t string, errs []diag.Diagnostic) (Warning, bool) {

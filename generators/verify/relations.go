@@ -9,7 +9,7 @@ import (
 
 // brokenRelation refuses a case whose input shapes break one of the op's
 // requires: every implementation refuses such shapes (the C++ plugins'
-// configurePlugin and onShapeChange, the fakes, the Compass Parser), so
+// configurePlugin and onShapeChange, the fakes, the parsers), so
 // the case is left out with a note rather than run as a failure. env
 // holds the case's symbols, params and the dims of the inputs present.
 func brokenRelation(op *ir.Op, env shapeexpr.MapEnv) error {
