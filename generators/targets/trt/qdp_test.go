@@ -205,9 +205,9 @@ func qdpCombos(op *ir.Op, l *ioLayout, values map[string]value) []combo {
 	var out []combo
 	for _, c := range l.Combos() {
 		fits := true
-		for _, t := range l.Outputs {
+		for _, t := range slices.Concat(l.Inputs, l.Outputs) {
 			if t.Rule == ruleParam {
-				i := slices.Index(t.Param.Values, values[t.Param.Name].text)
+				i := choiceOf(t.Param, values[t.Param.Name])
 				fits = fits && i >= 0 && c.DTypes[t.Pos] == t.Allowed[i]
 			}
 		}
@@ -216,6 +216,16 @@ func qdpCombos(op *ir.Op, l *ioLayout, values map[string]value) []combo {
 		}
 	}
 	return out
+}
+
+// choiceOf is the index of a dtype-choosing param's value among its enum
+// values or its dtype codes (chooseValue keeps a code's place as index),
+// -1 for none.
+func choiceOf(p *ir.Param, v value) int {
+	if p.DTypeCode != nil {
+		return v.index
+	}
+	return slices.Index(p.Values, v.text)
 }
 
 func qdpCaseOf(pkg *ir.Package, op *ir.Op) qdpCase {
@@ -409,8 +419,13 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 			if o.Rule != ruleParam || len(c) == 0 || o.Pos >= len(c[0]) {
 				continue
 			}
-			if want := strings.TrimPrefix(TensorDType(ir.DType(values[o.Param.Name].text)), "k"); c[0][o.Pos] != want {
-				t.Errorf("%s (%s): autotune returns %v with output %s %s; %s=%s types it %s", op.Name, style, c[0], o.Name, c[0][o.Pos], o.Param.Name, values[o.Param.Name].text, want)
+			v := values[o.Param.Name]
+			named := ir.DType(v.text)
+			if i := choiceOf(o.Param, v); o.Param.DTypeCode != nil && i >= 0 {
+				named = o.Param.ChosenDTypes()[i]
+			}
+			if want := strings.TrimPrefix(TensorDType(named), "k"); c[0][o.Pos] != want {
+				t.Errorf("%s (%s): autotune returns %v with output %s %s; %s=%s (%v) types it %s", op.Name, style, c[0], o.Name, c[0][o.Pos], o.Param.Name, v.text, v.ints, want)
 			}
 		}
 	}
