@@ -54,7 +54,7 @@ func Path(pkg *ir.Package) string {
 // the snake-cased op name, made a safe identifier, with a numeric suffix
 // where two ops would meet or where it would shadow the module's own names.
 func Funcs(pkg *ir.Package) map[string]string {
-	taken := map[string]bool{"torch": true, "OPS": true, "_onnx_op": true, "_onnx_model": true, "_onnx_models": true, "_torch_op": true}
+	taken := map[string]bool{"torch": true, "OPS": true, "_onnx_op": true, "_onnx_model": true, "_onnx_models": true, "_torch_op": true, "_triton_device": true}
 	m := make(map[string]string, len(pkg.Ops))
 	for _, op := range pkg.Ops {
 		base := names.Ident(names.Snake(op.Name))
@@ -79,6 +79,9 @@ type moduleModel struct {
 	// AnyTorch: some op was imported from a torch.library op, so the
 	// module carries the helper that finds it.
 	AnyTorch bool
+	// AnyTriton: some such op launches a Triton kernel, so the module
+	// carries the helper that runs it where Triton can (_triton_device).
+	AnyTriton bool
 }
 
 type opModel struct {
@@ -106,6 +109,9 @@ type torchCall struct {
 	// Args are the inputs then the params, each as its schema argument
 	// (the op's own names): name=ident.
 	Args []string
+	// Triton: the op launches a Triton kernel (torch.triton), which runs
+	// on CPU tensors only under Triton's interpreter.
+	Triton bool
 }
 
 // TorchModule is the module of op's torch origin as the generated Python
@@ -127,7 +133,7 @@ func torchCallOf(pkg *ir.Package, op *ir.Op) *torchCall {
 		return nil
 	}
 	ns, name, _ := strings.Cut(t.Op, "::")
-	c := &torchCall{Module: TorchModule(pkg, op), IsFile: t.IsFile(), Namespace: ns, Name: name}
+	c := &torchCall{Module: TorchModule(pkg, op), IsFile: t.IsFile(), Namespace: ns, Name: name, Triton: t.Triton != nil}
 	for _, in := range op.Inputs {
 		c.Args = append(c.Args, in.Name+"="+in.Ident)
 	}
@@ -202,6 +208,7 @@ func (Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		})
 		m.AnyONNX = m.AnyONNX || op.ONNX != nil
 		m.AnyTorch = m.AnyTorch || op.Torch != nil
+		m.AnyTriton = m.AnyTriton || op.Torch != nil && op.Torch.Triton != nil
 	}
 	return tmpl.Package(pkg, []render.File{{Path: m.Module + ".py", Tmpl: "reference.py.tmpl", Data: m, Owned: true}}, d)
 }

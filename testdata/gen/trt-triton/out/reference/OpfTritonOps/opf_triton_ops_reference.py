@@ -70,6 +70,24 @@ def _torch_op(module, is_file, namespace, name):
                 raise
     return getattr(getattr(torch.ops, namespace), name)
 
+def _triton_device(op):
+    """op, called where its Triton kernel can run: verify hands the reference
+    CPU tensors, which a Triton kernel reads only under Triton's interpreter
+    (TRITON_INTERPRET=1). Without it, and with a GPU, the tensors go to the
+    GPU for the call and the results come back to the first input's device."""
+    import os
+
+    def call(**kwargs):
+        if os.environ.get("TRITON_INTERPRET") == "1" or not torch.cuda.is_available():
+            return op(**kwargs)
+        home = next((v.device for v in kwargs.values() if isinstance(v, torch.Tensor)), torch.device("cpu"))
+        out = op(**{k: v.cuda() if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()})
+        if isinstance(out, (tuple, list)):
+            return type(out)(t.to(home) if isinstance(t, torch.Tensor) else t for t in out)
+        return out.to(home) if isinstance(out, torch.Tensor) else out
+
+    return call
+
 def tadd(x, y):
     """Tadd: Imported from torch.ops.opf_triton.tadd of tritonops.py (schema opf_triton::tadd(Tensor x, Tensor y) -> Tensor). Dtypes: those the fake kernel takes and the CPU kernel runs.
 
@@ -83,7 +101,8 @@ def tadd(x, y):
     """
     # opforge:begin reference:Tadd
     # The op it was imported from: torch.ops.opf_triton.tadd.
-    return _torch_op("tritonops.py", True, "opf_triton", "tadd")(x=x, y=y)
+    # Its Triton kernel runs on the GPU, or on CPU tensors under Triton's interpreter.
+    return _triton_device(_torch_op("tritonops.py", True, "opf_triton", "tadd"))(x=x, y=y)
     # opforge:end reference:Tadd
 
 def axpy(x, y, *, alpha=2.0):
@@ -102,7 +121,8 @@ def axpy(x, y, *, alpha=2.0):
     """
     # opforge:begin reference:Axpy
     # The op it was imported from: torch.ops.opf_triton.axpy.
-    return _torch_op("tritonops.py", True, "opf_triton", "axpy")(x=x, y=y, alpha=alpha)
+    # Its Triton kernel runs on the GPU, or on CPU tensors under Triton's interpreter.
+    return _triton_device(_torch_op("tritonops.py", True, "opf_triton", "axpy"))(x=x, y=y, alpha=alpha)
     # opforge:end reference:Axpy
 
 # op name -> reference function
