@@ -495,7 +495,7 @@ func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, ran
 		lines = append(lines, fmt.Sprintf("combo %d%s", len(types), ints(types)))
 	}
 	for _, f := range OpOptions(op).Formats {
-		if f == "LINEAR" {
+		if f == "LINEAR" || anyConditional(OpOptions(op).FormatRules) { // format rules: ruleFormatCases
 			continue
 		}
 		lead := formatFor(f, len(inputDims(lines, 0)))
@@ -508,6 +508,7 @@ func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, ran
 		}
 		lines = append(lines, fmt.Sprintf("formats %d%s", len(fs), ints(fs)))
 	}
+	lines = append(lines, ruleFormatCases(op, all, combos, values, lines)...)
 	for _, t := range all {
 		if bad, ok := rejected(all, combos[0], t); ok {
 			lines = append(lines, fmt.Sprintf("reject %d %d", t.Pos, bad))

@@ -184,6 +184,7 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 	if n := layoutOf(op).Count(len(t.Formats)); n > formatCombinationLimit {
 		d.Warnf(op.Where.At("types", t.Pos), "trt-format-combinations", "op %s admits %d type and format combinations, more than TensorRT's default limit of %d; the plugin raises getFormatCombinationLimit to %d, which lengthens engine builds (fewer dtypes or formats keep it under the limit)", op.Name, n, formatCombinationLimit, n)
 	}
+	checkFormatRules(op, t, d)
 	for _, p := range op.Params {
 		if p.Kind == ir.ParamEnum || len(p.DTypes) == 0 {
 			continue
@@ -269,6 +270,7 @@ func variadicMessage(op *ir.Op, t *ir.Tensor, output bool) string {
 // checkQDP enforces tensorrt.plugin's rules for the Python plugin and
 // returns the params with defaults it cannot apply.
 func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
+	checkQDPFormats(op, d)
 	// Inputs and outputs are arguments of the Python plugin's functions
 	// too (the impl takes outputs and stream, the autotune the tactic).
 	for _, t := range op.Tensors() {

@@ -90,8 +90,8 @@ type opModel struct {
 	// C++ bool expression over inOut (the dtype rule && the format rule);
 	// shared.tmpl's opdefSupports prints a switch case for each.
 	Supports []text
-	// DTypeParam: an output's dtype is chosen by a param, so opdefSupports
-	// reads the plugin's params (as mParams).
+	// DTypeParam: an output's dtype or a format rule depends on a param,
+	// so opdefSupports reads the plugin's params (as mParams).
 	DTypeParam bool
 	Shape      shapeCode
 	// RuntimeChecks compare concrete input dims with the opdef
@@ -332,6 +332,7 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 
 	formats := OpOptions(op).Formats
 	m.dtypeTexts(l, formats, pkg.Legacy)
+	m.applyFormatRules(l, OpOptions(op).FormatRules, pkg.Legacy)
 	if n := l.Count(len(formats)); n > formatCombinationLimit {
 		m.CombinationLimit = n
 	}

@@ -405,8 +405,10 @@ func (b *qdpBuilder) combos(typed []*ioTensor) []qdpCombo {
 				key[k] = escape.PyString(t.Param.Values[slices.Index(t.Allowed, c.DTypes[t.Pos])])
 			}
 		}
-		for _, layout := range layouts {
-			out = append(out, qdpCombo{Key: key, Types: quoted, Layout: layout})
+		for fi, layout := range layouts {
+			if b.formatAdmitted(fi, c.DTypes[0]) {
+				out = append(out, qdpCombo{Key: key, Types: quoted, Layout: layout})
+			}
 		}
 	}
 	return out

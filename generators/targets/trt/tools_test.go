@@ -27,6 +27,7 @@ var trees = []struct{ opdefs, out string }{
 	{repo + "/testdata/gen/trt-features/opdefs", repo + "/testdata/gen/trt-features/out"},
 	{repo + "/testdata/gen/trt-legacy/opdefs", repo + "/testdata/gen/trt-legacy/out"},
 	{repo + "/testdata/gen/rank-poly/opdefs", repo + "/testdata/gen/rank-poly/out"},
+	{repo + "/testdata/gen/trt-formats/opdefs", repo + "/testdata/gen/trt-formats/out"},
 }
 
 // treePackage is one generated trt package and its IR.
