@@ -154,3 +154,18 @@ func TestRuleAdmits(t *testing.T) {
 		}
 	}
 }
+
+// qdpAutotuneCount is how many combinations the Python plugin's autotune
+// must list: each dtype combination in each format its rules admit for
+// the leading tensor's dtype and rank.
+func qdpAutotuneCount(op *ir.Op, l *ioLayout, combos []combo) int {
+	o, all, n := OpOptions(op), l.All(), 0
+	for _, c := range combos {
+		for _, f := range o.Formats {
+			if len(all) == 0 || ruleAdmits(o.FormatRules, f, c.DTypes[0], all[0].Rank, nil) {
+				n++
+			}
+		}
+	}
+	return n
+}
