@@ -219,6 +219,19 @@ func checkFormatRules(op *ir.Op, o *Options, d *diag.TargetList) {
 		checkRuleDTypes(op, lead, allowed, r, d)
 		checkRuleRanks(op, lead, r, d)
 		checkRuleParams(op, r, d)
+		checkRuleShadowed(op, o.FormatRules, r, d)
+	}
+}
+
+// checkRuleShadowed refuses a condition that restricts nothing: the same
+// format is also listed without one, so the plugin would take it
+// everywhere, against what the condition says.
+func checkRuleShadowed(op *ir.Op, rules []FormatRule, r *FormatRule, d *diag.TargetList) {
+	if !r.Conditional() {
+		return
+	}
+	if slices.ContainsFunc(rules, func(o FormatRule) bool { return o.Format == r.Format && !o.Conditional() }) {
+		d.Errorf(r.Pos, "trt-format-shadowed", "format %s of op %s is also listed without a condition, which contradicts this rule: the plugin would take it whatever the rule's `when` says; drop one of them", strings.ToLower(r.Format), op.Name)
 	}
 }
 
