@@ -221,6 +221,25 @@ func checkFormatRules(op *ir.Op, o *Options, d *diag.TargetList) {
 		checkRuleParams(op, r, d)
 		checkRuleShadowed(op, o.FormatRules, r, d)
 	}
+	checkDTypesCovered(op, lead, allowed, o, d)
+}
+
+// checkDTypesCovered refuses, under conditional rules, a dtype of the
+// leading tensor that no rule gives a format it fits: TensorRT could
+// never pick that dtype, so the opdef would promise what the plugin
+// refuses.
+func checkDTypesCovered(op *ir.Op, lead *ir.Tensor, allowed []ir.DType, o *Options, d *diag.TargetList) {
+	if !anyConditional(o.FormatRules) {
+		return
+	}
+	for _, dt := range allowed {
+		covered := slices.ContainsFunc(o.FormatRules, func(r FormatRule) bool {
+			return (r.DTypes == nil || slices.Contains(r.DTypes, dt)) && formatTakes(r.Format, dt)
+		})
+		if !covered {
+			d.Errorf(o.FormatRules[0].Pos, "trt-format-uncovered", "input %q of op %s may be %s, but no format rule admits a format that holds %s, so TensorRT could never pick it; add one (linear holds every dtype) or drop %s from the input's dtypes", lead.Name, op.Name, dt, dt, dt)
+		}
+	}
 }
 
 // checkRuleShadowed refuses a condition that restricts nothing: the same
