@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 )
 
@@ -556,28 +557,71 @@ func (m *opModel) applyFormatRules(l *ioLayout, rules []FormatRule, legacy bool)
 	m.Supports[0] = text(typeCond(all, all[0], func(int) string { return self }) + " && " + m.leadFormatCond(self, rules))
 }
 
-// formatAdmitted reports whether the Python plugin lists the op's format
-// fi for a leading tensor of dtype dt: its rules' dtype and rank
-// conditions decide (checkQDPFormats refuses the rest).
-func (b *qdpBuilder) formatAdmitted(fi int, dt ir.DType) bool {
+// formatCond is the Python condition under which the Python plugin lists
+// the op's format fi for a leading tensor of dtype dt: "True" where a rule
+// admits it whatever the params, the rules' param comparisons over the
+// autotune's attributes where only those admit it, and false (ok) where no
+// rule's dtype and rank conditions admit it (checkQDPFormats refuses the
+// ranks autotune cannot know).
+func (b *qdpBuilder) formatCond(fi int, dt ir.DType) (cond string, ok bool) {
 	o := OpOptions(b.op)
-	return len(b.all) == 0 || ruleAdmits(o.FormatRules, o.Formats[fi], dt, b.all[0].Rank, nil)
+	if len(b.all) == 0 {
+		return "True", true
+	}
+	var alts []string
+	for i := range o.FormatRules {
+		r := &o.FormatRules[i]
+		if !ruleAdmits([]FormatRule{{Format: r.Format, DTypes: r.DTypes, Ranks: r.Ranks}}, o.Formats[fi], dt, b.all[0].Rank, nil) {
+			continue
+		}
+		if len(r.Params) == 0 {
+			return "True", true
+		}
+		parts := make([]string, len(r.Params))
+		for k, c := range r.Params {
+			parts[k] = pyParamCond(b.op.Param(c.Param), c)
+		}
+		alts = append(alts, "("+strings.Join(parts, " and ")+")")
+	}
+	if len(alts) == 0 {
+		return "", false
+	}
+	return strings.Join(alts, " or "), true
+}
+
+// pyParamCond is `param op value` over the autotune's attribute: an enum
+// by its value name, a bool as True or False.
+func pyParamCond(p *ir.Param, c ParamCond) string {
+	v := c.Value
+	switch p.Kind {
+	case ir.ParamEnum:
+		v = escape.PyString(c.Value)
+	case ir.ParamBool:
+		v = map[string]string{"true": "True", "false": "False"}[c.Value]
+	}
+	return p.Ident + " " + c.Op + " " + v
+}
+
+// formatRuleReads reports whether a format rule of op compares p.
+func formatRuleReads(op *ir.Op, p *ir.Param) bool {
+	for _, r := range OpOptions(op).FormatRules {
+		if slices.ContainsFunc(r.Params, func(c ParamCond) bool { return c.Param == p.Name }) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkQDPFormats refuses the rules the Python plugin cannot list: its
-// autotune returns a fixed list of combinations, computed here from the
-// dtypes and the ranks the opdef fixes, so a rule testing a param (an
-// attribute autotune does not take) or the rank of an input of rank any
-// has no entry to give.
+// autotune returns combinations computed here from the dtypes and the
+// ranks the opdef fixes (and filtered on the attributes a rule compares),
+// so a rule testing the rank of an input of rank any has no entry to give.
 func checkQDPFormats(op *ir.Op, d *diag.TargetList) {
 	o := OpOptions(op)
 	if len(op.Inputs) == 0 {
 		return
 	}
 	for _, r := range o.FormatRules {
-		if r.Params != nil {
-			d.Errorf(r.Where["param"], "qdp-format-param", "format %s of op %s is tied to a param value; the Python plugin's autotune (tensorrt.plugin) lists its format combinations without the attributes, so it cannot follow the rule; set targets.trt.qdp: false (the C++ plugin follows it)", strings.ToLower(r.Format), op.Name)
-		}
 		if r.Ranks != nil && op.Inputs[0].Rank == ir.RankAny {
 			d.Errorf(r.Where["rank"], "qdp-format-rank", "format %s of op %s is tied to the rank of input %q, which has rank any; the Python plugin's autotune lists a fixed set of combinations without the inputs' ranks, so it cannot follow the rule; set targets.trt.qdp: false (the C++ plugin follows it)", strings.ToLower(r.Format), op.Name, op.Inputs[0].Name)
 		}

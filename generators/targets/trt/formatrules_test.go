@@ -157,12 +157,13 @@ func TestRuleAdmits(t *testing.T) {
 
 // qdpAutotuneCount is how many combinations the Python plugin's autotune
 // must list: each dtype combination in each format its rules admit for
-// the leading tensor's dtype and rank.
-func qdpAutotuneCount(op *ir.Op, l *ioLayout, combos []combo) int {
+// the leading tensor's dtype and rank and the attribute values.
+func qdpAutotuneCount(op *ir.Op, l *ioLayout, combos []combo, values map[string]value) int {
 	o, all, n := OpOptions(op), l.All(), 0
+	holds := func(pc ParamCond) bool { return condHolds(op.Param(pc.Param), pc, values[pc.Param]) }
 	for _, c := range combos {
 		for _, f := range o.Formats {
-			if len(all) == 0 || ruleAdmits(o.FormatRules, f, c.DTypes[0], all[0].Rank, nil) {
+			if len(all) == 0 || ruleAdmits(o.FormatRules, f, c.DTypes[0], all[0].Rank, holds) {
 				n++
 			}
 		}

@@ -52,6 +52,9 @@ type qdpOp struct {
 	// combination is listed under ("" when there are none).
 	AutotuneChecks []string
 	ComboKey       string
+	// FormatConds: a format rule tests a param, so each combination is
+	// listed with the condition (qdpCombo.Cond) autotune filters on.
+	FormatConds bool
 	AOTArgs        []string
 	ImplArgs       []string
 	Returns        string // register's return annotation
@@ -101,6 +104,10 @@ type kernelOutput struct {
 type qdpCombo struct {
 	Key           []string
 	Types, Layout string
+	// Cond is the Python condition on the attributes under which format
+	// rules admit the combination ("True": always); printed only when the
+	// op's FormatConds is set.
+	Cond string
 }
 
 // pyDType is the tensorrt module's name of each dtype.
@@ -161,6 +168,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	dims := b.registerBody()
 	b.q.RefInputs, b.q.RefParams = referenceCall(op, b.l, m)
 	b.q.Combos = b.combos(typed)
+	b.q.FormatConds = rulesReadParams(OpOptions(b.op).FormatRules)
 	b.kernel(dims)
 	return b.q
 }
@@ -223,6 +231,10 @@ func (b *qdpBuilder) autotuneParams(attrs []string) (typed []*ioTensor, tuneAttr
 	for i, p := range b.op.Params {
 		j := slices.IndexFunc(l.Outputs, func(t *ioTensor) bool { return t.Rule == ruleParam && t.Param == p })
 		if j < 0 {
+			if formatRuleReads(b.op, p) { // a format rule's condition (formatCond)
+				tuneAttrs = append(tuneAttrs, attrs[i])
+				q.AutotuneChecks = append(q.AutotuneChecks, p.Ident+" = "+qdpAttrCheck(q.ID, p, b.m.Params[i]))
+			}
 			continue
 		}
 		typed = append(typed, l.Outputs[j])
@@ -406,8 +418,8 @@ func (b *qdpBuilder) combos(typed []*ioTensor) []qdpCombo {
 			}
 		}
 		for fi, layout := range layouts {
-			if b.formatAdmitted(fi, c.DTypes[0]) {
-				out = append(out, qdpCombo{Key: key, Types: quoted, Layout: layout})
+			if cond, ok := b.formatCond(fi, c.DTypes[0]); ok {
+				out = append(out, qdpCombo{Key: key, Types: quoted, Layout: layout, Cond: cond})
 			}
 		}
 	}

@@ -39,7 +39,7 @@ def instance_norm_like(x, scale, bias, *, epsilon):
     raise NotImplementedError("InstanceNormLike has no reference implementation yet: write it in the region reference:InstanceNormLike of out/reference/FormatRulesLegacy/format_rules_legacy_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:InstanceNormLike
 
-def skip_norm_like(x, skip, *, ld=16):
+def skip_norm_like(x, skip, *, ld):
     """SkipNormLike: CustomSkipLayerNormPluginDynamic's int8 formats - CHW4 when ld < 32, else CHW32.
 
     Type T is one of int8, float16.
@@ -49,7 +49,7 @@ def skip_norm_like(x, skip, *, ld=16):
         skip: T [S, B, E, 1, 1]
 
     Params (keyword-only Python values):
-        ld: int32, min 1, default 16
+        ld: int32, min 1, required
 
     Returns y: T [S, B, E, 1, 1].
     """

@@ -15,7 +15,7 @@ namespace format_rules_trt
 //! The params of SkipNormLike as the plugin holds them (host memory); members start at their defaults.
 struct SkipNormLikeParams
 {
-    int32_t ld{16}; //!< int32, default 16, >= 1
+    int32_t ld{}; //!< int32, required, >= 1
 };
 
 //! One launcher per allowed dtype combination; enqueue calls the one that matches the runtime dtypes.

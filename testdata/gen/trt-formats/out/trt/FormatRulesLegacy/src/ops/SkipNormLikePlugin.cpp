@@ -7,7 +7,7 @@
 // outputs:
 //   [0] y: T [S, B, E, 1, 1]
 // fields:
-//   ld: int32, default 16, >= 1
+//   ld: int32, required, >= 1
 
 #include "SkipNormLikePlugin.h"
 
@@ -139,6 +139,11 @@ bool parseSkipNormLikeFields(nvinfer1::PluginFieldCollection const* fc, bool run
     if (runtime && !sawLayout)
     {
         logError("SkipNormLike: the serialized fields lack \"%s\"; they were not written by this plugin", kLayoutField);
+        return false;
+    }
+    if (!seen[0])
+    {
+        logError("SkipNormLike: field \"ld\" is required (it has no default)");
         return false;
     }
     (void) p;
