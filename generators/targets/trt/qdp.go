@@ -55,9 +55,9 @@ type qdpOp struct {
 	// FormatConds: a format rule tests a param, so each combination is
 	// listed with the condition (qdpCombo.Cond) autotune filters on.
 	FormatConds bool
-	AOTArgs        []string
-	ImplArgs       []string
-	Returns        string // register's return annotation
+	AOTArgs     []string
+	ImplArgs    []string
+	Returns     string // register's return annotation
 	// Body is register's body, a statement a line: the shape
 	// printer's checks and locals, then the return (qdpBody).
 	Body []string
