@@ -233,7 +233,9 @@ func (b *qdpBuilder) autotuneParams(attrs []string) (typed []*ioTensor, tuneAttr
 		if j < 0 {
 			if formatRuleReads(b.op, p) { // a format rule's condition (formatCond)
 				tuneAttrs = append(tuneAttrs, attrs[i])
-				q.AutotuneChecks = append(q.AutotuneChecks, p.Ident+" = "+qdpAttrCheck(q.ID, p, b.m.Params[i]))
+				if check := qdpAttrCheck(q.ID, p, b.m.Params[i]); check != p.Ident {
+					q.AutotuneChecks = append(q.AutotuneChecks, p.Ident+" = "+check)
+				}
 			}
 			continue
 		}

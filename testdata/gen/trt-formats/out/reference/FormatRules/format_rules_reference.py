@@ -57,8 +57,28 @@ def skip_norm_like(x, skip, *, ld):
     raise NotImplementedError("SkipNormLike has no reference implementation yet: write it in the region reference:SkipNormLike of out/reference/FormatRules/format_rules_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:SkipNormLike
 
+def param_formats(x, *, mode, packed, gain):
+    """ParamFormats: Format rules comparing an enum, a bool and a float param.
+
+    Type T is one of float16, int8.
+
+    Inputs (torch tensors):
+        x: T [N, C, H, W]
+
+    Params (keyword-only Python values):
+        mode: str, one of fast, exact, required
+        packed: bool, required
+        gain: float32, required
+
+    Returns y: T [N, C, H, W].
+    """
+    # opforge:begin reference:ParamFormats
+    raise NotImplementedError("ParamFormats has no reference implementation yet: write it in the region reference:ParamFormats of out/reference/FormatRules/format_rules_reference.py (opforge verify, calibration and quantization need it)")
+    # opforge:end reference:ParamFormats
+
 # op name -> reference function
 OPS = {
     "InstanceNormLike": instance_norm_like,
     "SkipNormLike": skip_norm_like,
+    "ParamFormats": param_formats,
 }

@@ -7,6 +7,7 @@
 
 #include "ops/InstanceNormLikePlugin.h"
 #include "ops/SkipNormLikePlugin.h"
+#include "ops/ParamFormatsPlugin.h"
 
 #if defined(_WIN32)
 #define FORMAT_RULES_EXPORT __declspec(dllexport)
@@ -27,8 +28,9 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
     {
         static InstanceNormLikePluginCreator sInstanceNormLike;
         static SkipNormLikePluginCreator sSkipNormLike;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sInstanceNormLike, &sSkipNormLike};
-        nbCreators = 2;
+        static ParamFormatsPluginCreator sParamFormats;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sInstanceNormLike, &sSkipNormLike, &sParamFormats};
+        nbCreators = 3;
         return sCreators;
     }
     catch (...)

@@ -7,6 +7,7 @@
 
 #include "ops/InstanceNormLikePlugin.h"
 #include "ops/SkipNormLikePlugin.h"
+#include "ops/ParamFormatsPlugin.h"
 
 #if defined(_WIN32)
 #define FORMAT_RULES_LEGACY_EXPORT __declspec(dllexport)
@@ -35,8 +36,9 @@ CreatorPointer const* creators(int32_t& nbCreators) noexcept
     {
         static InstanceNormLikePluginCreator sInstanceNormLike;
         static SkipNormLikePluginCreator sSkipNormLike;
-        static CreatorPointer const sCreators[] = {&sInstanceNormLike, &sSkipNormLike};
-        nbCreators = 2;
+        static ParamFormatsPluginCreator sParamFormats;
+        static CreatorPointer const sCreators[] = {&sInstanceNormLike, &sSkipNormLike, &sParamFormats};
+        nbCreators = 3;
         return sCreators;
     }
     catch (...)
