@@ -259,9 +259,13 @@ func checkRealDims(op *ir.Op, d *diag.TargetList) {
 // for as many as the node gives) cannot be a TensorRT plugin's: TensorRT
 // itself takes any count of inputs, but the generated plugin gives each
 // declared input a fixed index (only trailing optional ones may be left
-// out), and its output count is fixed when the plugin is created.
+// out), and its output count (getNbOutputs) is fixed when the plugin is
+// created, so only a field of the plugin can give it.
 func variadicMessage(op *ir.Op, t *ir.Tensor, output bool) string {
-	if output {
+	switch {
+	case output && t.Count != "":
+		return fmt.Sprintf("variadic output %q of op %s counted by param %q: TensorRT could take it (getNbOutputs may return a field), but opforge does not generate a C++ plugin with a counted output yet; declare the outputs one by one", t.Name, op.Name, t.Count)
+	case output:
 		return fmt.Sprintf("variadic output %q of op %s: a TensorRT plugin says its output count (getNbOutputs) when it is created, and no field of the opdef gives that count; declare the outputs one by one", t.Name, op.Name)
 	}
 	return fmt.Sprintf("variadic input %q of op %s: the generated TensorRT plugin reads each declared input at a fixed index, so it takes a count of inputs only by leaving out trailing optional ones; declare the inputs one by one and make the trailing ones optional (a plugin then takes from its required inputs to all)", t.Name, op.Name)
