@@ -41,6 +41,10 @@ type Expr struct {
 	// Axis is the integer param a Dim reads its axis from; "" when the
 	// axis is the literal Index (which may then be negative).
 	Axis string
+	// At is the symbol an Index reads its element at (IndexSymbol, in
+	// numLayers-counted outputs' shapes: sizes[#]); "" when the element is
+	// the literal Index.
+	At   string
 	Args []*Expr
 	Col  int
 }
@@ -54,6 +58,11 @@ var funcNames = map[Kind]string{FloorDiv: "floor_div", CeilDiv: "ceil_div", Min:
 
 // IsRounding reports floor, ceil and round, whose argument is real.
 func (k Kind) IsRounding() bool { return k == Floor || k == Ceil || k == Round }
+
+// IndexSymbol is the position of one tensor among those a counted
+// variadic tensor stands for (0 to count - 1): `#` alone, or an array
+// param's element at it, `sizes[#]`, in that tensor's shape.
+const IndexSymbol = "#"
 
 // MaxLen bounds the text of one expression; longer ones are rejected before
 // parsing so hostile input cannot make the recursive parser dig deep.
@@ -178,6 +187,10 @@ func (e *Expr) write(sb *strings.Builder, outer int) {
 	case Sym:
 		sb.WriteString(e.Name)
 	case Index:
+		if e.At != "" {
+			fmt.Fprintf(sb, "%s[%s]", e.Name, e.At)
+			break
+		}
 		fmt.Fprintf(sb, "%s[%d]", e.Name, e.Index)
 	case ElemSize:
 		fmt.Fprintf(sb, "elem_size(%s)", e.Name)
@@ -263,10 +276,14 @@ func (e *Expr) Eval(env Env) (int64, error) {
 		}
 		return 0, fmt.Errorf("no value for %q", e.Name)
 	case Index:
-		if v, ok := env.Element(e.Name, e.Index); ok {
+		i, err := e.elementIndex(env)
+		if err != nil {
+			return 0, err
+		}
+		if v, ok := env.Element(e.Name, i); ok {
 			return v, nil
 		}
-		return 0, fmt.Errorf("no value for %s[%d]", e.Name, e.Index)
+		return 0, fmt.Errorf("no value for %s[%d]", e.Name, i)
 	case ElemSize:
 		if es, ok := env.(ElemSizeEnv); ok {
 			if v, ok := es.ElemSize(e.Name); ok {
@@ -406,4 +423,17 @@ func (m MapEnv) Element(name string, i int) (int64, bool) {
 		return 0, false
 	}
 	return vs[i], true
+}
+
+// elementIndex is the element an Index reads: its literal Index, or the
+// value env gives its At symbol.
+func (e *Expr) elementIndex(env Env) (int, error) {
+	if e.At == "" {
+		return e.Index, nil
+	}
+	v, ok := env.Symbol(e.At)
+	if !ok || v < 0 || v > 1<<20 {
+		return 0, fmt.Errorf("no value for %s in %s[%s]", e.At, e.Name, e.At)
+	}
+	return int(v), nil
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func TestParseAndEval(t *testing.T) {
-	env := MapEnv{Symbols: map[string]int64{"N": 7, "H": 10, "k": 3, "axis": -2}, Elements: map[string][]int64{"pads": {1, 2}},
+	env := MapEnv{Symbols: map[string]int64{"N": 7, "H": 10, "k": 3, "axis": -2, "#": 1}, Elements: map[string][]int64{"pads": {1, 2}},
 		TensorDims: map[string][]int64{"x": {2, 5, 9}},
 		Floats:     map[string]float64{"scale": 0.75, "lo": -1.5}, FloatElements: map[string][]float64{"ratios": {0.5, 1, 2}}}
 	cases := []struct {
@@ -42,6 +42,10 @@ func TestParseAndEval(t *testing.T) {
 		{"floor(H / k) - H // k", "floor(H / k) - H // k", 0},
 		{"len(pads) + 1", "len(pads) + 1", 3},
 		{"len(ratios) * N", "len(ratios) * N", 21},
+		// The index of one of a counted variadic tensor's tensors (# = 1 here).
+		{"pads[#] * pads[ # ]", "pads[#] * pads[#]", 4},
+		{"3 + min(#, 1) * (len(ratios) - 2)", "3 + min(#, 1) * (len(ratios) - 2)", 4},
+		{"floor(ratios[#] * H)", "floor(ratios[#] * H)", 10},
 	}
 	for _, c := range cases {
 		e, err := Parse(c.src)

@@ -5,8 +5,10 @@ import (
 	"math"
 	"strings"
 
+	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/shapeexpr"
 )
 
 // MaxCount bounds the max of a count param: targets size their tensor
@@ -85,4 +87,38 @@ func countParamHint(op *ir.Op, name string) string {
 		return "the op's integer params are " + strings.Join(ints, ", ")
 	}
 	return "declare an integer param with a min and a max"
+}
+
+// countedIndex checks a use of the index symbol (# or an array param's
+// element at it): it means the position of one tensor among those a
+// counted variadic output stands for, so only that output's shape may use
+// it. It reports whether the use is allowed.
+func (c *shapeChecker) countedIndex(s *shapeexpr.Expr, pos diag.Pos, where string) bool {
+	if c.output != nil && c.output.Variadic && c.output.Count != "" {
+		return true
+	}
+	c.l.Errorf(pos, "count-index", "%s uses %s, the position of one of a counted variadic output's tensors; only the shape of an output with variadic: true and count: <param> may use it", where, s)
+	return false
+}
+
+// countMax is the most tensors counted variadic tensor t stands for: its
+// count param's max (0 when unbounded, which count reports).
+func countMax(op *ir.Op, t *ir.Tensor) int {
+	p := op.Param(t.Count)
+	if p == nil || p.Max == nil || *p.Max > MaxCount {
+		return 0
+	}
+	return int(*p.Max)
+}
+
+// indexRange is the range of the index symbol in op's counted output
+// shapes: 0 to the largest count less one.
+func indexRange(op *ir.Op) shapeexpr.Interval {
+	hi := 0
+	for _, t := range op.Outputs {
+		if t.Variadic && t.Count != "" {
+			hi = max(hi, countMax(op, t)-1)
+		}
+	}
+	return shapeexpr.Interval{Lo: 0, Hi: float64(hi)}
 }
