@@ -437,3 +437,39 @@ func (e *Expr) elementIndex(env Env) (int, error) {
 	}
 	return int(v), nil
 }
+
+// AtIndex is e with the index symbol fixed at k: # becomes the number k and
+// an element at # (sizes[#]) the element k, for the k-th tensor of a
+// counted variadic tensor. e is not changed; an expression without # is
+// returned as is.
+func (e *Expr) AtIndex(k int) *Expr {
+	if !e.usesIndex() {
+		return e
+	}
+	c := *e
+	switch {
+	case e.Kind == Sym && e.Name == IndexSymbol:
+		return &Expr{Kind: Const, Value: int64(k), Col: e.Col}
+	case e.Kind == Index && e.At != "":
+		c.At, c.Index = "", k
+		return &c
+	}
+	c.Args = make([]*Expr, len(e.Args))
+	for i, a := range e.Args {
+		c.Args[i] = a.AtIndex(k)
+	}
+	return &c
+}
+
+// usesIndex reports whether e reads the index symbol.
+func (e *Expr) usesIndex() bool {
+	if e.Kind == Sym && e.Name == IndexSymbol || e.Kind == Index && e.At != "" {
+		return true
+	}
+	for _, a := range e.Args {
+		if a.usesIndex() {
+			return true
+		}
+	}
+	return false
+}

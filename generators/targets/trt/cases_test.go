@@ -262,6 +262,16 @@ func driverCases(pkg *ir.Package) string {
 // opCases are the lines of one op's case; rank, when not 0, is the rank
 // of its rank-any inputs.
 func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
+	// A counted output: one case per count its param admits, the plugin
+	// built with that count having that many of the outputs.
+	if c := countedOutput(op); c != nil {
+		p := op.Param(c.Count)
+		var lines []string
+		for n := int(*p.Min); n <= int(*p.Max); n++ {
+			lines = append(lines, opCasesWith(pkg, expandCounted(op), m, rank, nil, n)...)
+		}
+		return lines
+	}
 	// An output whose dtype a param chooses: one case per value of the
 	// param, the plugin built with that value taking only that dtype.
 	for _, t := range layoutOf(op).Outputs {
@@ -270,11 +280,11 @@ func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
 		}
 		var lines []string
 		for i := range t.Param.Values {
-			lines = append(lines, opCasesWith(pkg, op, m, rank, map[string]int{t.Param.Name: i})...)
+			lines = append(lines, opCasesWith(pkg, op, m, rank, map[string]int{t.Param.Name: i}, -1)...)
 		}
 		return lines
 	}
-	return opCasesWith(pkg, op, m, rank, nil)
+	return opCasesWith(pkg, op, m, rank, nil, -1)
 }
 
 // pinParams is l for a plugin built with values: each dtype_param output
@@ -310,9 +320,13 @@ func pinParams(l *ioLayout, values map[string]value) *ioLayout {
 }
 
 // opCasesWith are opCases with the enum params in pick at the value of
-// that index.
-func opCasesWith(pkg *ir.Package, op *ir.Op, m *opModel, rank int, pick map[string]int) []string {
+// that index and, when count is not -1, the count param of an op's counted
+// output (expandCounted) at count.
+func opCasesWith(pkg *ir.Package, op *ir.Op, m *opModel, rank int, pick map[string]int, count int) []string {
 	l := layoutOf(op)
+	if count >= 0 {
+		l = countedLayout(l, m.Counted.First+count)
+	}
 	kind := "v3"
 	if PkgOptions(pkg).Legacy {
 		kind = "v2"
@@ -329,6 +343,12 @@ func opCasesWith(pkg *ir.Package, op *ir.Op, m *opModel, rank int, pick map[stri
 		v := chooseValue(pm.p, pm)
 		if i, ok := pick[pm.Name]; ok {
 			v.index, v.text = i, pm.p.Values[i]
+		}
+		if count >= 0 && pm.p.Ident == string(m.Counted.Field) {
+			v = value{ints: []int64{int64(count)}}
+		}
+		if count >= 0 {
+			v = perTensorSamples(pm, v, count)
 		}
 		values[pm.Name] = v
 		onnx = append(onnx, encode(pm, v, false, false))
@@ -694,4 +714,30 @@ func casesWord(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// countedLayout is l with its first n outputs only: a plugin whose count
+// field leaves out the last of its counted outputs.
+func countedLayout(l *ioLayout, n int) *ioLayout {
+	v := *l
+	v.combos = nil
+	v.Outputs = l.Outputs[:n]
+	v.all = append(append([]*ioTensor{}, v.Inputs...), v.Outputs...)
+	return &v
+}
+
+// perTensorSamples gives an array param without a default or a fixed
+// length as many sample values as a counted output has tensors (at least
+// 3), since its shapes may read one element per tensor (sizes[#]).
+func perTensorSamples(pm *paramModel, v value, count int) value {
+	if pm.p.Kind != ir.ParamArray || pm.p.Default != nil || pm.FieldLength != 0 {
+		return v
+	}
+	for len(v.ints) > 0 && len(v.ints) < max(count, 3) {
+		v.ints = append(v.ints, v.ints[0])
+	}
+	for len(v.floats) > 0 && len(v.floats) < max(count, 3) {
+		v.floats = append(v.floats, v.floats[0])
+	}
+	return v
 }

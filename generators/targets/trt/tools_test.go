@@ -28,6 +28,7 @@ var trees = []struct{ opdefs, out string }{
 	{repo + "/testdata/gen/trt-legacy/opdefs", repo + "/testdata/gen/trt-legacy/out"},
 	{repo + "/testdata/gen/rank-poly/opdefs", repo + "/testdata/gen/rank-poly/out"},
 	{repo + "/testdata/gen/trt-formats/opdefs", repo + "/testdata/gen/trt-formats/out"},
+	{repo + "/testdata/gen/trt-counted/opdefs", repo + "/testdata/gen/trt-counted/out"},
 }
 
 // treePackage is one generated trt package and its IR.
