@@ -8,6 +8,7 @@
 #include "ops/ROIAlign_TRTPlugin.h"
 #include "ops/ModulatedDeformConv2dPlugin.h"
 #include "ops/ResizeNearest_TRTPlugin.h"
+#include "ops/GridAnchor_TRTPlugin.h"
 
 #if defined(_WIN32)
 #define NVIDIA_PORTS_EXPORT __declspec(dllexport)
@@ -29,8 +30,9 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
         static ROIAlign_TRTPluginCreator sROIAlign_TRT;
         static ModulatedDeformConv2dPluginCreator sModulatedDeformConv2d;
         static ResizeNearest_TRTPluginCreator sResizeNearest_TRT;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sROIAlign_TRT, &sModulatedDeformConv2d, &sResizeNearest_TRT};
-        nbCreators = 3;
+        static GridAnchor_TRTPluginCreator sGridAnchor_TRT;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sROIAlign_TRT, &sModulatedDeformConv2d, &sResizeNearest_TRT, &sGridAnchor_TRT};
+        nbCreators = 4;
         return sCreators;
     }
     catch (...)
