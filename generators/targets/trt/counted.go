@@ -144,9 +144,10 @@ func countedDoc(op *ir.Op, t *ioTensor, doc string) string {
 }
 
 // checkCounted refuses what the generated plugin cannot do with counted
-// output t: the legacy interface (its model is not generated for it), and
+// output t: the legacy interface (its model is not generated for it),
 // data-dependent sizes, whose size tensors follow the outputs, so a count
-// below the max would drop them.
+// below the max would drop them, and an alias of t, which names one output
+// where t is several.
 func checkCounted(pkg *ir.Package, op *ir.Op, t *ir.Tensor, d *diag.TargetList) {
 	pos := t.Where.At("count", t.Pos)
 	if PkgOptions(pkg).Legacy {
@@ -154,5 +155,10 @@ func checkCounted(pkg *ir.Package, op *ir.Op, t *ir.Tensor, d *diag.TargetList) 
 	}
 	if len(op.DataDependent) > 0 {
 		d.Errorf(pos, "trt-counted", "counted output %q of op %s: the op also has data-dependent sizes, whose size tensors follow the outputs, so the count %s would cut them off; a plugin has one or the other", t.Name, op.Name, t.Count)
+	}
+	for _, a := range OpOptions(op).Aliases {
+		if a.Output == t.Name {
+			d.Errorf(a.Pos, "trt-counted", "counted output %q of op %s cannot be aliased to input %q: an alias writes one output in place of one input, and %q is up to %d outputs", t.Name, op.Name, a.Input, t.Name, countedMax(op, t))
+		}
 	}
 }
