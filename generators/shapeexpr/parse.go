@@ -84,7 +84,7 @@ func (p *parser) next() {
 	case c == '/':
 		p.off++
 		p.tok = token{tPunct, "/", col}
-	case c == '+' || c == '-' || c == '*' || c == '(' || c == ')' || c == '[' || c == ']' || c == ',' || c == '.' || c == ':':
+	case c == '+' || c == '-' || c == '*' || c == '(' || c == ')' || c == '[' || c == ']' || c == ',' || c == '.' || c == ':' || c == '#':
 		p.off++
 		p.tok = token{tPunct, string(c), col}
 	default:
@@ -234,8 +234,13 @@ func (p *parser) primary(depth int) *Expr {
 		if p.punct("[") {
 			p.next()
 			it := p.tok
+			if p.punct(IndexSymbol) {
+				p.next()
+				p.expect("]")
+				return &Expr{Kind: Index, Name: t.text, At: IndexSymbol, Col: t.col}
+			}
 			if it.kind != tInt {
-				p.fail(it.col, "an index must be a non-negative integer, found %s", it)
+				p.fail(it.col, "an index must be a non-negative integer or #, found %s", it)
 				return &Expr{Kind: Sym, Name: t.text, Col: t.col}
 			}
 			p.next()
@@ -247,6 +252,9 @@ func (p *parser) primary(depth int) *Expr {
 			return &Expr{Kind: Index, Name: t.text, Index: idx, Col: t.col}
 		}
 		return &Expr{Kind: Sym, Name: t.text, Col: t.col}
+	case p.punct(IndexSymbol):
+		p.next()
+		return &Expr{Kind: Sym, Name: IndexSymbol, Col: t.col}
 	case p.punct("("):
 		p.next()
 		e := p.expr(depth + 1)

@@ -40,8 +40,8 @@ func (e *Expr) evalReal(env Env) (float64, error) {
 			}
 		}
 	case Index:
-		if fe != nil {
-			if v, ok := fe.FloatElement(e.Name, e.Index); ok {
+		if i, err := e.elementIndex(env); fe != nil && err == nil {
+			if v, ok := fe.FloatElement(e.Name, i); ok {
 				return v, nil
 			}
 		}

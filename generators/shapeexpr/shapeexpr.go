@@ -48,8 +48,12 @@ type Expr struct {
 	// last dim. Index is where it starts.
 	End    int
 	HasEnd bool
-	Args   []*Expr
-	Col    int
+	// At is the symbol an Index reads its element at (IndexSymbol, in
+	// counted outputs' shapes: sizes[#]); "" when the element is the
+	// literal Index.
+	At   string
+	Args []*Expr
+	Col  int
 }
 
 var funcs = map[string]Kind{"floor_div": FloorDiv, "ceil_div": CeilDiv, "min": Min, "max": Max}
@@ -61,6 +65,11 @@ var funcNames = map[Kind]string{FloorDiv: "floor_div", CeilDiv: "ceil_div", Min:
 
 // IsRounding reports floor, ceil and round, whose argument is real.
 func (k Kind) IsRounding() bool { return k == Floor || k == Ceil || k == Round }
+
+// IndexSymbol is the position of one tensor among those a counted
+// variadic tensor stands for (0 to count - 1): `#` alone, or an array
+// param's element at it, `sizes[#]`, in that tensor's shape.
+const IndexSymbol = "#"
 
 // MaxLen bounds the text of one expression; longer ones are rejected before
 // parsing so hostile input cannot make the recursive parser dig deep.
@@ -186,6 +195,10 @@ func (e *Expr) write(sb *strings.Builder, outer int) {
 	case Sym:
 		sb.WriteString(e.Name)
 	case Index:
+		if e.At != "" {
+			fmt.Fprintf(sb, "%s[%s]", e.Name, e.At)
+			break
+		}
 		fmt.Fprintf(sb, "%s[%d]", e.Name, e.Index)
 	case ElemSize:
 		fmt.Fprintf(sb, "elem_size(%s)", e.Name)
@@ -275,10 +288,14 @@ func (e *Expr) Eval(env Env) (int64, error) {
 		}
 		return 0, fmt.Errorf("no value for %q", e.Name)
 	case Index:
-		if v, ok := env.Element(e.Name, e.Index); ok {
+		i, err := e.elementIndex(env)
+		if err != nil {
+			return 0, err
+		}
+		if v, ok := env.Element(e.Name, i); ok {
 			return v, nil
 		}
-		return 0, fmt.Errorf("no value for %s[%d]", e.Name, e.Index)
+		return 0, fmt.Errorf("no value for %s[%d]", e.Name, i)
 	case ElemSize:
 		if es, ok := env.(ElemSizeEnv); ok {
 			if v, ok := es.ElemSize(e.Name); ok {
@@ -422,4 +439,53 @@ func (m MapEnv) Element(name string, i int) (int64, bool) {
 		return 0, false
 	}
 	return vs[i], true
+}
+
+// elementIndex is the element an Index reads: its literal Index, or the
+// value env gives its At symbol.
+func (e *Expr) elementIndex(env Env) (int, error) {
+	if e.At == "" {
+		return e.Index, nil
+	}
+	v, ok := env.Symbol(e.At)
+	if !ok || v < 0 || v > 1<<20 {
+		return 0, fmt.Errorf("no value for %s in %s[%s]", e.At, e.Name, e.At)
+	}
+	return int(v), nil
+}
+
+// AtIndex is e with the index symbol fixed at k: # becomes the number k and
+// an element at # (sizes[#]) the element k, for the k-th tensor of a
+// counted variadic tensor. e is not changed; an expression without # is
+// returned as is.
+func (e *Expr) AtIndex(k int) *Expr {
+	if !e.usesIndex() {
+		return e
+	}
+	c := *e
+	switch {
+	case e.Kind == Sym && e.Name == IndexSymbol:
+		return &Expr{Kind: Const, Value: int64(k), Col: e.Col}
+	case e.Kind == Index && e.At != "":
+		c.At, c.Index = "", k
+		return &c
+	}
+	c.Args = make([]*Expr, len(e.Args))
+	for i, a := range e.Args {
+		c.Args[i] = a.AtIndex(k)
+	}
+	return &c
+}
+
+// usesIndex reports whether e reads the index symbol.
+func (e *Expr) usesIndex() bool {
+	if e.Kind == Sym && e.Name == IndexSymbol || e.Kind == Index && e.At != "" {
+		return true
+	}
+	for _, a := range e.Args {
+		if a.usesIndex() {
+			return true
+		}
+	}
+	return false
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func TestParseAndEval(t *testing.T) {
-	env := MapEnv{Symbols: map[string]int64{"N": 7, "H": 10, "k": 3, "axis": -2}, Elements: map[string][]int64{"pads": {1, 2}},
+	env := MapEnv{Symbols: map[string]int64{"N": 7, "H": 10, "k": 3, "axis": -2, "#": 1}, Elements: map[string][]int64{"pads": {1, 2}},
 		TensorDims: map[string][]int64{"x": {2, 5, 9}},
 		Floats:     map[string]float64{"scale": 0.75, "lo": -1.5}, FloatElements: map[string][]float64{"ratios": {0.5, 1, 2}}}
 	cases := []struct {
@@ -42,6 +42,10 @@ func TestParseAndEval(t *testing.T) {
 		{"floor(H / k) - H // k", "floor(H / k) - H // k", 0},
 		{"len(pads) + 1", "len(pads) + 1", 3},
 		{"len(ratios) * N", "len(ratios) * N", 21},
+		// The index of one of a counted variadic tensor's tensors (# = 1 here).
+		{"pads[#] * pads[ # ]", "pads[#] * pads[#]", 4},
+		{"3 + min(#, 1) * (len(ratios) - 2)", "3 + min(#, 1) * (len(ratios) - 2)", 4},
+		{"floor(ratios[#] * H)", "floor(ratios[#] * H)", 10},
 	}
 	for _, c := range cases {
 		e, err := Parse(c.src)
@@ -213,5 +217,33 @@ func TestDimAxisOutOfRange(t *testing.T) {
 	}
 	if e, _ := Parse("x.shape[axis] * 2"); !e.UsesDims() || e.Range(rng{}) != (Interval{0, math.Inf(1)}) {
 		t.Errorf("x.shape[axis] * 2: UsesDims %v, range %v", e.UsesDims(), e.Range(rng{}))
+	}
+}
+
+// TestAtIndex: fixing # at k gives the k-th tensor's expression, which
+// evaluates as the original does with # = k, and leaves the original be.
+func TestAtIndex(t *testing.T) {
+	env := MapEnv{Symbols: map[string]int64{"N": 5}, Elements: map[string][]int64{"sizes": {19, 10, 5}}}
+	e, err := Parse("sizes[#] * sizes[#] * (3 + min(#, 1) * N) + N")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range []string{"sizes[0] * sizes[0] * (3 + min(0, 1) * N) + N", "sizes[1] * sizes[1] * (3 + min(1, 1) * N) + N", "sizes[2] * sizes[2] * (3 + min(2, 1) * N) + N"} {
+		at := e.AtIndex(k)
+		if got := at.String(); got != want {
+			t.Errorf("at %d: %s, want %s", k, got, want)
+		}
+		env.Symbols["#"] = int64(k)
+		v1, err1 := e.Eval(env)
+		v2, err2 := at.Eval(env)
+		if err1 != nil || err2 != nil || v1 != v2 {
+			t.Errorf("at %d: %d (%v) with #, %d (%v) fixed", k, v1, err1, v2, err2)
+		}
+	}
+	if e.String() != "sizes[#] * sizes[#] * (3 + min(#, 1) * N) + N" {
+		t.Errorf("AtIndex changed the original: %s", e)
+	}
+	if plain, _ := Parse("N + 1"); plain.AtIndex(2) != plain {
+		t.Error("an expression without # is copied")
 	}
 }

@@ -26,6 +26,9 @@ type rangeEnv struct {
 }
 
 func (r *rangeEnv) SymbolRange(name string) shapeexpr.Interval {
+	if name == shapeexpr.IndexSymbol {
+		return indexRange(r.op)
+	}
 	if r.symbols[name] {
 		return shapeexpr.Interval{Lo: 1, Hi: math.Inf(1)}
 	}

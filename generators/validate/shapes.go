@@ -182,6 +182,14 @@ func (c *shapeChecker) symbol(s *shapeexpr.Expr, pos diag.Pos, where string, all
 		c.relationOnly(s, pos, where)
 		return
 	}
+	if s.Kind == shapeexpr.Sym && name == shapeexpr.IndexSymbol || s.At != "" {
+		if !c.countedIndex(s, pos, where) {
+			return
+		}
+		if s.Kind == shapeexpr.Sym {
+			return
+		}
+	}
 	if s.Kind == shapeexpr.Sym {
 		if c.symbols[name] {
 			return
@@ -226,6 +234,9 @@ func (c *shapeChecker) elemSize(s *shapeexpr.Expr, pos diag.Pos, where string) {
 func describeRef(s *shapeexpr.Expr) string {
 	switch s.Kind {
 	case shapeexpr.Index:
+		if s.At != "" {
+			return s.String()
+		}
 		return s.Name + "[" + strconv.Itoa(s.Index) + "]"
 	case shapeexpr.Dim:
 		return s.String()
@@ -271,7 +282,9 @@ func (c *shapeChecker) paramUse(s *shapeexpr.Expr, p *ir.Param, pos diag.Pos, wh
 		c.l.Errorf(pos, "non-integer-dim", "%s uses param %q of dtype %s; dims need an integer param", where, p.Name, p.DTypes[0])
 	case p.Kind != ir.ParamScalar && p.Kind != ir.ParamArray:
 		c.l.Errorf(pos, "non-integer-dim", "%s uses %s param %q; dims need an integer param", where, p.Kind, p.Name)
-	case p.Kind == ir.ParamArray && p.Length > 0 && s.Index >= p.Length:
+	case p.Kind == ir.ParamArray && p.Length > 0 && s.At != "" && c.output != nil && countMax(c.op, c.output) > p.Length:
+		c.l.Errorf(pos, "index-out-of-range", "%s reads %s[%s], but %q has %d elements and %q counts up to %d tensors", where, p.Name, s.At, p.Name, p.Length, c.output.Name, countMax(c.op, c.output))
+	case p.Kind == ir.ParamArray && p.Length > 0 && s.At == "" && s.Index >= p.Length:
 		c.l.Errorf(pos, "index-out-of-range", "%s reads %s[%d], but %q has %d elements", where, p.Name, s.Index, p.Name, p.Length)
 	}
 }

@@ -209,6 +209,7 @@ func (v *validator) tensor(op *ir.Op, t *ir.Tensor, input, last bool) {
 	if t.Variadic && !last {
 		v.l.Errorf(t.Where.At("variadic", t.Pos), "variadic-position", "variadic %s %q must be the last %s", kind, t.Name, kind)
 	}
+	v.count(op, t, kind)
 	if t.ShapeTensor {
 		for _, d := range op.AllowedDTypes(t) {
 			if d != ir.Int32 && d != ir.Int64 {

@@ -8,6 +8,7 @@ package validate
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -434,16 +435,43 @@ func caseOutputShape(op *ir.Op, o *ir.Tensor, env shapeexpr.MapEnv) error {
 		_, err := ir.BroadcastDims(shapes...)
 		return err
 	}
+	if o.Variadic && o.Count != "" {
+		return countedCaseShapes(op, o, env)
+	}
+	return caseDims(op, o, env, "")
+}
+
+// countedCaseShapes checks every tensor a counted output stands for in the
+// case: its dims with # set to 0, 1, ... count - 1.
+func countedCaseShapes(op *ir.Op, o *ir.Tensor, env shapeexpr.MapEnv) error {
+	n, ok := env.Symbols[o.Count]
+	if !ok {
+		return fmt.Errorf("no value for its count %s", o.Count)
+	}
+	symbols := maps.Clone(env.Symbols)
+	env.Symbols = symbols
+	for k := range n {
+		symbols[shapeexpr.IndexSymbol] = k
+		if err := caseDims(op, o, env, fmt.Sprintf("tensor %d of %d: ", k, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// caseDims checks o's declared dims in the case (prefix names which of a
+// counted output's tensors it is).
+func caseDims(op *ir.Op, o *ir.Tensor, env shapeexpr.MapEnv, prefix string) error {
 	for j, d := range o.Shape {
 		if d.Expr == nil || runTimeOnly(op, d.Expr) {
 			continue
 		}
 		n, err := d.Expr.Eval(env)
 		if err != nil {
-			return fmt.Errorf("dim %d (%s): %v", j, d.Expr, err)
+			return fmt.Errorf("%sdim %d (%s): %v", prefix, j, d.Expr, err)
 		}
 		if n < 0 || n > maxCaseDim {
-			return fmt.Errorf("dim %d (%s) is %d here; it must be 0 to %d", j, d.Expr, n, maxCaseDim)
+			return fmt.Errorf("%sdim %d (%s) is %d here; it must be 0 to %d", prefix, j, d.Expr, n, maxCaseDim)
 		}
 	}
 	return nil

@@ -687,9 +687,37 @@ func (b *caseBuilder) outputs(inDTypes []ir.DType, params []Param) error {
 			return fmt.Errorf("output %s: torch cannot make %s", o.Name, d)
 		}
 		info := d.Info()
+		if o.Variadic && o.Count != "" {
+			if err := b.countedOutputs(i, o, Tensor{Name: o.Ident, DType: info.Torch, Kind: kind, dtype: d}, dd); err != nil {
+				return err
+			}
+			continue
+		}
 		t := Tensor{Name: o.Ident, DType: info.Torch, Kind: kind, dtype: d}
 		if err := b.outputShape(i, o, &t, dd); err != nil {
 			return fmt.Errorf("output %s: %v", o.Name, err)
+		}
+		b.c.Outputs = append(b.c.Outputs, t)
+	}
+	return nil
+}
+
+// countedOutputs adds the tensors of counted output i (o): as many as its
+// count param's value in the case, named <output>_<k>, each shaped with #
+// at k. The reference returns them as one list, which the runner takes as
+// that many outputs.
+func (b *caseBuilder) countedOutputs(i int, o *ir.Tensor, proto Tensor, dd map[string]bool) error {
+	n, ok := b.env.Symbols[o.Count]
+	if !ok {
+		return fmt.Errorf("output %s: no value for its count %s", o.Name, o.Count)
+	}
+	defer delete(b.env.Symbols, shapeexpr.IndexSymbol)
+	for k := range n {
+		b.env.Symbols[shapeexpr.IndexSymbol] = k
+		t := proto
+		t.Name = fmt.Sprintf("%s_%d", o.Ident, k)
+		if err := b.outputShape(i, o, &t, dd); err != nil {
+			return fmt.Errorf("output %s, tensor %d: %v", o.Name, k, err)
 		}
 		b.c.Outputs = append(b.c.Outputs, t)
 	}

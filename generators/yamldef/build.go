@@ -392,6 +392,7 @@ func (b *builder) tensor(o object) *ir.Tensor {
 		DynamicShapeText: o.str("dynamic_shape_text"),
 		Optional:         o.boolean("optional"),
 		Variadic:         o.boolean("variadic"),
+		Count:            o.str("count"),
 		Static:           o.boolean("static"),
 		ShapeTensor:      o.boolean("shape_tensor"),
 		DTypeParam:       o.str("dtype_param"),

@@ -12,7 +12,7 @@ var fieldOrder = map[string][]string{
 	"root":    {"version", "package", "targets", "ops"},
 	"package": {"name", "domain", "version", "namespace", "description", "acknowledge"},
 	"op":      {"name", "description", "references", "onnx", "torch", "verify", "types", "inputs", "params", "outputs", "data_dependent", "requires", "use_default_translation", "targets", "acknowledge"},
-	"tensor":  {"name", "type", "shape", "rank", "layout", "optional", "variadic", "static", "shape_tensor", "dtype_param", "range", "default", "description", "shape_text", "dynamic_shape_text", "constraints"},
+	"tensor":  {"name", "type", "shape", "rank", "layout", "optional", "variadic", "static", "shape_tensor", "count", "dtype_param", "range", "default", "description", "shape_text", "dynamic_shape_text", "constraints"},
 	"param":   {"name", "type", "values", "storage", "dtype_code", "codes", "rank", "default", "mandatory", "min", "exclusive_min", "max", "exclusive_max", "layout", "description", "shape_text", "constraints"},
 }
 

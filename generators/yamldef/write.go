@@ -381,6 +381,9 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 			add(m, f.key, boolNode(true))
 		}
 	}
+	if t.Count != "" {
+		add(m, "count", str(t.Count))
+	}
 	if t.DTypeParam != "" {
 		add(m, "dtype_param", str(t.DTypeParam))
 	}

@@ -120,7 +120,7 @@ func checkOp(op *ir.Op, d *diag.TargetList) {
 			}
 		}
 		if t.Variadic {
-			d.Errorf(t.Where.At("variadic", t.Pos), "aipu-variadic", "%q of op %s is variadic; an AIPU kernel takes a fixed argument list, so give it one tensor per argument", t.Name, op.Name)
+			d.Errorf(t.Where.At("variadic", t.Pos), "aipu-variadic", "%q of op %s is variadic; an AIPU kernel takes a fixed argument list%s, so give it one tensor per argument", t.Name, op.Name, map[bool]string{true: " (count: " + t.Count + " does not change that: the kernel's arguments are fixed when it is compiled)"}[t.Count != ""])
 		}
 	}
 	for _, t := range op.Inputs {

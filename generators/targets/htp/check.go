@@ -68,7 +68,7 @@ func checkOp(op *ir.Op, d *diag.TargetList) {
 			}
 		}
 		if t.Variadic {
-			d.Errorf(t.Where.At("variadic", t.Where.At("repeated", t.Pos)), "htp-variadic", "variadic %q of op %s: HTP op packages cannot be generated for variadic operations", t.Name, op.Name)
+			d.Errorf(t.Where.At("variadic", t.Where.At("repeated", t.Pos)), "htp-variadic", "variadic %q of op %s: HTP op packages cannot be generated for variadic operations%s", t.Name, op.Name, countedWhy(t))
 		}
 		checkLayout(d, t.Where.At("layout", t.Pos), t.Layout, t.Name)
 		if t.Rank > 5 {
@@ -165,4 +165,14 @@ func sameOrSkip(plain bool) string {
 // on the plain HTP backend.
 func (Target) ImportSection(opType, name string) *ir.Node {
 	return htpopt.EncodeOp(&htpopt.Op{Backends: []string{"HTP"}})
+}
+
+// countedWhy says why a count param does not make a variadic tensor
+// possible here: the op package's kernel, its QNN op config and the
+// ExecuTorch custom op are generated with one argument per declared tensor.
+func countedWhy(t *ir.Tensor) string {
+	if t.Count == "" {
+		return ""
+	}
+	return ", counted or not: the generated kernel, op config and ExecuTorch op take one argument per declared tensor, so count: " + t.Count + " cannot size them"
 }

@@ -274,6 +274,16 @@ func driverCases(pkg *ir.Package) string {
 // opCases are the lines of one op's case; rank, when not 0, is the rank
 // of its rank-any inputs.
 func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
+	// A counted output: one case per count its param admits, the plugin
+	// built with that count having that many of the outputs.
+	if c := countedOutput(op); c != nil {
+		p := op.Param(c.Count)
+		var lines []string
+		for n := int(*p.Min); n <= int(*p.Max); n++ {
+			lines = append(lines, opCasesWith(pkg, expandCounted(op), m, rank, nil, n)...)
+		}
+		return lines
+	}
 	// A tensor whose dtype a param chooses: one case per value (or dtype
 	// code) of the param, the plugin built with that value taking only
 	// that dtype.
@@ -283,11 +293,11 @@ func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
 		}
 		var lines []string
 		for i := range t.Allowed {
-			lines = append(lines, opCasesWith(pkg, op, m, rank, map[string]int{t.Param.Name: i})...)
+			lines = append(lines, opCasesWith(pkg, op, m, rank, map[string]int{t.Param.Name: i}, -1)...)
 		}
 		return lines
 	}
-	return opCasesWith(pkg, op, m, rank, nil)
+	return opCasesWith(pkg, op, m, rank, nil, -1)
 }
 
 // pinParams is l for a plugin built with values: each dtype_param output
@@ -326,9 +336,13 @@ func pinParams(l *ioLayout, values map[string]value) *ioLayout {
 }
 
 // opCasesWith are opCases with the enum params in pick at the value of
-// that index.
-func opCasesWith(pkg *ir.Package, op *ir.Op, m *opModel, rank int, pick map[string]int) []string {
+// that index and, when count is not -1, the count param of an op's counted
+// output (expandCounted) at count.
+func opCasesWith(pkg *ir.Package, op *ir.Op, m *opModel, rank int, pick map[string]int, count int) []string {
 	l := layoutOf(op)
+	if count >= 0 {
+		l = countedLayout(l, m.Counted.First+count)
+	}
 	kind := "v3"
 	if PkgOptions(pkg).Legacy {
 		kind = "v2"
@@ -350,6 +364,12 @@ func opCasesWith(pkg *ir.Package, op *ir.Op, m *opModel, rank int, pick map[stri
 			} else {
 				v.text = pm.p.Values[i]
 			}
+		}
+		if count >= 0 && pm.p.Ident == string(m.Counted.Field) {
+			v = value{ints: []int64{int64(count)}}
+		}
+		if count >= 0 {
+			v = perTensorSamples(pm, v, count)
 		}
 		values[pm.Name] = v
 		onnx = append(onnx, encode(pm, v, false, false))
@@ -523,7 +543,7 @@ func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, ran
 		lines = append(lines, fmt.Sprintf("combo %d%s", len(types), ints(types)))
 	}
 	for _, f := range OpOptions(op).Formats {
-		if f == "LINEAR" {
+		if f == "LINEAR" || anyConditional(OpOptions(op).FormatRules) { // format rules: ruleFormatCases
 			continue
 		}
 		lead := formatFor(f, len(inputDims(lines, 0)))
@@ -536,6 +556,7 @@ func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, ran
 		}
 		lines = append(lines, fmt.Sprintf("formats %d%s", len(fs), ints(fs)))
 	}
+	lines = append(lines, ruleFormatCases(op, all, combos, values, lines)...)
 	for _, t := range all {
 		if bad, ok := rejected(all, combos[0], t); ok {
 			lines = append(lines, fmt.Sprintf("reject %d %d", t.Pos, bad))
@@ -730,4 +751,30 @@ func casesWord(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// countedLayout is l with its first n outputs only: a plugin whose count
+// field leaves out the last of its counted outputs.
+func countedLayout(l *ioLayout, n int) *ioLayout {
+	v := *l
+	v.combos = nil
+	v.Outputs = l.Outputs[:n]
+	v.all = append(append([]*ioTensor{}, v.Inputs...), v.Outputs...)
+	return &v
+}
+
+// perTensorSamples gives an array param without a default or a fixed
+// length as many sample values as a counted output has tensors (at least
+// 3), since its shapes may read one element per tensor (sizes[#]).
+func perTensorSamples(pm *paramModel, v value, count int) value {
+	if pm.p.Kind != ir.ParamArray || pm.p.Default != nil || pm.FieldLength != 0 {
+		return v
+	}
+	for len(v.ints) > 0 && len(v.ints) < max(count, 3) {
+		v.ints = append(v.ints, v.ints[0])
+	}
+	for len(v.floats) > 0 && len(v.floats) < max(count, 3) {
+		v.floats = append(v.floats, v.floats[0])
+	}
+	return v
 }

@@ -170,6 +170,9 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 			}
 		}
 	}
+	if c := countedOutput(op); c != nil {
+		checkCounted(pkg, op, c, d)
+	}
 	checkOptional(op, d)
 	checkAliases(pkg, op, d)
 	checkRealDims(op, d)
@@ -185,6 +188,7 @@ func checkOp(pkg *ir.Package, op *ir.Op, d *diag.TargetList) (defaulted []string
 	if n := layoutOf(op).Count(len(t.Formats)); n > formatCombinationLimit {
 		d.Warnf(op.Where.At("types", t.Pos), "trt-format-combinations", "op %s admits %d type and format combinations, more than TensorRT's default limit of %d; the plugin raises getFormatCombinationLimit to %d, which lengthens engine builds (fewer dtypes or formats keep it under the limit)", op.Name, n, formatCombinationLimit, n)
 	}
+	checkFormatRules(op, t, d)
 	for _, p := range op.Params {
 		if p.Kind == ir.ParamEnum || len(p.DTypes) == 0 {
 			continue
@@ -217,7 +221,7 @@ func checkTensor(op *ir.Op, t *ir.Tensor, d *diag.TargetList, output bool) {
 			d.Errorf(pos, "trt-output-dtype", "output %q of op %s may be %s; TensorRT plugins cannot produce kBOOL or kUINT8 outputs", t.Name, op.Name, dt)
 		}
 	}
-	if t.Variadic {
+	if t.Variadic && (!output || t.Count == "") {
 		d.Errorf(t.Where.At("variadic", t.Pos), "trt-variadic", "%s", variadicMessage(op, t, output))
 	}
 }
@@ -259,10 +263,11 @@ func checkRealDims(op *ir.Op, d *diag.TargetList) {
 // for as many as the node gives) cannot be a TensorRT plugin's: TensorRT
 // itself takes any count of inputs, but the generated plugin gives each
 // declared input a fixed index (only trailing optional ones may be left
-// out), and its output count is fixed when the plugin is created.
+// out), and its output count (getNbOutputs) is fixed when the plugin is
+// created, so only a field of the plugin can give it.
 func variadicMessage(op *ir.Op, t *ir.Tensor, output bool) string {
 	if output {
-		return fmt.Sprintf("variadic output %q of op %s: a TensorRT plugin says its output count (getNbOutputs) when it is created, and no field of the opdef gives that count; declare the outputs one by one", t.Name, op.Name)
+		return fmt.Sprintf("variadic output %q of op %s: a TensorRT plugin says its output count (getNbOutputs) when it is created, and no field of the opdef gives that count; name the integer param that does (count: n, with a max) or declare the outputs one by one", t.Name, op.Name)
 	}
 	return fmt.Sprintf("variadic input %q of op %s: the generated TensorRT plugin reads each declared input at a fixed index, so it takes a count of inputs only by leaving out trailing optional ones; declare the inputs one by one and make the trailing ones optional (a plugin then takes from its required inputs to all)", t.Name, op.Name)
 }
@@ -270,6 +275,7 @@ func variadicMessage(op *ir.Op, t *ir.Tensor, output bool) string {
 // checkQDP enforces tensorrt.plugin's rules for the Python plugin and
 // returns the params with defaults it cannot apply.
 func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
+	checkQDPFormats(op, d)
 	// Inputs and outputs are arguments of the Python plugin's functions
 	// too (the impl takes outputs and stream, the autotune the tactic).
 	for _, t := range op.Tensors() {
@@ -279,6 +285,9 @@ func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 		case qdpShadows(op, t.Ident):
 			d.Errorf(t.Where.At("name", t.Pos), "qdp-reserved-name", "tensor %q of op %s is an argument of the Python plugin's functions and would shadow the module's name %s (its imports, names starting with _, and the op's functions); rename it or set targets.trt.qdp: false", t.Name, op.Name, t.Ident)
 		}
+	}
+	if c := countedOutput(op); c != nil {
+		d.Errorf(c.Where.At("count", c.Pos), "qdp-count", "counted output %q of op %s: a Python plugin's @trtp.register function lists every output it returns, so its output count cannot come from attribute %s; only the C++ plugin can take it, so set targets.trt.qdp: false for this op", c.Name, op.Name, c.Count)
 	}
 	for _, in := range op.Inputs {
 		if in.Optional {

@@ -96,8 +96,14 @@ type opModel struct {
 	// C++ bool expression over inOut (the dtype rule && the format rule);
 	// shared.tmpl's opdefSupports prints a switch case for each.
 	Supports []text
-	// DTypeParam: an output's dtype is chosen by a param, so opdefSupports
-	// reads the plugin's params (as mParams).
+	// Counted: the last outputs are a counted variadic output's, as many
+	// as a param says (nil for none).
+	Counted *countedModel
+	// OutputWhen[i] guards getOutputDataTypes' line of output i: "" or
+	// "if (nbOutputs > i) " for a counted output the plugin may not have.
+	OutputWhen []string
+	// DTypeParam: an output's dtype or a format rule depends on a param,
+	// so opdefSupports reads the plugin's params (as mParams).
 	DTypeParam bool
 	Shape      shapeCode
 	// RuntimeChecks compare concrete input dims with the opdef
@@ -192,6 +198,9 @@ type kernelModel struct {
 	// Uppers are the IO struct's upper bounds of data-dependent sizes,
 	// after the tensors.
 	Uppers []upperBound
+	// Fills are the outputs the default launch body fills, as io members:
+	// y, or boxes[2] for a counted output's.
+	Fills []text
 	// Headers are the CUDA headers of the kernel types ("cuda_fp16.h").
 	Headers []string
 	// Triton, when set, is the op's imported Triton kernel, which the
@@ -264,10 +273,12 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	m.Ops = make([]*opModel, len(ops))
 	m.Readme = make([]*readmeOp, len(ops))
 	workpool.Parallel(len(ops), func(i int) {
-		om := newOpModel(m, ops[i])
-		id := PluginID(pkg, ops[i])
+		// A counted output is generated as its most outputs (counted.go).
+		op := expandCounted(ops[i])
+		om := newOpModel(m, op)
+		id := PluginID(pkg, op)
 		om.PluginName, om.PluginVersion, om.PluginNamespace = id.Name, id.Version, id.Namespace
-		m.Ops[i], m.Readme[i] = om, newReadmeOp(m, ops[i], om)
+		m.Ops[i], m.Readme[i] = om, newReadmeOp(m, op, om)
 	})
 	m.DimHelpers = usesDimHelpers(ops)
 	wide, fp8 := "", ""
@@ -348,6 +359,7 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 
 	formats := OpOptions(op).Formats
 	m.dtypeTexts(l, formats, pkg.Legacy)
+	m.applyFormatRules(l, OpOptions(op).FormatRules, pkg.Legacy)
 	if n := l.Count(len(formats)); n > formatCombinationLimit {
 		m.CombinationLimit = n
 	}
@@ -366,6 +378,11 @@ func newOpModel(pkg *packageModel, op *ir.Op) *opModel {
 		m.Aliases = append(m.Aliases, am)
 	}
 	m.Aliased = len(m.Aliases) > 0
+	m.Counted = newCountedModel(op)
+	m.OutputWhen = make([]string, len(m.OutputTypes))
+	for i := range m.OutputWhen {
+		m.OutputWhen[i] = outputWhen(m.Counted, i)
+	}
 	m.Shape = newShapeCode(op, l, pkg.Legacy)
 	m.RuntimeChecks = runtimeChecks(l)
 	m.Relations = relationRows(op, l)
@@ -538,7 +555,7 @@ func newKernelModel(op *ir.Op, l *ioLayout, shapes []string) ([]*launcherModel, 
 	params, paramPos, paramOf := templateParams(l, l.All())
 	k.TypeParams = params
 	io := newKernelIO(op, l, shapes, params, paramOf)
-	k.Tensors, k.Uppers = io.tensors, io.upperRows
+	k.Tensors, k.Uppers, k.Fills = io.tensors, io.upperRows, io.fills
 	launchers, headers := newLaunchers(op, l, paramPos, io)
 	k.Headers = headers
 	return launchers, k
@@ -551,6 +568,7 @@ type kernelIO struct {
 	upperRows []upperBound   // the upper bound members
 	kinds     []string       // the tensor type of each inOut position
 	srcs      []string       // where the launchers find the tensor at each position
+	fills     []text         // the output members, as the default launch fills them
 }
 
 func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, params []string, paramOf []int) kernelIO {
@@ -570,7 +588,23 @@ func newKernelIO(op *ir.Op, l *ioLayout, shapes []string, params []string, param
 		if t.T != nil {
 			doc = shapes[t.Pos]
 		}
-		io.tensors = append(io.tensors, kernelTensor{Ident: text(t.Ident), Kind: text(io.kinds[t.Pos]), Src: text(io.srcs[t.Pos]), CType: text(ct), Doc: text(doc), Output: !t.Input})
+		row := kernelTensor{Ident: text(t.Ident), Kind: text(io.kinds[t.Pos]), Src: text(io.srcs[t.Pos]), CType: text(ct), Doc: text(doc), Output: !t.Input}
+		if c := countedMember(op, t); c != "" {
+			// A counted output's tensors are one array member, which the
+			// launchers' flat initializer list fills in order.
+			row.Ident, row.Doc = text(c), text(countedDoc(op, t, doc))
+			if k := len(io.tensors); k > 0 && io.tensors[k-1].Ident == row.Ident {
+				io.fills = append(io.fills, text(countedElement(op, t)))
+				continue
+			}
+		}
+		if row.Output {
+			io.fills = append(io.fills, row.Ident)
+			if c := countedMember(op, t); c != "" {
+				io.fills[len(io.fills)-1] = text(countedElement(op, t))
+			}
+		}
+		io.tensors = append(io.tensors, row)
 	}
 	// Data-dependent outputs arrive with unknown dims; their buffers hold
 	// the upper bound, which the kernel needs to stay inside them.
@@ -695,6 +729,10 @@ type refs struct {
 	checks  []string
 	checked map[string]bool
 	syntax  shapeexpr.Syntax
+	// when prefixes the conditions of the checks rendering an output
+	// emits: "nbOutputs > i && " for a counted output the plugin may not
+	// have (its shape's elements at # exist only when it does).
+	when string
 }
 
 func newRefs(op *ir.Op, l *ioLayout) *refs {
@@ -750,7 +788,7 @@ func (r *refs) ref(e *shapeexpr.Expr) string {
 		}
 		p := r.op.Param(e.Name)
 		if p != nil && p.Kind == ir.ParamArray && p.Length == 0 {
-			r.check(fmt.Sprintf("if (mParams.%s.size() <= %d) { logError(\"%s: param %s has %%zu values; the output shapes read value %d\", mParams.%s.size()); return 1; }", p.Ident, e.Index, r.op.Name, p.Name, e.Index, p.Ident))
+			r.check(fmt.Sprintf("if ("+r.when+"mParams.%s.size() <= %d) { logError(\"%s: param %s has %%zu values; the output shapes read value %d\", mParams.%s.size()); return 1; }", p.Ident, e.Index, r.op.Name, p.Name, e.Index, p.Ident))
 		}
 		return "exprBuilder.constant(mParams." + identOf(r.op, e.Name) + "[" + strconv.Itoa(e.Index) + "])"
 	}
@@ -925,9 +963,14 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 			fmt.Sprintf("outputs[%d].nbDims = 0;", t.Index),
 			fmt.Sprintf("nvinfer1::IDimensionExpr const* size_%s = sizeTensor(exprBuilder, %d, %s, %s);", t.Size.Name, t.Index, r.expr(opt), r.expr(t.Size.Upper)))
 	}
+	counted := newCountedModel(op)
 	for _, t := range l.Outputs {
 		if t.Size != nil {
 			continue
+		}
+		r.when = ""
+		if outputWhen(counted, t.Index) != "" {
+			r.when = "nbOutputs > " + strconv.Itoa(t.Index) + " && "
 		}
 		target := "outputs[" + strconv.Itoa(t.Index) + "]"
 		if legacy {
@@ -946,7 +989,7 @@ func newShapeCode(op *ir.Op, l *ioLayout, legacy bool) shapeCode {
 		for j, d := range t.T.Shape {
 			lines = append(lines, target+".d["+strconv.Itoa(j)+"] = "+r.expr(d.Expr)+";")
 		}
-		sc.Outputs = append(sc.Outputs, lines)
+		sc.Outputs = append(sc.Outputs, guardLines(outputWhen(counted, t.Index), lines))
 	}
 	sc.Checks = r.checks
 	return sc

@@ -57,7 +57,34 @@ import (
 // product of every dim of indices but the last); ONNX's shapes (updates
 // shaped indices.shape[:-1] + data.shape[indices.shape[-1]:]), refused
 // with the op's name when broken.
+//
+// GridAnchor_TRT, from plugin/gridAnchorPlugin/README.md, its creator's
+// field list and the plugin table: version "1" in the empty namespace; no
+// inputs; fields minSize (0.2) and maxSize (0.95) kFLOAT32 of length 1,
+// aspectRatios kFLOAT32 and featureMapShapes kINT32 of any length (NVIDIA
+// declares length 1 and reads them whole; the port declares 0, any),
+// variance kFLOAT32 of length 4, numLayers (6) kINT32 of length 1, and
+// without aspectRatios (or featureMapShapes, or variance) no plugin; numLayers
+// outputs, float32 (kFLOAT) and LINEAR, output l [2, H * H * P * 4, 1]
+// with H = featureMapShapes[l], P = 3 for layer 0 and len(aspectRatios) + 1
+// for the others. The driver's cases build it with every count from 1 to
+// the port's max; featureMapShapes [3, 3, ...] and aspectRatios of
+// max(count, 3) values.
 func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
+	gridAnchorFields := []string{
+		"declared minSize 1 1",
+		"declared maxSize 1 1",
+		"declared aspectRatios 1 0",
+		"declared featureMapShapes 5 0",
+		"declared variance 1 4",
+		"declared numLayers 5 1",
+		"fields onnx ok",
+		// 0.2f and 0.95f, NVIDIA's defaults.
+		"field minSize 1 1 cdcc4c3e",
+		"field maxSize 1 1 3333733f",
+	}
+	// The driver leaves out the first required field (aspectRatios).
+	required := []string{`fields missing-aspectRatios fail 6669656c642022617370656374526174696f7322206973207265717569726564`}
 	want := map[string][]string{
 		"ROIAlign_TRT": {
 			"plugin ROIAlign_TRT 2 - v3",
@@ -200,6 +227,16 @@ func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 			"workspace 56",
 		},
 	}
+	// One layer: layer 0's 3 priors on a 3 x 3 map, [2, 3 * 3 * 3 * 4, 1].
+	want["GridAnchor_TRT io 0 1 0"] = slices.Concat([]string{"plugin GridAnchor_TRT 1 - v3", "io 0 1 0"}, gridAnchorFields,
+		[]string{"field numLayers 5 1 01000000"}, required, []string{"inputs 0 0", "output 0 3 2 108 1", "combo 1 0", "reject 0 1"})
+	// NVIDIA's 6 layers, 6 aspect ratios: the later layers have 7 priors.
+	want["GridAnchor_TRT io 0 6 0"] = slices.Concat([]string{"plugin GridAnchor_TRT 1 - v3", "io 0 6 0"}, gridAnchorFields,
+		[]string{"field numLayers 5 1 06000000"}, required, []string{"inputs 0 0",
+			"output 0 3 2 108 1", "output 1 3 2 252 1", "output 2 3 2 252 1", "output 3 3 2 252 1", "output 4 3 2 252 1", "output 5 3 2 252 1",
+			"combo 6 0 0 0 0 0 0", "reject 0 1", "reject 5 1"})
+	// Every other count: the same plugin and fields.
+	want["GridAnchor_TRT"] = slices.Concat([]string{"plugin GridAnchor_TRT 1 - v3"}, gridAnchorFields, required, []string{"inputs 0 0"})
 	// NVIDIA's creators that declare no field.
 	noFields := map[string]bool{"ScatterND": true}
 	// A port's lines: every block of its name (a rank-polymorphic op has
@@ -213,6 +250,11 @@ func TestNVIDIAPortsMatchNVIDIA(t *testing.T) {
 		for _, block := range strings.Split(driverCases(p.pkg), "\nplugin ")[1:] {
 			lines := strings.Split("plugin "+block, "\n")
 			name := strings.Fields(lines[0])[1]
+			// A port with a counted output has a block per count: its
+			// facts are keyed by name and io line where they differ.
+			if _, ok := want[name+" "+lines[1]]; ok {
+				name += " " + lines[1]
+			}
 			if _, ok := ports[name]; !ok {
 				order = append(order, name)
 			}

@@ -2,7 +2,6 @@ package trt
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
@@ -17,8 +16,10 @@ const targetName = "trt"
 
 // Options are an op's TensorRT options.
 type Options struct {
-	// Formats are TensorFormat names without the k prefix (LINEAR, CHW32...).
-	Formats []string
+	// Formats are TensorFormat names without the k prefix (LINEAR, CHW32...):
+	// every format some rule of FormatRules admits.
+	Formats     []string
+	FormatRules []FormatRule
 	// Aliases maps an output to the input it writes in place.
 	Aliases []Alias
 	// Workspace is the scratch size in bytes as an expression (nil: none),
@@ -105,12 +106,7 @@ func decodeOp(sec *ir.Section, d *diag.TargetList) *Options {
 		ns := v.Text()
 		o.PluginNamespace = &ns
 	}
-	for _, f := range n.Get("formats").Strings() {
-		o.Formats = append(o.Formats, strings.ToUpper(f))
-	}
-	if len(o.Formats) == 0 {
-		o.Formats = []string{"LINEAR"}
-	}
+	o.Formats, o.FormatRules = decodeFormats(n.Get("formats"), d)
 	if al := n.Get("aliases"); al != nil {
 		for _, e := range al.Entries {
 			o.Aliases = append(o.Aliases, Alias{Output: e.Key, Input: e.Value.Text(), Pos: e.KeyPos})
@@ -162,12 +158,14 @@ func workspace(w *ir.Node, d *diag.TargetList) *shapeexpr.Expr {
 // the defaults, as opforge has always written them.
 func encodeOp(o *Options) *ir.Node {
 	n := ir.Map(false)
-	if !(len(o.Formats) == 1 && o.Formats[0] == "LINEAR") {
-		fs := &ir.Node{Kind: ir.ListNode, Flow: true}
+	rules := o.FormatRules
+	if rules == nil { // options built by hand (ImportSection): plain names
 		for _, f := range o.Formats {
-			fs.Items = append(fs.Items, ir.Str(strings.ToLower(f)))
+			rules = append(rules, FormatRule{Format: f})
 		}
-		n.Set("formats", fs)
+	}
+	if !trivialFormats(rules) {
+		n.Set("formats", encodeFormats(rules))
 	}
 	if len(o.Aliases) > 0 {
 		am := ir.Map(true)

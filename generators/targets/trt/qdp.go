@@ -58,9 +58,12 @@ type qdpOp struct {
 	// combination is listed under ("" when there are none).
 	AutotuneChecks []string
 	ComboKey       string
-	AOTArgs        []string
-	ImplArgs       []string
-	Returns        string // register's return annotation
+	// FormatConds: a format rule tests a param, so each combination is
+	// listed with the condition (qdpCombo.Cond) autotune filters on.
+	FormatConds bool
+	AOTArgs     []string
+	ImplArgs    []string
+	Returns     string // register's return annotation
 	// Body is register's body, a statement a line: the shape
 	// printer's checks and locals, then the return (qdpBody).
 	Body []string
@@ -110,6 +113,10 @@ type kernelOutput struct {
 type qdpCombo struct {
 	Key           []string
 	Types, Layout string
+	// Cond is the Python condition on the attributes under which format
+	// rules admit the combination ("True": always); printed only when the
+	// op's FormatConds is set.
+	Cond string
 }
 
 // pyDType is the tensorrt module's name of each dtype.
@@ -177,6 +184,7 @@ func newQDPOp(pkg *ir.Package, op *ir.Op, m *opModel) *qdpOp {
 	dims := b.registerBody()
 	b.q.RefInputs, b.q.RefParams = referenceCall(op, b.l, m)
 	b.q.Combos = b.combos(typed)
+	b.q.FormatConds = rulesReadParams(OpOptions(b.op).FormatRules)
 	b.kernel(dims)
 	importKernel(b.q, op)
 	return b.q
@@ -240,6 +248,12 @@ func (b *qdpBuilder) autotuneParams(attrs []string) (typed []*ioTensor, tuneAttr
 	for i, p := range b.op.Params {
 		j := slices.IndexFunc(l.All(), func(t *ioTensor) bool { return t.Rule == ruleParam && t.Param == p })
 		if j < 0 {
+			if formatRuleReads(b.op, p) { // a format rule's condition (formatCond)
+				tuneAttrs = append(tuneAttrs, attrs[i])
+				if check := qdpAttrCheck(q.ID, p, b.m.Params[i]); check != p.Ident {
+					q.AutotuneChecks = append(q.AutotuneChecks, p.Ident+" = "+check)
+				}
+			}
 			continue
 		}
 		typed = append(typed, l.All()[j])
@@ -424,8 +438,10 @@ func (b *qdpBuilder) combos(typed []*ioTensor) []qdpCombo {
 				key[k] = pyParamValue(t, slices.Index(t.Allowed, c.DTypes[t.Pos]))
 			}
 		}
-		for _, layout := range layouts {
-			out = append(out, qdpCombo{Key: key, Types: quoted, Layout: layout})
+		for fi, layout := range layouts {
+			if cond, ok := b.formatCond(fi, c.DTypes[0]); ok {
+				out = append(out, qdpCombo{Key: key, Types: quoted, Layout: layout, Cond: cond})
+			}
 		}
 	}
 	return out

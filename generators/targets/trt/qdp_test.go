@@ -409,7 +409,7 @@ func checkQDPRun(t *testing.T, pkg *ir.Package, op *ir.Op, c qdpCase, r qdpRun, 
 			t.Errorf("%s (%s) output %s: aliased %v", op.Name, style, o.Name, got.Aliased)
 		}
 	}
-	if want := len(combos) * len(OpOptions(op).Formats); len(r.Autotune) != want {
+	if want := qdpAutotuneCount(op, l, combos, values); len(r.Autotune) != want {
 		t.Errorf("%s (%s): %d autotune combinations, want %d", op.Name, style, len(r.Autotune), want)
 	}
 	// Whatever the listing's keys say, every combination returned types

@@ -29,6 +29,8 @@ var trees = []struct{ opdefs, out string }{
 	{repo + "/testdata/gen/rank-poly/opdefs", repo + "/testdata/gen/rank-poly/out"},
 	{repo + "/testdata/gen/dim-prod/opdefs", repo + "/testdata/gen/dim-prod/out"},
 	{repo + "/testdata/gen/relations/opdefs", repo + "/testdata/gen/relations/out"},
+	{repo + "/testdata/gen/trt-formats/opdefs", repo + "/testdata/gen/trt-formats/out"},
+	{repo + "/testdata/gen/trt-counted/opdefs", repo + "/testdata/gen/trt-counted/out"},
 }
 
 // treePackage is one generated trt package and its IR.

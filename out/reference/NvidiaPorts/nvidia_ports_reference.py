@@ -263,6 +263,48 @@ def scatter_nd(data, indices, updates):
     return out
     # opforge:end reference:ScatterND
 
+def grid_anchor_trt(*, minSize=0.2, maxSize=0.95, aspectRatios, featureMapShapes, variance, numLayers=6):
+    """GridAnchor_TRT: Port of NVIDIA's GridAnchor_TRT version 1: the SSD prior boxes and their variances of numLayers square feature maps, one output per map.
+
+    Params (keyword-only Python values):
+        minSize: float32, min 0, max 1, default 0.2: scale of the finest layer's priors (SSD's s_min)
+        maxSize: float32, min 0, max 1, default 0.95: scale of the coarsest layer's priors (SSD's s_max)
+        aspectRatios: tuple of float32, min 0, required: aspect ratios of each cell's priors; layer 0 takes the first 3
+        featureMapShapes: tuple of int32, min 1, required: the side of each layer's square feature map, one per layer
+        variance: tuple of 4 float32, required: the variances copied into channel 1
+        numLayers: int32, min 1, max 16, default 6: the number of feature maps, and of outputs
+
+    Returns priors: float32 [2, featureMapShapes[#] * featureMapShapes[#] * (min(#, 1) * (len(aspectRatios) + 1) + (1 - min(#, 1)) * min(len(aspectRatios), 3)) * 4, 1]: layer #: [2, H * H * P * 4, 1], the boxes then the variances, cell-major (row, column, prior).
+    """
+    # opforge:begin reference:GridAnchor_TRT
+    # Layer l's scale: minSize to maxSize evenly (minSize alone for one layer), 1 past the last layer.
+    def scale(k):
+        if k >= numLayers:
+            return 1.0
+        return minSize if numLayers == 1 else minSize + (maxSize - minSize) * k / (numLayers - 1)
+
+    outs = []
+    for l in range(numLayers):
+        s = scale(l)
+        if l == 0:
+            # The first 3 aspect ratios at scales 0.1, s0, s0.
+            priors = list(zip((0.1, s, s), aspectRatios[:3]))
+        else:
+            # Every aspect ratio at s_l, then ratio 1 at sqrt(s_l * s_(l+1)).
+            priors = [(s, ar) for ar in aspectRatios] + [(math.sqrt(s * scale(l + 1)), 1.0)]
+        w = torch.tensor([sc * math.sqrt(ar) for sc, ar in priors], dtype=torch.float64)
+        h = torch.tensor([sc / math.sqrt(ar) for sc, ar in priors], dtype=torch.float64)
+        side = featureMapShapes[l]
+        centre = (torch.arange(side, dtype=torch.float64) + 0.5) / side
+        cy = centre.view(side, 1, 1).expand(side, side, len(priors))
+        cx = centre.view(1, side, 1).expand(side, side, len(priors))
+        # Cell-major (row, column, prior): [x_min, y_min, x_max, y_max], then the variances.
+        boxes = torch.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], dim=-1).reshape(-1)
+        var = torch.tensor(variance, dtype=torch.float64).repeat(side * side * len(priors))
+        outs.append(torch.stack([boxes, var]).to(torch.float32).reshape(2, -1, 1))
+    return outs
+    # opforge:end reference:GridAnchor_TRT
+
 # op name -> reference function
 OPS = {
     "ROIAlign_TRT": roi_align_trt,
@@ -270,4 +312,5 @@ OPS = {
     "ResizeNearest_TRT": resize_nearest_trt,
     "TopkLastDim": topk_last_dim,
     "ScatterND": scatter_nd,
+    "GridAnchor_TRT": grid_anchor_trt,
 }

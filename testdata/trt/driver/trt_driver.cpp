@@ -362,6 +362,14 @@ struct Case
         std::string message;
     };
     std::vector<Violation> violations;
+    // Format rules: dtypes and formats of every tensor, and whether
+    // supportsFormatCombination must accept them (else refuse at some position).
+    struct FormatCase
+    {
+        bool accept;
+        std::vector<int32_t> types, formats;
+    };
+    std::vector<FormatCase> formatCases;
 };
 
 std::vector<int64_t> readInts(std::istringstream& in)
@@ -503,6 +511,14 @@ std::vector<Case> parse(char const* path)
                 v.inputs[input] = readInts(in);
             v.message = op + ": requires";
             c.violations.push_back(v);
+        }
+        else if (word == "fmtcase")
+        {
+            int32_t accept = 0;
+            in >> accept;
+            auto t = readInts(in);
+            auto f = readInts(in);
+            c.formatCases.push_back({accept != 0, std::vector<int32_t>(t.begin(), t.end()), std::vector<int32_t>(f.begin(), f.end())});
         }
         else if (word == "reject")
         {
@@ -762,6 +778,10 @@ void checkV3(IPluginCreatorV3One* creator, Case& c, bool enqueue)
         check(supported(descs(combo, nullptr), last) < 0, c.label() + ": supportsFormatCombination refuses an allowed dtype combination at position " + std::to_string(supported(descs(combo, nullptr), last)));
     for (auto const& f : c.formats)
         check(supported(descs(c.combos[0], &f), last) < 0, c.label() + ": supportsFormatCombination refuses an allowed format combination");
+    for (auto const& fc : c.formatCases)
+        check((supported(descs(fc.types, &fc.formats), last) < 0) == fc.accept,
+            c.label() + (fc.accept ? ": supportsFormatCombination refuses a format its rules admit (format " : ": supportsFormatCombination accepts a format its rules refuse (format ")
+                + std::to_string(fc.formats[0]) + ", dtype " + std::to_string(fc.types[0]) + ")");
     for (auto const& r : c.rejects)
     {
         auto d = descs(c.combos[0], nullptr);
@@ -989,6 +1009,10 @@ void checkV2(IPluginCreator* creator, Case& c, bool enqueue)
         check(supported(descs(combo, nullptr)) < 0, c.label() + ": supportsFormatCombination refuses an allowed dtype combination");
     for (auto const& f : c.formats)
         check(supported(descs(c.combos[0], &f)) < 0, c.label() + ": supportsFormatCombination refuses an allowed format combination");
+    for (auto const& fc : c.formatCases)
+        check((supported(descs(fc.types, &fc.formats)) < 0) == fc.accept,
+            c.label() + (fc.accept ? ": supportsFormatCombination refuses a format its rules admit (format " : ": supportsFormatCombination accepts a format its rules refuse (format ")
+                + std::to_string(fc.formats[0]) + ", dtype " + std::to_string(fc.types[0]) + ")");
     for (auto const& r : c.rejects)
     {
         auto d = descs(c.combos[0], nullptr);

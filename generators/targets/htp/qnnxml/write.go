@@ -236,6 +236,9 @@ func (w *writer) tensor(e *etree.Element, op *ir.Op, t *ir.Tensor, input bool) {
 	if t.Range != nil {
 		w.lost(t.Where.At("range", t.Pos), "%q: QNN XML has no value range of an input; range [%s, %s] is dropped", t.Name, t.Range.Lo.Expr, t.Range.Hi.Expr)
 	}
+	if t.Count != "" {
+		w.lost(t.Where.At("count", t.Pos), "%q: QNN XML's Repeated has no count; count: %s is dropped", t.Name, t.Count)
+	}
 	if t.DTypeParam != "" {
 		w.lost(t.Where.At("dtype_param", t.Pos), "%q: QNN XML cannot say that param %s chooses the dtype; the tensor lists its dtypes only", t.Name, t.DTypeParam)
 	}

@@ -122,6 +122,23 @@ def scatter_nd(data, indices, updates):
     raise NotImplementedError("ScatterND has no reference implementation yet: write it in the region reference:ScatterND of out/reference/NvidiaPorts/nvidia_ports_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:ScatterND
 
+def grid_anchor_trt(*, minSize=0.2, maxSize=0.95, aspectRatios, featureMapShapes, variance, numLayers=6):
+    """GridAnchor_TRT: Port of NVIDIA's GridAnchor_TRT version 1: the SSD prior boxes and their variances of numLayers square feature maps, one output per map.
+
+    Params (keyword-only Python values):
+        minSize: float32, min 0, max 1, default 0.2: scale of the finest layer's priors (SSD's s_min)
+        maxSize: float32, min 0, max 1, default 0.95: scale of the coarsest layer's priors (SSD's s_max)
+        aspectRatios: tuple of float32, min 0, required: aspect ratios of each cell's priors; layer 0 takes the first 3
+        featureMapShapes: tuple of int32, min 1, required: the side of each layer's square feature map, one per layer
+        variance: tuple of 4 float32, required: the variances copied into channel 1
+        numLayers: int32, min 1, max 16, default 6: the number of feature maps, and of outputs
+
+    Returns priors: float32 [2, featureMapShapes[#] * featureMapShapes[#] * (min(#, 1) * (len(aspectRatios) + 1) + (1 - min(#, 1)) * min(len(aspectRatios), 3)) * 4, 1]: layer #: [2, H * H * P * 4, 1], the boxes then the variances, cell-major (row, column, prior).
+    """
+    # opforge:begin reference:GridAnchor_TRT
+    raise NotImplementedError("GridAnchor_TRT has no reference implementation yet: write it in the region reference:GridAnchor_TRT of out/reference/NvidiaPorts/nvidia_ports_reference.py (opforge verify, calibration and quantization need it)")
+    # opforge:end reference:GridAnchor_TRT
+
 # op name -> reference function
 OPS = {
     "ROIAlign_TRT": roi_align_trt,
@@ -129,4 +146,5 @@ OPS = {
     "ResizeNearest_TRT": resize_nearest_trt,
     "TopkLastDim": topk_last_dim,
     "ScatterND": scatter_nd,
+    "GridAnchor_TRT": grid_anchor_trt,
 }

@@ -10,6 +10,7 @@
 #include "ops/ResizeNearest_TRTPlugin.h"
 #include "ops/TopkLastDimPlugin.h"
 #include "ops/ScatterNDPlugin.h"
+#include "ops/GridAnchor_TRTPlugin.h"
 
 #if defined(_WIN32)
 #define NVIDIA_PORTS_EXPORT __declspec(dllexport)
@@ -33,8 +34,9 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
         static ResizeNearest_TRTPluginCreator sResizeNearest_TRT;
         static TopkLastDimPluginCreator sTopkLastDim;
         static ScatterNDPluginCreator sScatterND;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sROIAlign_TRT, &sModulatedDeformConv2d, &sResizeNearest_TRT, &sTopkLastDim, &sScatterND};
-        nbCreators = 5;
+        static GridAnchor_TRTPluginCreator sGridAnchor_TRT;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sROIAlign_TRT, &sModulatedDeformConv2d, &sResizeNearest_TRT, &sTopkLastDim, &sScatterND, &sGridAnchor_TRT};
+        nbCreators = 6;
         return sCreators;
     }
     catch (...)
