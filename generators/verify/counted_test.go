@@ -1,7 +1,9 @@
 package verify
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -48,6 +50,33 @@ ops:
 		for _, p := range c.Params {
 			if n, ok := p.Value.(int64); p.Name == "layers" && (!ok || int64(len(c.Outputs)) != n) {
 				t.Errorf("case %q has %d outputs; layers is %v", c.Name, len(c.Outputs), p.Value)
+			}
+		}
+	}
+}
+
+// TestCasesNoInputsMarshalAsLists: an op without inputs (a prior-box
+// generator) hands the runners "inputs": [], not null, which they iterate
+// (the H200 run of GridAnchor_TRT died on null).
+func TestCasesNoInputsMarshalAsLists(t *testing.T) {
+	cs := casesOf(t, `version: 1
+package: {name: Anchors, domain: example, version: 1.0.0}
+ops:
+  - name: Priors
+    outputs:
+      - {name: boxes, type: float32, shape: [2, 4]}
+`)
+	if len(cs) == 0 {
+		t.Fatal("no cases")
+	}
+	for _, c := range cs {
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{`"inputs":[]`, `"params":[]`} {
+			if !strings.Contains(string(b), key) {
+				t.Errorf("case %q marshals without %s: %s", c.Name, key, b)
 			}
 		}
 	}
