@@ -17,7 +17,7 @@ struct GridAnchor_TRTParams
 {
     float minSize{0.2f}; //!< float32, default 0.2, >= 0, <= 1: scale of the finest layer's priors (SSD's s_min)
     float maxSize{0.95f}; //!< float32, default 0.95, >= 0, <= 1: scale of the coarsest layer's priors (SSD's s_max)
-    std::vector<float> aspectRatios{}; //!< float32[], required, >= 0: aspect ratios of each cell's priors; layer 0 takes the first 3
+    std::vector<float> aspectRatios{}; //!< float32[], required, > 0: aspect ratios (width over height) of each cell's priors, above 0; layer 0 takes the first 3
     std::vector<int32_t> featureMapShapes{}; //!< int32[], required, >= 1: the side of each layer's square feature map, one per layer
     float variance[4]{}; //!< float32[4], required: the variances copied into channel 1
     int32_t numLayers{6}; //!< int32, default 6, >= 1, <= 16: the number of feature maps, and of outputs

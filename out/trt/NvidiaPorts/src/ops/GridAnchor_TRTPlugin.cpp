@@ -22,7 +22,7 @@
 // fields:
 //   minSize: float32, default 0.2, >= 0, <= 1: scale of the finest layer's priors (SSD's s_min)
 //   maxSize: float32, default 0.95, >= 0, <= 1: scale of the coarsest layer's priors (SSD's s_max)
-//   aspectRatios: float32[], required, >= 0: aspect ratios of each cell's priors; layer 0 takes the first 3
+//   aspectRatios: float32[], required, > 0: aspect ratios (width over height) of each cell's priors, above 0; layer 0 takes the first 3
 //   featureMapShapes: int32[], required, >= 1: the side of each layer's square feature map, one per layer
 //   variance: float32[4], required: the variances copied into channel 1
 //   numLayers: int32, default 6, >= 1, <= 16: the number of feature maps, and of outputs
@@ -150,7 +150,7 @@ bool parseGridAnchor_TRTFields(nvinfer1::PluginFieldCollection const* fc, bool r
         {
         case 0: ok = readFloats(f, &p.minSize, 1, false, 0.0, 1.0, err); break;
         case 1: ok = readFloats(f, &p.maxSize, 1, false, 0.0, 1.0, err); break;
-        case 2: ok = readFloatVector(f, p.aspectRatios, false, 0.0, std::numeric_limits<double>::infinity(), err); break;
+        case 2: ok = readFloatVector(f, p.aspectRatios, false, FloatRange{0.0, std::numeric_limits<double>::infinity(), true, false}, err); break;
         case 3: ok = readIntVector(f, p.featureMapShapes, int64_t{1}, int64_t{2147483647}, err); break;
         case 4: ok = readFloats(f, p.variance, 4, false, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), err); break;
         case 5: ok = readInts(f, &p.numLayers, 1, int64_t{1}, int64_t{16}, err); break;

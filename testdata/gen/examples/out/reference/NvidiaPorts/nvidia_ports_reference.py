@@ -128,7 +128,7 @@ def grid_anchor_trt(*, minSize=0.2, maxSize=0.95, aspectRatios, featureMapShapes
     Params (keyword-only Python values):
         minSize: float32, min 0, max 1, default 0.2: scale of the finest layer's priors (SSD's s_min)
         maxSize: float32, min 0, max 1, default 0.95: scale of the coarsest layer's priors (SSD's s_max)
-        aspectRatios: tuple of float32, min 0, required: aspect ratios of each cell's priors; layer 0 takes the first 3
+        aspectRatios: tuple of float32, above 0, required: aspect ratios (width over height) of each cell's priors, above 0; layer 0 takes the first 3
         featureMapShapes: tuple of int32, min 1, required: the side of each layer's square feature map, one per layer
         variance: tuple of 4 float32, required: the variances copied into channel 1
         numLayers: int32, min 1, max 16, default 6: the number of feature maps, and of outputs
