@@ -316,8 +316,8 @@ type Tensor struct {
 	Variadic  bool
 	// Count names the integer param whose value is the number of tensors a
 	// variadic tensor stands for (`count: numLayers`), so a target whose
-	// tensor count is fixed when the op is created (TensorRT's
-	// getNbOutputs) can still take it; "" for a count the node decides.
+	// tensor count is fixed when the op is created can still take it; ""
+	// for a count the node decides.
 	Count  string
 	Static bool
 	// ShapeTensor marks an integer input whose values are sizes

@@ -464,7 +464,7 @@ func build(op *ir.Op, f *ir.Facts, sizes []int64, combo []ir.DType, params []Par
 		return Case{}, err
 	}
 	// Inputs and Outputs start empty, not nil: the runners iterate them, and
-	// an op without inputs (GridAnchor_TRT) would hand them JSON null.
+	// an op without inputs (a prior-box generator) would hand them JSON null.
 	b := &caseBuilder{op: op, f: f, sizes: sizes, env: env, dtypes: newCaseDTypes(f, combo), c: Case{Params: params, Inputs: []Tensor{}, Outputs: []Tensor{}}}
 	inDTypes, err := b.inputs(present, rank, given)
 	if err != nil {
