@@ -23,6 +23,14 @@ var importedKernels = []struct{ key, file, body string }{
 	{"aot:Concat2", "trt/OpfTestOps/python/opf_test_ops_qdp.py", "Concat2.aot.py"},
 	{"kernel", "aipu/OpfTestOps/kernels/concat2.cl", "concat2.kernel.cl"},
 	{"impl", "htp/OpfTestOps/src/ops/Concat2.cpp", "Concat2.impl.cpp"},
+	// A reduction whose keepdim param keeps the summed dim or removes it
+	// (keep: keepdim): the kernels read the dims around the axis, the same
+	// element order either way.
+	{"triton:SumDim", "trt/OpfTestOps/python/opf_test_ops_qdp.py", "SumDim.triton.py"},
+	{"aot:SumDim", "trt/OpfTestOps/python/opf_test_ops_qdp.py", "SumDim.aot.py"},
+	{"helpers", "aipu/OpfTestOps/kernels/sum_dim.cl", "scaled_silu.helpers.cl"},
+	{"kernel", "aipu/OpfTestOps/kernels/sum_dim.cl", "sum_dim.kernel.cl"},
+	{"impl", "htp/OpfTestOps/src/ops/SumDim.cpp", "SumDim.impl.cpp"},
 	// A data-dependent size: written with the size it found (the Triton
 	// kernel into its size_K output, the HTP one by set_dims).
 	{"triton:PositiveIndices", "trt/OpfTestOps/python/opf_test_ops_qdp.py", "PositiveIndices.triton.py"},
@@ -35,12 +43,14 @@ var importedKernels = []struct{ key, file, body string }{
 var verifiedImports = map[string][]string{
 	"ScaledSilu":      {"trt-python  kernel", "aipu-opencl kernel", "htp-host    kernel", "executorch  wiring"},
 	"Concat2":         {"trt-python  kernel", "aipu-opencl kernel", "htp-host    kernel", "executorch  wiring"},
+	"SumDim":          {"trt-python  kernel", "aipu-opencl kernel", "htp-host    kernel", "executorch  wiring"},
 	"PositiveIndices": {"trt-python  kernel", "htp-host    kernel", "executorch  wiring"},
 }
 
 // TestImportTorchVerifies follows the README's "From PyTorch" path: import
-// torch on the test module's ops (elementwise at any rank, a concat along
-// an axis param, a data-dependent size), gen, the kernels written into their
+// torch on the test module's ops (elementwise at any rank, a reduction
+// whose keepdim decides the output's rank, a concat along an axis param, a
+// data-dependent size), gen, the kernels written into their
 // regions, and verify on every target a CPU runs, whose reference is the
 // original torch op: each kernel must run in its engine (Triton's
 // interpreter, PoCL, the HTP host harness) and pass, and the ExecuTorch
@@ -64,7 +74,7 @@ func TestImportTorchVerifies(t *testing.T) {
 	}
 	opdefs, outDir := filepath.Join(dir, "opdefs"), filepath.Join(dir, "out")
 	opdef := filepath.Join(opdefs, "opftestops", "opftestops.yaml")
-	if code, out, errs := run("import", "torch", "--python", python, "--module", module, "--op", "opf_test::scaled_silu,opf_test::concat2,opf_test::positive_indices", "-o", opdef); code != 0 {
+	if code, out, errs := run("import", "torch", "--python", python, "--module", module, "--op", "opf_test::scaled_silu,opf_test::sum_dim,opf_test::concat2,opf_test::positive_indices", "-o", opdef); code != 0 {
 		t.Fatalf("import torch: exit %d\n%s%s", code, out, errs)
 	}
 	if code, out, errs := run("gen", "--opdefs", opdefs, "--out", outDir); code != 0 {

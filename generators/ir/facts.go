@@ -311,13 +311,24 @@ func LikeDims(l *ShapeLike, in []int64, env shapeexpr.Env) ([]int64, error) {
 	if axis < 0 {
 		axis += n
 	}
+	mode := l.Mode
+	if mode == AxisKeepIf {
+		keep, ok := env.Symbol(l.KeepParam)
+		if !ok {
+			return nil, fmt.Errorf("no value for keep param %s", l.KeepParam)
+		}
+		mode = AxisRemove
+		if keep != 0 {
+			mode = AxisKeep
+		}
+	}
 	out := make([]int64, 0, len(in))
 	for d, v := range in {
 		if int64(d) != axis {
 			out = append(out, v)
 			continue
 		}
-		switch l.Mode {
+		switch mode {
 		case AxisKeep:
 			out = append(out, 1)
 		case AxisReplace:

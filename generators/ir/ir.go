@@ -368,8 +368,17 @@ type ShapeLike struct {
 	Mode    AxisMode
 	// Replace is the dim at the axis (AxisReplace).
 	Replace *Dim
+	// KeepParam names the bool param that decides keep or remove
+	// (AxisKeepIf).
+	KeepParam string
 	// ModePos is where the mode (replace, remove, keep) was written.
 	ModePos diag.Pos
+}
+
+// KeepsAxisDim reports whether the dim at the axis stays (as 1) given the
+// value of the keep param (AxisKeepIf; ignored for the other modes).
+func (l *ShapeLike) KeepsAxisDim(keepParam bool) bool {
+	return l.Mode == AxisKeep || l.Mode == AxisKeepIf && keepParam
 }
 
 // RankRange is the ranks a rank-polymorphic tensor may have, both ends
@@ -400,6 +409,10 @@ const (
 	AxisReplace AxisMode = "replace"
 	AxisRemove  AxisMode = "remove"
 	AxisKeep    AxisMode = "keep"
+	// AxisKeepIf keeps the dim as 1 when the bool param KeepParam is true
+	// and removes it otherwise (torch's keepdim), so the output's rank is
+	// the input's or one less, decided when the op runs.
+	AxisKeepIf AxisMode = "keep-if"
 )
 
 // Dim is one dimension: an expression and where it was written.
@@ -616,4 +629,17 @@ func PackageNames(pkgs []*Package) []string {
 		names[i] = p.Name
 	}
 	return names
+}
+
+// RankRange is the ranks of a shape like an input whose ranks are in:
+// the same, one less with the axis dim removed, and the union of both
+// when a bool param decides (AxisKeepIf).
+func (l *ShapeLike) RankRange(in *RankRange) *RankRange {
+	switch l.Mode {
+	case AxisRemove:
+		return &RankRange{Min: max(in.Min-1, 0), Max: max(in.Max-1, 0)}
+	case AxisKeepIf:
+		return &RankRange{Min: max(in.Min-1, 0), Max: in.Max}
+	}
+	return &RankRange{Min: in.Min, Max: in.Max}
 }

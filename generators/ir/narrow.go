@@ -273,10 +273,7 @@ func narrowLikeRanks(op *Op) {
 			continue
 		}
 		n := *t
-		n.RankRange = &RankRange{Min: in.RankRange.Min, Max: in.RankRange.Max}
-		if t.Like.Mode == AxisRemove {
-			n.RankRange = &RankRange{Min: max(in.RankRange.Min-1, 0), Max: max(in.RankRange.Max-1, 0)}
-		}
+		n.RankRange = t.Like.RankRange(in.RankRange)
 		op.Outputs[i] = &n
 	}
 }

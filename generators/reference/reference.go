@@ -348,6 +348,8 @@ func tensorDoc(op *ir.Op, t *ir.Tensor) string {
 			b.WriteString(" without the dim at " + escape.PyDoc(t.Like.Axis))
 		case ir.AxisKeep:
 			b.WriteString(" with the dim at " + escape.PyDoc(t.Like.Axis) + " kept as 1")
+		case ir.AxisKeepIf:
+			b.WriteString(" with the dim at " + escape.PyDoc(t.Like.Axis) + " kept as 1 when " + escape.PyDoc(t.Like.KeepParam) + ", else removed")
 		}
 	case t.Shape != nil:
 		dims := make([]string, len(t.Shape))

@@ -22,6 +22,13 @@ func PythonAxisShape(seq, axis, replace, one string, keep bool) string {
 	return "tuple((" + replace + ") if _d == " + axis + " else _s for _d, _s in enumerate(" + seq + "))"
 }
 
+// PythonAxisShapeIf is seq with the dim at axis kept as one when the
+// Python condition keep holds and removed otherwise (a bool param that
+// decides, like torch's keepdim).
+func PythonAxisShapeIf(seq, axis, one, keep string) string {
+	return "(" + PythonAxisShape(seq, axis, "", one, true) + " if " + keep + " else " + PythonAxisShape(seq, axis, "", one, false) + ")"
+}
+
 // PythonAxisCheck are the Python statements that read an axis (value,
 // an integer expression) into local, raise IndexError with message (a
 // Python expression, e.g. an f-string using {local}) when it is not an

@@ -231,6 +231,9 @@ func output(op *ir.Op, out OutputReport, qualname string, pos diag.Pos, l *diag.
 	}
 	if out.Like != "" {
 		t.Like = &ir.ShapeLike{Input: out.Like, Axis: out.Axis, Mode: ir.AxisMode(out.Mode)}
+		if out.Keep != "" {
+			t.Like.Mode, t.Like.KeepParam = ir.AxisKeepIf, out.Keep
+		}
 		if out.Replace != nil {
 			if e, err := shapeexpr.Parse(*out.Replace); err == nil {
 				t.Like.Replace = &ir.Dim{Expr: e}

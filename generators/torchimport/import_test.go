@@ -177,6 +177,14 @@ func randomCase(rng *rand.Rand, op *ir.Op) (ShapeCheck, [][]int64, error) {
 			axis = int64(rng.IntN(2*rank)) - int64(rank)
 			c.Params[p.Name] = axis
 			env.Symbols[p.Name] = axis
+		case p.Kind == ir.ParamBool:
+			// Both values: a bool may decide the output's rank (keepdim).
+			b := rng.IntN(2) == 1
+			c.Params[p.Name] = b
+			env.Symbols[p.Name] = 0
+			if b {
+				env.Symbols[p.Name] = 1
+			}
 		case p.Kind == ir.ParamArray && p.DTypes[0] == ir.Int32:
 			vs := make([]int64, p.Length)
 			for i := range vs {

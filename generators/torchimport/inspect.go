@@ -86,12 +86,15 @@ type InputReport struct {
 
 // OutputReport is an output's dtype and shape.
 type OutputReport struct {
-	Name          string          `json:"name"`
-	DType         string          `json:"dtype"` // "T": the inputs' dtype
-	Like          string          `json:"like"`
-	Axis          string          `json:"axis"`
-	Mode          string          `json:"mode"`
-	Replace       *string         `json:"replace"`
+	Name    string  `json:"name"`
+	DType   string  `json:"dtype"` // "T": the inputs' dtype
+	Like    string  `json:"like"`
+	Axis    string  `json:"axis"`
+	Mode    string  `json:"mode"`
+	Replace *string `json:"replace"`
+	// Keep names the bool param that keeps the axis dim as 1 when true
+	// and removes it when false (keepdim); "" for none.
+	Keep          string          `json:"keep"`
 	Dims          []string        `json:"dims"`
 	DataDependent []DataDependent `json:"data_dependent"`
 	Unknown       []string        `json:"unknown"`

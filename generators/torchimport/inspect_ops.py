@@ -410,16 +410,25 @@ def analyze(op, qualname, args, rets, dtypes_wanted):
                     rank_range = [ranks_ok[0], ranks_ok[-1]]
                     break
             if "like" in entry:
-                # A bool param that changes this output's shape (keepdim)
-                # is one the opdef cannot follow: say so.
+                # A bool param that changes this output's shape: when the
+                # fake kernel keeps the axis dim as 1 with it true and
+                # removes it with it false (keepdim), the opdef says so
+                # (keep: <param>); any other change it cannot say.
                 for b in args:
                     if b["kind"] == "bool":
                         flipped = dict(params, **{b["name"]: not params[b["name"]]})
                         ok = axis_form(op, args, required, ranks_ok, dt0, flipped, ax, i)
-                        if ok != form:
-                            entry["confirm"] = ("the output's shape depends on %s: the opdef gives its shape for %s=%s (its default); "
-                                                "with %s=%s the op's output shape differs, which one opdef cannot say" %
-                                                (b["name"], b["name"], params[b["name"]], b["name"], not params[b["name"]]))
+                        if ok == form:
+                            continue
+                        by_value = {params[b["name"]]: form, not params[b["name"]]: ok}
+                        keeps = by_value[True] and by_value[True][1] == "keep"
+                        removes = by_value[False] and by_value[False][1] == "remove"
+                        if keeps and removes and by_value[True][0] == by_value[False][0] and "keep" not in entry:
+                            entry["like"], entry["mode"], entry["replace"], entry["keep"] = by_value[True][0], "keep", None, b["name"]
+                            continue
+                        entry["confirm"] = ("the output's shape depends on %s: the opdef gives its shape for %s=%s (its default); "
+                                            "with %s=%s the op's output shape differs, which one opdef cannot say" %
+                                            (b["name"], b["name"], params[b["name"]], b["name"], not params[b["name"]]))
                 outputs.append(entry)
                 continue
         # A fixed shape at the base rank.

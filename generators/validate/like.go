@@ -30,16 +30,53 @@ func (v *validator) like(op *ir.Op, t *ir.Tensor) {
 	if t.Like.Axis != "" && !v.likeAxis(op, t, in, rank) {
 		return
 	}
-	if t.Like.Mode == ir.AxisRemove && rank != ir.RankAny {
+	if t.Like.Mode == ir.AxisKeepIf && !v.likeKeepParam(op, t) {
+		return
+	}
+	r := in.RankRange
+	switch {
+	case t.Like.Mode == ir.AxisKeepIf && rank != ir.RankAny:
+		// The rank is the input's or one less, so the output has no
+		// fixed rank but the range of both.
+		r, rank = &ir.RankRange{Min: rank, Max: rank}, ir.RankAny
+	case t.Like.Mode == ir.AxisRemove && rank != ir.RankAny:
 		rank--
 	}
-	if r := in.RankRange; r != nil {
-		t.RankRange = &ir.RankRange{Min: r.Min, Max: r.Max}
-		if t.Like.Mode == ir.AxisRemove {
-			t.RankRange = &ir.RankRange{Min: max(r.Min-1, 0), Max: max(r.Max-1, 0)}
-		}
+	if r != nil {
+		t.RankRange = t.Like.RankRange(r)
 	}
 	t.Rank, t.Scalar = rank, in.Scalar && t.Like.Axis == ""
+}
+
+// likeKeepParam checks the param of `keep: <param>`: a bool scalar of
+// the op, and no fixed rank declared on the output, whose rank it
+// decides.
+func (v *validator) likeKeepParam(op *ir.Op, t *ir.Tensor) bool {
+	l := t.Like
+	p := op.Param(l.KeepParam)
+	switch {
+	case p == nil:
+		var bools []string
+		for _, c := range op.Params {
+			if c.Kind == ir.ParamBool {
+				bools = append(bools, c.Name)
+			}
+		}
+		hint := "the op has no bool params; declare one (e.g. {name: keepdim, type: bool, default: false}) or write keep: true"
+		if len(bools) > 0 {
+			hint = "its bool params are " + strings.Join(bools, ", ")
+		}
+		v.l.Errorf(l.ModePos, "shape-like", "output %q of op %s keeps the dim at axis param %q when %q is true, but %q is not a param of the op; %s", t.Name, op.Name, l.Axis, l.KeepParam, l.KeepParam, hint)
+		return false
+	case p.Kind != ir.ParamBool:
+		v.l.Errorf(l.ModePos, "shape-like", "output %q of op %s keeps the dim at axis param %q when param %q is true, but %q is not a bool param; keep: takes true or the name of a bool param", t.Name, op.Name, l.Axis, p.Name, p.Name)
+		return false
+	}
+	if pos, given := t.Where["rank"]; given {
+		v.l.Errorf(pos, "shape-like", "output %q of op %s has the rank of %q or one less, as bool param %q says; drop the output's rank", t.Name, op.Name, l.Input, p.Name)
+		return false
+	}
+	return true
 }
 
 // broadcast checks an output shaped as the broadcast of inputs

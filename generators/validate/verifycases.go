@@ -314,16 +314,25 @@ func (v *validator) caseEval(op *ir.Op, label string, vc ir.VerifyCase) {
 }
 
 // caseParamEnv puts an integer param's value in the case (the case's, its
-// default, else verify's fallback: its min, or 1) into env.
+// default, else verify's fallback: its min, or 1), or a bool's as 1 or 0,
+// into env.
 func caseParamEnv(env shapeexpr.MapEnv, p *ir.Param, vc ir.VerifyCase) {
-	if len(p.DTypes) == 0 || p.Kind != ir.ParamScalar && p.Kind != ir.ParamArray {
-		return
-	}
 	lit := p.Default
 	for _, vp := range vc.Params {
 		if vp.Name == p.Name {
 			lit = vp.Value
 		}
+	}
+	if p.Kind == ir.ParamBool {
+		// 1 or 0 (unset: false), for a shape whose axis dim it keeps.
+		env.Symbols[p.Name] = 0
+		if lit != nil && lit.Text == "true" {
+			env.Symbols[p.Name] = 1
+		}
+		return
+	}
+	if len(p.DTypes) == 0 || p.Kind != ir.ParamScalar && p.Kind != ir.ParamArray {
+		return
 	}
 	if p.DTypes[0].IsFloat() {
 		caseFloatEnv(env, p, lit)

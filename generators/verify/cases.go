@@ -512,12 +512,16 @@ func caseEnv(op *ir.Op, f *ir.Facts, sizes []int64, params []Param) (shapeexpr.M
 
 // bindParam binds the param name to its value: an integer as a symbol
 // and a one-element list, a float as a float (shapes round it: floor(H *
-// scale)), an array as the list of its integers or of its floats.
+// scale)), an array as the list of its integers or of its floats, a bool
+// as 1 or 0.
 func bindParam(env shapeexpr.MapEnv, name string, value any) {
 	switch v := value.(type) {
 	case int64:
 		env.Symbols[name] = v
 		env.Elements[name] = []int64{v}
+	case bool:
+		// 1 or 0, for a shape whose axis dim a bool param keeps.
+		env.Symbols[name] = int64(boolInt(v))
 	case float64:
 		env.Floats[name] = v
 		env.FloatElements[name] = []float64{v}
@@ -880,4 +884,11 @@ func valueRange(r *ir.ValueRange, d ir.DType, env shapeexpr.MapEnv) ([]int64, er
 		return nil, fmt.Errorf("its range [%s, %s] is empty here (%d > %d)", r.Lo.Expr, r.Hi.Expr, lo, hi)
 	}
 	return []int64{lo, hi}, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -470,7 +470,8 @@ func (b *builder) tensor(o object) *ir.Tensor {
 }
 
 // like reads `shape: {like: x[, axis: a, replace: e | remove: true |
-// keep: true]}`; the schema checked the keys and their kinds.
+// keep: true | keep: <bool param>]}`; the schema checked the keys and
+// their kinds.
 func (b *builder) like(o object) *ir.ShapeLike {
 	n := o.get("like")
 	if n == nil {
@@ -498,8 +499,13 @@ func (b *builder) like(o object) *ir.ShapeLike {
 	case len(modes) == 1:
 		m := o.get(modes[0])
 		l.Mode, l.ModePos = ir.AxisMode(modes[0]), b.pos(m)
-		if l.Mode == ir.AxisReplace {
+		switch {
+		case l.Mode == ir.AxisReplace:
 			l.Replace = &ir.Dim{Expr: b.expr(m), Pos: b.exprPos(m)}
+		case l.Mode == ir.AxisKeep && m.Tag != "!!bool":
+			// keep: <a bool param> keeps the dim when the param is true
+			// and removes it when false (torch's keepdim).
+			l.Mode, l.KeepParam = ir.AxisKeepIf, m.Value
 		}
 	}
 	return l

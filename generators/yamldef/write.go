@@ -355,6 +355,8 @@ func tensorNode(t *ir.Tensor) *yaml.Node {
 			add(like, "replace", exprNode(t.Like.Replace.Expr.String()))
 		case ir.AxisRemove, ir.AxisKeep:
 			add(like, string(t.Like.Mode), boolNode(true))
+		case ir.AxisKeepIf:
+			add(like, "keep", str(t.Like.KeepParam))
 		}
 		add(m, "shape", like)
 	} else if t.Shape != nil {

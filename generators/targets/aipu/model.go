@@ -770,10 +770,7 @@ func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor, s scope, checks *[]text
 	}
 	pi := op.ParamIndex(lk.Axis)
 	p := op.Params[pi]
-	value := l.params[pi]
-	if value == "" {
-		value = "self.params[" + escape.PyString(p.Ident) + "]"
-	}
+	value := l.paramValue(op, pi)
 	local := s.claim("axis_" + o.Ident)
 	rank := "len(" + in + ".shape)"
 	msg := escape.PyString(op.Name+": param "+p.Name+" is ") + " + str(" + local + ") + " + escape.PyString(", not an axis of input \""+op.Inputs[r.Input].Name+"\" (") + " + str(" + rank + ") + " + escape.PyString(" dims)")
@@ -783,6 +780,9 @@ func (l *locals) shapeOf(op *ir.Op, i int, o *ir.Tensor, s scope, checks *[]text
 		replace = lk.Replace.Expr.Python(l.ref)
 		*checks = append(*checks, texts(l.pending)...)
 		l.pending = nil
+	}
+	if lk.Mode == ir.AxisKeepIf {
+		return shapeexpr.PythonAxisShapeIf(in+".shape", local, "1", pyTruth(l.paramValue(op, op.ParamIndex(lk.KeepParam))))
 	}
 	return shapeexpr.PythonAxisShape(in+".shape", local, replace, "1", lk.Mode == ir.AxisKeep)
 }
@@ -902,4 +902,20 @@ func layout(t *ir.Tensor) string {
 		return "DataLayout.NDHWC"
 	}
 	return "DataLayout.Flat"
+}
+
+// paramValue is the Python value of param number i: its local where the
+// code bound one, else read from the layer's params.
+func (l *locals) paramValue(op *ir.Op, i int) string {
+	if l.params[i] != "" {
+		return l.params[i]
+	}
+	return "self.params[" + escape.PyString(op.Params[i].Ident) + "]"
+}
+
+// pyTruth is the Python test of a bool param's value v: Compass IR spells
+// booleans true and false (the parser stores the text), and the Optimizer
+// may hand back the text or a Python bool.
+func pyTruth(v string) string {
+	return "str(" + v + ").strip().lower() in (\"true\", \"1\")"
 }

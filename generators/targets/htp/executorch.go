@@ -479,6 +479,9 @@ func fakeBody(op *ir.Op) (f fakeModel, assumed []*ir.Tensor) {
 					replace = lk.Replace.Expr.Python(ref)
 				}
 				shape = shapeexpr.PythonAxisShape(shape, local, replace, "1", lk.Mode == ir.AxisKeep)
+				if lk.Mode == ir.AxisKeepIf {
+					shape = shapeexpr.PythonAxisShapeIf(in.Ident+".shape", local, "1", "bool("+op.Param(lk.KeepParam).Ident+")")
+				}
 			}
 		case o.Shape != nil:
 			dims := make([]string, len(o.Shape))

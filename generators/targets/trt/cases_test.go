@@ -297,6 +297,14 @@ func opCases(pkg *ir.Package, op *ir.Op, m *opModel, rank int) []string {
 		}
 		return lines
 	}
+	// An output whose rank a bool param decides (keep: <param>): a case
+	// per value, so getOutputShapes is run with the dim removed and kept.
+	for _, o := range op.Outputs {
+		if o.Like != nil && o.Like.Mode == ir.AxisKeepIf {
+			return append(opCasesWith(pkg, op, m, rank, map[string]int{o.Like.KeepParam: 0}, -1),
+				opCasesWith(pkg, op, m, rank, map[string]int{o.Like.KeepParam: 1}, -1)...)
+		}
+	}
 	return opCasesWith(pkg, op, m, rank, nil, -1)
 }
 
@@ -359,7 +367,9 @@ func opCasesWith(pkg *ir.Package, op *ir.Op, m *opModel, rank int, pick map[stri
 		v := chooseValue(pm.p, pm)
 		if i, ok := pick[pm.Name]; ok {
 			v.index = i
-			if c := pm.p.DTypeCode; c != nil {
+			if pm.p.Kind == ir.ParamBool {
+				v.ints = []int64{int64(i)}
+			} else if c := pm.p.DTypeCode; c != nil {
 				v.ints = []int64{c.Codes[i]}
 			} else {
 				v.text = pm.p.Values[i]
@@ -462,7 +472,7 @@ func arityCases(op *ir.Op, l *ioLayout, m *opModel, values map[string]value, ran
 	}
 	for _, p := range op.Params {
 		v := values[p.Name]
-		if p.Kind == ir.ParamScalar && len(v.ints) == 1 {
+		if (p.Kind == ir.ParamScalar || p.Kind == ir.ParamBool) && len(v.ints) == 1 {
 			env.Symbols[p.Name] = v.ints[0]
 		}
 		if p.Kind == ir.ParamArray && len(v.floats) == 0 {

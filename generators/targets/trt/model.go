@@ -875,8 +875,14 @@ func (r *refs) likeLines(target string, out *ir.Tensor, in *ioTensor) []string {
 	// The names are data in a printf format: % doubled, then escaped.
 	format := escape.CString(r.op.Name + `: param ` + p.Name + ` is %lld, not an axis of input "` + strings.ReplaceAll(in.Name, "%", "%%") + `" (%d dims) for output "` + strings.ReplaceAll(out.Name, "%", "%%") + `"`)
 	nb := "nbDims"
-	if like.Mode == ir.AxisRemove {
+	keep := []string{}
+	switch like.Mode {
+	case ir.AxisRemove:
 		nb = "nbDims - 1"
+	case ir.AxisKeepIf:
+		// The bool param decides the rank when the engine is built.
+		nb = "keep ? nbDims : nbDims - 1"
+		keep = []string{"    bool const keep = static_cast<bool>(mParams." + r.op.Param(like.KeepParam).Ident + ");"}
 	}
 	at := "target.d[o++] = " + src + ".d[d];"
 	switch like.Mode {
@@ -886,18 +892,23 @@ func (r *refs) likeLines(target string, out *ir.Tensor, in *ioTensor) []string {
 		at = "target.d[o++] = d == axis ? " + r.expr(like.Replace.Expr) + " : " + src + ".d[d];"
 	case ir.AxisRemove:
 		at = "if (d != axis) { target.d[o++] = " + src + ".d[d]; }"
+	case ir.AxisKeepIf:
+		at = "if (d != axis) { target.d[o++] = " + src + ".d[d]; } else if (keep) { target.d[o++] = exprBuilder.constant(1); }"
 	}
-	return []string{
+	lines := []string{
 		"{",
 		"    int32_t const nbDims = " + src + ".nbDims;",
 		"    int64_t axis = static_cast<int64_t>(mParams." + p.Ident + ");",
 		"    if (axis < -nbDims || axis >= nbDims) { logError(" + format + ", static_cast<long long>(axis), nbDims); return 1; }",
 		"    axis = axis < 0 ? axis + nbDims : axis;",
-		"    nvinfer1::DimsExprs& target = " + target + ";",
-		"    target.nbDims = " + nb + ";",
-		"    for (int32_t d = 0, o = 0; d < nbDims; ++d) { " + at + " }",
-		"}",
 	}
+	lines = append(lines, keep...)
+	return append(lines,
+		"    nvinfer1::DimsExprs& target = "+target+";",
+		"    target.nbDims = "+nb+";",
+		"    for (int32_t d = 0, o = 0; d < nbDims; ++d) { "+at+" }",
+		"}",
+	)
 }
 
 // broadcastLines set target to the numpy broadcast of the inputs' dims:

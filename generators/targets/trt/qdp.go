@@ -414,6 +414,9 @@ func (b *qdpBuilder) likeShape(t, in *ioTensor) (tuple string, body []string) {
 	if lk.Replace != nil {
 		replace = b.py.expr(lk.Replace.Expr, false)
 	}
+	if lk.Mode == ir.AxisKeepIf {
+		return shapeexpr.PythonAxisShapeIf(tuple, local, "trtp.ShapeExpr(1)", "bool("+b.op.Param(lk.KeepParam).Ident+")"), body
+	}
 	return shapeexpr.PythonAxisShape(tuple, local, replace, "trtp.ShapeExpr(1)", lk.Mode == ir.AxisKeep), body
 }
 

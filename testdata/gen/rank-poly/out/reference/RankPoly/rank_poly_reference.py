@@ -177,6 +177,24 @@ def mean_middle(x, m):
     raise NotImplementedError("MeanMiddle has no reference implementation yet: write it in the region reference:MeanMiddle of out/reference/RankPoly/rank_poly_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:MeanMiddle
 
+def sum_keep_dim(x, *, axis=-1, keepdim=False):
+    """SumKeepDim: Sums x along axis; keepdim keeps the summed dim as 1.
+
+    Type T is one of float32, float16.
+
+    Inputs (torch tensors):
+        x: T of any rank
+
+    Params (keyword-only Python values):
+        axis: int32, default -1
+        keepdim: bool, default False
+
+    Returns y: T shaped like x with the dim at axis kept as 1 when keepdim, else removed.
+    """
+    # opforge:begin reference:SumKeepDim
+    raise NotImplementedError("SumKeepDim has no reference implementation yet: write it in the region reference:SumKeepDim of out/reference/RankPoly/rank_poly_reference.py (opforge verify, calibration and quantization need it)")
+    # opforge:end reference:SumKeepDim
+
 # op name -> reference function
 OPS = {
     "ScaledSiLU": scaled_si_lu,
@@ -189,4 +207,5 @@ OPS = {
     "SoftmaxRanked": softmax_ranked,
     "SumAllButAxis": sum_all_but_axis,
     "MeanMiddle": mean_middle,
+    "SumKeepDim": sum_keep_dim,
 }

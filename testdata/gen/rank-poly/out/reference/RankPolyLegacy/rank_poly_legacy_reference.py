@@ -71,9 +71,26 @@ def sum_all_but_axis_legacy(x, *, axis=-1):
     raise NotImplementedError("SumAllButAxisLegacy has no reference implementation yet: write it in the region reference:SumAllButAxisLegacy of out/reference/RankPolyLegacy/rank_poly_legacy_reference.py (opforge verify, calibration and quantization need it)")
     # opforge:end reference:SumAllButAxisLegacy
 
+def sum_keep_dim_legacy(x, *, axis=-1, keepdim=True):
+    """SumKeepDimLegacy: Sums x along axis; keepdim keeps the summed dim as 1.
+
+    Inputs (torch tensors):
+        x: float32 of any rank
+
+    Params (keyword-only Python values):
+        axis: int32, default -1
+        keepdim: bool, default True
+
+    Returns y: float32 shaped like x with the dim at axis kept as 1 when keepdim, else removed.
+    """
+    # opforge:begin reference:SumKeepDimLegacy
+    raise NotImplementedError("SumKeepDimLegacy has no reference implementation yet: write it in the region reference:SumKeepDimLegacy of out/reference/RankPolyLegacy/rank_poly_legacy_reference.py (opforge verify, calibration and quantization need it)")
+    # opforge:end reference:SumKeepDimLegacy
+
 # op name -> reference function
 OPS = {
     "ScaledSiLULegacy": scaled_si_lu_legacy,
     "TopKAxisLegacy": top_k_axis_legacy,
     "SumAllButAxisLegacy": sum_all_but_axis_legacy,
+    "SumKeepDimLegacy": sum_keep_dim_legacy,
 }

@@ -41,6 +41,7 @@ QNN_OP_TYPES = {
     "softmax_ranked": "SoftmaxRanked",
     "sum_all_but_axis": "SumAllButAxis",
     "mean_middle": "MeanMiddle",
+    "sum_keep_dim": "SumKeepDim",
 }
 
 _lib = Library(NAMESPACE, "DEF")
@@ -364,6 +365,34 @@ _lib.impl("mean_middle", _mean_middle_eager, "CPU")
 _lib.impl("mean_middle.out", _mean_middle_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::mean_middle", _mean_middle_fake, lib=_lib)
 
+_lib.define("sum_keep_dim(Tensor x, int axis, bool keepdim) -> Tensor")
+_lib.define("sum_keep_dim.out(Tensor x, int axis, bool keepdim, *, Tensor(a!) y) -> Tensor(a!)")
+
+def _sum_keep_dim_eager(x, axis=-1, keepdim=False):
+    """SumKeepDim on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("SumKeepDim", "sum_keep_dim", (x,), {"axis": axis, "keepdim": keepdim})
+    return results
+
+def _sum_keep_dim_fake(x, axis=-1, keepdim=False):
+    if not 1 <= x.dim() <= 6: raise ValueError("SumKeepDim: input \"x\" has " + str(x.dim()) + " dims; the op takes 1 to 6")
+    _axis_y = int(axis)
+    if not -x.dim() <= _axis_y < x.dim(): raise IndexError("SumKeepDim: param axis is " + str(_axis_y) + ", not an axis of input \"x\" (" + str(x.dim()) + " dims)")
+    _axis_y %= x.dim()
+    return torch.empty((tuple((1) if _d == _axis_y else _s for _d, _s in enumerate(x.shape)) if bool(keepdim) else tuple(_s for _d, _s in enumerate(x.shape) if _d != _axis_y)), dtype=x.dtype, device=x.device)
+
+def _sum_keep_dim_out(x, axis=-1, keepdim=False, *, y):
+    results = _sum_keep_dim_eager(x, axis, keepdim)
+    results = (results,)
+    for out, result in zip((y,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y
+
+_lib.impl("sum_keep_dim", _sum_keep_dim_eager, "CPU")
+_lib.impl("sum_keep_dim.out", _sum_keep_dim_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::sum_keep_dim", _sum_keep_dim_fake, lib=_lib)
+
 class ops:
     """Calls of this package's operators with every argument passed, the
     defaults filled in (what ExecuTorch needs to delegate a call)."""
@@ -417,6 +446,11 @@ class ops:
     def mean_middle(x, m):
         """MeanMiddle with every argument passed."""
         return _OPS.mean_middle.default(x, m)
+
+    @staticmethod
+    def sum_keep_dim(x, axis=-1, keepdim=False):
+        """SumKeepDim with every argument passed."""
+        return _OPS.sum_keep_dim.default(x, axis, keepdim)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""

@@ -28,12 +28,13 @@ DECLARE_PKG_OPS_OPTS_LIST(PKG_MulAddBroadcast)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_SoftmaxRanked)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_SumAllButAxis)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_MeanMiddle)
+DECLARE_PKG_OPS_OPTS_LIST(PKG_SumKeepDim)
 END_PKG_OPS_OPTS_LIST()
 
 // The package name comes from -DTHIS_PKG_NAME=RankPoly (see the Makefile).
 static constexpr auto sg_packageName = THIS_PKG_NAME_STR;
 
-static std::array<const char*, 10> sg_opNames{ {"ScaledSiLU", "AddLike", "ReduceSumAxis", "ReduceMaxKeep", "TopKAxis", "AddBroadcast", "MulAddBroadcast", "SoftmaxRanked", "SumAllButAxis", "MeanMiddle"} };
+static std::array<const char*, 11> sg_opNames{ {"ScaledSiLU", "AddLike", "ReduceSumAxis", "ReduceMaxKeep", "TopKAxis", "AddBroadcast", "MulAddBroadcast", "SoftmaxRanked", "SumAllButAxis", "MeanMiddle", "SumKeepDim"} };
 
 // Input, output and param counts of every op, for ValidateOpConfig.
 struct OpCounts {
@@ -53,6 +54,7 @@ static constexpr OpCounts sg_opCounts[] = {
     {"SoftmaxRanked", 1, 2, 1},
     {"SumAllButAxis", 1, 1, 1},
     {"MeanMiddle", 2, 2, 0},
+    {"SumKeepDim", 1, 1, 2},
 };
 
 static Qnn_ApiVersion_t sg_sdkApiVersion = QNN_HTP_API_VERSION_INIT;

@@ -34,6 +34,7 @@ QNN_OP_TYPES = {
     "scaled_si_lu_legacy": "ScaledSiLULegacy",
     "top_k_axis_legacy": "TopKAxisLegacy",
     "sum_all_but_axis_legacy": "SumAllButAxisLegacy",
+    "sum_keep_dim_legacy": "SumKeepDimLegacy",
 }
 
 _lib = Library(NAMESPACE, "DEF")
@@ -170,6 +171,33 @@ _lib.impl("sum_all_but_axis_legacy", _sum_all_but_axis_legacy_eager, "CPU")
 _lib.impl("sum_all_but_axis_legacy.out", _sum_all_but_axis_legacy_out, "CPU")
 torch.library.register_fake(NAMESPACE + "::sum_all_but_axis_legacy", _sum_all_but_axis_legacy_fake, lib=_lib)
 
+_lib.define("sum_keep_dim_legacy(Tensor x, int axis, bool keepdim) -> Tensor")
+_lib.define("sum_keep_dim_legacy.out(Tensor x, int axis, bool keepdim, *, Tensor(a!) y) -> Tensor(a!)")
+
+def _sum_keep_dim_legacy_eager(x, axis=-1, keepdim=True):
+    """SumKeepDimLegacy on CPU, outside the delegate (quantization calibration
+    included): the package's reference."""
+    results = _reference("SumKeepDimLegacy", "sum_keep_dim_legacy", (x,), {"axis": axis, "keepdim": keepdim})
+    return results
+
+def _sum_keep_dim_legacy_fake(x, axis=-1, keepdim=True):
+    _axis_y = int(axis)
+    if not -x.dim() <= _axis_y < x.dim(): raise IndexError("SumKeepDimLegacy: param axis is " + str(_axis_y) + ", not an axis of input \"x\" (" + str(x.dim()) + " dims)")
+    _axis_y %= x.dim()
+    return torch.empty((tuple((1) if _d == _axis_y else _s for _d, _s in enumerate(x.shape)) if bool(keepdim) else tuple(_s for _d, _s in enumerate(x.shape) if _d != _axis_y)), dtype=torch.float32, device=x.device)
+
+def _sum_keep_dim_legacy_out(x, axis=-1, keepdim=True, *, y):
+    results = _sum_keep_dim_legacy_eager(x, axis, keepdim)
+    results = (results,)
+    for out, result in zip((y,), results):
+        out.resize_(result.shape)
+        out.copy_(result)
+    return y
+
+_lib.impl("sum_keep_dim_legacy", _sum_keep_dim_legacy_eager, "CPU")
+_lib.impl("sum_keep_dim_legacy.out", _sum_keep_dim_legacy_out, "CPU")
+torch.library.register_fake(NAMESPACE + "::sum_keep_dim_legacy", _sum_keep_dim_legacy_fake, lib=_lib)
+
 class ops:
     """Calls of this package's operators with every argument passed, the
     defaults filled in (what ExecuTorch needs to delegate a call)."""
@@ -188,6 +216,11 @@ class ops:
     def sum_all_but_axis_legacy(x, axis=-1):
         """SumAllButAxisLegacy with every argument passed."""
         return _OPS.sum_all_but_axis_legacy.default(x, axis)
+
+    @staticmethod
+    def sum_keep_dim_legacy(x, axis=-1, keepdim=True):
+        """SumKeepDimLegacy with every argument passed."""
+        return _OPS.sum_keep_dim_legacy.default(x, axis, keepdim)
 
 def torch_ops():
     """The functional torch operators, by QNN op type name."""

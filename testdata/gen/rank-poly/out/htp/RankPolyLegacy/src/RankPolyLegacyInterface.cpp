@@ -21,12 +21,13 @@ BEGIN_PKG_OPS_OPTS_LIST()
 DECLARE_PKG_OPS_OPTS_LIST(PKG_ScaledSiLULegacy)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_TopKAxisLegacy)
 DECLARE_PKG_OPS_OPTS_LIST(PKG_SumAllButAxisLegacy)
+DECLARE_PKG_OPS_OPTS_LIST(PKG_SumKeepDimLegacy)
 END_PKG_OPS_OPTS_LIST()
 
 // The package name comes from -DTHIS_PKG_NAME=RankPolyLegacy (see the Makefile).
 static constexpr auto sg_packageName = THIS_PKG_NAME_STR;
 
-static std::array<const char*, 3> sg_opNames{ {"ScaledSiLULegacy", "TopKAxisLegacy", "SumAllButAxisLegacy"} };
+static std::array<const char*, 4> sg_opNames{ {"ScaledSiLULegacy", "TopKAxisLegacy", "SumAllButAxisLegacy", "SumKeepDimLegacy"} };
 
 // Input, output and param counts of every op, for ValidateOpConfig.
 struct OpCounts {
@@ -39,6 +40,7 @@ static constexpr OpCounts sg_opCounts[] = {
     {"ScaledSiLULegacy", 1, 1, 2},
     {"TopKAxisLegacy", 1, 2, 2},
     {"SumAllButAxisLegacy", 1, 1, 1},
+    {"SumKeepDimLegacy", 1, 1, 2},
 };
 
 static Qnn_ApiVersion_t sg_sdkApiVersion = QNN_HTP_API_VERSION_INIT;

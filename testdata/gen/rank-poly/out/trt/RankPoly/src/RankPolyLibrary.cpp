@@ -15,6 +15,7 @@
 #include "ops/SoftmaxRankedPlugin.h"
 #include "ops/SumAllButAxisPlugin.h"
 #include "ops/MeanMiddlePlugin.h"
+#include "ops/SumKeepDimPlugin.h"
 
 #if defined(_WIN32)
 #define RANK_POLY_EXPORT __declspec(dllexport)
@@ -43,8 +44,9 @@ nvinfer1::IPluginCreatorInterface* const* creators(int32_t& nbCreators) noexcept
         static SoftmaxRankedPluginCreator sSoftmaxRanked;
         static SumAllButAxisPluginCreator sSumAllButAxis;
         static MeanMiddlePluginCreator sMeanMiddle;
-        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaledSiLU, &sAddLike, &sReduceSumAxis, &sReduceMaxKeep, &sTopKAxis, &sAddBroadcast, &sMulAddBroadcast, &sSoftmaxRanked, &sSumAllButAxis, &sMeanMiddle};
-        nbCreators = 10;
+        static SumKeepDimPluginCreator sSumKeepDim;
+        static nvinfer1::IPluginCreatorInterface* const sCreators[] = {&sScaledSiLU, &sAddLike, &sReduceSumAxis, &sReduceMaxKeep, &sTopKAxis, &sAddBroadcast, &sMulAddBroadcast, &sSoftmaxRanked, &sSumAllButAxis, &sMeanMiddle, &sSumKeepDim};
+        nbCreators = 11;
         return sCreators;
     }
     catch (...)

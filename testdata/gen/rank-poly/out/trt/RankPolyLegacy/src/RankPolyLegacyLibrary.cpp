@@ -8,6 +8,7 @@
 #include "ops/ScaledSiLULegacyPlugin.h"
 #include "ops/TopKAxisLegacyPlugin.h"
 #include "ops/SumAllButAxisLegacyPlugin.h"
+#include "ops/SumKeepDimLegacyPlugin.h"
 
 #if defined(_WIN32)
 #define RANK_POLY_LEGACY_EXPORT __declspec(dllexport)
@@ -37,8 +38,9 @@ CreatorPointer const* creators(int32_t& nbCreators) noexcept
         static ScaledSiLULegacyPluginCreator sScaledSiLULegacy;
         static TopKAxisLegacyPluginCreator sTopKAxisLegacy;
         static SumAllButAxisLegacyPluginCreator sSumAllButAxisLegacy;
-        static CreatorPointer const sCreators[] = {&sScaledSiLULegacy, &sTopKAxisLegacy, &sSumAllButAxisLegacy};
-        nbCreators = 3;
+        static SumKeepDimLegacyPluginCreator sSumKeepDimLegacy;
+        static CreatorPointer const sCreators[] = {&sScaledSiLULegacy, &sTopKAxisLegacy, &sSumAllButAxisLegacy, &sSumKeepDimLegacy};
+        nbCreators = 4;
         return sCreators;
     }
     catch (...)
