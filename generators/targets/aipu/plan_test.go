@@ -312,6 +312,9 @@ func planFor(pkg *ir.Package, op *ir.Op, known []string) planOp {
 		switch x := v.(type) {
 		case int64:
 			env.Symbols[prm.Name] = x
+		case bool:
+			// A bool may decide an output's rank (keep: <param>).
+			env.Symbols[prm.Name] = map[bool]int64{false: 0, true: 1}[x]
 		case []any:
 			var elems []int64
 			for _, e := range x {

@@ -175,6 +175,9 @@ func planOp(op *ir.Op) opCase {
 				env.Elements[p.Name] = elems
 			} else if v, err := strconv.ParseInt(p.Default.Text, 10, 64); err == nil {
 				env.Symbols[p.Name] = v
+			} else if b, err := strconv.ParseBool(p.Default.Text); err == nil && p.Kind == ir.ParamBool {
+				// A bool may decide an output's rank (keep: <param>).
+				env.Symbols[p.Name] = map[bool]int64{false: 0, true: 1}[b]
 			}
 			continue
 		}
@@ -195,6 +198,7 @@ func planOp(op *ir.Op) opCase {
 			env.Elements[p.Name] = vals
 		case ir.ParamBool:
 			arg.Value = false
+			env.Symbols[p.Name] = 0
 		case ir.ParamString:
 			arg.Value = "x"
 		default:

@@ -177,7 +177,7 @@ func qdpEnv(pkg *ir.Package, op *ir.Op) ([][]int64, map[string]value, shapeexpr.
 		values[m.Name] = v
 		floatParamEnv(env, m.p, v) // the roundings of output dims read float params
 		switch m.p.Kind {
-		case ir.ParamScalar:
+		case ir.ParamScalar, ir.ParamBool: // a bool may decide an output's rank (keep: <param>)
 			if len(v.ints) == 1 {
 				env.Symbols[m.Name] = v.ints[0]
 			}

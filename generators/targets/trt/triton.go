@@ -17,10 +17,14 @@ import (
 // launches: inputs, output counts, outputs, attributes as constexprs,
 // BLOCK_SIZE) that calls the user's kernel as the torch op's launch did.
 type importedKernel struct {
-	Source string   // the kernel's source as imported, helpers first
-	Kernel string   // the user's kernel's name
-	Op     string   // the torch op, NS::NAME
-	Call   []string // the call's arguments: runtime ones, then constexprs by keyword
+	// PythonCode is the kernel's source as imported, helpers first: the
+	// user's own Python, printed as the region's first body unescaped (it
+	// is code in the language it came from; check refuses region markers
+	// in it, trt-triton-launch), so it is no free text.
+	PythonCode string
+	Kernel     string   // the user's kernel's name
+	Op         string   // the torch op, NS::NAME
+	Call       []string // the call's arguments: runtime ones, then constexprs by keyword
 }
 
 // tritonKernelOf is op's imported Triton kernel, nil when it has none.
@@ -182,7 +186,7 @@ func importKernel(q *qdpOp, op *ir.Op) {
 	}
 	call, _ := tritonCall(op, k, paramConstexprs(q.Constexprs))
 	q.Kernel = launcherName(q.Snake, k)
-	q.Imported = &importedKernel{Source: strings.TrimRight(k.Source, "\n"), Kernel: k.Kernel, Op: op.Torch.Op, Call: call}
+	q.Imported = &importedKernel{PythonCode: strings.TrimRight(k.Source, "\n"), Kernel: k.Kernel, Op: op.Torch.Op, Call: call}
 }
 
 // checkTriton reports the arguments of op's imported Triton kernel the
