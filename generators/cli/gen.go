@@ -118,7 +118,7 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 				n, o.Out, n, time.Since(start).Round(time.Millisecond))
 			return 0
 		}
-		o.Known = cache.Unchanged
+		o.Known, o.Reuse = cache.Unchanged, cache
 	}
 	plan := gen.Plan(*o, &l)
 	if plan == nil || l.HasErrors() {

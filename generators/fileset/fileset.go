@@ -62,6 +62,11 @@ type File struct {
 	// this one lacks, where their code belongs now (region key -> where):
 	// the diagnostic for user code left in one says so.
 	Moved map[string]string
+	// Kept says the generator did not render the file: the gen cache
+	// vouched that the copy on disk holds what it would (ir.Package.Kept).
+	// Data is nil; the writer leaves the file and its manifest entry as
+	// they are.
+	Kept bool
 }
 
 // Set is an ordered collection of files keyed by path.

@@ -37,12 +37,20 @@ type Cache struct {
 	absOut string
 	prev   cacheFile // what the last gen left (empty when unusable)
 
+	// generator hashes the opforge binary and the toolchain descriptors:
+	// the key's inputs besides the opdefs (Reuser.Generator).
+	generator string
+
 	mu     sync.Mutex
 	hashes map[string]string // path -> hash of the skeleton generated now
+	ops    map[string]string // path -> key of the op that generates it alone
+	// manifestOK caches whether the manifest is as the last gen left it,
+	// without which no file is reusable.
+	manifestOK func() bool
 }
 
 // cacheVersion changes whenever cacheFile's meaning does.
-const cacheVersion = 3
+const cacheVersion = 4
 
 type cacheFile struct {
 	Version int                   `json:"version"`
@@ -54,6 +62,7 @@ type cacheFile struct {
 type fileRecord struct {
 	Stat  filestat.Stat `json:"stat"`
 	Fresh string        `json:"fresh,omitempty"` // hash of the skeleton that made the file
+	Op    string        `json:"op,omitempty"`    // key of the op that made it alone (Reuser)
 }
 
 // OpenCache computes the input key of o and reads what the last gen left;
@@ -80,6 +89,19 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 	}
 	tcs, _ := filepath.Glob(filepath.Join(o.Toolchains, "*.yaml"))
 	sort.Strings(tcs)
+	// The generator's identity: the binary and the toolchain descriptors,
+	// hashed before the opdefs are.
+	g := sha256.New()
+	fmt.Fprintf(g, "v%d\x00%s\x00%+v\x00", cacheVersion, exe, st)
+	for _, f := range tcs {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(g, "%s\x00%d\x00", filepath.Base(f), len(data))
+		g.Write(data)
+	}
+	generator := hex.EncodeToString(g.Sum(nil))
 	for _, f := range append(files, tcs...) {
 		if !load.Regular(f) {
 			// Never open a FIFO or device; gen's loader reports it.
@@ -92,7 +114,11 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 		fmt.Fprintf(h, "%s\x00%d\x00", f, len(data))
 		h.Write(data)
 	}
-	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, absOut: out, hashes: map[string]string{}}
+	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, absOut: out, generator: generator, hashes: map[string]string{}, ops: map[string]string{}}
+	c.manifestOK = sync.OnceValue(func() bool {
+		want, ok := c.prev.Files[writer.ManifestName]
+		return ok && c.untouched(writer.ManifestName, want) && !writer.HasLeftovers(c.Out)
+	})
 	if data, err := os.ReadFile(cachePath); err == nil {
 		var prev cacheFile
 		if json.Unmarshal(data, &prev) == nil && prev.Version == cacheVersion && prev.Out == out {
@@ -140,6 +166,31 @@ func (c *Cache) Unchanged(rel string, fresh []byte) bool {
 	return ok && want.Fresh == hash && c.untouched(rel, want)
 }
 
+// Generator implements Reuser.
+func (c *Cache) Generator() string { return c.generator }
+
+// Reusable implements Reuser: the last gen made the file at rel from key,
+// recorded it, and it and the manifest still have the stat they had then
+// (so the manifest's entry for it is the one that gen wrote). It records
+// the file's skeleton hash for Store, as Unchanged does.
+func (c *Cache) Reusable(rel, key string) bool {
+	want, ok := c.prev.Files[rel]
+	if !ok || want.Op != key || want.Fresh == "" || !c.manifestOK() || !c.untouched(rel, want) {
+		return false
+	}
+	c.mu.Lock()
+	c.hashes[rel] = want.Fresh
+	c.mu.Unlock()
+	return true
+}
+
+// Keyed implements Reuser.
+func (c *Cache) Keyed(rel, key string) {
+	c.mu.Lock()
+	c.ops[rel] = key
+	c.mu.Unlock()
+}
+
 // Invalidate forgets the last gen's record; gen calls it before changing
 // out/, so that a gen that dies half way leaves no record to vouch for a
 // tree it did not finish.
@@ -163,7 +214,7 @@ func (c *Cache) Store(p *writer.Plan) error {
 		if !ok {
 			return c.Invalidate() // not seen holding its bytes: no record is always safe
 		}
-		cf.Files[rel] = fileRecord{Stat: st, Fresh: c.hashes[rel]}
+		cf.Files[rel] = fileRecord{Stat: st, Fresh: c.hashes[rel], Op: c.ops[rel]}
 	}
 	data, err := json.Marshal(cf)
 	if err != nil {

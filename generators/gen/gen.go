@@ -22,6 +22,12 @@ import (
 // registry.All) for pkgs, and each package's reference module, keyed by
 // paths relative to the output root (<target>/<...>), headers included.
 func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
+	return generate(pkgs, ts, nil, l)
+}
+
+// generate is Files leaving unrendered the files keys vouches for (nil:
+// none).
+func generate(pkgs []*ir.Package, ts []target.Target, keys *opKeys, l *diag.List) *fileset.Set {
 	if ts == nil {
 		ts = registry.All()
 	}
@@ -46,7 +52,14 @@ func Files(pkgs []*ir.Package, ts []target.Target, l *diag.List) *fileset.Set {
 	workpool.Parallel(len(jobs), func(i int) {
 		j := jobs[i]
 		// Each target generates the ops as narrowed for it (ir.Op.For).
-		if j.set = j.t.Generate(j.pkg.For(j.t.Name()), j.l.ForTarget(j.t.Name())); j.set != nil {
+		pkg := j.pkg.For(j.t.Name())
+		if kept := keys.kept(j.t, pkg); kept != nil {
+			// A copy: For may return the package every target shares.
+			c := *pkg
+			c.Kept = kept
+			pkg = &c
+		}
+		if j.set = j.t.Generate(pkg, j.l.ForTarget(j.t.Name())); j.set != nil {
 			addHeaders(j.set)
 		}
 	})
@@ -92,6 +105,9 @@ func checkWritable(set *fileset.Set, l *diag.List) {
 // addHeaders puts the generated or owned header on every file of set.
 func addHeaders(set *fileset.Set) {
 	for _, f := range set.Files() {
+		if f.Kept {
+			continue // its bytes on disk have theirs
+		}
 		header := fileset.GeneratedHeader(f.Source)
 		if f.Owned {
 			header = fileset.OwnedHeader(f.Source)
@@ -112,6 +128,9 @@ type Options struct {
 	// Known, when set, vouches for files the writer then neither reads
 	// nor writes (Cache.Unchanged); the drift check never sets it.
 	Known writer.Known
+	// Reuse, when set, vouches for files an op generates alone, which are
+	// then not even rendered (Cache); the drift check never sets it.
+	Reuse Reuser
 	// Force overwrites hand edits outside user regions and of generated
 	// files instead of stopping (gen --force).
 	Force bool
@@ -176,7 +195,13 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 			return nil
 		}
 	}
-	files := Files(pkgs, ts, l)
+	keys := newOpKeys(o.Reuse)
+	if o.Rename != nil || len(o.Packages) > 0 || len(o.Ops) > 0 {
+		// A rename carries code into files, and a partial gen keeps no
+		// record: every file renders.
+		keys = nil
+	}
+	files := generate(pkgs, ts, keys, l)
 	if l.HasErrors() {
 		return nil
 	}
@@ -205,7 +230,22 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	if r := o.Rename; r != nil {
 		wo.Carry, wo.Outside, wo.Move = r.Carry, r.Outside, r.Move
 	}
-	return writer.PrepareWith(filepath.Clean(o.Out), files, wo, l)
+	if keys == nil {
+		return writer.PrepareWith(filepath.Clean(o.Out), files, wo, l)
+	}
+	var pl diag.List
+	plan := writer.PrepareWith(filepath.Clean(o.Out), files, wo, &pl)
+	if len(plan.Unvouched) > 0 {
+		// A kept file the writer cannot take as it is (deleted or its
+		// manifest entry changed since the cache vouched for it): render
+		// everything. The targets' diagnostics were merged the first time.
+		var again diag.List
+		files = Files(pkgs, ts, &again)
+		pl = diag.List{}
+		plan = writer.PrepareWith(filepath.Clean(o.Out), files, wo, &pl)
+	}
+	l.Merge(&pl)
+	return plan
 }
 
 // packageScope accepts the paths of the package directories the files

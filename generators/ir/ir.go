@@ -42,6 +42,16 @@ type Package struct {
 	Acknowledged []Acknowledgement
 	Pos          diag.Pos
 	Where        Where
+	// Digest identifies the definition outside its ops as written, and
+	// Op.Digest each op's, positions left out: a file generated from one
+	// op and its package's facts alone is the same while both digests
+	// are. The gen cache keys such files by them; "" (a loader that cannot
+	// say) makes every file render.
+	Digest string
+	// Kept, set by gen for one target's Generate, holds the files (paths
+	// below the target's directory) the gen cache vouches for on disk:
+	// render leaves them unrendered (fileset.File.Kept).
+	Kept map[string]bool `json:"-"`
 }
 
 // Acknowledgement is a warning code an opdef acknowledges where the
@@ -195,7 +205,9 @@ type VerifySize struct {
 
 // Op is one operator.
 type Op struct {
-	Name        string
+	Name string
+	// Digest identifies the op's definition as written (Package.Digest).
+	Digest      string
 	Description string
 	References  []Reference
 	// ONNX is the ONNX op the op was imported from, nil when written by

@@ -2,6 +2,8 @@ package render
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -108,13 +110,24 @@ type File struct {
 // Package renders a package's files and returns them below pkg.Name. Files
 // render in parallel, since the per-op files of a large package dominate
 // generation, and join the set in the order given, so the output and the
-// diagnostics stay deterministic. Files start in the order given: list the
+// diagnostics stay deterministic. A file pkg.Kept names is not rendered
+// (fileset.File.Kept). Files start in the order given: list the
 // package-wide files, which render over every op on one core, first, so
 // they do not finish last.
 func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *fileset.Set {
 	outs := make([][]byte, len(files))
 	errs := make([]error, len(files))
-	parallelBuffered(len(files), func(buf *bytes.Buffer, i int) {
+	paths := make([]string, len(files))
+	kept := make([]bool, len(files))
+	var render []int // the files not kept
+	for i, f := range files {
+		paths[i] = path.Join(pkg.Name, f.Path)
+		if kept[i] = pkg.Kept[paths[i]]; !kept[i] {
+			render = append(render, i)
+		}
+	}
+	parallelBuffered(len(render), func(buf *bytes.Buffer, j int) {
+		i := render[j]
 		outs[i], errs[i] = s.executeInto(buf, files[i].Tmpl, files[i].Data)
 	})
 	set := fileset.New()
@@ -123,7 +136,7 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", f.Tmpl, errs[i])
 			continue
 		}
-		if err := set.Add(&fileset.File{Path: path.Join(pkg.Name, f.Path), Data: outs[i], Source: pkg.Source, Owned: f.Owned, Moved: f.Moved}); err != nil {
+		if err := set.Add(&fileset.File{Path: paths[i], Data: outs[i], Source: pkg.Source, Owned: f.Owned, Moved: f.Moved, Kept: kept[i]}); err != nil {
 			d.Errorf(pkg.Pos, "internal", "%v", err)
 		}
 	}
@@ -255,11 +268,68 @@ func trimTrailingSpace(line []byte) []byte {
 // first use, not when the package is initialized: a command that renders
 // nothing (a no-op build) pays nothing for them.
 func MustLoad(fsys fs.FS, dir string, extra template.FuncMap) *Set {
-	return &Set{lazy: sync.OnceValue(func() *template.Template {
-		s, err := Load(fsys, dir, extra)
+	s := &Set{}
+	e := &embeddedSet{set: s, fsys: fsys, dir: dir, extra: extra}
+	e.reload(fsys)
+	embedded = append(embedded, e)
+	return s
+}
+
+// embedded are the sets MustLoad made, at package initialization (so
+// without a lock), and where each was read from.
+var embedded []*embeddedSet
+
+type embeddedSet struct {
+	set   *Set
+	fsys  fs.FS
+	dir   string
+	extra template.FuncMap
+}
+
+// reload makes the set parse its templates from fsys on first use.
+func (e *embeddedSet) reload(fsys fs.FS) {
+	e.fsys = fsys
+	e.set.lazy = sync.OnceValue(func() *template.Template {
+		s, err := Load(fsys, e.dir, e.extra)
 		if err != nil {
-			panic(fmt.Sprintf("%s templates: %v", dir, err))
+			panic(fmt.Sprintf("%s templates: %v", e.dir, err))
 		}
 		return s.t
-	})}
+	})
+}
+
+// Digest hashes the names and bytes of every template of the sets
+// MustLoad made: what a cache of rendered output keys templates by.
+// Reading them costs a fraction of a millisecond; nothing is parsed.
+func Digest() string {
+	h := sha256.New()
+	for _, e := range embedded {
+		matches, _ := fs.Glob(e.fsys, path.Join(e.dir, "*.tmpl"))
+		for _, m := range matches {
+			src, err := fs.ReadFile(e.fsys, m)
+			if err != nil {
+				panic(fmt.Sprintf("%s: %v", m, err)) // embedded: a build-time bug
+			}
+			fmt.Fprintf(h, "%s\x00%d\x00", m, len(src))
+			h.Write(src)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// ReloadAll parses every set MustLoad made from fsys instead, with the
+// same directory layout, until restore is called: for tests that prove a
+// template's bytes reach every cache of what it renders. It must not run
+// beside a generation.
+func ReloadAll(fsys fs.FS) (restore func()) {
+	saved := make([]fs.FS, len(embedded))
+	for i, e := range embedded {
+		saved[i] = e.fsys
+		e.reload(fsys)
+	}
+	return func() {
+		for i, e := range embedded {
+			e.reload(saved[i])
+		}
+	}
 }

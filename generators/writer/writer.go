@@ -79,6 +79,11 @@ type Plan struct {
 	Files *fileset.Set
 	// Stale are paths of files generated earlier that are no longer produced.
 	Stale []string
+	// Unvouched are files the generator kept unrendered (fileset.File.Kept)
+	// that the writer cannot take as they are: missing, or without the
+	// manifest entry the last gen wrote. Such a plan must not be applied;
+	// the caller plans again with them rendered.
+	Unvouched []string
 	// gone are stale paths already missing (a killed gen removed them):
 	// Apply removes their directories when empty, as it would have.
 	gone []string
@@ -380,6 +385,9 @@ func (p *Plan) prepareFiles(fresh *fileset.Set, o Options, records map[string]re
 	for i := range results {
 		l.Merge(&results[i].l)
 		r := results[i]
+		if r.unvouched {
+			p.Unvouched = append(p.Unvouched, r.file.Path)
+		}
 		if !r.ok {
 			continue
 		}
@@ -407,6 +415,8 @@ type fileResult struct {
 	old   *oldFile
 	stat  *filestat.Stat
 	l     diag.List
+	// unvouched: a kept file this plan cannot take as it is (Plan.Unvouched).
+	unvouched bool
 }
 
 // prepareFile checks the fresh file src and merges the user code of its
@@ -419,6 +429,10 @@ func (p *Plan) prepareFile(src *fileset.File, o Options, records map[string]reco
 	r.file = f
 	fi, ok := p.checkTarget(f, &r.l)
 	if !ok {
+		return
+	}
+	if f.Kept {
+		p.prepareKept(f, fi, o, records[f.Path], r)
 		return
 	}
 	if r.entry, ok = p.newEntry(f, &r.l); !ok {
@@ -443,6 +457,22 @@ func (p *Plan) prepareFile(src *fileset.File, o Options, records map[string]reco
 		return
 	}
 	p.mergeDisk(f, fi, disk, records[f.Path], o.Force, r)
+}
+
+// prepareKept takes a file the generator left unrendered as it is on disk
+// (fi), with the manifest entry the last gen wrote for it (rec's first,
+// the current manifest's when no journal is pending): the gen cache
+// vouched that both are what this generation would make. Anything else —
+// no file, no entry, a journal, a rename carrying code here — leaves it
+// unvouched.
+func (p *Plan) prepareKept(f *fileset.File, fi fs.FileInfo, o Options, rec record, r *fileResult) {
+	_, carried := o.Carry[f.Path]
+	if fi == nil || carried || len(p.pending) > 0 || len(rec) == 0 || rec[0].Path != f.Path || rec[0].Owned != f.Owned || rec[0].Hash == "" {
+		r.unvouched = true
+		return
+	}
+	st := filestat.FromInfo(fi)
+	r.entry, r.stat, r.disk, r.ok = rec[0], &st, diskSame, true
 }
 
 // checkTarget refuses to write f where the manifest lies, through a link

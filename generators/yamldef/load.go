@@ -32,7 +32,9 @@ func Load(file string, data []byte, l *diag.List) *ir.Package {
 		return nil
 	}
 	b := &builder{file: file, l: l, lines: strings.Split(string(data), "\n")}
-	return b.pkg(doc.Content[0])
+	pkg := b.pkg(doc.Content[0])
+	setDigests(doc.Content[0], pkg)
+	return pkg
 }
 
 // Parse decodes data into one yaml.Node document, turning parser errors and

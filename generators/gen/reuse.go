@@ -1,0 +1,89 @@
+package gen
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/target"
+)
+
+// Reuser lets gen leave unrendered the files an op generates alone when
+// nothing that reaches them changed (Cache implements it).
+//
+// Such a file — a target.Pather path with an op — is made from its op and
+// its package's facts alone. Its key hashes everything that reaches it:
+// the generator and its toolchain descriptors (Reuser.Generator), every
+// target's template bytes, the target, the opdef's name, and the digests
+// the loader took of the op's definition and of the package's outside its
+// ops (ir.Package.Digest). Other ops, and where in the file the op stands,
+// are not in it. TestIncrementalMatchesCold holds incremental gens to
+// cold ones over random edits.
+type Reuser interface {
+	// Generator identifies the generator and its inputs besides the
+	// opdefs.
+	Generator() string
+	// Reusable reports that the file at rel (below out/) was made from
+	// key by the last gen and is on disk as that gen left it.
+	Reusable(rel, key string) bool
+	// Keyed records rel's key for the next gen.
+	Keyed(rel, key string)
+}
+
+// opKeys is what a Plan's reuse needs of its generation.
+type opKeys struct {
+	reuse     Reuser
+	generator string
+}
+
+func newOpKeys(r Reuser) *opKeys {
+	if r == nil {
+		return nil
+	}
+	return &opKeys{reuse: r, generator: r.Generator() + "\x00" + render.Digest()}
+}
+
+// key of the files op generates alone for target t ("": none, the loader
+// gave no digest).
+func (k *opKeys) key(t string, pkg *ir.Package, op *ir.Op) string {
+	if pkg.Digest == "" || op.Digest == "" {
+		return ""
+	}
+	h := sha256.New()
+	for _, s := range []string{k.generator, t, pkg.Source, pkg.Digest, op.Digest} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// kept records the key of every file an op of pkg generates alone for t
+// and returns those the reuser vouches for, as ir.Package.Kept takes them
+// (below the target's directory).
+func (k *opKeys) kept(t target.Target, pkg *ir.Package) map[string]bool {
+	p, ok := t.(target.Pather)
+	if k == nil || !ok {
+		return nil
+	}
+	var kept map[string]bool
+	for _, f := range p.Paths(pkg) {
+		if f.Op == nil {
+			continue
+		}
+		key := k.key(t.Name(), pkg, f.Op)
+		if key == "" {
+			continue
+		}
+		below := pkg.Name + "/" + f.Path
+		rel := t.Name() + "/" + below
+		k.reuse.Keyed(rel, key)
+		if k.reuse.Reusable(rel, key) {
+			if kept == nil {
+				kept = map[string]bool{}
+			}
+			kept[below] = true
+		}
+	}
+	return kept
+}
