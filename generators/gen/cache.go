@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/opforge/opforge/generators/atomicfile"
+	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/writer"
 )
@@ -44,6 +45,7 @@ type Cache struct {
 	mu     sync.Mutex
 	hashes map[string]string // path -> hash of the skeleton generated now
 	ops    map[string]string // path -> key of the op that generates it alone
+	sections *sectionStore
 	// manifestOK caches whether the manifest is as the last gen left it,
 	// without which no file is reusable.
 	manifestOK func() bool
@@ -114,7 +116,7 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 		fmt.Fprintf(h, "%s\x00%d\x00", f, len(data))
 		h.Write(data)
 	}
-	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, absOut: out, generator: generator, hashes: map[string]string{}, ops: map[string]string{}}
+	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, absOut: out, generator: generator, hashes: map[string]string{}, ops: map[string]string{}, sections: newSectionStore(cachePath)}
 	c.manifestOK = sync.OnceValue(func() bool {
 		want, ok := c.prev.Files[writer.ManifestName]
 		return ok && c.untouched(writer.ManifestName, want) && !writer.HasLeftovers(c.Out)
@@ -184,6 +186,9 @@ func (c *Cache) Reusable(rel, key string) bool {
 	return true
 }
 
+// Sections implements Reuser.
+func (c *Cache) Sections() ir.SectionStore { return c.sections }
+
 // Keyed implements Reuser.
 func (c *Cache) Keyed(rel, key string) {
 	c.mu.Lock()
@@ -206,6 +211,7 @@ func (c *Cache) Invalidate() error {
 // this gen, or read and found right), never a stat taken afterwards, which
 // could be another process's file.
 func (c *Cache) Store(p *writer.Plan) error {
+	_ = c.sections.store() // a failed store only costs the next gen renders
 	cf := cacheFile{Version: cacheVersion, Key: c.key, Out: c.absOut, Files: map[string]fileRecord{}}
 	c.mu.Lock()
 	defer c.mu.Unlock()

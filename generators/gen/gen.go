@@ -53,10 +53,10 @@ func generate(pkgs []*ir.Package, ts []target.Target, keys *opKeys, l *diag.List
 		j := jobs[i]
 		// Each target generates the ops as narrowed for it (ir.Op.For).
 		pkg := j.pkg.For(j.t.Name())
-		if kept := keys.kept(j.t, pkg); kept != nil {
+		if r := keys.reuse(j.t, pkg); r != nil {
 			// A copy: For may return the package every target shares.
 			c := *pkg
-			c.Kept = kept
+			c.Reuse = r
 			pkg = &c
 		}
 		if j.set = j.t.Generate(pkg, j.l.ForTarget(j.t.Name())); j.set != nil {

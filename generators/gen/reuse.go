@@ -29,11 +29,13 @@ type Reuser interface {
 	Reusable(rel, key string) bool
 	// Keyed records rel's key for the next gen.
 	Keyed(rel, key string)
+	// Sections keeps the ops' sections of shared files (nil: none).
+	Sections() ir.SectionStore
 }
 
 // opKeys is what a Plan's reuse needs of its generation.
 type opKeys struct {
-	reuse     Reuser
+	reuser    Reuser
 	generator string
 }
 
@@ -41,7 +43,7 @@ func newOpKeys(r Reuser) *opKeys {
 	if r == nil {
 		return nil
 	}
-	return &opKeys{reuse: r, generator: r.Generator() + "\x00" + render.Digest()}
+	return &opKeys{reuser: r, generator: r.Generator() + "\x00" + render.Digest()}
 }
 
 // key of the files op generates alone for target t ("": none, the loader
@@ -58,32 +60,38 @@ func (k *opKeys) key(t string, pkg *ir.Package, op *ir.Op) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// kept records the key of every file an op of pkg generates alone for t
-// and returns those the reuser vouches for, as ir.Package.Kept takes them
-// (below the target's directory).
-func (k *opKeys) kept(t target.Target, pkg *ir.Package) map[string]bool {
-	p, ok := t.(target.Pather)
-	if k == nil || !ok {
+// reuse records the key of every file an op of pkg generates alone for t
+// and returns what Generate may reuse: those files the reuser vouches
+// for (below the target's directory), the ops' keys and the section
+// store.
+func (k *opKeys) reuse(t target.Target, pkg *ir.Package) *ir.Reuse {
+	if k == nil {
 		return nil
 	}
-	var kept map[string]bool
-	for _, f := range p.Paths(pkg) {
-		if f.Op == nil {
-			continue
+	r := &ir.Reuse{Keys: make(map[*ir.Op]string, len(pkg.Ops)), Sections: k.reuser.Sections()}
+	for _, op := range pkg.Ops {
+		if key := k.key(t.Name(), pkg, op); key != "" {
+			r.Keys[op] = key
 		}
-		key := k.key(t.Name(), pkg, f.Op)
-		if key == "" {
+	}
+	p, ok := t.(target.Pather)
+	if !ok {
+		return r
+	}
+	for _, f := range p.Paths(pkg) {
+		key := r.Keys[f.Op]
+		if f.Op == nil || key == "" {
 			continue
 		}
 		below := pkg.Name + "/" + f.Path
 		rel := t.Name() + "/" + below
-		k.reuse.Keyed(rel, key)
-		if k.reuse.Reusable(rel, key) {
-			if kept == nil {
-				kept = map[string]bool{}
+		k.reuser.Keyed(rel, key)
+		if k.reuser.Reusable(rel, key) {
+			if r.Kept == nil {
+				r.Kept = map[string]bool{}
 			}
-			kept[below] = true
+			r.Kept[below] = true
 		}
 	}
-	return kept
+	return r
 }

@@ -48,10 +48,31 @@ type Package struct {
 	// are. The gen cache keys such files by them; "" (a loader that cannot
 	// say) makes every file render.
 	Digest string
-	// Kept, set by gen for one target's Generate, holds the files (paths
-	// below the target's directory) the gen cache vouches for on disk:
-	// render leaves them unrendered (fileset.File.Kept).
-	Kept map[string]bool `json:"-"`
+	// Reuse, set by gen for one target's Generate, is what its cache
+	// offers (nil: nothing).
+	Reuse *Reuse `json:"-"`
+}
+
+// Reuse is what gen's cache offers one target's generation of a package.
+type Reuse struct {
+	// Kept are the files (paths below the target's directory) the cache
+	// vouches for on disk: render leaves them unrendered
+	// (fileset.File.Kept).
+	Kept map[string]bool
+	// Keys are the keys of the ops' own files (Package.Digest), which
+	// also key what each op renders into the package's shared files.
+	Keys map[*Op]string
+	// Sections holds rendered sections of shared files by key.
+	Sections SectionStore
+}
+
+// SectionStore keeps the rendered per-op sections of shared files across
+// generations (render.KeyedSections).
+type SectionStore interface {
+	// Section is the bytes stored under key.
+	Section(key string) ([]byte, bool)
+	// Remember stores data under key for the next generation.
+	Remember(key string, data []byte)
 }
 
 // Acknowledgement is a warning code an opdef acknowledges where the

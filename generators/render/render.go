@@ -110,7 +110,7 @@ type File struct {
 // Package renders a package's files and returns them below pkg.Name. Files
 // render in parallel, since the per-op files of a large package dominate
 // generation, and join the set in the order given, so the output and the
-// diagnostics stay deterministic. A file pkg.Kept names is not rendered
+// diagnostics stay deterministic. A file pkg.Reuse keeps is not rendered
 // (fileset.File.Kept). Files start in the order given: list the
 // package-wide files, which render over every op on one core, first, so
 // they do not finish last.
@@ -120,9 +120,13 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 	paths := make([]string, len(files))
 	kept := make([]bool, len(files))
 	var render []int // the files not kept
+	var keep map[string]bool
+	if pkg.Reuse != nil {
+		keep = pkg.Reuse.Kept
+	}
 	for i, f := range files {
 		paths[i] = path.Join(pkg.Name, f.Path)
-		if kept[i] = pkg.Kept[paths[i]]; !kept[i] {
+		if kept[i] = keep[paths[i]]; !kept[i] {
 			render = append(render, i)
 		}
 	}
@@ -155,6 +159,47 @@ func Sections[T any](s *Set, name string, items []T) (string, error) {
 		buf.Reset()
 		errs[i] = s.tmpl().ExecuteTemplate(buf, name, items[i])
 		parts[i] = buf.String()
+	})
+	if err := errors.Join(errs...); err != nil {
+		return "", err
+	}
+	return strings.Join(parts, ""), nil
+}
+
+// KeyedSections is Sections for items that each stand for one op of pkg
+// (ops[i]), in a file the package's ops share: a section whose op has a
+// key (pkg.Reuse.Keys) is taken from pkg.Reuse.Sections when that key
+// rendered it before, and stored there when rendered. The key is the
+// op's and the template's name: the op's key covers the generator, every
+// template and what of the op and its package reaches the op's own
+// files, so an item must be made from those alone, as the op's own
+// files are (TestIncrementalMatchesCold in generators/gen holds it).
+func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops []*ir.Op) (string, error) {
+	var r *ir.Reuse
+	if pkg.Reuse != nil && pkg.Reuse.Sections != nil && len(ops) == len(items) {
+		r = pkg.Reuse
+	}
+	parts := make([]string, len(items))
+	errs := make([]error, len(items))
+	parallelBuffered(len(items), func(buf *bytes.Buffer, i int) {
+		key := ""
+		if r != nil {
+			if k := r.Keys[ops[i]]; k != "" {
+				key = k + "\x00" + name
+				if data, ok := r.Sections.Section(key); ok {
+					parts[i] = string(data)
+					return
+				}
+			}
+		}
+		buf.Reset()
+		if errs[i] = s.tmpl().ExecuteTemplate(buf, name, items[i]); errs[i] != nil {
+			return
+		}
+		parts[i] = buf.String()
+		if key != "" {
+			r.Sections.Remember(key, []byte(parts[i]))
+		}
 	})
 	if err := errors.Join(errs...); err != nil {
 		return "", err

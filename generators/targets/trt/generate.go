@@ -31,6 +31,10 @@ func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	if m.Legacy {
 		plugin, library = "plugin_v2", "library_v2"
 	}
+	if err := renderSections(pkg, ops, m); err != nil {
+		d.Errorf(pkg.Pos, "internal", "rendering the package's op sections: %v", err)
+		return nil
+	}
 	// The README and the Python module render over every op, each on one
 	// core: they go first, so they do not finish last (render.Package).
 	files := make([]render.File, 0, 7+5*len(m.Ops))
@@ -64,6 +68,37 @@ func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		}
 	}
 	return tmpl.Package(pkg, files, d)
+}
+
+// readmeSection is one op's section of the README: its row and the
+// package facts the section prints.
+type readmeSection struct {
+	*readmeOp
+	PkgLib    string
+	PkgLegacy bool
+}
+
+// renderSections renders the sections the README and the Python module
+// repeat per op, each on its own, so that the files render on every core
+// and an unchanged op's sections are reused (render.KeyedSections).
+func renderSections(pkg *ir.Package, ops []*ir.Op, m *packageModel) error {
+	rows := make([]readmeSection, len(m.Readme))
+	for i, r := range m.Readme {
+		rows[i] = readmeSection{readmeOp: r, PkgLib: m.Name, PkgLegacy: m.Legacy}
+	}
+	var err error
+	if m.OpSections, err = render.KeyedSections(tmpl, pkg, "readme-op", rows, ops); err != nil {
+		return err
+	}
+	if m.QDP == nil {
+		return nil
+	}
+	qops := make([]*ir.Op, len(m.QDP.Ops))
+	for i, q := range m.QDP.Ops {
+		qops[i] = q.op
+	}
+	m.QDP.OpSections, err = render.KeyedSections(tmpl, pkg, "qdp-op", m.QDP.Ops, qops)
+	return err
 }
 
 // The paths of a package's files below out/trt/<Package>/ that are named

@@ -27,6 +27,9 @@ type packageModel struct {
 	Static    bool
 	Ops       []*opModel
 	Readme    []*readmeOp
+	// OpSections are the README's sections of the ops ("readme-op"),
+	// rendered per op.
+	OpSections string
 	// Requirements are the TensorRT versions the plugins need, checked with
 	// #error against NvInferVersion.h.
 	Requirements []requirement

@@ -25,6 +25,8 @@ type qdpModel struct {
 	Attrs     bool   // any op with attributes (the module's check helpers)
 	Relations bool   // any op with requires: (the module's _known)
 	Ops       []*qdpOp
+	// OpSections are the ops' sections ("qdp-op"), rendered per op.
+	OpSections string
 	// Reference is the package's reference module (generators/reference)
 	// below out/, which JIT implementations run until written: its
 	// module name and path parts from the package's trt directory.
@@ -39,6 +41,7 @@ type qdpModel struct {
 // qdpOp is one op's Python plugin; the fields qdp.py prints most come
 // first (see opModel).
 type qdpOp struct {
+	op          *ir.Op // the op it is made from (render.KeyedSections)
 	ID          string // vision::RoiAlignLite
 	dtypeCodes  bool   // a dtype code param (the module's _code helper)
 	Snake       string
@@ -149,6 +152,7 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 	workpool.Parallel(len(ops), func(i int) {
 		if OpOptions(ops[i]).QDP != nil {
 			qs[i] = newQDPOp(pkg, ops[i], models[i])
+			qs[i].op = ops[i]
 		}
 	})
 	for _, q := range qs {
