@@ -63,7 +63,7 @@ func locationFlags(fs *flag.FlagSet, o *gen.Options) []location {
 }
 
 // genCachePath is where gen remembers the tree it left (build dir, untracked).
-const genCachePath = "build/.opforge-gen-cache.json"
+const genCachePath = "build/.opforge-gen-cache"
 
 // genLockName is the lock, beside the cache in the build directory, that
 // makes gens take turns: two at once could mix two states of the opdefs in

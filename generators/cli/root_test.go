@@ -182,7 +182,7 @@ func TestExplicitFolders(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("gen outside a repository wrote beside r/: %v", entries)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "r", "build", ".opforge-gen-cache.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "r", "build", ".opforge-gen-cache")); err != nil {
 		t.Errorf("no gen cache beside --out: %v", err)
 	}
 	// Inside the repository, a named folder is still the working
