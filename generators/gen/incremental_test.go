@@ -226,10 +226,14 @@ func (s *incrSession) editTemplate() string {
 	return "template " + e.path
 }
 
-// corruptCache flips a byte of the gen cache or cuts it short: a record
-// that does not check out must cost renders, never a wrong file.
+// corruptCache flips a byte of the gen cache or of its section store, or
+// cuts one short: a record that does not check out must cost renders,
+// never a wrong file.
 func (s *incrSession) corruptCache() string {
 	path := s.cachePath()
+	if s.rng.IntN(2) == 0 {
+		path = newSectionStore(path).path
+	}
 	data, err := os.ReadFile(path)
 	if err != nil || len(data) == 0 {
 		return "cache corruption (no cache)"
@@ -242,10 +246,10 @@ func (s *incrSession) corruptCache() string {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		s.fatalf("%v", err)
 	}
-	return "cache corrupted"
+	return filepath.Base(path) + " corrupted"
 }
 
-func (s *incrSession) cachePath() string { return filepath.Join(s.dir, "build", "cache.json") }
+func (s *incrSession) cachePath() string { return filepath.Join(s.dir, "build", "cache") }
 
 func (s *incrSession) opdef() string {
 	var sb strings.Builder
