@@ -9,6 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // versionRE is what a package version may be: it becomes every target's
@@ -24,18 +25,25 @@ func Package(pkg *ir.Package, l *diag.List) {
 	} else if !versionRE.MatchString(pkg.Version) {
 		l.Errorf(pkg.Where.At("version", pkg.Pos), "package-version", "package version %q is not a version: write letters, digits, '.', '_', '+' or '-' starting with a letter or digit (e.g. 1.0.0); it travels into C++, Python and XML configs", pkg.Version)
 	}
+	// Each op is checked on its own, on every core, into a list of its own;
+	// the lists join in op order, so the diagnostics are as a serial check
+	// would give them.
+	lists := make([]diag.List, len(pkg.Ops))
+	workpool.Parallel(len(pkg.Ops), func(i int) {
+		(&validator{pkg: pkg, l: &lists[i]}).op(pkg.Ops[i])
+	})
 	seen := newNameSet(l, "op")
-	for _, op := range pkg.Ops {
+	for i, op := range pkg.Ops {
 		pos := op.Where.At("name", op.Pos)
 		v.identifier("op", op.Name, pos)
 		seen.add(op.Name, op.Name, pos)
-		v.op(op)
+		l.Merge(&lists[i])
 	}
 	v.freeText()
 	// What every target derives from an op is derived here, once.
-	for _, op := range pkg.Ops {
-		op.Facts = ir.Derive(op)
-	}
+	workpool.Parallel(len(pkg.Ops), func(i int) {
+		pkg.Ops[i].Facts = ir.Derive(pkg.Ops[i])
+	})
 }
 
 type validator struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
 )
@@ -182,8 +183,20 @@ func (b *builder) pkg(root *yaml.Node) *ir.Package {
 		// Every target's section is its own to decode.
 		pkg.Sections.Add(name, b.section(n), b.pos(n))
 	}
-	for _, n := range doc.items("ops") {
-		pkg.Ops = append(pkg.Ops, b.op(asObject(n)))
+	// Ops build on every core, each with a diagnostics list of its own,
+	// joined in op order as a serial build would give them.
+	items := doc.items("ops")
+	ops := make([]*ir.Op, len(items))
+	lists := make([]diag.List, len(items))
+	workpool.Parallel(len(items), func(i int) {
+		ob := &builder{file: b.file, l: &lists[i], lines: b.lines}
+		ops[i] = ob.op(asObject(items[i]))
+	})
+	for i := range lists {
+		b.l.Merge(&lists[i])
+	}
+	if len(ops) > 0 {
+		pkg.Ops = ops
 	}
 	return pkg
 }
