@@ -17,19 +17,19 @@ import (
 // memStore is an ir.SectionStore in memory.
 type memStore struct {
 	mu sync.Mutex
-	m  map[string][]byte
+	m  map[string]string
 }
 
-func (s *memStore) Section(key string) ([]byte, bool) {
+func (s *memStore) Section(key string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.m[key]
 	return b, ok
 }
 
-func (s *memStore) Remember(key string, data []byte) {
+func (s *memStore) Remember(key, text string) {
 	s.mu.Lock()
-	s.m[key] = data
+	s.m[key] = text
 	s.mu.Unlock()
 }
 
@@ -64,7 +64,7 @@ func TestOpOutputIsOpLocal(t *testing.T) {
 				}
 				// The whole package, its sections remembered under each
 				// op's name.
-				store := &memStore{m: map[string][]byte{}}
+				store := &memStore{m: map[string]string{}}
 				whole := generateWith(t, tg, pkg, store)
 				if whole == nil {
 					continue
@@ -74,7 +74,7 @@ func TestOpOutputIsOpLocal(t *testing.T) {
 					alone.Ops = []*ir.Op{op}
 					// Alone and cold, then alone with the sections the
 					// whole package rendered: the same bytes.
-					cold := generateWith(t, tg, &alone, &memStore{m: map[string][]byte{}})
+					cold := generateWith(t, tg, &alone, &memStore{m: map[string]string{}})
 					warm := generateWith(t, tg, &alone, store)
 					if cold == nil {
 						continue // an op the target does not generate

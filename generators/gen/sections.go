@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/opforge/opforge/generators/atomicfile"
 )
@@ -26,8 +27,8 @@ type sectionStore struct {
 	load sync.Once
 
 	mu     sync.Mutex
-	stored map[string][]byte // what the file held
-	used   map[string][]byte // what this gen took or rendered
+	stored map[string]string // what the file held (views of its bytes)
+	used   map[string]string // what this gen took or rendered
 }
 
 // sectionsMagic starts the file; it changes whenever the format does.
@@ -36,11 +37,11 @@ const sectionsMagic = "opforge-sections 1\n"
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func newSectionStore(cachePath string) *sectionStore {
-	return &sectionStore{path: strings.TrimSuffix(cachePath, filepath.Ext(cachePath)) + ".sections", used: map[string][]byte{}}
+	return &sectionStore{path: strings.TrimSuffix(cachePath, filepath.Ext(cachePath)) + ".sections", used: map[string]string{}}
 }
 
 // Section implements ir.SectionStore.
-func (s *sectionStore) Section(key string) ([]byte, bool) {
+func (s *sectionStore) Section(key string) (string, bool) {
 	s.load.Do(s.read)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -52,9 +53,9 @@ func (s *sectionStore) Section(key string) ([]byte, bool) {
 }
 
 // Remember implements ir.SectionStore.
-func (s *sectionStore) Remember(key string, data []byte) {
+func (s *sectionStore) Remember(key, text string) {
 	s.mu.Lock()
-	s.used[key] = data
+	s.used[key] = text
 	s.mu.Unlock()
 }
 
@@ -63,7 +64,7 @@ func (s *sectionStore) read() {
 	if err != nil || !bytes.HasPrefix(data, []byte(sectionsMagic)) {
 		return
 	}
-	stored := map[string][]byte{}
+	stored := map[string]string{}
 	for rest := data[len(sectionsMagic):]; len(rest) > 0; {
 		key, r, ok := chunk(rest)
 		if !ok {
@@ -77,7 +78,8 @@ func (s *sectionStore) read() {
 		if binary.LittleEndian.Uint32(r) != sum {
 			return
 		}
-		stored[string(key)] = val
+		// A view, not a copy: data is never written to.
+		stored[string(key)] = unsafe.String(unsafe.SliceData(val), len(val))
 		rest = r[4:]
 	}
 	s.stored = stored
@@ -125,7 +127,7 @@ func (s *sectionStore) store() error {
 		out = append(out, k...)
 		out = binary.AppendUvarint(out, uint64(len(v)))
 		out = append(out, v...)
-		out = binary.LittleEndian.AppendUint32(out, crc32.Update(crc32.Checksum([]byte(k), castagnoli), castagnoli, v))
+		out = binary.LittleEndian.AppendUint32(out, crc32.Update(crc32.Checksum([]byte(k), castagnoli), castagnoli, unsafe.Slice(unsafe.StringData(v), len(v))))
 	}
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
 		return err

@@ -69,10 +69,10 @@ type Reuse struct {
 // SectionStore keeps the rendered per-op sections of shared files across
 // generations (render.KeyedSections).
 type SectionStore interface {
-	// Section is the bytes stored under key.
-	Section(key string) ([]byte, bool)
-	// Remember stores data under key for the next generation.
-	Remember(key string, data []byte)
+	// Section is the text stored under key.
+	Section(key string) (string, bool)
+	// Remember stores text under key for the next generation.
+	Remember(key, text string)
 }
 
 // Acknowledgement is a warning code an opdef acknowledges where the

@@ -186,8 +186,8 @@ func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops [
 		if r != nil {
 			if k := r.Keys[ops[i]]; k != "" {
 				key = k + "\x00" + name
-				if data, ok := r.Sections.Section(key); ok {
-					parts[i] = string(data)
+				if text, ok := r.Sections.Section(key); ok {
+					parts[i] = text
 					return
 				}
 			}
@@ -198,7 +198,7 @@ func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops [
 		}
 		parts[i] = buf.String()
 		if key != "" {
-			r.Sections.Remember(key, []byte(parts[i]))
+			r.Sections.Remember(key, parts[i])
 		}
 	})
 	if err := errors.Join(errs...); err != nil {

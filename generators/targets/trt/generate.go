@@ -70,24 +70,12 @@ func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	return tmpl.Package(pkg, files, d)
 }
 
-// readmeSection is one op's section of the README: its row and the
-// package facts the section prints.
-type readmeSection struct {
-	*readmeOp
-	PkgLib    string
-	PkgLegacy bool
-}
-
 // renderSections renders the sections the README and the Python module
 // repeat per op, each on its own, so that the files render on every core
 // and an unchanged op's sections are reused (render.KeyedSections).
 func renderSections(pkg *ir.Package, ops []*ir.Op, m *packageModel) error {
-	rows := make([]readmeSection, len(m.Readme))
-	for i, r := range m.Readme {
-		rows[i] = readmeSection{readmeOp: r, PkgLib: m.Name, PkgLegacy: m.Legacy}
-	}
 	var err error
-	if m.OpSections, err = render.KeyedSections(tmpl, pkg, "readme-op", rows, ops); err != nil {
+	if m.OpSections, err = render.KeyedSections(tmpl, pkg, "readme-op", m.Readme, ops); err != nil {
 		return err
 	}
 	if m.QDP == nil {

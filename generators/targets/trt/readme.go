@@ -42,6 +42,10 @@ type readmeOp struct {
 	ONNXNumpy bool
 	// TripyOut is tp.plugin's output_info: each output's rank and dtype.
 	TripyOut []tripyOutput
+	// Lib and Legacy are the package's library name and plugin
+	// interface, which the op's section prints ("readme-op").
+	Lib    string
+	Legacy bool
 }
 
 // readmeField is a row of the fields table: the field's name (a Markdown
@@ -65,7 +69,7 @@ type tripyOutput struct {
 
 func newReadmeOp(pkg *packageModel, op *ir.Op, m *opModel) *readmeOp {
 	l := m.layout
-	r := &readmeOp{Name: op.Name, Plugin: m.PluginName, Version: m.PluginVersion, Namespace: m.PluginNamespace, Description: m.Description, QDP: OpOptions(op).QDP != nil}
+	r := &readmeOp{Name: op.Name, Plugin: m.PluginName, Version: m.PluginVersion, Namespace: m.PluginNamespace, Description: m.Description, QDP: OpOptions(op).QDP != nil, Lib: pkg.Name, Legacy: pkg.Legacy}
 	r.Inputs, r.Outputs = make([]string, len(op.Inputs)), make([]string, len(op.Outputs))
 	for i, t := range op.Inputs {
 		r.Inputs[i] = t.Ident
