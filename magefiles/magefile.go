@@ -324,6 +324,7 @@ var fuzzTargets = [][2]string{
 	{"./generators/gen", "FuzzHostileText"},
 	{"./generators/escape", "FuzzEscapers"},
 	{"./generators/regions", "FuzzMarker"},
+	{"./generators/writer", "FuzzMarshalManifest"},
 }
 
 // Fuzz runs each loader fuzz target for FUZZTIME (default 10s). Inputs

@@ -17,17 +17,20 @@ import (
 // sectionStore keeps the per-op sections of shared files (README, Python
 // module) that gen rendered, by key (render.KeyedSections), in one file
 // beside the gen cache. Its keys are content addresses (the op's key and
-// the section's name), so a record is never stale, only unused: each
-// gen writes back the records it used. Every record carries a CRC-32C of
-// its key and bytes; a file that is missing, cut short, corrupt or of
-// another version is dropped whole, which costs renders, never a wrong
-// byte.
+// the section's name), so a record is never stale, only unused. A gen
+// appends the records it rendered, and rewrites the file with only the
+// records it used once the unused ones pass a quarter of it. Every
+// record carries a CRC-32C of its key and bytes: reading stops at the
+// first one that does not check out (a cut-short append, a flipped
+// byte), keeping those before it, and a file of another version is
+// dropped whole. A bad record costs renders, never a wrong byte.
 type sectionStore struct {
 	path string
 	load sync.Once
 
 	mu     sync.Mutex
 	stored map[string]string // what the file held (views of its bytes)
+	intact bool              // every byte of the file was a good record
 	used   map[string]string // what this gen took or rendered
 }
 
@@ -64,8 +67,9 @@ func (s *sectionStore) read() {
 	if err != nil || !bytes.HasPrefix(data, []byte(sectionsMagic)) {
 		return
 	}
-	stored := map[string]string{}
-	for rest := data[len(sectionsMagic):]; len(rest) > 0; {
+	s.stored = map[string]string{}
+	rest := data[len(sectionsMagic):]
+	for len(rest) > 0 {
 		key, r, ok := chunk(rest)
 		if !ok {
 			return
@@ -79,10 +83,10 @@ func (s *sectionStore) read() {
 			return
 		}
 		// A view, not a copy: data is never written to.
-		stored[string(key)] = unsafe.String(unsafe.SliceData(val), len(val))
+		s.stored[string(key)] = unsafe.String(unsafe.SliceData(val), len(val))
 		rest = r[4:]
 	}
-	s.stored = stored
+	s.intact = true
 }
 
 // chunk splits a length-prefixed chunk off b.
@@ -94,33 +98,49 @@ func chunk(b []byte) (chunk, rest []byte, ok bool) {
 	return b[w : w+int(n)], b[w+int(n):], true
 }
 
-// store writes back the records this gen used, when they are not what
-// the file holds.
+// store appends the records this gen rendered, or rewrites the file with
+// the records it used when that one is damaged or a quarter unused.
 func (s *sectionStore) store() error {
 	s.load.Do(s.read)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.used) == len(s.stored) {
-		same := true
-		for k := range s.used {
-			if _, ok := s.stored[k]; !ok {
-				same = false
-				break
-			}
+	var added []string
+	for k := range s.used {
+		if _, ok := s.stored[k]; !ok {
+			added = append(added, k)
 		}
-		if same {
+	}
+	unused := len(s.stored) - (len(s.used) - len(added))
+	sort.Strings(added)
+	if s.intact && unused*4 <= len(s.stored) {
+		if len(added) == 0 {
 			return nil
 		}
+		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(s.records(nil, added))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
 	}
 	keys := make([]string, 0, len(s.used))
-	size := len(sectionsMagic)
-	for k, v := range s.used {
+	for k := range s.used {
 		keys = append(keys, k)
-		size += len(k) + len(v) + 24
 	}
 	sort.Strings(keys)
-	out := make([]byte, 0, size)
-	out = append(out, sectionsMagic...)
+	out := s.records(append([]byte(nil), sectionsMagic...), keys)
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+		return err
+	}
+	_, err := atomicfile.Write(s.path, out, 0o644)
+	return err
+}
+
+// records appends the records of keys (taken from used) to out.
+func (s *sectionStore) records(out []byte, keys []string) []byte {
 	for _, k := range keys {
 		v := s.used[k]
 		out = binary.AppendUvarint(out, uint64(len(k)))
@@ -129,9 +149,5 @@ func (s *sectionStore) store() error {
 		out = append(out, v...)
 		out = binary.LittleEndian.AppendUint32(out, crc32.Update(crc32.Checksum([]byte(k), castagnoli), castagnoli, unsafe.Slice(unsafe.StringData(v), len(v))))
 	}
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
-		return err
-	}
-	_, err := atomicfile.Write(s.path, out, 0o644)
-	return err
+	return out
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -455,7 +454,7 @@ func (m *Move) finish(root string, manifest Manifest, l *diag.List) string {
 		}
 	}
 	manifest.Move = nil
-	data, _ := json.MarshalIndent(manifest, "", "  ")
+	data := marshalManifest(&manifest)
 	data = append(data, '\n')
 	err := mutate("rename", ManifestName)
 	if errors.Is(err, errKilled) {

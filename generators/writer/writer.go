@@ -637,7 +637,7 @@ func (p *Plan) prepareStale(fresh *fileset.Set, old *Manifest, order []string, r
 // the gen cache).
 func (p *Plan) addManifest(manifest *Manifest, oldData []byte, manifestInfo fs.FileInfo) {
 	sort.Slice(manifest.Files, func(i, j int) bool { return manifest.Files[i].Path < manifest.Files[j].Path })
-	data, _ := json.MarshalIndent(manifest, "", "  ")
+	data := marshalManifest(manifest)
 	data = append(data, '\n')
 	p.manifest = manifest
 	_ = p.Files.Add(&fileset.File{Path: ManifestName, Data: data})

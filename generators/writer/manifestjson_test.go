@@ -1,0 +1,46 @@
+package writer
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// TestMarshalManifest: the hand-written encoder writes what
+// json.MarshalIndent writes, for the shapes a manifest takes.
+func TestMarshalManifest(t *testing.T) {
+	cases := []*Manifest{
+		{Version: 2},
+		{Version: 2, Files: []ManifestFile{}},
+		{Version: 2, Files: []ManifestFile{{Path: "a/b.cpp"}}},
+		{Version: 1, Files: []ManifestFile{
+			{Path: "trt/P/src/ops/OpPlugin.cpp", Owned: true, Hash: "0123abcd", Regions: map[string]string{"z": "1", "a:b": "2", "impl:Op": "3"}},
+			{Path: "trt/P/README.md", Hash: "ffee"},
+			{Path: "odd \"quoted\" <path> & \\ \u00e9\u2028 \x01", Hash: "h", Regions: map[string]string{"<k>": "\xff"}},
+			{Path: "x", Owned: true, Regions: map[string]string{}},
+		}},
+		{Version: 2, Files: []ManifestFile{{Path: "p"}}, Move: &Move{}},
+	}
+	for i, m := range cases {
+		want, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := marshalManifest(m); !bytes.Equal(got, want) {
+			t.Errorf("case %d:\ngot  %s\nwant %s", i, got, want)
+		}
+	}
+}
+
+// FuzzMarshalManifest holds the encoder to the library on any strings.
+func FuzzMarshalManifest(f *testing.F) {
+	f.Add("trt/P/a.cpp", "abc", "impl:Op", "def", true)
+	f.Add("<&>\u2029", "\xfe", "k\"", "\\", false)
+	f.Fuzz(func(t *testing.T, path, hash, key, val string, owned bool) {
+		m := &Manifest{Version: 2, Files: []ManifestFile{{Path: path, Owned: owned, Hash: hash, Regions: map[string]string{key: val, key + "2": hash}}, {Path: key}}}
+		want, _ := json.MarshalIndent(m, "", "  ")
+		if got := marshalManifest(m); !bytes.Equal(got, want) {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	})
+}
