@@ -228,10 +228,10 @@ func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.Targ
 		}
 	}
 	var err error
-	if m.OpSections, err = render.Sections(tmpl, "executorch-op", m.Ops); err != nil {
+	if m.OpSections, err = render.KeyedSections(tmpl, pkg, "executorch-op", m.Ops, ops); err != nil {
 		d.Errorf(pkg.Pos, "internal", "rendering executorch-op: %v", err)
 	}
-	if m.CallSections, err = render.Sections(tmpl, "executorch-call", m.Ops); err != nil {
+	if m.CallSections, err = render.KeyedSections(tmpl, pkg, "executorch-call", m.Ops, ops); err != nil {
 		d.Errorf(pkg.Pos, "internal", "rendering executorch-call: %v", err)
 	}
 	return m
