@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // digestBudget bounds the nodes one digest visits: aliases are followed,
@@ -49,12 +51,16 @@ func setDigests(root *yaml.Node, pkg *ir.Package) {
 		return
 	}
 	digests := make([]string, len(items))
-	for i, item := range items {
+	failed := make([]bool, len(items))
+	workpool.Parallel(len(items), func(i int) {
 		d := newDigester()
-		d.node(item)
-		if digests[i], ok = d.sum(); !ok {
-			return
-		}
+		d.node(items[i])
+		var good bool
+		digests[i], good = d.sum()
+		failed[i] = !good
+	})
+	if slices.Contains(failed, true) {
+		return
 	}
 	pkg.Digest = sum
 	for i, op := range pkg.Ops {
