@@ -9,4 +9,12 @@
 // packages' directories, less the files another op generates alone (found by
 // generating its package without that op); outside it nothing is written,
 // removed or compared, and manifest entries are kept.
+//
+// The gen cache (cache.go) answers two questions: is there nothing to do
+// (the no-op record: inputs and every file's stat as the last gen left
+// them), and which files an op generates alone are still what the last gen
+// made of it (reuse.go: a key per op from the loader's digests, the
+// generator and the templates; such files are not rendered, and their
+// manifest entries carry over). The ops' sections of shared files live in
+// a CRC-checked, content-addressed store beside it (sections.go).
 package gen

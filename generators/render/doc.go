@@ -7,7 +7,10 @@
 // environment or crypto) and `missingkey=error`; normalises blank lines in one
 // pass; `Set.Package` renders a package's files on every core (one reused
 // buffer per worker) and joins them in a fixed order; `Sections` renders a
-// package-wide file's per-op section on every core and joins them in op order.
+// package-wide file's per-op section on every core and joins them in op order;
+// `KeyedSections` takes an unchanged op's section from gen's store by its key,
+// and a file gen's cache vouches for (`ir.Package.Reuse`) is not rendered.
+// `Digest` hashes every embedded template for those keys.
 //
 // The function map is an allow list: sprig's join, chosen by name, and the
 // escapers (TestFuncMapIsTheAllowList), so a sprig release cannot add a
