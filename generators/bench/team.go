@@ -57,10 +57,6 @@ func TeamBuild(o Options, n int) ([]TeamStep, error) {
 	if err != nil {
 		return nil, err
 	}
-	opdefs := filepath.Join(dir, "opdefs")
-	if err := Synthesize(filepath.Join(opdefs, "bench", "bench.yaml"), n, teamTarget, 0); err != nil {
-		return nil, err
-	}
 	toolchains, err := filepath.Abs(o.Toolchains)
 	if err != nil {
 		return nil, err
@@ -76,7 +72,14 @@ func TeamBuild(o Options, n int) ([]TeamStep, error) {
 	env := teamEnv()
 	var steps []TeamStep
 	for i, name := range []string{"plain (no launcher)", "ccache, empty local and remote cache", "ccache, empty local cache, warm remote"} {
+		// Each clone is an op repository of its own (opdefs/ beside out/):
+		// opforge build finds the root it builds as git does, the nearest
+		// folder above holding opdefs/.
 		clone := filepath.Join(dir, fmt.Sprintf("clone-%d", i))
+		opdefs := filepath.Join(clone, "opdefs")
+		if err := Synthesize(filepath.Join(opdefs, "bench", "bench.yaml"), n, teamTarget, 0); err != nil {
+			return steps, err
+		}
 		if _, err := o.gen(opdefs, filepath.Join(clone, "out")); err != nil {
 			return steps, err
 		}
