@@ -37,7 +37,9 @@ type sectionStore struct {
 // sectionsMagic starts the file; it changes whenever the format does.
 const sectionsMagic = "opforge-sections 1\n"
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is CRC-32C's table, made on first use: at package
+// initialization it cost every opforge command, a no-op build's included.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 func newSectionStore(cachePath string) *sectionStore {
 	return &sectionStore{path: strings.TrimSuffix(cachePath, filepath.Ext(cachePath)) + ".sections", used: map[string]string{}}
@@ -78,7 +80,7 @@ func (s *sectionStore) read() {
 		if !ok || len(r) < 4 {
 			return
 		}
-		sum := crc32.Update(crc32.Checksum(key, castagnoli), castagnoli, val)
+		sum := crc32.Update(crc32.Checksum(key, castagnoli()), castagnoli(), val)
 		if binary.LittleEndian.Uint32(r) != sum {
 			return
 		}
@@ -147,7 +149,7 @@ func (s *sectionStore) records(out []byte, keys []string) []byte {
 		out = append(out, k...)
 		out = binary.AppendUvarint(out, uint64(len(v)))
 		out = append(out, v...)
-		out = binary.LittleEndian.AppendUint32(out, crc32.Update(crc32.Checksum([]byte(k), castagnoli), castagnoli, unsafe.Slice(unsafe.StringData(v), len(v))))
+		out = binary.LittleEndian.AppendUint32(out, crc32.Update(crc32.Checksum([]byte(k), castagnoli()), castagnoli(), unsafe.Slice(unsafe.StringData(v), len(v))))
 	}
 	return out
 }
