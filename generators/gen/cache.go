@@ -98,6 +98,10 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 	g := sha256.New()
 	fmt.Fprintf(g, "v%d\x00%s\x00%+v\x00", cacheVersion, exe, st)
 	for _, f := range tcs {
+		if !load.Regular(f) {
+			// Never open a FIFO or device; gen's loader reports it.
+			return nil, fmt.Errorf("%s is not a regular file", f)
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
@@ -190,6 +194,12 @@ func (c *Cache) Reusable(rel, key string) bool {
 
 // Sections implements Reuser.
 func (c *Cache) Sections() ir.SectionStore { return c.sections }
+
+// Vouched implements Reuser.
+func (c *Cache) Vouched(rel string) (filestat.Stat, bool) {
+	r, ok := c.prev.Files[rel]
+	return r.Stat, ok
+}
 
 // Keyed implements Reuser.
 func (c *Cache) Keyed(rel, key string) {

@@ -108,4 +108,3 @@ func (d *decoder) string() string {
 	d.b = d.b[n:]
 	return s
 }
-

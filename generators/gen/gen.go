@@ -233,15 +233,22 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	if keys == nil {
 		return writer.PrepareWith(filepath.Clean(o.Out), files, wo, l)
 	}
+	wo.Vouched = o.Reuse.Vouched
 	var pl diag.List
 	plan := writer.PrepareWith(filepath.Clean(o.Out), files, wo, &pl)
 	if len(plan.Unvouched) > 0 {
-		// A kept file the writer cannot take as it is (deleted or its
-		// manifest entry changed since the cache vouched for it): render
-		// everything. The targets' diagnostics were merged the first time.
+		// A kept file the writer cannot take as it is (it or the manifest
+		// changed since the cache vouched for it, or it is gone): render
+		// everything. The targets' warnings were merged the first time;
+		// an error only this rendering meets stops the plan.
 		var again diag.List
 		files = Files(pkgs, ts, &again)
+		if again.HasErrors() {
+			l.Merge(&again)
+			return nil
+		}
 		pl = diag.List{}
+		wo.Vouched = nil
 		plan = writer.PrepareWith(filepath.Clean(o.Out), files, wo, &pl)
 	}
 	l.Merge(&pl)

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
+	"github.com/opforge/opforge/generators/filestat"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/target"
@@ -27,6 +28,11 @@ type Reuser interface {
 	// Reusable reports that the file at rel (below out/) was made from
 	// key by the last gen and is on disk as that gen left it.
 	Reusable(rel, key string) bool
+	// Vouched is the stat the file at rel (or the manifest,
+	// writer.ManifestName) had when the last gen recorded it: what
+	// Reusable checked, which the writer checks again when it plans
+	// (writer.Options.Vouched).
+	Vouched(rel string) (filestat.Stat, bool)
 	// Keyed records rel's key for the next gen.
 	Keyed(rel, key string)
 	// Sections keeps the ops' sections of shared files (nil: none).

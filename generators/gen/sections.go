@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -42,7 +41,7 @@ const sectionsMagic = "opforge-sections 1\n"
 var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 func newSectionStore(cachePath string) *sectionStore {
-	return &sectionStore{path: strings.TrimSuffix(cachePath, filepath.Ext(cachePath)) + ".sections", used: map[string]string{}}
+	return &sectionStore{path: cachePath + ".sections", used: map[string]string{}}
 }
 
 // Section implements ir.SectionStore.

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,4 +64,79 @@ func TestUnvouchedKeptFilesRender(t *testing.T) {
 	cold.Out, cold.Known, cold.Reuse = filepath.Join(s.dir, "cold-check"), nil, nil
 	s.apply("cold", cold)
 	s.compare("after the fallback", out, cold.Out)
+}
+
+// editingReuser vouches as the cache does, then changes what it vouched
+// for before the writer looks: the first file it keeps gets a line (an
+// editor saving while gen runs), or the manifest is rewritten.
+type editingReuser struct {
+	*Cache
+	t        *testing.T
+	out      string
+	manifest bool
+	done     bool
+}
+
+func (r *editingReuser) Reusable(rel, key string) bool {
+	ok := r.Cache.Reusable(rel, key)
+	if ok && !r.done {
+		r.done = true
+		path := filepath.Join(r.out, filepath.FromSlash(rel))
+		if r.manifest {
+			path = filepath.Join(r.out, writer.ManifestName)
+		}
+		data, err := os.ReadFile(path)
+		if err == nil {
+			if !r.manifest {
+				data = append(data, "// HAND EDIT\n"...)
+			}
+			_ = os.Remove(path)
+			err = os.WriteFile(path, data, 0o644)
+		}
+		if err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	return ok
+}
+
+// TestKeptFileChangedMidGen: what changes between the cache's look and
+// the writer's is not taken on the cache's word. A kept file edited then
+// is read and its hand edit reported, as a full gen reports it; after a
+// manifest rewritten then, nothing is kept.
+func TestKeptFileChangedMidGen(t *testing.T) {
+	for _, manifest := range []bool{false, true} {
+		s := newIncrSession(t, 2)
+		s.gen("initial state")
+		s.ops[0].description = "Changed."
+		s.gen("one op changed")
+		out := filepath.Join(s.dir, "out")
+		o := Options{OpDefs: filepath.Join(s.dir, "opdefs"), Toolchains: repo + "/toolchains", Out: out}
+		cache, err := OpenCache(o, s.cachePath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache.generator += "\x00" + s.generator // as the session's gens
+		r := &editingReuser{Cache: cache, t: t, out: out, manifest: manifest}
+		o.Known, o.Reuse = cache.Unchanged, r
+		var l diag.List
+		plan := Plan(o, &l)
+		if !r.done {
+			t.Fatal("the cache vouched for nothing: the test proved nothing")
+		}
+		if !manifest {
+			if !l.HasErrors() || !strings.Contains(fmt.Sprint(l.Sorted()), "generated-edited") {
+				t.Fatalf("a kept file edited mid-gen: want its hand edit reported, got %v", l.Sorted())
+			}
+			continue
+		}
+		if plan == nil || l.HasErrors() {
+			t.Fatalf("manifest rewritten mid-gen: %v", l.Sorted())
+		}
+		for _, f := range plan.Files.Files() {
+			if f.Kept {
+				t.Fatalf("manifest rewritten mid-gen: %s still kept", f.Path)
+			}
+		}
+	}
 }

@@ -79,8 +79,12 @@ type Plan struct {
 	Files *fileset.Set
 	// Stale are paths of files generated earlier that are no longer produced.
 	Stale []string
+	// manifestStat is the manifest's stat taken before reading it (nil:
+	// none), which a kept file's vouching needs unchanged.
+	manifestStat *filestat.Stat
 	// Unvouched are files the generator kept unrendered (fileset.File.Kept)
-	// that the writer cannot take as they are: missing, or without the
+	// that the writer cannot take as they are: changed since the gen cache
+	// looked, missing, or without the
 	// manifest entry the last gen wrote. Such a plan must not be applied;
 	// the caller plans again with them rendered.
 	Unvouched []string
@@ -228,6 +232,11 @@ type Options struct {
 	// for keeps its fresh skeleton bytes in the plan, which is then only
 	// fit for Apply (that leaves such files alone), not for Diff.
 	Known Known
+	// Vouched gives the stat the gen cache vouched for a file with when it
+	// let the generator keep it unrendered (fileset.File.Kept), and the
+	// manifest's: a kept file is taken as it is only while both still
+	// have those stats when this plan looks (nil: no kept file is).
+	Vouched func(path string) (filestat.Stat, bool)
 	// Force overwrites hand edits outside user regions and of generated
 	// files (generated-edited) instead of stopping.
 	Force bool
@@ -304,6 +313,10 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 	// The manifest's stat before reading it, for the gen cache (as for
 	// every file: a change after this lstat shows as a different stat).
 	manifestInfo, _ := p.paths.check(ManifestName)
+	if manifestInfo != nil {
+		st := filestat.FromInfo(manifestInfo)
+		p.manifestStat = &st
+	}
 	old, oldData, ok := p.readManifests(l)
 	if !ok {
 		return p
@@ -462,16 +475,24 @@ func (p *Plan) prepareFile(src *fileset.File, o Options, records map[string]reco
 // prepareKept takes a file the generator left unrendered as it is on disk
 // (fi), with the manifest entry the last gen wrote for it (rec's first,
 // the current manifest's when no journal is pending): the gen cache
-// vouched that both are what this generation would make. Anything else —
-// no file, no entry, a journal, a rename carrying code here — leaves it
-// unvouched.
+// vouched that both are what this generation would make, and this plan
+// took both stats after it did, so a change made since shows here.
+// Anything else — the file or the manifest changed since the cache looked
+// (o.Vouched), no file, no entry, a journal, a rename carrying code here —
+// leaves it unvouched.
 func (p *Plan) prepareKept(f *fileset.File, fi fs.FileInfo, o Options, rec record, r *fileResult) {
 	_, carried := o.Carry[f.Path]
-	if fi == nil || carried || len(p.pending) > 0 || len(rec) == 0 || rec[0].Path != f.Path || rec[0].Owned != f.Owned || rec[0].Hash == "" {
+	if fi == nil || carried || o.Vouched == nil || p.manifestStat == nil || len(p.pending) > 0 || len(rec) == 0 || rec[0].Path != f.Path || rec[0].Owned != f.Owned || rec[0].Hash == "" {
 		r.unvouched = true
 		return
 	}
 	st := filestat.FromInfo(fi)
+	want, ok := o.Vouched(f.Path)
+	wantManifest, manifestOK := o.Vouched(ManifestName)
+	if !ok || want != st || !manifestOK || wantManifest != *p.manifestStat {
+		r.unvouched = true
+		return
+	}
 	r.entry, r.stat, r.disk, r.ok = rec[0], &st, diskSame, true
 }
 
