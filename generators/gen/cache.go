@@ -93,24 +93,12 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 	}
 	tcs, _ := filepath.Glob(filepath.Join(o.Toolchains, "*.yaml"))
 	sort.Strings(tcs)
-	// The generator's identity: the binary and the toolchain descriptors,
-	// hashed before the opdefs are.
+	// Each input is read once: the opdefs go into the key, the toolchain
+	// descriptors into it and into the generator's identity, beside the
+	// binary (Reuser.Generator).
 	g := sha256.New()
 	fmt.Fprintf(g, "v%d\x00%s\x00%+v\x00", cacheVersion, exe, st)
-	for _, f := range tcs {
-		if !load.Regular(f) {
-			// Never open a FIFO or device; gen's loader reports it.
-			return nil, fmt.Errorf("%s is not a regular file", f)
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(g, "%s\x00%d\x00", filepath.Base(f), len(data))
-		g.Write(data)
-	}
-	generator := hex.EncodeToString(g.Sum(nil))
-	for _, f := range append(files, tcs...) {
+	for i, f := range append(files, tcs...) {
 		if !load.Regular(f) {
 			// Never open a FIFO or device; gen's loader reports it.
 			return nil, fmt.Errorf("%s is not a regular file", f)
@@ -121,7 +109,12 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", f, len(data))
 		h.Write(data)
+		if i >= len(files) {
+			fmt.Fprintf(g, "%s\x00%d\x00", filepath.Base(f), len(data))
+			g.Write(data)
+		}
 	}
+	generator := hex.EncodeToString(g.Sum(nil))
 	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, absOut: out, generator: generator, hashes: map[string]string{}, ops: map[string]string{}, sections: newSectionStore(cachePath)}
 	c.manifestOK = sync.OnceValue(func() bool {
 		want, ok := c.prev.Files[writer.ManifestName]

@@ -188,7 +188,7 @@ func (s *incrSession) edit() string {
 // write it again, whatever the cache recorded.
 func (s *incrSession) deleteGenerated() string {
 	var ops []string
-	for path := range readTree(s.t, filepath.Join(s.dir, "out")) {
+	for path := range treeBytes(s.t, filepath.Join(s.dir, "out")) {
 		if strings.Contains(path, "/ops/") || strings.Contains(path, "/src/") {
 			ops = append(ops, path)
 		}
@@ -337,13 +337,13 @@ func (s *incrSession) apply(step string, o Options) *writer.Plan {
 // has and the other lacks.
 func (s *incrSession) compare(step, inc, cold string) {
 	s.t.Helper()
-	a, b := readTree(s.t, inc), readTree(s.t, cold)
+	a, b := treeBytes(s.t, inc), treeBytes(s.t, cold)
 	for path, data := range b {
 		got, ok := a[path]
 		switch {
 		case !ok:
 			s.fatalf("%s: the incremental gen lacks %s", step, path)
-		case !bytes.Equal(got, data):
+		case got != data:
 			s.fatalf("%s: %s differs from a cold gen's:\n%s", step, path, firstDifference(got, data))
 		}
 	}
@@ -354,27 +354,9 @@ func (s *incrSession) compare(step, inc, cold string) {
 	}
 }
 
-func readTree(t *testing.T, root string) map[string][]byte {
-	t.Helper()
-	files := map[string][]byte{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		data, err := os.ReadFile(path)
-		files[filepath.ToSlash(rel)] = data
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
-
 // firstDifference shows the first line where got and want part.
-func firstDifference(got, want []byte) string {
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+func firstDifference(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
 	for i := 0; i < len(g) || i < len(w); i++ {
 		var gl, wl string
 		if i < len(g) {

@@ -144,10 +144,7 @@ func (s *sectionStore) store() error {
 func (s *sectionStore) records(out []byte, keys []string) []byte {
 	for _, k := range keys {
 		v := s.used[k]
-		out = binary.AppendUvarint(out, uint64(len(k)))
-		out = append(out, k...)
-		out = binary.AppendUvarint(out, uint64(len(v)))
-		out = append(out, v...)
+		out = appendString(appendString(out, k), v)
 		out = binary.LittleEndian.AppendUint32(out, crc32.Update(crc32.Checksum([]byte(k), castagnoli()), castagnoli(), unsafe.Slice(unsafe.StringData(v), len(v))))
 	}
 	return out

@@ -23,7 +23,7 @@ func TestUnvouchedKeptFilesRender(t *testing.T) {
 	s.gen("initial state")
 	out := filepath.Join(s.dir, "out")
 	var gone string
-	for path := range readTree(t, out) {
+	for path := range treeBytes(t, out) {
 		if strings.HasSuffix(path, "Plugin.cpp") {
 			gone = path
 			break

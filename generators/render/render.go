@@ -153,17 +153,7 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 // file no longer renders every op on one core; the sections are joined
 // before the file is normalized, so it gets the loop's bytes.
 func Sections[T any](s *Set, name string, items []T) (string, error) {
-	parts := make([]string, len(items))
-	errs := make([]error, len(items))
-	parallelBuffered(len(items), func(buf *bytes.Buffer, i int) {
-		buf.Reset()
-		errs[i] = s.tmpl().ExecuteTemplate(buf, name, items[i])
-		parts[i] = buf.String()
-	})
-	if err := errors.Join(errs...); err != nil {
-		return "", err
-	}
-	return strings.Join(parts, ""), nil
+	return sections(s, name, items, nil, nil)
 }
 
 // KeyedSections is Sections for items that each stand for one op of pkg
@@ -175,21 +165,41 @@ func Sections[T any](s *Set, name string, items []T) (string, error) {
 // files, so an item must be made from those alone, as the op's own
 // files are (TestIncrementalMatchesCold in generators/gen holds it).
 func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops []*ir.Op) (string, error) {
-	var r *ir.Reuse
-	if pkg.Reuse != nil && pkg.Reuse.Sections != nil && len(ops) == len(items) {
-		r = pkg.Reuse
+	r := pkg.Reuse
+	if r == nil || r.Sections == nil || len(ops) != len(items) {
+		return Sections(s, name, items)
 	}
+	key := func(i int) string {
+		if k := r.Keys[ops[i]]; k != "" {
+			return k + "\x00" + name
+		}
+		return ""
+	}
+	stored := func(i int) (string, bool) {
+		if k := key(i); k != "" {
+			return r.Sections.Section(k)
+		}
+		return "", false
+	}
+	remember := func(i int, text string) {
+		if k := key(i); k != "" {
+			r.Sections.Remember(k, text)
+		}
+	}
+	return sections(s, name, items, stored, remember)
+}
+
+// sections renders the named template once per item on every core, unless
+// stored (nil: none) gives the item's text, hands what it rendered to
+// remember (nil: none), and joins the texts in order.
+func sections[T any](s *Set, name string, items []T, stored func(int) (string, bool), remember func(int, string)) (string, error) {
 	parts := make([]string, len(items))
 	errs := make([]error, len(items))
 	parallelBuffered(len(items), func(buf *bytes.Buffer, i int) {
-		key := ""
-		if r != nil {
-			if k := r.Keys[ops[i]]; k != "" {
-				key = k + "\x00" + name
-				if text, ok := r.Sections.Section(key); ok {
-					parts[i] = text
-					return
-				}
+		if stored != nil {
+			if text, ok := stored(i); ok {
+				parts[i] = text
+				return
 			}
 		}
 		buf.Reset()
@@ -197,8 +207,8 @@ func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops [
 			return
 		}
 		parts[i] = buf.String()
-		if key != "" {
-			r.Sections.Remember(key, parts[i])
+		if remember != nil {
+			remember(i, parts[i])
 		}
 	})
 	if err := errors.Join(errs...); err != nil {
