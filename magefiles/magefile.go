@@ -324,7 +324,9 @@ var fuzzTargets = [][2]string{
 	{"./generators/gen", "FuzzHostileText"},
 	{"./generators/escape", "FuzzEscapers"},
 	{"./generators/regions", "FuzzMarker"},
+	{"./generators/regions", "FuzzMerge"},
 	{"./generators/writer", "FuzzMarshalManifest"},
+	{"./generators/writer", "FuzzUnmarshalManifest"},
 }
 
 // Fuzz runs each loader fuzz target for FUZZTIME (default 10s). Inputs

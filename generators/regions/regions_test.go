@@ -32,7 +32,7 @@ func TestParseErrors(t *testing.T) {
 func TestMergeKeepsBodiesByKey(t *testing.T) {
 	fresh := "void f(int a, int b) {\n  // opforge:begin impl\n  return;\n  // opforge:end impl\n}\n<!-- opforge:begin notes -->\n<!-- opforge:end notes -->\n# opforge:begin new\ndefault\n# opforge:end new\n"
 	old := "void f(int a) {\n  // opforge:begin impl\n  do_work(a);\n\n  return;\n  // opforge:end impl\n}\n<!-- opforge:begin notes -->\nmine\n<!-- opforge:end notes -->\n"
-	got, orphans, err := Merge(fresh, old, nil)
+	got, orphans, err := mergeStrings(fresh, old, nil)
 	if err != nil || len(orphans) != 0 {
 		t.Fatal(err, orphans)
 	}
@@ -46,7 +46,7 @@ func TestMergeOrphans(t *testing.T) {
 	fresh := "// opforge:begin impl\n// opforge:end impl\n"
 	old := "// opforge:begin impl\n// opforge:end impl\n// opforge:begin gone\nuser code\n// opforge:end gone\n// opforge:begin pristine\ndefault\n// opforge:end pristine\n"
 	defaults := map[string]string{"gone": Hash("default\n"), "pristine": Hash("default  \n")}
-	_, orphans, err := Merge(fresh, old, defaults)
+	_, orphans, err := mergeStrings(fresh, old, defaults)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestMergeOrphans(t *testing.T) {
 		t.Errorf("orphans = %+v, want only gone at line 3", orphans)
 	}
 	// Without recorded defaults every vanished region counts as user code.
-	_, orphans, _ = Merge(fresh, old, nil)
+	_, orphans, _ = mergeStrings(fresh, old, nil)
 	if len(orphans) != 2 {
 		t.Errorf("without defaults: %+v", orphans)
 	}
@@ -64,7 +64,7 @@ func TestPristineRegionsTakeNewDefaults(t *testing.T) {
 	old := "// opforge:begin a\nold default\n// opforge:end a\n// opforge:begin b\nedited\n// opforge:end b\n"
 	fresh := "// opforge:begin a\nnew default\n// opforge:end a\n// opforge:begin b\nnew default\n// opforge:end b\n"
 	defaults := map[string]string{"a": Hash("old default\n"), "b": Hash("old default\n")}
-	got, _, err := Merge(fresh, old, defaults)
+	got, _, err := mergeStrings(fresh, old, defaults)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,6 +186,69 @@ func FuzzMarker(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		if got, want := marker(line), markerByRE(line); !slices.Equal(got, want) {
 			t.Errorf("marker(%q) = %q, the expression: %q", line, got, want)
+		}
+	})
+}
+
+func mergeStrings(fresh, old string, oldDefaults map[string]string) (string, []Orphan, error) {
+	b, orphans, err := Merge([]byte(fresh), []byte(old), oldDefaults)
+	return string(b), orphans, err
+}
+
+// mergeByLines is Merge as it was first written, a copy line by line: the
+// specification FuzzMerge holds the span-by-span copy to.
+func mergeByLines(fresh, old string, oldDefaults map[string]string) (string, error) {
+	if _, err := Parse(fresh); err != nil {
+		return "", err
+	}
+	oldRegions, err := Parse(old)
+	if err != nil {
+		return "", err
+	}
+	kept := map[string]string{}
+	for _, r := range oldRegions {
+		if !Pristine(r, oldDefaults) {
+			kept[r.Key] = r.Body
+		}
+	}
+	var out strings.Builder
+	inRegion := ""
+	for _, ln := range strings.SplitAfter(fresh, "\n") {
+		m := marker(ln)
+		switch {
+		case m != nil && m[1] == "begin":
+			out.WriteString(ln)
+			inRegion = m[2]
+			if body, ok := kept[inRegion]; ok {
+				out.WriteString(body)
+			}
+		case m != nil && m[1] == "end":
+			inRegion = ""
+			out.WriteString(ln)
+		case inRegion != "":
+			if _, ok := kept[inRegion]; !ok {
+				out.WriteString(ln)
+			}
+		default:
+			out.WriteString(ln)
+		}
+	}
+	return out.String(), nil
+}
+
+func FuzzMerge(f *testing.F) {
+	f.Add("a\n// opforge:begin k\ndefault\n// opforge:end k\nb", "// opforge:begin k\nmine\n// opforge:end k\n", true)
+	f.Add("# opforge:begin a\n# opforge:end a\n<!-- opforge:begin b -->\nx\n<!-- opforge:end b -->", "<!-- opforge:begin b -->\ny\r\n<!-- opforge:end b -->\n# opforge:begin a\nz # opforge:end a\n# opforge:end a", false)
+	f.Add("// opforge:begin k\n// opforge:end k", "// opforge:begin k\ndefault\n// opforge:end k\n// opforge:begin gone\ncode\n// opforge:end gone\n", true)
+	f.Fuzz(func(t *testing.T, fresh, old string, withDefaults bool) {
+		var defaults map[string]string
+		if withDefaults {
+			defaults, _ = Defaults(fresh)
+		}
+		got, _, err := mergeStrings(fresh, old, defaults)
+		want, wantErr := mergeByLines(fresh, old, defaults)
+		if (err != nil) != (wantErr != nil) || got != want {
+			t.Errorf("Merge(%q, %q) = %q, %v; line by line: %q, %v", fresh, old, got, err, want, wantErr)
 		}
 	})
 }

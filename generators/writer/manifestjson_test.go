@@ -3,6 +3,8 @@ package writer
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +43,35 @@ func FuzzMarshalManifest(f *testing.F) {
 		want, _ := json.MarshalIndent(m, "", "  ")
 		if got := marshalManifest(m); !bytes.Equal(got, want) {
 			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	})
+}
+
+// FuzzUnmarshalManifest holds the hand reader to the library: on any bytes
+// it accepts, the same manifest; on every manifest the writer writes (one
+// built from the fuzzed strings), acceptance.
+func FuzzUnmarshalManifest(f *testing.F) {
+	f.Add([]byte(`{"version": 2, "files": []}`), "trt/P/a.cpp", "abc", "impl:Op", true)
+	f.Add(marshalManifest(&Manifest{Version: 2, Files: []ManifestFile{{Path: "a", Owned: true, Hash: "h", Regions: map[string]string{"k": "v", "l": "w"}}, {Path: "b"}}}), "<&>", "\xfe", "k\"", false)
+	f.Fuzz(func(t *testing.T, data []byte, path, hash, key string, owned bool) {
+		if m, ok := parseCanonicalManifest(data); ok {
+			var want Manifest
+			if err := json.Unmarshal(data, &want); err != nil || !reflect.DeepEqual(m, &want) {
+				t.Errorf("%q: read by hand %+v, the library: %+v, %v", data, m, want, err)
+			}
+		}
+		written := &Manifest{Version: 2, Files: []ManifestFile{{Path: path, Owned: owned, Hash: hash, Regions: map[string]string{key: hash}}, {Path: key}}}
+		data = marshalManifest(written)
+		got, err := unmarshalManifest(data)
+		var want Manifest
+		json.Unmarshal(data, &want)
+		if err != nil || !reflect.DeepEqual(got, &want) {
+			t.Errorf("%q: read %+v, %v; the library: %+v", data, got, err, want)
+		}
+		if plain := !strings.ContainsFunc(path+hash+key, func(r rune) bool { return r < 0x20 || r >= 0x7f || strings.ContainsRune("\"\\<>&", r) }); plain {
+			if _, ok := parseCanonicalManifest(data); !ok {
+				t.Errorf("%q: the hand reader refused what the writer wrote", data)
+			}
 		}
 	})
 }

@@ -194,11 +194,11 @@ func readManifest(root string) (*Manifest, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var m Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
+	m, err := unmarshalManifest(data)
+	if err != nil {
 		return nil, data, fmt.Errorf("%s: %v", ManifestName, err)
 	}
-	return &m, data, nil
+	return m, data, nil
 }
 
 // readPending loads the journal of unfinished Applies and its bytes (none
@@ -836,7 +836,7 @@ func diffLines(a, b []byte) (first, last int) {
 
 func mergeOwned(root string, f *fileset.File, disk []byte, oldDefaults map[string]string, l *diag.List) ([]byte, bool) {
 	pos := diag.Pos{File: rel(root, f.Path)}
-	merged, orphans, err := regions.Merge(string(f.Data), string(disk), oldDefaults)
+	merged, orphans, err := regions.Merge(f.Data, disk, oldDefaults)
 	if err != nil {
 		var re *regions.Error
 		if errors.As(err, &re) {
@@ -856,7 +856,7 @@ func mergeOwned(root string, f *fileset.File, disk []byte, oldDefaults map[strin
 		}
 		l.Errorf(p, "user-region-orphan", "user region %q holds code, but the regenerated file has no region %q (was an input, output or op renamed? for an op, put the old name back and run `opforge mv OLD NEW`); this file is still generated: move the code into another of its regions or delete the region, then regenerate (nothing was written)", o.Key, o.Key)
 	}
-	return []byte(merged), len(orphans) == 0
+	return merged, len(orphans) == 0
 }
 
 // pristine reports whether a stale owned file holds only default region
