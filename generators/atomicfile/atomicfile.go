@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -45,11 +46,11 @@ func Temp(path string, data []byte, perm os.FileMode) (string, error) {
 
 // tempRE matches the names besideUnique gives: "." + base + ".tmp-" + pid
 // "-" start "-" counter.
-var tempRE = regexp.MustCompile(`^\..+\.tmp-[0-9]+-[0-9a-z]+-[0-9a-z]+$`)
+var tempRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\..+\.tmp-[0-9]+-[0-9a-z]+-[0-9a-z]+$`) })
 
 // IsTemp reports whether a base name is one of this package's temporary
 // files or staging directories: what a killed writer leaves behind.
-func IsTemp(base string) bool { return tempRE.MatchString(base) }
+func IsTemp(base string) bool { return tempRE().MatchString(base) }
 
 // Owner is what this process puts in its temporaries' names: its pid and
 // start time, which no other process, one reusing the pid included, has.

@@ -3,7 +3,6 @@ package buildplan
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -37,24 +36,24 @@ import (
 // during a build does not match them).
 
 // noopVersion changes whenever the record's meaning does.
-const noopVersion = 1
+const noopVersion = 2
 
 type noopRecord struct {
-	Version int    `json:"version"`
-	Key     string `json:"key"`
+	Version int
+	Key     string
 	// Files are the stats the check decided on (Exists false: absent).
-	Files   map[string]buildengine.SeenFile `json:"files"`
-	Probes  *toolchain.Probes               `json:"probes"`
-	Units   int                             `json:"units"`
-	Preface string                          `json:"preface,omitempty"`
-	Notes   string                          `json:"notes,omitempty"`
+	Files   map[string]buildengine.SeenFile
+	Probes  *toolchain.Probes
+	Units   int
+	Preface string
+	Notes   string
 }
 
 // noopPath is the record of target under o's selection: one file per
 // selection, so building one package never invalidates another's.
 func noopPath(o Options, target string) string {
 	sel := sha256.Sum256([]byte(strings.Join([]string{strings.Join(sorted(o.Packages), ","), strings.Join(sorted(o.Variants), ",")}, "\x00")))
-	return filepath.Join(o.Build, target, ".opforge-noop-"+hex.EncodeToString(sel[:6])+".json")
+	return filepath.Join(o.Build, target, ".opforge-noop-"+hex.EncodeToString(sel[:6]))
 }
 
 func sorted(s []string) []string {
@@ -104,7 +103,7 @@ func Noop(o Options, target string, log io.Writer) bool {
 		return false
 	}
 	var r noopRecord
-	if json.Unmarshal(data, &r) != nil || r.Version != noopVersion || r.Probes == nil || r.Units == 0 {
+	if !r.decode(data) || r.Units == 0 {
 		return false // corrupt or foreign: the real check decides
 	}
 	if key := invocation(o, target); key == "" || key != r.Key {
@@ -182,10 +181,6 @@ func (p *Plan) recordNoop(r buildengine.Result) error {
 			rec.Files[path] = seenNow(path)
 		}
 	}
-	data, err := json.Marshal(&rec)
-	if err != nil {
-		return err
-	}
-	_, err = atomicfile.Write(noopPath(*p.opts, p.Target), data, 0o644)
+	_, err := atomicfile.Write(noopPath(*p.opts, p.Target), rec.encode(), 0o644)
 	return err
 }

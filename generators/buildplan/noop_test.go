@@ -5,11 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/opforge/opforge/generators/buildengine"
+	"github.com/opforge/opforge/generators/filestat"
 	"github.com/opforge/opforge/generators/toolchain"
 )
 
@@ -166,5 +168,45 @@ func TestNoopProbesNoticeTheDisk(t *testing.T) {
 	elsewhere := func(string) (string, error) { return "/usr/local/bin/x", nil }
 	if same, what := p.Unchanged(elsewhere); same || what != "PATH: cc" {
 		t.Errorf("another tool first on PATH: same %v, what %q", same, what)
+	}
+}
+
+// TestNoopRecordCodec round-trips a record with every field set and
+// refuses it cut at every length, with a byte added, and at another
+// version.
+func TestNoopRecordCodec(t *testing.T) {
+	p := toolchain.NewProbes()
+	p.Paths["/sdk/bin/clang++"] = toolchain.PathState{Exists: true, Stat: filestat.Stat{Size: 9, MTime: -3, Ino: 1 << 40}, Mode: 0o755}
+	p.Paths["/sdk/missing"] = toolchain.PathState{}
+	p.Globs["out/**/*.cpp"] = []string{"out/a.cpp", "out/b/c.cpp"}
+	p.Globs["none/*"] = []string{}
+	p.Looks["ninja"] = "/usr/bin/ninja"
+	p.Looks["nvcc"] = ""
+	r := noopRecord{Version: noopVersion, Key: "k", Units: 3, Preface: "pre\nface", Notes: "ünï",
+		Files:  map[string]buildengine.SeenFile{"a": {Exists: true, Stat: filestat.Stat{Size: 1, MTime: 2, Ino: 3}}, "gone": {}},
+		Probes: p}
+	data := r.encode()
+	var got noopRecord
+	if !got.decode(data) {
+		t.Fatal("decode refused encode's bytes")
+	}
+	if !reflect.DeepEqual(got.Files, r.Files) || !reflect.DeepEqual(got.Probes.Paths, p.Paths) || !reflect.DeepEqual(got.Probes.Globs, p.Globs) ||
+		!reflect.DeepEqual(got.Probes.Looks, p.Looks) || got.Key != r.Key || got.Units != r.Units || got.Preface != r.Preface || got.Notes != r.Notes {
+		t.Errorf("round trip: got %+v, want %+v", got, r)
+	}
+	if again := got.encode(); !bytes.Equal(again, data) {
+		t.Error("encoding the decoded record gave other bytes")
+	}
+	for n := range len(data) {
+		if (&noopRecord{}).decode(data[:n]) {
+			t.Errorf("decode accepted the record cut at %d of %d bytes", n, len(data))
+		}
+	}
+	if (&noopRecord{}).decode(append(data, 0)) {
+		t.Error("decode accepted a trailing byte")
+	}
+	r.Version = noopVersion + 1
+	if (&noopRecord{}).decode(r.encode()) {
+		t.Error("decode accepted another version")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/opforge/opforge/generators/atomicfile"
+	"github.com/opforge/opforge/generators/binrec"
 )
 
 // sectionStore keeps the per-op sections of shared files (README, Python
@@ -144,7 +145,7 @@ func (s *sectionStore) store() error {
 func (s *sectionStore) records(out []byte, keys []string) []byte {
 	for _, k := range keys {
 		v := s.used[k]
-		out = appendString(appendString(out, k), v)
+		out = binrec.AppendString(binrec.AppendString(out, k), v)
 		out = binary.LittleEndian.AppendUint32(out, crc32.Update(crc32.Checksum([]byte(k), castagnoli()), castagnoli(), unsafe.Slice(unsafe.StringData(v), len(v))))
 	}
 	return out

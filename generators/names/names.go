@@ -3,12 +3,13 @@ package names
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var identRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // IsIdent reports whether s is an ASCII identifier in all emitted languages.
-func IsIdent(s string) bool { return identRE.MatchString(s) }
+func IsIdent(s string) bool { return identRE().MatchString(s) }
 
 // Reserved says why s may not be used as an identifier, or "" when it may.
 // It covers keywords of C++ (and CUDA's additions), Python and OpenCL C
@@ -16,13 +17,13 @@ func IsIdent(s string) bool { return identRE.MatchString(s) }
 // identifiers C++ reserves for the implementation.
 func Reserved(s string) string {
 	switch {
-	case cppKeywords[s]:
+	case cppKeywords()[s]:
 		return "a C++ keyword"
-	case cudaNames[s]:
+	case cudaNames()[s]:
 		return "a CUDA keyword or built-in"
-	case pythonKeywords[s]:
+	case pythonKeywords()[s]:
 		return "a Python keyword"
-	case openCLNames[s]:
+	case openCLNames()[s]:
 		return "an OpenCL C keyword or type"
 	case strings.HasPrefix(s, "__"):
 		return "reserved in C++ (starts with two underscores)"
@@ -83,7 +84,8 @@ func set(words string) map[string]bool {
 	return m
 }
 
-var cppKeywords = set(`alignas alignof and and_eq asm auto bitand bitor bool break case catch char
+var cppKeywords = sync.OnceValue(func() map[string]bool {
+	return set(`alignas alignof and and_eq asm auto bitand bitor bool break case catch char
 char8_t char16_t char32_t class compl concept const consteval constexpr constinit const_cast continue
 co_await co_return co_yield decltype default delete do double dynamic_cast else enum explicit export
 extern false float for friend goto if inline int long mutable namespace new noexcept not not_eq nullptr
@@ -92,15 +94,20 @@ sizeof static static_assert static_cast struct switch template this thread_local
 typeid typename union unsigned using virtual void volatile wchar_t while xor xor_eq
 final override import module
 NULL assert errno std main`)
+})
 
-var cudaNames = set(`threadIdx blockIdx blockDim gridDim warpSize dim3 half half2 nv_bfloat16
+var cudaNames = sync.OnceValue(func() map[string]bool {
+	return set(`threadIdx blockIdx blockDim gridDim warpSize dim3 half half2 nv_bfloat16
 cudaStream_t stream workspace inputDesc outputDesc inputs outputs`)
+})
 
-var pythonKeywords = set(`False None True and as assert async await break class continue def del elif
+var pythonKeywords = sync.OnceValue(func() map[string]bool {
+	return set(`False None True and as assert async await break class continue def del elif
 else except finally for from global if import in is lambda nonlocal not or pass raise return try while
 with yield self`)
+})
 
-var openCLNames = func() map[string]bool {
+var openCLNames = sync.OnceValue(func() map[string]bool {
 	m := set(`kernel __kernel global __global local __local constant __constant private
 __private read_only write_only read_write restrict uniform pipe complex imaginary quad vector
 bool char uchar short ushort int uint long ulong float double half size_t ptrdiff_t intptr_t uintptr_t void
@@ -113,7 +120,7 @@ image3d_t sampler_t event_t queue_t ndrange_t clk_event_t reserve_id_t cl_mem_fe
 		}
 	}
 	return m
-}()
+})
 
 // Snake converts CamelCase to snake_case: "RoiAlignLite" -> "roi_align_lite",
 // "TopKLast" -> "top_k_last"; existing underscores are kept.

@@ -1,5 +1,7 @@
 package onnx
 
+import "sync"
+
 // The standard ONNX operators, written from the operator schemas of onnx
 // 1.23 (onnx.defs, every version of every op), plus the experimental ops
 // ONNX 1.5 removed that importers still recognise (ImageScaler, ScaledTanh
@@ -57,7 +59,7 @@ var (
 	}
 )
 
-var standardOps = func() map[string]string {
+var standardOps = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for _, l := range []struct {
 		domain string
@@ -70,11 +72,11 @@ var standardOps = func() map[string]string {
 		}
 	}
 	return m
-}()
+})
 
 // StandardOp reports whether name is a standard ONNX operator, and which
 // domain defines it.
 func StandardOp(name string) (domain string, ok bool) {
-	domain, ok = standardOps[name]
+	domain, ok = standardOps()[name]
 	return domain, ok
 }

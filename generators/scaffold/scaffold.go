@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"sync"
 
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/render"
@@ -29,11 +30,11 @@ type File struct {
 	Data []byte
 }
 
-var packageName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+var packageName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`) })
 
 // Files returns the scaffold, in a fixed order.
 func Files(o Options) ([]File, error) {
-	if !packageName.MatchString(o.Package) {
+	if !packageName().MatchString(o.Package) {
 		return nil, fmt.Errorf("package name %q: use letters, digits and _, starting with a letter", o.Package)
 	}
 	// The domain doubles as the plugin namespace, which a target's Python

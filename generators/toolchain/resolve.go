@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -230,11 +231,11 @@ func tooOld(f Found, v *VersionProbe, env string) string {
 	return ""
 }
 
-var numRE = regexp.MustCompile(`[0-9]+`)
+var numRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]+`) })
 
 // compareVersions compares dotted numbers: -1, 0 or 1.
 func compareVersions(a, b string) int {
-	as, bs := numRE.FindAllString(a, -1), numRE.FindAllString(b, -1)
+	as, bs := numRE().FindAllString(a, -1), numRE().FindAllString(b, -1)
 	for i := 0; i < len(as) || i < len(bs); i++ {
 		var x, y int
 		if i < len(as) {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
@@ -141,7 +142,7 @@ func (v *validator) number(p *ir.Param, lit *ir.Literal, pos diag.Pos) {
 	switch {
 	case d.IsInteger() || d.Kind() == ir.KindQuant:
 		if lit.Kind != ir.LitInt {
-			if intText.MatchString(lit.Text) {
+			if intText().MatchString(lit.Text) {
 				// An integer too large for YAML's 64 bits.
 				v.l.Errorf(pos, "default-range", "default %s of param %q does not fit %s", lit.Text, p.Name, d)
 				return
@@ -246,7 +247,7 @@ func intRange(d ir.DType) (float64, float64) {
 	return -math.Pow(2, float64(bits-1)), math.Pow(2, float64(bits-1)) - 1
 }
 
-var intText = regexp.MustCompile(`^[-+]?[0-9]+$`)
+var intText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-+]?[0-9]+$`) })
 
 // intFits reports exactly (no float64 rounding at 64 bits) whether the
 // integer text is a value of the integer dtype d.

@@ -3,6 +3,7 @@ package validate
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -14,7 +15,7 @@ import (
 // generated files, where such a line would open or close a region the
 // skeleton does not have; it is refused at the opdef, where the user can
 // fix it, instead of failing later inside out/.
-var markerText = regexp.MustCompile(`opforge:(begin|end)\b`)
+var markerText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`opforge:(begin|end)\b`) })
 
 // freeText checks every free-text field of the package.
 func (v *validator) freeText() {
@@ -75,7 +76,7 @@ func (v *validator) literalText(what string, lit *ir.Literal, pos diag.Pos) {
 // textAt checks a field that may be a literal block, pointing at the line
 // of the block that holds the marker.
 func (v *validator) textAt(what, s string, w ir.Where, field string, fallback diag.Pos) {
-	m := markerText.FindStringIndex(s)
+	m := markerText().FindStringIndex(s)
 	if m == nil {
 		return
 	}
@@ -90,7 +91,7 @@ func (v *validator) textAt(what, s string, w ir.Where, field string, fallback di
 }
 
 func (v *validator) text(what, s string, pos diag.Pos) {
-	m := markerText.FindStringIndex(s)
+	m := markerText().FindStringIndex(s)
 	if m == nil {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
@@ -14,7 +15,7 @@ import (
 
 // versionRE is what a package version may be: it becomes every target's
 // plugin or package version and Python strings.
-var versionRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._+-]*$`)
+var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._+-]*$`) })
 
 // Package checks pkg and records every problem in l.
 func Package(pkg *ir.Package, l *diag.List) {
@@ -22,7 +23,7 @@ func Package(pkg *ir.Package, l *diag.List) {
 	v.identifier("package", pkg.Name, pkg.Where.At("name", pkg.Pos))
 	if strings.TrimSpace(pkg.Version) == "" {
 		l.Errorf(pkg.Where.At("version", pkg.Pos), "package-version", "package %s has an empty version", pkg.Name)
-	} else if !versionRE.MatchString(pkg.Version) {
+	} else if !versionRE().MatchString(pkg.Version) {
 		l.Errorf(pkg.Where.At("version", pkg.Pos), "package-version", "package version %q is not a version: write letters, digits, '.', '_', '+' or '-' starting with a letter or digit (e.g. 1.0.0); it travels into C++, Python and XML configs", pkg.Version)
 	}
 	// Each op is checked on its own, on every core, into a list of its own;

@@ -107,7 +107,7 @@ func runJob(python string, j job, impl harness.Implementation, env []string, tim
 	if err := os.WriteFile(script, runner, 0o644); err != nil {
 		return fail(err.Error())
 	}
-	if f := impl.File; !implementationFile.MatchString(f) {
+	if f := impl.File; !implementationFile().MatchString(f) {
 		return fail(fmt.Sprintf("internal: the %s runner's implementation module is named %q, not <target>_verify.py", j.Target, f))
 	}
 	if err := os.WriteFile(filepath.Join(dir, impl.File), impl.Source, 0o644); err != nil {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/opforge/opforge/generators/ir"
 )
@@ -18,7 +19,9 @@ import (
 // axisLikeName matches params that name an axis although no output shape
 // says which input's (a softmax's axis): their values stay axes of the base
 // case's inputs.
-var axisLikeName = regexp.MustCompile(`(?i)^(axis|axes|dim|dims)$|_(axis|axes|dim|dims)$|^(axis|dim)_`)
+var axisLikeName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(axis|axes|dim|dims)$|_(axis|axes|dim|dims)$|^(axis|dim)_`)
+})
 
 // awayVariants are param p's values away from base (its value in the base
 // case): nil when p is bounded on both sides (min and max are tried), an
@@ -28,7 +31,7 @@ func awayVariants(op *ir.Op, p *ir.Param, base Param) []Param {
 		return nil
 	}
 	lo, hi := innerBounds(p)
-	if axisLikeName.MatchString(p.Name) {
+	if axisLikeName().MatchString(p.Name) {
 		r := baseRank(op)
 		if r == 0 {
 			return nil

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -27,7 +28,7 @@ var runner []byte
 // named (runners/<target>_verify.py): a module name of the target's own,
 // which shadows neither the harness (runner.py, imported as
 // opforge_runner) nor a standard-library module the harness imports.
-var implementationFile = regexp.MustCompile(`^[a-z][a-z0-9_]*_verify\.py$`)
+var implementationFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]*_verify\.py$`) })
 
 // Names are the runners' names, in order.
 func Names(rs []harness.Runner) []string {

@@ -5,13 +5,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // firstVersion is the version the development line before any release
 // tag counts toward.
 const firstVersion = "0.1.0"
 
-var releaseTag = regexp.MustCompile(`^v?([0-9]+(?:\.[0-9]+)*)$`)
+var releaseTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v?([0-9]+(?:\.[0-9]+)*)$`) })
 
 // Describe is where the checkout stands against its newest release tag.
 type Describe struct {
@@ -33,7 +34,7 @@ type Describe struct {
 func Version(d Describe) (string, error) {
 	base := firstVersion
 	if d.Tag != "" {
-		m := releaseTag.FindStringSubmatch(d.Tag)
+		m := releaseTag().FindStringSubmatch(d.Tag)
 		if m == nil {
 			return "", fmt.Errorf("wheel: tag %q is not a release tag (vX.Y.Z)", d.Tag)
 		}

@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -88,10 +89,10 @@ type Spec struct {
 var pep440 = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?(\+[a-z0-9]+(\.[a-z0-9]+)*)?$`)
 
 // distName is a distribution name PEP 508 accepts.
-var distName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+var distName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`) })
 
 func (s Spec) validate() error {
-	if !distName.MatchString(s.Name) {
+	if !distName().MatchString(s.Name) {
 		return fmt.Errorf("wheel: %q is not a distribution name", s.Name)
 	}
 	if !pep440.MatchString(s.Version) {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -75,7 +76,7 @@ func Parse(file string, data []byte, l *diag.List) (doc *yaml.Node, ok bool) {
 	return &n, true
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`) })
 
 // yamlParserProblems are the yaml.v3 parser (not scanner) errors. yaml.v3
 // reports their line 0-based (it adds 1 for scanner errors only).
@@ -90,7 +91,7 @@ var yamlParserProblems = map[string]bool{
 
 func yamlError(file string, data []byte, err error) diag.Diagnostic {
 	d := diag.Diagnostic{Pos: diag.Pos{File: file}, Severity: diag.Error, Code: "yaml-syntax", Message: err.Error()}
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(err.Error()); m != nil {
 		if n, e := strconv.Atoi(m[1]); e == nil {
 			d.Pos.Line = n
 			if yamlParserProblems[m[2]] {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -32,7 +33,7 @@ var indentProblems = map[string]bool{
 // more likely a false find of the scan than the parser's mistake.
 const locateWindow = 6
 
-var anchorMsgRE = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+var anchorMsgRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown anchor '(.*)' referenced$`) })
 
 // placement is where a parser error belongs (1-based line and column;
 // column 0 when unknown) and, when the source shows it, the likely fix.
@@ -61,7 +62,7 @@ func locate(src []byte, line int, msg string) placement {
 
 // placeAlias places an unknown alias at its "*name".
 func placeAlias(lines []string, _ int, msg string) (placement, bool) {
-	m := anchorMsgRE.FindStringSubmatch(msg)
+	m := anchorMsgRE().FindStringSubmatch(msg)
 	if m == nil {
 		return placement{}, false
 	}

@@ -1,6 +1,9 @@
 package aipu
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // builtinLayerTypes are the layer types the open-source Compass Optimizer
 // implements itself (every OpType passed to op_register under
@@ -9,7 +12,7 @@ import "strings"
 // built-in: register_optype is case-sensitive, the higher version wins, and
 // at equal versions the one registered last does (plugins load after the
 // built-ins in optimizer_main, so a 1.0 plugin silently replaces it).
-var builtinLayerTypes = func() map[string]bool {
+var builtinLayerTypes = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, name := range strings.Fields(`
 	Abs AccidentalHits Acos Acosh Activation AdaptivePool Add AffineGrid ArgMinMax Asin Asinh Atan
@@ -36,4 +39,4 @@ var builtinLayerTypes = func() map[string]bool {
 		m[name] = true
 	}
 	return m
-}()
+})

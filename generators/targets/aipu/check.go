@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
@@ -36,7 +37,9 @@ var nodeKeys = map[string]bool{"name": true, "type": true, "input": true, "outpu
 
 // retyped matches string values the OPT IR reader would turn into numbers,
 // booleans or dtypes.
-var retyped = regexp.MustCompile(`(?i)^([+-]?[0-9.]+([eE][+-]?[0-9]+)?|true|false|u?int(8|16|32|64)|float(16|32|64)|bfloat16|bool)$`)
+var retyped = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^([+-]?[0-9.]+([eE][+-]?[0-9]+)?|true|false|u?int(8|16|32|64)|float(16|32|64)|bfloat16|bool)$`)
+})
 
 // Ops returns the ops of pkg this target generates.
 func Ops(pkg *ir.Package) []*ir.Op {
@@ -110,7 +113,7 @@ func checkOp(op *ir.Op, d *diag.TargetList) {
 			d.Warnf(a.Pos, "aipu-target", "op %s names Compass target %q, which opforge has no toolchain settings for; known: %s", op.Name, t, strings.Join(KnownTargets, ", "))
 		}
 	}
-	if builtinLayerTypes[a.LayerType] && !a.OverrideBuiltin {
+	if builtinLayerTypes()[a.LayerType] && !a.OverrideBuiltin {
 		d.Warnf(a.Pos, "aipu-builtin", "layer type %q of op %s is a built-in Compass Optimizer op; at the built-in's version the one registered last wins, so set override_builtin: true to replace it on purpose, or choose another layer_type", a.LayerType, op.Name)
 	}
 	for _, t := range op.Tensors() {
@@ -194,7 +197,7 @@ func checkParam(op *ir.Op, p *ir.Param, d *diag.TargetList) {
 	check := func(s string, pos diag.Pos) {
 		if strings.ContainsAny(s, "=\n") {
 			d.Errorf(pos, "aipu-param-value", "value %q of param %q contains '=' or a newline, which Compass IR key=value lines cannot hold", s, p.Name)
-		} else if retyped.MatchString(s) {
+		} else if retyped().MatchString(s) {
 			d.Warnf(pos, "aipu-param-retyped", "string value %q of param %q looks like a number, boolean or dtype; the Compass IR reader will re-type it", s, p.Name)
 		}
 	}

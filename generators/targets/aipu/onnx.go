@@ -1,14 +1,19 @@
 package aipu
 
-import "github.com/opforge/opforge/generators/onnx"
+import (
+	"sync"
+
+	"github.com/opforge/opforge/generators/onnx"
+)
 
 // Arm-China/Compass_Unified_Parser (commit 9d4cfb79): the classes
 // deriving from OnnxOp in AIPUBuilder/Parser/ops/onnx_ops. The parser
 // looks a node up as op_type + "Op", with an "Ms" suffix for the
 // com.microsoft domain (listed separately).
-var onnxFrontEnd = onnx.NewFrontEnd(
-	"the Compass Unified Parser (9d4cfb79)",
-	`Abs Acos Acosh Add AffineGrid And ArgMax ArgMin Asin Asinh Atan Atanh Attention
+var onnxFrontEnd = sync.OnceValue(func() *onnx.FrontEnd {
+	return onnx.NewFrontEnd(
+		"the Compass Unified Parser (9d4cfb79)",
+		`Abs Acos Acosh Add AffineGrid And ArgMax ArgMin Asin Asinh Atan Atanh Attention
 	AveragePool BatchNormalization BitShift BitwiseAnd BitwiseNot BitwiseOr BitwiseXor Cast Ceil
 	Celu CenterCropPad Clip Col2Im Compress Concat ConcatFromSequence Constant ConstantOfShape
 	Conv ConvInteger ConvTranspose Cos Cosh CumSum DeformConv DepthToSpace DequantizeLinear Div
@@ -25,10 +30,11 @@ var onnxFrontEnd = onnx.NewFrontEnd(
 	SequenceInsert Shape Shrink Sigmoid Sign SimplifiedLayerNormalization Sin Sinh Size Slice
 	Softmax Softplus Softsign SpaceToDepth Split Sqrt Squeeze Sub Sum Tan Tanh ThresholdedRelu
 	Tile TopK Transpose Trilu Unique Unsqueeze Upsample Where Xor`,
-	`GroupQueryAttention MatMulBnb4 MatMulNBits MultiHeadAttention QGemm QLinearAdd
+		`GroupQueryAttention MatMulBnb4 MatMulNBits MultiHeadAttention QGemm QLinearAdd
 	QLinearAveragePool QLinearConcat QLinearGlobalAveragePool QLinearLeakyRelu QLinearSigmoid
 	RotaryEmbedding SkipSimplifiedLayerNormalization`,
-	false)
+		false)
+})
 
 // ONNXFrontEnd lists the ONNX ops the target's own ONNX front end runs.
-func (Target) ONNXFrontEnd() *onnx.FrontEnd { return onnxFrontEnd }
+func (Target) ONNXFrontEnd() *onnx.FrontEnd { return onnxFrontEnd() }

@@ -1,14 +1,19 @@
 package htp
 
-import "github.com/opforge/opforge/generators/onnx"
+import (
+	"sync"
+
+	"github.com/opforge/opforge/generators/onnx"
+)
 
 // onnxruntime/onnxruntime-qnn, the op builders registered in
 // onnxruntime/core/providers/qnn/builder/op_builder_factory.cc
 // (commit 001cffc6): the ONNX ops ONNX Runtime's QNN execution
 // provider hands to QNN's HTP backend. It dispatches on op_type.
-var onnxFrontEnd = onnx.NewFrontEnd(
-	"ONNX Runtime's QNN execution provider (onnxruntime-qnn 001cffc6)",
-	`Abs Add And ArgMax ArgMin Asin Atan AveragePool BatchNormalization Cast Ceil Clip
+var onnxFrontEnd = sync.OnceValue(func() *onnx.FrontEnd {
+	return onnx.NewFrontEnd(
+		"ONNX Runtime's QNN execution provider (onnxruntime-qnn 001cffc6)",
+		`Abs Add And ArgMax ArgMin Asin Atan AveragePool BatchNormalization Cast Ceil Clip
 	Concat Conv ConvTranspose Cos CumSum DepthToSpace DequantizeLinear Div Einsum Elu Equal Exp
 	Expand Flatten Floor FusedMatMul GRU Gather GatherElements GatherND Gelu Gemm
 	GlobalAveragePool GlobalMaxPool Greater GreaterOrEqual GridSample GroupNormalization
@@ -20,8 +25,9 @@ var onnxFrontEnd = onnx.NewFrontEnd(
 	STFT ScatterElements ScatterND Selu Sigmoid Sign SimplifiedLayerNormalization Sin Slice
 	Softmax Softplus SpaceToDepth Split Sqrt Squeeze Sub Sum Tan Tanh ThresholdedRelu Tile TopK
 	Transpose Unsqueeze Upsample Where Xor`,
-	``,
-	true)
+		``,
+		true)
+})
 
 // ONNXFrontEnd lists the ONNX ops the target's own ONNX front end runs.
-func (Target) ONNXFrontEnd() *onnx.FrontEnd { return onnxFrontEnd }
+func (Target) ONNXFrontEnd() *onnx.FrontEnd { return onnxFrontEnd() }

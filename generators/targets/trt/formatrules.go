@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/escape"
@@ -49,7 +50,9 @@ type ParamCond struct {
 }
 
 // paramCondRE is a condition: a param, a comparison, a value.
-var paramCondRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(==|!=|<=|>=|<|>)\s*([^\s<>=!]+)\s*$`)
+var paramCondRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(==|!=|<=|>=|<|>)\s*([^\s<>=!]+)\s*$`)
+})
 
 // decodeFormats reads the formats list into rules and the names they
 // admit (the union, in order, without repeats).
@@ -95,7 +98,7 @@ func decodeWhen(w *ir.Node, r *FormatRule, d *diag.TargetList) {
 		r.Where["param"] = v.Pos
 		r.Params = []ParamCond{}
 		for _, s := range scalarsOf(v) {
-			m := paramCondRE.FindStringSubmatch(s.Text())
+			m := paramCondRE().FindStringSubmatch(s.Text())
 			if m == nil {
 				if d != nil {
 					d.Errorf(s.TextPos(), "trt-format-when", "format condition %q: write a param, a comparison (==, !=, <, <=, >, >=) and a value, e.g. \"ld < 32\"", s.Text())

@@ -2,6 +2,7 @@ package trt
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/onnx"
@@ -10,9 +11,10 @@ import (
 
 // onnx/onnx-tensorrt docs/operators.md, release 10.1 (the rows marked
 // Y). The parser dispatches on op_type alone, whatever the domain.
-var onnxFrontEnd = onnx.NewFrontEnd(
-	"the ONNX-TensorRT 10.1 operator support matrix",
-	`Abs Acos Acosh Add And ArgMax ArgMin Asin Asinh Atan Atanh AveragePool
+var onnxFrontEnd = sync.OnceValue(func() *onnx.FrontEnd {
+	return onnx.NewFrontEnd(
+		"the ONNX-TensorRT 10.1 operator support matrix",
+		`Abs Acos Acosh Add And ArgMax ArgMin Asin Asinh Atan Atanh AveragePool
 	BatchNormalization Cast CastLike Ceil Celu Clip Concat Constant ConstantOfShape Conv
 	ConvTranspose Cos Cosh CumSum DeformConv DepthToSpace DequantizeLinear Div Dropout Einsum Elu
 	Equal Erf Exp Expand EyeLike Flatten Floor GRU Gather GatherElements GatherND Gelu Gemm
@@ -27,11 +29,12 @@ var onnxFrontEnd = onnx.NewFrontEnd(
 	ScatterElements ScatterND Selu Shape Shrink Sigmoid Sign Sin Sinh Size Slice Softmax Softplus
 	Softsign SpaceToDepth Split Sqrt Squeeze Sub Sum Tan Tanh ThresholdedRelu Tile TopK Transpose
 	Trilu Unsqueeze Upsample Where Xor`,
-	``,
-	true)
+		``,
+		true)
+})
 
 // ONNXFrontEnd lists the ONNX ops the target's own ONNX front end runs.
-func (Target) ONNXFrontEnd() *onnx.FrontEnd { return onnxFrontEnd }
+func (Target) ONNXFrontEnd() *onnx.FrontEnd { return onnxFrontEnd() }
 
 // ParserAttrs are the node attributes TensorRT's ONNX parser reads itself
 // to find and feed the plugin (onnx-tensorrt's importPluginV3 path); it

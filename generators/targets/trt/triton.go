@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
@@ -36,13 +37,13 @@ func tritonKernelOf(op *ir.Op) *ir.TritonKernel {
 }
 
 // defines matches a top-level Python function definition's name.
-var defines = regexp.MustCompile(`(?m)^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+var defines = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`) })
 
 // launcherName is the launcher's name: the placeholder's, unless the
 // imported source defines a function of that name.
 func launcherName(snake string, k *ir.TritonKernel) string {
 	taken := map[string]bool{}
-	for _, m := range defines.FindAllStringSubmatch(k.Source, -1) {
+	for _, m := range defines().FindAllStringSubmatch(k.Source, -1) {
 		taken[m[1]] = true
 	}
 	name := snake + "_kernel"
@@ -143,7 +144,7 @@ func hasConstexpr(k *ir.TritonKernel, name string) bool {
 }
 
 func hasDefinition(k *ir.TritonKernel) bool {
-	for _, m := range defines.FindAllStringSubmatch(k.Source, -1) {
+	for _, m := range defines().FindAllStringSubmatch(k.Source, -1) {
 		if m[1] == k.Kernel {
 			return true
 		}

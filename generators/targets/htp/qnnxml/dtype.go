@@ -2,6 +2,7 @@ package qnnxml
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/opforge/opforge/generators/ir"
 )
@@ -20,18 +21,18 @@ var qnnDTypes = map[ir.DType]string{
 	ir.String: "STRING", ir.BackendSpecific: "BACKEND_SPECIFIC",
 }
 
-var dtypeByQNN = func() map[string]ir.DType {
+var dtypeByQNN = sync.OnceValue(func() map[string]ir.DType {
 	m := make(map[string]ir.DType, len(qnnDTypes))
 	for d, q := range qnnDTypes {
 		m[q] = d
 	}
 	return m
-}()
+})
 
 // DTypeFromQNN maps a Qnn_DataType_t name, with or without its
 // QNN_DATATYPE_ prefix, to opforge's dtypes.
 func DTypeFromQNN(name string) (ir.DType, bool) {
-	d, ok := dtypeByQNN[strings.TrimPrefix(name, qnnPrefix)]
+	d, ok := dtypeByQNN()[strings.TrimPrefix(name, qnnPrefix)]
 	return d, ok
 }
 

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/beevik/etree"
@@ -234,12 +235,12 @@ func rawName(data []byte, start int) string {
 	return string(data[start+1 : i])
 }
 
-var closedByRE = regexp.MustCompile(`closed by (</[^>\s]+>)`)
+var closedByRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`closed by (</[^>\s]+>)`) })
 
 // closeTagPos moves p to the offending end tag a mismatch message names,
 // when it is on p's line.
 func closeTagPos(p diag.Pos, data []byte, lines *lineIndex, msg string) diag.Pos {
-	m := closedByRE.FindStringSubmatch(msg)
+	m := closedByRE().FindStringSubmatch(msg)
 	if m == nil || p.Line < 1 || p.Line > len(lines.starts) {
 		return p
 	}

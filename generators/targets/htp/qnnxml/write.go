@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/beevik/etree"
 
@@ -159,19 +160,19 @@ func rankText(rank int, scalar bool) string {
 }
 
 // layoutToQNN inverts layoutFromQNN: one table states the mapping.
-var layoutToQNN = func() map[ir.Layout]string {
+var layoutToQNN = sync.OnceValue(func() map[ir.Layout]string {
 	m := make(map[ir.Layout]string, len(layoutFromQNN))
 	for q, l := range layoutFromQNN {
 		m[l] = q
 	}
 	return m
-}()
+})
 
 func (w *writer) layout(shape *etree.Element, l ir.Layout, pos diag.Pos, name string) {
 	if l == ir.LayoutNone {
 		return
 	}
-	q, ok := layoutToQNN[l]
+	q, ok := layoutToQNN()[l]
 	if !ok {
 		w.lost(pos, "%q: QNN XML has no %s layout; written as UNDEFINED", name, l)
 		q = "UNDEFINED"
@@ -367,7 +368,7 @@ func quantValue(key, v string) string {
 	case "Axis", "Min", "Max":
 		return decimalText(v)
 	case "Scale", "Offset":
-		if xmlNumber.MatchString(v) {
+		if xmlNumber().MatchString(v) {
 			return v
 		}
 		if n, err := strconv.ParseInt(v, 0, 64); err == nil {
@@ -381,7 +382,9 @@ func quantValue(key, v string) string {
 }
 
 // xmlNumber is the decimal form of an XML Schema float.
-var xmlNumber = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+var xmlNumber = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+})
 
 // decimalText rewrites a YAML integer (0x10, 0o17, 1_000) in decimal.
 func decimalText(v string) string {
