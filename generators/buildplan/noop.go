@@ -181,6 +181,12 @@ func (p *Plan) recordNoop(r buildengine.Result) error {
 			rec.Files[path] = seenNow(path)
 		}
 	}
-	_, err := atomicfile.Write(noopPath(*p.opts, p.Target), rec.encode(), 0o644)
-	return err
+	path := noopPath(*p.opts, p.Target)
+	if _, err := atomicfile.Write(path, rec.encode(), 0o644); err != nil {
+		return err
+	}
+	// The JSON record builds kept before noopVersion 2, under the same
+	// name plus .json, is read by no one now.
+	_ = os.Remove(path + ".json")
+	return nil
 }

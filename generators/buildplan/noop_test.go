@@ -93,8 +93,15 @@ func TestNoopRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A JSON record left by an older opforge is removed with the first
+	// record this one writes.
+	legacy := noopPath(o, "fake") + ".json"
+	write(legacy, "{}", 0o644)
 	if build() {
 		t.Fatal("the first build took the no-op path")
+	}
+	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
+		t.Errorf("the legacy JSON record is still there (%v)", err)
 	}
 	if before := runs(); !build() || runs() != before {
 		t.Fatalf("an unchanged build was not a no-op (or ran the tool)")

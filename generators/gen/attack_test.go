@@ -49,3 +49,38 @@ func TestCacheVouchesOnlyForWhatItSaw(t *testing.T) {
 		t.Error("the cache vouches for a tree another gen changed after this one wrote it")
 	}
 }
+
+// TestStoreRemovesLegacyCache: the JSON record of older gens, beside the
+// default cache under its name plus .json, goes with the first store; a
+// cache of another name leaves its neighbours alone.
+func TestStoreRemovesLegacyCache(t *testing.T) {
+	o := workspace(t)
+	var l diag.List
+	p := Plan(o, &l)
+	if p == nil || l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	if _, err := writer.Apply(p); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		gone bool
+	}{{legacyCacheBase, true}, {"mine", false}} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path+".json", []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cache, err := OpenCache(o, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cache.Store(p); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(path + ".json"); os.IsNotExist(err) != c.gone {
+			t.Errorf("%s.json: removed %v, want %v", c.name, os.IsNotExist(err), c.gone)
+		}
+	}
+}

@@ -231,6 +231,17 @@ func (c *Cache) Store(p *writer.Plan) error {
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
 		return err
 	}
-	_, err := atomicfile.Write(c.path, data, 0o644)
-	return err
+	if _, err := atomicfile.Write(c.path, data, 0o644); err != nil {
+		return err
+	}
+	if filepath.Base(c.path) == legacyCacheBase {
+		// The JSON record gens wrote before the binary one, under the
+		// same name plus .json: opforge's own file, read by no one now.
+		_ = os.Remove(c.path + ".json")
+	}
+	return nil
 }
+
+// legacyCacheBase is the default cache's name; before the record became
+// binary, gens kept it as this name plus ".json".
+const legacyCacheBase = ".opforge-gen-cache"
