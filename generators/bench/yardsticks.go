@@ -20,8 +20,13 @@ var ErrNoYardstick = errors.New("yardstick not available")
 // a b ..., so that a machine whose speed drifts slows both alike, and
 // returns the median wall time of each.
 func paired(a, b func(rep int) (time.Duration, error)) (time.Duration, time.Duration, error) {
+	return pairedN(Repeats, a, b)
+}
+
+// pairedN is paired over n pairs.
+func pairedN(n int, a, b func(rep int) (time.Duration, error)) (time.Duration, time.Duration, error) {
 	var as, bs []time.Duration
-	for rep := 0; rep < Repeats; rep++ {
+	for rep := 0; rep < n; rep++ {
 		for _, side := range []struct {
 			run func(int) (time.Duration, error)
 			to  *[]time.Duration
@@ -53,36 +58,39 @@ func timed(argv []string, dir string, env []string) (time.Duration, []byte, erro
 // ColdBuild measures a cold `opforge build` of the team build's package of
 // n synthetic ops beside the target's yardstick, the package built cold
 // with its own build files (registry.TeamBench.Yardstick), each in a fresh
-// build folder every run.
-func ColdBuild(o Options, n int) (Comparison, error) {
+// build folder every run. Then, in the folders the last pair built, a
+// no-op build of each: opforge's beside the yardstick's last command
+// (ninja) with nothing to do, the issue's own measure of a no-op build.
+func ColdBuild(o Options, n int) (cold, noop Comparison, err error) {
 	c := Comparison{Name: fmt.Sprintf("cold build, %d ops, %s", n, teamTitle)}
+	noop = Comparison{Name: fmt.Sprintf("no-op build, %d ops, %s", n, teamTitle), YardstickName: "ninja in the CMake build folder of the package's CMakeLists.txt"}
 	yardstick := registry.TeamBench.Yardstick
 	if yardstick == nil {
-		return c, fmt.Errorf("%w: the %s target names no build to compare with", ErrNoYardstick, teamTarget)
+		return c, noop, fmt.Errorf("%w: the %s target names no build to compare with", ErrNoYardstick, teamTarget)
 	}
 	dir, err := filepath.Abs(filepath.Join(o.Work, fmt.Sprintf("cold-build-n%d", n)))
 	if err != nil {
-		return c, err
+		return c, noop, err
 	}
 	out := filepath.Join(dir, "out")
 	if err := Synthesize(filepath.Join(dir, "opdefs", "bench", "bench.yaml"), n, teamTarget, 0); err != nil {
-		return c, err
+		return c, noop, err
 	}
 	if _, err := o.gen(filepath.Join(dir, "opdefs"), out); err != nil {
-		return c, err
+		return c, noop, err
 	}
 	pkgs, _ := filepath.Glob(filepath.Join(out, teamTarget, "*", "CMakeLists.txt"))
 	if len(pkgs) != 1 {
-		return c, fmt.Errorf("%w: the generated %s package has no CMakeLists.txt of its own", ErrNoYardstick, teamTarget)
+		return c, noop, fmt.Errorf("%w: the generated %s package has no CMakeLists.txt of its own", ErrNoYardstick, teamTarget)
 	}
 	toolchains, err := filepath.Abs(o.Toolchains)
 	if err != nil {
-		return c, err
+		return c, noop, err
 	}
 	env := teamEnv()
 	cmds, extra, err := yardstick(filepath.Dir(pkgs[0]), filepath.Join(dir, "yardstick-build"), env)
 	if err != nil || len(cmds) == 0 {
-		return c, fmt.Errorf("%w: %v", ErrNoYardstick, err)
+		return c, noop, fmt.Errorf("%w: %v", ErrNoYardstick, err)
 	}
 	c.YardstickName = "CMake configure + ninja (the package's CMakeLists.txt)"
 	runOpforge := func(rep int) (time.Duration, error) {
@@ -107,9 +115,26 @@ func ColdBuild(o Options, n int) (Comparison, error) {
 		}
 		return total, nil
 	}
-	c.OpForge, c.Yardstick, err = paired(runOpforge, runYardstick)
-	return c, err
+	if c.OpForge, c.Yardstick, err = paired(runOpforge, runYardstick); err != nil {
+		return c, noop, err
+	}
+	last := Repeats - 1
+	noopOpforge := func(int) (time.Duration, error) { return runOpforge(last) }
+	lastCmds, _, _ := yardstick(filepath.Dir(pkgs[0]), filepath.Join(dir, fmt.Sprintf("yardstick-build-%d", last)), env)
+	noopYardstick := func(int) (time.Duration, error) {
+		d, output, err := timed(lastCmds[len(lastCmds)-1], dir, append(append([]string{}, env...), extra...))
+		if err != nil {
+			return d, fmt.Errorf("%v\n%s", err, output)
+		}
+		return d, nil
+	}
+	noop.OpForge, noop.Yardstick, err = pairedN(noopPairs, noopOpforge, noopYardstick)
+	return c, noop, err
 }
+
+// noopPairs is how many pairs time a no-op build: a few milliseconds each,
+// where one run of a loaded machine would decide a median of 3.
+const noopPairs = 21
 
 // PeerGen measures opforge's cold generation of n synthetic ops for the
 // peer generator's target (registry.PeerBench) beside that generator on

@@ -87,19 +87,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else {
 		o.PrintComparison(bench.Comparison{Name: "no-op build, 100 ops, " + noop.Targets, OpForge: noop.Wall, Yardstick: ninja, YardstickName: "ninja, same units"})
 	}
-	for _, yardstick := range []func() (bench.Comparison, error){
-		func() (bench.Comparison, error) { return bench.PeerGen(o, 1000) },
-		func() (bench.Comparison, error) { return bench.ColdBuild(o, *teamOps) },
+	for _, yardstick := range []func() ([]bench.Comparison, error){
+		func() ([]bench.Comparison, error) {
+			c, err := bench.PeerGen(o, 1000)
+			return []bench.Comparison{c}, err
+		},
+		func() ([]bench.Comparison, error) {
+			cold, noop, err := bench.ColdBuild(o, *teamOps)
+			return []bench.Comparison{cold, noop}, err
+		},
 	} {
-		c, err := yardstick()
+		cs, err := yardstick()
 		switch {
 		case errors.Is(err, bench.ErrNoYardstick):
-			fmt.Fprintf(stdout, "\nnot compared (%s): %v\n", c.Name, err)
+			fmt.Fprintf(stdout, "\nnot compared (%s): %v\n", cs[0].Name, err)
 		case err != nil:
 			fmt.Fprintln(stderr, err)
 			return 1
 		default:
-			o.PrintComparison(c)
+			for _, c := range cs {
+				o.PrintComparison(c)
+			}
 		}
 	}
 	fmt.Fprint(stdout, "\n"+bench.TeamHeader)
