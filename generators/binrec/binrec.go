@@ -8,6 +8,7 @@ package binrec
 
 import (
 	"encoding/binary"
+	"math"
 
 	"github.com/opforge/opforge/generators/filestat"
 )
@@ -37,8 +38,9 @@ func AppendStat(b []byte, st filestat.Stat) []byte {
 // a malformed value it is Bad and reads only zero values, so a caller
 // checks once, at the end.
 type Reader struct {
-	b   []byte
-	bad bool
+	b       []byte
+	bad     bool
+	scratch [binary.MaxVarintLen64]byte
 }
 
 // NewReader reads b after magic; it is Bad when b does not start with it.
@@ -55,10 +57,11 @@ func (r *Reader) Bad() bool { return r.bad }
 // Done reports whether every byte was read and each read was good.
 func (r *Reader) Done() bool { return !r.bad && len(r.b) == 0 }
 
-// Uvarint reads an unsigned varint.
+// Uvarint reads an unsigned varint, in the one encoding Append writes (a
+// longer one for the same number is malformed).
 func (r *Reader) Uvarint() uint64 {
 	v, n := binary.Uvarint(r.b)
-	if r.bad || n <= 0 {
+	if r.bad || n <= 0 || n != len(binary.AppendUvarint(r.scratch[:0], v)) {
 		r.bad = true
 		return 0
 	}
@@ -66,15 +69,25 @@ func (r *Reader) Uvarint() uint64 {
 	return v
 }
 
-// Varint reads a signed varint.
+// Varint reads a signed varint, in its shortest encoding.
 func (r *Reader) Varint() int64 {
 	v, n := binary.Varint(r.b)
-	if r.bad || n <= 0 {
+	if r.bad || n <= 0 || n != len(binary.AppendVarint(r.scratch[:0], v)) {
 		r.bad = true
 		return 0
 	}
 	r.b = r.b[n:]
 	return v
+}
+
+// Uint32 reads an unsigned varint that must fit 32 bits.
+func (r *Reader) Uint32() uint32 {
+	v := r.Uvarint()
+	if v > math.MaxUint32 {
+		r.bad = true
+		return 0
+	}
+	return uint32(v)
 }
 
 // Count reads a number of entries to follow, each at least a byte: one

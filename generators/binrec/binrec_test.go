@@ -39,3 +39,20 @@ func TestRoundTrip(t *testing.T) {
 		t.Error("a bool of 2 was read")
 	}
 }
+
+// TestMalformedNumbers: a varint in a longer encoding than the shortest,
+// and a number past 32 bits where 32 are asked for, are malformed.
+func TestMalformedNumbers(t *testing.T) {
+	if r := NewReader([]byte{0x85, 0x00}, ""); r.Uvarint() != 0 || !r.Bad() {
+		t.Error("an over-long unsigned varint was read")
+	}
+	if r := NewReader([]byte{0x80, 0x80, 0x00}, ""); r.Varint() != 0 || !r.Bad() {
+		t.Error("an over-long signed varint was read")
+	}
+	if r := NewReader([]byte{0x80, 0x80, 0x80, 0x80, 0x10}, ""); r.Uint32() != 0 || !r.Bad() {
+		t.Error("1<<32 was read as 32 bits")
+	}
+	if r := NewReader([]byte{0xff, 0xff, 0xff, 0xff, 0x0f}, ""); r.Uint32() != 1<<32-1 || !r.Done() {
+		t.Error("the largest 32-bit number was refused")
+	}
+}

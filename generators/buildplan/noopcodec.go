@@ -67,7 +67,7 @@ func (r *noopRecord) decode(data []byte) bool {
 		return false
 	}
 	r.Key = d.String()
-	r.Units = int(d.Uvarint())
+	r.Units = int(d.Uint32())
 	r.Preface, r.Notes = d.String(), d.String()
 	n := d.Count()
 	r.Files = make(map[string]buildengine.SeenFile, n)
@@ -78,7 +78,7 @@ func (r *noopRecord) decode(data []byte) bool {
 	p := toolchain.NewProbes()
 	for range d.Count() {
 		path := d.String()
-		p.Paths[path] = toolchain.PathState{Exists: d.Bool(), Stat: d.Stat(), Mode: fs.FileMode(d.Uvarint())}
+		p.Paths[path] = toolchain.PathState{Exists: d.Bool(), Stat: d.Stat(), Mode: fs.FileMode(d.Uint32())}
 	}
 	for range d.Count() {
 		pattern := d.String()

@@ -65,6 +65,9 @@ func CString(s string) string {
 // are not printable become \x.. / \u.... text, and leading and trailing
 // space goes.
 func oneLine(s string) string {
+	if plainLine(s) {
+		return s // what the loop below would copy byte for byte
+	}
 	var b strings.Builder
 	space := false
 	for _, r := range s {
@@ -87,6 +90,19 @@ func oneLine(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// plainLine reports whether oneLine leaves s as it is: printable ASCII
+// whose spaces are single and inside. Descriptions mostly are, and every
+// op's model escapes several of them.
+func plainLine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < ' ' || c > '~' || c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ') {
+			return false
+		}
+	}
+	return true
 }
 
 // lineText is oneLine for a line comment: it never ends in a backslash,

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -201,6 +202,20 @@ func FuzzEscapers(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		// The plain-text shortcut: oneLine returns s only where the loop
+		// would have copied it unchanged.
+		if plainLine(s) {
+			var b strings.Builder
+			for _, w := range strings.Fields(s) {
+				if b.Len() > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(w)
+			}
+			if b.String() != s || strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
+				t.Fatalf("plainLine(%q) but the text is not one plain line", s)
+			}
+		}
 		if got := unquoteC(t, CString(s)); got != s {
 			t.Fatalf("CString(%q) reads back as %q", s, got)
 		}
