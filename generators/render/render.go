@@ -153,7 +153,7 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 // file no longer renders every op on one core; the sections are joined
 // before the file is normalized, so it gets the loop's bytes.
 func Sections[T any](s *Set, name string, items []T) (string, error) {
-	return sections(s, name, items, nil, nil)
+	return sections(len(items), templateParts(s, name, items), nil, nil)
 }
 
 // KeyedSections is Sections for items that each stand for one op of pkg
@@ -165,9 +165,38 @@ func Sections[T any](s *Set, name string, items []T) (string, error) {
 // files, so an item must be made from those alone, as the op's own
 // files are (TestIncrementalMatchesCold in generators/gen holds it).
 func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops []*ir.Op) (string, error) {
-	r := pkg.Reuse
-	if r == nil || r.Sections == nil || len(ops) != len(items) {
+	if len(ops) != len(items) {
 		return Sections(s, name, items)
+	}
+	stored, remember := keyedStore(pkg, name, ops)
+	return sections(len(items), templateParts(s, name, items), stored, remember)
+}
+
+// KeyedTexts is KeyedSections for a part of a shared file a target makes
+// in Go rather than with a template: part(i) makes ops[i]'s text, from
+// that op and its package's facts alone, under the same rule. name tells
+// the parts apart from the op's other sections.
+func KeyedTexts(pkg *ir.Package, name string, ops []*ir.Op, part func(i int) (string, error)) (string, error) {
+	stored, remember := keyedStore(pkg, name, ops)
+	return sections(len(ops), func(_ *bytes.Buffer, i int) (string, error) { return part(i) }, stored, remember)
+}
+
+// templateParts makes item i's section with the named template.
+func templateParts[T any](s *Set, name string, items []T) func(*bytes.Buffer, int) (string, error) {
+	return func(buf *bytes.Buffer, i int) (string, error) {
+		if err := s.tmpl().ExecuteTemplate(buf, name, items[i]); err != nil {
+			return "", err
+		}
+		return buf.String(), nil
+	}
+}
+
+// keyedStore gives a section of ops[i] from pkg.Reuse's store and keeps
+// one made (nil, nil: no store, so nothing is reused or kept).
+func keyedStore(pkg *ir.Package, name string, ops []*ir.Op) (stored func(int) (string, bool), remember func(int, string)) {
+	r := pkg.Reuse
+	if r == nil || r.Sections == nil {
+		return nil, nil
 	}
 	key := func(i int) string {
 		if k := r.Keys[ops[i]]; k != "" {
@@ -175,27 +204,27 @@ func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops [
 		}
 		return ""
 	}
-	stored := func(i int) (string, bool) {
+	stored = func(i int) (string, bool) {
 		if k := key(i); k != "" {
 			return r.Sections.Section(k)
 		}
 		return "", false
 	}
-	remember := func(i int, text string) {
+	remember = func(i int, text string) {
 		if k := key(i); k != "" {
 			r.Sections.Remember(k, text)
 		}
 	}
-	return sections(s, name, items, stored, remember)
+	return stored, remember
 }
 
-// sections renders the named template once per item on every core, unless
-// stored (nil: none) gives the item's text, hands what it rendered to
-// remember (nil: none), and joins the texts in order.
-func sections[T any](s *Set, name string, items []T, stored func(int) (string, bool), remember func(int, string)) (string, error) {
-	parts := make([]string, len(items))
-	errs := make([]error, len(items))
-	parallelBuffered(len(items), func(buf *bytes.Buffer, i int) {
+// sections makes n sections on every core, unless stored (nil: none)
+// gives section i's text, hands what it made to remember (nil: none), and
+// joins the texts in order.
+func sections(n int, part func(buf *bytes.Buffer, i int) (string, error), stored func(int) (string, bool), remember func(int, string)) (string, error) {
+	parts := make([]string, n)
+	errs := make([]error, n)
+	parallelBuffered(n, func(buf *bytes.Buffer, i int) {
 		if stored != nil {
 			if text, ok := stored(i); ok {
 				parts[i] = text
@@ -203,10 +232,9 @@ func sections[T any](s *Set, name string, items []T, stored func(int) (string, b
 			}
 		}
 		buf.Reset()
-		if errs[i] = s.tmpl().ExecuteTemplate(buf, name, items[i]); errs[i] != nil {
+		if parts[i], errs[i] = part(buf, i); errs[i] != nil {
 			return
 		}
-		parts[i] = buf.String()
 		if remember != nil {
 			remember(i, parts[i])
 		}

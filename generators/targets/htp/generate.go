@@ -45,9 +45,7 @@ func (t Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	)
 	go func() {
 		defer close(done)
-		sub := *pkg
-		sub.Ops = ops
-		xml, xerr = qnnxml.Write(&sub, &xl)
+		xml, xerr = configXML(pkg, ops, &xl)
 	}()
 	files := make([]render.File, 0, 4+len(m.Ops))
 	files = append(files,
