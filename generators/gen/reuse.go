@@ -8,7 +8,6 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/target"
-	"github.com/opforge/opforge/generators/workpool"
 )
 
 // Reuser lets gen leave unrendered the files an op generates alone when
@@ -21,8 +20,7 @@ import (
 // the loader took of the op's definition and of the package's outside its
 // ops (ir.Package.Digest). Other ops, and where in the file the op stands,
 // are not in it. TestIncrementalMatchesCold holds incremental gens to
-// cold ones over random edits. Its methods are called from several
-// goroutines at once.
+// cold ones over random edits.
 type Reuser interface {
 	// Generator identifies the generator and its inputs besides the
 	// opdefs.
@@ -86,26 +84,19 @@ func (k *opKeys) reuse(t target.Target, pkg *ir.Package) *ir.Reuse {
 	if !ok {
 		return r
 	}
-	// Each file is a stat (Reusable): thousands of them in a large
-	// package, asked on every core.
-	paths := p.Paths(pkg)
-	kept := make([]bool, len(paths))
-	workpool.Parallel(len(paths), func(i int) {
-		f := paths[i]
+	for _, f := range p.Paths(pkg) {
 		key := r.Keys[f.Op]
 		if f.Op == nil || key == "" {
-			return
+			continue
 		}
-		rel := t.Name() + "/" + pkg.Name + "/" + f.Path
+		below := pkg.Name + "/" + f.Path
+		rel := t.Name() + "/" + below
 		k.reuser.Keyed(rel, key)
-		kept[i] = k.reuser.Reusable(rel, key)
-	})
-	for i, f := range paths {
-		if kept[i] {
+		if k.reuser.Reusable(rel, key) {
 			if r.Kept == nil {
 				r.Kept = map[string]bool{}
 			}
-			r.Kept[pkg.Name+"/"+f.Path] = true
+			r.Kept[below] = true
 		}
 	}
 	return r
