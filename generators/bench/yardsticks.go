@@ -132,8 +132,9 @@ func ColdBuild(o Options, n int) (cold, noop Comparison, err error) {
 	return c, noop, err
 }
 
-// noopPairs is how many pairs time a no-op build: a few milliseconds each,
-// where one run of a loaded machine would decide a median of 3.
+// noopPairs is how many runs (or pairs) time a no-op build: a few
+// milliseconds each, where one run of a loaded machine would decide a
+// median of 3.
 const noopPairs = 21
 
 // PeerGen measures opforge's cold generation of n synthetic ops for the
