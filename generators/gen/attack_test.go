@@ -20,14 +20,7 @@ func TestCacheVouchesOnlyForWhatItSaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Known = c.Unchanged
-	var l diag.List
-	p := Plan(o, &l)
-	if p == nil || l.HasErrors() {
-		t.Fatal(l.Sorted())
-	}
-	if _, err := writer.Apply(p); err != nil {
-		t.Fatal(err)
-	}
+	p := planAndApply(t, o)
 	// Another gen, from another state of the opdefs, replaces a file now.
 	victim := filepath.Join(o.Out, "htp/VisionOps/src/ops/TopKLast.cpp")
 	data, _ := os.ReadFile(victim)
@@ -55,14 +48,7 @@ func TestCacheVouchesOnlyForWhatItSaw(t *testing.T) {
 // cache of another name leaves its neighbours alone.
 func TestStoreRemovesLegacyCache(t *testing.T) {
 	o := workspace(t)
-	var l diag.List
-	p := Plan(o, &l)
-	if p == nil || l.HasErrors() {
-		t.Fatal(l.Sorted())
-	}
-	if _, err := writer.Apply(p); err != nil {
-		t.Fatal(err)
-	}
+	p := planAndApply(t, o)
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name string
@@ -83,4 +69,18 @@ func TestStoreRemovesLegacyCache(t *testing.T) {
 			t.Errorf("%s.json: removed %v, want %v", c.name, os.IsNotExist(err), c.gone)
 		}
 	}
+}
+
+// planAndApply plans a gen with o and applies it.
+func planAndApply(t *testing.T, o Options) *writer.Plan {
+	t.Helper()
+	var l diag.List
+	p := Plan(o, &l)
+	if p == nil || l.HasErrors() {
+		t.Fatal(l.Sorted())
+	}
+	if _, err := writer.Apply(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
