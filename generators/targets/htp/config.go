@@ -39,6 +39,9 @@ func configXML(pkg *ir.Package, ops []*ir.Op, l *diag.List) ([]byte, error) {
 		return write(ops, l)
 	}
 	parts, err := render.KeyedTexts(pkg, "htp-config-opdef", ops, func(i int) (string, error) {
+		if i == 0 {
+			return string(frame[start:end]), nil // the frame is op 0's document
+		}
 		var pl diag.List
 		doc, err := write(ops[i:i+1], &pl)
 		start, end, ok := opDefSpan(doc)
