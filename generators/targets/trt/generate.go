@@ -22,22 +22,33 @@ func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	if len(ops) == 0 {
 		return nil
 	}
-	m := newPackageModel(pkg, ops)
-	m.QDP = newQDPModel(pkg, ops, m.Ops)
+	// An op whose own files and sections are all kept is not modelled:
+	// its frame is all the shared files need of it (opFrame).
+	frames := keptFrames(pkg, ops)
+	made := make([]bool, len(ops))
+	for i, f := range frames {
+		made[i] = f == nil
+	}
+	m := newPackageModelKeeping(pkg, ops, frames)
+	m.QDP = newQDPModel(pkg, ops, m.Ops, frames)
 	if m.QDP != nil {
 		m.QDPModule = m.QDP.Module
-	}
-	plugin, library := "plugin", "library"
-	if m.Legacy {
-		plugin, library = "plugin_v2", "library_v2"
 	}
 	if err := renderSections(pkg, ops, m); err != nil {
 		d.Errorf(pkg.Pos, "internal", "rendering the package's op sections: %v", err)
 		return nil
 	}
+	if err := rememberFrames(pkg, ops, frames, made); err != nil {
+		d.Errorf(pkg.Pos, "internal", "keeping the ops' frames: %v", err)
+		return nil
+	}
+	plugin, library := "plugin", "library"
+	if m.Legacy {
+		plugin, library = "plugin_v2", "library_v2"
+	}
 	// The README and the Python module render over every op, each on one
 	// core: they go first, so they do not finish last (render.Package).
-	files := make([]render.File, 0, 7+5*len(m.Ops))
+	files := make([]render.File, 0, 7+5*len(ops))
 	files = append(files, render.File{Path: "README.md", Tmpl: "README.md.tmpl", Data: m})
 	if m.QDP != nil {
 		files = append(files, render.File{Path: qdpPath(pkg), Tmpl: "qdp.py.tmpl", Data: m.QDP, Owned: true})
@@ -49,23 +60,17 @@ func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		render.File{Path: pkgPath(pkg, "Common.h"), Tmpl: "common.h.tmpl", Data: m},
 		render.File{Path: pkgPath(pkg, "Library.cpp"), Tmpl: library + ".cpp.tmpl", Data: m},
 	)
-	for _, op := range m.Ops {
+	for i, f := range frames {
 		// The op's files get a copy of its model, not a pointer: a field of
 		// a struct reached through a pointer is addressable, and
 		// text/template prints such a field with an extra lookup of pointer
-		// methods and an allocation, at every one of a file's actions.
-		var data any = *op
-		files = append(files,
-			render.File{Path: opPath(op.Name, "Kernel.h"), Tmpl: "kernel.h.tmpl", Data: data},
-			render.File{Path: opPath(op.Name, "Kernel.cu"), Tmpl: "kernel.cu.tmpl", Data: data, Owned: true},
-			// The plugin class holds user regions too: members, clone,
-			// attachToContext, configure, tactics, a supportsFormatCombination hook.
-			render.File{Path: opPath(op.Name, "Plugin.h"), Tmpl: plugin + ".h.tmpl", Data: data, Owned: true},
-			render.File{Path: opPath(op.Name, "Plugin.cpp"), Tmpl: plugin + ".cpp.tmpl", Data: data, Owned: true},
-		)
-		if op.Kernel.Triton != nil {
-			files = append(files, render.File{Path: tritonScriptPath(op.Name), Tmpl: "triton.py.tmpl", Data: data})
+		// methods and an allocation, at every one of a file's actions. A
+		// kept op's files have no model: they are not rendered.
+		var data any
+		if op := m.Ops[i]; op != nil {
+			data = *op
 		}
+		files = append(files, opRenderFiles(f.Name, f.Triton, plugin, data)...)
 	}
 	return tmpl.Package(pkg, files, d)
 }
@@ -75,18 +80,37 @@ func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 // and an unchanged op's sections are reused (render.KeyedSections).
 func renderSections(pkg *ir.Package, ops []*ir.Op, m *packageModel) error {
 	var err error
-	if m.OpSections, err = render.KeyedSections(tmpl, pkg, "readme-op", m.Readme, ops); err != nil {
+	if m.OpSections, err = render.KeyedSections(tmpl, pkg, readmeSection, m.Readme, ops); err != nil {
 		return err
 	}
 	if m.QDP == nil {
 		return nil
 	}
-	qops := make([]*ir.Op, len(m.QDP.Ops))
-	for i, q := range m.QDP.Ops {
-		qops[i] = q.op
-	}
-	m.QDP.OpSections, err = render.KeyedSections(tmpl, pkg, "qdp-op", m.QDP.Ops, qops)
+	m.QDP.OpSections, err = render.KeyedSections(tmpl, pkg, qdpSection, m.QDP.Ops, m.QDP.ops)
 	return err
+}
+
+// The names of the ops' keyed sections.
+const (
+	readmeSection = "readme-op"
+	qdpSection    = "qdp-op"
+)
+
+// opRenderFiles are the files op generates alone, rendered from data (its
+// model) with the plugin templates named plugin. The plugin class holds
+// user regions too: members, clone, attachToContext, configure, tactics,
+// a supportsFormatCombination hook.
+func opRenderFiles(op string, triton bool, plugin string, data any) []render.File {
+	files := []render.File{
+		{Path: opPath(op, "Kernel.h"), Tmpl: "kernel.h.tmpl", Data: data},
+		{Path: opPath(op, "Kernel.cu"), Tmpl: "kernel.cu.tmpl", Data: data, Owned: true},
+		{Path: opPath(op, "Plugin.h"), Tmpl: plugin + ".h.tmpl", Data: data, Owned: true},
+		{Path: opPath(op, "Plugin.cpp"), Tmpl: plugin + ".cpp.tmpl", Data: data, Owned: true},
+	}
+	if triton {
+		files = append(files, render.File{Path: tritonScriptPath(op), Tmpl: "triton.py.tmpl", Data: data})
+	}
+	return files
 }
 
 // The paths of a package's files below out/trt/<Package>/ that are named
@@ -113,11 +137,8 @@ func (Target) Paths(pkg *ir.Package) []target.Path {
 		out = append(out, target.Path{Path: pkgPath(pkg, suffix)})
 	}
 	for _, op := range ops {
-		for _, suffix := range []string{"Kernel.h", "Kernel.cu", "Plugin.h", "Plugin.cpp"} {
-			out = append(out, target.Path{Path: opPath(op.Name, suffix), Op: op})
-		}
-		if launchesTriton(op) {
-			out = append(out, target.Path{Path: tritonScriptPath(op.Name), Op: op})
+		for _, p := range opFiles(op.Name, launchesTriton(op)) {
+			out = append(out, target.Path{Path: p, Op: op})
 		}
 	}
 	return out

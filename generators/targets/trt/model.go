@@ -27,6 +27,10 @@ type packageModel struct {
 	Static    bool
 	Ops       []*opModel
 	Readme    []*readmeOp
+	// Frames are every op's part of the shared files outside its
+	// sections, kept ops' included (opFrame); Ops and Readme hold only
+	// the ops modelled now.
+	Frames []*opFrame
 	// OpSections are the README's sections of the ops ("readme-op"),
 	// rendered per op.
 	OpSections string
@@ -249,6 +253,14 @@ var cudaHeaders = map[string]string{"__half": "cuda_fp16.h", "__nv_bfloat16": "c
 func trtType(d ir.DType) string { return "nvinfer1::DataType::" + TensorDType(d) }
 
 func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
+	return newPackageModelKeeping(pkg, ops, make([]*opFrame, len(ops)))
+}
+
+// newPackageModelKeeping is newPackageModel for a gen that keeps the
+// ops whose frames[i] is set (keptFrames): those ops get no model (nil in
+// Ops and Readme), and the package's aggregates come from every op's
+// frame, which it sets for the ops it models.
+func newPackageModelKeeping(pkg *ir.Package, ops []*ir.Op, frames []*opFrame) *packageModel {
 	snake := names.Snake(pkg.Name)
 	// Every op of a package has the package's plugin version and
 	// namespace; PluginID is where `rewrite onnx` reads them too.
@@ -263,9 +275,7 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 		Snake:     snake,
 		Legacy:    PkgOptions(pkg).Legacy,
 		Static:    PkgOptions(pkg).StaticRegistration,
-		DTypeCodes: slices.ContainsFunc(ops, func(op *ir.Op) bool {
-			return slices.ContainsFunc(op.Params, func(p *ir.Param) bool { return p.DTypeCode != nil })
-		}),
+		Frames:    frames,
 	}
 	if m.Legacy {
 		m.Requirements = append(m.Requirements, requirement{8, 0, pkg.Name + ": the IPluginV2DynamicExt plugins need TensorRT >= 8.0"})
@@ -276,6 +286,9 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 	m.Ops = make([]*opModel, len(ops))
 	m.Readme = make([]*readmeOp, len(ops))
 	workpool.Parallel(len(ops), func(i int) {
+		if frames[i] != nil {
+			return // kept: no model
+		}
 		// A counted output is generated as its most outputs (counted.go).
 		op := expandCounted(ops[i])
 		om := newOpModel(m, op)
@@ -283,28 +296,25 @@ func newPackageModel(pkg *ir.Package, ops []*ir.Op) *packageModel {
 		om.PluginName, om.PluginVersion, om.PluginNamespace = id.Name, id.Version, id.Namespace
 		m.Ops[i], m.Readme[i] = om, newReadmeOp(m, op, om)
 	})
-	m.DimHelpers = usesDimHelpers(ops)
 	wide, fp8 := "", ""
 	for i, op := range ops {
-		om := m.Ops[i]
-		if om.Aliased {
+		f := frames[i]
+		if f == nil {
+			// The model's frame; its Python plugin's part is added by
+			// newQDPModel.
+			f = newOpFrame(ops[i], m.Ops[i], m.Readme[i])
+			frames[i] = f
+		}
+		m.DTypeCodes = m.DTypeCodes || f.DTypeCodes
+		m.DimHelpers = m.DimHelpers || f.DimHelpers
+		if f.Aliased {
 			m.Requirements = append(m.Requirements, requirement{10, 3, fmt.Sprintf("%s: op %s aliases an output to an input, which needs IPluginV3OneBuildV2 (TensorRT >= 10.3)", pkg.Name, op.Name)})
 		}
-		for _, t := range op.Tensors() {
-			for _, d := range op.AllowedDTypes(t) {
-				switch d {
-				case ir.BFloat16, ir.Int64:
-					wide = op.Name
-				case ir.Float8E4:
-					fp8 = op.Name
-				}
-			}
+		if f.Wide {
+			wide = op.Name
 		}
-		for _, p := range om.Params {
-			switch p.FieldType {
-			case "kINT64", "kBF16", "kFP8":
-				wide = op.Name
-			}
+		if f.FP8 {
+			fp8 = op.Name
 		}
 	}
 	if m.Legacy && wide != "" {

@@ -25,6 +25,8 @@ type qdpModel struct {
 	Attrs     bool   // any op with attributes (the module's check helpers)
 	Relations bool   // any op with requires: (the module's _known)
 	Ops       []*qdpOp
+	ops       []*ir.Op    // the op of each of Ops (render.KeyedSections)
+	Frames    []*qdpFrame // each of Ops' part of the docstring
 	// OpSections are the ops' sections ("qdp-op"), rendered per op.
 	OpSections string
 	// Reference is the package's reference module (generators/reference)
@@ -41,7 +43,6 @@ type qdpModel struct {
 // qdpOp is one op's Python plugin; the fields qdp.py prints most come
 // first (see opModel).
 type qdpOp struct {
-	op          *ir.Op // the op it is made from (render.KeyedSections)
 	ID          string // vision::RoiAlignLite
 	dtypeCodes  bool   // a dtype code param (the module's _code helper)
 	Snake       string
@@ -128,15 +129,17 @@ var pyDType = map[ir.DType]string{
 	ir.Int8: "trt.int8", ir.QInt8: "trt.int8", ir.Int32: "trt.int32", ir.Int64: "trt.int64", ir.Bool: "trt.bool", ir.Uint8: "trt.uint8",
 }
 
-// newQDPModel builds the Python plugins of ops; models are the ops' C++
-// plugin models, in the same order.
 // qdpModule is the name of pkg's Python plugin module.
 func qdpModule(pkg *ir.Package) string { return qdpModuleOf(pkg.Name) }
 
 // qdpModuleOf is the Python plugin module's name of the package named pkg.
 func qdpModuleOf(pkg string) string { return names.Snake(pkg) + "_qdp" }
 
-func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
+// newQDPModel builds the Python plugins of ops; models are the ops' C++
+// plugin models and frames their frames, in the same order. An op with a
+// model gets its Python plugin's model and its frame's part of it; a
+// kept op (no model) has both in its frame already.
+func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel, frames []*opFrame) *qdpModel {
 	m := &qdpModel{Module: qdpModule(pkg), Namespace: pkg.Namespace, Package: pkg.Name, Version: pkg.Version, Reference: reference.Module(pkg)}
 	// The module lies in out/trt/<Package>/python/.
 	parts := []string{"..", "..", ".."}
@@ -150,25 +153,38 @@ func newQDPModel(pkg *ir.Package, ops []*ir.Op, models []*opModel) *qdpModel {
 	m.ReferencePath = strings.Join(quoted, ", ")
 	qs := make([]*qdpOp, len(ops))
 	workpool.Parallel(len(ops), func(i int) {
-		if OpOptions(ops[i]).QDP != nil {
+		if frames[i].QDP == nil && models[i] != nil && OpOptions(ops[i]).QDP != nil {
 			qs[i] = newQDPOp(pkg, ops[i], models[i])
-			qs[i].op = ops[i]
 		}
 	})
-	for _, q := range qs {
-		if q != nil {
-			m.AOT = m.AOT || q.AOT
-			m.Attrs = m.Attrs || q.AttrsFunc != ""
-			m.Relations = m.Relations || q.Relations
-			m.RunsReference = m.RunsReference || (!q.AOT && q.RefInputs != "")
-			m.DTypeCodes = m.DTypeCodes || q.dtypeCodes
-			m.Ops = append(m.Ops, q)
+	for i, f := range frames {
+		if q := qs[i]; q != nil {
+			f.QDP = q.frame()
 		}
+		q := f.QDP
+		if q == nil {
+			continue
+		}
+		m.AOT = m.AOT || q.AOT
+		m.Attrs = m.Attrs || q.Attrs
+		m.Relations = m.Relations || q.Relations
+		m.RunsReference = m.RunsReference || q.RunsReference
+		m.DTypeCodes = m.DTypeCodes || q.DTCodes
+		// A kept op's Python plugin is not modelled (nil); its section
+		// comes from the store.
+		m.Ops = append(m.Ops, qs[i])
+		m.ops = append(m.ops, ops[i])
+		m.Frames = append(m.Frames, q)
 	}
 	if len(m.Ops) == 0 {
 		return nil
 	}
 	return m
+}
+
+// frame is q's part of its op's frame (opFrame).
+func (q *qdpOp) frame() *qdpFrame {
+	return &qdpFrame{ID: q.ID, AOT: q.AOT, Attrs: q.AttrsFunc != "", Relations: q.Relations, RunsReference: !q.AOT && q.RefInputs != "", DTCodes: q.dtypeCodes}
 }
 
 // newQDPOp builds the Python plugin of op from its C++ plugin's model m,
