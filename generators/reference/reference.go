@@ -57,7 +57,7 @@ func Funcs(pkg *ir.Package) map[string]string {
 	taken := map[string]bool{"torch": true, "OPS": true, "_onnx_op": true, "_onnx_model": true, "_onnx_models": true, "_torch_op": true, "_triton_device": true}
 	m := make(map[string]string, len(pkg.Ops))
 	for _, op := range pkg.Ops {
-		base := names.Ident(names.Snake(op.Name))
+		base := baseFunc(op.Name)
 		name := base
 		for i := 2; taken[name]; i++ {
 			name = base + "_" + strconv.Itoa(i)
@@ -68,11 +68,17 @@ func Funcs(pkg *ir.Package) map[string]string {
 	return m
 }
 
+// baseFunc is the function name of op, unless another op took it first.
+func baseFunc(op string) string { return names.Ident(names.Snake(op)) }
+
 type moduleModel struct {
 	Package string
 	Module  string
 	Path    string
-	Ops     []opModel
+	// Ops are the OPS table's entries; OpSections the ops' functions,
+	// rendered per op ("reference-op").
+	Ops        []opEntry
+	OpSections string
 	// AnyONNX: some op was imported from ONNX, so the module carries the
 	// helper that runs ONNX ops.
 	AnyONNX bool
@@ -84,6 +90,10 @@ type moduleModel struct {
 	AnyTriton bool
 }
 
+// opEntry is an op's entry of the OPS table.
+type opEntry struct{ Func, Name string }
+
+// opModel is an op's function.
 type opModel struct {
 	Func      string
 	Name      string // the op name, as the region key and OPS key
@@ -195,8 +205,24 @@ func (Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	}
 	funcs := Funcs(pkg)
 	m := moduleModel{Package: pkg.Name, Module: Module(pkg), Path: "out/" + Path(pkg)}
-	for _, op := range pkg.Ops {
-		m.Ops = append(m.Ops, opModel{
+	// Each op's function is a section kept by the op's key while the op is
+	// unchanged (render.KeyedSectionsOf). Its name is the op's unless
+	// another op's took it first (Funcs): such an op, which depends on
+	// the others, is given no key, so its function is made every time.
+	keyed := make([]*ir.Op, len(pkg.Ops))
+	for i, op := range pkg.Ops {
+		m.Ops = append(m.Ops, opEntry{Func: funcs[op.Name], Name: op.Name})
+		if funcs[op.Name] == baseFunc(op.Name) {
+			keyed[i] = op
+		}
+		m.AnyONNX = m.AnyONNX || op.ONNX != nil
+		m.AnyTorch = m.AnyTorch || op.Torch != nil
+		m.AnyTriton = m.AnyTriton || op.Torch != nil && op.Torch.Triton != nil
+	}
+	var err error
+	m.OpSections, err = render.KeyedSectionsOf(tmpl, pkg, "reference-op", keyed, func(i int) opModel {
+		op := pkg.Ops[i]
+		return opModel{
 			Func:      funcs[op.Name],
 			Name:      op.Name,
 			Signature: Signature(op),
@@ -205,10 +231,11 @@ func (Generator) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 				" of " + m.Path + " (opforge verify, calibration and quantization need it)",
 			ONNX:  onnxCallOf(pkg, op),
 			Torch: torchCallOf(pkg, op),
-		})
-		m.AnyONNX = m.AnyONNX || op.ONNX != nil
-		m.AnyTorch = m.AnyTorch || op.Torch != nil
-		m.AnyTriton = m.AnyTriton || op.Torch != nil && op.Torch.Triton != nil
+		}
+	})
+	if err != nil {
+		d.Errorf(pkg.Pos, "internal", "rendering the reference functions: %v", err)
+		return nil
 	}
 	return tmpl.Package(pkg, []render.File{{Path: m.Module + ".py", Tmpl: "reference.py.tmpl", Data: m, Owned: true}}, d)
 }

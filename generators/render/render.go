@@ -172,6 +172,20 @@ func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops [
 	return sections(len(items), templateParts(s, name, items), stored, remember)
 }
 
+// KeyedSectionsOf is KeyedSections that makes ops[i]'s item (item(i))
+// only when its section is not taken from the store, so an unchanged op
+// costs neither its item nor its section. An op given as nil has no key:
+// its section is made every time, never stored.
+func KeyedSectionsOf[T any](s *Set, pkg *ir.Package, name string, ops []*ir.Op, item func(i int) T) (string, error) {
+	stored, remember := keyedStore(pkg, name, ops)
+	return sections(len(ops), func(buf *bytes.Buffer, i int) (string, error) {
+		if err := s.tmpl().ExecuteTemplate(buf, name, item(i)); err != nil {
+			return "", err
+		}
+		return buf.String(), nil
+	}, stored, remember)
+}
+
 // KeyedTexts is KeyedSections for a part of a shared file a target makes
 // in Go rather than with a template: part(i) makes ops[i]'s text, from
 // that op and its package's facts alone, under the same rule. name tells
@@ -199,6 +213,9 @@ func keyedStore(pkg *ir.Package, name string, ops []*ir.Op) (stored func(int) (s
 		return nil, nil
 	}
 	key := func(i int) string {
+		if ops[i] == nil {
+			return ""
+		}
 		if k := r.Keys[ops[i]]; k != "" {
 			return k + "\x00" + name
 		}
