@@ -317,6 +317,7 @@ func VerifyCPU() error {
 var fuzzTargets = [][2]string{
 	{"./generators/yamldef", "FuzzLoadYAML"},
 	{"./generators/yamldef", "FuzzQuickSchema"},
+	{"./generators/yamldef", "FuzzParseSliced"},
 	{"./generators/targets/htp/qnnxml", "FuzzLoadXML"},
 	{"./generators/shapeexpr", "FuzzParse"},
 	{"./generators/onnx", "FuzzRead"},

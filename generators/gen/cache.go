@@ -4,11 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/opforge/opforge/generators/filestat"
 	"os"
 	"path/filepath"
 	"sort"
 	"sync"
+
+	"github.com/opforge/opforge/generators/filestat"
+	"github.com/opforge/opforge/generators/yamldef"
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/ir"
@@ -45,6 +47,7 @@ type Cache struct {
 	hashes   map[string]string // path -> hash of the skeleton generated now
 	ops      map[string]string // path -> key of the op that generates it alone
 	sections *sectionStore
+	items    *sectionStore // the opdefs' parsed items (Reuser.Items)
 	// manifestOK caches whether the manifest is as the last gen left it,
 	// without which no file is reusable.
 	manifestOK func() bool
@@ -115,7 +118,7 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 		}
 	}
 	generator := hex.EncodeToString(g.Sum(nil))
-	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, absOut: out, generator: generator, hashes: map[string]string{}, ops: map[string]string{}, sections: newSectionStore(cachePath)}
+	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, absOut: out, generator: generator, hashes: map[string]string{}, ops: map[string]string{}, sections: newSectionStore(cachePath), items: newItemStore(cachePath)}
 	c.manifestOK = sync.OnceValue(func() bool {
 		want, ok := c.prev.Files[writer.ManifestName]
 		return ok && c.untouched(writer.ManifestName, want) && !writer.HasLeftovers(c.Out)
@@ -185,6 +188,9 @@ func (c *Cache) Reusable(rel, key string) bool {
 	return true
 }
 
+// Items implements Reuser.
+func (c *Cache) Items() yamldef.Chunks { return itemStore{c.items} }
+
 // Sections implements Reuser.
 func (c *Cache) Sections() ir.SectionStore { return c.sections }
 
@@ -217,6 +223,7 @@ func (c *Cache) Invalidate() error {
 // could be another process's file.
 func (c *Cache) Store(p *writer.Plan) error {
 	_ = c.sections.store() // a failed store only costs the next gen renders
+	_ = c.items.store()    // or parses
 	cf := cacheFile{Version: cacheVersion, Key: c.key, Out: c.absOut, Files: map[string]fileRecord{}}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -163,7 +163,11 @@ var DefaultOptions = Options{OpDefs: "opdefs", Toolchains: "toolchains", Out: "o
 // merges with the tree under o.Out. The plan must not be applied when l
 // has errors; it is nil when loading failed.
 func Plan(o Options, l *diag.List) *writer.Plan {
-	pkgs := load.Tree(o.OpDefs, l)
+	var ld load.Loader
+	if o.Reuse != nil {
+		ld.Chunks = o.Reuse.Items()
+	}
+	pkgs := ld.Tree(o.OpDefs, l)
 	registry.Check(l, pkgs...)
 	if l.HasErrors() {
 		return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/target"
+	"github.com/opforge/opforge/generators/yamldef"
 )
 
 // Reuser lets gen leave unrendered the files an op generates alone when
@@ -37,6 +38,9 @@ type Reuser interface {
 	Keyed(rel, key string)
 	// Sections keeps the ops' sections of shared files (nil: none).
 	Sections() ir.SectionStore
+	// Items keeps the parsed items of the YAML opdefs' ops lists, so a
+	// file with one op changed parses that op (nil: none).
+	Items() yamldef.Chunks
 }
 
 // opKeys is what a Plan's reuse needs of its generation.

@@ -45,6 +45,20 @@ func newSectionStore(cachePath string) *sectionStore {
 	return &sectionStore{path: cachePath + ".sections", used: map[string]string{}}
 }
 
+// newItemStore is the same store for the parsed items of the opdefs' ops
+// lists (yamldef.Chunks), in a file of its own beside the gen cache: its
+// records are the items' trees by the hash of their text.
+func newItemStore(cachePath string) *sectionStore {
+	return &sectionStore{path: cachePath + ".items", used: map[string]string{}}
+}
+
+// itemStore serves a sectionStore as yamldef.Chunks.
+type itemStore struct{ s *sectionStore }
+
+func (i itemStore) Chunk(key string) (string, bool) { return i.s.Section(key) }
+
+func (i itemStore) Keep(key string, tree []byte) { i.s.Remember(key, string(tree)) }
+
 // Section implements ir.SectionStore.
 func (s *sectionStore) Section(key string) (string, bool) {
 	s.load.Do(s.read)

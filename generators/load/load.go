@@ -158,12 +158,25 @@ func unwrapPath(err error) error {
 // Parse reads bytes of the given file name by its extension (YAML, or a
 // registered Format), without the semantic checks.
 func Parse(path string, data []byte, l *diag.List) *ir.Package {
+	return Loader{}.Parse(path, data, l)
+}
+
+// Loader loads op definitions as the package's functions do; Chunks,
+// when set, keeps the parsed items of YAML files' ops lists from one run
+// to the next, so that a file with one op changed parses that op
+// (yamldef.ParseSliced).
+type Loader struct {
+	Chunks yamldef.Chunks
+}
+
+// Parse is the package's Parse.
+func (ld Loader) Parse(path string, data []byte, l *diag.List) *ir.Package {
 	if !CheckText(path, data, l) {
 		return nil
 	}
 	ext := filepath.Ext(path)
 	if slices.Contains(yamlExtensions, strings.ToLower(ext)) {
-		return yamldef.Load(path, data, l)
+		return yamldef.LoadWith(path, data, ld.Chunks, l)
 	}
 	if f := formatOf(ext); f != nil {
 		return f.Parse(path, data, l)
@@ -194,12 +207,15 @@ func Validate(pkg *ir.Package, l *diag.List) {
 }
 
 // File loads and validates one file.
-func File(path string, l *diag.List) *ir.Package {
+func File(path string, l *diag.List) *ir.Package { return Loader{}.File(path, l) }
+
+// File is the package's File.
+func (ld Loader) File(path string, l *diag.List) *ir.Package {
 	data, ok := ReadFile(path, l)
 	if !ok {
 		return nil
 	}
-	pkg := Parse(path, data, l)
+	pkg := ld.Parse(path, data, l)
 	if pkg != nil {
 		Validate(pkg, l)
 	}
@@ -209,7 +225,10 @@ func File(path string, l *diag.List) *ir.Package {
 // Tree loads and validates every op definition below root. Packages are
 // returned sorted by name; a package name defined twice is an error (the
 // second is validated, then dropped).
-func Tree(root string, l *diag.List) []*ir.Package {
+func Tree(root string, l *diag.List) []*ir.Package { return Loader{}.Tree(root, l) }
+
+// Tree is the package's Tree.
+func (ld Loader) Tree(root string, l *diag.List) []*ir.Package {
 	files, err := Files(root)
 	if err != nil {
 		l.Errorf(diag.Pos{File: root}, "read", "cannot list op definitions: %v", err)
@@ -218,15 +237,18 @@ func Tree(root string, l *diag.List) []*ir.Package {
 	if len(files) == 0 {
 		l.Warnf(diag.Pos{File: root}, "no-opdefs", "no op definitions (%s) found", Pattern())
 	}
-	return Paths(files, l)
+	return ld.Paths(files, l)
 }
 
 // Paths loads and validates the given files.
-func Paths(files []string, l *diag.List) []*ir.Package {
+func Paths(files []string, l *diag.List) []*ir.Package { return Loader{}.Paths(files, l) }
+
+// Paths is the package's Paths.
+func (ld Loader) Paths(files []string, l *diag.List) []*ir.Package {
 	var pkgs []*ir.Package
 	byName := map[string]*ir.Package{}
 	for _, f := range files {
-		pkg := File(f, l)
+		pkg := ld.File(f, l)
 		if pkg == nil {
 			continue
 		}

@@ -19,7 +19,18 @@ import (
 // Load parses one YAML OpDef file. It returns nil when the file is not
 // structurally valid; every problem found is in l.
 func Load(file string, data []byte, l *diag.List) *ir.Package {
-	doc, ok := Parse(file, data, l)
+	return LoadWith(file, data, nil, l)
+}
+
+// LoadWith is Load parsing with ParseSliced when chunks is set.
+func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package {
+	var doc *yaml.Node
+	var ok bool
+	if chunks != nil {
+		doc, ok = ParseSliced(file, data, chunks, l)
+	} else {
+		doc, ok = Parse(file, data, l)
+	}
 	if !ok {
 		return nil
 	}

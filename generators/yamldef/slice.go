@@ -1,0 +1,457 @@
+package yamldef
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/opforge/opforge/generators/binrec"
+	"github.com/opforge/opforge/generators/diag"
+)
+
+// Chunks keeps the parsed items of opdef files' ops lists, by a hash of
+// each item's text (ChunkKey), so that a file with one op changed is
+// parsed one op at a time (ParseSliced). Its records are content
+// addressed: a record is never stale, only unused.
+type Chunks interface {
+	// Chunk returns the tree kept under key (encodeItem's bytes), which
+	// must not change while the tree is used.
+	Chunk(key string) (string, bool)
+	// Keep keeps an item's tree under key for later gens.
+	Keep(key string, tree []byte)
+}
+
+// opsChunk is one item of a file's ops list as its text lies: its lines
+// [first, end) (0-based), which start with the item's "-" at indent, and
+// their text.
+type opsChunk struct {
+	first, end int
+	text       string
+}
+
+// slicedFile is an opdef file cut into its package part and the items of
+// its ops list, by text alone (sliceOps).
+type slicedFile struct {
+	lines  []string
+	opsAt  int // the "ops:" line (0-based)
+	indent int // the items' "-" column (0-based)
+	chunks []opsChunk
+}
+
+// sliceOps cuts data into the items of its top-level ops list, or reports
+// false where the text alone cannot promise that each item parses as
+// itself: the cut must fall where YAML's own item boundaries fall and
+// leave nothing that ties one item to another. So the file must have one
+// plain "ops:" line at the top level with a block list under it, no
+// document markers, directives or tab indentation, and no comment line
+// between items, before the first, after the last, or at the end of an
+// item (yaml.v3 may give such a comment to a neighbour). Quotes, flows
+// and block scalars need no rule here: an item whose text does not close
+// them fails its own parse (ParseSliced then parses the whole file), and
+// one that does ends at the next line at its indent.
+func sliceOps(data []byte) (*slicedFile, bool) {
+	s := string(data)
+	if strings.Contains(s, "\t") || strings.Contains(s, "\r") {
+		return nil, false
+	}
+	f := &slicedFile{lines: strings.Split(s, "\n"), opsAt: -1, indent: -1}
+	for i, ln := range f.lines {
+		if strings.HasPrefix(ln, "---") || strings.HasPrefix(ln, "...") || strings.HasPrefix(ln, "%") {
+			return nil, false
+		}
+		if ln == "ops:" || strings.TrimRight(ln, " ") == "ops:" {
+			if f.opsAt >= 0 {
+				return nil, false
+			}
+			f.opsAt = i
+		}
+	}
+	if f.opsAt < 0 {
+		return nil, false
+	}
+	open := -1             // the chunk being read
+	pending := false       // a comment line not yet followed by the item's content
+	suffix := len(f.lines) // where the lines after the list start
+cut:
+	for i := f.opsAt + 1; i < len(f.lines); i++ {
+		ln := f.lines[i]
+		trimmed := strings.TrimLeft(ln, " ")
+		if trimmed == "" {
+			continue
+		}
+		ind := len(ln) - len(trimmed)
+		if f.indent < 0 {
+			if !isItem(trimmed) {
+				return nil, false // a comment, or no block list
+			}
+			f.indent = ind
+		}
+		switch {
+		case ind == f.indent && isItem(trimmed):
+			if pending {
+				return nil, false
+			}
+			if open >= 0 {
+				f.chunks[open].end = i
+			}
+			f.chunks = append(f.chunks, opsChunk{first: i})
+			open = len(f.chunks) - 1
+		case ind > f.indent:
+			pending = strings.HasPrefix(trimmed, "#")
+		default:
+			suffix = i
+			break cut
+		}
+	}
+	if pending || len(f.chunks) == 0 {
+		return nil, false
+	}
+	f.chunks[open].end = suffix
+	for _, ln := range f.lines[suffix:] {
+		if strings.HasPrefix(strings.TrimLeft(ln, " "), "#") {
+			return nil, false
+		}
+	}
+	for i := range f.chunks {
+		// An item's text ends with the newline that ends its last line,
+		// where one does: a block scalar's last line break depends on it.
+		c := &f.chunks[i]
+		c.text = strings.Join(f.lines[c.first:c.end], "\n")
+		if c.end < len(f.lines) {
+			c.text += "\n"
+		}
+	}
+	return f, true
+}
+
+// ChunkKey is the key of an item's text in Chunks. It names the
+// encoding too: a store keeps a key's first record, so a new encoding
+// needs new keys.
+func ChunkKey(text string) string {
+	h := sha256.Sum256([]byte(itemMagic + text))
+	return hex.EncodeToString(h[:16])
+}
+
+// ParseSliced is Parse for a file whose ops list is kept in chunks: the
+// items whose text chunks holds are taken from it, the others are parsed
+// each alone, at its own lines, and the rest of the file is parsed with
+// the items left out; then the list is put together. Every item it
+// parsed is kept in chunks. The tree is the one Parse gives, positions
+// and comments included (TestParseSlicedIsParse, FuzzParseSliced); where
+// the file cannot be cut so (sliceOps) or a part does not parse cleanly
+// on its own, it parses the whole file with Parse, whose diagnostics then
+// stand, and keeps its items.
+func ParseSliced(file string, data []byte, chunks Chunks, l *diag.List) (*yaml.Node, bool) {
+	f, ok := sliceOps(data)
+	if !ok {
+		return Parse(file, data, l)
+	}
+	if doc, ok := f.parse(chunks); ok {
+		return doc, true
+	}
+	doc, ok := Parse(file, data, l)
+	if ok {
+		f.keepItems(doc, chunks)
+	}
+	return doc, ok
+}
+
+// parse puts f's tree together from chunks and parts parsed alone; false
+// when a part does not parse cleanly alone.
+func (f *slicedFile) parse(chunks Chunks) (*yaml.Node, bool) {
+	items := make([]*yaml.Node, len(f.chunks))
+	fresh := make([]bool, len(f.chunks))
+	var missing []int
+	for i, c := range f.chunks {
+		if tree, ok := chunks.Chunk(ChunkKey(c.text)); ok {
+			if items[i], ok = decodeItem(tree, c.first+1); ok {
+				continue
+			}
+		}
+		missing = append(missing, i)
+	}
+	// Parsing items alone costs what parsing them in the file does: past
+	// a few, the whole file is parsed (and its items kept), as Parse has
+	// it.
+	if len(missing) > max(8, len(f.chunks)/8) {
+		return nil, false
+	}
+	for _, i := range missing {
+		c := f.chunks[i]
+		item, ok := f.parseItem(c)
+		if !ok {
+			return nil, false
+		}
+		items[i], fresh[i] = item, true
+	}
+	// The package part: every item's lines blanked, so lines keep their
+	// numbers and the list reads as empty.
+	blank := make([]string, len(f.lines))
+	copy(blank, f.lines)
+	for _, c := range f.chunks {
+		for i := c.first; i < c.end; i++ {
+			blank[i] = ""
+		}
+	}
+	var discard diag.List
+	doc, ok := Parse("", []byte(strings.Join(blank, "\n")), &discard)
+	if !ok || !plain(doc) {
+		return nil, false
+	}
+	root := doc.Content[0]
+	var list *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; k.Value == "ops" && k.Line == f.opsAt+1 && k.Kind == yaml.ScalarNode {
+			v := root.Content[i+1]
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!null" || v.Value != "" || hasComments(v) {
+				return nil, false
+			}
+			list = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: f.chunks[0].first + 1, Column: f.indent + 1, Content: items}
+			root.Content[i+1] = list
+		}
+	}
+	if list == nil {
+		return nil, false
+	}
+	for i, c := range f.chunks {
+		if fresh[i] {
+			chunks.Keep(ChunkKey(c.text), encodeItem(items[i], c.first+1))
+		}
+	}
+	return doc, true
+}
+
+// parseItem parses one item alone, under a bare "ops:", and moves it to
+// its lines (yaml.v3's positions are offsets: nothing before an item
+// changes how it parses). It must come out as one plain item.
+func (f *slicedFile) parseItem(c opsChunk) (*yaml.Node, bool) {
+	var discard diag.List
+	doc, ok := Parse("", []byte("ops:\n"+c.text), &discard)
+	if !ok || !plain(doc) {
+		return nil, false
+	}
+	root := doc.Content[0]
+	if len(root.Content) != 2 || root.Content[1].Kind != yaml.SequenceNode || len(root.Content[1].Content) != 1 || hasComments(root.Content[1]) || hasComments(root) {
+		return nil, false
+	}
+	item := root.Content[1].Content[0]
+	if item.Line != 2 {
+		return nil, false
+	}
+	shiftLines(item, c.first+1-2)
+	return item, true
+}
+
+func shiftLines(n *yaml.Node, by int) {
+	n.Line += by
+	for _, c := range n.Content {
+		shiftLines(c, by)
+	}
+}
+
+// keepItems keeps the items of a whole file's tree, when they lie where f
+// cut them.
+func (f *slicedFile) keepItems(doc *yaml.Node, chunks Chunks) {
+	if !plain(doc) {
+		return
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "ops" {
+			continue
+		}
+		list := root.Content[i+1]
+		if list.Kind != yaml.SequenceNode || len(list.Content) != len(f.chunks) {
+			return
+		}
+		for j, c := range f.chunks {
+			if list.Content[j].Line != c.first+1 {
+				return
+			}
+		}
+		for j, c := range f.chunks {
+			chunks.Keep(ChunkKey(c.text), encodeItem(list.Content[j], c.first+1))
+		}
+	}
+}
+
+// plain reports whether a tree has no anchor and no alias: those tie one
+// part of a file to another, so such a file is parsed whole.
+func plain(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return false
+	}
+	for _, c := range n.Content {
+		if !plain(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasComments(n *yaml.Node) bool {
+	return n.HeadComment != "" || n.LineComment != "" || n.FootComment != ""
+}
+
+// itemMagic starts an encoded item; it changes with the encoding.
+const itemMagic = "yamlitem2\x00"
+
+// tagCodes are the tags yaml.v3 resolves most, written as one byte (the
+// others as 0 and the text).
+var tagCodes = []string{"", "!!str", "!!map", "!!seq", "!!int", "!!float", "!!bool", "!!null"}
+
+// encodeItem writes the tree of an item that starts at line first,
+// lines relative to it: its node count, then each node depth first.
+// Anchors and aliases are never kept (plain).
+func encodeItem(n *yaml.Node, first int) []byte {
+	b := append([]byte(nil), itemMagic...)
+	b = binary.AppendUvarint(b, uint64(countNodes(n)))
+	return appendNode(b, n, first)
+}
+
+func countNodes(n *yaml.Node) int {
+	c := 1
+	for _, k := range n.Content {
+		c += countNodes(k)
+	}
+	return c
+}
+
+func appendNode(b []byte, n *yaml.Node, first int) []byte {
+	b = append(b, byte(n.Kind), byte(n.Style))
+	if code := slices.Index(tagCodes, n.Tag); code > 0 {
+		b = append(b, byte(code))
+	} else {
+		b = binrec.AppendString(append(b, 0), n.Tag)
+	}
+	for _, s := range []string{n.Value, n.HeadComment, n.LineComment, n.FootComment} {
+		b = binrec.AppendString(b, s)
+	}
+	b = binary.AppendVarint(b, int64(n.Line-first))
+	b = binary.AppendUvarint(b, uint64(n.Column))
+	b = binary.AppendUvarint(b, uint64(len(n.Content)))
+	for _, c := range n.Content {
+		b = appendNode(b, c, first)
+	}
+	return b
+}
+
+// decodeItem reads what encodeItem wrote, for an item that now starts at
+// line first; false when it is not that. Its strings are views of data,
+// which must not change; its nodes are allocated at once, so a thousand
+// kept items cost a few milliseconds, not a parse.
+func decodeItem(data string, first int) (*yaml.Node, bool) {
+	if !strings.HasPrefix(data, itemMagic) {
+		return nil, false
+	}
+	r := &itemReader{s: data, i: len(itemMagic)}
+	count := r.uvarint()
+	// Every node takes at least 9 bytes, which bounds count before it is
+	// allocated.
+	if r.bad || count == 0 || count > uint64(len(data))/9 {
+		return nil, false
+	}
+	d := itemDecoder{r: r, first: first, nodes: make([]yaml.Node, count), refs: make([]*yaml.Node, count-1)}
+	root := d.node(0)
+	return root, root != nil && !r.bad && r.i == len(data) && d.used == len(d.nodes) && d.referred == len(d.refs)
+}
+
+type itemDecoder struct {
+	r        *itemReader
+	first    int
+	nodes    []yaml.Node
+	refs     []*yaml.Node // every Content, one after another
+	used     int          // nodes taken
+	referred int          // refs taken
+}
+
+func (d *itemDecoder) node(depth int) *yaml.Node {
+	r := d.r
+	if depth > maxDepth+2 || d.used == len(d.nodes) {
+		r.bad = true
+		return nil
+	}
+	n := &d.nodes[d.used]
+	d.used++
+	n.Kind, n.Style = yaml.Kind(r.byte()), yaml.Style(r.byte())
+	if code := int(r.byte()); code > 0 && code < len(tagCodes) {
+		n.Tag = tagCodes[code]
+	} else if code == 0 {
+		n.Tag = r.str()
+	} else {
+		r.bad = true
+	}
+	n.Value, n.HeadComment, n.LineComment, n.FootComment = r.str(), r.str(), r.str(), r.str()
+	n.Line = d.first + int(r.varint())
+	n.Column = int(r.uvarint())
+	k := r.uvarint()
+	if r.bad || k > uint64(len(d.refs)-d.referred) {
+		r.bad = true
+		return nil
+	}
+	if k > 0 {
+		at := d.referred
+		d.referred += int(k)
+		// A full slice: an append to one node's Content must not write
+		// into the next one's.
+		n.Content = d.refs[at:d.referred:d.referred]
+		for i := range n.Content {
+			if n.Content[i] = d.node(depth + 1); n.Content[i] == nil {
+				return nil
+			}
+		}
+	}
+	return n
+}
+
+// itemReader reads encodeItem's numbers and strings from a string; once
+// it runs out or meets a malformed number it is bad and reads zeros.
+type itemReader struct {
+	s   string
+	i   int
+	bad bool
+}
+
+func (r *itemReader) byte() byte {
+	if r.bad || r.i >= len(r.s) {
+		r.bad = true
+		return 0
+	}
+	r.i++
+	return r.s[r.i-1]
+}
+
+func (r *itemReader) uvarint() uint64 {
+	var v uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		b := r.byte()
+		if r.bad {
+			return 0
+		}
+		v |= uint64(b&0x7f) << shift
+		if b < 0x80 {
+			return v
+		}
+	}
+	r.bad = true
+	return 0
+}
+
+func (r *itemReader) varint() int64 {
+	u := r.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
+}
+
+func (r *itemReader) str() string {
+	n := r.uvarint()
+	if r.bad || n > uint64(len(r.s)-r.i) {
+		r.bad = true
+		return ""
+	}
+	r.i += int(n)
+	return r.s[r.i-int(n) : r.i]
+}
