@@ -1,7 +1,6 @@
 package writer
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -409,11 +408,21 @@ func (a *applier) writePending() error {
 	}
 	m := *a.p.manifest
 	m.Move = a.moveRecord()
-	data, err := json.Marshal(append(append([]Manifest(nil), a.p.pending...), m))
-	if err != nil {
-		return err
+	return atomicfile.Replace(filepath.Join(a.p.Root, PendingName), marshalJournal(append(append([]Manifest(nil), a.p.pending...), m)), 0o644)
+}
+
+// marshalJournal writes the journal: a JSON list of manifests, each as
+// marshalManifest writes one (readPending reads it with encoding/json,
+// which reflection made a tenth of a gen's writing).
+func marshalJournal(ms []Manifest) []byte {
+	b := []byte{'['}
+	for i := range ms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, marshalManifest(&ms[i])...)
 	}
-	return atomicfile.Replace(filepath.Join(a.p.Root, PendingName), data, 0o644)
+	return append(b, ']', '\n')
 }
 
 func removePending(root string) error {

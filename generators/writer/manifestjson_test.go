@@ -75,3 +75,27 @@ func FuzzUnmarshalManifest(f *testing.F) {
 		}
 	})
 }
+
+// TestJournalReadsBack: the journal marshalJournal writes reads back
+// (encoding/json, as readPending reads it) as what json.Marshal of the
+// list reads back as.
+func TestJournalReadsBack(t *testing.T) {
+	ms := []Manifest{
+		{Version: 2},
+		{Version: 2, Files: []ManifestFile{{Path: "trt/P/a.cpp", Owned: true, Hash: "h", Regions: map[string]string{"impl:Op": "1", "<k>": "\xff"}}, {Path: "odd \"p\" \u2028"}}},
+		{Version: 2, Files: []ManifestFile{{Path: "p"}}, Move: &Move{What: "op", From: "A", To: "B", Files: []MoveFile{{Path: "trt/P/src/ops/APlugin.cpp"}}}},
+	}
+	for n := 1; n <= len(ms); n++ {
+		var got, want []Manifest
+		if err := json.Unmarshal(marshalJournal(ms[:n]), &got); err != nil {
+			t.Fatalf("%d manifests: %v", n, err)
+		}
+		lib, _ := json.Marshal(ms[:n])
+		if err := json.Unmarshal(lib, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%d manifests read back as\n%+v\nnot\n%+v", n, got, want)
+		}
+	}
+}
