@@ -16,5 +16,6 @@
 // made of it (reuse.go: a key per op from the loader's digests, the
 // generator and the templates; such files are not rendered, and their
 // manifest entries carry over). The ops' sections of shared files live in
-// a CRC-checked, content-addressed store beside it (sections.go).
+// a CRC-checked, content-addressed store beside it (sections.go), and so
+// do the parsed items of the YAML opdefs' ops lists (yamldef.ParseSliced).
 package gen

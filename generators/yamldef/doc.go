@@ -2,7 +2,10 @@
 //
 // Reading keeps positions: the document is parsed into yaml.Node, checked
 // against schemas/opdef.schema.json with every error placed at its node,
-// and only a structurally valid document is turned into the IR.
+// and only a structurally valid document is turned into the IR. gen parses
+// with ParseSliced: the items of the ops list whose text was parsed before
+// come from a store (Chunks), so a file with one op changed parses that op,
+// and the tree is the one Parse gives (slice.go says when a file is cut).
 //
 // The YAML format: `yaml.Node` parsing (positions; parser errors are re-placed
 // by a small scan of the source text: the first line of inconsistent
