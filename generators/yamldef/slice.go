@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -55,7 +57,9 @@ type slicedFile struct {
 // one that does ends at the next line at its indent.
 func sliceOps(data []byte) (*slicedFile, bool) {
 	s := string(data)
-	if strings.Contains(s, "\t") || strings.Contains(s, "\r") {
+	// yaml.v3 also breaks lines at NEL, LS and PS, which a cut at "\n"
+	// would not count.
+	if strings.ContainsAny(s, "\t\r\u0085\u2028\u2029") {
 		return nil, false
 	}
 	f := &slicedFile{lines: strings.Split(s, "\n"), opsAt: -1, indent: -1}
@@ -128,11 +132,25 @@ cut:
 	return f, true
 }
 
+// yamlVersion is the version of yaml.v3 this binary was built with (""
+// where the build does not say, as in tests): another parser may give the
+// same text another tree.
+var yamlVersion = sync.OnceValue(func() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "go.yaml.in/yaml/v3" {
+				return m.Version + " " + m.Sum
+			}
+		}
+	}
+	return ""
+})
+
 // ChunkKey is the key of an item's text in Chunks. It names the
 // encoding too: a store keeps a key's first record, so a new encoding
 // needs new keys.
 func ChunkKey(text string) string {
-	h := sha256.Sum256([]byte(itemMagic + text))
+	h := sha256.Sum256([]byte(itemMagic + yamlVersion() + "\x00" + text))
 	return hex.EncodeToString(h[:16])
 }
 
@@ -188,8 +206,26 @@ func (f *slicedFile) parse(chunks Chunks) (*yaml.Node, bool) {
 		}
 		items[i], fresh[i] = item, true
 	}
-	// The package part: every item's lines blanked, so lines keep their
-	// numbers and the list reads as empty.
+	doc, at, ok := f.packagePart()
+	if !ok {
+		return nil, false
+	}
+	doc.Content[0].Content[at] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: f.chunks[0].first + 1, Column: f.indent + 1, Content: items}
+	for i, c := range f.chunks {
+		if fresh[i] {
+			chunks.Keep(ChunkKey(c.text), encodeItem(items[i], c.first+1))
+		}
+	}
+	return doc, true
+}
+
+// packagePart parses the file with every item's lines blanked, so lines
+// keep their numbers and the list reads as empty: the tree of everything
+// but the items, and the index in the root mapping of the list's value
+// (a plain null there). false when that is not what it gives: the rest of
+// the file then reaches into the list, or the root is a flow mapping,
+// which cannot hold a block list.
+func (f *slicedFile) packagePart() (doc *yaml.Node, at int, ok bool) {
 	blank := make([]string, len(f.lines))
 	copy(blank, f.lines)
 	for _, c := range f.chunks {
@@ -198,31 +234,31 @@ func (f *slicedFile) parse(chunks Chunks) (*yaml.Node, bool) {
 		}
 	}
 	var discard diag.List
-	doc, ok := Parse("", []byte(strings.Join(blank, "\n")), &discard)
+	doc, ok = Parse("", []byte(strings.Join(blank, "\n")), &discard)
 	if !ok || !plain(doc) {
-		return nil, false
+		return nil, 0, false
 	}
 	root := doc.Content[0]
-	var list *yaml.Node
+	if root.Style&yaml.FlowStyle != 0 {
+		return nil, 0, false
+	}
+	at = -1
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		if k := root.Content[i]; k.Value == "ops" && k.Line == f.opsAt+1 && k.Kind == yaml.ScalarNode {
-			v := root.Content[i+1]
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!null" || v.Value != "" || hasComments(v) {
-				return nil, false
+		if k := root.Content[i]; k.Value == "ops" && k.Kind == yaml.ScalarNode {
+			if k.Line != f.opsAt+1 || at >= 0 {
+				return nil, 0, false
 			}
-			list = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: f.chunks[0].first + 1, Column: f.indent + 1, Content: items}
-			root.Content[i+1] = list
+			at = i + 1
 		}
 	}
-	if list == nil {
-		return nil, false
+	if at < 0 {
+		return nil, 0, false
 	}
-	for i, c := range f.chunks {
-		if fresh[i] {
-			chunks.Keep(ChunkKey(c.text), encodeItem(items[i], c.first+1))
-		}
+	v := root.Content[at]
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!null" || v.Value != "" || hasComments(v) {
+		return nil, 0, false
 	}
-	return doc, true
+	return doc, at, true
 }
 
 // parseItem parses one item alone, under a bare "ops:", and moves it to
@@ -259,24 +295,45 @@ func (f *slicedFile) keepItems(doc *yaml.Node, chunks Chunks) {
 	if !plain(doc) {
 		return
 	}
-	root := doc.Content[0]
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value != "ops" {
-			continue
-		}
-		list := root.Content[i+1]
-		if list.Kind != yaml.SequenceNode || len(list.Content) != len(f.chunks) {
+	// Only when the rest of the file parses as it does blanked: then no
+	// line outside an item's text (a quote or a flow continued at column
+	// 0) belongs to an item, and each item is its text's alone.
+	part, at, ok := f.packagePart()
+	if !ok || len(doc.Content[0].Content) != len(part.Content[0].Content) {
+		return
+	}
+	list := doc.Content[0].Content[at]
+	part.Content[0].Content[at] = list
+	if !sameTree(part, doc) || list.Kind != yaml.SequenceNode || len(list.Content) != len(f.chunks) {
+		return
+	}
+	for j, c := range f.chunks {
+		if list.Content[j].Line != c.first+1 {
 			return
 		}
-		for j, c := range f.chunks {
-			if list.Content[j].Line != c.first+1 {
-				return
-			}
-		}
-		for j, c := range f.chunks {
-			chunks.Keep(ChunkKey(c.text), encodeItem(list.Content[j], c.first+1))
+	}
+	for j, c := range f.chunks {
+		chunks.Keep(ChunkKey(c.text), encodeItem(list.Content[j], c.first+1))
+	}
+}
+
+// sameTree reports whether two trees are equal in every field a parse
+// sets (the list's nodes are compared by pointer first: the same node).
+func sameTree(a, b *yaml.Node) bool {
+	if a == b {
+		return true
+	}
+	if a.Kind != b.Kind || a.Style != b.Style || a.Tag != b.Tag || a.Value != b.Value || a.Anchor != b.Anchor ||
+		a.HeadComment != b.HeadComment || a.LineComment != b.LineComment || a.FootComment != b.FootComment ||
+		a.Line != b.Line || a.Column != b.Column || len(a.Content) != len(b.Content) {
+		return false
+	}
+	for i := range a.Content {
+		if !sameTree(a.Content[i], b.Content[i]) {
+			return false
 		}
 	}
+	return true
 }
 
 // plain reports whether a tree has no anchor and no alias: those tie one

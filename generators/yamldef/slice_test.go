@@ -92,7 +92,7 @@ func editLines(r *rand.Rand, lines []string) []string {
 	i := r.Intn(len(out))
 	ind := len(out[i]) - len(strings.TrimLeft(out[i], " "))
 	pad := strings.Repeat(" ", ind)
-	switch r.Intn(16) {
+	switch r.Intn(18) {
 	case 0:
 		out[i] = strings.Replace(out[i], "1", "2", 1)
 	case 1:
@@ -124,6 +124,10 @@ func editLines(r *rand.Rand, lines []string) []string {
 		out = insert(out, i, pad+"description: >-\n"+pad+"  folded\n"+pad+"  text")
 	case 14:
 		out[i] = " " + out[i]
+	case 16: // a flow closed on a line at column 0
+		out = insert(out, i, pad+"x: [a,\nb]")
+	case 17: // a quote closed on a line at column 0
+		out = insert(out, i, pad+"x: \"a\nb\"")
 	default:
 		out[i] = strings.Replace(out[i], "float32", "float16", 1)
 	}
@@ -247,4 +251,27 @@ func FuzzParseSliced(f *testing.F) {
 			checkSliced(t, fmt.Sprintf("step %d", step), []byte(strings.Join(lines, "\n")), chunks)
 		}
 	})
+}
+
+// TestParseSlicedReviewCases: files an independent review found parsed
+// in chunks to another tree than Parse's, each parsed once to fill the
+// store and then as it is or edited.
+func TestParseSlicedReviewCases(t *testing.T) {
+	cases := []struct{ name, before, after string }{
+		{"a flow continued at column 0, then closed no more",
+			"version: 1\npackage: {name: P, domain: t, version: 1.0.0}\nops:\n  - name: Gelu\n    inputs:\n      - {name: x, type: [float32, float16], rank: any}\n    outputs: [{name: y, type: [float32, float16], rank: any},\n{name: z, type: float32, rank: any}]\n",
+			"version: 1\npackage: {name: P, domain: t, version: 1.0.0}\nops:\n  - name: Gelu\n    inputs:\n      - {name: x, type: [float32, float16], rank: any}\n    outputs: [{name: y, type: [float32, float16], rank: any},\n"},
+		{"a flow continued at column 0", "ops:\n  - x: [a,\nfoo: b]\n", "ops:\n  - x: [a,\nfoo: b]\n"},
+		{"a quote continued at column 0", "ops:\n  - name: \"A\nfoo: bar\"\n", "ops:\n  - name: \"A\nfoo: bar\"\n"},
+		{"a quote left open", "ops:\n  - name: \"A\nfoo: bar\"\n", "ops:\n  - name: \"A\n"},
+		{"a root flow mapping", "{a: 1,\nops:\n  - x\n}\n", "{a: 1,\nops:\n  - x\n}\n"},
+		{"a line separator", "ops:\n  - name: \"a\u2028b\"\n  - name: B\n", "ops:\n  - name: \"a\u2028b\"\n  - name: B\n"},
+		{"a next line", "ops:\n  - name: \"a\u0085b\"\n  - name: B\n", "ops:\n  - name: \"a\u0085b\"\n  - name: C\n"},
+	}
+	for _, c := range cases {
+		chunks := newMemoryChunks()
+		checkSliced(t, c.name+", before", []byte(c.before), chunks)
+		checkSliced(t, c.name+", after", []byte(c.after), chunks)
+		checkSliced(t, c.name+", again", []byte(c.after), chunks)
+	}
 }
