@@ -9,13 +9,12 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/opforge/opforge/generators/filestat"
-	"github.com/opforge/opforge/generators/yamldef"
-
 	"github.com/opforge/opforge/generators/atomicfile"
+	"github.com/opforge/opforge/generators/filestat"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/writer"
+	"github.com/opforge/opforge/generators/yamldef"
 )
 
 // Cache makes regeneration cheap, the way make and ninja do.

@@ -3,35 +3,16 @@ package gen
 import (
 	"bytes"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/ir/irtest"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/target"
 )
-
-// memStore is an ir.SectionStore in memory.
-type memStore struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-func (s *memStore) Section(key string) (string, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b, ok := s.m[key]
-	return b, ok
-}
-
-func (s *memStore) Remember(key, text string) {
-	s.mu.Lock()
-	s.m[key] = text
-	s.mu.Unlock()
-}
 
 // TestOpOutputIsOpLocal holds what the gen cache reuses to its premise,
 // over every package of the golden cases: what a target generates from
@@ -64,7 +45,7 @@ func TestOpOutputIsOpLocal(t *testing.T) {
 				}
 				// The whole package, its sections remembered under each
 				// op's name.
-				store := &memStore{m: map[string]string{}}
+				store := irtest.NewSections()
 				whole := generateWith(t, tg, pkg, store)
 				if whole == nil {
 					continue
@@ -74,7 +55,7 @@ func TestOpOutputIsOpLocal(t *testing.T) {
 					alone.Ops = []*ir.Op{op}
 					// Alone and cold, then alone with the sections the
 					// whole package rendered: the same bytes.
-					cold := generateWith(t, tg, &alone, &memStore{m: map[string]string{}})
+					cold := generateWith(t, tg, &alone, irtest.NewSections())
 					warm := generateWith(t, tg, &alone, store)
 					if cold == nil {
 						continue // an op the target does not generate
@@ -109,7 +90,7 @@ func TestOpOutputIsOpLocal(t *testing.T) {
 	t.Logf("%d op files compared", checked)
 }
 
-func generateWith(t *testing.T, tg target.Target, pkg *ir.Package, store *memStore) *fileset.Set {
+func generateWith(t *testing.T, tg target.Target, pkg *ir.Package, store *irtest.Sections) *fileset.Set {
 	t.Helper()
 	c := *pkg
 	c.Reuse = &ir.Reuse{Keys: map[*ir.Op]string{}, Sections: store}

@@ -2,37 +2,15 @@ package reference_test
 
 import (
 	"bytes"
-	"sync"
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/ir/irtest"
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/validate"
 	"github.com/opforge/opforge/generators/yamldef"
 )
-
-type memorySections struct {
-	mu     sync.Mutex
-	texts  map[string]string
-	served int
-}
-
-func (m *memorySections) Section(key string) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t, ok := m.texts[key]
-	if ok {
-		m.served++
-	}
-	return t, ok
-}
-
-func (m *memorySections) Remember(key, text string) {
-	m.mu.Lock()
-	m.texts[key] = text
-	m.mu.Unlock()
-}
 
 // TestKeyedFunctions: the module made with the ops' functions from the
 // store is byte for byte the module made whole, and an op whose function
@@ -69,7 +47,7 @@ ops:
 		return set.Files()[0].Data
 	}
 	whole := gen(pkg)
-	store := &memorySections{texts: map[string]string{}}
+	store := irtest.NewSections()
 	keyed := *pkg
 	keyed.Reuse = &ir.Reuse{Keys: map[*ir.Op]string{pkg.Ops[0]: "k0", pkg.Ops[1]: "k1"}, Sections: store}
 	for _, pass := range []string{"fresh", "from the store"} {
@@ -77,11 +55,11 @@ ops:
 			t.Errorf("%s: the module differs from the one made whole:\n%s\nagainst\n%s", pass, got, whole)
 		}
 	}
-	if _, ok := store.texts["k0\x00reference-op"]; ok {
+	if store.Holds("k0\x00reference-op") {
 		t.Errorf("Torch's function (named torch_2 for the module's import) was stored")
 	}
-	if store.served != 1 {
-		t.Errorf("%d functions served from the store, want RoiAlign's alone", store.served)
+	if store.Served() != 1 {
+		t.Errorf("%d functions served from the store, want RoiAlign's alone", store.Served())
 	}
 	if !bytes.Contains(whole, []byte("def torch_2(")) {
 		t.Errorf("the test's premise: Torch's function is not torch_2:\n%s", whole)

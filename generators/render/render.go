@@ -153,7 +153,7 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 // file no longer renders every op on one core; the sections are joined
 // before the file is normalized, so it gets the loop's bytes.
 func Sections[T any](s *Set, name string, items []T) (string, error) {
-	return sections(len(items), templateParts(s, name, items), nil, nil)
+	return sections(len(items), templateParts(s, name, func(i int) T { return items[i] }), nil, nil)
 }
 
 // KeyedSections is Sections for items that each stand for one op of pkg
@@ -168,8 +168,7 @@ func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops [
 	if len(ops) != len(items) {
 		return Sections(s, name, items)
 	}
-	stored, remember := keyedStore(pkg, name, ops)
-	return sections(len(items), templateParts(s, name, items), stored, remember)
+	return KeyedSectionsOf(s, pkg, name, ops, func(i int) T { return items[i] })
 }
 
 // KeyedSectionsOf is KeyedSections that makes ops[i]'s item (item(i))
@@ -178,12 +177,7 @@ func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops [
 // its section is made every time, never stored.
 func KeyedSectionsOf[T any](s *Set, pkg *ir.Package, name string, ops []*ir.Op, item func(i int) T) (string, error) {
 	stored, remember := keyedStore(pkg, name, ops)
-	return sections(len(ops), func(buf *bytes.Buffer, i int) (string, error) {
-		if err := s.tmpl().ExecuteTemplate(buf, name, item(i)); err != nil {
-			return "", err
-		}
-		return buf.String(), nil
-	}, stored, remember)
+	return sections(len(ops), templateParts(s, name, item), stored, remember)
 }
 
 // KeyedTexts is KeyedSections for a part of a shared file a target makes
@@ -195,43 +189,55 @@ func KeyedTexts(pkg *ir.Package, name string, ops []*ir.Op, part func(i int) (st
 	return sections(len(ops), func(_ *bytes.Buffer, i int) (string, error) { return part(i) }, stored, remember)
 }
 
-// templateParts makes item i's section with the named template.
-func templateParts[T any](s *Set, name string, items []T) func(*bytes.Buffer, int) (string, error) {
+// templateParts makes item(i)'s section with the named template.
+func templateParts[T any](s *Set, name string, item func(i int) T) func(*bytes.Buffer, int) (string, error) {
 	return func(buf *bytes.Buffer, i int) (string, error) {
-		if err := s.tmpl().ExecuteTemplate(buf, name, items[i]); err != nil {
+		if err := s.tmpl().ExecuteTemplate(buf, name, item(i)); err != nil {
 			return "", err
 		}
 		return buf.String(), nil
 	}
 }
 
+// Stored gives op's section named name from pkg.Reuse's store, as
+// KeyedSections would take it: for what a target keeps beside the op's
+// sections and reads before making anything.
+func Stored(pkg *ir.Package, op *ir.Op, name string) (string, bool) {
+	if k := sectionKey(pkg, op, name); k != "" {
+		return pkg.Reuse.Sections.Section(k)
+	}
+	return "", false
+}
+
+// Remember keeps text as op's section named name in pkg.Reuse's store
+// (nothing without a store or a key).
+func Remember(pkg *ir.Package, op *ir.Op, name, text string) {
+	if k := sectionKey(pkg, op, name); k != "" {
+		pkg.Reuse.Sections.Remember(k, text)
+	}
+}
+
+// sectionKey is the store's key of op's section named name ("": no
+// store, or no key for op).
+func sectionKey(pkg *ir.Package, op *ir.Op, name string) string {
+	r := pkg.Reuse
+	if r == nil || r.Sections == nil || op == nil {
+		return ""
+	}
+	if k := r.Keys[op]; k != "" {
+		return k + "\x00" + name
+	}
+	return ""
+}
+
 // keyedStore gives a section of ops[i] from pkg.Reuse's store and keeps
 // one made (nil, nil: no store, so nothing is reused or kept).
 func keyedStore(pkg *ir.Package, name string, ops []*ir.Op) (stored func(int) (string, bool), remember func(int, string)) {
-	r := pkg.Reuse
-	if r == nil || r.Sections == nil {
+	if r := pkg.Reuse; r == nil || r.Sections == nil {
 		return nil, nil
 	}
-	key := func(i int) string {
-		if ops[i] == nil {
-			return ""
-		}
-		if k := r.Keys[ops[i]]; k != "" {
-			return k + "\x00" + name
-		}
-		return ""
-	}
-	stored = func(i int) (string, bool) {
-		if k := key(i); k != "" {
-			return r.Sections.Section(k)
-		}
-		return "", false
-	}
-	remember = func(i int, text string) {
-		if k := key(i); k != "" {
-			r.Sections.Remember(k, text)
-		}
-	}
+	stored = func(i int) (string, bool) { return Stored(pkg, ops[i], name) }
+	remember = func(i int, text string) { Remember(pkg, ops[i], name, text) }
 	return stored, remember
 }
 

@@ -67,7 +67,7 @@ func sliceOps(data []byte) (*slicedFile, bool) {
 		if strings.HasPrefix(ln, "---") || strings.HasPrefix(ln, "...") || strings.HasPrefix(ln, "%") {
 			return nil, false
 		}
-		if ln == "ops:" || strings.TrimRight(ln, " ") == "ops:" {
+		if strings.TrimRight(ln, " ") == "ops:" {
 			if f.opsAt >= 0 {
 				return nil, false
 			}

@@ -4,40 +4,17 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/ir/irtest"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/sharedfixtures"
 	"github.com/opforge/opforge/generators/targets/htp"
 	"github.com/opforge/opforge/generators/targets/htp/qnnxml"
 )
-
-// memorySections is a section store in memory that counts what it served.
-type memorySections struct {
-	mu     sync.Mutex
-	texts  map[string]string
-	served int
-}
-
-func (m *memorySections) Section(key string) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t, ok := m.texts[key]
-	if ok {
-		m.served++
-	}
-	return t, ok
-}
-
-func (m *memorySections) Remember(key, text string) {
-	m.mu.Lock()
-	m.texts[key] = text
-	m.mu.Unlock()
-}
 
 // TestConfigXMLInParts: the config made of per-op parts, fresh and then
 // from the store, is byte for byte the config written whole, for every
@@ -74,7 +51,7 @@ func TestConfigXMLInParts(t *testing.T) {
 			}
 			// Keys as gen gives them: one per op (XML opdefs have no
 			// digest, which the test keys all the same).
-			store := &memorySections{texts: map[string]string{}}
+			store := irtest.NewSections()
 			keyed := *pkg
 			keyed.Reuse = &ir.Reuse{Keys: map[*ir.Op]string{}, Sections: store}
 			for i, op := range ops {
@@ -90,7 +67,7 @@ func TestConfigXMLInParts(t *testing.T) {
 					t.Errorf("%s, %s: the config in parts differs from the whole one:\n%s", pkg.Name, pass, firstDifference(got, whole))
 				}
 			}
-			served += store.served
+			served += store.Served()
 		}
 	}
 	t.Logf("%d packages, %d ops, %d parts served from the store", packages, totalOps, served)

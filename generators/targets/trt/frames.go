@@ -131,18 +131,12 @@ func decodeFrame(s string) (*opFrame, bool) {
 // and every file it generates alone is kept (pkg.Reuse). The others are
 // nil.
 func keptFrames(pkg *ir.Package, ops []*ir.Op) []*opFrame {
-	r := pkg.Reuse
 	frames := make([]*opFrame, len(ops))
-	if r == nil || r.Sections == nil || len(r.Kept) == 0 {
+	if pkg.Reuse == nil || len(pkg.Reuse.Kept) == 0 {
 		return frames
 	}
-	stored := func(key, name string) (string, bool) { return r.Sections.Section(key + "\x00" + name) }
 	for i, op := range ops {
-		key := r.Keys[op]
-		if key == "" {
-			continue
-		}
-		text, ok := stored(key, frameSection)
+		text, ok := render.Stored(pkg, op, frameSection)
 		if !ok {
 			continue
 		}
@@ -150,15 +144,15 @@ func keptFrames(pkg *ir.Package, ops []*ir.Op) []*opFrame {
 		if !ok || f.Name != op.Name {
 			continue
 		}
-		if _, ok := stored(key, readmeSection); !ok {
+		if _, ok := render.Stored(pkg, op, readmeSection); !ok {
 			continue
 		}
 		if f.QDP != nil {
-			if _, ok := stored(key, qdpSection); !ok {
+			if _, ok := render.Stored(pkg, op, qdpSection); !ok {
 				continue
 			}
 		}
-		if !slices.ContainsFunc(opFiles(op.Name, f.Triton), func(p string) bool { return !r.Kept[pkg.Name+"/"+p] }) {
+		if !slices.ContainsFunc(opFiles(op.Name, f.Triton), func(p string) bool { return !pkg.Reuse.Kept[pkg.Name+"/"+p] }) {
 			frames[i] = f
 		}
 	}
@@ -175,13 +169,12 @@ func opFiles(op string, triton bool) []string {
 	return files
 }
 
-// rememberFrames stores the frames made now by their ops' keys.
-func rememberFrames(pkg *ir.Package, ops []*ir.Op, frames []*opFrame, made []bool) error {
-	_, err := render.KeyedTexts(pkg, frameSection, ops, func(i int) (string, error) {
-		if !made[i] {
-			return "", nil
+// rememberFrames stores the frames of the ops modelled now (models[i]
+// set) by their ops' keys.
+func rememberFrames(pkg *ir.Package, ops []*ir.Op, frames []*opFrame, models []*opModel) {
+	for i, op := range ops {
+		if models[i] != nil {
+			render.Remember(pkg, op, frameSection, frames[i].encode())
 		}
-		return frames[i].encode(), nil
-	})
-	return err
+	}
 }

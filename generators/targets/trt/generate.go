@@ -25,10 +25,6 @@ func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	// An op whose own files and sections are all kept is not modelled:
 	// its frame is all the shared files need of it (opFrame).
 	frames := keptFrames(pkg, ops)
-	made := make([]bool, len(ops))
-	for i, f := range frames {
-		made[i] = f == nil
-	}
 	m := newPackageModelKeeping(pkg, ops, frames)
 	m.QDP = newQDPModel(pkg, ops, m.Ops, frames)
 	if m.QDP != nil {
@@ -38,10 +34,7 @@ func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 		d.Errorf(pkg.Pos, "internal", "rendering the package's op sections: %v", err)
 		return nil
 	}
-	if err := rememberFrames(pkg, ops, frames, made); err != nil {
-		d.Errorf(pkg.Pos, "internal", "keeping the ops' frames: %v", err)
-		return nil
-	}
+	rememberFrames(pkg, ops, frames, m.Ops)
 	plugin, library := "plugin", "library"
 	if m.Legacy {
 		plugin, library = "plugin_v2", "library_v2"

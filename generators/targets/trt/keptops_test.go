@@ -4,38 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/ir/irtest"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/targets/trt"
 )
-
-// memorySections is a section store in memory that counts what it served.
-type memorySections struct {
-	mu     sync.Mutex
-	texts  map[string]string
-	served int
-}
-
-func (m *memorySections) Section(key string) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t, ok := m.texts[key]
-	if ok {
-		m.served++
-	}
-	return t, ok
-}
-
-func (m *memorySections) Remember(key, text string) {
-	m.mu.Lock()
-	m.texts[key] = text
-	m.mu.Unlock()
-}
 
 // TestKeptOpsNeedNoModel: once every op's own files are kept and its
 // sections and frame stored, the package's shared files are made from
@@ -64,7 +41,7 @@ func TestKeptOpsNeedNoModel(t *testing.T) {
 				t.Fatalf("%s: %v", pkg.Name, wl.Sorted())
 			}
 			// Every op keyed, every file an op generates alone kept.
-			store := &memorySections{texts: map[string]string{}}
+			store := irtest.NewSections()
 			keyed := *pkg
 			keyed.Reuse = &ir.Reuse{Keys: map[*ir.Op]string{}, Sections: store, Kept: map[string]bool{}}
 			for i, op := range ops {
