@@ -11,6 +11,7 @@ import (
 	"github.com/opforge/opforge/generators/filelock"
 	"github.com/opforge/opforge/generators/gen"
 	"github.com/opforge/opforge/generators/selection"
+	"github.com/opforge/opforge/generators/stageclock"
 	"github.com/opforge/opforge/generators/writer"
 )
 
@@ -82,6 +83,8 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	start := time.Now()
+	o.Clock = stageclock.FromEnv()
+	defer o.Clock.Print(stderr, "opforge gen: ")
 	unlock, err := filelock.Lock(filepath.Join(filepath.Dir(*cachePath), genLockName), func(holder string) {
 		if holder == "" {
 			holder = "unknown"
@@ -93,6 +96,7 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer unlock()
+	o.Clock.Mark("lock")
 	var l diag.List
 	// A rename a kill interrupted is finished or rolled back first: the
 	// opdefs are not what they will be until then.
@@ -107,6 +111,7 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 		*full = true
 	}
 	cache, cacheErr := gen.OpenCache(*o, *cachePath)
+	o.Clock.Mark("open cache")
 	if len(o.Packages) > 0 || len(o.Ops) > 0 {
 		// The cache records a whole tree; a partial gen neither uses nor
 		// renews it (and drops it below, as every gen that writes does).
@@ -132,14 +137,17 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	st, err := writer.Apply(plan)
+	o.Clock.Mark("apply")
 	if err != nil {
 		writer.Report(o.Out, err, &l)
 		report(&l, "text", stdout, stderr)
 		return 1
 	}
 	report(&l, "text", stdout, stderr)
+	o.Clock.Mark("report")
 	if cacheErr == nil && len(o.Packages) == 0 && len(o.Ops) == 0 {
 		_ = cache.Store(plan) // a failed store only costs the next no-op its speed
+		o.Clock.Mark("store")
 	}
 	fmt.Fprintf(stdout, "opforge gen: %d files in %s: %d written (%d bytes), %d unchanged, %d removed in %s\n",
 		plan.Files.Len(), o.Out, st.Written, st.BytesWritten, st.Unchanged, st.Removed, time.Since(start).Round(time.Millisecond))

@@ -13,6 +13,7 @@ import (
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/registry"
 	"github.com/opforge/opforge/generators/selection"
+	"github.com/opforge/opforge/generators/stageclock"
 	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/generators/writer"
@@ -144,6 +145,8 @@ type Options struct {
 	// Rename, when set, makes the plan a rename (opforge mv) in one
 	// all-or-nothing Apply with the opdef it edits.
 	Rename *Rename
+	// Clock, when set, times Plan's stages (OPFORGE_STAGES).
+	Clock *stageclock.Clock
 }
 
 // Rename is a rename computed in memory: Package, the opdef as renamed
@@ -168,7 +171,9 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 		ld.Chunks = o.Reuse.Items()
 	}
 	pkgs := ld.Tree(o.OpDefs, l)
+	o.Clock.Mark("load")
 	registry.Check(l, pkgs...)
+	o.Clock.Mark("check")
 	if l.HasErrors() {
 		return nil
 	}
@@ -206,6 +211,7 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 		keys = nil
 	}
 	files := generate(pkgs, ts, keys, l)
+	o.Clock.Mark("generate")
 	if l.HasErrors() {
 		return nil
 	}
@@ -235,8 +241,10 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 		wo.Carry, wo.Outside, wo.Move = r.Carry, r.Outside, r.Move
 	}
 	if keys == nil {
+		defer o.Clock.Mark("plan")
 		return writer.PrepareWith(filepath.Clean(o.Out), files, wo, l)
 	}
+	defer o.Clock.Mark("plan")
 	wo.Vouched = o.Reuse.Vouched
 	var pl diag.List
 	plan := writer.PrepareWith(filepath.Clean(o.Out), files, wo, &pl)
