@@ -188,7 +188,7 @@ func (c *Cache) Reusable(rel, key string) bool {
 }
 
 // Items implements Reuser.
-func (c *Cache) Items() yamldef.Chunks { return itemStore{c.items} }
+func (c *Cache) Items() yamldef.Chunks { return itemStore{c.items, c.generator} }
 
 // Sections implements Reuser.
 func (c *Cache) Sections() ir.SectionStore { return c.sections }

@@ -53,12 +53,26 @@ func newItemStore(cachePath string) *sectionStore {
 	return &sectionStore{path: cachePath + ".items", used: map[string]string{}}
 }
 
-// itemStore serves a sectionStore as yamldef.Chunks.
-type itemStore struct{ s *sectionStore }
+// itemStore serves a sectionStore as yamldef.Chunks. A vetted item's
+// record is keyed by the item's key and the generator's identity
+// (Reuser.Generator), as Chunks.Vet asks: another opforge binary has
+// another schema and other checks.
+type itemStore struct {
+	s         *sectionStore
+	generator string
+}
 
 func (i itemStore) Chunk(key string) (string, bool) { return i.s.Section(key) }
 
 func (i itemStore) Keep(key string, tree []byte) { i.s.Remember(key, string(tree)) }
+
+func (i itemStore) Vetted(key string) (string, bool) { return i.s.Section(i.vetKey(key)) }
+
+func (i itemStore) Vet(key, digest string) { i.s.Remember(i.vetKey(key), digest) }
+
+// vetKey keeps vetted items' records apart from the trees (a tree starts
+// with its magic; this key with "vet ").
+func (i itemStore) vetKey(key string) string { return "vet " + i.generator + " " + key }
 
 // Section implements ir.SectionStore.
 func (s *sectionStore) Section(key string) (string, bool) {

@@ -26,7 +26,10 @@ const digestBudget = 1 << 20
 // tags, values, styles and comments count; lines and columns do not, so an
 // op moved down by an edit above it keeps its digest. Aliases are
 // followed, so an op that reads another's anchor changes with it.
-func setDigests(root *yaml.Node, pkg *ir.Package) {
+//
+// known, when set, holds digests kept for items (Chunks.Vet), which are
+// not computed again ("": compute).
+func setDigests(root *yaml.Node, pkg *ir.Package, known []string) {
 	root = resolve(root)
 	if root == nil || root.Kind != yaml.MappingNode {
 		return
@@ -52,7 +55,14 @@ func setDigests(root *yaml.Node, pkg *ir.Package) {
 	}
 	digests := make([]string, len(items))
 	failed := make([]bool, len(items))
+	if len(known) != len(items) {
+		known = nil
+	}
 	workpool.Parallel(len(items), func(i int) {
+		if known != nil && known[i] != "" {
+			digests[i] = known[i]
+			return
+		}
 		d := newDigester()
 		d.node(items[i])
 		var good bool

@@ -25,27 +25,27 @@ func Load(file string, data []byte, l *diag.List) *ir.Package {
 // LoadWith is Load parsing with ParseSliced when chunks is set.
 func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package {
 	var doc *yaml.Node
+	var keys []string
 	var ok bool
 	if chunks != nil {
-		doc, ok = ParseSliced(file, data, chunks, l)
+		doc, keys, ok = parseSliced(file, data, chunks, l)
 	} else {
 		doc, ok = Parse(file, data, l)
 	}
 	if !ok {
 		return nil
 	}
-	t := &tree{file: file, l: l, doc: doc}
-	before := l.Len()
-	v := t.convert(doc, 0)
-	if t.fatal || l.HasErrorsSince(before) {
-		return nil
-	}
-	if !t.validateStructure(v) {
+	vet := newVetting(doc, keys, chunks)
+	ok, clean := checkStructure(file, doc, vet, l)
+	if !ok {
 		return nil
 	}
 	b := &builder{file: file, l: l, lines: strings.Split(string(data), "\n")}
 	pkg := b.pkg(doc.Content[0])
-	setDigests(doc.Content[0], pkg)
+	setDigests(doc.Content[0], pkg, vet.known())
+	if clean {
+		vet.record(pkg)
+	}
 	return pkg
 }
 

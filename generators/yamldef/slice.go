@@ -13,6 +13,7 @@ import (
 
 	"github.com/opforge/opforge/generators/binrec"
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // Chunks keeps the parsed items of opdef files' ops lists, by a hash of
@@ -25,6 +26,15 @@ type Chunks interface {
 	Chunk(key string) (string, bool)
 	// Keep keeps an item's tree under key for later gens.
 	Keep(key string, tree []byte)
+	// Vetted returns the digest Vet kept for the item of key, when this
+	// generator vetted it.
+	Vetted(key string) (digest string, ok bool)
+	// Vet keeps that the item of key converts and meets the schema alone
+	// with no diagnostic, and that its digest (ir.Op.Digest) is digest.
+	// Both are the generator's verdicts, not the text's: the store must
+	// scope the record to the generator that made it (the binary, whose
+	// schema and checks these are).
+	Vet(key, digest string)
 }
 
 // opsChunk is one item of a file's ops list as its text lies: its lines
@@ -164,33 +174,54 @@ func ChunkKey(text string) string {
 // on its own, it parses the whole file with Parse, whose diagnostics then
 // stand, and keeps its items.
 func ParseSliced(file string, data []byte, chunks Chunks, l *diag.List) (*yaml.Node, bool) {
+	doc, _, ok := parseSliced(file, data, chunks, l)
+	return doc, ok
+}
+
+// parseSliced is ParseSliced that also returns the ChunkKey of each item
+// of the tree's ops list, when the list is the items f was cut into (nil
+// otherwise).
+func parseSliced(file string, data []byte, chunks Chunks, l *diag.List) (*yaml.Node, []string, bool) {
 	f, ok := sliceOps(data)
 	if !ok {
-		return Parse(file, data, l)
+		doc, ok := Parse(file, data, l)
+		return doc, nil, ok
 	}
-	if doc, ok := f.parse(chunks); ok {
-		return doc, true
+	keys := f.keys()
+	if doc, ok := f.parse(chunks, keys); ok {
+		return doc, keys, true
 	}
 	doc, ok := Parse(file, data, l)
-	if ok {
-		f.keepItems(doc, chunks)
+	if ok && f.keepItems(doc, chunks, keys) {
+		return doc, keys, true
 	}
-	return doc, ok
+	return doc, nil, ok
+}
+
+// keys are the ChunkKeys of f's items.
+func (f *slicedFile) keys() []string {
+	keys := make([]string, len(f.chunks))
+	workpool.Parallel(len(f.chunks), func(i int) { keys[i] = ChunkKey(f.chunks[i].text) })
+	return keys
 }
 
 // parse puts f's tree together from chunks and parts parsed alone; false
 // when a part does not parse cleanly alone.
-func (f *slicedFile) parse(chunks Chunks) (*yaml.Node, bool) {
+func (f *slicedFile) parse(chunks Chunks, keys []string) (*yaml.Node, bool) {
 	items := make([]*yaml.Node, len(f.chunks))
 	fresh := make([]bool, len(f.chunks))
-	var missing []int
-	for i, c := range f.chunks {
-		if tree, ok := chunks.Chunk(ChunkKey(c.text)); ok {
-			if items[i], ok = decodeItem(tree, c.first+1); ok {
-				continue
+	workpool.Parallel(len(f.chunks), func(i int) {
+		if tree, ok := chunks.Chunk(keys[i]); ok {
+			if item, ok := decodeItem(tree, f.chunks[i].first+1); ok {
+				items[i] = item
 			}
 		}
-		missing = append(missing, i)
+	})
+	var missing []int
+	for i, item := range items {
+		if item == nil {
+			missing = append(missing, i)
+		}
 	}
 	// Parsing items alone costs what parsing them in the file does: past
 	// a few, the whole file is parsed (and its items kept), as Parse has
@@ -213,7 +244,7 @@ func (f *slicedFile) parse(chunks Chunks) (*yaml.Node, bool) {
 	doc.Content[0].Content[at] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: f.chunks[0].first + 1, Column: f.indent + 1, Content: items}
 	for i, c := range f.chunks {
 		if fresh[i] {
-			chunks.Keep(ChunkKey(c.text), encodeItem(items[i], c.first+1))
+			chunks.Keep(keys[i], encodeItem(items[i], c.first+1))
 		}
 	}
 	return doc, true
@@ -290,31 +321,32 @@ func shiftLines(n *yaml.Node, by int) {
 }
 
 // keepItems keeps the items of a whole file's tree, when they lie where f
-// cut them.
-func (f *slicedFile) keepItems(doc *yaml.Node, chunks Chunks) {
+// cut them (and reports whether they do).
+func (f *slicedFile) keepItems(doc *yaml.Node, chunks Chunks, keys []string) bool {
 	if !plain(doc) {
-		return
+		return false
 	}
 	// Only when the rest of the file parses as it does blanked: then no
 	// line outside an item's text (a quote or a flow continued at column
 	// 0) belongs to an item, and each item is its text's alone.
 	part, at, ok := f.packagePart()
 	if !ok || len(doc.Content[0].Content) != len(part.Content[0].Content) {
-		return
+		return false
 	}
 	list := doc.Content[0].Content[at]
 	part.Content[0].Content[at] = list
 	if !sameTree(part, doc) || list.Kind != yaml.SequenceNode || len(list.Content) != len(f.chunks) {
-		return
+		return false
 	}
 	for j, c := range f.chunks {
 		if list.Content[j].Line != c.first+1 {
-			return
+			return false
 		}
 	}
 	for j, c := range f.chunks {
-		chunks.Keep(ChunkKey(c.text), encodeItem(list.Content[j], c.first+1))
+		chunks.Keep(keys[j], encodeItem(list.Content[j], c.first+1))
 	}
+	return true
 }
 
 // sameTree reports whether two trees are equal in every field a parse

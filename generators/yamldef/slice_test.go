@@ -16,12 +16,32 @@ import (
 
 // memoryChunks is a Chunks in memory that counts what it served.
 type memoryChunks struct {
-	mu     sync.Mutex
-	trees  map[string]string
-	served int
+	mu      sync.Mutex
+	trees   map[string]string
+	vetted  map[string]string
+	served  int
+	skipped int // vetted items served
 }
 
-func newMemoryChunks() *memoryChunks { return &memoryChunks{trees: map[string]string{}} }
+func newMemoryChunks() *memoryChunks {
+	return &memoryChunks{trees: map[string]string{}, vetted: map[string]string{}}
+}
+
+func (m *memoryChunks) Vetted(key string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d, ok := m.vetted[key]
+	if ok {
+		m.skipped++
+	}
+	return d, ok
+}
+
+func (m *memoryChunks) Vet(key, digest string) {
+	m.mu.Lock()
+	m.vetted[key] = digest
+	m.mu.Unlock()
+}
 
 func (m *memoryChunks) Chunk(key string) (string, bool) {
 	m.mu.Lock()

@@ -1,0 +1,113 @@
+package yamldef
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/opforge/opforge/generators/diag"
+)
+
+// schemaEdit breaks or mends one line the way the schema or convert
+// notices: a dtype, key or tag it refuses, or a number too large.
+func schemaEdit(r *rand.Rand, lines []string) []string {
+	out := append([]string(nil), lines...)
+	if len(out) == 0 {
+		return out
+	}
+	i := r.Intn(len(out))
+	switch r.Intn(5) {
+	case 0:
+		out[i] = strings.Replace(out[i], "float32", "float33", 1)
+	case 1:
+		out[i] = strings.Replace(out[i], "float33", "float32", 1)
+	case 2:
+		out[i] = strings.Replace(out[i], "name: ", "bogus: 1, name: ", 1)
+	case 3:
+		out[i] = strings.Replace(out[i], "description: ", "description: !!custom ", 1)
+	default:
+		out[i] = strings.Replace(out[i], "default: ", "default: 99999999999999999999999, x: ", 1)
+	}
+	return out
+}
+
+// checkLoadWith holds LoadWith of data, with what chunks holds (trees and
+// vetted items), to Load: the same package and the same diagnostics.
+func checkLoadWith(t *testing.T, name string, data []byte, chunks Chunks) {
+	t.Helper()
+	var want, got diag.List
+	wantPkg := Load("f.yaml", data, &want)
+	gotPkg := LoadWith("f.yaml", data, chunks, &got)
+	if fmt.Sprint(got.Sorted()) != fmt.Sprint(want.Sorted()) {
+		t.Fatalf("%s: LoadWith gave %v, Load %v\n%s", name, got.Sorted(), want.Sorted(), data)
+	}
+	if !reflect.DeepEqual(gotPkg, wantPkg) {
+		t.Fatalf("%s: LoadWith's package differs from Load's\n%s", name, data)
+	}
+}
+
+// TestLoadWithVettedIsLoad: over random edit sequences of every YAML opdef
+// under testdata, edits the schema refuses among them, a file loaded with
+// its vetted items neither converted, nor checked, nor hashed again gives
+// the package and the diagnostics Load gives.
+func TestLoadWithVettedIsLoad(t *testing.T) {
+	seed := rand.Int63()
+	if s := os.Getenv("OPFORGE_SLICE_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	t.Logf("seed %d (replay: OPFORGE_SLICE_SEED=%d go test ./generators/yamldef -run TestLoadWithVettedIsLoad)", seed, seed)
+	r := rand.New(rand.NewSource(seed))
+	skipped := 0
+	for path, data := range opdefTexts(t) {
+		chunks := newMemoryChunks()
+		checkLoadWith(t, path, data, chunks)
+		checkLoadWith(t, path+" again", data, chunks)
+		lines := strings.Split(string(data), "\n")
+		for step := 0; step < 12; step++ {
+			if r.Intn(3) == 0 {
+				lines = schemaEdit(r, lines)
+			} else {
+				lines = editLines(r, lines)
+			}
+			checkLoadWith(t, fmt.Sprintf("%s, step %d", path, step), []byte(strings.Join(lines, "\n")), chunks)
+		}
+		skipped += chunks.skipped
+	}
+	t.Logf("%d vetted items skipped", skipped)
+	if skipped == 0 {
+		t.Fatal("no vetted item was skipped: the test checked nothing")
+	}
+}
+
+// TestVettedItemsSkipWork: a file loaded again with one op changed takes
+// every other op's verdict and digest from the store, and an item that
+// breaks the schema is reported as Load reports it, at its line.
+func TestVettedItemsSkipWork(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("version: 1\npackage: {name: P, domain: p, version: 1.0.0}\nops:\n")
+	for i := range 20 {
+		fmt.Fprintf(&b, "  - name: Op%d\n    inputs: [{name: x, type: float32, shape: [N]}]\n    outputs: [{name: y, type: float32, shape: [N]}]\n", i)
+	}
+	data := b.String()
+	chunks := newMemoryChunks()
+	checkLoadWith(t, "first", []byte(data), chunks)
+	if len(chunks.vetted) != 20 {
+		t.Fatalf("%d items vetted, want 20", len(chunks.vetted))
+	}
+	chunks.skipped = 0
+	edited := strings.Replace(data, "name: Op7\n    inputs: [{name: x, type: float32", "name: Op7\n    inputs: [{name: x, type: float16", 1)
+	checkLoadWith(t, "one op changed", []byte(edited), chunks)
+	// Every op but the first (always checked with the package) and the
+	// changed one.
+	if chunks.skipped != 18 {
+		t.Fatalf("%d vetted items served, want 18", chunks.skipped)
+	}
+	broken := strings.Replace(data, "name: Op12\n    inputs: [{name: x, type: float32", "name: Op12\n    inputs: [{name: x, type: float33", 1)
+	var l diag.List
+	if LoadWith("f.yaml", []byte(broken), chunks, &l) != nil || !strings.Contains(fmt.Sprint(l.Sorted()), "f.yaml:40:") {
+		t.Fatalf("broken op: %v", l.Sorted())
+	}
+}
