@@ -77,7 +77,10 @@ func tooLong(l *diag.List, paths []outPath) {
 	var order []string
 	by := map[string]*worst{}
 	for _, p := range paths {
-		for _, part := range strings.Split(p.path, "/") {
+		if len(p.path) <= MaxNameBytes {
+			continue // no part of it is longer
+		}
+		for part := range strings.SplitSeq(p.path, "/") {
 			if len(part) <= MaxNameBytes {
 				continue
 			}
@@ -107,18 +110,26 @@ func caseCollisions(l *diag.List, paths []outPath) {
 		exact string
 		p     outPath
 	}
-	first := map[string]seen{}
+	// Every file's directories are visited: a few thousand files make
+	// several times as many prefixes, each a slice of the path (and of
+	// the path lower-cased once), not a new string.
+	first := make(map[string]seen, 2*len(paths))
 	reported := map[string]bool{}
 	collided := map[string]bool{} // folded directories reported
 	for _, file := range paths {
-		parts := strings.Split(file.path, "/")
-		for i := range parts {
+		path := file.path
+		lower := strings.ToLower(path)
+		sameBytes := len(lower) == len(path) && isASCII(path)
+		for i, end := 0, prefixEnd(path, 0); end <= len(path); i, end = i+1, prefixEnd(path, end+1) {
 			p := file
 			if i <= 1 {
 				p.op = nil // <target>/<Package>: named after the package
 			}
-			exact := strings.Join(parts[:i+1], "/")
-			fold := strings.ToLower(exact)
+			exact := path[:end]
+			fold := lower[:min(end, len(lower))]
+			if !sameBytes {
+				fold = strings.ToLower(exact)
+			}
 			if collided[fold] {
 				break // below a directory reported already
 			}
@@ -127,7 +138,7 @@ func caseCollisions(l *diag.List, paths []outPath) {
 				first[fold] = seen{exact, p}
 				continue
 			}
-			if f.p.owner() == p.owner() && f.p.pkg == p.pkg {
+			if sameOwner(f.p, p) {
 				continue // one name's own paths
 			}
 			if f.exact == exact {
@@ -140,7 +151,7 @@ func caseCollisions(l *diag.List, paths []outPath) {
 				continue // validate reported the names (case-collision)
 			}
 			what := "file"
-			if i < len(parts)-1 {
+			if end < len(path) {
 				what = "directory"
 				collided[fold] = true // what lies below it collides too
 			}
@@ -153,6 +164,40 @@ func caseCollisions(l *diag.List, paths []outPath) {
 			break
 		}
 	}
+}
+
+// prefixEnd is where the path component starting at from ends: the
+// next '/' or the path's end (past it, len(path)+1).
+func prefixEnd(path string, from int) int {
+	if from > len(path) {
+		return len(path) + 1
+	}
+	if j := strings.IndexByte(path[from:], '/'); j >= 0 {
+		return from + j
+	}
+	return len(path)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// sameOwner is a.owner() == b.owner() && a.pkg == b.pkg, without making
+// the owners' strings (it is asked for every shared directory of every
+// file).
+func sameOwner(a, b outPath) bool {
+	if a.pkg != b.pkg || (a.op == nil) != (b.op == nil) {
+		return false
+	}
+	if a.op == nil {
+		return true
+	}
+	return a.op == b.op || clip(a.op.Name) == clip(b.op.Name)
 }
 
 // sameFoldedOps: two ops of one package whose names differ only in case,
