@@ -68,9 +68,12 @@ type slicedFile struct {
 func sliceOps(data []byte) (*slicedFile, bool) {
 	s := string(data)
 	// yaml.v3 also breaks lines at NEL, LS and PS, which a cut at "\n"
-	// would not count.
-	if strings.ContainsAny(s, "\t\r\u0085\u2028\u2029") {
-		return nil, false
+	// would not count. (One search each: ContainsAny of a non-ASCII set
+	// decodes every rune of the file.)
+	for _, bad := range []string{"\t", "\r", "\u0085", "\u2028", "\u2029"} {
+		if strings.Contains(s, bad) {
+			return nil, false
+		}
 	}
 	f := &slicedFile{lines: strings.Split(s, "\n"), opsAt: -1, indent: -1}
 	for i, ln := range f.lines {
@@ -130,14 +133,16 @@ cut:
 			return nil, false
 		}
 	}
+	// An item's text ends with the newline that ends its last line, where
+	// one does: a block scalar's last line break depends on it. It is a
+	// slice of s: the lines are too, one after another.
+	start := make([]int, len(f.lines)+1)
+	for i, ln := range f.lines {
+		start[i+1] = start[i] + len(ln) + 1
+	}
 	for i := range f.chunks {
-		// An item's text ends with the newline that ends its last line,
-		// where one does: a block scalar's last line break depends on it.
 		c := &f.chunks[i]
-		c.text = strings.Join(f.lines[c.first:c.end], "\n")
-		if c.end < len(f.lines) {
-			c.text += "\n"
-		}
+		c.text = s[start[c.first]:min(start[c.end], len(s))]
 	}
 	return f, true
 }

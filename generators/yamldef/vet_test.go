@@ -105,9 +105,9 @@ func TestVettedItemsSkipWork(t *testing.T) {
 	if chunks.skipped != 18 {
 		t.Fatalf("%d vetted items served, want 18", chunks.skipped)
 	}
-	broken := strings.Replace(data, "name: Op12\n    inputs: [{name: x, type: float32", "name: Op12\n    inputs: [{name: x, type: float33", 1)
+	broken := strings.Replace(data, "name: Op12\n    inputs: [{name: x,", "name: Op12\n    inputs: [{name: x, bogus: 1,", 1)
 	var l diag.List
-	if LoadWith("f.yaml", []byte(broken), chunks, &l) != nil || !strings.Contains(fmt.Sprint(l.Sorted()), "f.yaml:40:") {
+	if LoadWith("f.yaml", []byte(broken), chunks, &l) != nil || !strings.Contains(fmt.Sprint(l.Sorted()), "f.yaml:41:") {
 		t.Fatalf("broken op: %v", l.Sorted())
 	}
 }
