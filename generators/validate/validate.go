@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -199,7 +200,9 @@ func (v *validator) dtypeList(list []ir.DType, pos func(int) diag.Pos, what stri
 	}
 }
 
-func quote(s string) string { return fmt.Sprintf("%q", s) }
+// quote is fmt's %q (strconv.Quote), without fmt: it names every tensor
+// and param of every op while their texts are checked.
+func quote(s string) string { return strconv.Quote(s) }
 
 func (v *validator) tensor(op *ir.Op, t *ir.Tensor, input, last bool) {
 	kind := "output"
