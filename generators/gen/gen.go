@@ -87,9 +87,10 @@ func generate(pkgs []*ir.Package, ts []target.Target, keys *opKeys, l *diag.List
 // targets' checks refuse the names that make them, at the name, before
 // generation (registry.Check); this guards the paths actually generated.
 func checkWritable(set *fileset.Set, l *diag.List) {
-	seen := map[string]string{}
-	for _, f := range set.Files() {
-		for _, part := range strings.Split(f.Path, "/") {
+	files := set.Files()
+	seen := make(map[string]string, len(files))
+	for _, f := range files {
+		for part := range strings.SplitSeq(f.Path, "/") {
 			if len(part) > registry.MaxNameBytes {
 				l.Errorf(diag.Pos{File: f.Source}, "name-too-long", "generated file %s has a name of %d bytes; file systems take at most %d", f.Path, len(part), registry.MaxNameBytes)
 				break
