@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/opforge/opforge/generators/registry"
+	"github.com/opforge/opforge/generators/stageclock"
 )
 
 // Step is one measured command.
@@ -28,6 +30,9 @@ type Step struct {
 	PeakRSS      int64 // bytes
 	User, Sys    time.Duration
 	CopyFloor    time.Duration
+	// Stages is where the run's wall time went, stage by stage, as
+	// `opforge gen` reports it under OPFORGE_STAGES (nil: not a gen).
+	Stages []stageclock.Stage
 }
 
 // Options of a run.
@@ -80,6 +85,7 @@ var genLine = regexp.MustCompile(`(\d+) written \((\d+) bytes\)`)
 func (o Options) gen(opdefs, out string) (Step, error) {
 	syscall.Sync()
 	cmd := exec.Command(o.Binary, "gen", "--opdefs", opdefs, "--toolchains", o.Toolchains, "--out", out, "--cache", cachePath(out))
+	cmd.Env = append(os.Environ(), stageclock.EnvVar+"=1")
 	start := time.Now()
 	output, err := cmd.CombinedOutput()
 	st := Step{Wall: time.Since(start)}
@@ -87,6 +93,7 @@ func (o Options) gen(opdefs, out string) (Step, error) {
 		return st, fmt.Errorf("opforge gen: %v\n%s", err, output)
 	}
 	st.usage(cmd.ProcessState)
+	st.Stages, _ = stageclock.Parse(string(output))
 	if m := genLine.FindStringSubmatch(string(output)); m != nil {
 		st.FilesWritten, _ = strconv.Atoi(m[1])
 		st.BytesWritten, _ = strconv.ParseInt(m[2], 10, 64)
@@ -230,6 +237,30 @@ func (o Options) print(s Step) {
 		ratio = fmt.Sprintf("%.1fx", float64(s.Wall)/float64(s.CopyFloor))
 	}
 	fmt.Fprintf(o.Out, "| %s | %d | %s | %s | %s / %s | %d | %d | %.1f MiB | %s | %s |\n", s.Name, s.Ops, s.Targets, ms(s.Wall), ms(s.User), ms(s.Sys), s.FilesWritten, s.BytesWritten, float64(s.PeakRSS)/(1<<20), floor, ratio)
+}
+
+// StagesHeader is the header of the table PrintStages writes.
+const StagesHeader = "| step | ops | targets | wall | where it went (OPFORGE_STAGES) |\n|---|---|---|---|---|\n"
+
+// PrintStages prints where the wall time of each generation step at the
+// largest size went, stage by stage with each stage's share: issue 30
+// asks for each stage's share before and after a change.
+func (o Options) PrintStages(steps []Step) {
+	largest := slices.Max(o.Sizes)
+	for _, s := range steps {
+		if s.Ops != largest || len(s.Stages) == 0 || s.Name == "no-op generate" {
+			continue
+		}
+		var total time.Duration
+		for _, st := range s.Stages {
+			total += st.Took
+		}
+		var parts []string
+		for _, st := range s.Stages {
+			parts = append(parts, fmt.Sprintf("%s %s (%.0f%%)", st.Name, ms(st.Took), 100*float64(st.Took)/float64(max(total, 1))))
+		}
+		fmt.Fprintf(o.Out, "| %s | %d | %s | %s | %s |\n", s.Name, s.Ops, s.Targets, ms(s.Wall), strings.Join(parts, ", "))
+	}
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

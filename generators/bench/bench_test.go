@@ -41,6 +41,20 @@ func TestRunSmall(t *testing.T) {
 		if one.FilesWritten == 0 || one.FilesWritten >= cold.FilesWritten {
 			t.Errorf("one op changed wrote %d files (cold: %d)", one.FilesWritten, cold.FilesWritten)
 		}
+		for _, s := range []Step{cold, one} {
+			names := make([]string, len(s.Stages))
+			for j, st := range s.Stages {
+				names[j] = st.Name
+			}
+			if got := strings.Join(names, ","); !strings.Contains(got, "load,check,generate,plan,apply") {
+				t.Errorf("%s: stages %q, want load, check, generate, plan and apply among them", s.Name, got)
+			}
+		}
+	}
+	var stages bytes.Buffer
+	(&Options{Sizes: o.Sizes, Out: &stages}).PrintStages(steps)
+	if rows := strings.Count(stages.String(), "\n"); rows != 8 || !strings.Contains(stages.String(), "| one op changed | 3 | trt |") || !strings.Contains(stages.String(), "load ") {
+		t.Errorf("stage table (want cold and one op changed of 4 target sets):\n%s", stages.String())
 	}
 	if _, err := NoopBuild(o, 3, "../../testdata/build/fake-compiler.sh"); err != nil {
 		t.Fatal(err)

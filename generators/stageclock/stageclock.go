@@ -1,6 +1,9 @@
 package stageclock
 
 import (
+	"regexp"
+	"strconv"
+	"sync"
 	"fmt"
 	"io"
 	"os"
@@ -14,13 +17,14 @@ const EnvVar = "OPFORGE_STAGES"
 // Clock records the wall time between marks.
 type Clock struct {
 	last   time.Time
-	stages []stage
+	stages []Stage
 	now    func() time.Time
 }
 
-type stage struct {
-	name string
-	took time.Duration
+// Stage is one stage's name and wall time.
+type Stage struct {
+	Name string
+	Took time.Duration
 }
 
 // FromEnv starts a clock when EnvVar is set, and returns nil otherwise.
@@ -46,12 +50,12 @@ func (c *Clock) Mark(name string) {
 	took := t.Sub(c.last)
 	c.last = t
 	for i := range c.stages {
-		if c.stages[i].name == name {
-			c.stages[i].took += took
+		if c.stages[i].Name == name {
+			c.stages[i].Took += took
 			return
 		}
 	}
-	c.stages = append(c.stages, stage{name, took})
+	c.stages = append(c.stages, Stage{name, took})
 }
 
 // Print writes one line of every stage in the order first marked, and
@@ -63,10 +67,45 @@ func (c *Clock) Print(w io.Writer, prefix string) {
 	var total time.Duration
 	parts := make([]string, len(c.stages))
 	for i, s := range c.stages {
-		total += s.took
-		parts[i] = fmt.Sprintf("%s %s", s.name, ms(s.took))
+		total += s.Took
+		parts[i] = fmt.Sprintf("%s %s", s.Name, ms(s.Took))
 	}
-	fmt.Fprintf(w, "%sstages: %s (total %s)\n", prefix, strings.Join(parts, ", "), ms(total))
+	fmt.Fprintf(w, "%s%s%s (total %s)\n", prefix, marker, strings.Join(parts, ", "), ms(total))
+}
+
+// marker starts the list in Print's line.
+const marker = "stages: "
+
+var stageRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z][a-z ]*) ([0-9]+\.[0-9])ms$`) })
+
+// Parse reads the stages back from a command's output: the first line
+// that Print wrote (false: none, or one Print did not write). The
+// benchmarks use it to tabulate where a run's time went.
+func Parse(output string) ([]Stage, bool) {
+	for line := range strings.SplitSeq(output, "\n") {
+		_, list, found := strings.Cut(line, marker)
+		if !found {
+			continue
+		}
+		list, _, found = strings.Cut(list, " (total ")
+		if !found {
+			return nil, false
+		}
+		var stages []Stage
+		for part := range strings.SplitSeq(list, ", ") {
+			m := stageRE().FindStringSubmatch(part)
+			if m == nil {
+				return nil, false
+			}
+			f, err := strconv.ParseFloat(m[2], 64)
+			if err != nil {
+				return nil, false
+			}
+			stages = append(stages, Stage{m[1], time.Duration(f * float64(time.Millisecond))})
+		}
+		return stages, true
+	}
+	return nil, false
 }
 
 func ms(d time.Duration) string {

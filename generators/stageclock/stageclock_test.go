@@ -35,3 +35,37 @@ func TestNilClockIsSilent(t *testing.T) {
 		t.Fatalf("nil clock printed %q", b.String())
 	}
 }
+
+// TestParseReadsPrint: what Print writes, Parse reads back (to the tenth
+// of a millisecond Print keeps); lines Print did not write are refused.
+func TestParseReadsPrint(t *testing.T) {
+	at := time.Unix(0, 0)
+	steps := []time.Duration{0, 105300 * time.Microsecond, 20 * time.Millisecond, 7100 * time.Microsecond}
+	i := 0
+	c := Start(func() time.Time {
+		at = at.Add(steps[i])
+		i++
+		return at
+	})
+	c.Mark("load")
+	c.Mark("open cache")
+	c.Mark("store")
+	var b bytes.Buffer
+	b.WriteString("opforge gen: 4010 files in out\n")
+	c.Print(&b, "opforge gen: ")
+	got, ok := Parse(b.String())
+	want := []Stage{{"load", 105300 * time.Microsecond}, {"open cache", 20 * time.Millisecond}, {"store", 7100 * time.Microsecond}}
+	if !ok || len(got) != len(want) {
+		t.Fatalf("Parse = %v, %v; want %v", got, ok, want)
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || (got[i].Took-want[i].Took).Abs() > time.Microsecond {
+			t.Errorf("stage %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	for _, bad := range []string{"", "no stages here", "stages: load 1.0ms", "stages: load ms (total 1.0ms)", "stages: Load 1.0ms (total 1.0ms)"} {
+		if s, ok := Parse(bad); ok {
+			t.Errorf("Parse(%q) = %v, want false", bad, s)
+		}
+	}
+}

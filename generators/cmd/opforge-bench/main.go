@@ -110,6 +110,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	// Where the largest generations' time went, stage by stage.
+	fmt.Fprint(stdout, "\n"+bench.StagesHeader)
+	o.PrintStages(steps)
 	fmt.Fprint(stdout, "\n"+bench.TeamHeader)
 	if _, err := bench.TeamBuild(o, *teamOps); errors.Is(err, bench.ErrTeamSkipped) {
 		fmt.Fprintf(stdout, "\n%v\n", err)
