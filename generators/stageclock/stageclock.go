@@ -1,13 +1,13 @@
 package stageclock
 
 import (
-	"regexp"
-	"strconv"
-	"sync"
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
