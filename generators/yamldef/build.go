@@ -32,12 +32,20 @@ func (b *builder) pos(n *yaml.Node) diag.Pos {
 	return diag.Pos{File: b.file, Line: n.Line, Col: n.Column}
 }
 
-// object is a mapping node with its members looked up by key.
+// object is a mapping node with its members looked up by key: keys and
+// vals in order, the first of a duplicated key kept. An opdef's mappings
+// are small (an op, a tensor, a param: a dozen keys at most), where a
+// scan beats hashing and a map per node costs a thousand-op file
+// thousands of allocations; index is made only for a large one.
 type object struct {
-	node   *yaml.Node
-	keys   []string
-	values map[string]*yaml.Node
+	node  *yaml.Node
+	keys  []string
+	vals  []*yaml.Node
+	index map[string]int // nil: scan keys
 }
+
+// objectIndexFrom is the size from which an object is looked up by map.
+const objectIndexFrom = 16
 
 func resolve(n *yaml.Node) *yaml.Node {
 	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < maxDepth; i++ {
@@ -48,25 +56,54 @@ func resolve(n *yaml.Node) *yaml.Node {
 
 func asObject(n *yaml.Node) object {
 	n = resolve(n)
-	o := object{node: n, values: map[string]*yaml.Node{}}
+	o := object{node: n}
 	if n == nil || n.Kind != yaml.MappingNode {
 		return o
 	}
+	size := len(n.Content) / 2
+	o.keys, o.vals = make([]string, 0, size), make([]*yaml.Node, 0, size)
+	if size >= objectIndexFrom {
+		o.index = make(map[string]int, size)
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := resolve(n.Content[i])
-		if _, dup := o.values[k.Value]; dup {
+		if o.at(k.Value) >= 0 {
 			continue
 		}
+		if o.index != nil {
+			o.index[k.Value] = len(o.keys)
+		}
 		o.keys = append(o.keys, k.Value)
-		o.values[k.Value] = resolve(n.Content[i+1])
+		o.vals = append(o.vals, resolve(n.Content[i+1]))
 	}
 	return o
 }
 
-func (o object) get(key string) *yaml.Node { return o.values[key] }
+// at is key's index in o.keys (-1: none).
+func (o object) at(key string) int {
+	if o.index != nil {
+		if i, ok := o.index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, k := range o.keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
+func (o object) get(key string) *yaml.Node {
+	if i := o.at(key); i >= 0 {
+		return o.vals[i]
+	}
+	return nil
+}
 
 func (o object) str(key string) string {
-	if n := o.values[key]; n != nil && n.Kind == yaml.ScalarNode {
+	if n := o.get(key); n != nil && n.Kind == yaml.ScalarNode {
 		return n.Value
 	}
 	return ""
@@ -80,7 +117,7 @@ func (o object) boolean(key string) bool {
 }
 
 func (o object) optBool(key string) *bool {
-	if n := o.values[key]; n != nil {
+	if n := o.get(key); n != nil {
 		var v bool
 		if err := n.Decode(&v); err != nil {
 			return nil
@@ -92,7 +129,7 @@ func (o object) optBool(key string) *bool {
 
 // optFloat decodes a number, nil when absent.
 func (o object) optFloat(key string) *float64 {
-	if n := o.values[key]; n != nil {
+	if n := o.get(key); n != nil {
 		var v float64
 		if err := n.Decode(&v); err == nil {
 			return &v
@@ -104,14 +141,14 @@ func (o object) optFloat(key string) *float64 {
 // integer decodes an integer scalar in any YAML 1.2 spelling (0x1, 1_000).
 func (o object) integer(key string) int {
 	var v int
-	if n := o.values[key]; n != nil {
+	if n := o.get(key); n != nil {
 		_ = n.Decode(&v)
 	}
 	return v
 }
 
 func (o object) items(key string) []*yaml.Node {
-	n := o.values[key]
+	n := o.get(key)
 	if n == nil || n.Kind != yaml.SequenceNode {
 		return nil
 	}
@@ -131,9 +168,9 @@ func (o object) strings(key string) []string {
 }
 
 func (b *builder) where(o object) ir.Where {
-	w := ir.Where{}
-	for _, k := range o.keys {
-		n := o.values[k]
+	w := make(ir.Where, len(o.keys))
+	for i, k := range o.keys {
+		n := o.vals[i]
 		w[k] = b.pos(n)
 		if n != nil && n.Kind == yaml.ScalarNode && n.Style&yaml.LiteralStyle != 0 {
 			// A literal block keeps its lines: line i of the value is
