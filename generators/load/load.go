@@ -217,9 +217,19 @@ func (ld Loader) File(path string, l *diag.List) *ir.Package {
 	}
 	pkg := ld.Parse(path, data, l)
 	if pkg != nil {
-		Validate(pkg, l)
+		ld.validate(pkg, l)
 	}
 	return pkg
+}
+
+// validate is Validate, remembering in ld.Chunks which checks each op
+// passed (validate.Memo).
+func (ld Loader) validate(pkg *ir.Package, l *diag.List) {
+	var memo validate.Memo
+	if ld.Chunks != nil {
+		memo = chunkMemo{ld.Chunks}
+	}
+	validate.PackageWith(pkg, l, memo)
 }
 
 // Tree loads and validates every op definition below root. Packages are
@@ -291,3 +301,15 @@ func sameFormatDuplicate(first, second *ir.Package, l *diag.List) *ir.Package {
 	}
 	return f.Duplicate(first, second, l)
 }
+
+// chunkMemo keeps the checks ops passed (validate.Memo) in the store that
+// keeps the YAML opdefs' parsed items, which scopes its records to the
+// generator (yamldef.Chunks.Vet).
+type chunkMemo struct{ chunks yamldef.Chunks }
+
+func (m chunkMemo) Passed(check, key string) bool {
+	_, ok := m.chunks.Vetted("passed " + check + " " + key)
+	return ok
+}
+
+func (m chunkMemo) Pass(check, key string) { m.chunks.Vet("passed "+check+" "+key, "1") }

@@ -19,7 +19,29 @@ import (
 var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._+-]*$`) })
 
 // Package checks pkg and records every problem in l.
-func Package(pkg *ir.Package, l *diag.List) {
+func Package(pkg *ir.Package, l *diag.List) { PackageWith(pkg, l, nil) }
+
+// Memo remembers checks an op passed, by a key that names everything the
+// check reads; the store scopes it to the generator whose checks they
+// are (nil: none remembered).
+type Memo interface {
+	// Passed reports that check passed for key before.
+	Passed(check, key string) bool
+	// Pass remembers that check passed for key with no diagnostic.
+	Pass(check, key string)
+}
+
+// shapesCheck names the shape check in a Memo. It reads the op alone (its
+// dims, params, sizes and verify cases, after the op's other checks set
+// its ranks) and writes nothing but diagnostics; an op of a YAML opdef is
+// known by its package's and its own digests (ir.Package.Digest), which
+// cover every byte it is built from, positions left out. So an op whose
+// shapes passed once with no diagnostic passes again: the check is the
+// largest part of validating an op, and a thousand unchanged ops skip it.
+const shapesCheck = "shapes"
+
+// PackageWith is Package, skipping the checks memo says an op passed.
+func PackageWith(pkg *ir.Package, l *diag.List, memo Memo) {
 	v := &validator{pkg: pkg, l: l}
 	v.identifier("package", pkg.Name, pkg.Where.At("name", pkg.Pos))
 	if strings.TrimSpace(pkg.Version) == "" {
@@ -32,7 +54,12 @@ func Package(pkg *ir.Package, l *diag.List) {
 	// would give them.
 	lists := make([]diag.List, len(pkg.Ops))
 	workpool.Parallel(len(pkg.Ops), func(i int) {
-		(&validator{pkg: pkg, l: &lists[i]}).op(pkg.Ops[i])
+		op := pkg.Ops[i]
+		key := ""
+		if memo != nil && pkg.Digest != "" && op.Digest != "" {
+			key = pkg.Digest + " " + op.Digest
+		}
+		(&validator{pkg: pkg, l: &lists[i], memo: memo, memoKey: key}).op(op)
 	})
 	seen := newNameSet(l, "op")
 	for i, op := range pkg.Ops {
@@ -51,6 +78,9 @@ func Package(pkg *ir.Package, l *diag.List) {
 type validator struct {
 	pkg *ir.Package
 	l   *diag.List
+	// memo and memoKey, when set, remember the op's passed checks.
+	memo    Memo
+	memoKey string
 }
 
 // identifier checks a name that becomes a C++/Python/OpenCL identifier as
@@ -140,8 +170,25 @@ func (v *validator) op(op *ir.Op) {
 	v.onnxOrigin(op)
 	v.verifyCases(op)
 	v.narrowings(op)
-	newShapeChecker(v.l, op).check()
+	v.shapes(op)
 	relations(v.l, op)
+}
+
+// shapes runs the shape check, unless the memo says the op passed it.
+func (v *validator) shapes(op *ir.Op) {
+	if v.memoKey == "" {
+		newShapeChecker(v.l, op).check()
+		return
+	}
+	if v.memo.Passed(shapesCheck, v.memoKey) {
+		return
+	}
+	var own diag.List
+	newShapeChecker(&own, op).check()
+	if own.Len() == 0 {
+		v.memo.Pass(shapesCheck, v.memoKey)
+	}
+	v.l.Merge(&own)
 }
 
 func (v *validator) typeVars(op *ir.Op) {
