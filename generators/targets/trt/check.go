@@ -39,17 +39,10 @@ func qdpOpNames(op *ir.Op) []string {
 }
 
 // qdpShadows reports whether an argument named ident would shadow a
-// module-level name that op's Python plugin functions use.
-func qdpShadows(op *ir.Op, ident string) bool {
-	if strings.HasPrefix(ident, "_") || qdpModuleNames[ident] {
-		return true
-	}
-	for _, n := range qdpOpNames(op) {
-		if n == ident {
-			return true
-		}
-	}
-	return false
+// module-level name that op's Python plugin functions use (opNames:
+// qdpOpNames(op), made once per op by the caller).
+func qdpShadows(opNames []string, ident string) bool {
+	return strings.HasPrefix(ident, "_") || qdpModuleNames[ident] || slices.Contains(opNames, ident)
 }
 
 // qdpVersion is the version of every Python plugin's creator.
@@ -276,13 +269,14 @@ func variadicMessage(op *ir.Op, t *ir.Tensor, output bool) string {
 // returns the params with defaults it cannot apply.
 func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 	checkQDPFormats(op, d)
+	opNames := qdpOpNames(op)
 	// Inputs and outputs are arguments of the Python plugin's functions
 	// too (the impl takes outputs and stream, the autotune the tactic).
 	for _, t := range op.Tensors() {
 		switch {
 		case qdpReservedArgs[t.Ident]:
 			d.Errorf(t.Where.At("name", t.Pos), "qdp-reserved-name", "tensor %q of op %s: outputs, stream and tactic are reserved argument names in Python plugins; rename it or set targets.trt.qdp: false", t.Name, op.Name)
-		case qdpShadows(op, t.Ident):
+		case qdpShadows(opNames, t.Ident):
 			d.Errorf(t.Where.At("name", t.Pos), "qdp-reserved-name", "tensor %q of op %s is an argument of the Python plugin's functions and would shadow the module's name %s (its imports, names starting with _, and the op's functions); rename it or set targets.trt.qdp: false", t.Name, op.Name, t.Ident)
 		}
 	}
@@ -304,7 +298,7 @@ func checkQDP(op *ir.Op, d *diag.TargetList) (defaulted []string) {
 			d.Errorf(pos, "qdp-reserved-name", "param %q of op %s: outputs, stream and tactic are reserved argument names in Python plugins", p.Name, op.Name)
 		case !names.IsIdent(p.Name) || names.Reserved(p.Name) == "a Python keyword":
 			d.Errorf(pos, "qdp-attr-name", "param %q of op %s is not a Python identifier, so it cannot be a Python plugin attribute; rename it or disable qdp", p.Name, op.Name)
-		case qdpShadows(op, p.Ident):
+		case qdpShadows(opNames, p.Ident):
 			d.Errorf(pos, "qdp-reserved-name", "param %q of op %s is an argument of the Python plugin's functions and would shadow the module's name %s (its imports, names starting with _, and the op's functions); rename it or set targets.trt.qdp: false", p.Name, op.Name, p.Ident)
 		}
 		switch p.Kind {

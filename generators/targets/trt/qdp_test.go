@@ -596,7 +596,7 @@ func TestQDPModuleNamesReserved(t *testing.T) {
 				seen++
 				shadowed := false
 				for _, op := range ops {
-					shadowed = shadowed || qdpShadows(op, n)
+					shadowed = shadowed || qdpShadows(qdpOpNames(op), n)
 				}
 				if !shadowed {
 					t.Errorf("%s: module-level name %s is not refused as a tensor or param name (qdpModuleNames, qdpOpNames)", modules[0], n)
