@@ -19,6 +19,11 @@
 // an expression of a target's section, reported as that target's (a
 // workspace size, from that target's check).
 //
+// PackageWith takes a Memo of checks ops passed: an op of a YAML opdef
+// whose shape check passed with no diagnostic is known by its package's
+// and its own digests and is not shape-checked again (gen keeps the memo
+// in its item store; TestMemoIsNoMemo in load).
+//
 // narrow.go checks narrowings (target-types, target-ranks) and NarrowingHint
 // gives a target's dtype error the targets: line that narrows it away;
 // acknowledge.go marks acknowledged warnings and reports unknown and stale

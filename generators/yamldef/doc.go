@@ -6,6 +6,10 @@
 // with ParseSliced: the items of the ops list whose text was parsed before
 // come from a store (Chunks), so a file with one op changed parses that op,
 // and the tree is the one Parse gives (slice.go says when a file is cut).
+// An item this generator converted, schema-checked and hashed before with
+// no diagnostic is vetted in the same store and is not converted, checked
+// or hashed again (vet.go); any diagnostic, and the whole document is
+// checked as Load checks it.
 //
 // The YAML format: `yaml.Node` parsing (positions; parser errors are re-placed
 // by a small scan of the source text: the first line of inconsistent
