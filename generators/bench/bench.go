@@ -240,12 +240,15 @@ func (o Options) print(s Step) {
 }
 
 // StagesHeader is the header of the table PrintStages writes.
-const StagesHeader = "| step | ops | targets | wall | where it went (OPFORGE_STAGES) |\n|---|---|---|---|---|\n"
+const StagesHeader = "| step | ops | targets | wall | where it went (OPFORGE_STAGES; shares of the stages' sum, which leaves out process start) |\n|---|---|---|---|---|\n"
 
 // PrintStages prints where the wall time of each generation step at the
 // largest size went, stage by stage with each stage's share: issue 30
 // asks for each stage's share before and after a change.
 func (o Options) PrintStages(steps []Step) {
+	if len(o.Sizes) == 0 {
+		return
+	}
 	largest := slices.Max(o.Sizes)
 	for _, s := range steps {
 		if s.Ops != largest || len(s.Stages) == 0 || s.Name == "no-op generate" {

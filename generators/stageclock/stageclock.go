@@ -3,6 +3,7 @@ package stageclock
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -76,36 +77,44 @@ func (c *Clock) Print(w io.Writer, prefix string) {
 // marker starts the list in Print's line.
 const marker = "stages: "
 
-var stageRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z][a-z ]*) ([0-9]+\.[0-9])ms$`) })
+var stageRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z][a-z0-9 _-]*) ([0-9]+\.[0-9])ms$`) })
 
 // Parse reads the stages back from a command's output: the first line
-// that Print wrote (false: none, or one Print did not write). The
-// benchmarks use it to tabulate where a run's time went.
+// Print wrote (false: none). Lines that only contain the marker (a
+// diagnostic quoting a name) are passed over. Stage names are lower-case
+// words, as gen's are. The benchmarks use it to tabulate where a run's
+// time went.
 func Parse(output string) ([]Stage, bool) {
 	for line := range strings.SplitSeq(output, "\n") {
-		_, list, found := strings.Cut(line, marker)
-		if !found {
-			continue
+		if stages, ok := parseLine(line); ok {
+			return stages, true
 		}
-		list, _, found = strings.Cut(list, " (total ")
-		if !found {
-			return nil, false
-		}
-		var stages []Stage
-		for part := range strings.SplitSeq(list, ", ") {
-			m := stageRE().FindStringSubmatch(part)
-			if m == nil {
-				return nil, false
-			}
-			f, err := strconv.ParseFloat(m[2], 64)
-			if err != nil {
-				return nil, false
-			}
-			stages = append(stages, Stage{m[1], time.Duration(f * float64(time.Millisecond))})
-		}
-		return stages, true
 	}
 	return nil, false
+}
+
+func parseLine(line string) ([]Stage, bool) {
+	_, list, found := strings.Cut(line, marker)
+	if !found {
+		return nil, false
+	}
+	list, rest, found := strings.Cut(list, " (total ")
+	if !found || !strings.HasSuffix(rest, "ms)") {
+		return nil, false
+	}
+	var stages []Stage
+	for part := range strings.SplitSeq(list, ", ") {
+		m := stageRE().FindStringSubmatch(part)
+		if m == nil {
+			return nil, false
+		}
+		f, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			return nil, false
+		}
+		stages = append(stages, Stage{m[1], time.Duration(math.Round(f * float64(time.Millisecond)))})
+	}
+	return stages, true
 }
 
 func ms(d time.Duration) string {

@@ -175,6 +175,10 @@ func (v *validator) op(op *ir.Op) {
 }
 
 // shapes runs the shape check, unless the memo says the op passed it.
+// The memo's key (the digests) leaves out positions and the file's path,
+// so the check must read neither: a check that looked at pkg.Source or
+// op.ONNX.ModelPath (made from the file's directory), or decided by a
+// line number, would need them in the key.
 func (v *validator) shapes(op *ir.Op) {
 	if v.memoKey == "" {
 		newShapeChecker(v.l, op).check()
