@@ -241,11 +241,10 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	if r := o.Rename; r != nil {
 		wo.Carry, wo.Outside, wo.Move = r.Carry, r.Outside, r.Move
 	}
+	defer o.Clock.Mark("plan")
 	if keys == nil {
-		defer o.Clock.Mark("plan")
 		return writer.PrepareWith(filepath.Clean(o.Out), files, wo, l)
 	}
-	defer o.Clock.Mark("plan")
 	wo.Vouched = o.Reuse.Vouched
 	var pl diag.List
 	plan := writer.PrepareWith(filepath.Clean(o.Out), files, wo, &pl)

@@ -6,57 +6,15 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/yamldef/yamldeftest"
 )
-
-// memoryChunks is a yamldef.Chunks in memory that counts the vetted
-// records it served.
-type memoryChunks struct {
-	mu     sync.Mutex
-	trees  map[string]string
-	vetted map[string]string
-	served map[string]int // by the record's first word
-}
-
-func newMemoryChunks() *memoryChunks {
-	return &memoryChunks{trees: map[string]string{}, vetted: map[string]string{}, served: map[string]int{}}
-}
-
-func (m *memoryChunks) Chunk(key string) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t, ok := m.trees[key]
-	return t, ok
-}
-
-func (m *memoryChunks) Keep(key string, tree []byte) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.trees[key] = string(tree)
-}
-
-func (m *memoryChunks) Vetted(key string) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	d, ok := m.vetted[key]
-	if ok {
-		m.served[strings.Fields(key + " ")[0]]++
-	}
-	return d, ok
-}
-
-func (m *memoryChunks) Vet(key, digest string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.vetted[key] = digest
-}
 
 // checkMemo holds a load with what chunks remembers to a load without:
 // the same package and the same diagnostics.
-func checkMemo(t *testing.T, name, path string, data []byte, chunks *memoryChunks) {
+func checkMemo(t *testing.T, name, path string, data []byte, chunks *yamldeftest.Chunks) {
 	t.Helper()
 	var want, got diag.List
 	wantPkg := Parse(path, data, &want)
@@ -95,10 +53,10 @@ func TestMemoIsNoMemo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		chunks := newMemoryChunks()
+		chunks := yamldeftest.NewChunks()
 		checkMemo(t, path, path, data, chunks)
 		checkMemo(t, path+" again", path, data, chunks)
-		served += chunks.served["passed"]
+		served += chunks.VettedServed("passed ")
 	}
 	if served == 0 {
 		t.Fatal("no check was taken from the memo: the test checked nothing")
@@ -116,16 +74,16 @@ func TestMemoKeepsWarnings(t *testing.T) {
 		fmt.Fprintf(&b, "  - name: Op%d\n    inputs: [{name: x, type: float32, shape: [N, W]}]\n    params: [{name: k, type: int32, default: 2, min: 1}]\n    outputs: [{name: y, type: float32, shape: [N, \"ceil_div(W, k)\"]}]\n", i)
 	}
 	base := b.String()
-	chunks := newMemoryChunks()
+	chunks := yamldeftest.NewChunks()
 	checkMemo(t, "first", "p.yaml", []byte(base), chunks)
 	edited := strings.Replace(base, "name: Op5\n    inputs: [{name: x, type: float32, shape: [N, W]}]\n    params: [{name: k, type: int32, default: 2, min: 1}]", "name: Op5\n    inputs: [{name: x, type: float32, shape: [N, W]}]\n    params: [{name: k, type: int32, default: 2, min: 0}]", 1)
 	if edited == base {
 		t.Fatal("the edit did not apply")
 	}
 	for step, data := range []string{edited, edited, base} {
-		before := chunks.served["passed"]
+		before := chunks.VettedServed("passed ")
 		checkMemo(t, fmt.Sprintf("step %d", step), "p.yaml", []byte(data), chunks)
-		if got := chunks.served["passed"] - before; got != 7 && data == edited || got != 8 && data == base {
+		if got := chunks.VettedServed("passed ") - before; got != 7 && data == edited || got != 8 && data == base {
 			t.Errorf("step %d: %d shape checks from the memo", step, got)
 		}
 	}

@@ -6,15 +6,19 @@ import (
 	"time"
 )
 
-func TestMarksAddUpInFirstOrder(t *testing.T) {
+// stepped is a clock whose every reading is the last one plus the next
+// of steps.
+func stepped(steps ...time.Duration) func() time.Time {
 	at := time.Unix(0, 0)
-	steps := []time.Duration{0, 5 * time.Millisecond, 2 * time.Millisecond, 1500 * time.Microsecond}
-	i := 0
-	c := Start(func() time.Time {
-		at = at.Add(steps[i])
-		i++
+	return func() time.Time {
+		at = at.Add(steps[0])
+		steps = steps[1:]
 		return at
-	})
+	}
+}
+
+func TestMarksAddUpInFirstOrder(t *testing.T) {
+	c := Start(stepped(0, 5*time.Millisecond, 2*time.Millisecond, 1500*time.Microsecond))
 	c.Mark("load")
 	c.Mark("apply")
 	c.Mark("load")
@@ -39,14 +43,7 @@ func TestNilClockIsSilent(t *testing.T) {
 // TestParseReadsPrint: what Print writes, Parse reads back (to the tenth
 // of a millisecond Print keeps); lines Print did not write are refused.
 func TestParseReadsPrint(t *testing.T) {
-	at := time.Unix(0, 0)
-	steps := []time.Duration{0, 105300 * time.Microsecond, 20 * time.Millisecond, 7100 * time.Microsecond}
-	i := 0
-	c := Start(func() time.Time {
-		at = at.Add(steps[i])
-		i++
-		return at
-	})
+	c := Start(stepped(0, 105300*time.Microsecond, 20*time.Millisecond, 7100*time.Microsecond))
 	c.Mark("load")
 	c.Mark("open cache")
 	c.Mark("store")

@@ -6,58 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/yamldef/yamldeftest"
 )
-
-// memoryChunks is a Chunks in memory that counts what it served.
-type memoryChunks struct {
-	mu      sync.Mutex
-	trees   map[string]string
-	vetted  map[string]string
-	served  int
-	skipped int // vetted items served
-}
-
-func newMemoryChunks() *memoryChunks {
-	return &memoryChunks{trees: map[string]string{}, vetted: map[string]string{}}
-}
-
-func (m *memoryChunks) Vetted(key string) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	d, ok := m.vetted[key]
-	if ok {
-		m.skipped++
-	}
-	return d, ok
-}
-
-func (m *memoryChunks) Vet(key, digest string) {
-	m.mu.Lock()
-	m.vetted[key] = digest
-	m.mu.Unlock()
-}
-
-func (m *memoryChunks) Chunk(key string) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t, ok := m.trees[key]
-	if ok {
-		m.served++
-	}
-	return t, ok
-}
-
-func (m *memoryChunks) Keep(key string, tree []byte) {
-	m.mu.Lock()
-	m.trees[key] = string(tree)
-	m.mu.Unlock()
-}
 
 // nodeDiff names the first difference between two trees ("": none),
 // every field compared (an alias's target by its anchor).
@@ -158,6 +113,17 @@ func insert(s []string, i int, v string) []string {
 	return append(s[:i], append([]string{v}, s[i:]...)...)
 }
 
+// editRand is the random source of a test's edits: a new seed each run,
+// or OPFORGE_SLICE_SEED's, logged so that a failure can be replayed.
+func editRand(t *testing.T) *rand.Rand {
+	seed := rand.Int63()
+	if s := os.Getenv("OPFORGE_SLICE_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	t.Logf("seed %d (replay: OPFORGE_SLICE_SEED=%d go test ./generators/yamldef -run %s)", seed, seed, t.Name())
+	return rand.New(rand.NewSource(seed))
+}
+
 // opdefTexts are the YAML opdefs under testdata.
 func opdefTexts(t testing.TB) map[string][]byte {
 	texts := map[string][]byte{}
@@ -179,15 +145,10 @@ func opdefTexts(t testing.TB) map[string][]byte {
 // under testdata, a file parsed in chunks (its unchanged items from the
 // store) has the tree Parse gives, or Parse's diagnostics.
 func TestParseSlicedIsParse(t *testing.T) {
-	seed := rand.Int63()
-	if s := os.Getenv("OPFORGE_SLICE_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
-	}
-	t.Logf("seed %d (replay: OPFORGE_SLICE_SEED=%d go test ./generators/yamldef -run TestParseSlicedIsParse)", seed, seed)
-	r := rand.New(rand.NewSource(seed))
+	r := editRand(t)
 	served, files := 0, 0
 	for path, data := range opdefTexts(t) {
-		chunks := newMemoryChunks()
+		chunks := yamldeftest.NewChunks()
 		checkSliced(t, path, data, chunks)
 		if _, ok := sliceOps(data); ok {
 			files++
@@ -197,7 +158,7 @@ func TestParseSlicedIsParse(t *testing.T) {
 			lines = editLines(r, lines)
 			checkSliced(t, fmt.Sprintf("%s, step %d", path, step), []byte(strings.Join(lines, "\n")), chunks)
 		}
-		served += chunks.served
+		served += chunks.Served()
 	}
 	t.Logf("%d files cut into items, %d items served from the store", files, served)
 	if files == 0 || served == 0 {
@@ -210,18 +171,18 @@ func TestParseSlicedIsParse(t *testing.T) {
 // from the store is put together too.
 func TestParseSlicedMovesItems(t *testing.T) {
 	base := "version: 1\npackage: {name: P, domain: p}\nops:\n  - name: A\n    description: first\n\n  - name: B\n    # about B\n    description: |\n      two\n      lines\n    inputs: [{name: x, type: float32, shape: [N]}]\ntargets: {}\n"
-	chunks := newMemoryChunks()
+	chunks := yamldeftest.NewChunks()
 	checkSliced(t, "base", []byte(base), chunks)
 	moved := strings.Replace(base, "description: first\n", "description: first\n    summary: more\n\n", 1)
-	before := chunks.served
+	before := chunks.Served()
 	checkSliced(t, "moved", []byte(moved), chunks)
-	if chunks.served-before != 1 {
-		t.Errorf("%d items served from the store, want B's", chunks.served-before)
+	if chunks.Served()-before != 1 {
+		t.Errorf("%d items served from the store, want B's", chunks.Served()-before)
 	}
-	before = chunks.served
+	before = chunks.Served()
 	checkSliced(t, "again", []byte(moved), chunks)
-	if chunks.served-before != 2 {
-		t.Errorf("%d items served from the store, want both", chunks.served-before)
+	if chunks.Served()-before != 2 {
+		t.Errorf("%d items served from the store, want both", chunks.Served()-before)
 	}
 }
 
@@ -262,7 +223,7 @@ func FuzzParseSliced(f *testing.F) {
 		if len(data) > 1<<16 {
 			return
 		}
-		chunks := newMemoryChunks()
+		chunks := yamldeftest.NewChunks()
 		checkSliced(t, "before", data, chunks)
 		r := rand.New(rand.NewSource(seed))
 		lines := strings.Split(string(data), "\n")
@@ -289,7 +250,7 @@ func TestParseSlicedReviewCases(t *testing.T) {
 		{"a next line", "ops:\n  - name: \"a\u0085b\"\n  - name: B\n", "ops:\n  - name: \"a\u0085b\"\n  - name: C\n"},
 	}
 	for _, c := range cases {
-		chunks := newMemoryChunks()
+		chunks := yamldeftest.NewChunks()
 		checkSliced(t, c.name+", before", []byte(c.before), chunks)
 		checkSliced(t, c.name+", after", []byte(c.after), chunks)
 		checkSliced(t, c.name+", again", []byte(c.after), chunks)

@@ -3,12 +3,12 @@ package yamldef
 import (
 	"fmt"
 	"math/rand"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/yamldef/yamldeftest"
 )
 
 // schemaEdit breaks or mends one line the way the schema or convert
@@ -54,15 +54,10 @@ func checkLoadWith(t *testing.T, name string, data []byte, chunks Chunks) {
 // its vetted items neither converted, nor checked, nor hashed again gives
 // the package and the diagnostics Load gives.
 func TestLoadWithVettedIsLoad(t *testing.T) {
-	seed := rand.Int63()
-	if s := os.Getenv("OPFORGE_SLICE_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
-	}
-	t.Logf("seed %d (replay: OPFORGE_SLICE_SEED=%d go test ./generators/yamldef -run TestLoadWithVettedIsLoad)", seed, seed)
-	r := rand.New(rand.NewSource(seed))
+	r := editRand(t)
 	skipped := 0
 	for path, data := range opdefTexts(t) {
-		chunks := newMemoryChunks()
+		chunks := yamldeftest.NewChunks()
 		checkLoadWith(t, path, data, chunks)
 		checkLoadWith(t, path+" again", data, chunks)
 		lines := strings.Split(string(data), "\n")
@@ -74,7 +69,7 @@ func TestLoadWithVettedIsLoad(t *testing.T) {
 			}
 			checkLoadWith(t, fmt.Sprintf("%s, step %d", path, step), []byte(strings.Join(lines, "\n")), chunks)
 		}
-		skipped += chunks.skipped
+		skipped += chunks.VettedServed("")
 	}
 	t.Logf("%d vetted items skipped", skipped)
 	if skipped == 0 {
@@ -92,18 +87,18 @@ func TestVettedItemsSkipWork(t *testing.T) {
 		fmt.Fprintf(&b, "  - name: Op%d\n    inputs: [{name: x, type: float32, shape: [N]}]\n    outputs: [{name: y, type: float32, shape: [N]}]\n", i)
 	}
 	data := b.String()
-	chunks := newMemoryChunks()
+	chunks := yamldeftest.NewChunks()
 	checkLoadWith(t, "first", []byte(data), chunks)
-	if len(chunks.vetted) != 20 {
-		t.Fatalf("%d items vetted, want 20", len(chunks.vetted))
+	if chunks.VettedLen() != 20 {
+		t.Fatalf("%d items vetted, want 20", chunks.VettedLen())
 	}
-	chunks.skipped = 0
+	before := chunks.VettedServed("")
 	edited := strings.Replace(data, "name: Op7\n    inputs: [{name: x, type: float32", "name: Op7\n    inputs: [{name: x, type: float16", 1)
 	checkLoadWith(t, "one op changed", []byte(edited), chunks)
 	// Every op but the first (always checked with the package) and the
 	// changed one.
-	if chunks.skipped != 18 {
-		t.Fatalf("%d vetted items served, want 18", chunks.skipped)
+	if got := chunks.VettedServed("") - before; got != 18 {
+		t.Fatalf("%d vetted items served, want 18", got)
 	}
 	broken := strings.Replace(data, "name: Op12\n    inputs: [{name: x,", "name: Op12\n    inputs: [{name: x, bogus: 1,", 1)
 	var l diag.List

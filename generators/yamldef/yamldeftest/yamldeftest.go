@@ -1,0 +1,88 @@
+// Package yamldeftest holds what the tests of several packages share
+// about the YAML front end: a yamldef.Chunks in memory that counts what it
+// served, for the tests that hold loads from the store to loads without
+// it (yamldef's own, load's).
+package yamldeftest
+
+import (
+	"strings"
+	"sync"
+)
+
+// Chunks is a yamldef.Chunks in memory.
+type Chunks struct {
+	mu         sync.Mutex
+	trees      map[string]string
+	vetted     map[string]string
+	chunkHits  int
+	vettedHits []string // the keys of the vetted records served
+}
+
+// NewChunks returns an empty store.
+func NewChunks() *Chunks {
+	return &Chunks{trees: map[string]string{}, vetted: map[string]string{}}
+}
+
+// Chunk implements yamldef.Chunks.
+func (c *Chunks) Chunk(key string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.trees[key]
+	if ok {
+		c.chunkHits++
+	}
+	return t, ok
+}
+
+// Keep implements yamldef.Chunks.
+func (c *Chunks) Keep(key string, tree []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.trees[key] = string(tree)
+}
+
+// Vetted implements yamldef.Chunks.
+func (c *Chunks) Vetted(key string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.vetted[key]
+	if ok {
+		c.vettedHits = append(c.vettedHits, key)
+	}
+	return d, ok
+}
+
+// Vet implements yamldef.Chunks.
+func (c *Chunks) Vet(key, digest string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.vetted[key] = digest
+}
+
+// Served is how many trees Chunk served.
+func (c *Chunks) Served() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.chunkHits
+}
+
+// VettedServed is how many vetted records whose key starts with prefix
+// Vetted served ("": all).
+func (c *Chunks) VettedServed(prefix string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, k := range c.vettedHits {
+		if strings.HasPrefix(k, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// VettedLen is how many vetted records the store holds.
+func (c *Chunks) VettedLen() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.vetted)
+}
