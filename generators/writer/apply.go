@@ -1,6 +1,7 @@
 package writer
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -408,19 +409,40 @@ func (a *applier) writePending() error {
 	}
 	m := *a.p.manifest
 	m.Move = a.moveRecord()
-	return atomicfile.Replace(filepath.Join(a.p.Root, PendingName), marshalJournal(append(append([]Manifest(nil), a.p.pending...), m)), 0o644)
+	return atomicfile.Replace(filepath.Join(a.p.Root, PendingName), a.journal(m), 0o644)
+}
+
+// journal is the journal's bytes: the pending manifests, then m. Without a
+// rename m is the manifest the plan already encoded (addManifest), whose
+// bytes are taken as they are: encoding a 4,000-file manifest a second
+// time was half of a one-op gen's writing.
+func (a *applier) journal(m Manifest) []byte {
+	ms := append(append([]Manifest(nil), a.p.pending...), m)
+	f := a.p.Files.Get(ManifestName)
+	if m.Move != nil || f == nil {
+		return marshalJournal(ms, nil)
+	}
+	return marshalJournal(ms[:len(ms)-1], bytes.TrimSuffix(f.Data, []byte{'\n'}))
 }
 
 // marshalJournal writes the journal: a JSON list of manifests, each as
 // marshalManifest writes one (readPending reads it with encoding/json,
-// which reflection made a tenth of a gen's writing).
-func marshalJournal(ms []Manifest) []byte {
-	b := []byte{'['}
+// which reflection made a tenth of a gen's writing), and last, one
+// already so encoded (nil: none).
+func marshalJournal(ms []Manifest, last []byte) []byte {
+	b := make([]byte, 0, len(last)+3)
+	b = append(b, '[')
 	for i := range ms {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, marshalManifest(&ms[i])...)
+	}
+	if last != nil {
+		if len(ms) > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, last...)
 	}
 	return append(b, ']', '\n')
 }
