@@ -23,6 +23,8 @@ type builder struct {
 	// lines of the source, to place the first body line of a literal
 	// block scalar (free text checked line by line).
 	lines []string
+	// quiet reports, after pkg, which ops built with no diagnostic.
+	quiet []bool
 }
 
 func (b *builder) pos(n *yaml.Node) diag.Pos {
@@ -229,7 +231,9 @@ func (b *builder) pkg(root *yaml.Node) *ir.Package {
 		ob := &builder{file: b.file, l: &lists[i], lines: b.lines}
 		ops[i] = ob.op(asObject(items[i]))
 	})
+	b.quiet = make([]bool, len(items))
 	for i := range lists {
+		b.quiet[i] = lists[i].Len() == 0
 		b.l.Merge(&lists[i])
 	}
 	if len(ops) > 0 {

@@ -24,19 +24,24 @@ func Load(file string, data []byte, l *diag.List) *ir.Package {
 
 // LoadWith is Load parsing with ParseSliced when chunks is set.
 func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package {
+	if chunks != nil {
+		if pkg := loadPrebuilt(file, data, chunks); pkg != nil {
+			return pkg
+		}
+	}
 	var doc *yaml.Node
-	var keys []string
+	var cut *itemsCut
 	var ok bool
 	if chunks != nil {
-		doc, keys, ok = parseSliced(file, data, chunks, l)
+		doc, cut, ok = parseSliced(file, data, chunks, l)
 	} else {
 		doc, ok = Parse(file, data, l)
 	}
 	if !ok {
 		return nil
 	}
-	vet := newVetting(doc, keys, chunks)
-	ok, clean := checkStructure(file, doc, vet, l)
+	vet := newVetting(doc, cut, chunks)
+	ok, clean := checkStructure(file, doc, vet, 0, l)
 	if !ok {
 		return nil
 	}
@@ -44,7 +49,7 @@ func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package
 	pkg := b.pkg(doc.Content[0])
 	setDigests(doc.Content[0], pkg, vet.known())
 	if clean {
-		vet.record(pkg)
+		vet.record(pkg, b.quiet)
 	}
 	return pkg
 }

@@ -183,22 +183,37 @@ func ParseSliced(file string, data []byte, chunks Chunks, l *diag.List) (*yaml.N
 	return doc, ok
 }
 
-// parseSliced is ParseSliced that also returns the ChunkKey of each item
-// of the tree's ops list, when the list is the items f was cut into (nil
-// otherwise).
-func parseSliced(file string, data []byte, chunks Chunks, l *diag.List) (*yaml.Node, []string, bool) {
+// itemsCut is where a file's ops list was cut: each item's ChunkKey and
+// first line (1-based).
+type itemsCut struct {
+	keys   []string
+	firsts []int
+}
+
+// cutOf is f's itemsCut, its keys being keys.
+func (f *slicedFile) cutOf(keys []string) *itemsCut {
+	c := &itemsCut{keys: keys, firsts: make([]int, len(f.chunks))}
+	for i, ch := range f.chunks {
+		c.firsts[i] = ch.first + 1
+	}
+	return c
+}
+
+// parseSliced is ParseSliced that also returns where the file was cut,
+// when the tree's ops list is the items f was cut into (nil otherwise).
+func parseSliced(file string, data []byte, chunks Chunks, l *diag.List) (*yaml.Node, *itemsCut, bool) {
 	f, ok := sliceOps(data)
 	if !ok {
 		doc, ok := Parse(file, data, l)
 		return doc, nil, ok
 	}
 	keys := f.keys()
-	if doc, ok := f.parse(chunks, keys); ok {
-		return doc, keys, true
+	if doc, ok := f.parse(chunks, keys, nil); ok {
+		return doc, f.cutOf(keys), true
 	}
 	doc, ok := Parse(file, data, l)
 	if ok && f.keepItems(doc, chunks, keys) {
-		return doc, keys, true
+		return doc, f.cutOf(keys), true
 	}
 	return doc, nil, ok
 }
@@ -211,11 +226,16 @@ func (f *slicedFile) keys() []string {
 }
 
 // parse puts f's tree together from chunks and parts parsed alone; false
-// when a part does not parse cleanly alone.
-func (f *slicedFile) parse(chunks Chunks, keys []string) (*yaml.Node, bool) {
+// when a part does not parse cleanly alone. With leave, the items it
+// marks are left out of the tree's list (the first item never is).
+func (f *slicedFile) parse(chunks Chunks, keys []string, leave []bool) (*yaml.Node, bool) {
 	items := make([]*yaml.Node, len(f.chunks))
 	fresh := make([]bool, len(f.chunks))
+	left := func(i int) bool { return leave != nil && i > 0 && leave[i] }
 	workpool.Parallel(len(f.chunks), func(i int) {
+		if left(i) {
+			return
+		}
 		if tree, ok := chunks.Chunk(keys[i]); ok {
 			if item, ok := decodeItem(tree, f.chunks[i].first+1); ok {
 				items[i] = item
@@ -224,7 +244,7 @@ func (f *slicedFile) parse(chunks Chunks, keys []string) (*yaml.Node, bool) {
 	})
 	var missing []int
 	for i, item := range items {
-		if item == nil {
+		if item == nil && !left(i) {
 			missing = append(missing, i)
 		}
 	}
@@ -246,12 +266,15 @@ func (f *slicedFile) parse(chunks Chunks, keys []string) (*yaml.Node, bool) {
 	if !ok {
 		return nil, false
 	}
-	doc.Content[0].Content[at] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: f.chunks[0].first + 1, Column: f.indent + 1, Content: items}
 	for i, c := range f.chunks {
 		if fresh[i] {
 			chunks.Keep(keys[i], encodeItem(items[i], c.first+1))
 		}
 	}
+	if leave != nil {
+		items = slices.DeleteFunc(items, func(n *yaml.Node) bool { return n == nil })
+	}
+	doc.Content[0].Content[at] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: f.chunks[0].first + 1, Column: f.indent + 1, Content: items}
 	return doc, true
 }
 

@@ -16,18 +16,24 @@ import (
 // So a vetted item is neither converted, nor checked, nor hashed again.
 type vetting struct {
 	chunks  Chunks
-	keys    []string // each item's ChunkKey
-	digests []string // each vetted item's digest ("": not vetted)
-	skipped int      // how many items are vetted
+	keys    []string     // each item's ChunkKey
+	firsts  []int        // each item's first line
+	digests []string     // each vetted item's digest ("": not vetted)
+	items   []*yaml.Node // the trees of the items
+	skipped int          // how many items are vetted
 }
 
-// newVetting looks up the items of doc's ops list, whose keys are keys
-// (nil: the list is not the file's cut, and nothing is vetted).
-func newVetting(doc *yaml.Node, keys []string, chunks Chunks) *vetting {
-	if chunks == nil || keys == nil {
+// newVetting looks up the items of doc's ops list, which lie where cut
+// says (nil: the list is not the file's cut, and nothing is vetted).
+func newVetting(doc *yaml.Node, cut *itemsCut, chunks Chunks) *vetting {
+	if chunks == nil || cut == nil {
 		return nil
 	}
-	v := &vetting{chunks: chunks, keys: keys, digests: make([]string, len(keys))}
+	keys := cut.keys
+	v := &vetting{chunks: chunks, keys: keys, firsts: cut.firsts, digests: make([]string, len(keys))}
+	if root := doc.Content[0]; opsIndex(root) >= 0 {
+		v.items = root.Content[opsIndex(root)].Content
+	}
 	// The first item stays in the document: the whole schema checks it
 	// with the package (splitOps).
 	for i := 1; i < len(keys); i++ {
@@ -82,15 +88,26 @@ func opsIndex(root *yaml.Node) int {
 
 // record vets every item not vetted yet, with the digest the loader gave
 // its op, once the whole document converted and met the schema with no
-// diagnostic.
-func (v *vetting) record(pkg *ir.Package) {
-	if v == nil || pkg.Digest == "" || len(pkg.Ops) != len(v.keys) {
+// diagnostic; and keeps the model of each op that built with none
+// (quiet), unless the item's vetted record shows it is kept already.
+func (v *vetting) record(pkg *ir.Package, quiet []bool) {
+	if v == nil || pkg.Digest == "" || len(pkg.Ops) != len(v.keys) || len(quiet) != len(v.keys) {
 		return
 	}
+	var build []int
 	for i, op := range pkg.Ops {
-		if v.digests[i] == "" && op.Digest != "" {
+		if op.Digest == "" {
+			continue
+		}
+		if v.digests[i] == "" {
 			v.chunks.Vet(v.keys[i], op.Digest)
 		}
+		if quiet[i] && (v.digests[i] == "" || !hasModel(v.chunks, v.keys[i])) {
+			build = append(build, i)
+		}
+	}
+	if len(v.items) == len(v.keys) {
+		keepModels(v.chunks, pkg, build, v.keys, v.firsts, func(i int) int { return countNodes(v.items[i]) })
 	}
 }
 
@@ -104,21 +121,23 @@ func (v *vetting) known() []string {
 
 // checkStructure converts doc and checks it against the schema, as
 // LoadWith always has; with vetted items it first tries the document
-// without them, and takes that verdict only when it is clean. Any
+// without them, and takes that verdict only when it is clean. left is
+// how many nodes items left out of doc hold (loadPrebuilt), which count
+// toward the document's bound. Any
 // diagnostic there, and the whole document is checked as before, so what
 // a user sees never depends on the store. clean reports that no
 // diagnostic was added.
-func checkStructure(file string, doc *yaml.Node, v *vetting, l *diag.List) (ok, clean bool) {
+func checkStructure(file string, doc *yaml.Node, v *vetting, left int, l *diag.List) (ok, clean bool) {
 	if reduced, nodes := v.withoutVetted(doc); reduced != nil {
 		var quiet diag.List
-		t := &tree{file: file, l: &quiet, doc: reduced, count: nodes}
+		t := &tree{file: file, l: &quiet, doc: reduced, count: nodes + left}
 		value := t.convert(reduced, 0)
 		if !t.fatal && quiet.Len() == 0 && t.validateStructure(value) && quiet.Len() == 0 {
 			return true, true
 		}
 	}
 	before := l.Len()
-	t := &tree{file: file, l: l, doc: doc}
+	t := &tree{file: file, l: l, doc: doc, count: left}
 	value := t.convert(doc, 0)
 	if t.fatal || l.HasErrorsSince(before) {
 		return false, false

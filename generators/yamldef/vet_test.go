@@ -55,7 +55,7 @@ func checkLoadWith(t *testing.T, name string, data []byte, chunks Chunks) {
 // the package and the diagnostics Load gives.
 func TestLoadWithVettedIsLoad(t *testing.T) {
 	r := editRand(t)
-	skipped := 0
+	skipped, models := 0, 0
 	for path, data := range opdefTexts(t) {
 		chunks := yamldeftest.NewChunks()
 		checkLoadWith(t, path, data, chunks)
@@ -70,10 +70,11 @@ func TestLoadWithVettedIsLoad(t *testing.T) {
 			checkLoadWith(t, fmt.Sprintf("%s, step %d", path, step), []byte(strings.Join(lines, "\n")), chunks)
 		}
 		skipped += chunks.VettedServed("")
+		models += chunks.VettedServed("model ")
 	}
-	t.Logf("%d vetted items skipped", skipped)
-	if skipped == 0 {
-		t.Fatal("no vetted item was skipped: the test checked nothing")
+	t.Logf("%d vetted records served, %d of them models", skipped, models)
+	if skipped == 0 || models == 0 {
+		t.Fatal("no vetted item or no model was served: the test checked nothing")
 	}
 }
 
@@ -89,16 +90,18 @@ func TestVettedItemsSkipWork(t *testing.T) {
 	data := b.String()
 	chunks := yamldeftest.NewChunks()
 	checkLoadWith(t, "first", []byte(data), chunks)
-	if chunks.VettedLen() != 20 {
-		t.Fatalf("%d items vetted, want 20", chunks.VettedLen())
+	models := chunks.VettedLen("model ")
+	if vetted := chunks.VettedLen("") - models; vetted != 20 || models != 20 {
+		t.Fatalf("%d items vetted and %d models kept, want 20 and 20", vetted, models)
 	}
-	before := chunks.VettedServed("")
+	before, beforeModels := chunks.VettedServed(""), chunks.VettedServed("model ")
 	edited := strings.Replace(data, "name: Op7\n    inputs: [{name: x, type: float32", "name: Op7\n    inputs: [{name: x, type: float16", 1)
 	checkLoadWith(t, "one op changed", []byte(edited), chunks)
 	// Every op but the first (always checked with the package) and the
-	// changed one.
-	if got := chunks.VettedServed("") - before; got != 18 {
-		t.Fatalf("%d vetted items served, want 18", got)
+	// changed one is read back as its model, with its verdict.
+	served := chunks.VettedServed("model ") - beforeModels
+	if vetted := chunks.VettedServed("") - before - served; vetted != 18 || served != 18 {
+		t.Fatalf("%d vetted items and %d models served, want 18 and 18", vetted, served)
 	}
 	broken := strings.Replace(data, "name: Op12\n    inputs: [{name: x,", "name: Op12\n    inputs: [{name: x, bogus: 1,", 1)
 	var l diag.List

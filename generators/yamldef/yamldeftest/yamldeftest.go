@@ -80,9 +80,16 @@ func (c *Chunks) VettedServed(prefix string) int {
 	return n
 }
 
-// VettedLen is how many vetted records the store holds.
-func (c *Chunks) VettedLen() int {
+// VettedLen is how many vetted records whose key starts with prefix the
+// store holds ("": all).
+func (c *Chunks) VettedLen(prefix string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.vetted)
+	n := 0
+	for k := range c.vetted {
+		if strings.HasPrefix(k, prefix) {
+			n++
+		}
+	}
+	return n
 }

@@ -1,0 +1,591 @@
+// Package ircodec writes one op's IR (ir.Op, as a front end built it) to
+// bytes and reads it back, so that the item store can keep an unchanged
+// op's model and a later gen need not build it again.
+//
+// An op's model is a function of its item's text, the file it lies in and
+// the line the item starts at: positions are the only part of it that
+// depends on where the item lies. So positions are written relative to
+// that line and without the file, and read back at the item's new place;
+// everything else is written as it is.
+//
+// The codec walks the model by reflection, so a field added to the IR is
+// carried without a change here. What it cannot carry faithfully it
+// refuses, and that op is then built every time: a position in another
+// file or above the item, a value behind an interface, a func or a
+// channel, an unexported field, or a pointer, slice or map reached twice
+// (a read-back model would hold two copies where the built one shares
+// one).
+package ircodec
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"reflect"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir"
+)
+
+// magic starts an encoded op; it changes with the encoding.
+const magic = "opir1\x00"
+
+var (
+	posType   = reflect.TypeFor[diag.Pos]()
+	whereType = reflect.TypeFor[ir.Where]()
+	opType    = reflect.TypeFor[ir.Op]()
+
+	errRefused = errors.New("ircodec: the model holds what the codec does not carry")
+)
+
+// Encode writes op, which lies in file with its item starting at line
+// first. It reports false when the op holds what the codec does not carry
+// (see the package doc).
+func Encode(op *ir.Op, file string, first int) ([]byte, bool) {
+	if op == nil || first < 1 || op.LastLine != 0 && op.LastLine < first {
+		return nil, false
+	}
+	e := &encoder{file: file, first: first, seen: map[uintptr]bool{}, buf: []byte(magic)}
+	c := *op
+	if c.LastLine != 0 {
+		c.LastLine -= first - 1 // 1 and up: 0 stays "unknown"
+	}
+	if err := e.value(reflect.ValueOf(&c).Elem()); err != nil {
+		return nil, false
+	}
+	return e.buf, true
+}
+
+// Decode reads what Encode wrote, for the item now in file at line first.
+// It reports false for bytes Encode did not write.
+func Decode(data string, file string, first int) (*ir.Op, bool) {
+	if len(data) < len(magic) || data[:len(magic)] != magic || first < 1 {
+		return nil, false
+	}
+	d := &decoder{data: data[len(magic):], file: file, first: first}
+	op := new(ir.Op)
+	opDecoder()(d, unsafe.Pointer(op))
+	if d.bad || len(d.data) != 0 {
+		return nil, false
+	}
+	if op.LastLine != 0 {
+		op.LastLine += first - 1
+	}
+	return op, true
+}
+
+type encoder struct {
+	file  string
+	first int
+	seen  map[uintptr]bool
+	buf   []byte
+}
+
+// shared reports whether the memory at p was reached before, and marks it.
+func (e *encoder) shared(p uintptr) bool {
+	if e.seen[p] {
+		return true
+	}
+	e.seen[p] = true
+	return false
+}
+
+func (e *encoder) uvarint(u uint64) { e.buf = binary.AppendUvarint(e.buf, u) }
+
+func (e *encoder) str(s string) {
+	e.uvarint(uint64(len(s)))
+	e.buf = append(e.buf, s...)
+}
+
+// pos writes a position: which of file, line and column it has, then the
+// line relative to the item's first and the column.
+func (e *encoder) pos(p diag.Pos) error {
+	var flags byte
+	switch p.File {
+	case "":
+	case e.file:
+		flags |= 1
+	default:
+		return errRefused
+	}
+	if p.Line != 0 {
+		if p.Line < e.first {
+			return errRefused
+		}
+		flags |= 2
+	}
+	if p.Col < 0 || p.Line < 0 {
+		return errRefused
+	}
+	e.buf = append(e.buf, flags)
+	if p.Line != 0 {
+		e.uvarint(uint64(p.Line - e.first))
+	}
+	e.uvarint(uint64(p.Col))
+	return nil
+}
+
+func (e *encoder) value(v reflect.Value) error {
+	t := v.Type()
+	if t == posType {
+		return e.pos(v.Interface().(diag.Pos))
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		if v.Bool() {
+			e.buf = append(e.buf, 1)
+		} else {
+			e.buf = append(e.buf, 0)
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		e.buf = binary.AppendVarint(e.buf, v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		e.uvarint(v.Uint())
+	case reflect.Float32, reflect.Float64:
+		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(v.Float()))
+	case reflect.String:
+		e.str(v.String())
+	case reflect.Pointer:
+		if v.IsNil() {
+			e.buf = append(e.buf, 0)
+			return nil
+		}
+		if e.shared(v.Pointer()) {
+			return errRefused
+		}
+		e.buf = append(e.buf, 1)
+		return e.value(v.Elem())
+	case reflect.Slice:
+		// nil and empty differ to reflect.DeepEqual, so both are kept.
+		if v.IsNil() {
+			e.uvarint(0)
+			return nil
+		}
+		if v.Len() > 0 && e.shared(v.Pointer()) {
+			return errRefused
+		}
+		e.uvarint(uint64(v.Len()) + 1)
+		for i := range v.Len() {
+			if err := e.value(v.Index(i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			if err := e.value(v.Index(i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			return errRefused
+		}
+		if v.IsNil() {
+			e.uvarint(0)
+			return nil
+		}
+		if e.shared(v.Pointer()) {
+			return errRefused
+		}
+		e.uvarint(uint64(v.Len()) + 1)
+		keys := make([]string, 0, v.Len())
+		for _, k := range v.MapKeys() {
+			keys = append(keys, k.String())
+		}
+		slices.Sort(keys) // the same model, the same bytes
+		for _, k := range keys {
+			e.str(k)
+			if err := e.value(v.MapIndex(reflect.ValueOf(k).Convert(t.Key()))); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !t.Field(i).IsExported() {
+				return errRefused
+			}
+			if err := e.value(v.Field(i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Interface:
+		// Only an empty one: what lies behind it is a type the decoder
+		// could not name.
+		if !v.IsNil() {
+			return errRefused
+		}
+	default:
+		return errRefused
+	}
+	return nil
+}
+
+type decoder struct {
+	data  string
+	file  string
+	first int
+	bad   bool
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.bad {
+		return 0
+	}
+	u, n := uvarint(d.data)
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.data = d.data[n:]
+	return u
+}
+
+// uvarint is binary.Uvarint of a string, which needs no copy of it.
+func uvarint(s string) (uint64, int) {
+	var x uint64
+	var shift uint
+	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+		b := s[i]
+		if b < 0x80 {
+			if i == binary.MaxVarintLen64-1 && b > 1 {
+				return 0, -1
+			}
+			return x | uint64(b)<<shift, i + 1
+		}
+		x |= uint64(b&0x7f) << shift
+		shift += 7
+	}
+	return 0, 0
+}
+
+func (d *decoder) varint() int64 {
+	u := d.uvarint()
+	x := int64(u >> 1)
+	if u&1 != 0 {
+		x = ^x
+	}
+	return x
+}
+
+func (d *decoder) byte() byte {
+	if d.bad || len(d.data) == 0 {
+		d.bad = true
+		return 0
+	}
+	b := d.data[0]
+	d.data = d.data[1:]
+	return b
+}
+
+// count reads a length written as n+1 (0: nil), bounded by what is left
+// to read, so corrupt bytes cannot ask for a huge allocation.
+func (d *decoder) count() (n int, isNil bool) {
+	u := d.uvarint()
+	if u == 0 {
+		return 0, true
+	}
+	if u-1 > uint64(len(d.data)) {
+		d.bad = true
+		return 0, true
+	}
+	return int(u - 1), false
+}
+
+func (d *decoder) str() string {
+	n := d.uvarint()
+	if d.bad || n > uint64(len(d.data)) {
+		d.bad = true
+		return ""
+	}
+	s := d.data[:n]
+	d.data = d.data[n:]
+	return s
+}
+
+func (d *decoder) pos() diag.Pos {
+	flags := d.byte()
+	var p diag.Pos
+	if flags&^3 != 0 {
+		d.bad = true
+		return p
+	}
+	if flags&1 != 0 {
+		p.File = d.file
+	}
+	if flags&2 != 0 {
+		p.Line = int(d.uvarint()) + d.first
+	}
+	p.Col = int(d.uvarint())
+	return p
+}
+
+// decodeFunc reads one value of its type into the memory at p, which
+// holds the type's zero value.
+type decodeFunc func(d *decoder, p unsafe.Pointer)
+
+// opDecoder reads an ir.Op. A model's types are walked by reflection
+// once per process, into a decodeFunc per type; each value is then read
+// through its type's func, with no reflection but the allocations:
+// reading a model by reflection took as long as building it.
+var opDecoder = sync.OnceValue(func() decodeFunc {
+	m := decoderMaker{made: map[reflect.Type]*decodeFunc{}}
+	return m.of(opType)
+})
+
+// decoderMaker makes the decodeFuncs of a type and the types it holds,
+// each once.
+type decoderMaker struct {
+	made map[reflect.Type]*decodeFunc
+}
+
+// of returns t's decodeFunc. A recursive type (a Literal's list of
+// Literals) reaches itself while its func is made: it gets one that calls
+// the made func, which is in place before any is called.
+func (m decoderMaker) of(t reflect.Type) decodeFunc {
+	if f, ok := m.made[t]; ok {
+		if *f != nil {
+			return *f
+		}
+		return func(d *decoder, p unsafe.Pointer) { (*f)(d, p) }
+	}
+	f := new(decodeFunc)
+	m.made[t] = f
+	*f = m.make(t)
+	return *f
+}
+
+func (m decoderMaker) make(t reflect.Type) decodeFunc {
+	switch t {
+	case posType:
+		return func(d *decoder, p unsafe.Pointer) { *(*diag.Pos)(p) = d.pos() }
+	case whereType:
+		// Every part of the model has one: made by reflection, the map
+		// was most of the reading.
+		return func(d *decoder, p unsafe.Pointer) {
+			n, isNil := d.count()
+			if isNil {
+				return
+			}
+			w := make(ir.Where, n)
+			for range n {
+				k := d.str()
+				w[k] = d.pos()
+			}
+			*(*ir.Where)(p) = w
+		}
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return func(d *decoder, p unsafe.Pointer) {
+			switch d.byte() {
+			case 0:
+			case 1:
+				*(*bool)(p) = true
+			default:
+				d.bad = true
+			}
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		bits := t.Bits()
+		return func(d *decoder, p unsafe.Pointer) {
+			x := d.varint()
+			if bits < 64 && (x < -1<<(bits-1) || x >= 1<<(bits-1)) {
+				d.bad = true
+				return
+			}
+			switch bits {
+			case 8:
+				*(*int8)(p) = int8(x)
+			case 16:
+				*(*int16)(p) = int16(x)
+			case 32:
+				*(*int32)(p) = int32(x)
+			default:
+				*(*int64)(p) = x
+			}
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		bits := t.Bits()
+		return func(d *decoder, p unsafe.Pointer) {
+			x := d.uvarint()
+			if bits < 64 && x >= 1<<bits {
+				d.bad = true
+				return
+			}
+			switch bits {
+			case 8:
+				*(*uint8)(p) = uint8(x)
+			case 16:
+				*(*uint16)(p) = uint16(x)
+			case 32:
+				*(*uint32)(p) = uint32(x)
+			default:
+				*(*uint64)(p) = x
+			}
+		}
+	case reflect.Float32, reflect.Float64:
+		bits := t.Bits()
+		return func(d *decoder, p unsafe.Pointer) {
+			if len(d.data) < 8 {
+				d.bad = true
+				return
+			}
+			f := math.Float64frombits(binary.LittleEndian.Uint64([]byte(d.data[:8])))
+			d.data = d.data[8:]
+			if bits == 32 {
+				*(*float32)(p) = float32(f)
+				return
+			}
+			*(*float64)(p) = f
+		}
+	case reflect.String:
+		return func(d *decoder, p unsafe.Pointer) { *(*string)(p) = d.str() }
+	case reflect.Pointer:
+		elem := t.Elem()
+		values := reflect.SliceOf(elem)
+		dec := m.of(elem)
+		return func(d *decoder, p unsafe.Pointer) {
+			switch d.byte() {
+			case 0:
+			case 1:
+				q := alloc(values, 1)
+				dec(d, q)
+				*(*unsafe.Pointer)(p) = q
+			default:
+				d.bad = true
+			}
+		}
+	case reflect.Slice:
+		elem := t.Elem()
+		size := elem.Size()
+		if elem.Kind() == reflect.Pointer {
+			return m.sliceOfPointers(t)
+		}
+		dec := m.of(elem)
+		return func(d *decoder, p unsafe.Pointer) {
+			n, isNil := d.count()
+			if isNil {
+				return
+			}
+			data := makeSlice(t, p, n)
+			for i := range n {
+				if d.bad {
+					return
+				}
+				dec(d, unsafe.Add(data, uintptr(i)*size))
+			}
+		}
+	case reflect.Array:
+		elem := t.Elem()
+		size := elem.Size()
+		dec := m.of(elem)
+		return func(d *decoder, p unsafe.Pointer) {
+			for i := range t.Len() {
+				dec(d, unsafe.Add(p, uintptr(i)*size))
+			}
+		}
+	case reflect.Map:
+		dec := m.of(t.Elem())
+		return func(d *decoder, p unsafe.Pointer) {
+			n, isNil := d.count()
+			if isNil {
+				return
+			}
+			m := reflect.MakeMapWithSize(t, n)
+			elem := reflect.New(t.Elem())
+			for range n {
+				k := reflect.ValueOf(d.str()).Convert(t.Key())
+				elem.Elem().SetZero()
+				dec(d, elem.UnsafePointer())
+				m.SetMapIndex(k, elem.Elem())
+			}
+			reflect.NewAt(t, p).Elem().Set(m)
+		}
+	case reflect.Struct:
+		type field struct {
+			offset uintptr
+			dec    decodeFunc
+		}
+		fields := make([]field, t.NumField())
+		for i := range fields {
+			f := t.Field(i)
+			fields[i] = field{f.Offset, m.of(f.Type)}
+		}
+		return func(d *decoder, p unsafe.Pointer) {
+			for _, f := range fields {
+				if d.bad {
+					return
+				}
+				f.dec(d, unsafe.Add(p, f.offset))
+			}
+		}
+	case reflect.Interface:
+		// Encode writes none but empty ones.
+		return func(*decoder, unsafe.Pointer) {}
+	}
+	return func(d *decoder, _ unsafe.Pointer) { d.bad = true }
+}
+
+// sliceHeader is a slice as it lies in memory.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// makeSlice makes the slice of type t at p n long and returns its first
+// element's address (reflect.NewAt and Value.Set would look a pointer
+// type up in a shared map on every call).
+func makeSlice(t reflect.Type, p unsafe.Pointer, n int) unsafe.Pointer {
+	data := reflect.MakeSlice(t, n, n).UnsafePointer()
+	*(*sliceHeader)(p) = sliceHeader{data, n, n}
+	return data
+}
+
+// alloc allocates n zero values of the element type of values, a slice
+// type, and returns the first's address (reflect.New would look the
+// pointer type up).
+func alloc(values reflect.Type, n int) unsafe.Pointer {
+	return reflect.MakeSlice(values, n, n).UnsafePointer()
+}
+
+// sliceOfPointers reads a slice of pointers ([]*ir.Tensor) with the values
+// pointed to in one array: two allocations, not one per element and two
+// for the slice.
+func (m decoderMaker) sliceOfPointers(t reflect.Type) decodeFunc {
+	target := t.Elem().Elem()
+	size := target.Size()
+	values := reflect.SliceOf(target)
+	dec := m.of(target)
+	return func(d *decoder, p unsafe.Pointer) {
+		n, isNil := d.count()
+		if isNil {
+			return
+		}
+		data := makeSlice(t, p, n)
+		var ptrs []unsafe.Pointer
+		if n > 0 {
+			ptrs = unsafe.Slice((*unsafe.Pointer)(data), n)
+		}
+		var elems unsafe.Pointer
+		for i := range n {
+			switch d.byte() {
+			case 0:
+			case 1:
+				if elems == nil {
+					elems = alloc(values, n)
+				}
+				q := unsafe.Add(elems, uintptr(i)*size)
+				dec(d, q)
+				ptrs[i] = q
+			default:
+				d.bad = true
+			}
+			if d.bad {
+				return
+			}
+		}
+	}
+}
