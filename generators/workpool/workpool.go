@@ -3,6 +3,7 @@ package workpool
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines: for work that
@@ -30,20 +31,28 @@ func Workers(workers, n int, fn func(w, i int)) {
 	if workers <= 0 {
 		return
 	}
-	next := make(chan int)
+	// Each worker claims the next index itself: a channel fed by this
+	// goroutine made every item a hand-off between goroutines, and the
+	// feeder a third goroutine competing for the cores. The caller is
+	// worker 0.
+	var next atomic.Int64
+	work := func(w int) {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
+			}
+			fn(w, i)
+		}
+	}
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for w := 1; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				fn(w, i)
-			}
+			work(w)
 		}()
 	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
+	work(0)
 	wg.Wait()
 }

@@ -2,6 +2,7 @@ package writer
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -392,7 +393,16 @@ func collectRecords(old *Manifest, pending []Manifest) (records map[string]recor
 func (p *Plan) prepareFiles(fresh *fileset.Set, o Options, records map[string]record, manifest *Manifest, l *diag.List) {
 	files := fresh.Files()
 	results := make([]fileResult, len(files))
-	workpool.Parallel(len(files), func(i int) {
+	// The largest files start first: hashing and merging a package's
+	// megabyte-sized shared files while the thousands of small ones were
+	// shared out left one core working alone at the end.
+	order := make([]int, len(files))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(files[b].Data), len(files[a].Data)) })
+	workpool.Parallel(len(files), func(j int) {
+		i := order[j]
 		p.prepareFile(files[i], o, records, &results[i])
 	})
 	for i := range results {
