@@ -222,6 +222,14 @@ type TargetList struct {
 	target string
 }
 
+// Sub returns a view for t's target over a list of its own, for checks
+// that run concurrently; Join appends what it recorded to t's list, so
+// subs joined in a fixed order report as one serial check would.
+func (t *TargetList) Sub() *TargetList { return &TargetList{list: &List{}, target: t.target} }
+
+// Join appends what sub (made by Sub) recorded.
+func (t *TargetList) Join(sub *TargetList) { t.list.Merge(sub.list) }
+
 // Errorf records an error for the view's target.
 func (t *TargetList) Errorf(pos Pos, code, format string, args ...any) {
 	t.list.Add(Diagnostic{Pos: pos, Severity: Error, Code: code, Target: t.target, Message: fmt.Sprintf(format, args...)})

@@ -8,6 +8,7 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/target"
+	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -22,6 +23,8 @@ import (
 // ops (ir.Package.Digest). Other ops, and where in the file the op stands,
 // are not in it. TestIncrementalMatchesCold holds incremental gens to
 // cold ones over random edits.
+//
+// Reusable and Keyed are called concurrently.
 type Reuser interface {
 	// Generator identifies the generator and its inputs besides the
 	// opdefs.
@@ -88,19 +91,26 @@ func (k *opKeys) reuse(t target.Target, pkg *ir.Package) *ir.Reuse {
 	if !ok {
 		return r
 	}
-	for _, f := range p.Paths(pkg) {
+	// Whether a file is reusable is a stat of it: the thousands of an
+	// op-heavy package's files are looked at on every core.
+	paths := p.Paths(pkg)
+	kept := make([]bool, len(paths))
+	workpool.Parallel(len(paths), func(i int) {
+		f := paths[i]
 		key := r.Keys[f.Op]
 		if f.Op == nil || key == "" {
-			continue
+			return
 		}
-		below := pkg.Name + "/" + f.Path
-		rel := t.Name() + "/" + below
+		rel := t.Name() + "/" + pkg.Name + "/" + f.Path
 		k.reuser.Keyed(rel, key)
-		if k.reuser.Reusable(rel, key) {
+		kept[i] = k.reuser.Reusable(rel, key)
+	})
+	for i, f := range paths {
+		if kept[i] {
 			if r.Kept == nil {
 				r.Kept = map[string]bool{}
 			}
-			r.Kept[below] = true
+			r.Kept[pkg.Name+"/"+f.Path] = true
 		}
 	}
 	return r

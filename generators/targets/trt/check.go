@@ -11,6 +11,7 @@ import (
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	"github.com/opforge/opforge/generators/validate"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // maxNameBytes is TensorRT's limit on plugin name, version and namespace
@@ -71,10 +72,20 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 		checkIdentity(pkg, op, d)
 	}
 	checkPluginNames(pkg, ops, d)
-	for _, op := range ops {
+	// Each op is checked on its own (it reads the op and the package,
+	// and writes only diagnostics), on every core; the diagnostics join
+	// in op order.
+	subs := make([]*diag.TargetList, len(ops))
+	defaulted := make([][]string, len(ops))
+	workpool.Parallel(len(ops), func(i int) {
+		subs[i] = d.Sub()
+		defaulted[i] = checkOp(pkg, ops[i], subs[i])
+	})
+	for i, op := range ops {
+		d.Join(subs[i])
 		// One warning per op, where its params are, so an op can
 		// acknowledge it (acknowledge: [qdp-default]).
-		if params := checkOp(pkg, op, d); len(params) > 0 {
+		if params := defaulted[i]; len(params) > 0 {
 			d.Warnf(op.Where.At("params", op.Pos), "qdp-default", "Python plugin attributes take no defaults, so callers of the Python plugin of op %s must pass %s explicitly (the C++ plugin applies the defaults)", op.Name, strings.Join(params, ", "))
 		}
 	}
