@@ -78,7 +78,7 @@ type moduleModel struct {
 	// Ops are the OPS table's entries; OpSections the ops' functions,
 	// rendered per op ("reference-op").
 	Ops        []opEntry
-	OpSections string
+	OpSections *render.Joined
 	// AnyONNX: some op was imported from ONNX, so the module carries the
 	// helper that runs ONNX ops.
 	AnyONNX bool

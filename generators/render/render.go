@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"path"
 	"runtime"
-	"strings"
 	"sync"
 	"text/template"
 
@@ -152,7 +151,7 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 // section per op prints the joined sections where its loop stood, so the
 // file no longer renders every op on one core; the sections are joined
 // before the file is normalized, so it gets the loop's bytes.
-func Sections[T any](s *Set, name string, items []T) (string, error) {
+func Sections[T any](s *Set, name string, items []T) (*Joined, error) {
 	return sections(len(items), templateParts(s, name, func(i int) T { return items[i] }), nil, nil)
 }
 
@@ -164,7 +163,7 @@ func Sections[T any](s *Set, name string, items []T) (string, error) {
 // template and what of the op and its package reaches the op's own
 // files, so an item must be made from those alone, as the op's own
 // files are (TestIncrementalMatchesCold in generators/gen holds it).
-func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops []*ir.Op) (string, error) {
+func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops []*ir.Op) (*Joined, error) {
 	if len(ops) != len(items) {
 		return Sections(s, name, items)
 	}
@@ -175,7 +174,7 @@ func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops [
 // only when its section is not taken from the store, so an unchanged op
 // costs neither its item nor its section. An op given as nil has no key:
 // its section is made every time, never stored.
-func KeyedSectionsOf[T any](s *Set, pkg *ir.Package, name string, ops []*ir.Op, item func(i int) T) (string, error) {
+func KeyedSectionsOf[T any](s *Set, pkg *ir.Package, name string, ops []*ir.Op, item func(i int) T) (*Joined, error) {
 	stored, remember := keyedStore(pkg, name, ops)
 	return sections(len(ops), templateParts(s, name, item), stored, remember)
 }
@@ -186,7 +185,8 @@ func KeyedSectionsOf[T any](s *Set, pkg *ir.Package, name string, ops []*ir.Op, 
 // the parts apart from the op's other sections.
 func KeyedTexts(pkg *ir.Package, name string, ops []*ir.Op, part func(i int) (string, error)) (string, error) {
 	stored, remember := keyedStore(pkg, name, ops)
-	return sections(len(ops), func(_ *bytes.Buffer, i int) (string, error) { return part(i) }, stored, remember)
+	j, err := sections(len(ops), func(_ *bytes.Buffer, i int) (string, error) { return part(i) }, stored, remember)
+	return j.Text(), err
 }
 
 // templateParts makes item(i)'s section with the named template.
@@ -244,7 +244,7 @@ func keyedStore(pkg *ir.Package, name string, ops []*ir.Op) (stored func(int) (s
 // sections makes n sections on every core, unless stored (nil: none)
 // gives section i's text, hands what it made to remember (nil: none), and
 // joins the texts in order.
-func sections(n int, part func(buf *bytes.Buffer, i int) (string, error), stored func(int) (string, bool), remember func(int, string)) (string, error) {
+func sections(n int, part func(buf *bytes.Buffer, i int) (string, error), stored func(int) (string, bool), remember func(int, string)) (*Joined, error) {
 	parts := make([]string, n)
 	errs := make([]error, n)
 	parallelBuffered(n, func(buf *bytes.Buffer, i int) {
@@ -263,9 +263,9 @@ func sections(n int, part func(buf *bytes.Buffer, i int) (string, error), stored
 		}
 	})
 	if err := errors.Join(errs...); err != nil {
-		return "", err
+		return nil, err
 	}
-	return strings.Join(parts, ""), nil
+	return NewJoined(parts), nil
 }
 
 // Execute renders the named template.
@@ -280,7 +280,26 @@ func (s *Set) executeInto(buf *bytes.Buffer, name string, data any) ([]byte, err
 	if err := s.tmpl().ExecuteTemplate(buf, name, data); err != nil {
 		return nil, err
 	}
+	if bytes.Contains(buf.Bytes(), []byte(joinedNonce)) {
+		whole, err := spliceJoined(buf.Bytes(), data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		return normalizeOwned(whole), nil
+	}
 	return normalize(buf.Bytes()), nil
+}
+
+// normalizeOwned is normalize of b, which the caller gives up: when b is
+// normal already it is returned, its final newline added in place.
+func normalizeOwned(b []byte) []byte {
+	if !isNormal(b) {
+		return normalizeLines(b)
+	}
+	if b[len(b)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	return b
 }
 
 // normalize trims trailing spaces and collapses runs of blank lines that

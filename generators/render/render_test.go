@@ -65,8 +65,8 @@ func TestSections(t *testing.T) {
 		{[]int{1}, "<1>  \n\n\n"},
 		{[]int{2, 1, 0}, "<2>  \n\n\n<1>  \n\n\n<0>  \n\n\n"},
 	} {
-		if got, err := Sections(s, "item", c.items); err != nil || got != c.want {
-			t.Errorf("Sections(%v) = %q, %v; want %q", c.items, got, err, c.want)
+		if got, err := Sections(s, "item", c.items); err != nil || got.Text() != c.want {
+			t.Errorf("Sections(%v) = %q, %v; want %q", c.items, got.Text(), err, c.want)
 		}
 	}
 	if _, err := Sections(s, "item", []int{1, 3, 2}); err == nil {

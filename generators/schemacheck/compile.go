@@ -347,5 +347,10 @@ func names(val any) ([]string, error) {
 
 // escape writes a JSON pointer token.
 func escape(tok string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
+	if !strings.ContainsAny(tok, "~/") {
+		return tok // most are plain: a replacer built per token was a tenth of compiling the schema
+	}
+	return pointerEscaper.Replace(tok)
 }
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")

@@ -69,10 +69,10 @@ type torchModel struct {
 	Ops           []*torchOp
 	// OpSections are the module's parts for each op ("executorch-op"),
 	// rendered on every core and joined in op order.
-	OpSections string
+	OpSections *render.Joined
 	// CallSections are the methods of class ops ("executorch-call"), one
 	// per op, joined in op order.
-	CallSections string
+	CallSections *render.Joined
 	// AnyImported: some op was imported from a torch.library op.
 	AnyImported bool
 }

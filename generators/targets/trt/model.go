@@ -9,6 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/names"
+	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	"github.com/opforge/opforge/generators/workpool"
 )
@@ -33,7 +34,7 @@ type packageModel struct {
 	Frames []*opFrame
 	// OpSections are the README's sections of the ops ("readme-op"),
 	// rendered per op.
-	OpSections string
+	OpSections *render.Joined
 	// Requirements are the TensorRT versions the plugins need, checked with
 	// #error against NvInferVersion.h.
 	Requirements []requirement

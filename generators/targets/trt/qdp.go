@@ -11,6 +11,7 @@ import (
 	"github.com/opforge/opforge/generators/literal"
 	"github.com/opforge/opforge/generators/names"
 	"github.com/opforge/opforge/generators/reference"
+	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/shapeexpr"
 	"github.com/opforge/opforge/generators/workpool"
 )
@@ -28,7 +29,7 @@ type qdpModel struct {
 	ops       []*ir.Op    // the op of each of Ops (render.KeyedSections)
 	Frames    []*qdpFrame // each of Ops' part of the docstring
 	// OpSections are the ops' sections ("qdp-op"), rendered per op.
-	OpSections string
+	OpSections *render.Joined
 	// Reference is the package's reference module (generators/reference)
 	// below out/, which JIT implementations run until written: its
 	// module name and path parts from the package's trt directory.

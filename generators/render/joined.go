@@ -1,0 +1,134 @@
+package render
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// Joined is the sections of a package-wide file, one per op, as a
+// template prints them: whole, where it prints the value. A large
+// package's sections are megabytes; printed through text/template they
+// were joined into one string, copied into the printer's buffer, then
+// into the template's, then normalized: four copies, each in fresh
+// memory. So a Joined prints as a mark instead, and the file is put
+// together around the marks after the template ran (executeInto): the
+// sections are copied once, into the file.
+//
+// A template must print a Joined of its data's own fields (the top level
+// of the struct, or of the struct a pointer points to); printing one
+// from anywhere else fails the rendering.
+type Joined struct {
+	parts []string
+	size  int
+	mark  string
+}
+
+// joinedNonce makes marks no template text can hold by chance or design:
+// a NUL, then 16 random hex digits of this process.
+var joinedNonce = func() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "\x00opforge-joined-" + hex.EncodeToString(b[:]) + "-"
+}()
+
+var joinedCount atomic.Uint64
+
+// NewJoined joins parts, in order.
+func NewJoined(parts []string) *Joined {
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+	}
+	return &Joined{parts: parts, size: size, mark: joinedNonce + strconv.FormatUint(joinedCount.Add(1), 10) + "\x00"}
+}
+
+// String is what a template prints: the mark executeInto puts the
+// sections in place of.
+func (j *Joined) String() string {
+	if j == nil {
+		return ""
+	}
+	return j.mark
+}
+
+// Text is the sections joined.
+func (j *Joined) Text() string {
+	if j == nil {
+		return ""
+	}
+	return strings.Join(j.parts, "")
+}
+
+var joinedType = reflect.TypeFor[*Joined]()
+
+// joinedOf is the Joined fields of data's top level, by mark.
+func joinedOf(data any) map[string]*Joined {
+	v := reflect.ValueOf(data)
+	if v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	var m map[string]*Joined
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if f.Type() != joinedType || f.IsNil() || !v.Type().Field(i).IsExported() {
+			continue
+		}
+		if m == nil {
+			m = map[string]*Joined{}
+		}
+		j := f.Interface().(*Joined)
+		m[j.mark] = j
+	}
+	return m
+}
+
+// spliceJoined is out, a template's output, with every Joined mark
+// replaced by its sections: a fresh slice of exactly the file's size,
+// plus room for the final newline normalize may add.
+func spliceJoined(out []byte, data any) ([]byte, error) {
+	joined := joinedOf(data)
+	size := len(out)
+	type piece struct {
+		at, end int
+		j       *Joined
+	}
+	var pieces []piece
+	for i := 0; ; {
+		k := bytes.Index(out[i:], []byte(joinedNonce))
+		if k < 0 {
+			break
+		}
+		at := i + k
+		end := bytes.IndexByte(out[at+len(joinedNonce):], 0)
+		if end < 0 {
+			return nil, fmt.Errorf("a joined section's mark is cut short")
+		}
+		end += at + len(joinedNonce) + 1
+		j := joined[string(out[at:end])]
+		if j == nil {
+			return nil, fmt.Errorf("the template printed joined sections its data does not hold")
+		}
+		pieces = append(pieces, piece{at, end, j})
+		size += j.size - (end - at)
+		i = end
+	}
+	b := make([]byte, 0, size+1)
+	last := 0
+	for _, p := range pieces {
+		b = append(b, out[last:p.at]...)
+		for _, s := range p.j.parts {
+			b = append(b, s...)
+		}
+		last = p.end
+	}
+	return append(b, out[last:]...), nil
+}
