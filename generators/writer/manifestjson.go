@@ -2,8 +2,12 @@ package writer
 
 import (
 	"encoding/json"
+	"reflect"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
+	"unsafe"
 )
 
 // marshalManifest is json.MarshalIndent(m, "", "  ") written out for the
@@ -11,14 +15,22 @@ import (
 // region hashes among them) was a fifth of a small gen's writer time. A
 // manifest with a rename falls back to the library. TestMarshalManifest
 // and FuzzMarshalManifest hold the two to the same bytes.
-func marshalManifest(m *Manifest) []byte {
+func marshalManifest(m *Manifest) []byte { return marshalManifestWith(m, nil) }
+
+// marshalManifestWith is marshalManifest taking entry i's bytes from
+// raw(i) where it gives them ("": write them).
+func marshalManifestWith(m *Manifest, raw func(i int) string) []byte {
 	if m.Move != nil {
-		data, _ := json.MarshalIndent(m, "", "  ")
+		c := *m
+		c.Files = slices.Clone(m.Files)
+		c.decodeRegions()
+		data, _ := json.MarshalIndent(&c, "", "  ")
 		return data
 	}
 	size := 64
-	for _, f := range m.Files {
-		size += 64 + len(f.Path) + len(f.Hash)
+	for i := range m.Files {
+		f := &m.Files[i]
+		size += 64 + len(f.Path) + len(f.Hash) + len(f.regionsText)
 		for k, v := range f.Regions {
 			size += 16 + len(k) + len(v)
 		}
@@ -39,6 +51,13 @@ func marshalManifest(m *Manifest) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
+			if raw != nil {
+				if r := raw(i); r != "" {
+					b = append(b, r...)
+					continue
+				}
+			}
+			regions := f.regions()
 			b = append(b, "\n    {\n      \"path\": "...)
 			b = appendJSONString(b, f.Path)
 			if f.Owned {
@@ -48,10 +67,10 @@ func marshalManifest(m *Manifest) []byte {
 				b = append(b, ",\n      \"hash\": "...)
 				b = appendJSONString(b, f.Hash)
 			}
-			if len(f.Regions) > 0 {
+			if len(regions) > 0 {
 				b = append(b, ",\n      \"regions\": {"...)
 				keys = keys[:0]
-				for k := range f.Regions {
+				for k := range regions {
 					keys = append(keys, k)
 				}
 				sort.Strings(keys)
@@ -62,7 +81,7 @@ func marshalManifest(m *Manifest) []byte {
 					b = append(b, "\n        "...)
 					b = appendJSONString(b, k)
 					b = append(b, ": "...)
-					b = appendJSONString(b, f.Regions[k])
+					b = appendJSONString(b, regions[k])
 				}
 				b = append(b, "\n      }"...)
 			}
@@ -97,73 +116,183 @@ func appendJSONString(b []byte, s string) []byte {
 // which also words the errors. FuzzUnmarshalManifest holds the two to the
 // same result.
 func unmarshalManifest(data []byte) (*Manifest, error) {
-	if m, ok := parseCanonicalManifest(data); ok {
-		return m, nil
+	m, _, err := unmarshalManifestRaw(data, false)
+	return m, err
+}
+
+// unmarshalManifestRaw is unmarshalManifest that also gives the entries'
+// bytes where parseCanonical does (nil for a manifest it did not read),
+// leaving region maps to be made on demand when lazy.
+func unmarshalManifestRaw(data []byte, lazy bool) (*Manifest, []string, error) {
+	if m, raws, ok := parseCanonical(data, lazy); ok {
+		return m, raws, nil
 	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &m, nil
+	return &m, nil, nil
+}
+
+// rawEntry is an entry of the manifest read and its bytes.
+type rawEntry struct {
+	f   ManifestFile
+	raw string
+}
+
+// sameEntry reports whether f is e's entry unchanged: the same strings
+// and the same region text, or the very same region map (read entries'
+// maps are never changed), so e's bytes are f's.
+func (e rawEntry) sameEntry(f *ManifestFile) bool {
+	return f.Path == e.f.Path && f.Owned == e.f.Owned && f.Hash == e.f.Hash && f.regionsText == e.f.regionsText &&
+		(f.Regions == nil) == (e.f.Regions == nil) &&
+		(f.Regions == nil || reflect.ValueOf(f.Regions).UnsafePointer() == reflect.ValueOf(e.f.Regions).UnsafePointer())
 }
 
 // parseCanonicalManifest reads marshalManifest's layout (a newline at the
 // end allowed); ok is false at the first byte that departs from it.
 func parseCanonicalManifest(data []byte) (*Manifest, bool) {
-	p := manifestParser{data: data}
-	m := &Manifest{}
+	m, _, ok := parseCanonical(data, false)
+	return m, ok
+}
+
+// parseCanonical is parseCanonicalManifest that also gives each entry's
+// bytes (raws[i], "\n    {" to "}") where marshalManifest writes the
+// entry read so with the same bytes, "" where it would not (a string it
+// escapes, an empty hash or region map, region keys out of order or
+// repeated): a plan writes an entry it takes over unchanged by copying
+// them (Plan.addManifest). lazy leaves each entry's region map to be made
+// when it is asked for (ManifestFile.regions): a plan asks for few of the
+// thousands, and making them was most of the reading. The strings are
+// views of data, which must not change after.
+func parseCanonical(data []byte, lazy bool) (m *Manifest, raws []string, ok bool) {
+	p := manifestParser{data: view(data)}
+	m = &Manifest{}
 	if !p.lit("{\n  \"version\": ") || !p.int(&m.Version) || !p.lit(",\n  \"files\": [") {
-		return nil, false
+		return nil, nil, false
 	}
 	for i := 0; ; i++ {
 		if i > 0 && p.lit("\n  ]\n}") {
 			break
 		}
 		if i > 0 && !p.lit(",") {
-			return nil, false
+			return nil, nil, false
 		}
+		start := p.i
+		p.escaped = false
 		var f ManifestFile
 		if !p.lit("\n    {\n      \"path\": ") || !p.str(&f.Path) {
-			return nil, false
+			return nil, nil, false
 		}
 		f.Owned = p.lit(",\n      \"owned\": true")
-		if p.lit(",\n      \"hash\": ") && !p.str(&f.Hash) {
-			return nil, false
+		same := true
+		if p.lit(",\n      \"hash\": ") {
+			if !p.str(&f.Hash) {
+				return nil, nil, false
+			}
+			same = f.Hash != ""
 		}
-		if p.lit(",\n      \"regions\": {") {
-			f.Regions = map[string]string{}
-			for j := 0; ; j++ {
-				if j > 0 && p.lit("\n      }") {
-					break
-				}
-				if j > 0 && !p.lit(",") {
-					return nil, false
-				}
-				var k, v string
-				if !p.lit("\n        ") || !p.str(&k) || !p.lit(": ") || !p.str(&v) {
-					return nil, false
-				}
-				f.Regions[k] = v
+		if p.lit(",\n      \"regions\": ") {
+			at := p.i
+			regions, sorted, ok := p.regions(!lazy)
+			if !ok {
+				return nil, nil, false
+			}
+			same = same && sorted
+			if lazy {
+				f.regionsText = p.data[at:p.i]
+			} else {
+				f.Regions = regions
 			}
 		}
 		if !p.lit("\n    }") {
-			return nil, false
+			return nil, nil, false
 		}
 		m.Files = append(m.Files, f)
+		raw := ""
+		if same && !p.escaped {
+			raw = p.data[start:p.i]
+		}
+		raws = append(raws, raw)
 	}
 	p.lit("\n")
-	return m, p.i == len(p.data)
+	if p.i != len(p.data) {
+		return nil, nil, false
+	}
+	return m, raws, true
 }
 
-// manifestParser is a cursor over a manifest's bytes.
+// regions reads an entry's region map, "{" to "}": made when build,
+// only checked otherwise. sorted: its keys are in order, none repeated.
+func (p *manifestParser) regions(build bool) (regions map[string]string, sorted, ok bool) {
+	if !p.lit("{") {
+		return nil, false, false
+	}
+	if build {
+		regions = map[string]string{}
+	}
+	sorted = true
+	last := ""
+	for j := 0; ; j++ {
+		if j > 0 && p.lit("\n      }") {
+			break
+		}
+		if j > 0 && !p.lit(",") {
+			return nil, false, false
+		}
+		var k, v string
+		if !p.lit("\n        ") || !p.str(&k) || !p.lit(": ") || !p.str(&v) {
+			return nil, false, false
+		}
+		if j > 0 && k <= last {
+			sorted = false
+		}
+		last = k
+		if build {
+			regions[k] = v
+		}
+	}
+	return regions, sorted, true
+}
+
+// regions is f's region map, made from the text it was read from when
+// the manifest was read lazily (parseCanonical). Read entries are never
+// changed, so it is made anew at each call: a plan asks for it once, for
+// the few files it merges or removes.
+func (f *ManifestFile) regions() map[string]string {
+	if f.regionsText == "" {
+		return f.Regions
+	}
+	p := manifestParser{data: f.regionsText}
+	regions, _, _ := p.regions(true)
+	return regions
+}
+
+// decodeRegions makes every entry's region map (a manifest read lazily,
+// handed to code that reads Regions).
+func (m *Manifest) decodeRegions() {
+	for i := range m.Files {
+		if f := &m.Files[i]; f.regionsText != "" {
+			f.Regions, f.regionsText = f.regions(), ""
+		}
+	}
+}
+
+// view is b as a string without a copy; b must not change after.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// manifestParser is a cursor over a manifest's text.
 type manifestParser struct {
-	data []byte
+	data string
 	i    int
+	// escaped: a string read since it was last cleared holds a byte
+	// marshalManifest escapes (<, > or &, as encoding/json does).
+	escaped bool
 }
 
 // lit consumes s if the data continues with it.
 func (p *manifestParser) lit(s string) bool {
-	if len(p.data)-p.i < len(s) || string(p.data[p.i:p.i+len(s)]) != s {
+	if !strings.HasPrefix(p.data[p.i:], s) {
 		return false
 	}
 	p.i += len(s)
@@ -179,11 +308,13 @@ func (p *manifestParser) str(s *string) bool {
 	for j := p.i; j < len(p.data); j++ {
 		switch c := p.data[j]; {
 		case c == '"':
-			*s = string(p.data[p.i:j])
+			*s = p.data[p.i:j]
 			p.i = j + 1
 			return true
 		case c < 0x20 || c >= 0x7f || c == '\\':
 			return false
+		case c == '<' || c == '>' || c == '&':
+			p.escaped = true
 		}
 	}
 	return false
@@ -199,7 +330,7 @@ func (p *manifestParser) int(n *int) bool {
 	if len(digits) == 0 || len(digits) > 9 || len(digits) > 1 && digits[0] == '0' {
 		return false
 	}
-	v, _ := strconv.Atoi(string(digits))
+	v, _ := strconv.Atoi(digits)
 	*n, p.i = v, j
 	return true
 }

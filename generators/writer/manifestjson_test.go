@@ -59,6 +59,7 @@ func FuzzUnmarshalManifest(f *testing.F) {
 			if err := json.Unmarshal(data, &want); err != nil || !reflect.DeepEqual(m, &want) {
 				t.Errorf("%q: read by hand %+v, the library: %+v, %v", data, m, want, err)
 			}
+			checkRawEntries(t, data)
 		}
 		written := &Manifest{Version: 2, Files: []ManifestFile{{Path: path, Owned: owned, Hash: hash, Regions: map[string]string{key: hash}}, {Path: key}}}
 		data = marshalManifest(written)
@@ -103,5 +104,74 @@ func TestJournalReadsBack(t *testing.T) {
 				t.Errorf("%d manifests read back as\n%+v\nnot\n%+v", n, got, want)
 			}
 		}
+	}
+}
+
+// checkRawEntries: a manifest written with the entries' bytes as read
+// (parseCanonical's raws) is the manifest written afresh.
+func checkRawEntries(t *testing.T, data []byte) {
+	t.Helper()
+	eager, raws, ok := parseCanonical(bytes.Clone(data), false)
+	if !ok {
+		return
+	}
+	lazy, lazyRaws, ok := parseCanonical(bytes.Clone(data), true)
+	if !ok || !reflect.DeepEqual(raws, lazyRaws) {
+		t.Fatalf("%q: read lazily: %v, entries %q, not %q", data, ok, lazyRaws, raws)
+	}
+	want := marshalManifest(eager)
+	for _, m := range []*Manifest{eager, lazy} {
+		got := marshalManifestWith(m, func(i int) string { return raws[i] })
+		if !bytes.Equal(got, want) {
+			t.Errorf("%q: written from the entries read\n%s\nnot\n%s", data, got, want)
+		}
+		if got := marshalManifest(m); !bytes.Equal(got, want) {
+			t.Errorf("%q: written afresh\n%s\nnot\n%s", data, got, want)
+		}
+	}
+	for i := range lazy.Files {
+		if got := lazy.Files[i].regions(); !reflect.DeepEqual(got, eager.Files[i].Regions) {
+			t.Errorf("%q: entry %d's regions made lazily %v, not %v", data, i, got, eager.Files[i].Regions)
+		}
+	}
+	moved := *lazy
+	moved.Move = &Move{What: "op", From: "A", To: "B"}
+	eagerMoved := *eager
+	eagerMoved.Move = moved.Move
+	if got, want := marshalManifest(&moved), marshalManifest(&eagerMoved); !bytes.Equal(got, want) {
+		t.Errorf("%q: a rename's journal entry\n%s\nnot\n%s", data, got, want)
+	}
+	lazy.decodeRegions()
+	if !reflect.DeepEqual(lazy, eager) {
+		t.Errorf("%q: a lazy manifest decoded is %+v, not %+v", data, lazy, eager)
+	}
+}
+
+// TestRawEntries: entries read from manifests in the writer's layout but
+// not as it writes them (escapable bytes, an empty hash or region map,
+// keys out of order or repeated) are written afresh, the others copied.
+func TestRawEntries(t *testing.T) {
+	entry := func(body string) []byte {
+		return []byte("{\n  \"version\": 2,\n  \"files\": [\n    {\n      \"path\": \"a\"" + body + "\n    },\n    {\n      \"path\": \"b\",\n      \"hash\": \"h\"\n    }\n  ]\n}\n")
+	}
+	for _, c := range []struct {
+		body   string
+		copied bool
+	}{
+		{",\n      \"owned\": true,\n      \"hash\": \"h\",\n      \"regions\": {\n        \"k\": \"v\",\n        \"l\": \"w\"\n      }", true},
+		{",\n      \"hash\": \"h<\"", false},
+		{",\n      \"hash\": \"\"", false},
+		{",\n      \"regions\": {\n        \"l\": \"v\",\n        \"k\": \"w\"\n      }", false},
+		{",\n      \"regions\": {\n        \"k\": \"v\",\n        \"k\": \"w\"\n      }", false},
+	} {
+		data := entry(c.body)
+		_, raws, ok := parseCanonical(data, true)
+		if !ok {
+			t.Fatalf("%q: not read", c.body)
+		}
+		if copied := raws[0] != ""; copied != c.copied || raws[1] == "" {
+			t.Errorf("%q: copied %v, want %v (second entry %q)", c.body, copied, c.copied, raws[1])
+		}
+		checkRawEntries(t, data)
 	}
 }

@@ -59,6 +59,9 @@ type ManifestFile struct {
 	// owned file everything outside its user regions (Fingerprint).
 	Hash    string            `json:"hash,omitempty"`
 	Regions map[string]string `json:"regions,omitempty"`
+	// regionsText, when set, is the region map as the manifest was read
+	// (parseCanonical, lazy), Regions being nil: regions makes the map.
+	regionsText string
 }
 
 // Fingerprint is the hash the manifest records of a file's bytes: of the
@@ -117,6 +120,10 @@ type Plan struct {
 	carried map[string][]byte
 	outside []outsideFile
 	move    *Move
+	// oldRaw are the entries of the manifest read, with their bytes, by
+	// path: an entry the new manifest takes over unchanged is written by
+	// copying them (addManifest).
+	oldRaw map[string]rawEntry
 	// oldManifest is the manifest's bytes before (nil: none), for a
 	// rename's journal.
 	oldManifest []byte
@@ -188,18 +195,26 @@ func ReadManifest(root string) (*Manifest, error) {
 
 // readManifest also returns the manifest's bytes (nil when missing).
 func readManifest(root string) (*Manifest, []byte, error) {
+	m, data, _, err := readManifestRaw(root, false)
+	return m, data, err
+}
+
+// readManifestRaw is readManifest that also gives the entries' bytes
+// (unmarshalManifestRaw), leaving the region maps to be made on demand
+// when lazy.
+func readManifestRaw(root string, lazy bool) (*Manifest, []byte, []string, error) {
 	data, err := readFile(filepath.Join(root, ManifestName))
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Manifest{Version: manifestVersion}, nil, nil
+		return &Manifest{Version: manifestVersion}, nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	m, err := unmarshalManifest(data)
+	m, raws, err := unmarshalManifestRaw(data, lazy)
 	if err != nil {
-		return nil, data, fmt.Errorf("%s: %v", ManifestName, err)
+		return nil, data, nil, fmt.Errorf("%s: %v", ManifestName, err)
 	}
-	return m, data, nil
+	return m, data, raws, nil
 }
 
 // readPending loads the journal of unfinished Applies and its bytes (none
@@ -297,10 +312,10 @@ func (r record) match(data []byte) (m *ManifestFile, hashed bool) {
 // entry that wrote the file, else the manifest's.
 func (r record) regions(m *ManifestFile) map[string]string {
 	if m != nil {
-		return m.Regions
+		return m.regions()
 	}
 	if len(r) > 0 {
-		return r[0].Regions
+		return r[0].regions()
 	}
 	return nil
 }
@@ -351,7 +366,15 @@ func rootIsDirectory(root string, l *diag.List) bool {
 // which only Recover may finish.
 func (p *Plan) readManifests(l *diag.List) (old *Manifest, oldData []byte, ok bool) {
 	root := p.Root
-	old, oldData, err := readManifest(root)
+	old, oldData, raws, err := readManifestRaw(root, true)
+	if err == nil && len(raws) == len(old.Files) {
+		p.oldRaw = make(map[string]rawEntry, len(raws))
+		for i, raw := range raws {
+			if raw != "" {
+				p.oldRaw[old.Files[i].Path] = rawEntry{old.Files[i], raw}
+			}
+		}
+	}
 	if err != nil {
 		l.Errorf(diag.Pos{File: rel(root, ManifestName)}, "manifest", "cannot read the manifest: %v; restore it from git", err)
 		old = &Manifest{Version: manifestVersion}
@@ -694,7 +717,13 @@ func (p *Plan) prepareStale(fresh *fileset.Set, old *Manifest, order []string, r
 // the gen cache).
 func (p *Plan) addManifest(manifest *Manifest, oldData []byte, manifestInfo fs.FileInfo) {
 	sort.Slice(manifest.Files, func(i, j int) bool { return manifest.Files[i].Path < manifest.Files[j].Path })
-	data := marshalManifest(manifest)
+	data := marshalManifestWith(manifest, func(i int) string {
+		f := &manifest.Files[i]
+		if e, ok := p.oldRaw[f.Path]; ok && e.sameEntry(f) {
+			return e.raw
+		}
+		return ""
+	})
 	data = append(data, '\n')
 	p.manifest = manifest
 	_ = p.Files.Add(&fileset.File{Path: ManifestName, Data: data})
@@ -905,7 +934,7 @@ func pristine(root string, f ManifestFile, disk []byte, l *diag.List) bool {
 		return false
 	}
 	for _, r := range rs {
-		if !regions.Pristine(r, f.Regions) {
+		if !regions.Pristine(r, f.regions()) {
 			pos.Line = r.Line
 			l.Errorf(pos, "user-code-stale", "this file is no longer generated (its op or package was removed or renamed) but region %q holds user code; if you renamed an op, put the old name back in the opdef and run `opforge mv OLD NEW`, which moves this code with it; otherwise move the code to the new file and delete this one (nothing was written)", r.Key)
 			return false
