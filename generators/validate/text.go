@@ -8,6 +8,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // markerText finds what generators/regions reads as a user-region marker
@@ -23,35 +24,46 @@ func (v *validator) freeText() {
 	v.text("package domain", pkg.Domain, pkg.Where.At("domain", pkg.Pos))
 	v.text("package version", pkg.Version, pkg.Where.At("version", pkg.Pos))
 	v.text("package namespace", pkg.Namespace, pkg.Where.At("namespace", pkg.Pos))
-	for _, op := range pkg.Ops {
-		what := "op " + op.Name
-		v.textAt("description of "+what, op.Description, op.Where, "description", op.Pos)
-		for _, r := range op.References {
-			for _, s := range []string{r.Source, r.URL, r.Text} {
-				v.text("reference of "+what, s, op.Where.At("references", op.Pos))
-			}
+	// Each op's texts are checked on their own, on every core, into lists
+	// joined in op order, as a serial check would give them.
+	lists := make([]diag.List, len(pkg.Ops))
+	workpool.Parallel(len(pkg.Ops), func(i int) {
+		(&validator{pkg: pkg, l: &lists[i]}).opText(pkg.Ops[i])
+	})
+	for i := range lists {
+		v.l.Merge(&lists[i])
+	}
+}
+
+// opText checks the free texts of one op.
+func (v *validator) opText(op *ir.Op) {
+	what := "op " + op.Name
+	v.textAt("description of "+what, op.Description, op.Where, "description", op.Pos)
+	for _, r := range op.References {
+		for _, s := range []string{r.Source, r.URL, r.Text} {
+			v.text("reference of "+what, s, op.Where.At("references", op.Pos))
 		}
-		for _, t := range op.Tensors() {
-			tw := quote(t.Name) + " of " + what
-			v.textAt("description of "+tw, t.Description, t.Where, "description", t.Pos)
-			v.text("shape text of "+tw, t.ShapeText, t.Where.At("shape", t.Pos))
-			v.text("dynamic shape of "+tw, t.DynamicShapeText, t.Where.At("dynamic_shape", t.Pos))
-			v.constraintText(tw, t.Constraints)
-			if t.Default != nil {
-				v.literalText("default of "+tw, t.Default, t.Where.At("default", t.Pos))
-			}
+	}
+	for _, t := range op.Tensors() {
+		tw := quote(t.Name) + " of " + what
+		v.textAt("description of "+tw, t.Description, t.Where, "description", t.Pos)
+		v.text("shape text of "+tw, t.ShapeText, t.Where.At("shape", t.Pos))
+		v.text("dynamic shape of "+tw, t.DynamicShapeText, t.Where.At("dynamic_shape", t.Pos))
+		v.constraintText(tw, t.Constraints)
+		if t.Default != nil {
+			v.literalText("default of "+tw, t.Default, t.Where.At("default", t.Pos))
 		}
-		for _, p := range op.Params {
-			pw := quote(p.Name) + " of " + what
-			v.textAt("description of "+pw, p.Description, p.Where, "description", p.Pos)
-			v.text("shape text of "+pw, p.ShapeText, p.Where.At("shape", p.Pos))
-			for _, val := range p.Values {
-				v.text("enum value of "+pw, val, p.Where.At("values", p.Pos))
-			}
-			v.constraintText(pw, p.Constraints)
-			if p.Default != nil {
-				v.literalText("default of "+pw, p.Default, p.Where.At("default", p.Pos))
-			}
+	}
+	for _, p := range op.Params {
+		pw := quote(p.Name) + " of " + what
+		v.textAt("description of "+pw, p.Description, p.Where, "description", p.Pos)
+		v.text("shape text of "+pw, p.ShapeText, p.Where.At("shape", p.Pos))
+		for _, val := range p.Values {
+			v.text("enum value of "+pw, val, p.Where.At("values", p.Pos))
+		}
+		v.constraintText(pw, p.Constraints)
+		if p.Default != nil {
+			v.literalText("default of "+pw, p.Default, p.Where.At("default", p.Pos))
 		}
 	}
 }
