@@ -10,6 +10,9 @@
 // package-wide file's per-op section on every core and joins them in op order;
 // `KeyedSections` takes an unchanged op's section from gen's store by its key,
 // and a file gen's cache vouches for (`ir.Package.Reuse`) is not rendered.
+// The joined sections (`Joined`) print in the file's template as a mark,
+// and the file is put together around the marks after the template ran,
+// so their megabytes are copied once, not through the template's printer.
 // `Digest` hashes every embedded template for those keys.
 //
 // The function map is an allow list: sprig's join, chosen by name, and the

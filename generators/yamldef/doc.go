@@ -9,7 +9,10 @@
 // An item this generator converted, schema-checked and hashed before with
 // no diagnostic is vetted in the same store and is not converted, checked
 // or hashed again (vet.go); any diagnostic, and the whole document is
-// checked as Load checks it.
+// checked as Load checks it. A vetted item whose op built with no
+// diagnostic also keeps the op's model (ir/ircodec, positions relative to
+// the item): a later load reads it back instead of parsing and building
+// the item (prebuilt.go), and runs the whole load at any diagnostic.
 //
 // The YAML format: `yaml.Node` parsing (positions; parser errors are re-placed
 // by a small scan of the source text: the first line of inconsistent
