@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -74,11 +75,16 @@ type editingReuser struct {
 	t        *testing.T
 	out      string
 	manifest bool
-	done     bool
+	// Reusable is called on every core (Reuser): mu guards done, and
+	// errors are reported with Error, which any goroutine may call.
+	mu   sync.Mutex
+	done bool
 }
 
 func (r *editingReuser) Reusable(rel, key string) bool {
 	ok := r.Cache.Reusable(rel, key)
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if ok && !r.done {
 		r.done = true
 		path := filepath.Join(r.out, filepath.FromSlash(rel))
@@ -94,7 +100,7 @@ func (r *editingReuser) Reusable(rel, key string) bool {
 			err = os.WriteFile(path, data, 0o644)
 		}
 		if err != nil {
-			r.t.Fatal(err)
+			r.t.Error(err)
 		}
 	}
 	return ok

@@ -174,9 +174,12 @@ func (b *builder) where(o object) ir.Where {
 	for i, k := range o.keys {
 		n := o.vals[i]
 		w[k] = b.pos(n)
-		if n != nil && n.Kind == yaml.ScalarNode && n.Style&yaml.LiteralStyle != 0 {
+		if n != nil && n.Kind == yaml.ScalarNode && n.Style&yaml.LiteralStyle != 0 && strings.TrimSpace(n.Value) != "" {
 			// A literal block keeps its lines: line i of the value is
-			// line i of the body, which starts below the indicator.
+			// line i of the body, which starts below the indicator. A
+			// block with no text has no body line: the next non-blank
+			// line is another key's, or another op's (whose model would
+			// then depend on what follows it, ircodec).
 			if p, ok := b.bodyPos(n.Line + 1); ok {
 				w[k+ir.LiteralBody] = p
 			}

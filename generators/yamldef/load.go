@@ -49,7 +49,7 @@ func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package
 	pkg := b.pkg(doc.Content[0])
 	setDigests(doc.Content[0], pkg, vet.known())
 	if clean {
-		vet.record(pkg, b.quiet)
+		vet.record(file, pkg, b.quiet)
 	}
 	return pkg
 }

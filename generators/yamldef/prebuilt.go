@@ -19,27 +19,30 @@ import (
 // built. Like the verdict, the model is the generator's (its builder
 // made it), which the Vet records are scoped to.
 
-// modelKey is the Vet key of the model of the item of key.
-func modelKey(key string) string { return "model " + key }
+// modelKey is the Vet key of the model of the item of key in file. The
+// file is in it: the builder makes an ONNX origin's model path from the
+// file's directory, so the same text elsewhere is another model.
+func modelKey(file, key string) string { return "model " + file + "\x00" + key }
 
-// hasModel reports whether chunks keeps a model for the item of key.
-func hasModel(chunks Chunks, key string) bool {
-	_, ok := chunks.Vetted(modelKey(key))
+// hasModel reports whether chunks keeps a model for the item of key in
+// file.
+func hasModel(chunks Chunks, file, key string) bool {
+	_, ok := chunks.Vetted(modelKey(file, key))
 	return ok
 }
 
 // keepModels keeps the models of pkg's ops at idx, which are built from
-// items with keys at lines firsts, with the nodes of each item's tree
-// (items, for the structure check's bound on a document's nodes).
-func keepModels(chunks Chunks, pkg *ir.Package, idx []int, keys []string, firsts []int, nodes func(i int) int) {
+// the items of file where cut says, with the nodes of each item's tree
+// (for the structure check's bound on a document's nodes).
+func keepModels(chunks Chunks, file string, pkg *ir.Package, idx []int, cut *itemsCut, nodes func(i int) int) {
 	workpool.Parallel(len(idx), func(j int) {
 		i := idx[j]
-		data, ok := ircodec.Encode(pkg.Ops[i], pkg.Source, firsts[i])
+		data, ok := ircodec.Encode(pkg.Ops[i], file, cut.firsts[i], cut.lasts[i])
 		if !ok {
 			return
 		}
 		rec := binary.AppendUvarint(make([]byte, 0, len(data)+4), uint64(nodes(i)))
-		chunks.Vet(modelKey(keys[i]), string(append(rec, data...)))
+		chunks.Vet(modelKey(file, cut.keys[i]), string(append(rec, data...)))
 	})
 }
 
@@ -90,7 +93,7 @@ func loadPrebuilt(file string, data []byte, chunks Chunks) *ir.Package {
 		if !ok || digest == "" {
 			return
 		}
-		rec, ok := chunks.Vetted(modelKey(keys[i]))
+		rec, ok := chunks.Vetted(modelKey(file, keys[i]))
 		if !ok {
 			return
 		}
@@ -110,6 +113,7 @@ func loadPrebuilt(file string, data []byte, chunks Chunks) *ir.Package {
 		}
 		cut.keys = append(cut.keys, keys[i])
 		cut.firsts = append(cut.firsts, f.chunks[i].first+1)
+		cut.lasts = append(cut.lasts, f.chunks[i].end)
 	}
 	if prebuilt == 0 {
 		return nil
@@ -132,7 +136,7 @@ func loadPrebuilt(file string, data []byte, chunks Chunks) *ir.Package {
 	if pkg.Digest == "" {
 		return nil
 	}
-	vet.record(pkg, b.quiet)
+	vet.record(file, pkg, b.quiet)
 	built := pkg.Ops
 	pkg.Ops = make([]*ir.Op, n)
 	for i := range models {

@@ -184,17 +184,17 @@ func ParseSliced(file string, data []byte, chunks Chunks, l *diag.List) (*yaml.N
 }
 
 // itemsCut is where a file's ops list was cut: each item's ChunkKey and
-// first line (1-based).
+// first and last lines (1-based).
 type itemsCut struct {
-	keys   []string
-	firsts []int
+	keys          []string
+	firsts, lasts []int
 }
 
 // cutOf is f's itemsCut, its keys being keys.
 func (f *slicedFile) cutOf(keys []string) *itemsCut {
-	c := &itemsCut{keys: keys, firsts: make([]int, len(f.chunks))}
+	c := &itemsCut{keys: keys, firsts: make([]int, len(f.chunks)), lasts: make([]int, len(f.chunks))}
 	for i, ch := range f.chunks {
-		c.firsts[i] = ch.first + 1
+		c.firsts[i], c.lasts[i] = ch.first+1, ch.end
 	}
 	return c
 }

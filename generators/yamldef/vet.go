@@ -17,7 +17,7 @@ import (
 type vetting struct {
 	chunks  Chunks
 	keys    []string     // each item's ChunkKey
-	firsts  []int        // each item's first line
+	cut     *itemsCut    // where the items lie
 	digests []string     // each vetted item's digest ("": not vetted)
 	items   []*yaml.Node // the trees of the items
 	skipped int          // how many items are vetted
@@ -30,7 +30,7 @@ func newVetting(doc *yaml.Node, cut *itemsCut, chunks Chunks) *vetting {
 		return nil
 	}
 	keys := cut.keys
-	v := &vetting{chunks: chunks, keys: keys, firsts: cut.firsts, digests: make([]string, len(keys))}
+	v := &vetting{chunks: chunks, keys: keys, cut: cut, digests: make([]string, len(keys))}
 	if root := doc.Content[0]; opsIndex(root) >= 0 {
 		v.items = root.Content[opsIndex(root)].Content
 	}
@@ -90,7 +90,7 @@ func opsIndex(root *yaml.Node) int {
 // its op, once the whole document converted and met the schema with no
 // diagnostic; and keeps the model of each op that built with none
 // (quiet), unless the item's vetted record shows it is kept already.
-func (v *vetting) record(pkg *ir.Package, quiet []bool) {
+func (v *vetting) record(file string, pkg *ir.Package, quiet []bool) {
 	if v == nil || pkg.Digest == "" || len(pkg.Ops) != len(v.keys) || len(quiet) != len(v.keys) {
 		return
 	}
@@ -102,12 +102,12 @@ func (v *vetting) record(pkg *ir.Package, quiet []bool) {
 		if v.digests[i] == "" {
 			v.chunks.Vet(v.keys[i], op.Digest)
 		}
-		if quiet[i] && (v.digests[i] == "" || !hasModel(v.chunks, v.keys[i])) {
+		if quiet[i] && (v.digests[i] == "" || !hasModel(v.chunks, file, v.keys[i])) {
 			build = append(build, i)
 		}
 	}
 	if len(v.items) == len(v.keys) {
-		keepModels(v.chunks, pkg, build, v.keys, v.firsts, func(i int) int { return countNodes(v.items[i]) })
+		keepModels(v.chunks, file, pkg, build, v.cut, func(i int) int { return countNodes(v.items[i]) })
 	}
 }
 

@@ -109,3 +109,39 @@ func TestVettedItemsSkipWork(t *testing.T) {
 		t.Fatalf("broken op: %v", l.Sorted())
 	}
 }
+
+// TestModelsFollowTheirFile: found by an independent review. The builder
+// makes an ONNX origin's model path from the file's directory, so an op's
+// model read back in another file must be that file's, as Load gives it;
+// and an empty literal block closing an item has no body line, so no
+// op's model depends on the item after it.
+func TestModelsFollowTheirFile(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("version: 1\npackage: {name: P, domain: p, version: 1.0.0}\nops:\n")
+	for i := range 4 {
+		fmt.Fprintf(&b, "  - name: Op%d\n    onnx: {model: m.onnx, op_type: Relu}\n    inputs: [{name: x, type: float32, shape: [N]}]\n    outputs: [{name: y, type: float32, shape: [N]}]\n", i)
+	}
+	data := []byte(b.String())
+	chunks := yamldeftest.NewChunks()
+	for _, file := range []string{"dir1/a.yaml", "dir2/a.yaml", "dir1/a.yaml"} {
+		var want, got diag.List
+		wantPkg := Load(file, data, &want)
+		gotPkg := LoadWith(file, data, chunks, &got)
+		if fmt.Sprint(got.Sorted()) != fmt.Sprint(want.Sorted()) || !reflect.DeepEqual(gotPkg, wantPkg) {
+			t.Fatalf("%s: LoadWith differs from Load (diagnostics %v, want %v)", file, got.Sorted(), want.Sorted())
+		}
+	}
+	if chunks.VettedServed("model ") == 0 {
+		t.Fatal("no model was read back: the test checked nothing")
+	}
+
+	const op = "  - name: %s\n    inputs: [{name: x, type: float32, shape: [N]}]\n    outputs: [{name: y, type: float32, shape: [N]}]\n"
+	head := "version: 1\npackage: {name: P, domain: p, version: 1.0.0}\nops:\n" + fmt.Sprintf(op, "A")
+	empty := fmt.Sprintf(op, "B") + "    description: |\n\n"
+	with := head + empty + fmt.Sprintf(op, "C")
+	without := head + empty
+	chunks = yamldeftest.NewChunks()
+	for i, text := range []string{with, without, with, without} {
+		checkLoadWith(t, fmt.Sprintf("step %d", i), []byte(text), chunks)
+	}
+}

@@ -11,7 +11,7 @@
 // The codec walks the model by reflection, so a field added to the IR is
 // carried without a change here. What it cannot carry faithfully it
 // refuses, and that op is then built every time: a position in another
-// file or above the item, a value behind an interface, a func or a
+// file or outside the item, a value behind an interface, a func or a
 // channel, an unexported field, or a pointer, slice or map reached twice
 // (a read-back model would hold two copies where the built one shares
 // one).
@@ -41,14 +41,14 @@ var (
 	errRefused = errors.New("ircodec: the model holds what the codec does not carry")
 )
 
-// Encode writes op, which lies in file with its item starting at line
-// first. It reports false when the op holds what the codec does not carry
+// Encode writes op, which lies in file with its item on lines first to
+// last. It reports false when the op holds what the codec does not carry
 // (see the package doc).
-func Encode(op *ir.Op, file string, first int) ([]byte, bool) {
-	if op == nil || first < 1 || op.LastLine != 0 && op.LastLine < first {
+func Encode(op *ir.Op, file string, first, last int) ([]byte, bool) {
+	if op == nil || first < 1 || last < first || op.LastLine != 0 && (op.LastLine < first || op.LastLine > last) {
 		return nil, false
 	}
-	e := &encoder{file: file, first: first, seen: map[uintptr]bool{}, buf: []byte(magic)}
+	e := &encoder{file: file, first: first, last: last, seen: map[uintptr]bool{}, buf: []byte(magic)}
 	c := *op
 	if c.LastLine != 0 {
 		c.LastLine -= first - 1 // 1 and up: 0 stays "unknown"
@@ -65,7 +65,7 @@ func Decode(data string, file string, first int) (*ir.Op, bool) {
 	if len(data) < len(magic) || data[:len(magic)] != magic || first < 1 {
 		return nil, false
 	}
-	d := &decoder{data: data[len(magic):], file: file, first: first}
+	d := &decoder{data: data[len(magic):], file: file, first: first, budget: 32*len(data) + 1<<16}
 	op := new(ir.Op)
 	opDecoder()(d, unsafe.Pointer(op))
 	if d.bad || len(d.data) != 0 {
@@ -78,10 +78,10 @@ func Decode(data string, file string, first int) (*ir.Op, bool) {
 }
 
 type encoder struct {
-	file  string
-	first int
-	seen  map[uintptr]bool
-	buf   []byte
+	file        string
+	first, last int
+	seen        map[uintptr]bool
+	buf         []byte
 }
 
 // shared reports whether the memory at p was reached before, and marks it.
@@ -112,7 +112,8 @@ func (e *encoder) pos(p diag.Pos) error {
 		return errRefused
 	}
 	if p.Line != 0 {
-		if p.Line < e.first {
+		// A position outside the item would not move with it.
+		if p.Line < e.first || p.Line > e.last {
 			return errRefused
 		}
 		flags |= 2
@@ -228,6 +229,38 @@ type decoder struct {
 	file  string
 	first int
 	bad   bool
+	// budget is the bytes the decoded model may still allocate, and depth
+	// how deep it is in pointers, slices and maps: a record damaged past
+	// its checksum could otherwise ask for gigabytes, or nest deep enough
+	// to exhaust the stack. A model takes about ten times its bytes; the
+	// budget is 32 times, and more for a small one.
+	budget int
+	depth  int
+}
+
+// maxDepth bounds the nesting a record may hold; a model's is a few levels.
+const maxDepth = 1000
+
+// enter and leave count one level of nesting; enter marks the record bad
+// past maxDepth.
+func (d *decoder) enter() bool {
+	if d.depth++; d.depth > maxDepth {
+		d.bad = true
+	}
+	return !d.bad
+}
+
+func (d *decoder) leave() { d.depth-- }
+
+// spend takes n values of size bytes from the budget; false (and the
+// record bad) when it is spent.
+func (d *decoder) spend(n int, size uintptr) bool {
+	if d.bad || n < 0 || uint64(n)*uint64(size+8) > uint64(d.budget) {
+		d.bad = true
+		return false
+	}
+	d.budget -= n * int(size+8)
+	return true
 }
 
 func (d *decoder) uvarint() uint64 {
@@ -366,7 +399,7 @@ func (m decoderMaker) make(t reflect.Type) decodeFunc {
 		// was most of the reading.
 		return func(d *decoder, p unsafe.Pointer) {
 			n, isNil := d.count()
-			if isNil {
+			if isNil || !d.spend(n, 64) {
 				return
 			}
 			w := make(ir.Where, n)
@@ -451,8 +484,12 @@ func (m decoderMaker) make(t reflect.Type) decodeFunc {
 			switch d.byte() {
 			case 0:
 			case 1:
+				if !d.spend(1, elem.Size()) || !d.enter() {
+					return
+				}
 				q := alloc(values, 1)
 				dec(d, q)
+				d.leave()
 				*(*unsafe.Pointer)(p) = q
 			default:
 				d.bad = true
@@ -467,9 +504,10 @@ func (m decoderMaker) make(t reflect.Type) decodeFunc {
 		dec := m.of(elem)
 		return func(d *decoder, p unsafe.Pointer) {
 			n, isNil := d.count()
-			if isNil {
+			if isNil || !d.spend(n, size) || !d.enter() {
 				return
 			}
+			defer d.leave()
 			data := makeSlice(t, p, n)
 			for i := range n {
 				if d.bad {
@@ -491,9 +529,10 @@ func (m decoderMaker) make(t reflect.Type) decodeFunc {
 		dec := m.of(t.Elem())
 		return func(d *decoder, p unsafe.Pointer) {
 			n, isNil := d.count()
-			if isNil {
+			if isNil || !d.spend(n, t.Key().Size()+t.Elem().Size()) || !d.enter() {
 				return
 			}
+			defer d.leave()
 			m := reflect.MakeMapWithSize(t, n)
 			elem := reflect.New(t.Elem())
 			for range n {
@@ -561,9 +600,10 @@ func (m decoderMaker) sliceOfPointers(t reflect.Type) decodeFunc {
 	dec := m.of(target)
 	return func(d *decoder, p unsafe.Pointer) {
 		n, isNil := d.count()
-		if isNil {
+		if isNil || !d.spend(n, 8) || !d.enter() {
 			return
 		}
+		defer d.leave()
 		data := makeSlice(t, p, n)
 		var ptrs []unsafe.Pointer
 		if n > 0 {
@@ -575,6 +615,9 @@ func (m decoderMaker) sliceOfPointers(t reflect.Type) decodeFunc {
 			case 0:
 			case 1:
 				if elems == nil {
+					if !d.spend(n, size) {
+						return
+					}
 					elems = alloc(values, n)
 				}
 				q := unsafe.Add(elems, uintptr(i)*size)
