@@ -24,16 +24,18 @@ func Load(file string, data []byte, l *diag.List) *ir.Package {
 
 // LoadWith is Load parsing with ParseSliced when chunks is set.
 func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package {
-	if chunks != nil {
-		if pkg := loadPrebuilt(file, data, chunks); pkg != nil {
-			return pkg
-		}
-	}
 	var doc *yaml.Node
 	var cut *itemsCut
 	var ok bool
 	if chunks != nil {
-		doc, cut, ok = parseSliced(file, data, chunks, l)
+		// Cut once: the models' load and the whole load share it.
+		f, keys := cutItems(data)
+		if f != nil {
+			if pkg := loadPrebuilt(file, data, f, keys, chunks); pkg != nil {
+				return pkg
+			}
+		}
+		doc, cut, ok = parseSliced(file, data, f, keys, chunks, l)
 	} else {
 		doc, ok = Parse(file, data, l)
 	}

@@ -49,7 +49,7 @@ func keepModels(chunks Chunks, file string, pkg *ir.Package, idx []int, cut *ite
 // decodeModel reads a record keepModels wrote for an item now at line
 // first of file: its op and its tree's node count.
 func decodeModel(rec, file string, first int) (*ir.Op, int, bool) {
-	nodes, n := uvarintString(rec)
+	nodes, n := binary.Uvarint([]byte(rec[:min(len(rec), binary.MaxVarintLen64)]))
 	if n <= 0 || nodes > 1<<30 {
 		return nil, 0, false
 	}
@@ -57,31 +57,17 @@ func decodeModel(rec, file string, first int) (*ir.Op, int, bool) {
 	return op, int(nodes), ok
 }
 
-func uvarintString(s string) (uint64, int) {
-	var x uint64
-	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
-		b := s[i]
-		x |= uint64(b&0x7f) << (7 * i)
-		if b < 0x80 {
-			return x, i + 1
-		}
-	}
-	return 0, 0
-}
-
 // loadPrebuilt is LoadWith for a file whose ops, but for a few, have
 // models in chunks: those ops are left out of the document that is parsed,
 // checked and built, and their models join the package in their places.
-// It returns nil, having reported nothing, where it cannot give what the
-// whole load gives: the file does not cut, no op has a model, or anything
-// left to parse, check or build has a diagnostic (the whole load then
-// runs and reports it).
-func loadPrebuilt(file string, data []byte, chunks Chunks) *ir.Package {
-	f, ok := sliceOps(data)
-	if !ok || len(f.chunks) < 2 {
+// data is cut into f with keys (cutItems). It returns nil, having
+// reported nothing, where it cannot give what the whole load gives: no op
+// has a model, or anything left to parse, check or build has a diagnostic
+// (the whole load then runs and reports it).
+func loadPrebuilt(file string, data []byte, f *slicedFile, keys []string, chunks Chunks) *ir.Package {
+	if len(f.chunks) < 2 {
 		return nil
 	}
-	keys := f.keys()
 	n := len(f.chunks)
 	models := make([]*ir.Op, n)
 	nodes := make([]int, n)

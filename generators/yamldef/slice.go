@@ -179,8 +179,19 @@ func ChunkKey(text string) string {
 // on its own, it parses the whole file with Parse, whose diagnostics then
 // stand, and keeps its items.
 func ParseSliced(file string, data []byte, chunks Chunks, l *diag.List) (*yaml.Node, bool) {
-	doc, _, ok := parseSliced(file, data, chunks, l)
+	f, keys := cutItems(data)
+	doc, _, ok := parseSliced(file, data, f, keys, chunks, l)
 	return doc, ok
+}
+
+// cutItems cuts data into its ops list's items (sliceOps) and keys them;
+// nil when the text cannot be cut.
+func cutItems(data []byte) (*slicedFile, []string) {
+	f, ok := sliceOps(data)
+	if !ok {
+		return nil, nil
+	}
+	return f, f.keys()
 }
 
 // itemsCut is where a file's ops list was cut: each item's ChunkKey and
@@ -199,15 +210,14 @@ func (f *slicedFile) cutOf(keys []string) *itemsCut {
 	return c
 }
 
-// parseSliced is ParseSliced that also returns where the file was cut,
-// when the tree's ops list is the items f was cut into (nil otherwise).
-func parseSliced(file string, data []byte, chunks Chunks, l *diag.List) (*yaml.Node, *itemsCut, bool) {
-	f, ok := sliceOps(data)
-	if !ok {
+// parseSliced is ParseSliced of data cut into f with keys (cutItems; nil
+// f: it did not cut) that also returns where the file was cut, when the
+// tree's ops list is the items f was cut into (nil otherwise).
+func parseSliced(file string, data []byte, f *slicedFile, keys []string, chunks Chunks, l *diag.List) (*yaml.Node, *itemsCut, bool) {
+	if f == nil {
 		doc, ok := Parse(file, data, l)
 		return doc, nil, ok
 	}
-	keys := f.keys()
 	if doc, ok := f.parse(chunks, keys, nil); ok {
 		return doc, f.cutOf(keys), true
 	}

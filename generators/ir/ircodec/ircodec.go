@@ -429,16 +429,7 @@ func (m decoderMaker) make(t reflect.Type) decodeFunc {
 				d.bad = true
 				return
 			}
-			switch bits {
-			case 8:
-				*(*int8)(p) = int8(x)
-			case 16:
-				*(*int16)(p) = int16(x)
-			case 32:
-				*(*int32)(p) = int32(x)
-			default:
-				*(*int64)(p) = x
-			}
+			storeBits(p, bits, uint64(x))
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		bits := t.Bits()
@@ -448,16 +439,7 @@ func (m decoderMaker) make(t reflect.Type) decodeFunc {
 				d.bad = true
 				return
 			}
-			switch bits {
-			case 8:
-				*(*uint8)(p) = uint8(x)
-			case 16:
-				*(*uint16)(p) = uint16(x)
-			case 32:
-				*(*uint32)(p) = uint32(x)
-			default:
-				*(*uint64)(p) = x
-			}
+			storeBits(p, bits, x)
 		}
 	case reflect.Float32, reflect.Float64:
 		bits := t.Bits()
@@ -566,6 +548,22 @@ func (m decoderMaker) make(t reflect.Type) decodeFunc {
 		return func(*decoder, unsafe.Pointer) {}
 	}
 	return func(d *decoder, _ unsafe.Pointer) { d.bad = true }
+}
+
+// storeBits writes the low bits of x, a value in range, to the integer
+// of that size at p: two's complement makes a signed and an unsigned
+// integer the same bits.
+func storeBits(p unsafe.Pointer, bits int, x uint64) {
+	switch bits {
+	case 8:
+		*(*uint8)(p) = uint8(x)
+	case 16:
+		*(*uint16)(p) = uint16(x)
+	case 32:
+		*(*uint32)(p) = uint32(x)
+	default:
+		*(*uint64)(p) = x
+	}
 }
 
 // sliceHeader is a slice as it lies in memory.
