@@ -50,6 +50,9 @@ type Cache struct {
 	// manifestOK caches whether the manifest is as the last gen left it,
 	// without which no file is reusable.
 	manifestOK func() bool
+	// leftovers caches whether a killed writer left anything below out/
+	// (writer.HasLeftovers): one walk of the tree per gen.
+	leftovers func() bool
 }
 
 // cacheVersion changes whenever cacheFile's meaning does.
@@ -118,9 +121,10 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 	}
 	generator := hex.EncodeToString(g.Sum(nil))
 	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, absOut: out, generator: generator, hashes: map[string]string{}, ops: map[string]string{}, sections: newSectionStore(cachePath), items: newItemStore(cachePath)}
+	c.leftovers = sync.OnceValue(func() bool { return writer.HasLeftovers(c.Out) })
 	c.manifestOK = sync.OnceValue(func() bool {
 		want, ok := c.prev.Files[writer.ManifestName]
-		return ok && c.untouched(writer.ManifestName, want) && !writer.HasLeftovers(c.Out)
+		return ok && c.untouched(writer.ManifestName, want) && !c.leftovers()
 	})
 	if data, err := os.ReadFile(cachePath); err == nil {
 		var prev cacheFile
@@ -145,7 +149,7 @@ func (c *Cache) Fresh() (int, bool) {
 	// A file added under out/ by someone else is drift that gen would not
 	// remove (only check reports it), so it does not invalidate the cache;
 	// a killed writer's temporary is gen's to remove (check says so).
-	if writer.HasLeftovers(c.Out) {
+	if c.leftovers() {
 		return 0, false
 	}
 	return len(c.prev.Files), true
@@ -168,6 +172,13 @@ func (c *Cache) Unchanged(rel string, fresh []byte) bool {
 	want, ok := c.prev.Files[rel]
 	return ok && want.Fresh == hash && c.untouched(rel, want)
 }
+
+// Leftovers reports whether a killed writer left a temporary or a journal
+// below out/ (writer.HasLeftovers), walking the tree once per Cache: gen
+// holds its lock from before the walk until Apply, so the answer stands
+// until Apply, which needs no walk of its own when it is no
+// (writer.Options.NoLeftovers).
+func (c *Cache) Leftovers() bool { return c.leftovers() }
 
 // Generator implements Reuser.
 func (c *Cache) Generator() string { return c.generator }

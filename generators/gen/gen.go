@@ -246,6 +246,7 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 		return writer.PrepareWith(filepath.Clean(o.Out), files, wo, l)
 	}
 	wo.Vouched = o.Reuse.Vouched
+	wo.NoLeftovers = !o.Reuse.Leftovers()
 	var pl diag.List
 	plan := writer.PrepareWith(filepath.Clean(o.Out), files, wo, &pl)
 	if len(plan.Unvouched) > 0 {

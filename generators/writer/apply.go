@@ -84,7 +84,9 @@ func Apply(p *Plan) (Stats, error) {
 	if err := os.MkdirAll(p.Root, 0o755); err != nil {
 		return st, &ApplyError{Path: ".", Err: err}
 	}
-	removeLeftovers(p.Root)
+	if !p.noLeftovers {
+		removeLeftovers(p.Root)
+	}
 	paths := p.paths
 	if paths == nil {
 		paths = newPathChecker(p.Root)

@@ -115,6 +115,8 @@ type Plan struct {
 	paths *pathChecker
 	// scope limits Diff to the paths the plan covers (nil: all).
 	scope func(path string) bool
+	// noLeftovers: Options.NoLeftovers.
+	noLeftovers bool
 	// A rename's: the text read at each path whose user code is carried
 	// (Options.Carry), the files outside the root it changes, and its name.
 	carried map[string][]byte
@@ -253,6 +255,10 @@ type Options struct {
 	// manifest's: a kept file is taken as it is only while both still
 	// have those stats when this plan looks (nil: no kept file is).
 	Vouched func(path string) (filestat.Stat, bool)
+	// NoLeftovers says the caller walked the tree and found nothing a
+	// killed writer left (HasLeftovers), holding a lock that keeps every
+	// other writer out until Apply: Apply then walks it no more.
+	NoLeftovers bool
 	// Force overwrites hand edits outside user regions and of generated
 	// files (generated-edited) instead of stopping.
 	Force bool
@@ -322,7 +328,7 @@ func (r record) regions(m *ManifestFile) map[string]string {
 
 // PrepareWith is Prepare with Options.
 func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan {
-	p := &Plan{Root: root, Files: fileset.New(), onDisk: map[string]diskState{}, old: map[string]oldFile{}, stats: map[string]filestat.Stat{}, paths: newPathChecker(root)}
+	p := &Plan{Root: root, Files: fileset.New(), onDisk: map[string]diskState{}, old: map[string]oldFile{}, stats: map[string]filestat.Stat{}, paths: newPathChecker(root), noLeftovers: o.NoLeftovers}
 	if !rootIsDirectory(root, l) {
 		return p
 	}
@@ -514,7 +520,21 @@ func (p *Plan) prepareFile(src *fileset.File, o Options, records map[string]reco
 	if !read {
 		return
 	}
-	p.mergeDisk(f, fi, disk, records[f.Path], o.Force, r)
+	p.mergeDisk(f, fi, disk, records[f.Path], o.Force, p.readVouched(f, fi, o, records[f.Path]), r)
+}
+
+// readVouched reports whether the bytes just read of f are those the last
+// gen wrote with the manifest's entry: the gen cache vouches for the file
+// at the stat taken before reading (fi), and it still has that stat after
+// (a write while it was read, or a file renamed over it, shows). Its
+// fingerprint is then the entry's and is not taken again (a megabyte for
+// a package's README).
+func (p *Plan) readVouched(f *fileset.File, fi fs.FileInfo, o Options, rec record) bool {
+	if _, ok := p.vouchedEntry(f, fi, o, rec); !ok {
+		return false
+	}
+	after, err := os.Lstat(filepath.Join(p.Root, filepath.FromSlash(f.Path)))
+	return err == nil && filestat.FromInfo(after) == filestat.FromInfo(fi)
 }
 
 // prepareKept takes a file the generator left unrendered as it is on disk
@@ -648,13 +668,16 @@ func (p *Plan) readTarget(f *fileset.File, fi fs.FileInfo, r *fileResult) (disk 
 // mergeDisk merges the user regions of disk, f's copy on disk (fi its
 // stat, rec what gens wrote there), into f, and refuses (unless force) to
 // replace hand edits or a file no gen wrote.
-func (p *Plan) mergeDisk(f *fileset.File, fi fs.FileInfo, disk []byte, rec record, force bool, r *fileResult) {
+func (p *Plan) mergeDisk(f *fileset.File, fi fs.FileInfo, disk []byte, rec record, force, vouched bool, r *fileResult) {
 	// Which earlier gen wrote the file matters for the defaults to
 	// merge with only when the journal names it too; otherwise the
 	// fingerprint of the disk is needed only when the bytes change.
 	var wrote *ManifestFile
 	hashed, matched := false, false
-	if len(rec) > 1 {
+	switch {
+	case vouched:
+		wrote, hashed, matched = &rec[0], true, true
+	case len(rec) > 1:
 		wrote, hashed = rec.match(disk)
 		matched = true
 	}
