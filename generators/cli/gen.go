@@ -123,6 +123,7 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 				n, o.Out, n, time.Since(start).Round(time.Millisecond))
 			return 0
 		}
+		cache.Prefetch()
 		o.Known, o.Reuse = cache.Unchanged, cache
 	}
 	plan := gen.Plan(*o, &l)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/filestat"
@@ -53,6 +54,9 @@ type Cache struct {
 	// leftovers caches whether a killed writer left anything below out/
 	// (writer.HasLeftovers): one walk of the tree per gen.
 	leftovers func() bool
+	// seen holds the stats prefetch takes of the files the last gen
+	// recorded (read-only once made; each entry publishes itself).
+	seen map[string]*seenStat
 }
 
 // cacheVersion changes whenever cacheFile's meaning does.
@@ -155,9 +159,59 @@ func (c *Cache) Fresh() (int, bool) {
 	return len(c.prev.Files), true
 }
 
+// Prefetch starts, each on a goroutine of its own, what a gen that is not
+// fresh waits for later and that needs nothing it computes: reading the
+// item and section stores, the walk for a killed writer's leftovers, and a
+// stat of every file the last gen recorded, which Reusable takes as its
+// look (the writer looks again). Loading the opdefs leaves a core idle
+// much of the time (reading, the edited op's parse, the serial parts of
+// validating); these fill it. Every answer still comes from this process,
+// under the gen lock.
+func (c *Cache) Prefetch() {
+	go c.items.load.Do(c.items.read)
+	go c.sections.load.Do(c.sections.read)
+	if len(c.prev.Files) == 0 {
+		return
+	}
+	go c.leftovers()
+	c.seen = make(map[string]*seenStat, len(c.prev.Files))
+	seen := make([]seenStat, len(c.prev.Files))
+	order := make([]string, 0, len(c.prev.Files))
+	for rel := range c.prev.Files {
+		c.seen[rel] = &seen[len(order)]
+		order = append(order, rel)
+	}
+	go func() {
+		for i, rel := range order {
+			st, ok := filestat.Of(filepath.Join(c.Out, filepath.FromSlash(rel)))
+			seen[i].st, seen[i].ok = st, ok
+			seen[i].done.Store(true)
+		}
+	}()
+}
+
+// seenStat is a stat prefetch took of a file the last gen recorded; done
+// publishes st and ok.
+type seenStat struct {
+	done atomic.Bool
+	st   filestat.Stat
+	ok   bool
+}
+
 func (c *Cache) untouched(rel string, want fileRecord) bool {
 	got, ok := filestat.Of(filepath.Join(c.Out, filepath.FromSlash(rel)))
 	return ok && got == want.Stat
+}
+
+// seenUntouched is untouched from the stat Prefetch took, when it has: for
+// Reusable, whose look the writer checks again. Known (Unchanged) is the
+// writer's look at the files it does not keep, so it takes a stat of its
+// own.
+func (c *Cache) seenUntouched(rel string, want fileRecord) bool {
+	if s := c.seen[rel]; s != nil && s.done.Load() {
+		return s.ok && s.st == want.Stat
+	}
+	return c.untouched(rel, want)
 }
 
 // Unchanged is a writer.Known: the file at rel was made from exactly this
@@ -189,7 +243,7 @@ func (c *Cache) Generator() string { return c.generator }
 // the file's skeleton hash for Store, as Unchanged does.
 func (c *Cache) Reusable(rel, key string) bool {
 	want, ok := c.prev.Files[rel]
-	if !ok || want.Op != key || want.Fresh == "" || !c.manifestOK() || !c.untouched(rel, want) {
+	if !ok || want.Op != key || want.Fresh == "" || !c.manifestOK() || !c.seenUntouched(rel, want) {
 		return false
 	}
 	c.mu.Lock()
