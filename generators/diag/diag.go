@@ -227,6 +227,9 @@ type TargetList struct {
 // subs joined in a fixed order report as one serial check would.
 func (t *TargetList) Sub() *TargetList { return &TargetList{list: &List{}, target: t.target} }
 
+// Len is the number of diagnostics recorded in t's list.
+func (t *TargetList) Len() int { return t.list.Len() }
+
 // Join appends what sub (made by Sub) recorded.
 func (t *TargetList) Join(sub *TargetList) { t.list.Merge(sub.list) }
 

@@ -51,6 +51,12 @@ type Package struct {
 	// Reuse, set by gen for one target's Generate, is what its cache
 	// offers (nil: nothing).
 	Reuse *Reuse `json:"-"`
+	// Checked, set by gen for the targets' checks, keeps what a target's
+	// check of one op concluded with no diagnostic, by the package's and
+	// the op's digests, across generations (nil: nothing kept). Such a
+	// check reads the op and its package's facts alone and writes only
+	// diagnostics, so what it concluded then it concludes now.
+	Checked SectionStore `json:"-"`
 }
 
 // Reuse is what gen's cache offers one target's generation of a package.

@@ -230,6 +230,9 @@ func (ld Loader) validate(pkg *ir.Package, l *diag.List) {
 		memo = chunkMemo{ld.Chunks}
 	}
 	validate.PackageWith(pkg, l, memo)
+	if ld.Chunks != nil {
+		pkg.Checked = checkedStore{ld.Chunks}
+	}
 }
 
 // Tree loads and validates every op definition below root. Packages are
@@ -313,3 +316,12 @@ func (m chunkMemo) Passed(check, key string) bool {
 }
 
 func (m chunkMemo) Pass(check, key string) { m.chunks.Vet("passed "+check+" "+key, "1") }
+
+// checkedStore keeps what the targets' checks concluded of ops
+// (ir.Package.Checked) in the same store, scoped to the generator as the
+// memo's records are: another binary has other checks.
+type checkedStore struct{ chunks yamldef.Chunks }
+
+func (c checkedStore) Section(key string) (string, bool) { return c.chunks.Vetted("checked " + key) }
+
+func (c checkedStore) Remember(key, text string) { c.chunks.Vet("checked "+key, text) }

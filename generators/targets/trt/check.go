@@ -79,7 +79,7 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 	defaulted := make([][]string, len(ops))
 	workpool.Parallel(len(ops), func(i int) {
 		subs[i] = d.Sub()
-		defaulted[i] = checkOp(pkg, ops[i], subs[i])
+		defaulted[i] = checkOpMemo(pkg, ops[i], subs[i])
 	})
 	for i, op := range ops {
 		d.Join(subs[i])
@@ -130,6 +130,29 @@ func checkIdentity(pkg *ir.Package, op *ir.Op, d *diag.TargetList) {
 	if strings.Contains(id.Namespace, ".") {
 		d.Errorf(identityPos(pkg, op, "namespace"), "qdp-namespace", "namespace %q contains '.', which Python plugin ids cannot; set package.namespace (it defaults to the domain)", id.Namespace)
 	}
+}
+
+// checkOpMemo is checkOp, taken from pkg.Checked when this op's check
+// passed there with no diagnostic (and remembered there when it does now):
+// checkOp reads the op and its package's facts alone, which their digests
+// name, and writes only diagnostics and the params it returns.
+func checkOpMemo(pkg *ir.Package, op *ir.Op, d *diag.TargetList) []string {
+	if pkg.Checked == nil || pkg.Digest == "" || op.Digest == "" {
+		return checkOp(pkg, op, d)
+	}
+	key := "trt " + pkg.Digest + " " + op.Digest
+	if v, ok := pkg.Checked.Section(key); ok {
+		if v == "" {
+			return nil
+		}
+		return strings.Split(v, "\x00")
+	}
+	mark := d.Len()
+	defaulted := checkOp(pkg, op, d)
+	if d.Len() == mark {
+		pkg.Checked.Remember(key, strings.Join(defaulted, "\x00"))
+	}
+	return defaulted
 }
 
 // checkOp checks one op and returns the params with defaults its Python
