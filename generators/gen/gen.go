@@ -104,18 +104,22 @@ func checkWritable(set *fileset.Set, l *diag.List) {
 	}
 }
 
-// addHeaders puts the generated or owned header on every file of set.
+// addHeaders puts the generated or owned header on every file of set, on
+// every core: a package's shared files are megabytes each to copy, and
+// the target generating them is often the last one running.
 func addHeaders(set *fileset.Set) {
-	for _, f := range set.Files() {
+	files := set.Files()
+	workpool.Parallel(len(files), func(i int) {
+		f := files[i]
 		if f.Kept {
-			continue // its bytes on disk have theirs
+			return // its bytes on disk have theirs
 		}
 		header := fileset.GeneratedHeader(f.Source)
 		if f.Owned {
 			header = fileset.OwnedHeader(f.Source)
 		}
 		f.Data = fileset.WithHeader(f.Path, f.Data, header)
-	}
+	})
 }
 
 // Options locate the inputs and the output of generation.
