@@ -286,12 +286,18 @@ func (c *Cache) Invalidate() error {
 // this gen, or read and found right), never a stat taken afterwards, which
 // could be another process's file.
 func (c *Cache) Store(p *writer.Plan) error {
-	_ = c.sections.store() // a failed store only costs the next gen renders
-	_ = c.items.store()    // or parses
-	cf := cacheFile{Version: cacheVersion, Key: c.key, Out: c.absOut, Files: map[string]fileRecord{}}
+	// The stores are files of their own, written while the record is
+	// made: a failed store only costs the next gen renders or parses.
+	var stores sync.WaitGroup
+	stores.Add(2)
+	go func() { _ = c.sections.store(); stores.Done() }()
+	go func() { _ = c.items.store(); stores.Done() }()
+	defer stores.Wait()
+	paths := p.Files.Paths()
+	cf := cacheFile{Version: cacheVersion, Key: c.key, Out: c.absOut, Files: make(map[string]fileRecord, len(paths))}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, rel := range p.Files.Paths() {
+	for _, rel := range paths {
 		st, ok := p.Stat(rel)
 		if !ok {
 			return c.Invalidate() // not seen holding its bytes: no record is always safe

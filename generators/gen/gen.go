@@ -1,10 +1,13 @@
 package gen
 
 import (
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
@@ -88,20 +91,49 @@ func generate(pkgs []*ir.Package, ts []target.Target, keys *opKeys, l *diag.List
 // generation (registry.Check); this guards the paths actually generated.
 func checkWritable(set *fileset.Set, l *diag.List) {
 	files := set.Files()
-	seen := make(map[string]string, len(files))
+	// Paths are told apart by a hash of their lower-cased runes, which
+	// needs no lower-cased copy of each; equal hashes are compared by
+	// the lower-cased strings.
+	seed := maphash.MakeSeed()
+	seen := make(map[uint64][]string, len(files))
 	for _, f := range files {
-		for part := range strings.SplitSeq(f.Path, "/") {
-			if len(part) > registry.MaxNameBytes {
-				l.Errorf(diag.Pos{File: f.Source}, "name-too-long", "generated file %s has a name of %d bytes; file systems take at most %d", f.Path, len(part), registry.MaxNameBytes)
+		if len(f.Path) > registry.MaxNameBytes { // else no part of it is longer
+			for part := range strings.SplitSeq(f.Path, "/") {
+				if len(part) > registry.MaxNameBytes {
+					l.Errorf(diag.Pos{File: f.Source}, "name-too-long", "generated file %s has a name of %d bytes; file systems take at most %d", f.Path, len(part), registry.MaxNameBytes)
+					break
+				}
+			}
+		}
+		h := foldHash(seed, f.Path)
+		others := seen[h]
+		for i := len(others) - 1; i >= 0; i-- { // the latest, as one map by the lowered path kept it
+			if strings.ToLower(others[i]) == strings.ToLower(f.Path) {
+				l.Errorf(diag.Pos{File: f.Source}, "path-collision", "generated files %s and %s differ only in case, so on macOS and Windows they are one file", others[i], f.Path)
 				break
 			}
 		}
-		fold := strings.ToLower(f.Path)
-		if other, dup := seen[fold]; dup {
-			l.Errorf(diag.Pos{File: f.Source}, "path-collision", "generated files %s and %s differ only in case, so on macOS and Windows they are one file", other, f.Path)
-		}
-		seen[fold] = f.Path
+		seen[h] = append(others, f.Path)
 	}
+}
+
+// foldHash hashes strings.ToLower(s), the UTF-8 of each rune lowered,
+// without making it.
+func foldHash(seed maphash.Seed, s string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var buf [utf8.UTFMax]byte
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			h.WriteByte(byte(r))
+			continue
+		}
+		h.Write(utf8.AppendRune(buf[:0], unicode.ToLower(r)))
+	}
+	return h.Sum64()
 }
 
 // addHeaders puts the generated or owned header on every file of set, on

@@ -383,11 +383,19 @@ func TestCheckWritable(t *testing.T) {
 	_ = set.Add(&fileset.File{Path: "htp/P/src/ops/Foo.cpp", Source: "opdefs/p.yaml"})
 	_ = set.Add(&fileset.File{Path: "htp/P/src/ops/foo.cpp", Source: "opdefs/p.yaml"})
 	_ = set.Add(&fileset.File{Path: "trt/P/" + strings.Repeat("x", 256) + ".h", Source: "opdefs/p.yaml"})
+	// Lowered, the Kelvin sign is an ASCII k: the paths are hashed by
+	// their lowered UTF-8, not by their bytes.
+	_ = set.Add(&fileset.File{Path: "trt/P/kernel.h", Source: "opdefs/p.yaml"})
+	_ = set.Add(&fileset.File{Path: "trt/P/\u212Aernel.h", Source: "opdefs/p.yaml"})
+	_ = set.Add(&fileset.File{Path: "trt/P/Other.h", Source: "opdefs/p.yaml"})
 	var l diag.List
 	checkWritable(set, &l)
 	var text strings.Builder
 	_ = l.WriteText(&text)
-	for _, want := range []string{"[path-collision]", "[name-too-long]", "htp/P/src/ops/Foo.cpp and htp/P/src/ops/foo.cpp"} {
+	if n := strings.Count(text.String(), "[path-collision]"); n != 2 {
+		t.Errorf("%d path collisions, want 2:\n%s", n, text.String())
+	}
+	for _, want := range []string{"[path-collision]", "[name-too-long]", "htp/P/src/ops/Foo.cpp and htp/P/src/ops/foo.cpp", "trt/P/kernel.h and trt/P/\u212Aernel.h"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("missing %s in\n%s", want, text.String())
 		}

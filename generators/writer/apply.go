@@ -94,11 +94,13 @@ func Apply(p *Plan) (Stats, error) {
 	a := &applier{p: p, stages: map[string]string{}}
 	var manifest *write
 	for _, f := range p.Files.Files() {
-		w := write{f: f, state: p.onDisk[f.Path], path: filepath.Join(p.Root, filepath.FromSlash(f.Path))}
-		switch {
-		case w.state == diskSame:
-			st.Unchanged++
+		state := p.onDisk[f.Path]
+		if state == diskSame {
+			st.Unchanged++ // most of a tree: no path made for them
 			continue
+		}
+		w := write{f: f, state: state, path: filepath.Join(p.Root, filepath.FromSlash(f.Path))}
+		switch {
 		case f.Path == ManifestName:
 			manifest = &w
 			continue

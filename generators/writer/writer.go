@@ -993,13 +993,15 @@ func (c *pathChecker) check(p string) (fs.FileInfo, error) {
 	if clean != p || path.IsAbs(p) || clean == ".." || strings.HasPrefix(clean, "../") {
 		return nil, fmt.Errorf("path %q leaves the output directory", p)
 	}
-	for i := 0; i < len(clean); i++ {
-		if clean[i] != '/' {
-			continue
-		}
-		st := c.dir(clean[:i])
-		if st.err != nil || st.missing {
-			return nil, st.err
+	if !c.parentOK(clean) {
+		for i := 0; i < len(clean); i++ {
+			if clean[i] != '/' {
+				continue
+			}
+			st := c.dir(clean[:i])
+			if st.err != nil || st.missing {
+				return nil, st.err
+			}
 		}
 	}
 	fi, err := c.lstat(clean)
@@ -1013,6 +1015,21 @@ func (c *pathChecker) check(p string) (fs.FileInfo, error) {
 		return nil, err
 	}
 	return fi, nil
+}
+
+// parentOK reports that p's directory was found a directory already: the
+// directories on a path are looked at from the top and none below a
+// missing one or an error is remembered, so every one above it was too.
+// One look for most files, whose directories their siblings checked.
+func (c *pathChecker) parentOK(p string) bool {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return true // at the root, which Prepare checked
+	}
+	c.mu.Lock()
+	st, ok := c.dirs[p[:i]]
+	c.mu.Unlock()
+	return ok && st.err == nil && !st.missing
 }
 
 // topMissing returns the topmost directory on the slash path dir (itself
