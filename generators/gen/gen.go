@@ -63,9 +63,7 @@ func generate(pkgs []*ir.Package, ts []target.Target, keys *opKeys, l *diag.List
 			c.Reuse = r
 			pkg = &c
 		}
-		if j.set = j.t.Generate(pkg, j.l.ForTarget(j.t.Name())); j.set != nil {
-			addHeaders(j.set)
-		}
+		j.set = j.t.Generate(pkg, j.l.ForTarget(j.t.Name()))
 	})
 	all := fileset.New()
 	for _, j := range jobs {
@@ -134,24 +132,6 @@ func foldHash(seed maphash.Seed, s string) uint64 {
 		h.Write(utf8.AppendRune(buf[:0], unicode.ToLower(r)))
 	}
 	return h.Sum64()
-}
-
-// addHeaders puts the generated or owned header on every file of set, on
-// every core: a package's shared files are megabytes each to copy, and
-// the target generating them is often the last one running.
-func addHeaders(set *fileset.Set) {
-	files := set.Files()
-	workpool.Parallel(len(files), func(i int) {
-		f := files[i]
-		if f.Kept {
-			return // its bytes on disk have theirs
-		}
-		header := fileset.GeneratedHeader(f.Source)
-		if f.Owned {
-			header = fileset.OwnedHeader(f.Source)
-		}
-		f.Data = fileset.WithHeader(f.Path, f.Data, header)
-	})
 }
 
 // Options locate the inputs and the output of generation.

@@ -92,9 +92,10 @@ func joinedOf(data any) map[string]*Joined {
 }
 
 // spliceJoined is out, a template's output, with every Joined mark
-// replaced by its sections: a fresh slice of exactly the file's size,
-// plus room for the final newline normalize may add.
-func spliceJoined(out []byte, data any) ([]byte, error) {
+// replaced by its sections, room bytes (left for the file's header line)
+// before it: a fresh slice of exactly that size, plus room for the final
+// newline normalize may add.
+func spliceJoined(out []byte, data any, room int) ([]byte, error) {
 	joined := joinedOf(data)
 	size := len(out)
 	type piece struct {
@@ -121,7 +122,7 @@ func spliceJoined(out []byte, data any) ([]byte, error) {
 		size += j.size - (end - at)
 		i = end
 	}
-	b := make([]byte, 0, size+1)
+	b := make([]byte, room, room+size+1)
 	last := 0
 	for _, p := range pieces {
 		b = append(b, out[last:p.at]...)

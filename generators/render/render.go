@@ -131,7 +131,8 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 	}
 	parallelBuffered(len(render), func(buf *bytes.Buffer, j int) {
 		i := render[j]
-		outs[i], errs[i] = s.executeInto(buf, files[i].Tmpl, files[i].Data)
+		head := fileset.HeaderLine(paths[i], fileset.Header(pkg.Source, files[i].Owned))
+		outs[i], errs[i] = s.executeInto(buf, files[i].Tmpl, files[i].Data, head)
 	})
 	set := fileset.New()
 	for i, f := range files {
@@ -270,36 +271,60 @@ func sections(n int, part func(buf *bytes.Buffer, i int) (string, error), stored
 
 // Execute renders the named template.
 func (s *Set) Execute(name string, data any) ([]byte, error) {
-	return s.executeInto(new(bytes.Buffer), name, data)
+	return s.executeInto(new(bytes.Buffer), name, data, "")
 }
 
 // executeInto renders the named template into buf, which it resets first,
-// and returns a normalized copy.
-func (s *Set) executeInto(buf *bytes.Buffer, name string, data any) ([]byte, error) {
+// and returns a normalized copy with the header line head (none: "") at
+// its place (fileset.HeaderAt). The copy is the file's one: its sections
+// are spliced in after room for the header, which then needs no copy of
+// megabytes of its own.
+func (s *Set) executeInto(buf *bytes.Buffer, name string, data any, head string) ([]byte, error) {
 	buf.Reset()
 	if err := s.tmpl().ExecuteTemplate(buf, name, data); err != nil {
 		return nil, err
 	}
-	if bytes.Contains(buf.Bytes(), []byte(joinedNonce)) {
-		whole, err := spliceJoined(buf.Bytes(), data)
+	out := buf.Bytes()
+	if bytes.Contains(out, []byte(joinedNonce)) {
+		b, err := spliceJoined(out, data, len(head))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
-		return normalizeOwned(whole), nil
+		return headed(b, head), nil
 	}
-	return normalize(buf.Bytes()), nil
+	if !isNormal(out) {
+		return withHead(normalizeLines(out), head), nil
+	}
+	b := make([]byte, len(head), len(head)+len(out)+1)
+	return headed(append(b, out...), head), nil
 }
 
-// normalizeOwned is normalize of b, which the caller gives up: when b is
-// normal already it is returned, its final newline added in place.
-func normalizeOwned(b []byte) []byte {
-	if !isNormal(b) {
-		return normalizeLines(b)
+// headed is the file b holds after len(head) bytes of room, normalized,
+// with head in its place: in b itself when the file is normal (the room
+// takes the header, and only the line a header follows moves), else in
+// a normalized copy.
+func headed(b []byte, head string) []byte {
+	room := len(head)
+	whole := b[room:]
+	if !isNormal(whole) {
+		return withHead(normalizeLines(whole), head)
 	}
-	if b[len(b)-1] != '\n' {
+	if whole[len(whole)-1] != '\n' {
 		b = append(b, '\n')
+		whole = b[room:]
 	}
+	at := fileset.HeaderAt(whole)
+	copy(b, whole[:at])
+	copy(b[at:], head)
 	return b
+}
+
+// withHead is b with the header line head in its place ("": b).
+func withHead(b []byte, head string) []byte {
+	if head == "" {
+		return b
+	}
+	return fileset.WithHeaderLine(b, head)
 }
 
 // normalize trims trailing spaces and collapses runs of blank lines that
@@ -310,12 +335,7 @@ func normalize(b []byte) []byte {
 	if !isNormal(b) {
 		return normalizeLines(b)
 	}
-	// Appended to nil, the copy is not zeroed first as make's would be.
-	out := append([]byte(nil), b...)
-	if b[len(b)-1] != '\n' {
-		out = append(out, '\n')
-	}
-	return out
+	return headed(append(make([]byte, 0, len(b)+1), b...), "")
 }
 
 // normalizeLines is normalize line by line.

@@ -113,3 +113,26 @@ func TestNormalizeShortcut(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadedIsWithHeader: a file put together after room for its header
+// line (headed) is the file normalized and then given its header
+// (fileset.WithHeaderLine), for random short texts of the characters that
+// matter, some starting with an XML declaration or a #! line, which the
+// header follows.
+func TestHeadedIsWithHeader(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	chars := []byte("ab \t\n\n\r")
+	starts := []string{"", "", "<?xml v?>\n", "<?xml", "#!/bin/sh\n", "#!", "\n#!x\n"}
+	for _, head := range []string{"", "# h\n", "// header line\n"} {
+		for range 100000 {
+			b := []byte(starts[r.IntN(len(starts))])
+			for range r.IntN(12) {
+				b = append(b, chars[r.IntN(len(chars))])
+			}
+			room := append(make([]byte, len(head), len(head)+len(b)+1), b...)
+			if got, want := headed(room, head), withHead(normalize(b), head); !bytes.Equal(got, want) {
+				t.Fatalf("headed(%q, %q) = %q, want %q", b, head, got, want)
+			}
+		}
+	}
+}

@@ -22,8 +22,9 @@ type Target interface {
 	// take, features it lacks — for the ops that generate for it.
 	Check(pkg *ir.Package, d *diag.TargetList)
 	// Generate returns the package's files, paths relative to
-	// out/<name>/, without headers (the pipeline adds them). It is called
-	// only for packages that passed every check.
+	// out/<name>/, each with its header (fileset.Header of pkg.Source;
+	// render puts it in every file it makes). It is called only for
+	// packages that passed every check.
 	Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set
 	// ONNXFrontEnd lists the ONNX ops the target's own ONNX front end runs
 	// natively (import onnx --unsupported-for), or nil without one.

@@ -64,7 +64,8 @@ func (t Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	if xerr != nil || xl.HasErrors() {
 		d.Errorf(pkg.Pos, "htp-config", "cannot write config/%s.xml: %v %v", pkg.Name, xerr, xl.Sorted())
 	} else {
-		_ = set.Add(&fileset.File{Path: path.Join(pkg.Name, configPath(pkg)), Data: xml, Source: pkg.Source})
+		name := path.Join(pkg.Name, configPath(pkg))
+		_ = set.Add(&fileset.File{Path: name, Data: fileset.WithHeader(name, xml, fileset.GeneratedHeader(pkg.Source)), Source: pkg.Source})
 	}
 	return set
 }
