@@ -65,9 +65,19 @@ func generate(pkgs []*ir.Package, ts []target.Target, keys *opKeys, l *diag.List
 		}
 		j.set = j.t.Generate(pkg, j.l.ForTarget(j.t.Name()))
 	})
-	all := fileset.New()
 	for _, j := range jobs {
 		l.Merge(&j.l)
+	}
+	// The files join in path order (.gitignore, then the targets by name,
+	// each with its packages in name order), so the set keeps its order
+	// as it fills instead of sorting thousands of paths.
+	all := fileset.New()
+	// out/.gitignore keeps build and import artifacts out of git, as the
+	// drift check keeps them out of its verdict.
+	ignore := strings.Join(writer.ArtifactPatterns, "\n") + "\n"
+	_ = all.Add(&fileset.File{Path: ".gitignore", Data: fileset.WithHeader(".gitignore", []byte(ignore), fileset.GeneratedHeader("opdefs"))})
+	slices.SortStableFunc(jobs, func(a, b *job) int { return strings.Compare(a.t.Name(), b.t.Name()) })
+	for _, j := range jobs {
 		if j.set == nil {
 			continue
 		}
@@ -75,10 +85,6 @@ func generate(pkgs []*ir.Package, ts []target.Target, keys *opKeys, l *diag.List
 			l.Errorf(diag.Pos{File: j.pkg.Source}, "internal", "%s: %v", j.t.Name(), err)
 		}
 	}
-	// out/.gitignore keeps build and import artifacts out of git, as the
-	// drift check keeps them out of its verdict.
-	ignore := strings.Join(writer.ArtifactPatterns, "\n") + "\n"
-	_ = all.Add(&fileset.File{Path: ".gitignore", Data: fileset.WithHeader(".gitignore", []byte(ignore), fileset.GeneratedHeader("opdefs"))})
 	checkWritable(all, l)
 	return all
 }
