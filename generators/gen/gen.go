@@ -233,6 +233,9 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 		// record: every file renders.
 		keys = nil
 	}
+	// The manifest is read while the targets generate (a core is often
+	// idle then); the writer takes it if it is unchanged when it plans.
+	ahead := writer.StartReadAhead(filepath.Clean(o.Out))
 	files := generate(pkgs, ts, keys, l)
 	o.Clock.Mark("generate")
 	if l.HasErrors() {
@@ -259,7 +262,7 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	case len(o.Packages) > 0:
 		scope = packageScope(files)
 	}
-	wo := writer.Options{Known: o.Known, Force: o.Force, Scope: scope}
+	wo := writer.Options{Known: o.Known, Force: o.Force, Scope: scope, ReadAhead: ahead}
 	if r := o.Rename; r != nil {
 		wo.Carry, wo.Outside, wo.Move = r.Carry, r.Outside, r.Move
 	}

@@ -255,6 +255,10 @@ type Options struct {
 	// manifest's: a kept file is taken as it is only while both still
 	// have those stats when this plan looks (nil: no kept file is).
 	Vouched func(path string) (filestat.Stat, bool)
+	// ReadAhead, when set, is the manifest read while the caller
+	// generated (StartReadAhead); the plan takes it if the manifest has
+	// not changed since.
+	ReadAhead *ReadAhead
 	// NoLeftovers says the caller walked the tree and found nothing a
 	// killed writer left (HasLeftovers), holding a lock that keeps every
 	// other writer out until Apply: Apply then walks it no more.
@@ -339,7 +343,7 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 		st := filestat.FromInfo(manifestInfo)
 		p.manifestStat = &st
 	}
-	old, oldData, ok := p.readManifests(l)
+	old, oldData, ok := p.readManifests(o.ReadAhead, l)
 	if !ok {
 		return p
 	}
@@ -370,9 +374,13 @@ func rootIsDirectory(root string, l *diag.List) bool {
 // readManifests reads the manifest (an empty one when unreadable) and the
 // journal of an interrupted gen into p; false: an interrupted rename,
 // which only Recover may finish.
-func (p *Plan) readManifests(l *diag.List) (old *Manifest, oldData []byte, ok bool) {
+func (p *Plan) readManifests(ahead *ReadAhead, l *diag.List) (old *Manifest, oldData []byte, ok bool) {
 	root := p.Root
-	old, oldData, raws, err := readManifestRaw(root, true)
+	old, oldData, raws, read := ahead.take(p.manifestStat)
+	var err error
+	if !read {
+		old, oldData, raws, err = readManifestRaw(root, true)
+	}
 	if err == nil && len(raws) == len(old.Files) {
 		p.oldRaw = make(map[string]rawEntry, len(raws))
 		for i, raw := range raws {
