@@ -137,6 +137,11 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 			cacheErr = err // a record that cannot be removed must not be renewed either
 		}
 	}
+	storing := cacheErr == nil && len(o.Packages) == 0 && len(o.Ops) == 0
+	if storing {
+		// Its stores are written while Apply writes out/.
+		defer cache.StoreAhead()()
+	}
 	st, err := writer.Apply(plan)
 	o.Clock.Mark("apply")
 	if err != nil {
@@ -146,7 +151,7 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	report(&l, "text", stdout, stderr)
 	o.Clock.Mark("report")
-	if cacheErr == nil && len(o.Packages) == 0 && len(o.Ops) == 0 {
+	if storing {
 		_ = cache.Store(plan) // a failed store only costs the next no-op its speed
 		o.Clock.Mark("store")
 	}

@@ -54,6 +54,8 @@ type Cache struct {
 	// leftovers caches whether a killed writer left anything below out/
 	// (writer.HasLeftovers): one walk of the tree per gen.
 	leftovers func() bool
+	// storing is the writing of the stores StoreAhead started.
+	storing *sync.WaitGroup
 	// seen holds the stats prefetch takes of the files the last gen
 	// recorded (read-only once made; each entry publishes itself).
 	seen map[string]*seenStat
@@ -286,13 +288,10 @@ func (c *Cache) Invalidate() error {
 // this gen, or read and found right), never a stat taken afterwards, which
 // could be another process's file.
 func (c *Cache) Store(p *writer.Plan) error {
-	// The stores are files of their own, written while the record is
-	// made: a failed store only costs the next gen renders or parses.
-	var stores sync.WaitGroup
-	stores.Add(2)
-	go func() { _ = c.sections.store(); stores.Done() }()
-	go func() { _ = c.items.store(); stores.Done() }()
-	defer stores.Wait()
+	if c.storing == nil {
+		c.StoreAhead()
+	}
+	defer c.storing.Wait()
 	paths := p.Files.Paths()
 	cf := cacheFile{Version: cacheVersion, Key: c.key, Out: c.absOut, Files: make(map[string]fileRecord, len(paths))}
 	c.mu.Lock()
@@ -317,6 +316,20 @@ func (c *Cache) Store(p *writer.Plan) error {
 		_ = os.Remove(c.path + ".json")
 	}
 	return nil
+}
+
+// StoreAhead starts writing the item and section stores, which a plan
+// made has filled: files of their own, written while Apply writes out/ and
+// the record is made (Store waits for them). Their records are content
+// addressed, so a gen that fails after this leaves none wrong, and a
+// failed store only costs the next gen renders or parses. The returned
+// func waits for them: a command that ends must not cut a store short.
+func (c *Cache) StoreAhead() (wait func()) {
+	c.storing = new(sync.WaitGroup)
+	c.storing.Add(2)
+	go func() { _ = c.sections.store(); c.storing.Done() }()
+	go func() { _ = c.items.store(); c.storing.Done() }()
+	return c.storing.Wait
 }
 
 // legacyCacheBase is the default cache's name; before the record became
