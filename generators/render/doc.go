@@ -12,7 +12,9 @@
 // and a file gen's cache vouches for (`ir.Package.Reuse`) is not rendered.
 // The joined sections (`Joined`) print in the file's template as a mark,
 // and the file is put together around the marks after the template ran,
-// so their megabytes are copied once, not through the template's printer.
+// so their megabytes are copied once, not through the template's printer;
+// `Set.Package` leaves room for the file's header in that copy
+// (fileset.Header), so no copy is made to head it.
 // `Digest` hashes every embedded template for those keys.
 //
 // The function map is an allow list: sprig's join, chosen by name, and the
