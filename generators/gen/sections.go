@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/opforge/opforge/generators/atomicfile"
@@ -29,10 +30,17 @@ type sectionStore struct {
 	path string
 	load sync.Once
 
-	mu     sync.Mutex
-	stored map[string]string // what the file held (views of its bytes)
-	intact bool              // every byte of the file was a good record
-	used   map[string]string // what this gen took or rendered
+	// What the file held, read-only once read: record i's key indexes
+	// texts[i] (a view of the file's bytes) and took[i], which says
+	// this gen took it. Section is asked thousands of times a gen on
+	// every core, and takes no lock.
+	stored map[string]int32
+	texts  []string
+	took   []atomic.Bool
+	intact bool // every byte of the file was a good record
+
+	mu         sync.Mutex
+	remembered map[string]string // what this gen rendered
 }
 
 // sectionsMagic starts the file; it changes whenever the format does.
@@ -43,14 +51,14 @@ const sectionsMagic = "opforge-sections 1\n"
 var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 func newSectionStore(cachePath string) *sectionStore {
-	return &sectionStore{path: cachePath + ".sections", used: map[string]string{}}
+	return &sectionStore{path: cachePath + ".sections", remembered: map[string]string{}}
 }
 
 // newItemStore is the same store for the parsed items of the opdefs' ops
 // lists (yamldef.Chunks), in a file of its own beside the gen cache: its
 // records are the items' trees by the hash of their text.
 func newItemStore(cachePath string) *sectionStore {
-	return &sectionStore{path: cachePath + ".items", used: map[string]string{}}
+	return &sectionStore{path: cachePath + ".items", remembered: map[string]string{}}
 }
 
 // itemStore serves a sectionStore as yamldef.Chunks. A vetted item's
@@ -77,20 +85,36 @@ func (i itemStore) vetKey(key string) string { return "vet " + i.generator + " "
 // Section implements ir.SectionStore.
 func (s *sectionStore) Section(key string) (string, bool) {
 	s.load.Do(s.read)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	data, ok := s.stored[key]
-	if ok {
-		s.used[key] = data
+	i, ok := s.stored[key]
+	if !ok {
+		return "", false
 	}
-	return data, ok
+	if !s.took[i].Load() {
+		s.took[i].Store(true)
+	}
+	return s.texts[i], true
 }
 
 // Remember implements ir.SectionStore.
 func (s *sectionStore) Remember(key, text string) {
 	s.mu.Lock()
-	s.used[key] = text
+	s.remembered[key] = text
 	s.mu.Unlock()
+}
+
+// used is what this gen took or rendered, by key: what a rewritten file
+// keeps. Call it once no gen work asks the store anything.
+func (s *sectionStore) used() map[string]string {
+	used := make(map[string]string, len(s.stored)+len(s.remembered))
+	for k, i := range s.stored {
+		if s.took[i].Load() {
+			used[k] = s.texts[i]
+		}
+	}
+	for k, v := range s.remembered {
+		used[k] = v
+	}
+	return used
 }
 
 func (s *sectionStore) read() {
@@ -98,7 +122,8 @@ func (s *sectionStore) read() {
 	if err != nil || !bytes.HasPrefix(data, []byte(sectionsMagic)) {
 		return
 	}
-	s.stored = map[string]string{}
+	s.stored = map[string]int32{}
+	defer func() { s.took = make([]atomic.Bool, len(s.texts)) }()
 	rest := data[len(sectionsMagic):]
 	for len(rest) > 0 {
 		key, r, ok := chunk(rest)
@@ -114,7 +139,12 @@ func (s *sectionStore) read() {
 			return
 		}
 		// A view, not a copy: data is never written to.
-		s.stored[string(key)] = unsafe.String(unsafe.SliceData(val), len(val))
+		if i, dup := s.stored[string(key)]; dup {
+			s.texts[i] = unsafe.String(unsafe.SliceData(val), len(val)) // the later record, as a map's last write
+		} else {
+			s.stored[string(key)] = int32(len(s.texts))
+			s.texts = append(s.texts, unsafe.String(unsafe.SliceData(val), len(val)))
+		}
 		rest = r[4:]
 	}
 	s.intact = true
@@ -135,13 +165,14 @@ func (s *sectionStore) store() error {
 	s.load.Do(s.read)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	used := s.used()
 	var added []string
-	for k := range s.used {
+	for k := range used {
 		if _, ok := s.stored[k]; !ok {
 			added = append(added, k)
 		}
 	}
-	unused := len(s.stored) - (len(s.used) - len(added))
+	unused := len(s.stored) - (len(used) - len(added))
 	sort.Strings(added)
 	if s.intact && unused*4 <= len(s.stored) {
 		if len(added) == 0 {
@@ -151,18 +182,18 @@ func (s *sectionStore) store() error {
 		if err != nil {
 			return err
 		}
-		_, err = f.Write(s.records(nil, added))
+		_, err = f.Write(records(nil, added, used))
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		return err
 	}
-	keys := make([]string, 0, len(s.used))
-	for k := range s.used {
+	keys := make([]string, 0, len(used))
+	for k := range used {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := s.records(append([]byte(nil), sectionsMagic...), keys)
+	out := records(append([]byte(nil), sectionsMagic...), keys, used)
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
 		return err
 	}
@@ -170,18 +201,18 @@ func (s *sectionStore) store() error {
 	return err
 }
 
-// records appends the records of keys (taken from used) to out.
-func (s *sectionStore) records(out []byte, keys []string) []byte {
+// records appends the records of keys (their texts in used) to out.
+func records(out []byte, keys []string, used map[string]string) []byte {
 	// One allocation of the whole size: growing a buffer of megabytes by
 	// doubling cost a cold gen tens of milliseconds of copies and fresh
 	// pages.
 	size := len(out)
 	for _, k := range keys {
-		size += 2*binary.MaxVarintLen64 + len(k) + len(s.used[k]) + 4
+		size += 2*binary.MaxVarintLen64 + len(k) + len(used[k]) + 4
 	}
 	out = slices.Grow(out, size-len(out))
 	for _, k := range keys {
-		v := s.used[k]
+		v := used[k]
 		out = binrec.AppendString(binrec.AppendString(out, k), v)
 		out = binary.LittleEndian.AppendUint32(out, crc32.Update(crc32.Checksum([]byte(k), castagnoli()), castagnoli(), unsafe.Slice(unsafe.StringData(v), len(v))))
 	}
