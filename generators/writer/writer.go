@@ -528,21 +528,7 @@ func (p *Plan) prepareFile(src *fileset.File, o Options, records map[string]reco
 	if !read {
 		return
 	}
-	p.mergeDisk(f, fi, disk, records[f.Path], o.Force, p.readVouched(f, fi, o, records[f.Path]), r)
-}
-
-// readVouched reports whether the bytes just read of f are those the last
-// gen wrote with the manifest's entry: the gen cache vouches for the file
-// at the stat taken before reading (fi), and it still has that stat after
-// (a write while it was read, or a file renamed over it, shows). Its
-// fingerprint is then the entry's and is not taken again (a megabyte for
-// a package's README).
-func (p *Plan) readVouched(f *fileset.File, fi fs.FileInfo, o Options, rec record) bool {
-	if _, ok := p.vouchedEntry(f, fi, o, rec); !ok {
-		return false
-	}
-	after, err := os.Lstat(filepath.Join(p.Root, filepath.FromSlash(f.Path)))
-	return err == nil && filestat.FromInfo(after) == filestat.FromInfo(fi)
+	p.mergeDisk(f, fi, disk, records[f.Path], o.Force, r)
 }
 
 // prepareKept takes a file the generator left unrendered as it is on disk
@@ -676,16 +662,16 @@ func (p *Plan) readTarget(f *fileset.File, fi fs.FileInfo, r *fileResult) (disk 
 // mergeDisk merges the user regions of disk, f's copy on disk (fi its
 // stat, rec what gens wrote there), into f, and refuses (unless force) to
 // replace hand edits or a file no gen wrote.
-func (p *Plan) mergeDisk(f *fileset.File, fi fs.FileInfo, disk []byte, rec record, force, vouched bool, r *fileResult) {
+func (p *Plan) mergeDisk(f *fileset.File, fi fs.FileInfo, disk []byte, rec record, force bool, r *fileResult) {
 	// Which earlier gen wrote the file matters for the defaults to
 	// merge with only when the journal names it too; otherwise the
-	// fingerprint of the disk is needed only when the bytes change.
+	// fingerprint of the disk is needed only when the bytes change. It is
+	// then always taken of the bytes read, never trusted to a stat: it is
+	// what keeps a hand edit from being overwritten, and an edit can keep
+	// a file's size, mtime and inode (touch -r, cp -p, a coarse clock).
 	var wrote *ManifestFile
 	hashed, matched := false, false
-	switch {
-	case vouched:
-		wrote, hashed, matched = &rec[0], true, true
-	case len(rec) > 1:
+	if len(rec) > 1 {
 		wrote, hashed = rec.match(disk)
 		matched = true
 	}
@@ -1026,8 +1012,9 @@ func (c *pathChecker) check(p string) (fs.FileInfo, error) {
 }
 
 // parentOK reports that p's directory was found a directory already: the
-// directories on a path are looked at from the top and none below a
-// missing one or an error is remembered, so every one above it was too.
+// directories on a path are looked at from the top, and none below a
+// missing one or an error is looked at (check, topMissing), so every one
+// above a remembered directory was found one too.
 // One look for most files, whose directories their siblings checked.
 func (c *pathChecker) parentOK(p string) bool {
 	i := strings.LastIndexByte(p, '/')
@@ -1050,8 +1037,14 @@ func (c *pathChecker) topMissing(dir string) string {
 		if i < len(dir) && dir[i] != '/' {
 			continue
 		}
-		if c.dir(dir[:i]).missing {
+		st := c.dir(dir[:i])
+		if st.missing {
 			return dir[:i]
+		}
+		if st.err != nil {
+			// Nothing below a directory refused is looked at (parentOK
+			// trusts what is remembered); Prepare refused the file.
+			return ""
 		}
 	}
 	return ""
