@@ -51,8 +51,8 @@ type Cache struct {
 	// manifestOK caches whether the manifest is as the last gen left it,
 	// without which no file is reusable.
 	manifestOK func() bool
-	// leftovers caches whether a killed writer left anything below out/
-	// (writer.HasLeftovers): one walk of the tree per gen.
+	// leftovers caches whether a writer, killed or running, has anything
+	// below out/ (writer.Unsettled): one walk of the tree per gen.
 	leftovers func() bool
 	// storing is the writing of the stores StoreAhead started.
 	storing *sync.WaitGroup
@@ -127,7 +127,7 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 	}
 	generator := hex.EncodeToString(g.Sum(nil))
 	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, absOut: out, generator: generator, hashes: map[string]string{}, ops: map[string]string{}, sections: newSectionStore(cachePath), items: newItemStore(cachePath)}
-	c.leftovers = sync.OnceValue(func() bool { return writer.HasLeftovers(c.Out) })
+	c.leftovers = sync.OnceValue(func() bool { return writer.Unsettled(c.Out) })
 	c.manifestOK = sync.OnceValue(func() bool {
 		want, ok := c.prev.Files[writer.ManifestName]
 		return ok && c.untouched(writer.ManifestName, want) && !c.leftovers()
@@ -154,7 +154,8 @@ func (c *Cache) Fresh() (int, bool) {
 	}
 	// A file added under out/ by someone else is drift that gen would not
 	// remove (only check reports it), so it does not invalidate the cache;
-	// a killed writer's temporary is gen's to remove (check says so).
+	// a killed writer's temporary is gen's to remove (check says so), and
+	// one of a writer running now leaves nothing settled to trust.
 	if c.leftovers() {
 		return 0, false
 	}
@@ -229,10 +230,10 @@ func (c *Cache) Unchanged(rel string, fresh []byte) bool {
 	return ok && want.Fresh == hash && c.untouched(rel, want)
 }
 
-// Leftovers reports whether a killed writer left a temporary or a journal
-// below out/ (writer.HasLeftovers), walking the tree once per Cache: gen
-// holds its lock from before the walk until Apply, so the answer stands
-// until Apply, which needs no walk of its own when it is no
+// Leftovers reports whether a writer's temporary, a killed one's or one
+// running now, or a journal lies below out/ (writer.Unsettled), walking
+// the tree once per Cache: gen holds its lock from before the walk until
+// Apply, so a no stands until Apply, which then needs no walk of its own
 // (writer.Options.NoLeftovers).
 func (c *Cache) Leftovers() bool { return c.leftovers() }
 

@@ -39,9 +39,10 @@ type Reuser interface {
 	Vouched(rel string) (filestat.Stat, bool)
 	// Keyed records rel's key for the next gen.
 	Keyed(rel, key string)
-	// Leftovers reports whether a killed writer left anything below out/
-	// (writer.HasLeftovers), as found once under the gen lock: with none,
-	// Apply does not look for them again (writer.Options.NoLeftovers).
+	// Leftovers reports whether a writer, killed or running, has a
+	// temporary or a journal below out/ (writer.Unsettled), as found once
+	// under the gen lock: with none, Apply does not look for a killed
+	// one's again (writer.Options.NoLeftovers).
 	Leftovers() bool
 	// Sections keeps the ops' sections of shared files (nil: none).
 	Sections() ir.SectionStore

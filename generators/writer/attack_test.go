@@ -305,6 +305,18 @@ func TestLeftoversRemoved(t *testing.T) {
 	if HasLeftovers(root) {
 		t.Error("HasLeftovers names a live writer's temporaries")
 	}
+	// That writer may die before the next Apply: a gen that saw them must
+	// let Apply look again (Options.NoLeftovers).
+	if !Unsettled(root) {
+		t.Error("Unsettled misses a live writer's temporaries")
+	}
+	release()
+	for _, f := range keep[2:] {
+		_ = os.Remove(filepath.Join(root, f))
+	}
+	if Unsettled(root) {
+		t.Error("Unsettled names what no writer left (notes.tmp-1-2-3 and a/.x.txt.tmp-mine are a user's names)")
+	}
 }
 
 // A cold gen killed while staging leaves a staging tree and its live

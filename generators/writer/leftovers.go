@@ -96,5 +96,31 @@ func HasLeftovers(root string) bool {
 	return err == found
 }
 
+// Unsettled reports whether anything below root is not as a finished
+// writer leaves it: a killed writer's temporary or journal
+// (HasLeftovers), or a temporary of a writer that runs now (a gen with a
+// lock of its own on the same tree). A caller that found none, and holds
+// a lock keeping its own kind of writer out until Apply, may tell Apply
+// not to look again (Options.NoLeftovers); one that saw a live writer's
+// temporaries may not, as that writer may die before Apply.
+func Unsettled(root string) bool {
+	if _, err := os.Lstat(filepath.Join(root, PendingName)); err == nil {
+		return true
+	}
+	found := errors.New("found")
+	err := filepath.WalkDir(root, func(full string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil || full == root:
+			return nil
+		case atomicfile.IsTemp(d.Name()):
+			return found
+		case d.IsDir() && (d.Name() == "build" || d.Name() == "__pycache__"):
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return err == found
+}
+
 // isKilled reports whether err is a simulated kill (tests).
 func isKilled(err error) bool { return errors.Is(err, errKilled) }
