@@ -291,12 +291,16 @@ func (s *incrSession) gen(step string) {
 		s.fatalf("%s: %v", step, err)
 	}
 	cache.generator += "\x00" + s.generator
+	// As opforge gen: what the gen will wait for is started early, and
+	// the stores are written before the record.
+	cache.Prefetch()
 	inc := o
 	inc.Known, inc.Reuse = cache.Unchanged, cache
 	plan := s.apply(step, inc)
 	if err := cache.Invalidate(); err != nil {
 		s.fatalf("%s: %v", step, err)
 	}
+	cache.StoreAhead()
 	if err := cache.Store(plan); err != nil {
 		s.fatalf("%s: storing the cache: %v", step, err)
 	}
