@@ -711,9 +711,13 @@ func (p *Plan) mergeDisk(f *fileset.File, fi fs.FileInfo, disk []byte, rec recor
 // failed above is never called stale. A path outside scope keeps its
 // manifest entry.
 func (p *Plan) prepareStale(fresh *fileset.Set, old *Manifest, order []string, records map[string]record, scope func(string) bool, manifest *Manifest, l *diag.List) {
-	oldEntry := map[string]ManifestFile{}
-	for _, f := range old.Files {
-		oldEntry[f.Path] = f
+	// Only a scoped plan keeps old entries (a whole gen's is 4,000 of them).
+	var oldEntry map[string]ManifestFile
+	if scope != nil {
+		oldEntry = make(map[string]ManifestFile, len(old.Files))
+		for _, f := range old.Files {
+			oldEntry[f.Path] = f
+		}
 	}
 	p.scope = scope
 	for _, path := range order {
