@@ -25,7 +25,6 @@ import (
 // from anywhere else fails the rendering.
 type Joined struct {
 	parts []string
-	sep   string // between parts (Separated)
 	size  int
 	mark  string
 }
@@ -49,19 +48,6 @@ func NewJoined(parts []string) *Joined {
 	return &Joined{parts: parts, size: size, mark: joinedNonce + strconv.FormatUint(joinedCount.Add(1), 10) + "\x00"}
 }
 
-// Separated makes j print sep between its parts (a list a template would
-// have written with {{ if $i }}, {{ end }}), and returns j.
-func (j *Joined) Separated(sep string) *Joined {
-	if j == nil || j.sep == sep {
-		return j
-	}
-	if n := len(j.parts); n > 1 {
-		j.size += (len(sep) - len(j.sep)) * (n - 1)
-	}
-	j.sep = sep
-	return j
-}
-
 // String is what a template prints: the mark executeInto puts the
 // sections in place of.
 func (j *Joined) String() string {
@@ -76,7 +62,7 @@ func (j *Joined) Text() string {
 	if j == nil {
 		return ""
 	}
-	return strings.Join(j.parts, j.sep)
+	return strings.Join(j.parts, "")
 }
 
 var joinedType = reflect.TypeFor[*Joined]()
@@ -140,10 +126,7 @@ func spliceJoined(out []byte, data any, room int) ([]byte, error) {
 	last := 0
 	for _, p := range pieces {
 		b = append(b, out[last:p.at]...)
-		for i, s := range p.j.parts {
-			if i > 0 {
-				b = append(b, p.j.sep...)
-			}
+		for _, s := range p.j.parts {
 			b = append(b, s...)
 		}
 		last = p.end

@@ -76,33 +76,10 @@ func renderSections(pkg *ir.Package, ops []*ir.Op, m *packageModel) error {
 	if m.OpSections, err = render.KeyedSections(tmpl, pkg, readmeSection, m.Readme, ops); err != nil {
 		return err
 	}
-	// Each op's lines of the lists the shared files keep of every op, from
-	// its frame (rows.tmpl): the files' templates range over no op.
-	frame := func(i int) *opFrame { return m.Frames[i] }
-	for _, r := range []struct {
-		to   **render.Joined
-		name string
-	}{
-		{&m.ReadmeRows, "row-readme"},
-		{&m.Sources, "row-sources"},
-		{&m.Includes, "row-include"},
-		{&m.CreatorDecls, "row-creator"},
-		{&m.CreatorRefs, "row-creator-ref"},
-		{&m.Registrations, "row-register"},
-	} {
-		if *r.to, err = render.KeyedSectionsOf(tmpl, pkg, r.name, ops, frame); err != nil {
-			return err
-		}
-	}
-	m.CreatorRefs.Separated(", ")
 	if m.QDP == nil {
 		return nil
 	}
-	if m.QDP.OpSections, err = render.KeyedSections(tmpl, pkg, qdpSection, m.QDP.Ops, m.QDP.ops); err != nil {
-		return err
-	}
-	m.QDP.IDs, err = render.KeyedSectionsOf(tmpl, pkg, "row-qdp-id", m.QDP.ops, func(i int) *qdpFrame { return m.QDP.Frames[i] })
-	m.QDP.IDs.Separated(", ")
+	m.QDP.OpSections, err = render.KeyedSections(tmpl, pkg, qdpSection, m.QDP.Ops, m.QDP.ops)
 	return err
 }
 

@@ -35,11 +35,6 @@ type packageModel struct {
 	// OpSections are the README's sections of the ops ("readme-op"),
 	// rendered per op.
 	OpSections *render.Joined
-	// Each op's lines of the shared files' lists of every op, rendered
-	// from its frame and kept by its key (rows.tmpl): the README's table
-	// row, CMakeLists.txt's sources, Library.cpp's include, creator,
-	// creator reference (", " between) and registration.
-	ReadmeRows, Sources, Includes, CreatorDecls, CreatorRefs, Registrations *render.Joined
 	// Requirements are the TensorRT versions the plugins need, checked with
 	// #error against NvInferVersion.h.
 	Requirements []requirement

@@ -28,9 +28,6 @@ type qdpModel struct {
 	Ops       []*qdpOp
 	ops       []*ir.Op    // the op of each of Ops (render.KeyedSections)
 	Frames    []*qdpFrame // each of Ops' part of the docstring
-	// IDs are the ops' plugin IDs, ", " between, for the docstring
-	// (rows.tmpl), each kept by its op's key.
-	IDs *render.Joined
 	// OpSections are the ops' sections ("qdp-op"), rendered per op.
 	OpSections *render.Joined
 	// Reference is the package's reference module (generators/reference)
