@@ -186,19 +186,36 @@ func (c *Cache) Prefetch() {
 	}
 	go func() {
 		for i, rel := range order {
-			st, ok := filestat.Of(filepath.Join(c.Out, filepath.FromSlash(rel)))
-			seen[i].st, seen[i].ok = st, ok
-			seen[i].done.Store(true)
+			seen[i].take(c.Out, rel)
 		}
 	}()
 }
 
-// seenStat is a stat prefetch took of a file the last gen recorded; done
+// seenStat is a stat of a file the last gen recorded, taken once by
+// whichever asks first: Prefetch's walk over every file or Reusable (which
+// asks in path order, while the walk goes in the record's order). state
 // publishes st and ok.
 type seenStat struct {
-	done atomic.Bool
-	st   filestat.Stat
-	ok   bool
+	state atomic.Uint32 // seenPending, seenTaking or seenDone
+	st    filestat.Stat
+	ok    bool
+}
+
+const (
+	seenPending uint32 = iota
+	seenTaking
+	seenDone
+)
+
+// take stats the file at rel below out unless another caller has, or is;
+// it reports whether st and ok are published.
+func (s *seenStat) take(out, rel string) bool {
+	if !s.state.CompareAndSwap(seenPending, seenTaking) {
+		return s.state.Load() == seenDone
+	}
+	s.st, s.ok = filestat.Of(filepath.Join(out, filepath.FromSlash(rel)))
+	s.state.Store(seenDone)
+	return true
 }
 
 func (c *Cache) untouched(rel string, want fileRecord) bool {
@@ -206,12 +223,13 @@ func (c *Cache) untouched(rel string, want fileRecord) bool {
 	return ok && got == want.Stat
 }
 
-// seenUntouched is untouched from the stat Prefetch took, when it has: for
-// Reusable, whose look the writer checks again. Known (Unchanged) is the
-// writer's look at the files it does not keep, so it takes a stat of its
-// own.
+// seenUntouched is untouched from the stat Prefetch's walk took, or takes
+// for it: for Reusable, whose look the writer checks again. Only while
+// the walk is stat'ing this very file does it take a stat of its own.
+// Known (Unchanged) is the writer's look at the files it does not keep,
+// so it takes a stat of its own.
 func (c *Cache) seenUntouched(rel string, want fileRecord) bool {
-	if s := c.seen[rel]; s != nil && s.done.Load() {
+	if s := c.seen[rel]; s != nil && s.take(c.Out, rel) {
 		return s.ok && s.st == want.Stat
 	}
 	return c.untouched(rel, want)

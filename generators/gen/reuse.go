@@ -86,8 +86,13 @@ func (k *opKeys) reuse(t target.Target, pkg *ir.Package) *ir.Reuse {
 	if k == nil {
 		return nil
 	}
-	r := &ir.Reuse{Keys: make(map[*ir.Op]string, len(pkg.Ops)), Sections: k.reuser.Sections()}
-	for _, op := range pkg.Ops {
+	ops := pkg.Ops
+	if sel, ok := t.(target.OpSelector); ok {
+		// A target that generates for few of the ops (or none) keys few.
+		ops = sel.Ops(pkg)
+	}
+	r := &ir.Reuse{Keys: make(map[*ir.Op]string, len(ops)), Sections: k.reuser.Sections()}
+	for _, op := range ops {
 		if key := k.key(t.Name(), pkg, op); key != "" {
 			r.Keys[op] = key
 		}

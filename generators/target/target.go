@@ -40,6 +40,15 @@ type Pather interface {
 	Paths(pkg *ir.Package) []Path
 }
 
+// OpSelector is a target that generates for only some of a package's ops
+// (those that name it, say): it lists them, so gen keys only those ops'
+// files and sections (ir.Reuse.Keys). An op Generate uses that is not
+// listed has no key: its files and sections render every time, never
+// reused, so a wrong list costs time, never bytes.
+type OpSelector interface {
+	Ops(pkg *ir.Package) []*ir.Op
+}
+
 // Path is one generated file and the op it is named after (nil: the
 // package).
 type Path struct {

@@ -1,6 +1,9 @@
 package aipu
 
-import "github.com/opforge/opforge/generators/target"
+import (
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/target"
+)
 
 // Target is the Compass AIPU target: one value checks, generates, builds
 // and verifies (registry.All holds it).
@@ -33,3 +36,6 @@ func (Target) Summary() string { return "Compass AIPU plugins (Parser, OPT, GBui
 func (Target) AcknowledgeableWarnings() []string {
 	return []string{"aipu-builtin", "aipu-kernel-param", "aipu-param-retyped", "aipu-target"}
 }
+
+// Ops implements target.OpSelector.
+func (Target) Ops(pkg *ir.Package) []*ir.Op { return Ops(pkg) }

@@ -3,6 +3,7 @@ package htp
 import (
 	"sync"
 
+	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/toolchain"
 )
@@ -77,3 +78,6 @@ func (t Target) toolchainDir() string {
 func (Target) AcknowledgeableWarnings() []string {
 	return []string{"executorch-optional-input", "executorch-param-dtype", "executorch-tensor-param", "htp-no-backend", "htp-variant-backend", "qnn-backend", "qnn-backend-package", "qnn-bool-literal", "qnn-implicit-default", "qnn-layout-rank", "qnn-qhpi", "qnn-supplemental-unknown", "qnn-textual-default"}
 }
+
+// Ops implements target.OpSelector.
+func (Target) Ops(pkg *ir.Package) []*ir.Op { return Ops(pkg) }

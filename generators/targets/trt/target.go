@@ -1,6 +1,9 @@
 package trt
 
-import "github.com/opforge/opforge/generators/target"
+import (
+	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/target"
+)
 
 // Target is the TensorRT target: one value checks, generates, builds,
 // verifies and reads and rewrites ONNX nodes (registry.All holds it).
@@ -32,3 +35,6 @@ func (Target) Summary() string { return "TensorRT plugins (C++ IPluginV3 + CUDA,
 func (Target) AcknowledgeableWarnings() []string {
 	return []string{"qdp-default", "trt-format-combinations", "trt-qdp-version", "trt-triton-cpp"}
 }
+
+// Ops implements target.OpSelector.
+func (Target) Ops(pkg *ir.Package) []*ir.Op { return Ops(pkg) }
