@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -19,13 +21,40 @@ import (
 // directory and renaming it over path. It returns false, touching nothing,
 // when path already holds exactly data.
 func Write(path string, data []byte, perm os.FileMode) (changed bool, err error) {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+	if old, err := ReadRegular(path); err == nil && bytes.Equal(old, data) {
 		return false, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
 	return true, Replace(path, data, perm)
+}
+
+// ErrNotRegular is a path holding a directory, FIFO, device or socket.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ReadRegular reads the regular file at path. It opens with O_NONBLOCK, so
+// that a FIFO there (put by accident, or by someone who means harm) cannot
+// hang the reader waiting for a writer, and refuses anything but a regular
+// file, wrapping ErrNotRegular.
+func ReadRegular(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
+	}
+	// Sized from the fstat like os.ReadFile: one read and the EOF, where
+	// io.ReadAll's growing buffer takes several for a large file.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err = buf.ReadFrom(f)
+	return buf.Bytes(), err
 }
 
 // Replace writes data to path through a temporary file and a rename,

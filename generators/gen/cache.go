@@ -132,7 +132,7 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 		want, ok := c.prev.Files[writer.ManifestName]
 		return ok && c.untouched(writer.ManifestName, want) && !c.leftovers()
 	})
-	if data, err := os.ReadFile(cachePath); err == nil {
+	if data, err := atomicfile.ReadRegular(cachePath); err == nil {
 		var prev cacheFile
 		if prev.decode(data) && prev.Version == cacheVersion && prev.Out == out {
 			c.prev = prev

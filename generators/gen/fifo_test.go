@@ -39,3 +39,37 @@ func TestOpenCacheSkipsFIFOs(t *testing.T) {
 		t.Fatal("OpenCache is reading a FIFO")
 	}
 }
+
+// TestCacheFilesSkipFIFOs: a FIFO where the gen cache or one of its stores
+// lies is neither read nor written through (either would wait for the
+// other end forever, holding gen's lock): the gen runs as without a cache
+// and puts regular files in their place.
+func TestCacheFilesSkipFIFOs(t *testing.T) {
+	s := newIncrSession(t, 3)
+	s.gen("initial state")
+	paths := []string{s.cachePath(), newSectionStore(s.cachePath()).path, newItemStore(s.cachePath()).path}
+	for _, path := range paths {
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			t.Skipf("no FIFOs here: %v", err)
+		}
+	}
+	s.ops[0].description = "Changed."
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.gen("the cache and its stores are FIFOs")
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("gen is reading or writing a FIFO")
+	}
+	for _, path := range paths {
+		if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s after the gen: %v, %v; want a regular file", path, fi.Mode(), err)
+		}
+	}
+}

@@ -118,7 +118,7 @@ func (s *sectionStore) used() map[string]string {
 }
 
 func (s *sectionStore) read() {
-	data, err := os.ReadFile(s.path)
+	data, err := atomicfile.ReadRegular(s.path) // a FIFO here must not hang gen
 	if err != nil || !bytes.HasPrefix(data, []byte(sectionsMagic)) {
 		return
 	}

@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/diag"
@@ -167,30 +166,12 @@ type Stats struct {
 func rel(root, p string) string { return filepath.ToSlash(filepath.Join(root, filepath.FromSlash(p))) }
 
 // errNotRegular is a path holding a directory, FIFO, device or socket.
-var errNotRegular = errors.New("not a regular file")
+var errNotRegular = atomicfile.ErrNotRegular
 
-// readFile reads a regular file. It opens with O_NONBLOCK so that a FIFO
-// put there after the lstat cannot hang gen or check, and refuses anything
-// but a regular file. A variable so tests can inject I/O errors.
-var readFile = func(name string) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", name, errNotRegular)
-	}
-	// Sized from the fstat like os.ReadFile: one read and the EOF, where
-	// io.ReadAll's growing buffer takes several for a large file.
-	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
-	_, err = buf.ReadFrom(f)
-	return buf.Bytes(), err
-}
+// readFile reads a regular file (atomicfile.ReadRegular: a FIFO put there
+// after the lstat cannot hang gen or check). A variable so tests can
+// inject I/O errors.
+var readFile = atomicfile.ReadRegular
 
 // ReadManifest loads the manifest under root; a missing one is empty.
 func ReadManifest(root string) (*Manifest, error) {
