@@ -4,13 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/opforge/opforge/generators/filestat"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/opforge/opforge/generators/filestat"
 
 	"github.com/opforge/opforge/generators/atomicfile"
 )
@@ -39,7 +40,8 @@ type fileState struct {
 
 func loadState(path string) *state {
 	st := &state{Outputs: map[string]outputState{}, Files: map[string]fileState{}, hashed: map[string]string{}}
-	if data, err := os.ReadFile(path); err == nil {
+	// Never a FIFO's read, which would wait forever: no state, a full build.
+	if data, err := atomicfile.ReadRegular(path); err == nil {
 		_ = json.Unmarshal(data, st)
 		if st.Outputs == nil {
 			st.Outputs = map[string]outputState{}
