@@ -85,7 +85,13 @@ type Set struct {
 }
 
 // New returns an empty set.
-func New() *Set { return &Set{files: map[string]*File{}, sorted: []string{}} }
+func New() *Set { return NewSized(0) }
+
+// NewSized returns an empty set with room for n files: a set filled with
+// thousands grows its map and its order without copying them again.
+func NewSized(n int) *Set {
+	return &Set{files: make(map[string]*File, n), sorted: make([]string, 0, n)}
+}
 
 // Add inserts f; a second file at the same path is a generator bug.
 func (s *Set) Add(f *File) error {

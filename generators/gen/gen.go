@@ -71,7 +71,13 @@ func generate(pkgs []*ir.Package, ts []target.Target, keys *opKeys, l *diag.List
 	// The files join in path order (.gitignore, then the targets by name,
 	// each with its packages in name order), so the set keeps its order
 	// as it fills instead of sorting thousands of paths.
-	all := fileset.New()
+	n := 1
+	for _, j := range jobs {
+		if j.set != nil {
+			n += j.set.Len()
+		}
+	}
+	all := fileset.NewSized(n)
 	// out/.gitignore keeps build and import artifacts out of git, as the
 	// drift check keeps them out of its verdict.
 	ignore := strings.Join(writer.ArtifactPatterns, "\n") + "\n"

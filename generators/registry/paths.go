@@ -116,11 +116,27 @@ func caseCollisions(l *diag.List, paths []outPath) {
 	first := make(map[string]seen, 2*len(paths))
 	reported := map[string]bool{}
 	collided := map[string]bool{} // folded directories reported
+	// A name's files mostly share one directory, listed one after the
+	// other: a path in the directory of the path before it, of the same
+	// name, meets at each directory exactly what that path met (the same
+	// bytes, owner and maps), so it starts at its own name, or stops as
+	// that path stopped in a directory.
+	var prev outPath
+	prevDir, prevStopped := -1, false
 	for _, file := range paths {
 		path := file.path
+		dir := strings.LastIndexByte(path, '/')
+		i, end := 0, prefixEnd(path, 0)
+		if dir >= 0 && dir == prevDir && path[:dir] == prev.path[:dir] && file.pkg == prev.pkg && sameOwner(prev, file) {
+			if prevStopped {
+				continue
+			}
+			i, end = strings.Count(path, "/"), len(path)
+		}
+		prev, prevDir, prevStopped = file, dir, false
 		lower := strings.ToLower(path)
 		sameBytes := len(lower) == len(path) && isASCII(path)
-		for i, end := 0, prefixEnd(path, 0); end <= len(path); i, end = i+1, prefixEnd(path, end+1) {
+		for ; end <= len(path); i, end = i+1, prefixEnd(path, end+1) {
 			p := file
 			if i <= 1 {
 				p.op = nil // <target>/<Package>: named after the package
@@ -131,6 +147,7 @@ func caseCollisions(l *diag.List, paths []outPath) {
 				fold = strings.ToLower(exact)
 			}
 			if collided[fold] {
+				prevStopped = end < len(path)
 				break // below a directory reported already
 			}
 			f, ok := first[fold]
@@ -155,6 +172,7 @@ func caseCollisions(l *diag.List, paths []outPath) {
 				what = "directory"
 				collided[fold] = true // what lies below it collides too
 			}
+			prevStopped = end < len(path)
 			pair := f.p.owner() + "\x00" + p.owner() + "\x00" + p.pkg.Name
 			if reported[pair] {
 				break

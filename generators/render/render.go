@@ -134,7 +134,7 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 		head := fileset.HeaderLine(paths[i], fileset.Header(pkg.Source, files[i].Owned))
 		outs[i], errs[i] = s.executeInto(buf, files[i].Tmpl, files[i].Data, head)
 	})
-	set := fileset.New()
+	set := fileset.NewSized(len(files))
 	for i, f := range files {
 		if errs[i] != nil {
 			d.Errorf(pkg.Pos, "internal", "rendering %s: %v", f.Tmpl, errs[i])

@@ -317,7 +317,7 @@ func (r record) regions(m *ManifestFile) map[string]string {
 // PrepareWith is Prepare with Options.
 func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan {
 	n := fresh.Len() + 1 // the manifest's entry besides
-	p := &Plan{Root: root, Files: fileset.New(), onDisk: make(map[string]diskState, n), old: map[string]oldFile{}, stats: make(map[string]filestat.Stat, n), paths: newPathChecker(root), noLeftovers: o.NoLeftovers}
+	p := &Plan{Root: root, Files: fileset.NewSized(n), onDisk: make(map[string]diskState, n), old: map[string]oldFile{}, stats: make(map[string]filestat.Stat, n), paths: newPathChecker(root), noLeftovers: o.NoLeftovers}
 	if !rootIsDirectory(root, l) {
 		return p
 	}
