@@ -23,7 +23,7 @@ func (v *validator) like(op *ir.Op, t *ir.Tensor) {
 	if in.Shape != nil {
 		rank = len(in.Shape)
 	}
-	if pos, given := t.Where["rank"]; given && (t.Rank != rank || t.Scalar != in.Scalar) && t.Like.Axis == "" {
+	if pos, given := t.Where.Lookup("rank"); given && (t.Rank != rank || t.Scalar != in.Scalar) && t.Like.Axis == "" {
 		v.l.Errorf(pos, "shape-like", "output %q of op %s has the shape of input %q, whose rank is %s; drop the output's rank or make it the same", t.Name, op.Name, in.Name, rankText(in))
 		return
 	}
@@ -72,7 +72,7 @@ func (v *validator) likeKeepParam(op *ir.Op, t *ir.Tensor) bool {
 		v.l.Errorf(l.ModePos, "shape-like", "output %q of op %s keeps the dim at axis param %q when param %q is true, but %q is not a bool param; keep: takes true or the name of a bool param", t.Name, op.Name, l.Axis, p.Name, p.Name)
 		return false
 	}
-	if pos, given := t.Where["rank"]; given {
+	if pos, given := t.Where.Lookup("rank"); given {
 		v.l.Errorf(pos, "shape-like", "output %q of op %s has the rank of %q or one less, as bool param %q says; drop the output's rank", t.Name, op.Name, l.Input, p.Name)
 		return false
 	}
@@ -109,7 +109,7 @@ func (v *validator) broadcast(op *ir.Op, t *ir.Tensor) {
 			rank = max(rank, r)
 		}
 	}
-	if pos, given := t.Where["rank"]; given && t.Rank != rank {
+	if pos, given := t.Where.Lookup("rank"); given && t.Rank != rank {
 		v.l.Errorf(pos, "shape-like", "output %q of op %s has the broadcast shape of %s, whose rank is not %d; drop the output's rank", t.Name, op.Name, strings.Join(b.Inputs, ", "), t.Rank)
 		return
 	}

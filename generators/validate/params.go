@@ -231,7 +231,7 @@ func floatMax(d ir.DType) float64 {
 // boundPos is where a param's range is written: its first bound.
 func boundPos(p *ir.Param) diag.Pos {
 	for _, key := range []string{"min", "exclusive_min", "max", "exclusive_max"} {
-		if pos, ok := p.Where[key]; ok {
+		if pos, ok := p.Where.Lookup(key); ok {
 			return pos
 		}
 	}

@@ -93,7 +93,7 @@ func (v *validator) textAt(what, s string, w ir.Where, field string, fallback di
 		return
 	}
 	pos := w.At(field, fallback)
-	if body, ok := w[field+ir.LiteralBody]; ok {
+	if body, ok := w.Lookup(field + ir.LiteralBody); ok {
 		body.Line += strings.Count(s[:m[0]], "\n")
 		lineStart := strings.LastIndexByte(s[:m[0]], '\n') + 1
 		body.Col += utf8.RuneCountInString(s[lineStart:m[0]])

@@ -170,10 +170,10 @@ func (o object) strings(key string) []string {
 }
 
 func (b *builder) where(o object) ir.Where {
-	w := make(ir.Where, len(o.keys))
+	w := make(ir.Where, 0, len(o.keys))
 	for i, k := range o.keys {
 		n := o.vals[i]
-		w[k] = b.pos(n)
+		w.Set(k, b.pos(n))
 		if n != nil && n.Kind == yaml.ScalarNode && n.Style&yaml.LiteralStyle != 0 && strings.TrimSpace(n.Value) != "" {
 			// A literal block keeps its lines: line i of the value is
 			// line i of the body, which starts below the indicator. A
@@ -181,7 +181,7 @@ func (b *builder) where(o object) ir.Where {
 			// line is another key's, or another op's (whose model would
 			// then depend on what follows it, ircodec).
 			if p, ok := b.bodyPos(n.Line + 1); ok {
-				w[k+ir.LiteralBody] = p
+				w.Set(k+ir.LiteralBody, p)
 			}
 		}
 	}
@@ -320,10 +320,10 @@ func (b *builder) op(o object) *ir.Op {
 		so := asObject(dd.get(name))
 		s := &ir.SizeSymbol{Name: name, Pos: b.keyPos(dd.node, name), Where: b.where(so)}
 		s.Upper = b.expr(so.get("upper"))
-		s.Where["upper"] = b.exprPos(so.get("upper"))
+		s.Where.Set("upper", b.exprPos(so.get("upper")))
 		if so.get("opt") != nil {
 			s.Opt = b.expr(so.get("opt"))
-			s.Where["opt"] = b.exprPos(so.get("opt"))
+			s.Where.Set("opt", b.exprPos(so.get("opt")))
 		}
 		op.DataDependent = append(op.DataDependent, s)
 	}
@@ -461,7 +461,7 @@ func (b *builder) tensor(o object) *ir.Tensor {
 		if n.Kind == yaml.SequenceNode {
 			for i, d := range n.Content {
 				t.Type.DTypes = append(t.Type.DTypes, b.dtype(resolve(d)))
-				t.Where["type["+strconv.Itoa(i)+"]"] = b.pos(d)
+				t.Where.Set("type["+strconv.Itoa(i)+"]", b.pos(d))
 			}
 		} else if ir.DType(n.Value).Valid() {
 			t.Type.DTypes = []ir.DType{ir.DType(n.Value)}
@@ -730,7 +730,7 @@ func (b *builder) paramType(p *ir.Param, o object) {
 			continue
 		}
 		if dt != "" {
-			p.Where["type["+strconv.Itoa(len(p.DTypes))+"]"] = b.pos(s)
+			p.Where.Set("type["+strconv.Itoa(len(p.DTypes))+"]", b.pos(s))
 			p.DTypes = append(p.DTypes, dt)
 		}
 	}

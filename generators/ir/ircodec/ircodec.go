@@ -395,17 +395,20 @@ func (m decoderMaker) make(t reflect.Type) decodeFunc {
 	case posType:
 		return func(d *decoder, p unsafe.Pointer) { *(*diag.Pos)(p) = d.pos() }
 	case whereType:
-		// Every part of the model has one: made by reflection, the map
-		// was most of the reading.
+		// Every part of the model has one: read without reflection, in
+		// one allocation (the encoder writes it as any slice of structs).
 		return func(d *decoder, p unsafe.Pointer) {
 			n, isNil := d.count()
-			if isNil || !d.spend(n, 64) {
+			if isNil || !d.spend(n, unsafe.Sizeof(ir.FieldPos{})) {
 				return
 			}
 			w := make(ir.Where, n)
-			for range n {
-				k := d.str()
-				w[k] = d.pos()
+			for i := range w {
+				if d.bad {
+					return
+				}
+				w[i].Field = d.str()
+				w[i].Pos = d.pos()
 			}
 			*(*ir.Where)(p) = w
 		}

@@ -105,7 +105,7 @@ func TestRefuses(t *testing.T) {
 		{"a position in another file", &ir.Op{Name: "A", Pos: diag.Pos{File: "g.yaml", Line: 4}}},
 		{"a position above the item", &ir.Op{Name: "A", Pos: diag.Pos{File: "f.yaml", Line: 3}}},
 		{"a last line above the item", &ir.Op{Name: "A", Pos: diag.Pos{File: "f.yaml", Line: 4}, LastLine: 2}},
-		{"a position below the item", &ir.Op{Name: "A", Pos: diag.Pos{File: "f.yaml", Line: 4}, Where: ir.Where{"x": {File: "f.yaml", Line: 12}}}},
+		{"a position below the item", &ir.Op{Name: "A", Pos: diag.Pos{File: "f.yaml", Line: 4}, Where: ir.WhereOf("x", diag.Pos{File: "f.yaml", Line: 12})}},
 		{"a value behind an interface", &ir.Op{Name: "A", Pos: diag.Pos{File: "f.yaml", Line: 4}, Sections: ir.Sections{{Target: "trt", Options: 1}}}},
 	} {
 		if _, ok := ircodec.Encode(c.op, "f.yaml", 4, 10); ok {

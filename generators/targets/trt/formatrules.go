@@ -83,19 +83,19 @@ func decodeWhen(w *ir.Node, r *FormatRule, d *diag.TargetList) {
 		return
 	}
 	if v := w.Get("dtype"); v != nil {
-		r.Where["dtype"] = v.Pos
+		r.Where.Set("dtype", v.Pos)
 		for _, s := range scalarsOf(v) {
 			r.DTypes = append(r.DTypes, ir.DType(s.Text()))
 		}
 	}
 	if v := w.Get("rank"); v != nil {
-		r.Where["rank"] = v.Pos
+		r.Where.Set("rank", v.Pos)
 		for _, s := range scalarsOf(v) {
 			r.Ranks = append(r.Ranks, int(s.Int()))
 		}
 	}
 	if v := w.Get("param"); v != nil {
-		r.Where["param"] = v.Pos
+		r.Where.Set("param", v.Pos)
 		r.Params = []ParamCond{}
 		for _, s := range scalarsOf(v) {
 			m := paramCondRE().FindStringSubmatch(s.Text())
@@ -265,7 +265,7 @@ func checkRuleDTypes(op *ir.Op, lead *ir.Tensor, allowed []ir.DType, r *FormatRu
 		}
 		return
 	}
-	pos := r.Where["dtype"]
+	pos, _ := r.Where.Lookup("dtype")
 	for _, dt := range r.DTypes {
 		switch {
 		case !formatTakes(r.Format, dt):
@@ -284,7 +284,7 @@ func checkRuleRanks(op *ir.Op, lead *ir.Tensor, r *FormatRule, d *diag.TargetLis
 		}
 		return
 	}
-	pos := r.Where["rank"]
+	pos, _ := r.Where.Lookup("rank")
 	for _, k := range r.Ranks {
 		switch {
 		case k < least:
@@ -626,7 +626,7 @@ func checkQDPFormats(op *ir.Op, d *diag.TargetList) {
 	}
 	for _, r := range o.FormatRules {
 		if r.Ranks != nil && op.Inputs[0].Rank == ir.RankAny {
-			d.Errorf(r.Where["rank"], "qdp-format-rank", "format %s of op %s is tied to the rank of input %q, which has rank any; the Python plugin's autotune lists a fixed set of combinations without the inputs' ranks, so it cannot follow the rule; set targets.trt.qdp: false (the C++ plugin follows it)", strings.ToLower(r.Format), op.Name, op.Inputs[0].Name)
+			d.Errorf(r.Where.At("rank", r.Pos), "qdp-format-rank", "format %s of op %s is tied to the rank of input %q, which has rank any; the Python plugin's autotune lists a fixed set of combinations without the inputs' ranks, so it cannot follow the rule; set targets.trt.qdp: false (the C++ plugin follows it)", strings.ToLower(r.Format), op.Name, op.Inputs[0].Name)
 		}
 	}
 }

@@ -99,7 +99,7 @@ func decodeOp(sec *ir.Section, d *diag.TargetList) *Options {
 	}
 	for _, k := range []string{"plugin_name", "plugin_version", "plugin_namespace"} {
 		if v := n.Get(k); v != nil {
-			o.Where[k] = v.Pos
+			o.Where.Set(k, v.Pos)
 		}
 	}
 	if v := n.Get("plugin_namespace"); v != nil {

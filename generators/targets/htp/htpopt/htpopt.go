@@ -113,7 +113,7 @@ func decodeOp(sec *ir.Section) *Op {
 	o := &Op{Backends: n.Get("backends").Strings(), TorchName: n.Get("torch_name").Text(), Where: ir.Where{}, Pos: sec.Pos}
 	for _, k := range []string{"backends", "torch_name"} {
 		if v := n.Get(k); v != nil {
-			o.Where[k] = v.Pos
+			o.Where.Set(k, v.Pos)
 		}
 	}
 	if n.Get("backends") == nil {

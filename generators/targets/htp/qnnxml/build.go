@@ -71,7 +71,7 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 	if q := root.SelectAttr("UseQHPI"); q != nil && q.Value == "true" {
 		opts.UseQHPI = true
 		node, at = ir.Map(false).Set("use_qhpi", ir.BoolNode(true)), b.d.attrAt(root, "UseQHPI")
-		pkg.Where["use_qhpi"] = b.d.attrAt(root, "UseQHPI")
+		pkg.Where.Set("use_qhpi", b.d.attrAt(root, "UseQHPI"))
 		// QHPI (QAIRT docs, "Qualcomm Hexagon Plugin Interface", 2.44):
 		// a C API that coexists with DEF_PACKAGE_OP packages; both kinds
 		// implement QnnOpPackage.h and are registered with
@@ -83,7 +83,7 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 		b.l.Warnf(b.d.attrAt(root, "UseQHPI"), "qnn-qhpi", "UseQHPI=\"true\": qnn-op-package-generator would write a QHPI (Qualcomm Hexagon Plugin Interface) package; opforge generates the classic HTP op package instead (DEF_PACKAGE_OP registration, the same %sInterfaceProvider, libQnn%s.so and make targets), which the HTP backend registers the same way and runs beside QHPI packages; a QHPI skeleton needs the QHPI C API headers, which are in no QNN header set opforge is checked against (2.13 to 2.43); drop the attribute to silence this", pkg.Name, pkg.Name)
 	}
 	for field, attr := range map[string]string{"name": "PackageName", "domain": "Domain", "version": "Version"} {
-		pkg.Where[field] = b.d.attrAt(root, attr)
+		pkg.Where.Set(field, b.d.attrAt(root, attr))
 	}
 	for _, e := range root.SelectElement("OpDefList").SelectElements("OpDef") {
 		pkg.Ops = append(pkg.Ops, b.op(e))
@@ -146,13 +146,13 @@ func (b *builder) op(e *etree.Element) *ir.Op {
 		Name:        childText(e, "Name"),
 		Description: description(e),
 		Pos:         b.d.at(e),
-		Where:       ir.Where{"name": b.d.at(e.SelectElement("Name"))},
+		Where:       ir.WhereOf("name", b.d.at(e.SelectElement("Name"))),
 	}
 	if d := e.SelectElement("Description"); d != nil {
-		op.Where["description"] = b.d.at(d)
+		op.Where.Set("description", b.d.at(d))
 	}
 	if r := e.SelectElement("Reference"); r != nil {
-		op.Where["references"] = b.d.at(r)
+		op.Where.Set("references", b.d.at(r))
 	}
 	for _, r := range e.SelectElements("Reference") {
 		op.References = append(op.References, ir.Reference{Source: r.SelectAttrValue("Source", ""), URL: r.SelectAttrValue("Url", ""), Text: text(r)})
@@ -191,23 +191,23 @@ func (b *builder) where(e *etree.Element) ir.Where {
 	w := ir.Where{}
 	for _, c := range e.ChildElements() {
 		key := strings.ToLower(c.Tag)
-		if _, seen := w[key]; !seen {
-			w[key] = b.d.at(c)
+		if _, seen := w.Lookup(key); !seen {
+			w.Set(key, b.d.at(c))
 		}
 	}
 	if s := e.SelectElement("Shape"); s != nil {
 		for _, c := range s.ChildElements() {
-			w[strings.ToLower(c.Tag)] = b.d.at(c)
+			w.Set(strings.ToLower(c.Tag), b.d.at(c))
 		}
 	}
 	// The dtypes are "type" in the IR and in YAML: position them under that
 	// key too, so rules about dtypes point at <Datatype> without knowing
 	// which format an op came from.
-	if p, ok := w["datatype"]; ok {
-		w["type"] = p
+	if p, ok := w.Lookup("datatype"); ok {
+		w.Set("type", p)
 	}
 	for i, d := range e.SelectElements("Datatype") {
-		w["type["+strconv.Itoa(i)+"]"] = b.d.at(d)
+		w.Set("type["+strconv.Itoa(i)+"]", b.d.at(d))
 	}
 	return w
 }
