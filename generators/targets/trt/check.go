@@ -94,7 +94,7 @@ func (Target) Check(pkg *ir.Package, d *diag.TargetList) {
 // identityPos is where an op's plugin namespace or version is written: the
 // op's override, else the package's field.
 func identityPos(pkg *ir.Package, op *ir.Op, what string) diag.Pos {
-	if p, ok := OpOptions(op).Where.Lookup("plugin_"+what); ok {
+	if p, ok := OpOptions(op).Where.Lookup("plugin_" + what); ok {
 		return p
 	}
 	if what == "namespace" {
