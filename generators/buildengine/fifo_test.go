@@ -27,3 +27,24 @@ func TestStateSkipsFIFO(t *testing.T) {
 		t.Fatal("loadState is reading a FIFO")
 	}
 }
+
+// TestInputFIFOIsNotRead: a FIFO among a unit's inputs is not opened to
+// hash it (which would wait for a writer forever): its hash stays unknown.
+// Found by an independent review.
+func TestInputFIFOIsNotRead(t *testing.T) {
+	dir := t.TempDir()
+	input := filepath.Join(dir, "input.h")
+	if err := syscall.Mkfifo(input, 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	done := make(chan string, 1)
+	go func() { done <- loadState(filepath.Join(dir, "state.json")).fileHash(input) }()
+	select {
+	case h := <-done:
+		if h != "-" {
+			t.Fatalf("a FIFO input hashed as %q, want unknown (-)", h)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("fileHash is reading a FIFO")
+	}
+}

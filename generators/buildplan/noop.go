@@ -98,7 +98,7 @@ func invocation(o Options, target string) string {
 // invocation hashes os.Environ).
 func Noop(o Options, target string, log io.Writer) bool {
 	start := time.Now()
-	data, err := os.ReadFile(noopPath(o, target))
+	data, err := atomicfile.ReadRegular(noopPath(o, target)) // never a FIFO's endless read
 	if err != nil {
 		return false
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -102,11 +103,16 @@ func Hold(path string) (release func(), err error) {
 // file is not held; nothing is created. A killed process, a zombie
 // included, holds nothing: the kernel released its locks with its files.
 func Held(path string) bool {
-	f, err := os.Open(path)
+	// Opened without blocking and only as a regular file: a FIFO with a
+	// lock file's name would otherwise wait for a writer forever.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
 	if err := tryLock(f, shared); err != nil {
 		return wouldBlock(err)
 	}

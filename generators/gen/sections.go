@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"unsafe"
 
 	"github.com/opforge/opforge/generators/atomicfile"
@@ -178,15 +179,20 @@ func (s *sectionStore) store() error {
 		if len(added) == 0 {
 			return nil
 		}
-		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND, 0)
-		if err != nil {
-			return err
+		// Without blocking and only to a regular file: a FIFO put there
+		// since the read would wait for a reader forever (and is
+		// replaced below instead).
+		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			if fi, serr := f.Stat(); serr == nil && fi.Mode().IsRegular() {
+				_, err = f.Write(records(nil, added, used))
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+				return err
+			}
+			f.Close()
 		}
-		_, err = f.Write(records(nil, added, used))
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
 	}
 	keys := make([]string, 0, len(used))
 	for k := range used {

@@ -49,7 +49,9 @@ func (w Where) At(field string, fallback diag.Pos) diag.Pos {
 
 // Set records the position of field, replacing one recorded before. It is
 // for building an object: copies of a built one (ir.Op.For) share its
-// Where, as they shared its map when it was one.
+// Where, as they shared its map when it was one, and a field one copy adds
+// may land in the array the others share (a map kept both). Clone a
+// copy's Where (slices.Clone) before adding to it.
 func (w *Where) Set(field string, pos diag.Pos) {
 	for i := range *w {
 		if (*w)[i].Field == field {
@@ -423,7 +425,7 @@ type Tensor struct {
 
 // ValueRange is an integer input's inclusive value range: each bound a
 // dimension expression over the op's shape symbols and integer params
-// (Where["range"] is where the list was written).
+// (the Where's "range" is where the list was written).
 type ValueRange struct {
 	Lo, Hi *Dim
 }

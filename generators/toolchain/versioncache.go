@@ -21,7 +21,7 @@ type VersionCache struct {
 // OpenVersionCache loads the cache stored at path (missing: empty).
 func OpenVersionCache(path string) *VersionCache {
 	c := &VersionCache{path: path, entries: map[string]string{}}
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := atomicfile.ReadRegular(path); err == nil { // never a FIFO's endless read
 		_ = json.Unmarshal(data, &c.entries)
 	}
 	return c

@@ -82,8 +82,10 @@ func (b *builder) pkg(root *etree.Element) *ir.Package {
 		// 2.25, 2.36, 2.43), so opforge generates the classic package.
 		b.l.Warnf(b.d.attrAt(root, "UseQHPI"), "qnn-qhpi", "UseQHPI=\"true\": qnn-op-package-generator would write a QHPI (Qualcomm Hexagon Plugin Interface) package; opforge generates the classic HTP op package instead (DEF_PACKAGE_OP registration, the same %sInterfaceProvider, libQnn%s.so and make targets), which the HTP backend registers the same way and runs beside QHPI packages; a QHPI skeleton needs the QHPI C API headers, which are in no QNN header set opforge is checked against (2.13 to 2.43); drop the attribute to silence this", pkg.Name, pkg.Name)
 	}
-	for field, attr := range map[string]string{"name": "PackageName", "domain": "Domain", "version": "Version"} {
-		pkg.Where.Set(field, b.d.attrAt(root, attr))
+	// In a fixed order: a Where is a list, and two loads of one config
+	// give the same package.
+	for _, fa := range [][2]string{{"name", "PackageName"}, {"domain", "Domain"}, {"version", "Version"}} {
+		pkg.Where.Set(fa[0], b.d.attrAt(root, fa[1]))
 	}
 	for _, e := range root.SelectElement("OpDefList").SelectElements("OpDef") {
 		pkg.Ops = append(pkg.Ops, b.op(e))
