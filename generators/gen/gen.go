@@ -242,6 +242,11 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	// The manifest is read while the targets generate (a core is often
 	// idle then); the writer takes it if it is unchanged when it plans.
 	ahead := writer.StartReadAhead(filepath.Clean(o.Out))
+	var look *writer.LookAhead
+	if keys != nil {
+		look = writer.NewLookAhead(filepath.Clean(o.Out))
+		keys.look = look
+	}
 	files := generate(pkgs, ts, keys, l)
 	o.Clock.Mark("generate")
 	if l.HasErrors() {
@@ -278,6 +283,7 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	}
 	wo.Vouched = o.Reuse.Vouched
 	wo.NoLeftovers = !o.Reuse.Leftovers()
+	wo.LookAhead = look
 	var pl diag.List
 	plan := writer.PrepareWith(filepath.Clean(o.Out), files, wo, &pl)
 	if len(plan.Unvouched) > 0 {

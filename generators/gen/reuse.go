@@ -9,6 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/target"
 	"github.com/opforge/opforge/generators/workpool"
+	"github.com/opforge/opforge/generators/writer"
 	"github.com/opforge/opforge/generators/yamldef"
 )
 
@@ -55,6 +56,9 @@ type Reuser interface {
 type opKeys struct {
 	reuser    Reuser
 	generator string
+	// look, when set, takes the writer's look at the files kept, on a
+	// goroutine of its own, as soon as they are known.
+	look *writer.LookAhead
 }
 
 func newOpKeys(r Reuser) *opKeys {
@@ -115,13 +119,20 @@ func (k *opKeys) reuse(t target.Target, pkg *ir.Package) *ir.Reuse {
 		k.reuser.Keyed(rel, key)
 		kept[i] = k.reuser.Reusable(rel, key)
 	})
+	var looks []string
 	for i, f := range paths {
 		if kept[i] {
 			if r.Kept == nil {
 				r.Kept = map[string]bool{}
 			}
 			r.Kept[pkg.Name+"/"+f.Path] = true
+			looks = append(looks, t.Name()+"/"+pkg.Name+"/"+f.Path)
 		}
+	}
+	if k.look != nil && len(looks) > 0 {
+		// After every Reusable above: the writer's look follows the
+		// cache's, as when the plan takes it.
+		go k.look.Look(looks)
 	}
 	return r
 }

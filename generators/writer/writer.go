@@ -115,6 +115,8 @@ type Plan struct {
 	// paths is what Prepare learnt of the directories, which tells Apply
 	// the new ones it stages.
 	paths *pathChecker
+	// ahead is Options.LookAhead when this plan took it.
+	ahead *LookAhead
 	// scope limits Diff to the paths the plan covers (nil: all).
 	scope func(path string) bool
 	// noLeftovers: Options.NoLeftovers.
@@ -243,6 +245,10 @@ type Options struct {
 	// generated (StartReadAhead); the plan takes it if the manifest has
 	// not changed since.
 	ReadAhead *ReadAhead
+	// LookAhead, when set, holds looks at files the plan keeps
+	// (fileset.File.Kept) taken while the caller generated; the plan
+	// shares its directory checks.
+	LookAhead *LookAhead
 	// NoLeftovers says the caller walked the tree and found nothing a
 	// killed writer left (HasLeftovers), holding a lock that keeps every
 	// other writer out until Apply: Apply then walks it no more.
@@ -318,6 +324,9 @@ func (r record) regions(m *ManifestFile) map[string]string {
 func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan {
 	n := fresh.Len() + 1 // the manifest's entry besides
 	p := &Plan{Root: root, Files: fileset.NewSized(n), onDisk: make(map[string]diskState, n), old: map[string]oldFile{}, stats: make(map[string]filestat.Stat, n), paths: newPathChecker(root), noLeftovers: o.NoLeftovers}
+	if a := o.LookAhead; a != nil && a.paths.root == root && a.taken.CompareAndSwap(false, true) {
+		p.paths, p.ahead = a.paths, a
+	}
 	if !rootIsDirectory(root, l) {
 		return p
 	}
@@ -579,7 +588,12 @@ func (p *Plan) checkTarget(f *fileset.File, l *diag.List) (fi fs.FileInfo, ok bo
 		l.Errorf(pos, "internal", "a target generated the manifest's path")
 		return nil, false
 	}
-	fi, err := p.paths.check(f.Path)
+	var err error
+	if f.Kept && p.ahead != nil {
+		fi, err = p.ahead.check(f.Path)
+	} else {
+		fi, err = p.paths.check(f.Path)
+	}
 	if err != nil {
 		l.Errorf(pos, "unsafe-path", "%v", err)
 		return nil, false
