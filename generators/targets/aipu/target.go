@@ -20,6 +20,7 @@ var (
 	_ target.Target          = Target{}
 	_ target.Acknowledgeable = Target{}
 	_ target.Pather          = Target{}
+	_ target.OpSelector      = Target{}
 	_ target.Importer        = Target{}
 	_ target.Builder         = Target{}
 	_ target.Verifier        = Target{}

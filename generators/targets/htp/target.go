@@ -36,6 +36,7 @@ var (
 	_ target.Target          = Target{}
 	_ target.Acknowledgeable = Target{}
 	_ target.Pather          = Target{}
+	_ target.OpSelector      = Target{}
 	_ target.Importer        = Target{}
 	_ target.ONNXCaller      = Target{}
 	_ target.SourceFormat    = Target{}

@@ -16,6 +16,7 @@ var (
 	_ target.Target          = Target{}
 	_ target.Acknowledgeable = Target{}
 	_ target.Pather          = Target{}
+	_ target.OpSelector      = Target{}
 	_ target.TorchImporter   = Target{}
 	_ target.Importer        = Target{}
 	_ target.NodeReader      = Target{}
