@@ -14,7 +14,10 @@ import (
 // ahead is still the writer's own and still after the gen cache's (gen
 // asks for it only after Reusable answered), so a file changed since the
 // cache looked shows as before (TestKeptFileChangedMidGen); a file the
-// look has not reached when the plan asks is looked at by the plan.
+// look has not reached when the plan asks is looked at by the plan. Its
+// directory checks serve those looks only: the plan checks the paths of
+// the files it writes, and Apply's directories, itself
+// (TestLookAheadDirSwappedForSymlink).
 type LookAhead struct {
 	taken atomic.Bool // by a plan: only the first plan may take it
 	paths *pathChecker

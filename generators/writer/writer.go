@@ -246,8 +246,9 @@ type Options struct {
 	// not changed since.
 	ReadAhead *ReadAhead
 	// LookAhead, when set, holds looks at files the plan keeps
-	// (fileset.File.Kept) taken while the caller generated; the plan
-	// shares its directory checks.
+	// (fileset.File.Kept) taken while the caller generated. Only those
+	// files' looks come from it; the plan checks every other path's
+	// directories itself.
 	LookAhead *LookAhead
 	// NoLeftovers says the caller walked the tree and found nothing a
 	// killed writer left (HasLeftovers), holding a lock that keeps every
@@ -325,7 +326,11 @@ func PrepareWith(root string, fresh *fileset.Set, o Options, l *diag.List) *Plan
 	n := fresh.Len() + 1 // the manifest's entry besides
 	p := &Plan{Root: root, Files: fileset.NewSized(n), onDisk: make(map[string]diskState, n), old: map[string]oldFile{}, stats: make(map[string]filestat.Stat, n), paths: newPathChecker(root), noLeftovers: o.NoLeftovers}
 	if a := o.LookAhead; a != nil && a.paths.root == root && a.taken.CompareAndSwap(false, true) {
-		p.paths, p.ahead = a.paths, a
+		// Only the kept files' looks: the directories every other file
+		// (and Apply) goes through are checked by this plan, as late as
+		// before. A directory swapped for a symlink while the targets
+		// rendered must not be trusted from the look ahead.
+		p.ahead = a
 	}
 	if !rootIsDirectory(root, l) {
 		return p
