@@ -33,23 +33,33 @@ func Write(path string, data []byte, perm os.FileMode) (changed bool, err error)
 // ErrNotRegular is a path holding a directory, FIFO, device or socket.
 var ErrNotRegular = errors.New("not a regular file")
 
-// ReadRegular reads the regular file at path. It opens with O_NONBLOCK, so
-// that a FIFO there (put by accident, or by someone who means harm) cannot
-// hang the reader waiting for a writer, and refuses anything but a regular
-// file, wrapping ErrNotRegular.
-func ReadRegular(path string) ([]byte, error) {
+// OpenRegular opens the regular file at path to read, and its stat. It
+// opens with O_NONBLOCK, so that a FIFO there (put by accident, or by
+// someone who means harm) cannot hang the reader waiting for a writer, and
+// refuses anything but a regular file, wrapping ErrNotRegular.
+func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: %w", path, ErrNotRegular)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// ReadRegular reads the regular file at path (OpenRegular).
+func ReadRegular(path string) ([]byte, error) {
+	f, fi, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
-	}
 	// Sized from the fstat like os.ReadFile: one read and the EOF, where
 	// io.ReadAll's growing buffer takes several for a large file.
 	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))

@@ -10,11 +10,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
-
-	"github.com/opforge/opforge/generators/filestat"
 
 	"github.com/opforge/opforge/generators/atomicfile"
+	"github.com/opforge/opforge/generators/filestat"
 )
 
 // state is what the last successful runs left: per output, the key that
@@ -98,7 +96,9 @@ func (s *state) fileHash(path string) string {
 		fs := fileState{Stat: filestat.FromInfo(st)}
 		if haveCache && cached.Stat == fs.Stat && cached.Hash != "" {
 			h = cached.Hash
-		} else if f, err := openRegular(path); err == nil {
+		} else if f, _, err := atomicfile.OpenRegular(path); err == nil {
+			// Never a FIFO's read, which would wait forever: its hash
+			// stays unknown.
 			sum := sha256.New()
 			_, _ = io.Copy(sum, f)
 			f.Close()
@@ -166,19 +166,4 @@ func (s *state) record(u *Unit, deps []string) {
 	s.mu.Lock()
 	s.Outputs[u.Output] = outputState{Key: key, Deps: deps}
 	s.mu.Unlock()
-}
-
-// openRegular opens the regular file at path without blocking: an input
-// that is a FIFO (or became one since its stat) is refused rather than
-// read, which would wait for a writer forever; its hash stays unknown.
-func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, atomicfile.ErrNotRegular
-	}
-	return f, nil
 }

@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/opforge/opforge/generators/atomicfile"
 )
 
 // Lock takes the exclusive lock on path (created if missing). When another
@@ -105,14 +106,11 @@ func Hold(path string) (release func(), err error) {
 func Held(path string) bool {
 	// Opened without blocking and only as a regular file: a FIFO with a
 	// lock file's name would otherwise wait for a writer forever.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, _, err := atomicfile.OpenRegular(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
 	if err := tryLock(f, shared); err != nil {
 		return wouldBlock(err)
 	}
