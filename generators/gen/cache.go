@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
-	"sync/atomic"
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/filestat"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
+	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/generators/writer"
 	"github.com/opforge/opforge/generators/yamldef"
 )
@@ -193,29 +193,17 @@ func (c *Cache) Prefetch() {
 
 // seenStat is a stat of a file the last gen recorded, taken once by
 // whichever asks first: Prefetch's walk over every file or Reusable (which
-// asks in path order, while the walk goes in the record's order). state
-// publishes st and ok.
+// asks in path order, while the walk goes in the record's order).
 type seenStat struct {
-	state atomic.Uint32 // seenPending, seenTaking or seenDone
+	claim workpool.Claim
 	st    filestat.Stat
 	ok    bool
 }
 
-const (
-	seenPending uint32 = iota
-	seenTaking
-	seenDone
-)
-
 // take stats the file at rel below out unless another caller has, or is;
 // it reports whether st and ok are published.
 func (s *seenStat) take(out, rel string) bool {
-	if !s.state.CompareAndSwap(seenPending, seenTaking) {
-		return s.state.Load() == seenDone
-	}
-	s.st, s.ok = filestat.Of(filepath.Join(out, filepath.FromSlash(rel)))
-	s.state.Store(seenDone)
-	return true
+	return s.claim.Do(func() { s.st, s.ok = filestat.Of(filepath.Join(out, filepath.FromSlash(rel))) })
 }
 
 func (c *Cache) untouched(rel string, want fileRecord) bool {

@@ -28,7 +28,7 @@ func TestSeenStatIsTakenOnce(t *testing.T) {
 	}
 	wg.Wait()
 	if !s.take(out, "a.txt") || !s.ok || s.st.Size != 3 {
-		t.Fatalf("after every take: published %v, ok %v, size %d; want the file's stat", s.state.Load() == seenDone, s.ok, s.st.Size)
+		t.Fatalf("after every take: published %v, ok %v, size %d; want the file's stat", published, s.ok, s.st.Size)
 	}
 	first := s.st
 	if err := os.WriteFile(path, []byte("longer now"), 0o644); err != nil {

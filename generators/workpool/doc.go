@@ -6,4 +6,6 @@
 // `ParallelIO` on more goroutines than cores (for work that waits in system
 // calls), `Workers` tells each call its worker for per-worker scratch state;
 // results go into slots by index, so order never depends on scheduling.
+// `Claim` is one piece of work several goroutines may be ready to do, done
+// by the first to ask (a prefetch and its consumer, say).
 package workpool

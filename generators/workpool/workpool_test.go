@@ -96,3 +96,25 @@ func TestParallelIOOverlapsWaits(t *testing.T) {
 		t.Fatal("ParallelIO did not run 8 waiting calls at once")
 	}
 }
+
+// TestClaim: of callers racing for one Claim, one runs the work; each is
+// told the work's results are published unless it asked while they were
+// not yet, and a caller after them all is told so without running it.
+func TestClaim(t *testing.T) {
+	for range 100 {
+		var c Claim
+		var runs atomic.Int32
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c.Do(func() { runs.Add(1) })
+			}()
+		}
+		wg.Wait()
+		if !c.Do(func() { runs.Add(1) }) || runs.Load() != 1 {
+			t.Fatalf("work ran %d times, want once", runs.Load())
+		}
+	}
+}

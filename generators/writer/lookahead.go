@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"sync"
 	"sync/atomic"
+
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // LookAhead is the writer's look at files a plan will keep (the lstat of
@@ -27,16 +29,10 @@ type LookAhead struct {
 
 // look is one file's look, taken once by whichever asks first.
 type look struct {
-	state atomic.Uint32 // lookPending, lookTaking or lookDone
+	claim workpool.Claim
 	fi    fs.FileInfo
 	err   error
 }
-
-const (
-	lookPending uint32 = iota
-	lookTaking
-	lookDone
-)
 
 // NewLookAhead is a LookAhead for the tree under root, for the first
 // PrepareWith of that root given it (Options.LookAhead); a later plan (gen
@@ -80,10 +76,5 @@ func (a *LookAhead) check(p string) (fs.FileInfo, error) {
 // take looks at p unless another caller has, or is; it reports whether fi
 // and err are published.
 func (l *look) take(c *pathChecker, p string) bool {
-	if !l.state.CompareAndSwap(lookPending, lookTaking) {
-		return l.state.Load() == lookDone
-	}
-	l.fi, l.err = c.check(p)
-	l.state.Store(lookDone)
-	return true
+	return l.claim.Do(func() { l.fi, l.err = c.check(p) })
 }
