@@ -7,7 +7,6 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
-	"github.com/opforge/opforge/generators/filestat"
 )
 
 // TestLookAheadDirSwappedForSymlink: found by an independent review. A
@@ -24,15 +23,7 @@ func TestLookAheadDirSwappedForSymlink(t *testing.T) {
 			t.Fatal(err)
 		}
 		apply(t, root, set(plain("d/a.txt", "hello\n"), plain("d/b.txt", "world\n")))
-		vouched := map[string]filestat.Stat{}
-		for _, p := range []string{"d/a.txt", "d/b.txt", ManifestName} {
-			st, ok := filestat.Of(filepath.Join(root, p))
-			if !ok {
-				t.Fatal(p)
-			}
-			vouched[p] = st
-		}
-		o := Options{Vouched: func(p string) (filestat.Stat, bool) { st, ok := vouched[p]; return st, ok }}
+		o := vouchedNow(t, root, "d/a.txt", "d/b.txt", ManifestName)
 		if withAhead {
 			o.LookAhead = NewLookAhead(root)
 			o.LookAhead.Look([]string{"d/a.txt"}) // gen: after Reusable, while the targets render
@@ -68,12 +59,7 @@ func TestLookAheadDirRemovedMidGen(t *testing.T) {
 	for _, withAhead := range []bool{false, true} {
 		root := filepath.Join(t.TempDir(), "out")
 		apply(t, root, set(plain("d/a.txt", "hello\n"), plain("d/b.txt", "world\n")))
-		vouched := map[string]filestat.Stat{}
-		for _, p := range []string{"d/a.txt", "d/b.txt", ManifestName} {
-			st, _ := filestat.Of(filepath.Join(root, p))
-			vouched[p] = st
-		}
-		o := Options{Vouched: func(p string) (filestat.Stat, bool) { st, ok := vouched[p]; return st, ok }}
+		o := vouchedNow(t, root, "d/a.txt", "d/b.txt", ManifestName)
 		if withAhead {
 			o.LookAhead = NewLookAhead(root)
 			o.LookAhead.Look([]string{"d/a.txt"})

@@ -8,7 +8,6 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
-	"github.com/opforge/opforge/generators/filestat"
 )
 
 // TestLookAheadIsTheWritersLook: a look at a kept file taken ahead
@@ -19,15 +18,7 @@ import (
 func TestLookAheadIsTheWritersLook(t *testing.T) {
 	root := t.TempDir()
 	apply(t, root, set(plain("d/a.txt", "hello\n"), plain("d/b.txt", "world\n")))
-	vouched := map[string]filestat.Stat{}
-	for _, p := range []string{"d/a.txt", "d/b.txt", ManifestName} {
-		st, ok := filestat.Of(filepath.Join(root, p))
-		if !ok {
-			t.Fatal(p)
-		}
-		vouched[p] = st
-	}
-	o := Options{Vouched: func(p string) (filestat.Stat, bool) { st, ok := vouched[p]; return st, ok }}
+	o := vouchedNow(t, root, "d/a.txt", "d/b.txt", ManifestName)
 	kept := func() *fileset.Set {
 		return set(&fileset.File{Path: "d/a.txt", Kept: true}, &fileset.File{Path: "d/b.txt", Kept: true})
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/fileset"
+	"github.com/opforge/opforge/generators/filestat"
 )
 
 func set(files ...*fileset.File) *fileset.Set {
@@ -26,6 +27,22 @@ func owned(path, body string) *fileset.File {
 }
 
 func plain(path, data string) *fileset.File { return &fileset.File{Path: path, Data: []byte(data)} }
+
+// vouchedNow is Options whose Vouched answers, for each of paths below
+// root, the stat it has now: as the gen cache vouches for a tree the
+// last gen left untouched.
+func vouchedNow(t *testing.T, root string, paths ...string) Options {
+	t.Helper()
+	vouched := map[string]filestat.Stat{}
+	for _, p := range paths {
+		st, ok := filestat.Of(filepath.Join(root, p))
+		if !ok {
+			t.Fatal(p)
+		}
+		vouched[p] = st
+	}
+	return Options{Vouched: func(p string) (filestat.Stat, bool) { st, ok := vouched[p]; return st, ok }}
+}
 
 func apply(t *testing.T, root string, s *fileset.Set) (*diag.List, Stats) {
 	t.Helper()
