@@ -189,7 +189,10 @@ func Derive(op *Op) *Facts {
 	}
 	slotted := map[string]bool{}
 	for i, in := range op.Inputs {
-		allowed := op.AllowedDTypes(in)
+		// The facts hold copies of the op's lists, never the lists: an op
+		// and its facts are kept together (ircodec), which carries no
+		// list reached twice.
+		allowed := slices.Clone(op.AllowedDTypes(in))
 		switch v := in.Type.Var; {
 		case v != "":
 			if !slotted[v] {
@@ -212,7 +215,7 @@ func Derive(op *Op) *Facts {
 	}
 	f.Outputs = make([]OutputDType, len(op.Outputs))
 	for i, o := range op.Outputs {
-		allowed := op.AllowedDTypes(o)
+		allowed := slices.Clone(op.AllowedDTypes(o))
 		r := OutputDType{Rule: DTypeFixed, DType: firstDType(allowed), Allowed: allowed}
 		if p, j := paramOf(op, o.DTypeParam); p != nil {
 			r.Rule, r.Param, r.Allowed = DTypeParam, j, p.ChosenDTypes()

@@ -94,6 +94,27 @@ type Package struct {
 	// check reads the op and its package's facts alone and writes only
 	// diagnostics, so what it concluded then it concludes now.
 	Checked SectionStore `json:"-"`
+	// Validated, set by a loader that keeps ops as validation leaves
+	// them, says which ops it read back so and keeps the others once
+	// validated (nil: none kept).
+	Validated ValidatedOps `json:"-"`
+}
+
+// ValidatedOps keeps a package's ops as validation left them (ranks set
+// from the inputs they follow, Op.Facts derived), across generations, by
+// the package's and each op's digests: validation reads an op and its
+// package's facts alone, so an op it passed once with no diagnostic of
+// its own it passes again, and leaves the same. Such an op is read back
+// with what validation made of it and is not validated again; only the
+// checks across ops (names, duplicates) run over it.
+type ValidatedOps interface {
+	// Prevalidated reports that pkg.Ops[i] was read back as validation
+	// left it under this package's digest.
+	Prevalidated(i int) bool
+	// Keep is called once validation has run (Facts derived), with the
+	// ops it passed with no diagnostic of their own: those are kept as
+	// validated, and the others as they were before validation.
+	Keep(clean []int)
 }
 
 // Reuse is what gen's cache offers one target's generation of a package.

@@ -19,7 +19,10 @@ import (
 var markerText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`opforge:(begin|end)\b`) })
 
 // freeText checks every free-text field of the package.
-func (v *validator) freeText() {
+//
+// It returns each op's own list; an op skip reports (read back as
+// validation left it) is not checked again.
+func (v *validator) freeText(skip func(i int) bool) []diag.List {
 	pkg := v.pkg
 	v.text("package domain", pkg.Domain, pkg.Where.At("domain", pkg.Pos))
 	v.text("package version", pkg.Version, pkg.Where.At("version", pkg.Pos))
@@ -28,11 +31,14 @@ func (v *validator) freeText() {
 	// joined in op order, as a serial check would give them.
 	lists := make([]diag.List, len(pkg.Ops))
 	workpool.Parallel(len(pkg.Ops), func(i int) {
-		(&validator{pkg: pkg, l: &lists[i]}).opText(pkg.Ops[i])
+		if !skip(i) {
+			(&validator{pkg: pkg, l: &lists[i]}).opText(pkg.Ops[i])
+		}
 	})
 	for i := range lists {
 		v.l.Merge(&lists[i])
 	}
+	return lists
 }
 
 // opText checks the free texts of one op.

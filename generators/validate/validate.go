@@ -53,7 +53,12 @@ func PackageWith(pkg *ir.Package, l *diag.List, memo Memo) {
 	// the lists join in op order, so the diagnostics are as a serial check
 	// would give them.
 	lists := make([]diag.List, len(pkg.Ops))
+	kept := pkg.Validated
+	prevalidated := func(i int) bool { return kept != nil && kept.Prevalidated(i) }
 	workpool.Parallel(len(pkg.Ops), func(i int) {
+		if prevalidated(i) {
+			return
+		}
 		op := pkg.Ops[i]
 		key := ""
 		if memo != nil && pkg.Digest != "" && op.Digest != "" {
@@ -68,11 +73,25 @@ func PackageWith(pkg *ir.Package, l *diag.List, memo Memo) {
 		seen.add(op.Name, op.Name, pos)
 		l.Merge(&lists[i])
 	}
-	v.freeText()
+	texts := v.freeText(prevalidated)
 	// What every target derives from an op is derived here, once.
 	workpool.Parallel(len(pkg.Ops), func(i int) {
-		pkg.Ops[i].Facts = ir.Derive(pkg.Ops[i])
+		if !prevalidated(i) || pkg.Ops[i].Facts == nil {
+			pkg.Ops[i].Facts = ir.Derive(pkg.Ops[i])
+		}
 	})
+	if kept == nil {
+		return
+	}
+	// An op with no diagnostic of its own is kept as validation left it.
+	// The checks across ops above are not its own: they run every time.
+	var clean []int
+	for i := range pkg.Ops {
+		if !prevalidated(i) && lists[i].Len() == 0 && texts[i].Len() == 0 {
+			clean = append(clean, i)
+		}
+	}
+	kept.Keep(clean)
 }
 
 type validator struct {

@@ -27,9 +27,11 @@ func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package
 	var doc *yaml.Node
 	var cut *itemsCut
 	var ok bool
+	var f *slicedFile
 	if chunks != nil {
 		// Cut once: the models' load and the whole load share it.
-		f, keys := cutItems(data)
+		var keys []string
+		f, keys = cutItems(data)
 		if f != nil {
 			if pkg := loadPrebuilt(file, data, f, keys, chunks); pkg != nil {
 				return pkg
@@ -51,7 +53,15 @@ func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package
 	pkg := b.pkg(doc.Content[0])
 	setDigests(doc.Content[0], pkg, vet.known())
 	if clean {
-		vet.record(file, pkg, b.quiet)
+		vet.record(pkg)
+		if vet != nil && len(vet.items) == len(cut.keys) && len(b.quiet) == len(cut.keys) {
+			pkg.Validated = &validatedOps{
+				chunks: chunks, file: file, pkgKey: f.packageKey(), pkg: pkg, lines: b.lines, cut: cut,
+				item:  func(i int) *yaml.Node { return vet.items[i] },
+				nodes: func(i int) int { return countNodes(vet.items[i]) },
+				quiet: func(i int) bool { return b.quiet[i] },
+			}
+		}
 	}
 	return pkg
 }

@@ -88,26 +88,16 @@ func opsIndex(root *yaml.Node) int {
 
 // record vets every item not vetted yet, with the digest the loader gave
 // its op, once the whole document converted and met the schema with no
-// diagnostic; and keeps the model of each op that built with none
-// (quiet), unless the item's vetted record shows it is kept already.
-func (v *vetting) record(file string, pkg *ir.Package, quiet []bool) {
-	if v == nil || pkg.Digest == "" || len(pkg.Ops) != len(v.keys) || len(quiet) != len(v.keys) {
+// diagnostic. The ops' models are kept once validation has run
+// (validatedOps.Keep).
+func (v *vetting) record(pkg *ir.Package) {
+	if v == nil || pkg.Digest == "" || len(pkg.Ops) != len(v.keys) {
 		return
 	}
-	var build []int
 	for i, op := range pkg.Ops {
-		if op.Digest == "" {
-			continue
-		}
-		if v.digests[i] == "" {
+		if op.Digest != "" && v.digests[i] == "" {
 			v.chunks.Vet(v.keys[i], op.Digest)
 		}
-		if quiet[i] && (v.digests[i] == "" || !hasModel(v.chunks, file, v.keys[i])) {
-			build = append(build, i)
-		}
-	}
-	if len(v.items) == len(v.keys) {
-		keepModels(v.chunks, file, pkg, build, v.cut, func(i int) int { return countNodes(v.items[i]) })
 	}
 }
 
