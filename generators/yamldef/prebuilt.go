@@ -89,11 +89,17 @@ type validatedOps struct {
 // Prevalidated implements ir.ValidatedOps.
 func (v *validatedOps) Prevalidated(i int) bool { return i >= 0 && i < len(v.pre) && v.pre[i] }
 
-// Keep implements ir.ValidatedOps. An op built in this load that
+// Keep implements ir.ValidatedOps, once. An op built in this load that
 // validation did not pass clean is kept as built: validation has changed
 // it, so it is built again from its tree, once (such an op is rare, and a
 // later load validates it again). An op read back as built stays so.
 func (v *validatedOps) Keep(clean []int) {
+	if v.cut == nil {
+		return // kept already
+	}
+	// The file's trees and lines are not needed after: the package,
+	// which lives as long as the gen, must not hold them.
+	defer func() { v.cut, v.item, v.nodes, v.quiet, v.lines = nil, nil, nil, nil, nil }()
 	if v.pkg.Digest == "" || len(v.pkg.Ops) != len(v.cut.keys) {
 		return
 	}
