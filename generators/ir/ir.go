@@ -101,12 +101,13 @@ type Package struct {
 }
 
 // ValidatedOps keeps a package's ops as validation left them (ranks set
-// from the inputs they follow, Op.Facts derived), across generations, by
-// the package's and each op's digests: validation reads an op and its
-// package's facts alone, so an op it passed once with no diagnostic of
-// its own it passes again, and leaves the same. Such an op is read back
-// with what validation made of it and is not validated again; only the
-// checks across ops (names, duplicates) run over it.
+// from the inputs they follow, Op.Facts derived) across generations:
+// an op's own checks read the op and its file's path alone (validate), so
+// an op they passed once with no diagnostic they pass again, and leave
+// the same. Such an op is read back with what validation made of it and
+// its own checks do not run again; the checks across ops (names,
+// duplicates) and the one reading the file system (an ONNX origin's
+// model) do.
 type ValidatedOps interface {
 	// Prevalidated reports that pkg.Ops[i] was read back as validation
 	// left it under this package's digest.

@@ -5,19 +5,19 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/opforge/opforge/generators/diag"
+	"github.com/opforge/opforge/generators/ir/ircodec"
 	"github.com/opforge/opforge/generators/yamldef/yamldeftest"
 )
 
-// prevalidated counts the ops checkMemo's loads read back as validated.
-var prevalidated int
-
 // checkMemo holds a load with what chunks remembers to a load without:
-// the same package and the same diagnostics.
-func checkMemo(t *testing.T, name, path string, data []byte, chunks *yamldeftest.Chunks) {
+// the same package and the same diagnostics. It returns how many ops the
+// load read back as validated.
+func checkMemo(t *testing.T, name, path string, data []byte, chunks *yamldeftest.Chunks) (prevalidated int) {
 	t.Helper()
 	var want, got diag.List
 	wantPkg := Parse(path, data, &want)
@@ -54,6 +54,7 @@ func checkMemo(t *testing.T, name, path string, data []byte, chunks *yamldeftest
 	if !reflect.DeepEqual(gotPkg, wantPkg) {
 		t.Fatalf("%s: the package loaded with the memo differs", name)
 	}
+	return prevalidated
 }
 
 // TestMemoIsNoMemo: every YAML opdef of the diagnostics cases (each made
@@ -69,8 +70,7 @@ func TestMemoIsNoMemo(t *testing.T) {
 	if len(paths) < 100 {
 		t.Fatalf("only %d opdefs found", len(paths))
 	}
-	served := 0
-	prevalidated = 0
+	served, prevalidated := 0, 0
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -78,13 +78,47 @@ func TestMemoIsNoMemo(t *testing.T) {
 		}
 		chunks := yamldeftest.NewChunks()
 		checkMemo(t, path, path, data, chunks)
-		checkMemo(t, path+" again", path, data, chunks)
+		prevalidated += checkMemo(t, path+" again", path, data, chunks)
 		served += chunks.VettedServed("passed ")
+		checkCleanOpsPrevalidated(t, path, data, chunks)
 	}
 	if served == 0 || prevalidated == 0 {
 		t.Fatalf("%d checks and %d validated ops were taken from the memo: the test checked nothing", served, prevalidated)
 	}
 	t.Logf("%d opdefs, %d passed shape checks and %d validated ops taken from the memo", len(paths), served, prevalidated)
+}
+
+// checkCleanOpsPrevalidated: every op of a YAML opdef past the first
+// (which the package's check reads) that validation passes with no
+// diagnostic in its lines, and that the codec carries, is read back
+// prevalidated by a load from chunks, which a load of it has filled.
+func checkCleanOpsPrevalidated(t *testing.T, path string, data []byte, chunks *yamldeftest.Chunks) {
+	t.Helper()
+	var l diag.List
+	ld := Loader{Chunks: chunks}
+	pkg := ld.Parse(path, data, &l)
+	if pkg == nil || pkg.Validated == nil {
+		return
+	}
+	pre := make([]bool, len(pkg.Ops))
+	for i := range pkg.Ops {
+		pre[i] = pkg.Validated.Prevalidated(i)
+	}
+	ld.validate(pkg, &l)
+	for i, op := range pkg.Ops {
+		if i == 0 || pre[i] {
+			continue
+		}
+		if _, ok := ircodec.Encode(op, path, op.Pos.Line, op.LastLine); !ok {
+			continue
+		}
+		own := slices.ContainsFunc(l.Sorted(), func(d diag.Diagnostic) bool {
+			return d.Pos.File == path && d.Pos.Line >= op.Pos.Line && d.Pos.Line <= op.LastLine
+		})
+		if !own {
+			t.Errorf("%s: op %s passed validation clean and was not read back prevalidated", path, op.Name)
+		}
+	}
 }
 
 // TestMemoKeepsWarnings: an op edited so its shape check warns is checked
@@ -106,9 +140,9 @@ func TestMemoKeepsWarnings(t *testing.T) {
 	for step, data := range []string{edited, edited, base} {
 		// An op read back as validated skips its checks, the shape
 		// check's memo among them: either way its check is not run.
-		before, beforeValidated := chunks.VettedServed("passed "), prevalidated
-		checkMemo(t, fmt.Sprintf("step %d", step), "p.yaml", []byte(data), chunks)
-		if got := chunks.VettedServed("passed ") - before + prevalidated - beforeValidated; got != 7 && data == edited || got != 8 && data == base {
+		before := chunks.VettedServed("passed ")
+		prevalidated := checkMemo(t, fmt.Sprintf("step %d", step), "p.yaml", []byte(data), chunks)
+		if got := chunks.VettedServed("passed ") - before + prevalidated; got != 7 && data == edited || got != 8 && data == base {
 			t.Errorf("step %d: %d shape checks from the memo", step, got)
 		}
 	}
@@ -123,44 +157,80 @@ func TestMemoKeepsWarnings(t *testing.T) {
 
 // TestValidatedOpsFollowThePackage: ops read back as validation left
 // them (ir.Package.Validated) give the package a fresh validation gives,
-// ops whose outputs take their ranks from inputs among them; an edit of
-// the file outside its ops validates every op again; and an op with a
-// diagnostic of its own is validated (and warns) every time.
+// ops whose outputs take their ranks from inputs among them, also after
+// an edit of the file outside its ops (which their own checks do not
+// read); and an op with a diagnostic of its own is validated (and warns)
+// every time.
 func TestValidatedOpsFollowThePackage(t *testing.T) {
 	const head = "version: 1\npackage: {name: P, domain: p, version: %s}\nops:\n"
-	var b strings.Builder
-	for i := range 6 {
-		fmt.Fprintf(&b, "  - name: Op%d\n    inputs: [{name: x, type: float32, shape: [N, C]}, {name: z, type: float32, shape: [N, W]}]\n    params: [{name: k, type: int32, default: 2, min: 1}]\n    outputs: [{name: y, type: float32, shape: {like: x}}, {name: w, type: float32, shape: {broadcast: [x, z]}}]\n", i)
+	const op = "  - name: Op%d\n    inputs: [{name: x, type: float32, shape: [N, C]}, {name: z, type: float32, shape: [N, W]}]\n    params: [{name: k, type: int32, default: 2, min: %d}]\n    outputs: [{name: y, type: float32, shape: {like: x}}, {name: w, type: float32, shape: %s}]\n"
+	ops := func(warns int) string {
+		var b strings.Builder
+		for i := range 6 {
+			if i == warns {
+				fmt.Fprintf(&b, op, i, 0, `[N, "ceil_div(W, k)"]`)
+				continue
+			}
+			fmt.Fprintf(&b, op, i, 1, "{broadcast: [x, z]}")
+		}
+		return b.String()
 	}
-	ops := b.String()
 	chunks := yamldeftest.NewChunks()
 	load := func(step, data string, want int) {
 		t.Helper()
-		before := prevalidated
-		checkMemo(t, step, "p.yaml", []byte(data), chunks)
-		if got := prevalidated - before; got != want {
+		if got := checkMemo(t, step, "p.yaml", []byte(data), chunks); got != want {
 			t.Fatalf("%s: %d ops read back as validated, want %d", step, got, want)
 		}
 	}
-	base := fmt.Sprintf(head, "1.0.0") + ops
+	base := fmt.Sprintf(head, "1.0.0") + ops(-1)
 	load("first", base, 0)
 	load("again", base, 5) // all but the first, which the package's check reads
-	bumped := fmt.Sprintf(head, "1.0.1") + ops
-	load("package edited", bumped, 0)
-	load("package edited, again", bumped, 5)
-	warns := strings.Replace(bumped, "name: Op3\n    inputs: [{name: x, type: float32, shape: [N, C]}, {name: z, type: float32, shape: [N, W]}]\n    params: [{name: k, type: int32, default: 2, min: 1}]\n    outputs: [{name: y, type: float32, shape: {like: x}}, {name: w, type: float32, shape: {broadcast: [x, z]}}]",
-		"name: Op3\n    inputs: [{name: x, type: float32, shape: [N, C]}, {name: z, type: float32, shape: [N, W]}]\n    params: [{name: k, type: int32, default: 2, min: 0}]\n    outputs: [{name: y, type: float32, shape: {like: x}}, {name: w, type: float32, shape: [N, \"ceil_div(W, k)\"]}]", 1)
-	if warns == bumped {
-		t.Fatal("the edit did not apply")
-	}
-	for _, step := range []string{"one op warns", "one op warns, again"} {
-		load(step, warns, 4)
+	load("package edited", fmt.Sprintf(head, "1.0.1")+ops(-1), 5)
+	warns := fmt.Sprintf(head, "1.0.1") + ops(3)
+	for step, want := range []int{4, 4} {
+		load(fmt.Sprintf("one op warns, %d", step), warns, want)
 		var l diag.List
 		ld := Loader{Chunks: chunks}
 		pkg := ld.Parse("p.yaml", []byte(warns), &l)
 		ld.validate(pkg, &l)
 		if !strings.Contains(fmt.Sprint(l.Sorted()), "division-by-zero") {
-			t.Fatalf("%s: the op's warning is gone: %v", step, l.Sorted())
+			t.Fatalf("step %d: the op's warning is gone: %v", step, l.Sorted())
 		}
+	}
+}
+
+// TestValidatedOpsSeeTheONNXModelGo: found by an independent review. An
+// op's check of its ONNX origin reads the file system, which no key of a
+// validated op covers: an op read back as validated still warns once the
+// model it was imported from is gone.
+func TestValidatedOpsSeeTheONNXModelGo(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.onnx")
+	if err := os.WriteFile(model, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "p.yaml")
+	var b strings.Builder
+	b.WriteString("version: 1\npackage: {name: P, domain: p, version: 1.0.0}\nops:\n")
+	for _, n := range []string{"A", "B", "C"} {
+		b.WriteString("  - name: " + n + "\n    onnx: {model: m.onnx, op_type: Relu}\n    inputs: [{name: x, type: float32, shape: [N]}]\n    outputs: [{name: y, type: float32, shape: [N]}]\n")
+	}
+	data, chunks := []byte(b.String()), yamldeftest.NewChunks()
+	checkMemo(t, "first", path, data, chunks)
+	if got := checkMemo(t, "again", path, data, chunks); got != 2 {
+		t.Fatalf("%d ops read back as validated, want 2: the test checks nothing", got)
+	}
+	if err := os.Remove(model); err != nil {
+		t.Fatal(err)
+	}
+	if got := checkMemo(t, "model gone", path, data, chunks); got != 2 {
+		t.Fatalf("%d ops read back as validated, want 2", got)
+	}
+	var l diag.List
+	ld := Loader{Chunks: chunks}
+	pkg := ld.Parse(path, data, &l)
+	ld.validate(pkg, &l)
+	if got := strings.Count(fmt.Sprint(l.Sorted()), "onnx-origin"); got != 3 {
+		t.Errorf("%d onnx-origin warnings, want 3: %v", got, l.Sorted())
 	}
 }

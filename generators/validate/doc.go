@@ -22,7 +22,12 @@
 // PackageWith takes a Memo of checks ops passed: an op of a YAML opdef
 // whose shape check passed with no diagnostic is known by its package's
 // and its own digests and is not shape-checked again (gen keeps the memo
-// in its item store; TestMemoIsNoMemo in load).
+// in its item store; TestMemoIsNoMemo in load). A package whose loader
+// keeps ops as validation left them (ir.Package.Validated) hands some back
+// prevalidated: their own checks and ir.Derive do not run again, the
+// checks across ops and the one reading the file system (onnxOrigin) do.
+// An op's own checks see only its package's source path, so what they
+// conclude is a function of the op and its file.
 //
 // narrow.go checks narrowings (target-types, target-ranks) and NarrowingHint
 // gives a target's dtype error the targets: line that narrows it away;

@@ -52,19 +52,28 @@ func PackageWith(pkg *ir.Package, l *diag.List, memo Memo) {
 	// Each op is checked on its own, on every core, into a list of its own;
 	// the lists join in op order, so the diagnostics are as a serial check
 	// would give them.
+	//
+	// An op's own checks see of its package only where it was read from
+	// (an XML config's loader is laxer): what they conclude is then a
+	// function of the op and its file, which is what lets a loader keep an
+	// op as validation left it and hand it back prevalidated
+	// (ir.Package.Validated). Such an op's own checks do not run again,
+	// but for the one that reads the file system, which no key covers.
 	lists := make([]diag.List, len(pkg.Ops))
+	own := &ir.Package{Source: pkg.Source}
 	kept := pkg.Validated
 	prevalidated := func(i int) bool { return kept != nil && kept.Prevalidated(i) }
 	workpool.Parallel(len(pkg.Ops), func(i int) {
+		op := pkg.Ops[i]
 		if prevalidated(i) {
+			(&validator{pkg: own, l: &lists[i]}).onnxOrigin(op)
 			return
 		}
-		op := pkg.Ops[i]
 		key := ""
 		if memo != nil && pkg.Digest != "" && op.Digest != "" {
 			key = pkg.Digest + " " + op.Digest
 		}
-		(&validator{pkg: pkg, l: &lists[i], memo: memo, memoKey: key}).op(op)
+		(&validator{pkg: own, l: &lists[i], memo: memo, memoKey: key}).op(op)
 	})
 	seen := newNameSet(l, "op")
 	for i, op := range pkg.Ops {

@@ -27,11 +27,9 @@ func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package
 	var doc *yaml.Node
 	var cut *itemsCut
 	var ok bool
-	var f *slicedFile
 	if chunks != nil {
 		// Cut once: the models' load and the whole load share it.
-		var keys []string
-		f, keys = cutItems(data)
+		f, keys := cutItems(data)
 		if f != nil {
 			if pkg := loadPrebuilt(file, data, f, keys, chunks); pkg != nil {
 				return pkg
@@ -54,13 +52,12 @@ func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package
 	setDigests(doc.Content[0], pkg, vet.known())
 	if clean {
 		vet.record(pkg)
-		if vet != nil && len(vet.items) == len(cut.keys) && len(b.quiet) == len(cut.keys) {
-			pkg.Validated = &validatedOps{
-				chunks: chunks, file: file, pkgKey: f.packageKey(), pkg: pkg, lines: b.lines, cut: cut,
-				item:  func(i int) *yaml.Node { return vet.items[i] },
-				nodes: func(i int) int { return countNodes(vet.items[i]) },
-				quiet: func(i int) bool { return b.quiet[i] },
+		if vet != nil && len(vet.items) == len(cut.keys) && len(b.quiet) == len(cut.keys) && len(pkg.Ops) == len(cut.keys) {
+			nodes := make([]int, len(vet.items))
+			for i, item := range vet.items {
+				nodes[i] = countNodes(item)
 			}
+			pkg.Validated = newValidatedOps(chunks, file, pkg, cut, b.lines, make([]bool, len(cut.keys)), vet.items, nodes, b.quiet)
 		}
 	}
 	return pkg

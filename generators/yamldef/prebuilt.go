@@ -2,6 +2,7 @@ package yamldef
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -21,14 +22,15 @@ import (
 // built. Like the verdict, the model is the generator's (its builder
 // made it), which the Vet records are scoped to.
 //
-// Validation then changes the op (ranks an output takes from its input,
-// Op.Facts), reading the op and its package's facts alone. So an op that
-// validation passed with no diagnostic of its own is kept as validation
-// left it, under a key of its own that adds the text of the file outside
-// its ops list (validatedKey), and read back so it is not validated
-// again (ir.ValidatedOps). Each key names one record's bytes, as the
-// store wants (it keeps a key's first record): a model as built and one
-// as validated never share a key.
+// Validation then changes the op (the ranks an output takes from its
+// input, Op.Facts). An op's own checks read the op and its package's
+// source path alone (validate.PackageWith hands them nothing else), so an
+// op that validation passed with no diagnostic of its own is kept as
+// validation left it, under a key of its own (validatedKey), and read back
+// so its own checks do not run again (ir.ValidatedOps); the checks across
+// ops, and the one that looks at the file system, do. Each key names one
+// record's bytes, as the store wants (it keeps a key's first record): a
+// model as built and one as validated never share a key.
 
 // modelKey is the Vet key of the model of the item of key in file. The
 // file is in it: the builder makes an ONNX origin's model path from the
@@ -36,11 +38,8 @@ import (
 func modelKey(file, key string) string { return "model " + file + "\x00" + key }
 
 // validatedKey is the Vet key of the model, as validation left it, of the
-// item of key in file, whose text outside its ops list has the key
-// pkgKey (slicedFile.packageKey).
-func validatedKey(file, pkgKey, key string) string {
-	return "validated " + file + "\x00" + pkgKey + "\x00" + key
-}
+// item of key in file.
+func validatedKey(file, key string) string { return "validated " + file + "\x00" + key }
 
 // modelRecord is the record of op, built from an item of file on lines
 // first to last whose tree holds nodes nodes: the node count (for the
@@ -68,63 +67,73 @@ func decodeModel(rec, file string, first int) (*ir.Op, int, bool) {
 // validatedOps is a YAML file's ir.ValidatedOps, and what keeps its ops'
 // models once validation has run (Keep): as validation left them the ops
 // it passed with no diagnostic of their own, as built the others. Only an
-// op that built with no diagnostic is kept.
+// op that built with no diagnostic is kept, and not the first item's: a
+// load never reads it back (the schema checks it with the package).
 type validatedOps struct {
 	chunks Chunks
 	file   string
-	pkgKey string
 	pkg    *ir.Package
+	cut    *itemsCut
+	// By item: the op the load gave (Keep and Prevalidated answer for it
+	// alone, wherever validation finds it), whether it was read back as
+	// validated, its tree when it was built here (nil: read back), the
+	// tree's node count, and whether it built with no diagnostic.
+	loaded []*ir.Op
+	pre    []bool
+	items  []*yaml.Node
+	nodes  []int
+	quiet  []bool
 	lines  []string
-	// By item: its key and lines (itemsCut), its tree (nil: its op was
-	// read back, not built), the tree's node count, and whether its op
-	// built with no diagnostic.
-	cut   *itemsCut
-	item  func(i int) *yaml.Node
-	nodes func(i int) int
-	quiet func(i int) bool
-	// pre marks the ops read back as validated.
-	pre []bool
+}
+
+// newValidatedOps is pkg's validatedOps, pkg's ops being those the load
+// of file (cut there) gave: read back where pre says.
+func newValidatedOps(chunks Chunks, file string, pkg *ir.Package, cut *itemsCut, lines []string, pre []bool, items []*yaml.Node, nodes []int, quiet []bool) *validatedOps {
+	return &validatedOps{chunks: chunks, file: file, pkg: pkg, cut: cut, loaded: slices.Clone(pkg.Ops), pre: pre, items: items, nodes: nodes, quiet: quiet, lines: lines}
 }
 
 // Prevalidated implements ir.ValidatedOps.
-func (v *validatedOps) Prevalidated(i int) bool { return i >= 0 && i < len(v.pre) && v.pre[i] }
+func (v *validatedOps) Prevalidated(i int) bool {
+	return i >= 0 && i < len(v.pre) && v.pre[i] && i < len(v.pkg.Ops) && v.pkg.Ops[i] == v.loaded[i]
+}
 
 // Keep implements ir.ValidatedOps, once. An op built in this load that
-// validation did not pass clean is kept as built: validation has changed
-// it, so it is built again from its tree, once (such an op is rare, and a
-// later load validates it again). An op read back as built stays so.
+// validation did not pass clean (a warning acknowledged or not) is kept
+// as built: validation has changed it, so it is built again from its
+// tree. That happens once: a later load reads it back as built (and
+// validates it again), and Keep leaves an op read back as it is.
 func (v *validatedOps) Keep(clean []int) {
-	if v.cut == nil {
+	if v.items == nil {
 		return // kept already
 	}
 	// The file's trees and lines are not needed after: the package,
 	// which lives as long as the gen, must not hold them.
-	defer func() { v.cut, v.item, v.nodes, v.quiet, v.lines = nil, nil, nil, nil, nil }()
-	if v.pkg.Digest == "" || len(v.pkg.Ops) != len(v.cut.keys) {
+	defer func() { v.items, v.lines = nil, nil }()
+	if v.pkg.Digest == "" || len(v.pkg.Ops) != len(v.loaded) {
 		return
 	}
-	passed := make([]bool, len(v.pkg.Ops))
+	passed := make([]bool, len(v.loaded))
 	for _, i := range clean {
 		if i >= 0 && i < len(passed) {
 			passed[i] = true
 		}
 	}
-	workpool.Parallel(len(v.pkg.Ops), func(i int) {
+	workpool.Parallel(len(v.loaded)-1, func(j int) {
+		i := j + 1
 		op := v.pkg.Ops[i]
-		if v.Prevalidated(i) || !v.quiet(i) || op.Digest == "" {
+		if op != v.loaded[i] || v.pre[i] || !v.quiet[i] || op.Digest == "" {
 			return
 		}
-		key := validatedKey(v.file, v.pkgKey, v.cut.keys[i])
+		key := validatedKey(v.file, v.cut.keys[i])
 		if !passed[i] {
-			node := v.item(i)
-			if node == nil {
-				return
+			if v.items[i] == nil {
+				return // read back as built: kept already
 			}
-			op = (&builder{file: v.file, l: new(diag.List), lines: v.lines}).op(asObject(node))
-			op.Digest = v.pkg.Ops[i].Digest // the digest is the whole tree's (setDigests)
+			op = (&builder{file: v.file, l: new(diag.List), lines: v.lines}).op(asObject(v.items[i]))
+			op.Digest = v.loaded[i].Digest // the digest is of the whole tree (setDigests)
 			key = modelKey(v.file, v.cut.keys[i])
 		}
-		if rec, ok := modelRecord(op, v.file, v.cut.firsts[i], v.cut.lasts[i], v.nodes(i)); ok {
+		if rec, ok := modelRecord(op, v.file, v.cut.firsts[i], v.cut.lasts[i], v.nodes[i]); ok {
 			v.chunks.Vet(key, rec)
 		}
 	})
@@ -143,7 +152,6 @@ func loadPrebuilt(file string, data []byte, f *slicedFile, keys []string, chunks
 		return nil
 	}
 	n := len(f.chunks)
-	pkgKey := f.packageKey()
 	models := make([]*ir.Op, n)
 	nodes := make([]int, n)
 	pre := make([]bool, n)
@@ -156,7 +164,7 @@ func loadPrebuilt(file string, data []byte, f *slicedFile, keys []string, chunks
 			return
 		}
 		validated := true
-		rec, ok := chunks.Vetted(validatedKey(file, pkgKey, keys[i]))
+		rec, ok := chunks.Vetted(validatedKey(file, keys[i]))
 		if !ok {
 			validated = false
 			if rec, ok = chunks.Vetted(modelKey(file, keys[i])); !ok {
@@ -203,39 +211,25 @@ func loadPrebuilt(file string, data []byte, f *slicedFile, keys []string, chunks
 		return nil
 	}
 	vet.record(pkg)
+	if len(vet.items) != len(pkg.Ops) {
+		return nil
+	}
+	// Each item's op, read back or built here in order, with its tree
+	// (built), node count and verdict.
+	trees := make([]*yaml.Node, n)
+	quietAt := make([]bool, n)
 	built := pkg.Ops
-	// builtAt[i] is the index among the built ops (and vet's items) of
-	// item i's op, when it was built (else -1).
-	builtAt := make([]int, n)
 	pkg.Ops = make([]*ir.Op, n)
 	next := 0
 	for i := range models {
 		if models[i] != nil {
-			pkg.Ops[i], builtAt[i] = models[i], -1
+			pkg.Ops[i], quietAt[i] = models[i], true
 			continue
 		}
-		builtAt[i] = next
+		pkg.Ops[i], trees[i], quietAt[i] = built[next], vet.items[next], b.quiet[next]
+		nodes[i] = countNodes(trees[i])
 		next++
-		pkg.Ops[i], built = built[0], built[1:]
 	}
-	if vet == nil || len(vet.items) != len(cut.keys) {
-		return pkg
-	}
-	pkg.Validated = &validatedOps{
-		chunks: chunks, file: file, pkgKey: pkgKey, pkg: pkg, lines: b.lines, cut: f.cutOf(keys), pre: pre,
-		item: func(i int) *yaml.Node {
-			if j := builtAt[i]; j >= 0 {
-				return vet.items[j]
-			}
-			return nil
-		},
-		nodes: func(i int) int {
-			if j := builtAt[i]; j >= 0 {
-				return countNodes(vet.items[j])
-			}
-			return nodes[i]
-		},
-		quiet: func(i int) bool { j := builtAt[i]; return j < 0 || b.quiet[j] },
-	}
+	pkg.Validated = newValidatedOps(chunks, file, pkg, f.cutOf(keys), b.lines, pre, trees, nodes, quietAt)
 	return pkg
 }

@@ -288,32 +288,6 @@ func (f *slicedFile) parse(chunks Chunks, keys []string, leave []bool) (*yaml.No
 	return doc, true
 }
 
-// packageKey is the ChunkKey of the file's text outside the items of its
-// ops list, with one line for where the items stand: everything of the
-// file but the ops, which validation reads of an op's package.
-func (f *slicedFile) packageKey() string {
-	var b strings.Builder
-	at := 0
-	for _, c := range f.chunks {
-		if c.first < at || c.first > len(f.lines) {
-			continue
-		}
-		for _, line := range f.lines[at:c.first] {
-			b.WriteString(line)
-			b.WriteByte('\n')
-		}
-		if at == 0 {
-			b.WriteString("\x00\n")
-		}
-		at = c.end
-	}
-	for _, line := range f.lines[min(at, len(f.lines)):] {
-		b.WriteString(line)
-		b.WriteByte('\n')
-	}
-	return ChunkKey(b.String())
-}
-
 // packagePart parses the file with every item's lines blanked, so lines
 // keep their numbers and the list reads as empty: the tree of everything
 // but the items, and the index in the root mapping of the list's value

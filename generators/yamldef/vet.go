@@ -17,7 +17,6 @@ import (
 type vetting struct {
 	chunks  Chunks
 	keys    []string     // each item's ChunkKey
-	cut     *itemsCut    // where the items lie
 	digests []string     // each vetted item's digest ("": not vetted)
 	items   []*yaml.Node // the trees of the items
 	skipped int          // how many items are vetted
@@ -30,7 +29,7 @@ func newVetting(doc *yaml.Node, cut *itemsCut, chunks Chunks) *vetting {
 		return nil
 	}
 	keys := cut.keys
-	v := &vetting{chunks: chunks, keys: keys, cut: cut, digests: make([]string, len(keys))}
+	v := &vetting{chunks: chunks, keys: keys, digests: make([]string, len(keys))}
 	if root := doc.Content[0]; opsIndex(root) >= 0 {
 		v.items = root.Content[opsIndex(root)].Content
 	}

@@ -5,6 +5,7 @@
 package yamldeftest
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 )
@@ -52,10 +53,15 @@ func (c *Chunks) Vetted(key string) (string, bool) {
 	return d, ok
 }
 
-// Vet implements yamldef.Chunks.
+// Vet implements yamldef.Chunks. Like gen's store, which keeps a key's
+// first record, it holds one value per key: a second, different value is
+// a bug of the caller, and panics.
 func (c *Chunks) Vet(key, digest string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if old, ok := c.vetted[key]; ok && old != digest {
+		panic(fmt.Sprintf("yamldeftest: key %q vetted with a second, different value", key))
+	}
 	c.vetted[key] = digest
 }
 
