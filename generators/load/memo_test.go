@@ -188,7 +188,13 @@ func TestValidatedOpsFollowThePackage(t *testing.T) {
 	load("package edited", fmt.Sprintf(head, "1.0.1")+ops(-1), 5)
 	warns := fmt.Sprintf(head, "1.0.1") + ops(3)
 	for step, want := range []int{4, 4} {
+		models := chunks.VettedServed("model ")
 		load(fmt.Sprintf("one op warns, %d", step), warns, want)
+		// The op that warns is kept as built (built again from its text,
+		// validation having changed it) and read back so the second time.
+		if got := chunks.VettedServed("model ") - models; got != step {
+			t.Fatalf("step %d: %d models as built read back, want %d", step, got, step)
+		}
 		var l diag.List
 		ld := Loader{Chunks: chunks}
 		pkg := ld.Parse("p.yaml", []byte(warns), &l)

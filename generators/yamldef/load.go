@@ -27,9 +27,11 @@ func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package
 	var doc *yaml.Node
 	var cut *itemsCut
 	var ok bool
+	var f *slicedFile
 	if chunks != nil {
 		// Cut once: the models' load and the whole load share it.
-		f, keys := cutItems(data)
+		var keys []string
+		f, keys = cutItems(data)
 		if f != nil {
 			if pkg := loadPrebuilt(file, data, f, keys, chunks); pkg != nil {
 				return pkg
@@ -57,7 +59,11 @@ func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package
 			for i, item := range vet.items {
 				nodes[i] = countNodes(item)
 			}
-			pkg.Validated = newValidatedOps(chunks, file, pkg, cut, b.lines, make([]bool, len(cut.keys)), vet.items, nodes, b.quiet)
+			built := make([]bool, len(cut.keys))
+			for i := range built {
+				built[i] = true
+			}
+			pkg.Validated = newValidatedOps(chunks, file, pkg, f, cut, make([]bool, len(cut.keys)), built, nodes, b.quiet)
 		}
 	}
 	return pkg

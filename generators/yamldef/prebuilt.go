@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/ir/ircodec"
@@ -74,22 +72,24 @@ type validatedOps struct {
 	file   string
 	pkg    *ir.Package
 	cut    *itemsCut
+	// f is the file cut into its items, for building an op again (Keep);
+	// nil once Keep has run.
+	f *slicedFile
 	// By item: the op the load gave (Keep and Prevalidated answer for it
 	// alone, wherever validation finds it), whether it was read back as
-	// validated, its tree when it was built here (nil: read back), the
+	// validated, whether it was built in this load (not read back), its
 	// tree's node count, and whether it built with no diagnostic.
 	loaded []*ir.Op
 	pre    []bool
-	items  []*yaml.Node
+	built  []bool
 	nodes  []int
 	quiet  []bool
-	lines  []string
 }
 
 // newValidatedOps is pkg's validatedOps, pkg's ops being those the load
-// of file (cut there) gave: read back where pre says.
-func newValidatedOps(chunks Chunks, file string, pkg *ir.Package, cut *itemsCut, lines []string, pre []bool, items []*yaml.Node, nodes []int, quiet []bool) *validatedOps {
-	return &validatedOps{chunks: chunks, file: file, pkg: pkg, cut: cut, loaded: slices.Clone(pkg.Ops), pre: pre, items: items, nodes: nodes, quiet: quiet, lines: lines}
+// of file (cut into f and there) gave.
+func newValidatedOps(chunks Chunks, file string, pkg *ir.Package, f *slicedFile, cut *itemsCut, pre, built []bool, nodes []int, quiet []bool) *validatedOps {
+	return &validatedOps{chunks: chunks, file: file, pkg: pkg, cut: cut, f: f, loaded: slices.Clone(pkg.Ops), pre: pre, built: built, nodes: nodes, quiet: quiet}
 }
 
 // Prevalidated implements ir.ValidatedOps.
@@ -100,16 +100,15 @@ func (v *validatedOps) Prevalidated(i int) bool {
 // Keep implements ir.ValidatedOps, once. An op built in this load that
 // validation did not pass clean (a warning acknowledged or not) is kept
 // as built: validation has changed it, so it is built again from its
-// tree. That happens once: a later load reads it back as built (and
-// validates it again), and Keep leaves an op read back as it is.
+// item's text. That happens once: a later load reads it back as built
+// (and validates it again), and Keep leaves an op read back as it is.
 func (v *validatedOps) Keep(clean []int) {
-	if v.items == nil {
+	f := v.f
+	if f == nil {
 		return // kept already
 	}
-	// The file's trees and lines are not needed after: the package,
-	// which lives as long as the gen, must not hold them.
-	defer func() { v.items, v.lines = nil, nil }()
-	if v.pkg.Digest == "" || len(v.pkg.Ops) != len(v.loaded) {
+	v.f = nil // the file's text is not held for as long as the package
+	if v.pkg.Digest == "" || len(v.pkg.Ops) != len(v.loaded) || len(f.chunks) != len(v.loaded) {
 		return
 	}
 	passed := make([]bool, len(v.loaded))
@@ -126,10 +125,14 @@ func (v *validatedOps) Keep(clean []int) {
 		}
 		key := validatedKey(v.file, v.cut.keys[i])
 		if !passed[i] {
-			if v.items[i] == nil {
+			if !v.built[i] {
 				return // read back as built: kept already
 			}
-			op = (&builder{file: v.file, l: new(diag.List), lines: v.lines}).op(asObject(v.items[i]))
+			item, ok := f.parseItem(f.chunks[i])
+			if !ok {
+				return
+			}
+			op = (&builder{file: v.file, l: new(diag.List), lines: f.lines}).op(asObject(item))
 			op.Digest = v.loaded[i].Digest // the digest is of the whole tree (setDigests)
 			key = modelKey(v.file, v.cut.keys[i])
 		}
@@ -214,9 +217,9 @@ func loadPrebuilt(file string, data []byte, f *slicedFile, keys []string, chunks
 	if len(vet.items) != len(pkg.Ops) {
 		return nil
 	}
-	// Each item's op, read back or built here in order, with its tree
-	// (built), node count and verdict.
-	trees := make([]*yaml.Node, n)
+	// Each item's op, read back or built here in order, with its tree's
+	// node count and verdict.
+	builtHere := make([]bool, n)
 	quietAt := make([]bool, n)
 	built := pkg.Ops
 	pkg.Ops = make([]*ir.Op, n)
@@ -226,10 +229,10 @@ func loadPrebuilt(file string, data []byte, f *slicedFile, keys []string, chunks
 			pkg.Ops[i], quietAt[i] = models[i], true
 			continue
 		}
-		pkg.Ops[i], trees[i], quietAt[i] = built[next], vet.items[next], b.quiet[next]
-		nodes[i] = countNodes(trees[i])
+		pkg.Ops[i], builtHere[i], quietAt[i] = built[next], true, b.quiet[next]
+		nodes[i] = countNodes(vet.items[next])
 		next++
 	}
-	pkg.Validated = newValidatedOps(chunks, file, pkg, f.cutOf(keys), b.lines, pre, trees, nodes, quietAt)
+	pkg.Validated = newValidatedOps(chunks, file, pkg, f, f.cutOf(keys), pre, builtHere, nodes, quietAt)
 	return pkg
 }
