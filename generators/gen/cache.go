@@ -136,6 +136,9 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 		var prev cacheFile
 		if prev.decode(data) && prev.Version == cacheVersion && prev.Out == out {
 			c.prev = prev
+			// A gen records about the files the last one did: the maps
+			// are made once at that size, not grown through it.
+			c.hashes, c.ops = make(map[string]string, len(prev.Files)), make(map[string]string, len(prev.Files))
 		}
 	}
 	return c, nil

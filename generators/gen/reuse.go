@@ -96,9 +96,13 @@ func (k *opKeys) reuse(t target.Target, pkg *ir.Package) *ir.Reuse {
 		ops = sel.Ops(pkg)
 	}
 	r := &ir.Reuse{Keys: make(map[*ir.Op]string, len(ops)), Sections: k.reuser.Sections()}
-	for _, op := range ops {
-		if key := k.key(t.Name(), pkg, op); key != "" {
-			r.Keys[op] = key
+	// A key is a hash: the thousand of an op-heavy package are made on
+	// every core, and only then put in the map.
+	keys := make([]string, len(ops))
+	workpool.Parallel(len(ops), func(i int) { keys[i] = k.key(t.Name(), pkg, ops[i]) })
+	for i, op := range ops {
+		if keys[i] != "" {
+			r.Keys[op] = keys[i]
 		}
 	}
 	p, ok := t.(target.Pather)
@@ -119,12 +123,19 @@ func (k *opKeys) reuse(t target.Target, pkg *ir.Package) *ir.Reuse {
 		k.reuser.Keyed(rel, key)
 		kept[i] = k.reuser.Reusable(rel, key)
 	})
-	var looks []string
+	n := 0
+	for _, ok := range kept {
+		if ok {
+			n++
+		}
+	}
+	if n == 0 {
+		return r
+	}
+	r.Kept = make(map[string]bool, n)
+	looks := make([]string, 0, n)
 	for i, f := range paths {
 		if kept[i] {
-			if r.Kept == nil {
-				r.Kept = map[string]bool{}
-			}
 			r.Kept[pkg.Name+"/"+f.Path] = true
 			looks = append(looks, t.Name()+"/"+pkg.Name+"/"+f.Path)
 		}
