@@ -109,13 +109,13 @@ type Package struct {
 // duplicates) and the one reading the file system (an ONNX origin's
 // model) do.
 type ValidatedOps interface {
-	// Prevalidated reports that pkg.Ops[i] was read back as validation
-	// left it under this package's digest.
-	Prevalidated(i int) bool
+	// Prevalidated reports that op, one of the package's, was read back
+	// as validation left it.
+	Prevalidated(op *Op) bool
 	// Keep is called once validation has run (Facts derived), with the
 	// ops it passed with no diagnostic of their own: those are kept as
 	// validated, and the others as they were before validation.
-	Keep(clean []int)
+	Keep(clean []*Op)
 }
 
 // Reuse is what gen's cache offers one target's generation of a package.

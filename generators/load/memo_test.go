@@ -43,8 +43,8 @@ func checkMemo(t *testing.T, name, path string, data []byte, chunks *yamldeftest
 		// (ir.Package.Validated): what it read back of them is compared
 		// here, with the ops validation made without it.
 		if gotPkg.Validated != nil {
-			for i := range gotPkg.Ops {
-				if gotPkg.Validated.Prevalidated(i) {
+			for _, op := range gotPkg.Ops {
+				if gotPkg.Validated.Prevalidated(op) {
 					prevalidated++
 				}
 			}
@@ -101,8 +101,8 @@ func checkCleanOpsPrevalidated(t *testing.T, path string, data []byte, chunks *y
 		return
 	}
 	pre := make([]bool, len(pkg.Ops))
-	for i := range pkg.Ops {
-		pre[i] = pkg.Validated.Prevalidated(i)
+	for i, op := range pkg.Ops {
+		pre[i] = pkg.Validated.Prevalidated(op)
 	}
 	ld.validate(pkg, &l)
 	for i, op := range pkg.Ops {
@@ -238,5 +238,36 @@ func TestValidatedOpsSeeTheONNXModelGo(t *testing.T) {
 	ld.validate(pkg, &l)
 	if got := strings.Count(fmt.Sprint(l.Sorted()), "onnx-origin"); got != 3 {
 		t.Errorf("%d onnx-origin warnings, want 3: %v", got, l.Sorted())
+	}
+}
+
+// TestValidatedOpsAfterTheONNXModelComes: found by an independent review.
+// Ops that warn because their ONNX model is missing are kept as built and
+// validated (and warn) on every load; once the model is there they pass
+// clean, are kept as validated, and the next load reads them back so.
+func TestValidatedOpsAfterTheONNXModelComes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.yaml")
+	var b strings.Builder
+	b.WriteString("version: 1\npackage: {name: P, domain: p, version: 1.0.0}\nops:\n")
+	for _, n := range []string{"A", "B", "C"} {
+		b.WriteString("  - name: " + n + "\n    onnx: {model: m.onnx, op_type: Relu}\n    inputs: [{name: x, type: float32, shape: [N]}]\n    outputs: [{name: y, type: float32, shape: [N]}]\n")
+	}
+	data, chunks := []byte(b.String()), yamldeftest.NewChunks()
+	for _, step := range []string{"model missing", "model missing, again"} {
+		if got := checkMemo(t, step, path, data, chunks); got != 0 {
+			t.Fatalf("%s: %d ops read back as validated, want 0", step, got)
+		}
+	}
+	if chunks.VettedServed("model ") == 0 {
+		t.Fatal("the ops that warn were not read back as built: the test checks nothing")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "m.onnx"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for step, want := range []int{0, 2} {
+		if got := checkMemo(t, fmt.Sprintf("model there, %d", step), path, data, chunks); got != want {
+			t.Fatalf("model there, %d: %d ops read back as validated, want %d", step, got, want)
+		}
 	}
 }

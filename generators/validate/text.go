@@ -32,7 +32,7 @@ func (v *validator) freeText(skip func(i int) bool) []diag.List {
 	lists := make([]diag.List, len(pkg.Ops))
 	workpool.Parallel(len(pkg.Ops), func(i int) {
 		if !skip(i) {
-			(&validator{pkg: &ir.Package{Source: pkg.Source}, l: &lists[i]}).opText(pkg.Ops[i])
+			(&validator{source: pkg.Source, l: &lists[i]}).opText(pkg.Ops[i])
 		}
 	})
 	for i := range lists {

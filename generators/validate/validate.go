@@ -42,7 +42,7 @@ const shapesCheck = "shapes"
 
 // PackageWith is Package, skipping the checks memo says an op passed.
 func PackageWith(pkg *ir.Package, l *diag.List, memo Memo) {
-	v := &validator{pkg: pkg, l: l}
+	v := &validator{pkg: pkg, source: pkg.Source, l: l}
 	v.identifier("package", pkg.Name, pkg.Where.At("name", pkg.Pos))
 	if strings.TrimSpace(pkg.Version) == "" {
 		l.Errorf(pkg.Where.At("version", pkg.Pos), "package-version", "package %s has an empty version", pkg.Name)
@@ -54,26 +54,26 @@ func PackageWith(pkg *ir.Package, l *diag.List, memo Memo) {
 	// would give them.
 	//
 	// An op's own checks see of its package only where it was read from
-	// (an XML config's loader is laxer): what they conclude is then a
-	// function of the op and its file, which is what lets a loader keep an
-	// op as validation left it and hand it back prevalidated
-	// (ir.Package.Validated). Such an op's own checks do not run again,
-	// but for the one that reads the file system, which no key covers.
+	// (validator.source; an XML config's loader is laxer): what they
+	// conclude is then a function of the op and its file, which is what
+	// lets a loader keep an op as validation left it and hand it back
+	// prevalidated (ir.Package.Validated). Such an op's own checks do not
+	// run again, but for the one that reads the file system, which no key
+	// covers.
 	lists := make([]diag.List, len(pkg.Ops))
-	own := &ir.Package{Source: pkg.Source}
 	kept := pkg.Validated
-	prevalidated := func(i int) bool { return kept != nil && kept.Prevalidated(i) }
+	prevalidated := func(i int) bool { return kept != nil && kept.Prevalidated(pkg.Ops[i]) }
 	workpool.Parallel(len(pkg.Ops), func(i int) {
 		op := pkg.Ops[i]
 		if prevalidated(i) {
-			(&validator{pkg: own, l: &lists[i]}).onnxOrigin(op)
+			(&validator{source: pkg.Source, l: &lists[i]}).onnxOrigin(op)
 			return
 		}
 		key := ""
 		if memo != nil && pkg.Digest != "" && op.Digest != "" {
 			key = pkg.Digest + " " + op.Digest
 		}
-		(&validator{pkg: own, l: &lists[i], memo: memo, memoKey: key}).op(op)
+		(&validator{source: pkg.Source, l: &lists[i], memo: memo, memoKey: key}).op(op)
 	})
 	seen := newNameSet(l, "op")
 	for i, op := range pkg.Ops {
@@ -94,18 +94,23 @@ func PackageWith(pkg *ir.Package, l *diag.List, memo Memo) {
 	}
 	// An op with no diagnostic of its own is kept as validation left it.
 	// The checks across ops above are not its own: they run every time.
-	var clean []int
-	for i := range pkg.Ops {
+	var clean []*ir.Op
+	for i, op := range pkg.Ops {
 		if !prevalidated(i) && lists[i].Len() == 0 && texts[i].Len() == 0 {
-			clean = append(clean, i)
+			clean = append(clean, op)
 		}
 	}
 	kept.Keep(clean)
 }
 
 type validator struct {
-	pkg *ir.Package
-	l   *diag.List
+	// pkg is the package, for the package's own checks; an op's own
+	// checks have none (nil), only source, the path it was read from:
+	// what they conclude must be a function of the op and its file, which
+	// lets a loader hand the op back prevalidated (ir.Package.Validated).
+	pkg    *ir.Package
+	source string
+	l      *diag.List
 	// memo and memoKey, when set, remember the op's passed checks.
 	memo    Memo
 	memoKey string
@@ -328,5 +333,5 @@ func (v *validator) constraintIDs(cs []ir.Constraint, what string) {
 // fromXML: the package was read from an XML op-package config, whose
 // loader applies its vendor generator's rules where they are laxer.
 func (v *validator) fromXML() bool {
-	return strings.EqualFold(filepath.Ext(v.pkg.Source), ".xml")
+	return strings.EqualFold(filepath.Ext(v.source), ".xml")
 }

@@ -79,7 +79,7 @@ func (v *validator) caseParams(op *ir.Op, label string, vc ir.VerifyCase) {
 		default:
 			// The checks of a default, reported as this case's.
 			var l diag.List
-			sub := &validator{pkg: v.pkg, l: &l}
+			sub := &validator{pkg: v.pkg, source: v.source, l: &l}
 			sub.defaultValue(p, vp.Value, vp.Value.Pos)
 			for _, d := range l.Sorted() {
 				msg := strings.Replace(d.Message, "default", "value", 1)

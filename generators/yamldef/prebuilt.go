@@ -2,7 +2,6 @@ package yamldef
 
 import (
 	"encoding/binary"
-	"slices"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -27,8 +26,9 @@ import (
 // validation left it, under a key of its own (validatedKey), and read back
 // so its own checks do not run again (ir.ValidatedOps); the checks across
 // ops, and the one that looks at the file system, do. Each key names one
-// record's bytes, as the store wants (it keeps a key's first record): a
-// model as built and one as validated never share a key.
+// record's bytes, as the store wants (it appends only the keys it does
+// not hold, and a rewrite keeps a key's last value): a model as built and
+// one as validated never share a key.
 
 // modelKey is the Vet key of the model of the item of key in file. The
 // file is in it: the builder makes an ONNX origin's model path from the
@@ -70,57 +70,69 @@ func decodeModel(rec, file string, first int) (*ir.Op, int, bool) {
 type validatedOps struct {
 	chunks Chunks
 	file   string
-	pkg    *ir.Package
+	digest string // the package's (setDigests)
 	cut    *itemsCut
 	// f is the file cut into its items, for building an op again (Keep);
 	// nil once Keep has run.
 	f *slicedFile
-	// By item: the op the load gave (Keep and Prevalidated answer for it
-	// alone, wherever validation finds it), whether it was read back as
-	// validated, whether it was built in this load (not read back), its
-	// tree's node count, and whether it built with no diagnostic.
-	loaded []*ir.Op
-	pre    []bool
-	built  []bool
-	nodes  []int
-	quiet  []bool
+	// item is the item each op the load gave stands for; by item: whether
+	// its op was read back as validated, whether it was built in this
+	// load (not read back), its tree's node count, and whether it built
+	// with no diagnostic. Ops are answered for by identity: a package
+	// copied with some of its ops shares this, and asks about its own.
+	item  map[*ir.Op]int
+	pre   []bool
+	built []bool
+	nodes []int
+	quiet []bool
 }
 
 // newValidatedOps is pkg's validatedOps, pkg's ops being those the load
 // of file (cut into f and there) gave.
 func newValidatedOps(chunks Chunks, file string, pkg *ir.Package, f *slicedFile, cut *itemsCut, pre, built []bool, nodes []int, quiet []bool) *validatedOps {
-	return &validatedOps{chunks: chunks, file: file, pkg: pkg, cut: cut, f: f, loaded: slices.Clone(pkg.Ops), pre: pre, built: built, nodes: nodes, quiet: quiet}
+	item := make(map[*ir.Op]int, len(pkg.Ops))
+	for i, op := range pkg.Ops {
+		item[op] = i
+	}
+	return &validatedOps{chunks: chunks, file: file, digest: pkg.Digest, cut: cut, f: f, item: item, pre: pre, built: built, nodes: nodes, quiet: quiet}
 }
 
 // Prevalidated implements ir.ValidatedOps.
-func (v *validatedOps) Prevalidated(i int) bool {
-	return i >= 0 && i < len(v.pre) && v.pre[i] && i < len(v.pkg.Ops) && v.pkg.Ops[i] == v.loaded[i]
+func (v *validatedOps) Prevalidated(op *ir.Op) bool {
+	i, ok := v.item[op]
+	return ok && v.pre[i]
 }
 
 // Keep implements ir.ValidatedOps, once. An op built in this load that
 // validation did not pass clean (a warning acknowledged or not) is kept
 // as built: validation has changed it, so it is built again from its
 // item's text. That happens once: a later load reads it back as built
-// (and validates it again), and Keep leaves an op read back as it is.
-func (v *validatedOps) Keep(clean []int) {
+// and validates it again, and keeps it as validated once it passes clean.
+// What is kept already under a key is not encoded again.
+func (v *validatedOps) Keep(clean []*ir.Op) {
 	f := v.f
 	if f == nil {
 		return // kept already
 	}
 	v.f = nil // the file's text is not held for as long as the package
-	if v.pkg.Digest == "" || len(v.pkg.Ops) != len(v.loaded) || len(f.chunks) != len(v.loaded) {
+	if v.digest == "" || len(f.chunks) != len(v.cut.keys) {
 		return
 	}
-	passed := make([]bool, len(v.loaded))
-	for _, i := range clean {
-		if i >= 0 && i < len(passed) {
+	passed := make([]bool, len(v.cut.keys))
+	for _, op := range clean {
+		if i, ok := v.item[op]; ok {
 			passed[i] = true
 		}
 	}
-	workpool.Parallel(len(v.loaded)-1, func(j int) {
+	ops := make([]*ir.Op, len(v.cut.keys))
+	for op, i := range v.item {
+		ops[i] = op
+	}
+	// Not the first item: a load never reads it back.
+	workpool.Parallel(len(ops)-1, func(j int) {
 		i := j + 1
-		op := v.pkg.Ops[i]
-		if op != v.loaded[i] || v.pre[i] || !v.quiet[i] || op.Digest == "" {
+		op := ops[i]
+		if op == nil || v.pre[i] || !v.quiet[i] || op.Digest == "" {
 			return
 		}
 		key := validatedKey(v.file, v.cut.keys[i])
@@ -128,13 +140,19 @@ func (v *validatedOps) Keep(clean []int) {
 			if !v.built[i] {
 				return // read back as built: kept already
 			}
+			key = modelKey(v.file, v.cut.keys[i])
+		}
+		if _, ok := v.chunks.Vetted(key); ok {
+			return
+		}
+		if !passed[i] {
 			item, ok := f.parseItem(f.chunks[i])
 			if !ok {
 				return
 			}
+			digest := op.Digest // the digest is of the whole tree (setDigests)
 			op = (&builder{file: v.file, l: new(diag.List), lines: f.lines}).op(asObject(item))
-			op.Digest = v.loaded[i].Digest // the digest is of the whole tree (setDigests)
-			key = modelKey(v.file, v.cut.keys[i])
+			op.Digest = digest
 		}
 		if rec, ok := modelRecord(op, v.file, v.cut.firsts[i], v.cut.lasts[i], v.nodes[i]); ok {
 			v.chunks.Vet(key, rec)

@@ -53,9 +53,10 @@ func (c *Chunks) Vetted(key string) (string, bool) {
 	return d, ok
 }
 
-// Vet implements yamldef.Chunks. Like gen's store, which keeps a key's
-// first record, it holds one value per key: a second, different value is
-// a bug of the caller, and panics.
+// Vet implements yamldef.Chunks. A key names one record's bytes (gen's
+// store appends only the keys it does not hold, and a rewrite keeps the
+// last value), so a second, different value for a key is a bug of the
+// caller, and panics here.
 func (c *Chunks) Vet(key, digest string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
