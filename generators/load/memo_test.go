@@ -205,6 +205,17 @@ func TestValidatedOpsFollowThePackage(t *testing.T) {
 	}
 }
 
+// onnxOpsFile is the path and text of an opdef in dir with three ops
+// imported from the ONNX model m.onnx there.
+func onnxOpsFile(dir string) (string, []byte) {
+	var b strings.Builder
+	b.WriteString("version: 1\npackage: {name: P, domain: p, version: 1.0.0}\nops:\n")
+	for _, n := range []string{"A", "B", "C"} {
+		b.WriteString("  - name: " + n + "\n    onnx: {model: m.onnx, op_type: Relu}\n    inputs: [{name: x, type: float32, shape: [N]}]\n    outputs: [{name: y, type: float32, shape: [N]}]\n")
+	}
+	return filepath.Join(dir, "p.yaml"), []byte(b.String())
+}
+
 // TestValidatedOpsSeeTheONNXModelGo: found by an independent review. An
 // op's check of its ONNX origin reads the file system, which no key of a
 // validated op covers: an op read back as validated still warns once the
@@ -215,13 +226,8 @@ func TestValidatedOpsSeeTheONNXModelGo(t *testing.T) {
 	if err := os.WriteFile(model, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "p.yaml")
-	var b strings.Builder
-	b.WriteString("version: 1\npackage: {name: P, domain: p, version: 1.0.0}\nops:\n")
-	for _, n := range []string{"A", "B", "C"} {
-		b.WriteString("  - name: " + n + "\n    onnx: {model: m.onnx, op_type: Relu}\n    inputs: [{name: x, type: float32, shape: [N]}]\n    outputs: [{name: y, type: float32, shape: [N]}]\n")
-	}
-	data, chunks := []byte(b.String()), yamldeftest.NewChunks()
+	path, data := onnxOpsFile(dir)
+	chunks := yamldeftest.NewChunks()
 	checkMemo(t, "first", path, data, chunks)
 	if got := checkMemo(t, "again", path, data, chunks); got != 2 {
 		t.Fatalf("%d ops read back as validated, want 2: the test checks nothing", got)
@@ -247,13 +253,8 @@ func TestValidatedOpsSeeTheONNXModelGo(t *testing.T) {
 // clean, are kept as validated, and the next load reads them back so.
 func TestValidatedOpsAfterTheONNXModelComes(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "p.yaml")
-	var b strings.Builder
-	b.WriteString("version: 1\npackage: {name: P, domain: p, version: 1.0.0}\nops:\n")
-	for _, n := range []string{"A", "B", "C"} {
-		b.WriteString("  - name: " + n + "\n    onnx: {model: m.onnx, op_type: Relu}\n    inputs: [{name: x, type: float32, shape: [N]}]\n    outputs: [{name: y, type: float32, shape: [N]}]\n")
-	}
-	data, chunks := []byte(b.String()), yamldeftest.NewChunks()
+	path, data := onnxOpsFile(dir)
+	chunks := yamldeftest.NewChunks()
 	for _, step := range []string{"model missing", "model missing, again"} {
 		if got := checkMemo(t, step, path, data, chunks); got != 0 {
 			t.Fatalf("%s: %d ops read back as validated, want 0", step, got)
