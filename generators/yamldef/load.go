@@ -59,11 +59,8 @@ func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package
 			for i, item := range vet.items {
 				nodes[i] = countNodes(item)
 			}
-			built := make([]bool, len(cut.keys))
-			for i := range built {
-				built[i] = true
-			}
-			pkg.Validated = newValidatedOps(chunks, file, pkg, f, cut, make([]bool, len(cut.keys)), built, nodes, b.quiet)
+			// Every op was built here: builtHere is the zero origin.
+			pkg.Validated = newValidatedOps(chunks, file, pkg, f, cut, make([]origin, len(cut.keys)), nodes, b.quiet)
 		}
 	}
 	return pkg

@@ -2,6 +2,7 @@ package yamldef
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
@@ -75,32 +76,40 @@ type validatedOps struct {
 	// f is the file cut into its items, for building an op again (Keep);
 	// nil once Keep has run.
 	f *slicedFile
-	// item is the item each op the load gave stands for; by item: whether
-	// its op was read back as validated, whether it was built in this
-	// load (not read back), its tree's node count, and whether it built
-	// with no diagnostic. Ops are answered for by identity: a package
-	// copied with some of its ops shares this, and asks about its own.
-	item  map[*ir.Op]int
-	pre   []bool
-	built []bool
-	nodes []int
-	quiet []bool
+	// By item: the op the load gave, where it came from, its tree's node
+	// count, and whether it built with no diagnostic. Ops are answered
+	// for by identity (item): a package copied with some of its ops
+	// shares this, and asks about its own.
+	ops    []*ir.Op
+	item   map[*ir.Op]int
+	origin []origin
+	nodes  []int
+	quiet  []bool
 }
+
+// origin is where a load took an item's op from.
+type origin uint8
+
+const (
+	builtHere     origin = iota // built from the item's tree in this load
+	readBuilt                   // read back as built
+	readValidated               // read back as validation left it
+)
 
 // newValidatedOps is pkg's validatedOps, pkg's ops being those the load
 // of file (cut into f and there) gave.
-func newValidatedOps(chunks Chunks, file string, pkg *ir.Package, f *slicedFile, cut *itemsCut, pre, built []bool, nodes []int, quiet []bool) *validatedOps {
+func newValidatedOps(chunks Chunks, file string, pkg *ir.Package, f *slicedFile, cut *itemsCut, from []origin, nodes []int, quiet []bool) *validatedOps {
 	item := make(map[*ir.Op]int, len(pkg.Ops))
 	for i, op := range pkg.Ops {
 		item[op] = i
 	}
-	return &validatedOps{chunks: chunks, file: file, digest: pkg.Digest, cut: cut, f: f, item: item, pre: pre, built: built, nodes: nodes, quiet: quiet}
+	return &validatedOps{chunks: chunks, file: file, digest: pkg.Digest, cut: cut, f: f, ops: slices.Clone(pkg.Ops), item: item, origin: from, nodes: nodes, quiet: quiet}
 }
 
 // Prevalidated implements ir.ValidatedOps.
 func (v *validatedOps) Prevalidated(op *ir.Op) bool {
 	i, ok := v.item[op]
-	return ok && v.pre[i]
+	return ok && v.origin[i] == readValidated
 }
 
 // Keep implements ir.ValidatedOps, once. An op built in this load that
@@ -115,30 +124,26 @@ func (v *validatedOps) Keep(clean []*ir.Op) {
 		return // kept already
 	}
 	v.f = nil // the file's text is not held for as long as the package
-	if v.digest == "" || len(f.chunks) != len(v.cut.keys) {
+	if v.digest == "" || len(f.chunks) != len(v.ops) {
 		return
 	}
-	passed := make([]bool, len(v.cut.keys))
+	passed := make([]bool, len(v.ops))
 	for _, op := range clean {
 		if i, ok := v.item[op]; ok {
 			passed[i] = true
 		}
 	}
-	ops := make([]*ir.Op, len(v.cut.keys))
-	for op, i := range v.item {
-		ops[i] = op
-	}
 	// Not the first item: a load never reads it back.
-	workpool.Parallel(len(ops)-1, func(j int) {
+	workpool.Parallel(len(v.ops)-1, func(j int) {
 		i := j + 1
-		op := ops[i]
-		if op == nil || v.pre[i] || !v.quiet[i] || op.Digest == "" {
+		op := v.ops[i]
+		if v.origin[i] == readValidated || !v.quiet[i] || op.Digest == "" {
 			return
 		}
 		key := validatedKey(v.file, v.cut.keys[i])
 		if !passed[i] {
-			if !v.built[i] {
-				return // read back as built: kept already
+			if v.origin[i] == readBuilt {
+				return // kept already
 			}
 			key = modelKey(v.file, v.cut.keys[i])
 		}
@@ -175,7 +180,7 @@ func loadPrebuilt(file string, data []byte, f *slicedFile, keys []string, chunks
 	n := len(f.chunks)
 	models := make([]*ir.Op, n)
 	nodes := make([]int, n)
-	pre := make([]bool, n)
+	from := make([]origin, n)
 	// The first item stays in the document, as with vetting: the schema
 	// checks it with the package.
 	workpool.Parallel(n-1, func(j int) {
@@ -184,16 +189,16 @@ func loadPrebuilt(file string, data []byte, f *slicedFile, keys []string, chunks
 		if !ok || digest == "" {
 			return
 		}
-		validated := true
+		how := readValidated
 		rec, ok := chunks.Vetted(validatedKey(file, keys[i]))
 		if !ok {
-			validated = false
+			how = readBuilt
 			if rec, ok = chunks.Vetted(modelKey(file, keys[i])); !ok {
 				return
 			}
 		}
 		if op, count, ok := decodeModel(rec, file, f.chunks[i].first+1); ok && op.Digest == digest {
-			models[i], nodes[i], pre[i] = op, count, validated
+			models[i], nodes[i], from[i] = op, count, how
 		}
 	})
 	leave := make([]bool, n)
@@ -237,7 +242,6 @@ func loadPrebuilt(file string, data []byte, f *slicedFile, keys []string, chunks
 	}
 	// Each item's op, read back or built here in order, with its tree's
 	// node count and verdict.
-	builtHere := make([]bool, n)
 	quietAt := make([]bool, n)
 	built := pkg.Ops
 	pkg.Ops = make([]*ir.Op, n)
@@ -247,10 +251,10 @@ func loadPrebuilt(file string, data []byte, f *slicedFile, keys []string, chunks
 			pkg.Ops[i], quietAt[i] = models[i], true
 			continue
 		}
-		pkg.Ops[i], builtHere[i], quietAt[i] = built[next], true, b.quiet[next]
+		pkg.Ops[i], quietAt[i] = built[next], b.quiet[next] // from[i] is builtHere
 		nodes[i] = countNodes(vet.items[next])
 		next++
 	}
-	pkg.Validated = newValidatedOps(chunks, file, pkg, f, f.cutOf(keys), pre, builtHere, nodes, quietAt)
+	pkg.Validated = newValidatedOps(chunks, file, pkg, f, f.cutOf(keys), from, nodes, quietAt)
 	return pkg
 }
