@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"runtime"
+	"sort"
 	"sync"
 	"text/template"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/opforge/opforge/generators/escape"
 	"github.com/opforge/opforge/generators/fileset"
 	"github.com/opforge/opforge/generators/ir"
+	"github.com/opforge/opforge/generators/tmplexec"
 	"github.com/opforge/opforge/generators/workpool"
 )
 
@@ -46,27 +48,67 @@ func FuncMap(extra template.FuncMap) template.FuncMap {
 	return m
 }
 
-// Set is the parsed templates of one target.
+// Set is the parsed templates of one target, compiled.
 type Set struct {
-	t *template.Template
-	// lazy parses t on first use (MustLoad): every opforge command links
-	// every target's templates, and parsing them all at start-up cost more
-	// than a no-op build's whole work.
-	lazy func() *template.Template
+	p *tmplexec.Program
+	// lazy parses and compiles p on first use (MustLoad): every opforge
+	// command links every target's templates, and parsing them all at
+	// start-up cost more than a no-op build's whole work.
+	lazy func() *tmplexec.Program
 }
 
-// tmpl is the parsed set, parsing it first when it was loaded lazily.
-func (s *Set) tmpl() *template.Template {
+// program is the compiled set, parsing it first when it was loaded lazily.
+func (s *Set) program() *tmplexec.Program {
 	if s.lazy != nil {
 		return s.lazy()
 	}
-	return s.t
+	return s.p
+}
+
+// execute writes the named template applied to data to buf. It runs
+// compiled (tmplexec), which writes text/template's bytes at a fraction
+// of its cost; textTemplate makes it run with text/template itself, for
+// the test that compares the two over every template.
+func (s *Set) execute(buf *bytes.Buffer, name string, data any) error {
+	p := s.program()
+	if textTemplate {
+		return p.Template().ExecuteTemplate(buf, name, data)
+	}
+	return p.Execute(buf, name, data)
+}
+
+// textTemplate: render with text/template, not compiled (tests only).
+var textTemplate bool
+
+// UseTextTemplate makes every set render with text/template itself until
+// restore is called: for the test that compares the compiled templates'
+// output with text/template's. It must not run beside a generation.
+func UseTextTemplate() (restore func()) {
+	textTemplate = true
+	return func() { textTemplate = false }
+}
+
+// CompiledStats says how the sets MustLoad made ran: how many executions
+// the compiled code gave up to text/template, and which templates it did
+// not compile ("dir/name: why"). Both are empty when every template runs
+// compiled; the test over every testdata package holds them to that.
+func CompiledStats() (fallbacks int64, notCompiled []string) {
+	for _, e := range embedded {
+		p := e.set.program()
+		fallbacks += p.Fallbacks()
+		for name, why := range p.NotCompiled() {
+			notCompiled = append(notCompiled, e.dir+"/"+name+": "+why)
+		}
+	}
+	sort.Strings(notCompiled)
+	return fallbacks, notCompiled
 }
 
 // Load parses every *.tmpl under dir in fsys. Templates are named by
 // their file name without the directory ("op.cpp.tmpl").
 func Load(fsys fs.FS, dir string, extra template.FuncMap) (*Set, error) {
-	root := template.New(dir).Funcs(FuncMap(extra)).Option("missingkey=error")
+	funcs := FuncMap(extra)
+	root := template.New(dir).Funcs(funcs).Option("missingkey=error")
 	matches, err := fs.Glob(fsys, path.Join(dir, "*.tmpl"))
 	if err != nil {
 		return nil, err
@@ -83,7 +125,7 @@ func Load(fsys fs.FS, dir string, extra template.FuncMap) (*Set, error) {
 			return nil, err
 		}
 	}
-	return &Set{t: root}, nil
+	return &Set{p: tmplexec.Compile(root, funcs)}, nil
 }
 
 // parallelBuffered is workpool.Parallel handing fn a buffer of its worker's own,
@@ -193,7 +235,7 @@ func KeyedTexts(pkg *ir.Package, name string, ops []*ir.Op, part func(i int) (st
 // templateParts makes item(i)'s section with the named template.
 func templateParts[T any](s *Set, name string, item func(i int) T) func(*bytes.Buffer, int) (string, error) {
 	return func(buf *bytes.Buffer, i int) (string, error) {
-		if err := s.tmpl().ExecuteTemplate(buf, name, item(i)); err != nil {
+		if err := s.execute(buf, name, item(i)); err != nil {
 			return "", err
 		}
 		return buf.String(), nil
@@ -281,7 +323,7 @@ func (s *Set) Execute(name string, data any) ([]byte, error) {
 // megabytes of its own.
 func (s *Set) executeInto(buf *bytes.Buffer, name string, data any, head string) ([]byte, error) {
 	buf.Reset()
-	if err := s.tmpl().ExecuteTemplate(buf, name, data); err != nil {
+	if err := s.execute(buf, name, data); err != nil {
 		return nil, err
 	}
 	out := buf.Bytes()
@@ -434,12 +476,12 @@ type embeddedSet struct {
 // reload makes the set parse its templates from fsys on first use.
 func (e *embeddedSet) reload(fsys fs.FS) {
 	e.fsys = fsys
-	e.set.lazy = sync.OnceValue(func() *template.Template {
+	e.set.lazy = sync.OnceValue(func() *tmplexec.Program {
 		s, err := Load(fsys, e.dir, e.extra)
 		if err != nil {
 			panic(fmt.Sprintf("%s templates: %v", e.dir, err))
 		}
-		return s.t
+		return s.p
 	})
 }
 
