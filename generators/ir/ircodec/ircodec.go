@@ -132,6 +132,9 @@ func (e *encoder) pos(p diag.Pos) error {
 func (e *encoder) value(v reflect.Value) error {
 	t := v.Type()
 	if t == posType {
+		if v.CanAddr() { // a model's are: read in place, not boxed
+			return e.pos(*(*diag.Pos)(v.Addr().UnsafePointer()))
+		}
 		return e.pos(v.Interface().(diag.Pos))
 	}
 	switch t.Kind() {
@@ -204,10 +207,10 @@ func (e *encoder) value(v reflect.Value) error {
 			}
 		}
 	case reflect.Struct:
+		if !allExported(t) {
+			return errRefused
+		}
 		for i := range t.NumField() {
-			if !t.Field(i).IsExported() {
-				return errRefused
-			}
 			if err := e.value(v.Field(i)); err != nil {
 				return err
 			}
@@ -222,6 +225,23 @@ func (e *encoder) value(v reflect.Value) error {
 		return errRefused
 	}
 	return nil
+}
+
+// exported holds, per struct type, whether every field is exported:
+// reflect.Type.Field builds a StructField each time it is asked, and a
+// cold gen encodes every op's model, field by field.
+var exported sync.Map // reflect.Type: bool
+
+func allExported(t reflect.Type) bool {
+	if all, ok := exported.Load(t); ok {
+		return all.(bool)
+	}
+	all := true
+	for i := range t.NumField() {
+		all = all && t.Field(i).IsExported()
+	}
+	exported.Store(t, all)
+	return all
 }
 
 type decoder struct {
