@@ -258,32 +258,28 @@ func (f *slicedFile) parse(chunks Chunks, keys []string, leave []bool) (*yaml.No
 			missing = append(missing, i)
 		}
 	}
-	// Parsing an item alone costs what parsing it in the file does, but
-	// items parse on every core, and the whole file on one: a cold load
-	// of a large file parses its items alone too. One that does not parse
-	// cleanly alone (a comment, a broken line) has the whole file parsed.
-	failed := make([]bool, len(missing))
-	encoded := make([][]byte, len(missing))
-	workpool.Parallel(len(missing), func(j int) {
-		i := missing[j]
+	// Parsing items alone costs what parsing them in the file does: past
+	// a few, the whole file is parsed (and its items kept), as Parse has
+	// it.
+	if len(missing) > max(8, len(f.chunks)/8) {
+		return nil, false
+	}
+	for _, i := range missing {
 		c := f.chunks[i]
 		item, ok := f.parseItem(c)
 		if !ok {
-			failed[j] = true
-			return
+			return nil, false
 		}
 		items[i], fresh[i] = item, true
-		encoded[j] = encodeItem(item, c.first+1)
-	})
-	if slices.Contains(failed, true) {
-		return nil, false
 	}
 	doc, at, ok := f.packagePart()
 	if !ok {
 		return nil, false
 	}
-	for j, i := range missing {
-		chunks.Keep(keys[i], encoded[j])
+	for i, c := range f.chunks {
+		if fresh[i] {
+			chunks.Keep(keys[i], encodeItem(items[i], c.first+1))
+		}
 	}
 	if leave != nil {
 		items = slices.DeleteFunc(items, func(n *yaml.Node) bool { return n == nil })
