@@ -4,7 +4,10 @@
 // bytes on any machine. Missing map keys are errors, never "<no value>".
 //
 // Executes embedded templates with the allow-listed map (no time, randomness,
-// environment or crypto) and `missingkey=error`; normalises blank lines in one
+// environment or crypto) and `missingkey=error`, compiled (tmplexec, which
+// writes text/template's bytes and hands text/template whatever it does not
+// take; UseTextTemplate runs text/template itself, for the test that
+// compares the two); normalises blank lines in one
 // pass; `Set.Package` renders a package's files on every core (one reused
 // buffer per worker) and joins them in a fixed order; `Sections` renders a
 // package-wide file's per-op section on every core and joins them in op order;
