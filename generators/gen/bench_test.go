@@ -9,6 +9,7 @@ import (
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/registry"
+	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/target"
 )
 
@@ -50,7 +51,8 @@ func BenchmarkLoad1000(b *testing.B) {
 }
 
 // BenchmarkGenerate1000 is each target's Generate alone (models and
-// templates) for the loaded 1,000-op package.
+// templates) for the loaded 1,000-op package, with the templates compiled
+// (tmplexec, what gen runs) and, beside it, with text/template itself.
 func BenchmarkGenerate1000(b *testing.B) {
 	o := synthesize1000(b)
 	var l diag.List
@@ -60,7 +62,13 @@ func BenchmarkGenerate1000(b *testing.B) {
 	}
 	ts := registry.WithToolchains(o.Toolchains)
 	for _, t := range ts {
-		b.Run(t.Name(), func(b *testing.B) {
+		b.Run(t.Name()+"/compiled", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				generateOne(b, t, pkgs[0])
+			}
+		})
+		b.Run(t.Name()+"/text-template", func(b *testing.B) {
+			defer render.UseTextTemplate()()
 			for i := 0; i < b.N; i++ {
 				generateOne(b, t, pkgs[0])
 			}
