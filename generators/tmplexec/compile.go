@@ -83,12 +83,13 @@ func (c *compiler) node(n parse.Node) (node, error) {
 				return err
 			}, nil
 		}
+		site := new(printSite)
 		return func(s *state, dot reflect.Value) error {
 			v, err := p(s, dot)
 			if err != nil {
 				return err
 			}
-			return s.print(v)
+			return s.print(v, site)
 		}, nil
 	case *parse.IfNode:
 		return c.ifOrWith(false, n.Pipe, n.List, n.ElseList)
@@ -155,14 +156,12 @@ func (c *compiler) rangeNode(r *parse.RangeNode) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	decls := len(r.Pipe.Decl)
-	assign := r.Pipe.IsAssign
-	var first, second string
-	if decls > 0 {
-		first = r.Pipe.Decl[0].Ident[0]
+	rn := &rangeLoop{body: body, decls: len(r.Pipe.Decl), assign: r.Pipe.IsAssign}
+	if rn.decls > 0 {
+		rn.first = r.Pipe.Decl[0].Ident[0]
 	}
-	if decls > 1 {
-		second = r.Pipe.Decl[1].Ident[0]
+	if rn.decls > 1 {
+		rn.second = r.Pipe.Decl[1].Ident[0]
 	}
 	return func(s *state, dot reflect.Value) error {
 		outer := len(s.vars)
@@ -172,45 +171,12 @@ func (c *compiler) rangeNode(r *parse.RangeNode) (node, error) {
 		}
 		val, _ := indirect(pv)
 		mark := len(s.vars) // above the range's own variables
-		// one runs the body for one element, setting the variables as
-		// text/template does: with two, index and element; with one, the
-		// element.
-		one := func(index, elem reflect.Value) error {
-			if decls > 0 {
-				if assign {
-					v := elem
-					if decls > 1 {
-						v = index
-					}
-					if err := s.setVar(first, v); err != nil {
-						return err
-					}
-				} else {
-					s.vars[len(s.vars)-1].value = elem
-				}
-			}
-			if decls > 1 {
-				if assign {
-					if err := s.setVar(second, elem); err != nil {
-						return err
-					}
-				} else {
-					s.vars[len(s.vars)-2].value = index
-				}
-			}
-			err := body(s, elem)
-			s.vars = s.vars[:mark]
-			if err == errContinue {
-				err = nil
-			}
-			return err
-		}
 		ran := false
 		switch val.Kind() {
 		case reflect.Array, reflect.Slice:
 			for i, n := 0, val.Len(); i < n; i++ {
 				ran = true
-				if err = one(reflect.ValueOf(i), val.Index(i)); err != nil {
+				if err = rn.one(s, mark, reflect.ValueOf(i), val.Index(i)); err != nil {
 					break
 				}
 			}
@@ -224,7 +190,7 @@ func (c *compiler) rangeNode(r *parse.RangeNode) (node, error) {
 			}
 			for _, k := range keys {
 				ran = true
-				if err = one(k, val.MapIndex(k)); err != nil {
+				if err = rn.one(s, mark, k, val.MapIndex(k)); err != nil {
 					break
 				}
 			}
@@ -241,6 +207,48 @@ func (c *compiler) rangeNode(r *parse.RangeNode) (node, error) {
 		s.vars = s.vars[:outer]
 		return err
 	}, nil
+}
+
+// rangeLoop is what one iteration of a compiled range needs.
+type rangeLoop struct {
+	body          node
+	decls         int
+	assign        bool
+	first, second string // the declared variables
+}
+
+// one runs the body for one element, setting the variables as
+// text/template does: with two, index and element; with one, the element.
+// mark is where the range's variables end.
+func (r *rangeLoop) one(s *state, mark int, index, elem reflect.Value) error {
+	if r.decls > 0 {
+		if r.assign {
+			v := elem
+			if r.decls > 1 {
+				v = index
+			}
+			if err := s.setVar(r.first, v); err != nil {
+				return err
+			}
+		} else {
+			s.vars[len(s.vars)-1].value = elem
+		}
+	}
+	if r.decls > 1 {
+		if r.assign {
+			if err := s.setVar(r.second, elem); err != nil {
+				return err
+			}
+		} else {
+			s.vars[len(s.vars)-2].value = index
+		}
+	}
+	err := r.body(s, elem)
+	s.vars = s.vars[:mark]
+	if err == errContinue {
+		err = nil
+	}
+	return err
 }
 
 func (c *compiler) templateNode(t *parse.TemplateNode) (node, error) {

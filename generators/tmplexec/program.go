@@ -87,9 +87,18 @@ func (p *Program) run(c *compiled, w *bytes.Buffer, data any) (err error) {
 	if !ok {
 		value = reflect.ValueOf(data)
 	}
-	s := &state{p: p, w: w, vars: []variable{{"$", value}}}
-	return c.root(s, value)
+	s := states.Get().(*state)
+	*s = state{p: p, w: w, vars: append(s.vars[:0], variable{"$", value})}
+	err = c.root(s, value)
+	clear(s.vars[:cap(s.vars)]) // hold no values
+	*s = state{vars: s.vars[:0]}
+	states.Put(s)
+	return err
 }
+
+// states keeps executions' states, so the variables' slice of one, grown
+// to what nested scopes and template calls need, serves the next.
+var states = sync.Pool{New: func() any { return &state{vars: make([]variable, 0, 16)} }}
 
 // errGiveUp: the compiled code met something it leaves to text/template.
 var errGiveUp = errors.New("tmplexec: left to text/template")
@@ -150,7 +159,7 @@ var (
 // printable value. A value fmt would print plainly (a string, integer or
 // bool whose type has no String, Error or Format method) is written
 // without fmt: how a type prints is decided once per type (printKinds).
-func (s *state) print(v reflect.Value) error {
+func (s *state) print(v reflect.Value, site *printSite) error {
 	if v.Kind() == reflect.Pointer {
 		var isNil bool
 		if v, isNil = indirect(v); isNil {
@@ -167,7 +176,7 @@ func (s *state) print(v reflect.Value) error {
 		s.w.WriteString(v.String())
 		return nil
 	}
-	k := printKindOf(t)
+	k := site.kindOf(t)
 	switch {
 	case k.methods:
 		s.printWithMethods(v.Interface(), k.stringer)
@@ -227,6 +236,27 @@ func onlyStringer(t reflect.Type) bool {
 }
 
 var printKinds sync.Map // reflect.Type: printKind
+
+// printSite is one printing action. It remembers the kind of the last type
+// it printed, as a field site remembers its field: a site prints values of
+// one type nearly always.
+type printSite struct {
+	memo atomic.Pointer[printMemo]
+}
+
+type printMemo struct {
+	t reflect.Type
+	k printKind
+}
+
+func (p *printSite) kindOf(t reflect.Type) printKind {
+	if m := p.memo.Load(); m != nil && m.t == t {
+		return m.k
+	}
+	k := printKindOf(t)
+	p.memo.Store(&printMemo{t, k})
+	return k
+}
 
 func printKindOf(t reflect.Type) printKind {
 	if k, ok := printKinds.Load(t); ok {
