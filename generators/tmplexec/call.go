@@ -231,6 +231,16 @@ func (c *compiler) builtin(name string, args []parse.Node, hasFinal bool) (expr,
 	if hasFinal {
 		n++
 	}
+	// A builtin's parameters are reflect.Values: text/template passes an
+	// argument of type reflect.Value as the Value it holds.
+	argv0 := argv
+	argv = make([]arg, len(argv0))
+	for i, a := range argv0 {
+		argv[i] = func(s *state, dot reflect.Value) (reflect.Value, error) {
+			v, err := a(s, dot)
+			return unwrapArg(v), err
+		}
+	}
 	// values evaluates every argument, the pipeline's value last.
 	values := func(s *state, dot, final reflect.Value) ([]reflect.Value, error) {
 		vs := make([]reflect.Value, 0, n)
@@ -242,7 +252,7 @@ func (c *compiler) builtin(name string, args []parse.Node, hasFinal bool) (expr,
 			vs = append(vs, v)
 		}
 		if hasFinal {
-			vs = append(vs, final)
+			vs = append(vs, unwrapArg(final))
 		}
 		return vs, nil
 	}
@@ -264,7 +274,7 @@ func (c *compiler) builtin(name string, args []parse.Node, hasFinal bool) (expr,
 				}
 			}
 			if hasFinal {
-				v = final
+				v = unwrapArg(final)
 			}
 			return v, nil
 		}, nil
@@ -331,9 +341,17 @@ func (c *compiler) builtin(name string, args []parse.Node, hasFinal bool) (expr,
 		}
 		printf := name == "printf"
 		return func(s *state, dot, final reflect.Value) (reflect.Value, error) {
-			vs, err := values(s, dot, final)
-			if err != nil {
-				return reflect.Value{}, err
+			// fmt's parameters are anys: a reflect.Value goes as itself.
+			vs := make([]reflect.Value, 0, n)
+			for _, a := range argv0 {
+				v, err := a(s, dot)
+				if err != nil {
+					return reflect.Value{}, err
+				}
+				vs = append(vs, v)
+			}
+			if hasFinal {
+				vs = append(vs, final)
 			}
 			var format string
 			if printf {
@@ -475,4 +493,13 @@ func basicKind(v reflect.Value) kind {
 		return stringKind
 	}
 	return invalidKind
+}
+
+// unwrapArg is a builtin's argument as the builtin sees it: a value of
+// type reflect.Value is the Value it holds.
+func unwrapArg(v reflect.Value) reflect.Value {
+	if v.IsValid() && v.Type() == reflectValueType {
+		return v.Interface().(reflect.Value)
+	}
+	return v
 }

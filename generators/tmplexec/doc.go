@@ -19,4 +19,11 @@
 // A template the compiler cannot compile runs with text/template always.
 // Fallbacks counts the runs given up, so a test can hold a set of templates
 // to running compiled.
+//
+// Two conditions come with that. The functions and the data's methods must
+// be pure: a run given up has called some of them, and text/template's run
+// calls them again (render's are: the escapers and sprig's join). And
+// Compile takes a snapshot: a template redefined or a function replaced on
+// the set afterwards is not seen, where text/template looks both up as it
+// runs (render compiles a set once it is parsed, and never changes it).
 package tmplexec

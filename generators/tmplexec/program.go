@@ -171,6 +171,10 @@ func (s *state) print(v reflect.Value, site *printSite) error {
 		s.w.WriteString("<no value>")
 		return nil
 	}
+	if v.Kind() == reflect.Interface { // a non-empty interface: fmt decides by the dynamic type
+		fmt.Fprint(s.w, v.Interface())
+		return nil
+	}
 	t := v.Type()
 	if t == stringType {
 		s.w.WriteString(v.String())
@@ -267,7 +271,7 @@ func printKindOf(t reflect.Type) printKind {
 		methods:     t.Implements(errorType) || t.Implements(stringerType),
 		ptrMethods:  pt.Implements(errorType) || pt.Implements(stringerType),
 		formatter:   t.Implements(formatterType),
-		stringer:    onlyStringer(t),
+		stringer:    onlyStringer(t) && t != reflectValueType, // fmt prints a reflect.Value's content
 		ptrStringer: onlyStringer(pt),
 	}
 	printKinds.Store(t, k)
