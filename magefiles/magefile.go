@@ -312,8 +312,9 @@ func VerifyCPU() error {
 // and the escapers, the one holding the quick schema check to the
 // reference validator's verdicts, the writer's property test (random
 // sequences of opdef and user edits, interrupted and concurrent gens, one
-// per seed), and the region marker matcher held to its regular
-// expression: package -> fuzz function.
+// per seed), the region marker matcher held to its regular expression,
+// and the compiled templates held to text/template's output and errors:
+// package -> fuzz function.
 var fuzzTargets = [][2]string{
 	{"./generators/yamldef", "FuzzLoadYAML"},
 	{"./generators/yamldef", "FuzzQuickSchema"},
@@ -329,6 +330,7 @@ var fuzzTargets = [][2]string{
 	{"./generators/regions", "FuzzMerge"},
 	{"./generators/writer", "FuzzMarshalManifest"},
 	{"./generators/writer", "FuzzUnmarshalManifest"},
+	{"./generators/tmplexec", "FuzzCompiledMatchesTextTemplate"},
 }
 
 // Fuzz runs each loader fuzz target for FUZZTIME (default 10s). Inputs
