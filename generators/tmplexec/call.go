@@ -45,70 +45,70 @@ func (c *compiler) userCall(name string, fun reflect.Value, args []parse.Node, h
 		}
 		argv[i] = f
 	}
-	var finalType reflect.Type
+	in := callArgs{argv: argv, hasFinal: hasFinal}
 	if hasFinal {
-		finalType = typ.In(numIn - 1)
+		in.finalType = typ.In(numIn - 1)
 	}
 	// The escapers take and give a string: called directly, not through
 	// reflect.Value.Call, as is sprig's join below.
 	if f, ok := fun.Interface().(func(string) string); ok {
 		return func(s *state, dot, final reflect.Value) (reflect.Value, error) {
-			var v reflect.Value
-			var err error
-			if hasFinal {
-				v, err = validateType(final, finalType)
-			} else {
-				v, err = argv[0](s, dot)
+			var v [1]reflect.Value
+			if err := in.eval(s, dot, final, v[:]); err != nil {
+				return reflect.Value{}, err
 			}
-			if err != nil {
-				return v, err
-			}
-			return reflect.ValueOf(f(v.String())), nil
+			return reflect.ValueOf(f(v[0].String())), nil
 		}, nil
 	}
 	// sprig's join takes a string and a value.
 	if f, ok := fun.Interface().(func(string, any) string); ok {
 		return func(s *state, dot, final reflect.Value) (reflect.Value, error) {
-			var in [2]reflect.Value
-			for i, a := range argv {
-				v, err := a(s, dot)
-				if err != nil {
-					return v, err
-				}
-				in[i] = v
+			var v [2]reflect.Value
+			if err := in.eval(s, dot, final, v[:]); err != nil {
+				return reflect.Value{}, err
 			}
-			if hasFinal {
-				v, err := validateType(final, finalType)
-				if err != nil {
-					return v, err
-				}
-				in[1] = v
-			}
-			return reflect.ValueOf(f(in[0].String(), in[1].Interface())), nil
+			return reflect.ValueOf(f(v[0].String(), v[1].Interface())), nil
 		}, nil
 	}
 	return func(s *state, dot, final reflect.Value) (reflect.Value, error) {
-		in := make([]reflect.Value, numIn)
-		for i, a := range argv {
-			v, err := a(s, dot)
-			if err != nil {
-				return v, err
-			}
-			in[i] = v
+		v := make([]reflect.Value, numIn)
+		if err := in.eval(s, dot, final, v); err != nil {
+			return reflect.Value{}, err
 		}
-		if hasFinal {
-			v, err := validateType(final, finalType)
-			if err != nil {
-				return v, err
-			}
-			in[numIn-1] = v
-		}
-		out := fun.Call(in)
+		out := fun.Call(v)
 		if len(out) == 2 && !out[1].IsNil() {
 			return reflect.Value{}, errGiveUp
 		}
 		return unwrap(out[0]), nil
 	}, nil
+}
+
+// callArgs evaluates a call's arguments for a function of the map: each
+// argument for its parameter, then the pipeline's value (hasFinal) for the
+// last parameter, of type finalType.
+type callArgs struct {
+	argv      []arg
+	hasFinal  bool
+	finalType reflect.Type
+}
+
+// eval writes the arguments' values to in, which has room for all of them.
+func (c *callArgs) eval(s *state, dot, final reflect.Value, in []reflect.Value) error {
+	for i, a := range c.argv {
+		v, err := a(s, dot)
+		if err != nil {
+			return err
+		}
+		in[i] = v
+	}
+	if c.hasFinal {
+		v, err := validateType(final, c.finalType)
+		if err != nil {
+			return err
+		}
+		in[len(in)-1] = v
+	}
+	return nil
 }
 
 // arg compiles an argument for a parameter of type typ, as text/template's
@@ -231,18 +231,11 @@ func (c *compiler) builtin(name string, args []parse.Node, hasFinal bool) (expr,
 	if hasFinal {
 		n++
 	}
-	// A builtin's parameters are reflect.Values: text/template passes an
-	// argument of type reflect.Value as the Value it holds.
-	argv0 := argv
-	argv = make([]arg, len(argv0))
-	for i, a := range argv0 {
-		argv[i] = func(s *state, dot reflect.Value) (reflect.Value, error) {
-			v, err := a(s, dot)
-			return unwrapArg(v), err
-		}
-	}
-	// values evaluates every argument, the pipeline's value last.
-	values := func(s *state, dot, final reflect.Value) ([]reflect.Value, error) {
+	// values evaluates every argument, the pipeline's value last. A
+	// builtin's parameters are reflect.Values, and text/template passes an
+	// argument of type reflect.Value as the Value it holds (unwrapArg); fmt's
+	// are anys, which take a reflect.Value as itself (raw).
+	values := func(s *state, dot, final reflect.Value, raw bool) ([]reflect.Value, error) {
 		vs := make([]reflect.Value, 0, n)
 		for _, a := range argv {
 			v, err := a(s, dot)
@@ -252,7 +245,12 @@ func (c *compiler) builtin(name string, args []parse.Node, hasFinal bool) (expr,
 			vs = append(vs, v)
 		}
 		if hasFinal {
-			vs = append(vs, unwrapArg(final))
+			vs = append(vs, final)
+		}
+		if !raw {
+			for i, v := range vs {
+				vs[i] = unwrapArg(v)
+			}
 		}
 		return vs, nil
 	}
@@ -269,7 +267,7 @@ func (c *compiler) builtin(name string, args []parse.Node, hasFinal bool) (expr,
 				if err != nil {
 					return x, err
 				}
-				if v = x; truth(v) == or {
+				if v = unwrapArg(x); truth(v) == or {
 					return v, nil
 				}
 			}
@@ -283,7 +281,7 @@ func (c *compiler) builtin(name string, args []parse.Node, hasFinal bool) (expr,
 			break
 		}
 		return func(s *state, dot, final reflect.Value) (reflect.Value, error) {
-			vs, err := values(s, dot, final)
+			vs, err := values(s, dot, final, false)
 			if err != nil {
 				return reflect.Value{}, err
 			}
@@ -294,7 +292,7 @@ func (c *compiler) builtin(name string, args []parse.Node, hasFinal bool) (expr,
 			break
 		}
 		return func(s *state, dot, final reflect.Value) (reflect.Value, error) {
-			vs, err := values(s, dot, final)
+			vs, err := values(s, dot, final, false)
 			if err != nil {
 				return reflect.Value{}, err
 			}
@@ -313,7 +311,7 @@ func (c *compiler) builtin(name string, args []parse.Node, hasFinal bool) (expr,
 			break
 		}
 		return func(s *state, dot, final reflect.Value) (reflect.Value, error) {
-			vs, err := values(s, dot, final)
+			vs, err := values(s, dot, final, false)
 			if err != nil {
 				return reflect.Value{}, err
 			}
@@ -325,7 +323,7 @@ func (c *compiler) builtin(name string, args []parse.Node, hasFinal bool) (expr,
 		}
 		ne := name == "ne"
 		return func(s *state, dot, final reflect.Value) (reflect.Value, error) {
-			vs, err := values(s, dot, final)
+			vs, err := values(s, dot, final, false)
 			if err != nil {
 				return reflect.Value{}, err
 			}
@@ -341,17 +339,9 @@ func (c *compiler) builtin(name string, args []parse.Node, hasFinal bool) (expr,
 		}
 		printf := name == "printf"
 		return func(s *state, dot, final reflect.Value) (reflect.Value, error) {
-			// fmt's parameters are anys: a reflect.Value goes as itself.
-			vs := make([]reflect.Value, 0, n)
-			for _, a := range argv0 {
-				v, err := a(s, dot)
-				if err != nil {
-					return reflect.Value{}, err
-				}
-				vs = append(vs, v)
-			}
-			if hasFinal {
-				vs = append(vs, final)
+			vs, err := values(s, dot, final, true)
+			if err != nil {
+				return reflect.Value{}, err
 			}
 			var format string
 			if printf {

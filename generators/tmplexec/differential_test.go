@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand"
 	"os"
 	"reflect"
@@ -247,29 +248,27 @@ func closedChan() chan int {
 	return c
 }
 
-var zFuncs = template.FuncMap{
-	"up":     strings.ToUpper,
-	"join":   func(sep string, v any) string { return fmt.Sprint(v) + sep },
-	"pair":   func(a, b string) string { return a + "+" + b },
-	"fails":  func(s string) (string, error) { return "", errors.New("no: " + s) },
-	"boom":   func(s string) string { panic("boom " + s) },
-	"num":    func(n int) int { return n * 2 },
-	"i64":    func(n int64) int64 { return n + 1 },
-	"i8":     func(n int8) int8 { return n },
-	"many":   func(s ...string) string { return strings.Join(s, ",") },
-	"anyf":   func(v any) string { return fmt.Sprintf("%T:%v", v, v) },
-	"rvf":    func(v reflect.Value) reflect.Value { return v },
-	"rvany":  func() any { return reflect.ValueOf(3) },
-	"rv0":    func() reflect.Value { return reflect.ValueOf(0) },
-	"nilany": func() any { return nil },
-	"ptrf":   func(l *zLeaf) string { return fmt.Sprint(l == nil) },
-	"strf":   func(s fmt.Stringer) string { return fmt.Sprint(s == nil) },
-	"mapf":   func(m map[string]int) int { return len(m) },
-	"errf":   func() error { return nil },
-	"sl":     func() []int { return []int{4, 5} },
-	"two":    func(a string, b int) string { return fmt.Sprint(a, b) },
-	"bf":     func(b bool) bool { return !b },
-}
+// zFuncs are the other tests' functions and more.
+var zFuncs = func() template.FuncMap {
+	m := maps.Clone(testFuncs)
+	maps.Copy(m, template.FuncMap{
+		"i64":    func(n int64) int64 { return n + 1 },
+		"i8":     func(n int8) int8 { return n },
+		"anyf":   func(v any) string { return fmt.Sprintf("%T:%v", v, v) },
+		"rvf":    func(v reflect.Value) reflect.Value { return v },
+		"rvany":  func() any { return reflect.ValueOf(3) },
+		"rv0":    func() reflect.Value { return reflect.ValueOf(0) },
+		"nilany": func() any { return nil },
+		"ptrf":   func(l *zLeaf) string { return fmt.Sprint(l == nil) },
+		"strf":   func(s fmt.Stringer) string { return fmt.Sprint(s == nil) },
+		"mapf":   func(m map[string]int) int { return len(m) },
+		"errf":   func() error { return nil },
+		"sl":     func() []int { return []int{4, 5} },
+		"two":    func(a string, b int) string { return fmt.Sprint(a, b) },
+		"bf":     func(b bool) bool { return !b },
+	})
+	return m
+}()
 
 const (
 	optDefault = iota
