@@ -59,17 +59,23 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	if rest[0] == "all" {
 		names = registry.Builders()
 	}
-	// The units' processes run in process groups of their own, out of the
-	// terminal's reach: an interrupt is passed on by killing them, and a
-	// second one ends opforge at once.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() { <-ctx.Done(); stop() }()
 	display := buildDisplay(stdout, os.Getenv)
 	failed := false
+	var ctx context.Context
 	for _, t := range names {
 		if buildplan.Noop(o, t, stdout) {
 			continue // nothing changed since its last successful build
+		}
+		if ctx == nil {
+			// The units' processes run in process groups of their own, out
+			// of the terminal's reach: an interrupt is passed on by killing
+			// them, and a second one ends opforge at once. Set up for the
+			// first target that runs units: a no-op build runs none and
+			// would pay for the signal thread.
+			var stop context.CancelFunc
+			ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			go func() { <-ctx.Done(); stop() }()
 		}
 		plan, err := planFor(o, t)
 		if err == nil {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -30,12 +31,14 @@ type Joined struct {
 }
 
 // joinedNonce makes marks no template text can hold by chance or design:
-// a NUL, then 16 random hex digits of this process.
-var joinedNonce = func() string {
+// a NUL, then 16 random hex digits of this process. Made on first use:
+// the random source's start costs every opforge command otherwise, a
+// no-op build included.
+var joinedNonce = sync.OnceValue(func() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return "\x00opforge-joined-" + hex.EncodeToString(b[:]) + "-"
-}()
+})
 
 var joinedCount atomic.Uint64
 
@@ -45,7 +48,7 @@ func NewJoined(parts []string) *Joined {
 	for _, p := range parts {
 		size += len(p)
 	}
-	return &Joined{parts: parts, size: size, mark: joinedNonce + strconv.FormatUint(joinedCount.Add(1), 10) + "\x00"}
+	return &Joined{parts: parts, size: size, mark: joinedNonce() + strconv.FormatUint(joinedCount.Add(1), 10) + "\x00"}
 }
 
 // String is what a template prints: the mark executeInto puts the
@@ -103,17 +106,18 @@ func spliceJoined(out []byte, data any, room int) ([]byte, error) {
 		j       *Joined
 	}
 	var pieces []piece
+	nonce := joinedNonce()
 	for i := 0; ; {
-		k := bytes.Index(out[i:], []byte(joinedNonce))
+		k := bytes.Index(out[i:], []byte(nonce))
 		if k < 0 {
 			break
 		}
 		at := i + k
-		end := bytes.IndexByte(out[at+len(joinedNonce):], 0)
+		end := bytes.IndexByte(out[at+len(nonce):], 0)
 		if end < 0 {
 			return nil, fmt.Errorf("a joined section's mark is cut short")
 		}
-		end += at + len(joinedNonce) + 1
+		end += at + len(nonce) + 1
 		j := joined[string(out[at:end])]
 		if j == nil {
 			return nil, fmt.Errorf("the template printed joined sections its data does not hold")

@@ -327,7 +327,7 @@ func (s *Set) executeInto(buf *bytes.Buffer, name string, data any, head string)
 		return nil, err
 	}
 	out := buf.Bytes()
-	if bytes.Contains(out, []byte(joinedNonce)) {
+	if bytes.Contains(out, []byte(joinedNonce())) {
 		b, err := spliceJoined(out, data, len(head))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)

@@ -1,7 +1,6 @@
 package yamldef
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -24,9 +23,11 @@ type level struct {
 	line int    // the 1-based line of that key or "-"
 }
 
+// The scan's expressions are compiled on first use, not at start: every
+// opforge command pays a package's initialization, a no-op build included.
 var (
-	keyRE  = regexp.MustCompile(`^(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^\s#'"\[\]{},&*!|>%@` + "`" + `-][^#]*?|-[^\s#][^#]*?)\s*:(?:\s|$)`)
-	propRE = regexp.MustCompile(`^[&!][^\s]*$`) // a lone anchor or tag: the node follows on the next lines
+	keyRE  = lazyRE(`^(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^\s#'"\[\]{},&*!|>%@` + "`" + `-][^#]*?|-[^\s#][^#]*?)\s*:(?:\s|$)`)
+	propRE = lazyRE(`^[&!][^\s]*$`) // a lone anchor or tag: the node follows on the next lines
 )
 
 // srcLine is one line of the source as the scan classifies it.
@@ -44,7 +45,7 @@ func newLine(i int, raw string) srcLine {
 	trimmed := strings.TrimLeft(text, " ")
 	ln := srcLine{no: i + 1, text: text, trimmed: trimmed, ind: len(text) - len(trimmed)}
 	ln.item = isItem(trimmed)
-	ln.key = !ln.item && keyRE.MatchString(trimmed)
+	ln.key = !ln.item && keyRE().MatchString(trimmed)
 	return ln
 }
 
@@ -62,7 +63,7 @@ func (ln srcLine) documentBoundary() bool {
 
 // keyName is the key a "key: value" text starts with, unquoted.
 func keyName(s string) string {
-	m := keyRE.FindString(s)
+	m := keyRE().FindString(s)
 	k := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m), ":"))
 	if len(k) >= 2 && (k[0] == '"' || k[0] == '\'') && k[len(k)-1] == k[0] {
 		k = k[1 : len(k)-1]
@@ -199,7 +200,7 @@ func (st *scan) ownNode(ln srcLine) bool {
 		st.stack = append(st.stack, level{ind: ln.ind, seq: ln.item})
 		return false
 	}
-	if propRE.MatchString(ln.trimmed) {
+	if propRE().MatchString(ln.trimmed) {
 		st.expect = ln.ind - 1 // a property line: the node follows
 		return true
 	}
@@ -252,11 +253,11 @@ func (st *scan) enter(ln srcLine) {
 		content = rest
 		if isItem(content) {
 			st.stack = append(st.stack, level{ind: cind, seq: true, line: ln.no})
-		} else if keyRE.MatchString(content) {
+		} else if keyRE().MatchString(content) {
 			st.stack = append(st.stack, level{ind: cind, last: keyName(content), line: ln.no})
 		}
 	}
-	if m := keyRE.FindString(content); m != "" {
+	if m := keyRE().FindString(content); m != "" {
 		st.value(strings.TrimSpace(content[len(m):]), cind, keyName(content), ln.no)
 	} else {
 		// An entry's own value: continuation lines pass its dash.
@@ -284,8 +285,8 @@ func (st *scan) mark(ind int, content string, line int) {
 func (st *scan) value(value string, at int, key string, line int) {
 	f := strings.Fields(value)
 	switch {
-	case len(f) == 0 || strings.HasPrefix(value, "#") || propRE.MatchString(value) ||
-		(len(f) > 1 && propRE.MatchString(f[0]) && strings.HasPrefix(f[1], "#")):
+	case len(f) == 0 || strings.HasPrefix(value, "#") || propRE().MatchString(value) ||
+		(len(f) > 1 && propRE().MatchString(f[0]) && strings.HasPrefix(f[1], "#")):
 		st.expect, st.expectKey = at, key != ""
 		st.opener = level{ind: at, last: key, line: line}
 		return

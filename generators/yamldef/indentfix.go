@@ -2,7 +2,6 @@ package yamldef
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -112,7 +111,7 @@ func subject(content string) string {
 	switch {
 	case isItem(content):
 		return "this list item"
-	case keyRE.MatchString(content):
+	case keyRE().MatchString(content):
 		return fmt.Sprintf("%q", keyName(content))
 	}
 	return "this line"
@@ -146,9 +145,9 @@ func expandTabs(s string) int {
 var (
 	// noSpaceRE: "name:VisionOps", a key whose colon lacks the space YAML
 	// needs after it, so the whole is one plain scalar.
-	noSpaceRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*):([^\s:/].*)$`)
+	noSpaceRE = lazyRE(`^([A-Za-z_][A-Za-z0-9_.-]*):([^\s:/].*)$`)
 	// noColonRE: "name VisionOps", a key whose colon was left out.
-	noColonRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*)(?:\s+(\S.*))?$`)
+	noColonRE = lazyRE(`^([A-Za-z_][A-Za-z0-9_.-]*)(?:\s+(\S.*))?$`)
 )
 
 // colonProblem describes a line where a key is expected that holds none:
@@ -156,12 +155,12 @@ var (
 func colonProblem(ln srcLine) indentProblem {
 	text := strings.TrimSpace(stripComment(ln.trimmed))
 	p := indentProblem{line: ln.no, col: ln.ind + 1}
-	if m := noSpaceRE.FindStringSubmatch(text); m != nil {
+	if m := noSpaceRE().FindStringSubmatch(text); m != nil {
 		p.col += len(m[1])
 		p.fix = fmt.Sprintf("add a space after the colon: %q (without it YAML reads %q as one word)", m[1]+": "+m[2], text)
 		return p
 	}
-	if m := noColonRE.FindStringSubmatch(text); m != nil {
+	if m := noColonRE().FindStringSubmatch(text); m != nil {
 		p.col += len(m[1])
 		if m[2] == "" {
 			p.fix = fmt.Sprintf("%q is no key: add a colon and its value, %q", m[1], m[1]+": ...")

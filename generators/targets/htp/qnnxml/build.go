@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/beevik/etree"
 
@@ -296,9 +297,13 @@ func (b *builder) tensor(e *etree.Element, kind string) *ir.Tensor {
 	return t
 }
 
+// Compiled on first use: every opforge command pays the package's
+// initialization, a no-op build included.
 var (
-	intRE   = regexp.MustCompile(`^[+-]?[0-9]+$`)
-	floatRE = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+	intRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+-]?[0-9]+$`) })
+	floatRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+	})
 )
 
 // literal reads a Default the way the QNN translator classifies it —
@@ -312,9 +317,9 @@ func parseLiteral(s string, pos diag.Pos) *ir.Literal {
 	switch {
 	case s == "true" || s == "false" || s == "True" || s == "False":
 		lit.Kind, lit.Text = ir.LitBool, strings.ToLower(s)
-	case intRE.MatchString(s):
+	case intRE().MatchString(s):
 		lit.Kind = ir.LitInt
-	case floatRE.MatchString(s):
+	case floatRE().MatchString(s):
 		lit.Kind = ir.LitFloat
 	case len(s) >= 2 && (s[0] == '[' && s[len(s)-1] == ']' || s[0] == '{' && s[len(s)-1] == '}'):
 		lit.Kind, lit.Text = ir.LitList, ""

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package filestat
+
+func of(path string) (Stat, bool) { return ofInfo(path) }
