@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/opforge/opforge/generators/registry"
@@ -83,7 +82,7 @@ var genLine = regexp.MustCompile(`(\d+) written \((\d+) bytes\)`)
 // gen runs `opforge gen` and measures it. Dirty pages of earlier steps
 // are flushed first, so that no step pays for another's writeback.
 func (o Options) gen(opdefs, out string) (Step, error) {
-	syscall.Sync()
+	flushDirty()
 	cmd := exec.Command(o.Binary, "gen", "--opdefs", opdefs, "--toolchains", o.Toolchains, "--out", out, "--cache", cachePath(out))
 	cmd.Env = append(os.Environ(), stageclock.EnvVar+"=1")
 	start := time.Now()
@@ -105,9 +104,7 @@ func (o Options) gen(opdefs, out string) (Step, error) {
 // time is steadier than wall time where file-system speed varies: it
 // separates opforge's own work (user) from the kernel's (sys).
 func (s *Step) usage(ps *os.ProcessState) {
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		s.PeakRSS = int64(ru.Maxrss) * 1024 // Linux reports KiB
-	}
+	s.PeakRSS = peakRSS(ps)
 	s.User, s.Sys = ps.UserTime(), ps.SystemTime()
 }
 
@@ -117,7 +114,7 @@ func cachePath(out string) string { return filepath.Join(filepath.Dir(out), "bui
 // there: see measure).
 func copyFloor(tree, work string) (time.Duration, error) {
 	dst := filepath.Join(work, "copy")
-	syscall.Sync()
+	flushDirty()
 	start := time.Now()
 	out, err := exec.Command("cp", "-r", tree, dst).CombinedOutput()
 	d := time.Since(start)

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/opforge/opforge/generators/buildengine/remotecache"
@@ -136,7 +135,7 @@ var (
 // teamBuild runs one cold `opforge build <teamTarget>` in clone and counts its
 // compile units (every unit but the one link per package).
 func teamBuild(binary, clone, toolchains string, env []string) (TeamStep, error) {
-	syscall.Sync() // as in gen: no step pays for another's writeback
+	flushDirty() // as in gen: no step pays for another's writeback
 	cmd := exec.Command(binary, "build", teamTarget, "--toolchains", toolchains)
 	cmd.Dir, cmd.Env = clone, env
 	start := time.Now()

@@ -327,7 +327,9 @@ func (s *Set) executeInto(buf *bytes.Buffer, name string, data any, head string)
 		return nil, err
 	}
 	out := buf.Bytes()
-	if bytes.Contains(out, []byte(joinedNonce())) {
+	// No Joined made in this process, no mark to look for (and no random
+	// source started for one).
+	if joinedCount.Load() > 0 && bytes.Contains(out, []byte(joinedNonce())) {
 		b, err := spliceJoined(out, data, len(head))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
