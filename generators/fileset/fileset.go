@@ -95,10 +95,19 @@ func NewSized(n int) *Set {
 
 // Add inserts f; a second file at the same path is a generator bug.
 func (s *Set) Add(f *File) error {
-	p := path.Clean(f.Path)
-	if p != f.Path || strings.HasPrefix(p, "../") || p == ".." || path.IsAbs(p) || p == "." {
+	if !validPath(f.Path) {
 		return fmt.Errorf("invalid generated path %q", f.Path)
 	}
+	return s.add(f.Path, f)
+}
+
+// validPath reports whether p is clean, relative and inside the root.
+func validPath(p string) bool {
+	return path.Clean(p) == p && !strings.HasPrefix(p, "../") && p != ".." && !path.IsAbs(p) && p != "."
+}
+
+// add inserts f at the valid path p.
+func (s *Set) add(p string, f *File) error {
 	if _, dup := s.files[p]; dup {
 		return fmt.Errorf("two generated files at %s", p)
 	}
@@ -150,9 +159,22 @@ func (s *Set) Len() int { return len(s.files) }
 
 // Merge moves every file of other into s under prefix.
 func (s *Set) Merge(prefix string, other *Set) error {
-	for _, f := range other.Files() {
-		f.Path = path.Join(prefix, f.Path)
-		if err := s.Add(f); err != nil {
+	files := other.Files()
+	// A clean relative path below a clean name of one part is clean: the
+	// thousands of files of a target's package join without each being
+	// cleaned and checked twice (path.Join, then Add).
+	if !validPath(prefix) || strings.Contains(prefix, "/") {
+		for _, f := range files {
+			f.Path = path.Join(prefix, f.Path)
+			if err := s.Add(f); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, f := range files {
+		f.Path = prefix + "/" + f.Path // f.Path is valid: other's Add checked it
+		if err := s.add(f.Path, f); err != nil {
 			return err
 		}
 	}

@@ -61,3 +61,47 @@ func TestSetOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeUnderPrefix: Merge's joined paths are path.Join's, and a
+// prefix that would leave the root (or join to an invalid path) fails as
+// Add fails, on the fast path for a one-part name and the careful one
+// for the rest.
+func TestMergeUnderPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		prefix string
+		want   []string // nil: an error
+	}{
+		{"trt", []string{"trt/a.txt", "trt/d/b.txt"}},
+		{"a/b", []string{"a/b/a.txt", "a/b/d/b.txt"}},
+		{"", []string{"a.txt", "d/b.txt"}},
+		{".", []string{"a.txt", "d/b.txt"}},
+		{"..", nil},
+		{"/abs", nil},
+		{"x/../..", nil},
+	} {
+		other := New()
+		for _, p := range []string{"d/b.txt", "a.txt"} {
+			if err := other.Add(&File{Path: p}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := New()
+		err := s.Merge(tc.prefix, other)
+		if tc.want == nil {
+			if err == nil {
+				t.Errorf("Merge(%q): %v, want an error", tc.prefix, s.Paths())
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(s.Paths(), tc.want) {
+			t.Errorf("Merge(%q) = %v, %v; want %v", tc.prefix, s.Paths(), err, tc.want)
+		}
+	}
+	s := New()
+	_ = s.Add(&File{Path: "trt/a.txt"})
+	other := New()
+	_ = other.Add(&File{Path: "a.txt"})
+	if err := s.Merge("trt", other); err == nil {
+		t.Errorf("a merged path already in the set: want the duplicate refused")
+	}
+}

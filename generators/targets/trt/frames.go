@@ -7,6 +7,7 @@ import (
 	"github.com/opforge/opforge/generators/binrec"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/render"
+	"github.com/opforge/opforge/generators/workpool"
 )
 
 // opFrame is what a package's shared files print of one op outside its
@@ -135,27 +136,30 @@ func keptFrames(pkg *ir.Package, ops []*ir.Op) []*opFrame {
 	if pkg.Reuse == nil || len(pkg.Reuse.Kept) == 0 {
 		return frames
 	}
-	for i, op := range ops {
+	// A thousand ops' lookups and decodes, on every core: this runs
+	// before the package's files can render.
+	workpool.Parallel(len(ops), func(i int) {
+		op := ops[i]
 		text, ok := render.Stored(pkg, op, frameSection)
 		if !ok {
-			continue
+			return
 		}
 		f, ok := decodeFrame(text)
 		if !ok || f.Name != op.Name {
-			continue
+			return
 		}
 		if _, ok := render.Stored(pkg, op, readmeSection); !ok {
-			continue
+			return
 		}
 		if f.QDP != nil {
 			if _, ok := render.Stored(pkg, op, qdpSection); !ok {
-				continue
+				return
 			}
 		}
 		if !slices.ContainsFunc(opFiles(op.Name, f.Triton), func(p string) bool { return !pkg.Reuse.Kept[pkg.Name+"/"+p] }) {
 			frames[i] = f
 		}
-	}
+	})
 	return frames
 }
 
