@@ -60,6 +60,10 @@ type incrOp struct {
 	scale       string
 	k           int
 	second      bool // a second input
+	// pluginVersion overrides the version the op's TensorRT plugin is
+	// registered under ("": the package's). The first op's also names the
+	// version the package's shared TensorRT files print (trt.PluginID).
+	pluginVersion string
 }
 
 type incrSession struct {
@@ -122,7 +126,7 @@ func (s *incrSession) restoreTemplates() {
 func (s *incrSession) edit() string {
 	s.expectNoHits = false
 	op := s.ops[s.rng.IntN(len(s.ops))]
-	switch n := s.rng.IntN(12); n {
+	switch n := s.rng.IntN(13); n {
 	case 0, 1:
 		op.description = fmt.Sprintf("Described %d.", s.rng.IntN(1000))
 		return "description of " + op.name
@@ -155,6 +159,16 @@ func (s *incrSession) edit() string {
 		return "package namespace"
 	case 9, 10:
 		return s.editTemplate()
+	case 11:
+		if s.rng.IntN(2) == 0 {
+			op = s.ops[0] // the one whose override the shared files print
+		}
+		if op.pluginVersion == "" {
+			op.pluginVersion = fmt.Sprintf("%d", 2+s.rng.IntN(100))
+		} else {
+			op.pluginVersion = ""
+		}
+		return "plugin version of " + op.name
 	default:
 		switch s.rng.IntN(4) {
 		case 0:
@@ -262,6 +276,9 @@ func (s *incrSession) opdef() string {
 		sb.WriteString("    types: {T: [float32, float16]}\n    inputs:\n      - {name: x, type: T, shape: [N, C, H, W]}\n")
 		if op.second {
 			sb.WriteString("      - {name: y, type: T, shape: [N, C, H, W]}\n")
+		}
+		if op.pluginVersion != "" {
+			fmt.Fprintf(&sb, "    targets: {trt: {plugin_version: %q}}\n", op.pluginVersion)
 		}
 		fmt.Fprintf(&sb, `    params:
       - {name: k, type: [int32, uint32], default: %d, min: 1}
