@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -104,7 +102,7 @@ func Parse(file string, data []byte, l *diag.List) (doc *yaml.Node, ok bool) {
 	return &n, true
 }
 
-var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`) })
+var yamlLineRE = lazyRE(`^yaml: (?:line (\d+): )?(.*)$`)
 
 // yamlParserProblems are the yaml.v3 parser (not scanner) errors. yaml.v3
 // reports their line 0-based (it adds 1 for scanner errors only).

@@ -2,9 +2,7 @@ package yamldef
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -33,7 +31,7 @@ var indentProblems = map[string]bool{
 // more likely a false find of the scan than the parser's mistake.
 const locateWindow = 6
 
-var anchorMsgRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown anchor '(.*)' referenced$`) })
+var anchorMsgRE = lazyRE(`^unknown anchor '(.*)' referenced$`)
 
 // placement is where a parser error belongs (1-based line and column;
 // column 0 when unknown) and, when the source shows it, the likely fix.
