@@ -226,6 +226,7 @@ var templateEdits = []struct{ path, line string }{
 	{"trt/plugin.cpp.tmpl", "// edited %d"},
 	{"htp/op.cpp.tmpl", "// edited %d"},
 	{"aipu/parser.py.tmpl", "# edited %d"},
+	{"aipu/Makefile.tmpl", "# edited %d"},
 	{"reference/reference.py.tmpl", "# edited %d"},
 }
 

@@ -24,12 +24,22 @@ const (
 	KernelDir  = "kernels"
 )
 
-// packageModel is the package-level README and Makefile. Both range over
-// every op's kernel objects (opModel.Objects).
+// packageModel is the package-level README and Makefile.
 type packageModel struct {
 	Name string
-	Ops  []*opModel
+	Ops  []opRow
+	// What each op's kernel objects (opModel.Objects) add to the
+	// Makefile (its OBJECTS lines and its rules) and to the README's
+	// table: sections of their own (objects.tmpl), which an unchanged
+	// op takes from the gen cache (render.KeyedSectionsOf).
+	ObjectLines, ObjectRules, ObjectRows *render.Joined
 }
+
+// opRow is what the README's list of ops prints of one.
+type opRow struct{ Name, LayerType string }
+
+// The names of an op's sections of the package files (objects.tmpl).
+var opSections = []string{"make-objects", "make-rules", "readme-objects"}
 
 // Generate emits, per op, the three plugins and the kernel source, plus
 // the package README and Makefile: paths relative to out/aipu/. Ops that
@@ -40,24 +50,83 @@ func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	if len(ops) == 0 {
 		return nil
 	}
-	// Op models are independent of each other: build them on every core.
+	// An op whose own files and sections are all kept is not modelled:
+	// nothing left to render needs its model. The others' models are
+	// independent of each other: they are built on every core.
 	f := newPackageFacts(pkg, KnownTargets)
-	m := &packageModel{Name: pkg.Name, Ops: make([]*opModel, len(ops))}
-	workpool.Parallel(len(ops), func(i int) { m.Ops[i] = newOpModel(f, ops[i]) })
-	files := make([]render.File, 0, 2+4*len(m.Ops))
+	kept := keptOps(pkg, ops)
+	models := make([]*opModel, len(ops))
+	workpool.Parallel(len(ops), func(i int) {
+		if !kept[i] {
+			models[i] = newOpModel(f, ops[i])
+		}
+	})
+	m := &packageModel{Name: pkg.Name, Ops: make([]opRow, len(ops))}
+	for i, op := range ops {
+		m.Ops[i] = opRow{Name: op.Name, LayerType: OpOptions(op).LayerType}
+	}
+	joined := []**render.Joined{&m.ObjectLines, &m.ObjectRules, &m.ObjectRows}
+	for i, name := range opSections {
+		// A kept op's sections are all stored (keptOps), so its missing
+		// model is never asked for.
+		j, err := render.KeyedSectionsOf(tmpl, pkg, name, ops, func(i int) *opModel { return models[i] })
+		if err != nil {
+			d.Errorf(pkg.Pos, "internal", "rendering the package's op sections: %v", err)
+			return nil
+		}
+		*joined[i] = j
+	}
+	files := make([]render.File, 0, 2+4*len(ops))
 	files = append(files,
 		render.File{Path: "Makefile", Tmpl: "Makefile.tmpl", Data: m},
 		render.File{Path: "README.md", Tmpl: "README.md.tmpl", Data: m},
 	)
-	for _, om := range m.Ops {
+	for i, op := range ops {
+		// A kept op's files are not rendered, so they need no data.
+		var parser, opt, builder, kernel any
+		if om := models[i]; om != nil {
+			parser, opt, builder, kernel = om.parser, om.opt, om.builder, om.kernel
+		}
+		s := stem(op)
 		files = append(files,
-			render.File{Path: pluginPath(ParserDir, om.Stem), Tmpl: "parser.py.tmpl", Data: om.parser},
-			render.File{Path: pluginPath(OPTDir, om.Stem), Tmpl: "opt.py.tmpl", Data: om.opt, Owned: true},
-			render.File{Path: pluginPath(BuilderDir, om.Stem), Tmpl: "builder.py.tmpl", Data: om.builder},
-			render.File{Path: kernelPath(om.Stem), Tmpl: "kernel.cl.tmpl", Data: om.kernel, Owned: true},
+			render.File{Path: pluginPath(ParserDir, s), Tmpl: "parser.py.tmpl", Data: parser},
+			render.File{Path: pluginPath(OPTDir, s), Tmpl: "opt.py.tmpl", Data: opt, Owned: true},
+			render.File{Path: pluginPath(BuilderDir, s), Tmpl: "builder.py.tmpl", Data: builder},
+			render.File{Path: kernelPath(s), Tmpl: "kernel.cl.tmpl", Data: kernel, Owned: true},
 		)
 	}
 	return tmpl.Package(pkg, files, d)
+}
+
+// keptOps says which ops of pkg need no model: every file the op
+// generates alone is kept and each of its sections of the package files
+// is stored under its key (pkg.Reuse).
+func keptOps(pkg *ir.Package, ops []*ir.Op) []bool {
+	kept := make([]bool, len(ops))
+	if pkg.Reuse == nil || len(pkg.Reuse.Kept) == 0 {
+		return kept
+	}
+	workpool.Parallel(len(ops), func(i int) {
+		op := ops[i]
+		for _, p := range opFiles(stem(op)) {
+			if !pkg.Reuse.Kept[pkg.Name+"/"+p] {
+				return
+			}
+		}
+		for _, name := range opSections {
+			if _, ok := render.Stored(pkg, op, name); !ok {
+				return
+			}
+		}
+		kept[i] = true
+	})
+	return kept
+}
+
+// opFiles are the files below its package's directory that the op of
+// stem generates alone: its plugin for each Compass stage and its kernel.
+func opFiles(stem string) []string {
+	return []string{pluginPath(ParserDir, stem), pluginPath(OPTDir, stem), pluginPath(BuilderDir, stem), kernelPath(stem)}
 }
 
 // pluginPath is the path of an op's plugin for a Compass stage below
@@ -75,10 +144,9 @@ func (Target) Paths(pkg *ir.Package) []target.Path {
 	}
 	out := []target.Path{{Path: "Makefile"}, {Path: "README.md"}}
 	for _, op := range ops {
-		for _, stage := range []string{ParserDir, OPTDir, BuilderDir} {
-			out = append(out, target.Path{Path: pluginPath(stage, stem(op)), Op: op})
+		for _, p := range opFiles(stem(op)) {
+			out = append(out, target.Path{Path: p, Op: op})
 		}
-		out = append(out, target.Path{Path: kernelPath(stem(op)), Op: op})
 	}
 	return out
 }

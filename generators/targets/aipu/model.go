@@ -38,12 +38,10 @@ const (
 // function fills. text/template finds a field by scanning the fields of
 // its struct: small structs print faster.
 type opModel struct {
-	Name       string // for the package README
-	LayerType  string
 	KernelPath text // the kernel source below the package directory: kernels/<op>.cl
 	// Objects are the kernel's objects, every variant for every -mcpu: the
-	// package Makefile's OBJECTS and rules, the README's rows, the GBuilder
-	// docstring.
+	// op's sections of the package Makefile and README (objects.tmpl), the
+	// GBuilder docstring.
 	Objects    []objectRow
 	Stem       string
 	KernelFile string
@@ -311,7 +309,7 @@ func newOpModel(f *packageFacts, op *ir.Op) *opModel {
 	a := OpOptions(op)
 	dims := dimSymbols(op)
 	k := newKernelModel(f.prefix, op, dims)
-	m := &opModel{Name: op.Name, LayerType: a.LayerType, Stem: stem(op)}
+	m := &opModel{Stem: stem(op)}
 	m.KernelFile = kernelFile(m.Stem)
 	targets := f.known
 	if len(a.Targets) > 0 {
