@@ -218,7 +218,13 @@ func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.Targ
 		m.ReferencePath = append(m.ReferencePath, escape.PyString(part))
 	}
 	workpool.Parallel(len(ops), func(i int) {
-		m.Ops[i] = newTorchOp(ops[i], m.Namespace)
+		if storedTorchOp(pkg, ops[i]) {
+			// Both its sections are taken from the store: the module's
+			// top needs its names alone (keptTorchOp).
+			m.Ops[i] = keptTorchOp(ops[i], m.Namespace)
+		} else {
+			m.Ops[i] = newTorchOp(ops[i], m.Namespace)
+		}
 		m.Ops[i].Imported = importedOf(pkg, ops[i])
 	})
 	for i, t := range m.Ops {
@@ -228,13 +234,41 @@ func newTorchModel(pkg *ir.Package, ops []*ir.Op, pm *packageModel, d *diag.Targ
 		}
 	}
 	var err error
-	if m.OpSections, err = render.KeyedSections(tmpl, pkg, "executorch-op", m.Ops, ops); err != nil {
+	// A kept op's (keptTorchOp) are both stored, so never made from it.
+	if m.OpSections, err = render.KeyedSections(tmpl, pkg, torchSections[0], m.Ops, ops); err != nil {
 		d.Errorf(pkg.Pos, "internal", "rendering executorch-op: %v", err)
 	}
-	if m.CallSections, err = render.KeyedSections(tmpl, pkg, "executorch-call", m.Ops, ops); err != nil {
+	if m.CallSections, err = render.KeyedSections(tmpl, pkg, torchSections[1], m.Ops, ops); err != nil {
 		d.Errorf(pkg.Pos, "internal", "rendering executorch-call: %v", err)
 	}
 	return m
+}
+
+// The names of an op's sections of the ExecuTorch module.
+var torchSections = []string{"executorch-op", "executorch-call"}
+
+// storedTorchOp reports whether both of op's sections of the ExecuTorch
+// module are in pkg.Reuse's store, so that neither is made.
+func storedTorchOp(pkg *ir.Package, op *ir.Op) bool {
+	for _, name := range torchSections {
+		if _, ok := render.Stored(pkg, op, name); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// keptTorchOp is the part of op's torchOp that the module prints outside
+// op's sections (its names), and its warnings: an unchanged op's sections
+// come from the store. Only an output without a shape can have its shape
+// assumed, so only then is the fake implementation made to find out
+// which.
+func keptTorchOp(op *ir.Op, namespace string) *torchOp {
+	t := &torchOp{Namespace: namespace, QNNName: op.Name, Name: TorchName(op)}
+	if slices.ContainsFunc(op.Outputs, func(o *ir.Tensor) bool { return o.Shape == nil }) {
+		_, t.assumed = fakeBody(op)
+	}
+	return t
 }
 
 func newTorchOp(op *ir.Op, namespace string) *torchOp {
