@@ -139,11 +139,13 @@ func (s *sectionStore) read() {
 		if binary.LittleEndian.Uint32(r) != sum {
 			return
 		}
-		// A view, not a copy: data is never written to.
-		if i, dup := s.stored[string(key)]; dup {
+		// Views, not copies, of the key and the text: data is never
+		// written to.
+		k := unsafe.String(unsafe.SliceData(key), len(key))
+		if i, dup := s.stored[k]; dup {
 			s.texts[i] = unsafe.String(unsafe.SliceData(val), len(val)) // the later record, as a map's last write
 		} else {
-			s.stored[string(key)] = int32(len(s.texts))
+			s.stored[k] = int32(len(s.texts))
 			s.texts = append(s.texts, unsafe.String(unsafe.SliceData(val), len(val)))
 		}
 		rest = r[4:]
