@@ -4,10 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 
@@ -19,7 +21,8 @@ import (
 // Chunks keeps the parsed items of opdef files' ops lists, by a hash of
 // each item's text (ChunkKey), so that a file with one op changed is
 // parsed one op at a time (ParseSliced). Its records are content
-// addressed: a record is never stale, only unused.
+// addressed: a record is never stale, only unused. A load calls it from
+// several goroutines at once.
 type Chunks interface {
 	// Chunk returns the tree kept under key (encodeItem's bytes), which
 	// must not change while the tree is used.
@@ -258,29 +261,38 @@ func (f *slicedFile) parse(chunks Chunks, keys []string, leave []bool) (*yaml.No
 			missing = append(missing, i)
 		}
 	}
-	// Parsing items alone costs what parsing them in the file does: past
-	// a few, the whole file is parsed (and its items kept), as Parse has
-	// it.
-	if len(missing) > max(8, len(f.chunks)/8) {
-		return nil, false
-	}
-	for _, i := range missing {
-		c := f.chunks[i]
-		item, ok := f.parseItem(c)
-		if !ok {
-			return nil, false
-		}
-		items[i], fresh[i] = item, true
-	}
+	// The rest of the file first: where it reaches into the list, no item
+	// is parsed alone.
 	doc, at, ok := f.packagePart()
 	if !ok {
 		return nil, false
 	}
-	for i, c := range f.chunks {
-		if fresh[i] {
-			chunks.Keep(keys[i], encodeItem(items[i], c.first+1))
+	// Items alone parse on every core, where the whole file parses on one:
+	// a file of new items (a cold gen) is parsed this way too, in runs of
+	// neighbours (a parser's start and its token queue's growth, per
+	// item, cost a thousand-op file 15 MB). The first run that does not
+	// parse cleanly alone (a comment, an alias of another item's anchor)
+	// stops the others; the whole file is parsed then.
+	runs := itemRuns(missing, max(1, len(missing)/(4*runtime.GOMAXPROCS(0))))
+	var failed atomic.Bool
+	workpool.Parallel(len(runs), func(r int) {
+		if failed.Load() {
+			return
 		}
+		run := runs[r]
+		nodes, ok := f.parseItems(f.chunks[run[0] : run[len(run)-1]+1])
+		if !ok {
+			failed.Store(true)
+			return
+		}
+		for k, i := range run {
+			items[i], fresh[i] = nodes[k], true
+		}
+	})
+	if failed.Load() {
+		return nil, false
 	}
+	keepFresh(chunks, keys, f.chunks, items, fresh)
 	if leave != nil {
 		items = slices.DeleteFunc(items, func(n *yaml.Node) bool { return n == nil })
 	}
@@ -334,21 +346,66 @@ func (f *slicedFile) packagePart() (doc *yaml.Node, at int, ok bool) {
 // its lines (yaml.v3's positions are offsets: nothing before an item
 // changes how it parses). It must come out as one plain item.
 func (f *slicedFile) parseItem(c opsChunk) (*yaml.Node, bool) {
+	items, ok := f.parseItems([]opsChunk{c})
+	if !ok {
+		return nil, false
+	}
+	return items[0], true
+}
+
+// parseItems is parseItem of a run of neighbouring items (cs, each ending
+// where the next starts), parsed together: the run's text as the list of
+// a file of its own.
+func (f *slicedFile) parseItems(cs []opsChunk) ([]*yaml.Node, bool) {
+	size := len("ops:\n")
+	for k, c := range cs {
+		if k > 0 && cs[k-1].end != c.first {
+			return nil, false
+		}
+		size += len(c.text)
+	}
+	text := make([]byte, 0, size)
+	text = append(text, "ops:\n"...)
+	for _, c := range cs {
+		text = append(text, c.text...)
+	}
 	var discard diag.List
-	doc, ok := Parse("", []byte("ops:\n"+c.text), &discard)
+	doc, ok := Parse("", text, &discard)
 	if !ok || !plain(doc) {
 		return nil, false
 	}
+	// A comment the run's document or list holds (yaml.v3 gives the
+	// document a comment that ends the file, "- #0") lies elsewhere in
+	// the whole file's tree.
 	root := doc.Content[0]
-	if len(root.Content) != 2 || root.Content[1].Kind != yaml.SequenceNode || len(root.Content[1].Content) != 1 || hasComments(root.Content[1]) || hasComments(root) {
+	if len(root.Content) != 2 || root.Content[1].Kind != yaml.SequenceNode || len(root.Content[1].Content) != len(cs) || hasComments(root.Content[1]) || hasComments(root) || hasComments(doc) {
 		return nil, false
 	}
-	item := root.Content[1].Content[0]
-	if item.Line != 2 {
-		return nil, false
+	items := root.Content[1].Content
+	for k, item := range items {
+		if item.Line != 2+cs[k].first-cs[0].first {
+			return nil, false
+		}
 	}
-	shiftLines(item, c.first+1-2)
-	return item, true
+	for _, item := range items {
+		shiftLines(item, cs[0].first+1-2)
+	}
+	return items, true
+}
+
+// itemRuns cuts the ascending indexes into runs of neighbours (i, i+1,
+// ...) of at most size each.
+func itemRuns(indexes []int, size int) [][]int {
+	var runs [][]int
+	for start := 0; start < len(indexes); {
+		end := start + 1
+		for end < len(indexes) && end-start < size && indexes[end] == indexes[end-1]+1 {
+			end++
+		}
+		runs = append(runs, indexes[start:end])
+		start = end
+	}
+	return runs
 }
 
 func shiftLines(n *yaml.Node, by int) {
@@ -381,10 +438,18 @@ func (f *slicedFile) keepItems(doc *yaml.Node, chunks Chunks, keys []string) boo
 			return false
 		}
 	}
-	for j, c := range f.chunks {
-		chunks.Keep(keys[j], encodeItem(list.Content[j], c.first+1))
-	}
+	keepFresh(chunks, keys, f.chunks, list.Content, nil)
 	return true
+}
+
+// keepFresh keeps the trees of the items fresh marks (nil: all) under
+// their keys, encoded on every core.
+func keepFresh(chunks Chunks, keys []string, cut []opsChunk, items []*yaml.Node, fresh []bool) {
+	workpool.Parallel(len(cut), func(i int) {
+		if fresh == nil || fresh[i] {
+			chunks.Keep(keys[i], encodeItem(items[i], cut[i].first+1))
+		}
+	})
 }
 
 // sameTree reports whether two trees are equal in every field a parse
