@@ -65,9 +65,15 @@ func Decode(data string, file string, first int) (*ir.Op, bool) {
 	if len(data) < len(magic) || data[:len(magic)] != magic || first < 1 {
 		return nil, false
 	}
-	d := &decoder{data: data[len(magic):], file: file, first: first, budget: 32*len(data) + 1<<16}
+	dc := opDecoder()
+	a := arraysPool.Get().(*arrays)
+	if len(a.free) < len(dc.kinds) {
+		a.free = make([]freeArray, len(dc.kinds))
+	}
+	d := &decoder{data: data[len(magic):], file: file, first: first, budget: 32*len(data) + 1<<16, kinds: dc.kinds, arrays: a}
 	op := new(ir.Op)
-	opDecoder()(d, unsafe.Pointer(op))
+	dc.dec(d, unsafe.Pointer(op))
+	arraysPool.Put(a)
 	if d.bad || len(d.data) != 0 {
 		return nil, false
 	}
@@ -256,7 +262,79 @@ type decoder struct {
 	// budget is 32 times, and more for a small one.
 	budget int
 	depth  int
+	// The element types of the arrays the model is read into, and the
+	// arrays they are taken from (arrays).
+	kinds  []arrayKind
+	arrays *arrays
 }
+
+// arrays hands out the arrays a decode reads into (a slice's elements, the
+// value a pointer points to) as parts of larger arrays, one larger array
+// at a time per element type: a model holds about a hundred small slices,
+// and allocating each alone was most of the time of reading it back. A
+// part is handed out once, so it holds its type's zero value; a larger
+// array stays alive while any of its parts is, as the parts of the models
+// read one after another all are for as long as the models. One decode
+// uses an arrays at a time (arraysPool).
+type arrays struct {
+	free []freeArray // by arrayKind
+}
+
+// freeArray is what is left of one larger array: left elements from next
+// (nil once none is left: a pointer past an allocation's end is not one
+// Go allows).
+type freeArray struct {
+	next unsafe.Pointer
+	left int
+}
+
+var arraysPool = sync.Pool{New: func() any { return new(arrays) }}
+
+// arrayKind is one element type of the arrays a model is read into.
+type arrayKind struct {
+	values reflect.Type // a slice of the element type
+	size   uintptr
+	chunk  int // elements in each larger array
+}
+
+// arrayBytes is about the size of the larger arrays parts are taken from.
+const arrayBytes = 4096
+
+// alloc returns n (> 0) zero values of kind's element type, in a row.
+// Arrays of over a quarter of a larger one are allocated alone.
+func (d *decoder) alloc(kind, n int) unsafe.Pointer {
+	k := &d.kinds[kind]
+	if n > k.chunk/4 {
+		return reflect.MakeSlice(k.values, n, n).UnsafePointer()
+	}
+	f := &d.arrays.free[kind]
+	if n > f.left {
+		f.next, f.left = reflect.MakeSlice(k.values, k.chunk, k.chunk).UnsafePointer(), k.chunk
+	}
+	p := f.next
+	if f.left -= n; f.left == 0 {
+		f.next = nil
+	} else {
+		f.next = unsafe.Add(p, uintptr(n)*k.size)
+	}
+	return p
+}
+
+// makeSlice makes the slice of kind's elements at p n long and returns its
+// first element's address (nil for none; an empty slice is not nil).
+func (d *decoder) makeSlice(kind int, p unsafe.Pointer, n int) unsafe.Pointer {
+	if n == 0 {
+		*(*sliceHeader)(p) = sliceHeader{unsafe.Pointer(&zeroLength), 0, 0}
+		return nil
+	}
+	data := d.alloc(kind, n)
+	*(*sliceHeader)(p) = sliceHeader{data, n, n}
+	return data
+}
+
+// zeroLength is where an empty slice's data points (not nil: an empty
+// slice is not a nil one).
+var zeroLength [0]uint64
 
 // maxDepth bounds the nesting a record may hold; a model's is a few levels.
 const maxDepth = 1000
@@ -383,15 +461,40 @@ type decodeFunc func(d *decoder, p unsafe.Pointer)
 // once per process, into a decodeFunc per type; each value is then read
 // through its type's func, with no reflection but the allocations:
 // reading a model by reflection took as long as building it.
-var opDecoder = sync.OnceValue(func() decodeFunc {
-	m := decoderMaker{made: map[reflect.Type]*decodeFunc{}}
-	return m.of(opType)
+var opDecoder = sync.OnceValue(func() decoding {
+	m := decoderMaker{made: map[reflect.Type]*decodeFunc{}, kindOf: map[reflect.Type]int{}, kinds: new([]arrayKind)}
+	dec := m.of(opType)
+	return decoding{dec, *m.kinds}
 })
+
+// decoding is how an ir.Op is read: its decodeFunc, and the element types
+// of the arrays it reads into (decoder.alloc).
+type decoding struct {
+	dec   decodeFunc
+	kinds []arrayKind
+}
 
 // decoderMaker makes the decodeFuncs of a type and the types it holds,
 // each once.
 type decoderMaker struct {
-	made map[reflect.Type]*decodeFunc
+	made   map[reflect.Type]*decodeFunc
+	kindOf map[reflect.Type]int
+	kinds  *[]arrayKind
+}
+
+// kind is the arrayKind of arrays of elem.
+func (m decoderMaker) kind(elem reflect.Type) int {
+	if k, ok := m.kindOf[elem]; ok {
+		return k
+	}
+	k := len(*m.kinds)
+	m.kindOf[elem] = k
+	chunk := 8
+	if size := int(elem.Size()); size > 0 {
+		chunk = max(chunk, arrayBytes/size)
+	}
+	*m.kinds = append(*m.kinds, arrayKind{values: reflect.SliceOf(elem), size: elem.Size(), chunk: chunk})
+	return k
 }
 
 // of returns t's decodeFunc. A recursive type (a Literal's list of
@@ -417,12 +520,14 @@ func (m decoderMaker) make(t reflect.Type) decodeFunc {
 	case whereType:
 		// Every part of the model has one: read without reflection, in
 		// one allocation (the encoder writes it as any slice of structs).
+		kind := m.kind(whereType.Elem())
 		return func(d *decoder, p unsafe.Pointer) {
 			n, isNil := d.count()
 			if isNil || !d.spend(n, unsafe.Sizeof(ir.FieldPos{})) {
 				return
 			}
-			w := make(ir.Where, n)
+			var w ir.Where
+			d.makeSlice(kind, unsafe.Pointer(&w), n)
 			for i := range w {
 				if d.bad {
 					return
@@ -483,7 +588,7 @@ func (m decoderMaker) make(t reflect.Type) decodeFunc {
 		return func(d *decoder, p unsafe.Pointer) { *(*string)(p) = d.str() }
 	case reflect.Pointer:
 		elem := t.Elem()
-		values := reflect.SliceOf(elem)
+		kind := m.kind(elem)
 		dec := m.of(elem)
 		return func(d *decoder, p unsafe.Pointer) {
 			switch d.byte() {
@@ -492,7 +597,7 @@ func (m decoderMaker) make(t reflect.Type) decodeFunc {
 				if !d.spend(1, elem.Size()) || !d.enter() {
 					return
 				}
-				q := alloc(values, 1)
+				q := d.alloc(kind, 1)
 				dec(d, q)
 				d.leave()
 				*(*unsafe.Pointer)(p) = q
@@ -506,6 +611,7 @@ func (m decoderMaker) make(t reflect.Type) decodeFunc {
 		if elem.Kind() == reflect.Pointer {
 			return m.sliceOfPointers(t)
 		}
+		kind := m.kind(elem)
 		dec := m.of(elem)
 		return func(d *decoder, p unsafe.Pointer) {
 			n, isNil := d.count()
@@ -513,7 +619,7 @@ func (m decoderMaker) make(t reflect.Type) decodeFunc {
 				return
 			}
 			defer d.leave()
-			data := makeSlice(t, p, n)
+			data := d.makeSlice(kind, p, n)
 			for i := range n {
 				if d.bad {
 					return
@@ -595,29 +701,13 @@ type sliceHeader struct {
 	len, cap int
 }
 
-// makeSlice makes the slice of type t at p n long and returns its first
-// element's address (reflect.NewAt and Value.Set would look a pointer
-// type up in a shared map on every call).
-func makeSlice(t reflect.Type, p unsafe.Pointer, n int) unsafe.Pointer {
-	data := reflect.MakeSlice(t, n, n).UnsafePointer()
-	*(*sliceHeader)(p) = sliceHeader{data, n, n}
-	return data
-}
-
-// alloc allocates n zero values of the element type of values, a slice
-// type, and returns the first's address (reflect.New would look the
-// pointer type up).
-func alloc(values reflect.Type, n int) unsafe.Pointer {
-	return reflect.MakeSlice(values, n, n).UnsafePointer()
-}
-
 // sliceOfPointers reads a slice of pointers ([]*ir.Tensor) with the values
 // pointed to in one array: two allocations, not one per element and two
 // for the slice.
 func (m decoderMaker) sliceOfPointers(t reflect.Type) decodeFunc {
 	target := t.Elem().Elem()
 	size := target.Size()
-	values := reflect.SliceOf(target)
+	pointers, values := m.kind(t.Elem()), m.kind(target)
 	dec := m.of(target)
 	return func(d *decoder, p unsafe.Pointer) {
 		n, isNil := d.count()
@@ -625,7 +715,7 @@ func (m decoderMaker) sliceOfPointers(t reflect.Type) decodeFunc {
 			return
 		}
 		defer d.leave()
-		data := makeSlice(t, p, n)
+		data := d.makeSlice(pointers, p, n)
 		var ptrs []unsafe.Pointer
 		if n > 0 {
 			ptrs = unsafe.Slice((*unsafe.Pointer)(data), n)
@@ -639,7 +729,7 @@ func (m decoderMaker) sliceOfPointers(t reflect.Type) decodeFunc {
 					if !d.spend(n, size) {
 						return
 					}
-					elems = alloc(values, n)
+					elems = d.alloc(values, n)
 				}
 				q := unsafe.Add(elems, uintptr(i)*size)
 				dec(d, q)
