@@ -15,6 +15,7 @@ import (
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/reference"
 	"github.com/opforge/opforge/generators/registry"
+	"github.com/opforge/opforge/generators/render"
 	"github.com/opforge/opforge/generators/selection"
 	"github.com/opforge/opforge/generators/stageclock"
 	"github.com/opforge/opforge/generators/target"
@@ -201,6 +202,8 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	}
 	pkgs := ld.Tree(o.OpDefs, l)
 	o.Clock.Mark("load")
+	// The templates parse while the targets check, mostly on one core.
+	defer render.Warm()()
 	registry.Check(l, pkgs...)
 	o.Clock.Mark("check")
 	if l.HasErrors() {

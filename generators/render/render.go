@@ -464,6 +464,23 @@ func MustLoad(fsys fs.FS, dir string, extra template.FuncMap) *Set {
 	return s
 }
 
+// Warm parses and compiles every set MustLoad made that is not yet, on a
+// goroutine of its own, and returns a func that waits for it to finish.
+// gen starts it while the targets check the opdefs, most of which runs on
+// one core: the TensorRT set alone takes about 7 ms, which the first
+// rendering would otherwise wait for. Wait before the sets are reloaded
+// (ReloadAll).
+func Warm() (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, e := range embedded {
+			e.set.program()
+		}
+	}()
+	return func() { <-done }
+}
+
 // embedded are the sets MustLoad made, at package initialization (so
 // without a lock), and where each was read from.
 var embedded []*embeddedSet
