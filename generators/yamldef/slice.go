@@ -64,7 +64,8 @@ type slicedFile struct {
 // plain "ops:" line at the top level with a block list under it, no
 // document markers, directives or tab indentation, and no comment line
 // between items, before the first, after the last, or at the end of an
-// item (yaml.v3 may give such a comment to a neighbour). Quotes, flows
+// item, and no item holding only a comment (yaml.v3 may give such a
+// comment to a neighbour). Quotes, flows
 // and block scalars need no rule here: an item whose text does not close
 // them fails its own parse (ParseSliced then parses the whole file), and
 // one that does ends at the next line at its indent.
@@ -120,6 +121,10 @@ cut:
 			}
 			f.chunks = append(f.chunks, opsChunk{first: i})
 			open = len(f.chunks) - 1
+			// An item line holding only a comment ("- # TODO") is
+			// pending as a comment line is: with nothing after it in the
+			// item, yaml.v3 gives the comment to the next item.
+			pending = strings.HasPrefix(strings.TrimLeft(trimmed[1:], " "), "#")
 		case ind > f.indent:
 			pending = strings.HasPrefix(trimmed, "#")
 		default:

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -248,11 +249,61 @@ func TestParseSlicedReviewCases(t *testing.T) {
 		{"a root flow mapping", "{a: 1,\nops:\n  - x\n}\n", "{a: 1,\nops:\n  - x\n}\n"},
 		{"a line separator", "ops:\n  - name: \"a\u2028b\"\n  - name: B\n", "ops:\n  - name: \"a\u2028b\"\n  - name: B\n"},
 		{"a next line", "ops:\n  - name: \"a\u0085b\"\n  - name: B\n", "ops:\n  - name: \"a\u0085b\"\n  - name: C\n"},
+		// yaml.v3 gives the comment of an item that holds only it to the
+		// next item, whose text would then be stored with it.
+		{"an item holding only a comment", "ops:\n- x: 0\n- y: 1\n- #c\n- a\n- z: 2\n", "ops:\n- x: 0\n- a\n"},
+		{"an item holding only a comment, indented", "ops:\n  - name: A\n  -   # TODO\n  - name: B\n", "ops:\n  - name: B\n"},
+		{"the file's last item holding only a comment", "#\nops:\n- #0", "#\nops:\n- #0\n"},
 	}
 	for _, c := range cases {
 		chunks := yamldeftest.NewChunks()
 		checkSliced(t, c.name+", before", []byte(c.before), chunks)
 		checkSliced(t, c.name+", after", []byte(c.after), chunks)
 		checkSliced(t, c.name+", again", []byte(c.after), chunks)
+	}
+}
+
+// TestParseSlicedInRuns: a file of many new items, some neighbours of
+// stored ones, parses in runs of several items (parse cuts the new items
+// into about 4 runs a core, never across a stored item), each run to the
+// tree Parse gives, on any number of cores.
+func TestParseSlicedInRuns(t *testing.T) {
+	n := 24*runtime.GOMAXPROCS(0) + 40
+	var sb strings.Builder
+	sb.WriteString("version: 1\nops:\n")
+	for i := range n {
+		fmt.Fprintf(&sb, "  - name: Op%d\n    attrs: {k: %d, s: \"x%d\"}\n    list:\n      - %d\n", i, i, i, i)
+	}
+	chunks := yamldeftest.NewChunks()
+	checkSliced(t, "cold", []byte(sb.String()), chunks)
+	// Every third item edited: runs of two new items between stored ones.
+	lines := strings.Split(sb.String(), "\n")
+	for i := range lines {
+		if strings.HasPrefix(lines[i], "  - name: Op") {
+			var k int
+			fmt.Sscanf(lines[i], "  - name: Op%d", &k)
+			if k%3 != 0 {
+				lines[i] += "Edited"
+			}
+		}
+	}
+	checkSliced(t, "two of three edited", []byte(strings.Join(lines, "\n")), chunks)
+}
+
+func TestItemRuns(t *testing.T) {
+	for _, c := range []struct {
+		indexes []int
+		size    int
+		want    string
+	}{
+		{nil, 3, "[]"},
+		{[]int{4}, 3, "[[4]]"},
+		{[]int{0, 1, 2, 3, 4, 5, 6}, 3, "[[0 1 2] [3 4 5] [6]]"},
+		{[]int{0, 1, 3, 4, 5, 9}, 8, "[[0 1] [3 4 5] [9]]"},
+		{[]int{1, 2, 4, 5}, 1, "[[1] [2] [4] [5]]"},
+	} {
+		if got := fmt.Sprint(itemRuns(c.indexes, c.size)); got != c.want {
+			t.Errorf("itemRuns(%v, %d) = %s, want %s", c.indexes, c.size, got, c.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package aipu_test
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,17 +53,30 @@ func TestKeptOpsNeedNoModel(t *testing.T) {
 					keyed.Reuse.Kept[pkg.Name+"/"+p.Path] = true
 				}
 			}
-			store := keyed.Reuse.Sections
-			for _, pass := range []string{"fresh", "from the store", "make-objects lost", "make-rules lost", "readme-objects lost"} {
+			store, kept := keyed.Reuse.Sections, keyed.Reuse.Kept
+			// The first op's kernel, not kept (changed on disk, say).
+			var firstKernel string
+			for _, p := range (aipu.Target{}).Paths(pkg) {
+				if p.Op == ops[0] && strings.HasSuffix(p.Path, ".cl") {
+					firstKernel = pkg.Name + "/" + p.Path
+				}
+			}
+			for _, pass := range []string{"fresh", "from the store", "make-objects lost", "make-rules lost", "readme-objects lost", "a file not kept"} {
 				// A section missing from the store makes every op modelled
-				// again: its section is made from the model.
-				keyed.Reuse.Sections = store
+				// again: its section is made from the model. A file not
+				// kept makes its op modelled: the file is rendered.
+				keyed.Reuse.Sections, keyed.Reuse.Kept = store, kept
 				if lost, ok := strings.CutSuffix(pass, " lost"); ok {
 					keyed.Reuse.Sections = hiding{store, "\x00" + lost}
 				}
 				want := 0
-				if pass == "from the store" {
+				switch pass {
+				case "from the store":
 					want = len(ops)
+				case "a file not kept":
+					keyed.Reuse.Kept = maps.Clone(kept)
+					delete(keyed.Reuse.Kept, firstKernel)
+					want = len(ops) - 1
 				}
 				if n := aipu.Unmodelled(&keyed, ops); n != want {
 					t.Errorf("%s, %s: %d of %d ops unmodelled, want %d", pkg.Name, pass, n, len(ops), want)
