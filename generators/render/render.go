@@ -467,7 +467,7 @@ func MustLoad(fsys fs.FS, dir string, extra template.FuncMap) *Set {
 // Warm parses and compiles every set MustLoad made that is not yet, on a
 // goroutine of its own, and returns a func that waits for it to finish.
 // gen starts it while the targets check the opdefs, most of which runs on
-// one core: the TensorRT set alone takes about 7 ms, which the first
+// one core: the largest set alone takes about 7 ms, which the first
 // rendering would otherwise wait for. Wait before the sets are reloaded
 // (ReloadAll).
 func Warm() (wait func()) {
