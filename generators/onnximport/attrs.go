@@ -37,6 +37,9 @@ func paramFor(a *onnx.Attribute) (*ir.Param, string) {
 		if !ok {
 			return nil, fmt.Sprintf("a %s tensor, which has no opforge dtype", a.T.DataType)
 		}
+		if len(a.T.Dims) > ir.MaxRank {
+			return nil, fmt.Sprintf("a tensor of rank %d; an opdef param tensor has at most %d dims", len(a.T.Dims), ir.MaxRank)
+		}
 		p.DTypes = []ir.DType{dt}
 		switch len(a.T.Dims) {
 		case 0:

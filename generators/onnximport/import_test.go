@@ -10,6 +10,7 @@ import (
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/golden"
+	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
 	"github.com/opforge/opforge/generators/onnx"
 	"github.com/opforge/opforge/generators/onnx/onnxtest"
@@ -481,3 +482,19 @@ func TestTensorNamesAvoidAttributes(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestTensorParamRank: a TENSOR attribute becomes a param tensor of its
+// rank up to ir.MaxRank, the opdef schema's bound; past it, no param, and
+// the reason (FuzzImport found an import the loader then refused).
+func TestTensorParamRank(t *testing.T) {
+	for _, rank := range []int{2, ir.MaxRank, ir.MaxRank + 1, 26} {
+		a := &onnx.Attribute{Name: "t", Type: onnx.AttrTensor, T: &onnx.Tensor{DataType: onnx.Float, Dims: make([]int64, rank)}}
+		p, why := paramFor(a)
+		switch {
+		case rank <= ir.MaxRank && (p == nil || p.Kind != ir.ParamTensor || p.Rank != rank):
+			t.Errorf("rank %d: param %+v (%s), want a tensor of rank %d", rank, p, why, rank)
+		case rank > ir.MaxRank && (p != nil || !strings.Contains(why, "at most 8 dims")):
+			t.Errorf("rank %d: param %+v, reason %q; want none, with the bound", rank, p, why)
+		}
+	}
+}
