@@ -252,6 +252,18 @@ func Stored(pkg *ir.Package, op *ir.Op, name string) (string, bool) {
 	return "", false
 }
 
+// StoredAll reports whether every one of op's sections named names is in
+// pkg.Reuse's store (Stored): a target leaves unmodelled an op all of
+// whose sections it would take from there.
+func StoredAll(pkg *ir.Package, op *ir.Op, names ...string) bool {
+	for _, name := range names {
+		if _, ok := Stored(pkg, op, name); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // Remember keeps text as op's section named name in pkg.Reuse's store
 // (nothing without a store or a key).
 func Remember(pkg *ir.Package, op *ir.Op, name, text string) {

@@ -65,17 +65,17 @@ func (Target) Generate(pkg *ir.Package, d *diag.TargetList) *fileset.Set {
 	for i, op := range ops {
 		m.Ops[i] = opRow{Name: op.Name, LayerType: OpOptions(op).LayerType}
 	}
-	joined := []**render.Joined{&m.ObjectLines, &m.ObjectRules, &m.ObjectRows}
+	sections := make([]*render.Joined, len(opSections))
 	for i, name := range opSections {
 		// A kept op's sections are all stored (keptOps), so its missing
 		// model is never asked for.
-		j, err := render.KeyedSectionsOf(tmpl, pkg, name, ops, func(i int) *opModel { return models[i] })
-		if err != nil {
+		var err error
+		if sections[i], err = render.KeyedSectionsOf(tmpl, pkg, name, ops, func(i int) *opModel { return models[i] }); err != nil {
 			d.Errorf(pkg.Pos, "internal", "rendering the package's op sections: %v", err)
 			return nil
 		}
-		*joined[i] = j
 	}
+	m.ObjectLines, m.ObjectRules, m.ObjectRows = sections[0], sections[1], sections[2]
 	files := make([]render.File, 0, 2+4*len(ops))
 	files = append(files,
 		render.File{Path: "Makefile", Tmpl: "Makefile.tmpl", Data: m},
@@ -113,12 +113,7 @@ func keptOps(pkg *ir.Package, ops []*ir.Op) []bool {
 				return
 			}
 		}
-		for _, name := range opSections {
-			if _, ok := render.Stored(pkg, op, name); !ok {
-				return
-			}
-		}
-		kept[i] = true
+		kept[i] = render.StoredAll(pkg, op, opSections...)
 	})
 	return kept
 }

@@ -250,12 +250,7 @@ var torchSections = []string{"executorch-op", "executorch-call"}
 // storedTorchOp reports whether both of op's sections of the ExecuTorch
 // module are in pkg.Reuse's store, so that neither is made.
 func storedTorchOp(pkg *ir.Package, op *ir.Op) bool {
-	for _, name := range torchSections {
-		if _, ok := render.Stored(pkg, op, name); !ok {
-			return false
-		}
-	}
-	return true
+	return render.StoredAll(pkg, op, torchSections...)
 }
 
 // keptTorchOp is the part of op's torchOp that the module prints outside
