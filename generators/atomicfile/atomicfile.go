@@ -60,10 +60,15 @@ func ReadRegular(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readAll(f, fi.Size())
+}
+
+// readAll reads f, of size bytes by its fstat.
+func readAll(f *os.File, size int64) ([]byte, error) {
 	// Sized from the fstat like os.ReadFile: one read and the EOF, where
 	// io.ReadAll's growing buffer takes several for a large file.
-	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
-	_, err = buf.ReadFrom(f)
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err := buf.ReadFrom(f)
 	return buf.Bytes(), err
 }
 

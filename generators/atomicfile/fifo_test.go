@@ -21,6 +21,9 @@ func TestWriteOverFIFO(t *testing.T) {
 	if _, err := ReadRegular(path); !errors.Is(err, ErrNotRegular) {
 		t.Fatalf("ReadRegular of a FIFO: %v, want ErrNotRegular", err)
 	}
+	if _, err := MapRegular(path); !errors.Is(err, ErrNotRegular) {
+		t.Fatalf("MapRegular of a FIFO: %v, want ErrNotRegular", err)
+	}
 	done := make(chan error, 1)
 	go func() {
 		_, err := Write(path, []byte("data"), 0o644)
