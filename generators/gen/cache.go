@@ -45,7 +45,8 @@ type Cache struct {
 
 	mu       sync.Mutex
 	hashes   map[string]string // path -> hash of the skeleton generated now
-	ops      map[string]string // path -> key of the op that generates it alone
+	ops      map[string]string // path -> key of the op that generates it alone, or of a shared file (Shared)
+	framed   map[string]bool   // shared files whose key is their skeleton's hash (Shared)
 	sections *sectionStore
 	items    *sectionStore // the opdefs' parsed items (Reuser.Items)
 	// manifestOK caches whether the manifest is as the last gen left it,
@@ -126,7 +127,7 @@ func OpenCache(o Options, cachePath string) (*Cache, error) {
 		}
 	}
 	generator := hex.EncodeToString(g.Sum(nil))
-	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, absOut: out, generator: generator, hashes: map[string]string{}, ops: map[string]string{}, sections: newSectionStore(cachePath), items: newItemStore(cachePath)}
+	c := &Cache{path: cachePath, key: hex.EncodeToString(h.Sum(nil)), Out: o.Out, absOut: out, generator: generator, hashes: map[string]string{}, ops: map[string]string{}, framed: map[string]bool{}, sections: newSectionStore(cachePath), items: newItemStore(cachePath)}
 	c.leftovers = sync.OnceValue(func() bool { return writer.Unsettled(c.Out) })
 	c.manifestOK = sync.OnceValue(func() bool {
 		want, ok := c.prev.Files[writer.ManifestName]
@@ -230,6 +231,12 @@ func (c *Cache) seenUntouched(rel string, want fileRecord) bool {
 // skeleton by the last gen and has not been touched since. It records the
 // skeleton's hash for Store whatever it answers.
 func (c *Cache) Unchanged(rel string, fresh []byte) bool {
+	c.mu.Lock()
+	framed := c.framed[rel]
+	c.mu.Unlock()
+	if framed {
+		return false // Shared recorded its key, and found it changed
+	}
 	sum := sha256.Sum256(fresh)
 	hash := hex.EncodeToString(sum[:16])
 	c.mu.Lock()
@@ -274,6 +281,19 @@ func (c *Cache) Sections() ir.SectionStore { return c.sections }
 func (c *Cache) Vouched(rel string) (filestat.Stat, bool) {
 	r, ok := c.prev.Files[rel]
 	return r.Stat, ok
+}
+
+// Shared implements Reuser.
+func (c *Cache) Shared(rel, key string) bool {
+	c.Keyed(rel, key)
+	if c.Reusable(rel, key) {
+		return true
+	}
+	c.mu.Lock()
+	c.hashes[rel] = key
+	c.framed[rel] = true
+	c.mu.Unlock()
+	return false
 }
 
 // Keyed implements Reuser.

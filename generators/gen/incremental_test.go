@@ -294,7 +294,7 @@ func (s *incrSession) opdef() string {
 
 // gen writes the opdef, generates incrementally into out/ and cold into a
 // fresh folder, and compares the two trees.
-func (s *incrSession) gen(step string) {
+func (s *incrSession) gen(step string) *writer.Plan {
 	s.t.Helper()
 	opdefs := filepath.Join(s.dir, "opdefs")
 	if err := os.MkdirAll(filepath.Join(opdefs, "incr"), 0o755); err != nil {
@@ -340,6 +340,7 @@ func (s *incrSession) gen(step string) {
 	s.apply(step, cold)
 	s.compare(step, o.Out, cold.Out)
 	s.t.Logf("%s: %d files kept unrendered, %d rendered", step, kept, rendered)
+	return plan
 }
 
 func (s *incrSession) apply(step string, o Options) *writer.Plan {
@@ -392,4 +393,35 @@ func firstDifference(got, want string) string {
 		}
 	}
 	return "(same lines)"
+}
+
+// TestSharedFileKeptWhileItsSectionsAre: a file the ops share is kept
+// unrendered when no section of it changed, though an op's did change
+// (render.Package, Reuse.Shared): a default's new value reaches the
+// README but not the Python plugin module (its attributes take no
+// defaults). A description, which the module prints, renders it again.
+// Both trees are a cold gen's (incrSession.gen).
+func TestSharedFileKeptWhileItsSectionsAre(t *testing.T) {
+	s := newIncrSession(t, 3)
+	defer s.restoreTemplates()
+	s.gen("initial state")
+	kept := func(plan *writer.Plan, suffix string) bool {
+		t.Helper()
+		for _, f := range plan.Files.Files() {
+			if strings.HasSuffix(f.Path, suffix) {
+				return f.Kept
+			}
+		}
+		t.Fatalf("no file ends in %s", suffix)
+		return false
+	}
+	s.ops[0].scale = "2.5"
+	plan := s.gen("a default changed")
+	if !kept(plan, "_qdp.py") || kept(plan, "trt/IncrOps/README.md") {
+		t.Errorf("a default changed: Python module kept %v (want true), README kept %v (want false)", kept(plan, "_qdp.py"), kept(plan, "trt/IncrOps/README.md"))
+	}
+	s.ops[0].description = "Described anew."
+	if plan := s.gen("a description changed"); kept(plan, "_qdp.py") {
+		t.Error("a description changed: the Python module, which prints it, was kept")
+	}
 }

@@ -40,6 +40,12 @@ type Reuser interface {
 	Vouched(rel string) (filestat.Stat, bool)
 	// Keyed records rel's key for the next gen.
 	Keyed(rel, key string)
+	// Shared is Keyed and Reusable for a file the ops share, whose key
+	// stands for its bytes (ir.Reuse.Shared): when the file is not
+	// reusable, the key is also its skeleton's hash for the next gen, and
+	// Known, which would hash the skeleton's megabytes only to find it
+	// changed, answers no.
+	Shared(rel, key string) bool
 	// Leftovers reports whether a writer, killed or running, has a
 	// temporary or a journal below out/ (writer.Unsettled), as found once
 	// under the gen lock: with none, Apply does not look for a killed
@@ -82,6 +88,22 @@ func (k *opKeys) key(t string, pkg *ir.Package, op *ir.Op) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
+// shared is ir.Reuse.Shared for target t's files. A shared file's key
+// (its frame and its sections' sums, render.Package) stands for its
+// bytes; the generator joins it because a file may hold no section (an
+// op list left empty), and the generator's code, not only its templates,
+// makes a file's bytes.
+func (k *opKeys) shared(t string) func(path, key string) bool {
+	return func(path, key string) bool {
+		h := sha256.New()
+		for _, s := range []string{k.generator, t, path, key} {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+		return k.reuser.Shared(t+"/"+path, hex.EncodeToString(h.Sum(nil)[:16]))
+	}
+}
+
 // reuse records the key of every file an op of pkg generates alone for t
 // and returns what Generate may reuse: those files the reuser vouches
 // for (below the target's directory), the ops' keys and the section
@@ -95,7 +117,7 @@ func (k *opKeys) reuse(t target.Target, pkg *ir.Package) *ir.Reuse {
 		// A target that generates for few of the ops (or none) keys few.
 		ops = sel.Ops(pkg)
 	}
-	r := &ir.Reuse{Keys: make(map[*ir.Op]string, len(ops)), Sections: k.reuser.Sections()}
+	r := &ir.Reuse{Keys: make(map[*ir.Op]string, len(ops)), Sections: k.reuser.Sections(), Shared: k.shared(t.Name())}
 	// A key is a hash: the thousand of an op-heavy package are made on
 	// every core, and only then put in the map.
 	keys := make([]string, len(ops))

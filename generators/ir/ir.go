@@ -129,6 +129,13 @@ type Reuse struct {
 	Keys map[*Op]string
 	// Sections holds rendered sections of shared files by key.
 	Sections SectionStore
+	// Shared, when set, is asked about a file the package's ops share,
+	// at path (below the target's directory), whose bytes key stands for
+	// (a file of keyed sections, render.Package): it records the key for
+	// the next generation and reports whether the cache vouches for the
+	// file on disk as made from it, which render then leaves unrendered.
+	// Called concurrently.
+	Shared func(path, key string) bool
 }
 
 // SectionStore keeps the rendered per-op sections of shared files across

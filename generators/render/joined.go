@@ -3,6 +3,8 @@ package render
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"reflect"
@@ -28,6 +30,10 @@ type Joined struct {
 	parts []string
 	size  int
 	mark  string
+	// sums are the parts' sums (opSections.sum), when every part is an
+	// op's keyed section (nil: some part is not): with them, a file's
+	// frame stands for its bytes (frameKey).
+	sums []string
 }
 
 // joinedNonce makes marks no template text can hold by chance or design:
@@ -94,23 +100,22 @@ func joinedOf(data any) map[string]*Joined {
 	return m
 }
 
-// spliceJoined is out, a template's output, with every Joined mark
-// replaced by its sections, room bytes (left for the file's header line)
-// before it: a fresh slice of exactly that size, plus room for the final
-// newline normalize may add.
-func spliceJoined(out []byte, data any, room int) ([]byte, error) {
+// joinedMark is where a template printed a Joined: out[at:end] is its
+// mark.
+type joinedMark struct {
+	at, end int
+	j       *Joined
+}
+
+// marksOf finds the Joined marks in out, a template's output for data.
+func marksOf(out []byte, data any) ([]joinedMark, error) {
 	joined := joinedOf(data)
-	size := len(out)
-	type piece struct {
-		at, end int
-		j       *Joined
-	}
-	var pieces []piece
+	var marks []joinedMark
 	nonce := joinedNonce()
 	for i := 0; ; {
 		k := bytes.Index(out[i:], []byte(nonce))
 		if k < 0 {
-			break
+			return marks, nil
 		}
 		at := i + k
 		end := bytes.IndexByte(out[at+len(nonce):], 0)
@@ -122,18 +127,59 @@ func spliceJoined(out []byte, data any, room int) ([]byte, error) {
 		if j == nil {
 			return nil, fmt.Errorf("the template printed joined sections its data does not hold")
 		}
-		pieces = append(pieces, piece{at, end, j})
-		size += j.size - (end - at)
+		marks = append(marks, joinedMark{at, end, j})
 		i = end
+	}
+}
+
+// spliceJoined is out, a template's output, with every Joined mark
+// replaced by its sections, room bytes (left for the file's header line)
+// before it: a fresh slice of exactly that size, plus room for the final
+// newline normalize may add.
+func spliceJoined(out []byte, marks []joinedMark, room int) []byte {
+	size := len(out)
+	for _, m := range marks {
+		size += m.j.size - (m.end - m.at)
 	}
 	b := make([]byte, room, room+size+1)
 	last := 0
-	for _, p := range pieces {
-		b = append(b, out[last:p.at]...)
-		for _, s := range p.j.parts {
+	for _, m := range marks {
+		b = append(b, out[last:m.at]...)
+		for _, s := range m.j.parts {
 			b = append(b, s...)
 		}
-		last = p.end
+		last = m.end
 	}
-	return append(b, out[last:]...), nil
+	return append(b, out[last:]...)
+}
+
+// frameKey is what the file a template printed as out stands for, with
+// the header line head, when every Joined in it has sums ("": some has
+// none): the frame's bytes with each mark replaced by its parts' sums.
+// Equal keys are equal files, and a key costs a hash of the frame, not of
+// the megabytes of sections spliced into it.
+func frameKey(out []byte, marks []joinedMark, head string) string {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	count := func(c int) { h.Write(binary.AppendUvarint(n[:0], uint64(c))) }
+	field := func(b []byte) { count(len(b)); h.Write(b) }
+	// Every part counted or length-prefixed, so that the hash's input
+	// reads back one way only: no frame text can pass for a sum, nor one
+	// list of sums for another.
+	count(len(marks))
+	field([]byte(head))
+	last := 0
+	for _, m := range marks {
+		if m.j.sums == nil {
+			return ""
+		}
+		field(out[last:m.at])
+		count(len(m.j.sums))
+		for _, sum := range m.j.sums {
+			field([]byte(sum))
+		}
+		last = m.end
+	}
+	field(out[last:])
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -9,9 +9,11 @@ import (
 	"io/fs"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"text/template"
+	"unsafe"
 
 	"github.com/Masterminds/sprig/v3"
 
@@ -152,9 +154,11 @@ type File struct {
 // render in parallel, since the per-op files of a large package dominate
 // generation, and join the set in the order given, so the output and the
 // diagnostics stay deterministic. A file pkg.Reuse keeps is not rendered
-// (fileset.File.Kept). Files start in the order given: list the
-// package-wide files, which render over every op on one core, first, so
-// they do not finish last.
+// (fileset.File.Kept), nor is a shared file of keyed sections whose frame
+// key pkg.Reuse.Shared vouches for: its frame renders, and the megabytes
+// of its sections are neither spliced nor hashed. Files start in the
+// order given: list the package-wide files, which render over every op on
+// one core, first, so they do not finish last.
 func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *fileset.Set {
 	outs := make([][]byte, len(files))
 	errs := make([]error, len(files))
@@ -171,10 +175,18 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 			render = append(render, i)
 		}
 	}
+	var shared func(path, key string) bool
+	if pkg.Reuse != nil {
+		shared = pkg.Reuse.Shared
+	}
 	parallelBuffered(len(render), func(buf *bytes.Buffer, j int) {
 		i := render[j]
 		head := fileset.HeaderLine(paths[i], fileset.Header(pkg.Source, files[i].Owned))
-		outs[i], errs[i] = s.executeInto(buf, files[i].Tmpl, files[i].Data, head)
+		var keep func(string) bool
+		if shared != nil && len(files[i].Moved) == 0 { // a file carrying moved code is not the last one
+			keep = func(key string) bool { return shared(paths[i], key) }
+		}
+		outs[i], kept[i], errs[i] = s.executeKeeping(buf, files[i].Tmpl, files[i].Data, head, keep)
 	})
 	set := fileset.NewSized(len(files))
 	for i, f := range files {
@@ -195,7 +207,7 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 // file no longer renders every op on one core; the sections are joined
 // before the file is normalized, so it gets the loop's bytes.
 func Sections[T any](s *Set, name string, items []T) (*Joined, error) {
-	return sections(len(items), templateParts(s, name, func(i int) T { return items[i] }), nil, nil)
+	return sections(len(items), templateParts(s, name, func(i int) T { return items[i] }), nil, false)
 }
 
 // KeyedSections is Sections for items that each stand for one op of pkg
@@ -218,8 +230,7 @@ func KeyedSections[T any](s *Set, pkg *ir.Package, name string, items []T, ops [
 // costs neither its item nor its section. An op given as nil has no key:
 // its section is made every time, never stored.
 func KeyedSectionsOf[T any](s *Set, pkg *ir.Package, name string, ops []*ir.Op, item func(i int) T) (*Joined, error) {
-	stored, remember := keyedStore(pkg, name, ops)
-	return sections(len(ops), templateParts(s, name, item), stored, remember)
+	return sections(len(ops), templateParts(s, name, item), keyedStore(pkg, name, ops), true)
 }
 
 // KeyedTexts is KeyedSections for a part of a shared file a target makes
@@ -227,8 +238,7 @@ func KeyedSectionsOf[T any](s *Set, pkg *ir.Package, name string, ops []*ir.Op, 
 // that op and its package's facts alone, under the same rule. name tells
 // the parts apart from the op's other sections.
 func KeyedTexts(pkg *ir.Package, name string, ops []*ir.Op, part func(i int) (string, error)) (string, error) {
-	stored, remember := keyedStore(pkg, name, ops)
-	j, err := sections(len(ops), func(_ *bytes.Buffer, i int) (string, error) { return part(i) }, stored, remember)
+	j, err := sections(len(ops), func(_ *bytes.Buffer, i int) (string, error) { return part(i) }, keyedStore(pkg, name, ops), false)
 	return j.Text(), err
 }
 
@@ -285,27 +295,69 @@ func sectionKey(pkg *ir.Package, op *ir.Op, name string) string {
 	return ""
 }
 
-// keyedStore gives a section of ops[i] from pkg.Reuse's store and keeps
-// one made (nil, nil: no store, so nothing is reused or kept).
-func keyedStore(pkg *ir.Package, name string, ops []*ir.Op) (stored func(int) (string, bool), remember func(int, string)) {
-	if r := pkg.Reuse; r == nil || r.Sections == nil {
-		return nil, nil
-	}
-	stored = func(i int) (string, bool) { return Stored(pkg, ops[i], name) }
-	remember = func(i int, text string) { Remember(pkg, ops[i], name, text) }
-	return stored, remember
+// opSections is pkg.Reuse's store as the sections of ops named name
+// reach it: op i's section by its key (sectionKey), and its sum.
+type opSections struct {
+	pkg  *ir.Package
+	name string
+	ops  []*ir.Op
 }
 
-// sections makes n sections on every core, unless stored (nil: none)
-// gives section i's text, hands what it made to remember (nil: none), and
-// joins the texts in order.
-func sections(n int, part func(buf *bytes.Buffer, i int) (string, error), stored func(int) (string, bool), remember func(int, string)) (*Joined, error) {
+// keyedStore is ops' sections named name in pkg.Reuse's store (nil: no
+// store, so nothing is reused or kept).
+func keyedStore(pkg *ir.Package, name string, ops []*ir.Op) *opSections {
+	if r := pkg.Reuse; r == nil || r.Sections == nil {
+		return nil
+	}
+	return &opSections{pkg, name, ops}
+}
+
+func (o *opSections) stored(i int) (string, bool) { return Stored(o.pkg, o.ops[i], o.name) }
+
+func (o *opSections) remember(i int, text string) { Remember(o.pkg, o.ops[i], o.name, text) }
+
+// sum is a hash of op i's section text: what a shared file's key holds of
+// it (frameKey), so that an op changed in what its section does not show
+// leaves the file's key as it was. Kept in the store beside the text
+// under the same key, whose text it always is, it is taken once per
+// text, not once per gen ("": op i has no key).
+func (o *opSections) sum(i int, text string) string {
+	k := sectionKey(o.pkg, o.ops[i], o.name)
+	if k == "" {
+		return ""
+	}
+	store := o.pkg.Reuse.Sections
+	if sum, ok := store.Section(k + sumSuffix); ok {
+		return sum
+	}
+	h := sha256.Sum256(unsafe.Slice(unsafe.StringData(text), len(text))) // a view: no copy of megabytes
+	sum := hex.EncodeToString(h[:16])
+	store.Remember(k+sumSuffix, sum)
+	return sum
+}
+
+// sumSuffix keys a section's sum in the store: after the section's key,
+// which a NUL separates from the section's name.
+const sumSuffix = "\x00sum"
+
+// sections makes n sections on every core, unless keyed (nil: no store)
+// has section i's text, gives what it made to keyed, and joins the texts
+// in order; with sums, the Joined carries each text's sum too, when every
+// one has a key (Joined.sums).
+func sections(n int, part func(buf *bytes.Buffer, i int) (string, error), keyed *opSections, sums bool) (*Joined, error) {
 	parts := make([]string, n)
 	errs := make([]error, n)
+	var sum []string
+	if keyed != nil && sums {
+		sum = make([]string, n)
+	}
 	parallelBuffered(n, func(buf *bytes.Buffer, i int) {
-		if stored != nil {
-			if text, ok := stored(i); ok {
+		if keyed != nil {
+			if text, ok := keyed.stored(i); ok {
 				parts[i] = text
+				if sum != nil {
+					sum[i] = keyed.sum(i, text)
+				}
 				return
 			}
 		}
@@ -313,14 +365,21 @@ func sections(n int, part func(buf *bytes.Buffer, i int) (string, error), stored
 		if parts[i], errs[i] = part(buf, i); errs[i] != nil {
 			return
 		}
-		if remember != nil {
-			remember(i, parts[i])
+		if keyed != nil {
+			keyed.remember(i, parts[i])
+			if sum != nil {
+				sum[i] = keyed.sum(i, parts[i])
+			}
 		}
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return NewJoined(parts), nil
+	j := NewJoined(parts)
+	if !slices.Contains(sum, "") {
+		j.sums = sum
+	}
+	return j, nil
 }
 
 // Execute renders the named template.
@@ -334,25 +393,39 @@ func (s *Set) Execute(name string, data any) ([]byte, error) {
 // are spliced in after room for the header, which then needs no copy of
 // megabytes of its own.
 func (s *Set) executeInto(buf *bytes.Buffer, name string, data any, head string) ([]byte, error) {
+	b, _, err := s.executeKeeping(buf, name, data, head, nil)
+	return b, err
+}
+
+// executeKeeping is executeInto that, for a file of keyed sections (one
+// whose every Joined is keyed), first asks keep (nil: nothing is kept)
+// whether the file its frame key (frameKey) stands for is kept: then it
+// splices nothing and returns kept.
+func (s *Set) executeKeeping(buf *bytes.Buffer, name string, data any, head string, keep func(key string) bool) (b []byte, kept bool, err error) {
 	buf.Reset()
 	if err := s.execute(buf, name, data); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	out := buf.Bytes()
 	// No Joined made in this process, no mark to look for (and no random
 	// source started for one).
 	if joinedCount.Load() > 0 && bytes.Contains(out, []byte(joinedNonce())) {
-		b, err := spliceJoined(out, data, len(head))
+		marks, err := marksOf(out, data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
+			return nil, false, fmt.Errorf("%s: %v", name, err)
 		}
-		return headed(b, head), nil
+		if keep != nil {
+			if key := frameKey(out, marks, head); key != "" && keep(key) {
+				return nil, true, nil
+			}
+		}
+		return headed(spliceJoined(out, marks, len(head)), head), false, nil
 	}
 	if !isNormal(out) {
-		return withHead(normalizeLines(out), head), nil
+		return withHead(normalizeLines(out), head), false, nil
 	}
-	b := make([]byte, len(head), len(head)+len(out)+1)
-	return headed(append(b, out...), head), nil
+	b = make([]byte, len(head), len(head)+len(out)+1)
+	return headed(append(b, out...), head), false, nil
 }
 
 // headed is the file b holds after len(head) bytes of room, normalized,

@@ -9,7 +9,7 @@ import "sync"
 type Sections struct {
 	mu     sync.Mutex
 	texts  map[string]string
-	served int
+	served []string // the keys Section gave a text of, in order
 }
 
 // NewSections returns an empty store.
@@ -21,7 +21,7 @@ func (s *Sections) Section(key string) (string, bool) {
 	defer s.mu.Unlock()
 	t, ok := s.texts[key]
 	if ok {
-		s.served++
+		s.served = append(s.served, key)
 	}
 	return t, ok
 }
@@ -37,7 +37,14 @@ func (s *Sections) Remember(key, text string) {
 func (s *Sections) Served() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.served
+	return len(s.served)
+}
+
+// ServedKeys are the keys Section gave a text of, in order.
+func (s *Sections) ServedKeys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.served...)
 }
 
 // Holds reports whether a section is kept under key.
