@@ -13,7 +13,6 @@ import (
 	"github.com/opforge/opforge/generators/filestat"
 	"github.com/opforge/opforge/generators/ir"
 	"github.com/opforge/opforge/generators/load"
-	"github.com/opforge/opforge/generators/workpool"
 	"github.com/opforge/opforge/generators/writer"
 	"github.com/opforge/opforge/generators/yamldef"
 )
@@ -57,9 +56,9 @@ type Cache struct {
 	leftovers func() bool
 	// storing is the writing of the stores StoreAhead started.
 	storing *sync.WaitGroup
-	// seen holds the stats prefetch takes of the files the last gen
-	// recorded (read-only once made; each entry publishes itself).
-	seen map[string]*seenStat
+	// look is the writer's look at the files the last gen recorded, which
+	// Prefetch starts and Reusable vouches by (nil: no Prefetch).
+	look *writer.LookAhead
 }
 
 // cacheVersion changes whenever cacheFile's meaning does.
@@ -168,10 +167,10 @@ func (c *Cache) Fresh() (int, bool) {
 
 // Prefetch starts, each on a goroutine of its own, what a gen that is not
 // fresh waits for later and that needs nothing it computes: reading the
-// item and section stores, the walk for a killed writer's leftovers, and a
-// stat of every file the last gen recorded, which Reusable takes as its
-// look (the writer looks again). Loading the opdefs leaves a core idle
-// much of the time (reading, the edited op's parse, the serial parts of
+// item and section stores, the walk for a killed writer's leftovers, and
+// the writer's look at every file the last gen recorded (LookAhead),
+// which Reusable vouches by. Loading the opdefs leaves a core idle much
+// of the time (reading, the edited op's parse, the serial parts of
 // validating); these fill it. Every answer still comes from this process,
 // under the gen lock.
 func (c *Cache) Prefetch() {
@@ -181,50 +180,32 @@ func (c *Cache) Prefetch() {
 		return
 	}
 	go c.leftovers()
-	c.seen = make(map[string]*seenStat, len(c.prev.Files))
-	seen := make([]seenStat, len(c.prev.Files))
 	order := make([]string, 0, len(c.prev.Files))
 	for rel := range c.prev.Files {
-		c.seen[rel] = &seen[len(order)]
 		order = append(order, rel)
 	}
-	go func() {
-		for i, rel := range order {
-			seen[i].take(c.Out, rel)
-		}
-	}()
+	c.look = writer.NewLookAhead(filepath.Clean(c.Out))
+	go c.look.Look(order)
 }
 
-// seenStat is a stat of a file the last gen recorded, taken once by
-// whichever asks first: Prefetch's walk over every file or Reusable (which
-// asks in path order, while the walk goes in the record's order).
-type seenStat struct {
-	claim workpool.Claim
-	st    filestat.Stat
-	ok    bool
-}
-
-// take stats the file at rel below out unless another caller has, or is;
-// it reports whether st and ok are published.
-func (s *seenStat) take(out, rel string) bool {
-	return s.claim.Do(func() { s.st, s.ok = filestat.Of(filepath.Join(out, filepath.FromSlash(rel))) })
-}
+// LookAhead implements Reuser.
+func (c *Cache) LookAhead() *writer.LookAhead { return c.look }
 
 func (c *Cache) untouched(rel string, want fileRecord) bool {
 	got, ok := filestat.Of(filepath.Join(c.Out, filepath.FromSlash(rel)))
 	return ok && got == want.Stat
 }
 
-// seenUntouched is untouched from the stat Prefetch's walk took, or takes
-// for it: for Reusable, whose look the writer checks again. Only while
-// the walk is stat'ing this very file does it take a stat of its own.
-// Known (Unchanged) is the writer's look at the files it does not keep,
-// so it takes a stat of its own.
+// seenUntouched is untouched from the writer's look Prefetch's walk took,
+// or takes for it: for Reusable, whose file the plan then keeps by the
+// same look. Known (Unchanged) is asked about files the writer does not
+// keep, which it reads, so that one takes a stat of its own.
 func (c *Cache) seenUntouched(rel string, want fileRecord) bool {
-	if s := c.seen[rel]; s != nil && s.take(c.Out, rel) {
-		return s.ok && s.st == want.Stat
+	if c.look == nil {
+		return c.untouched(rel, want)
 	}
-	return c.untouched(rel, want)
+	fi, err := c.look.Stat(rel)
+	return err == nil && fi != nil && fi.Mode().IsRegular() && filestat.FromInfo(fi) == want.Stat
 }
 
 // Unchanged is a writer.Known: the file at rel was made from exactly this

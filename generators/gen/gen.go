@@ -247,8 +247,12 @@ func Plan(o Options, l *diag.List) *writer.Plan {
 	ahead := writer.StartReadAhead(filepath.Clean(o.Out))
 	var look *writer.LookAhead
 	if keys != nil {
-		look = writer.NewLookAhead(filepath.Clean(o.Out))
-		keys.look = look
+		// The reuser's look, which it vouched by, is the plan's; without
+		// one, the plan's look at the kept files starts once they are known.
+		if look = o.Reuse.LookAhead(); look == nil {
+			look = writer.NewLookAhead(filepath.Clean(o.Out))
+			keys.look = look
+		}
 	}
 	files := generate(pkgs, ts, keys, l)
 	o.Clock.Mark("generate")

@@ -56,6 +56,10 @@ type Reuser interface {
 	// Items keeps the parsed items of the YAML opdefs' ops lists, so a
 	// file with one op changed parses that op (nil: none).
 	Items() yamldef.Chunks
+	// LookAhead is the writer's look at the files the last gen recorded,
+	// taken ahead, which Reusable vouched by and the plan then keeps files
+	// by (nil: none; gen takes one at the files kept).
+	LookAhead() *writer.LookAhead
 }
 
 // opKeys is what a Plan's reuse needs of its generation.
@@ -63,7 +67,8 @@ type opKeys struct {
 	reuser    Reuser
 	generator string
 	// look, when set, takes the writer's look at the files kept, on a
-	// goroutine of its own, as soon as they are known.
+	// goroutine of its own, as soon as they are known (the reuser's own,
+	// which already walks every file, needs none).
 	look *writer.LookAhead
 }
 

@@ -10,15 +10,17 @@ import (
 
 // LookAhead is the writer's look at files a plan will keep (the lstat of
 // each and of the directories on its path that checkTarget takes), taken
-// on a goroutine of its own while the caller still generates: gen knows
-// which files it keeps once its reuse step answered, long before it
-// plans, and a core is often idle while the targets render. A look taken
-// ahead is still the writer's own and still after the gen cache's (gen
-// asks for it only after Reusable answered), so a file changed since the
-// cache looked shows as before (TestKeptFileChangedMidGen); a file the
-// look has not reached when the plan asks is looked at by the plan. Its
-// directory checks serve those looks only: the plan checks the paths of
-// the files it writes, and Apply's directories, itself
+// on a goroutine of its own while the caller still loads and generates:
+// the gen cache walks every file the last gen recorded through it, and
+// vouches for a file by the same look (Stat). A look is still the
+// writer's own: the plan compares its stat with the one the cache
+// recorded (Options.Vouched) whatever the cache answered, so a file gone
+// or changed before the look is never kept on the cache's word
+// (TestUnvouchedKeptFilesRender); one changed after it is a change after
+// the plan's look, which the next gen finds (TestKeptFileChangedMidGen).
+// A file the look has not reached when the plan asks is looked at by the
+// plan. Its directory checks serve those looks only: the plan checks the
+// paths of the files it writes, and Apply's directories, itself
 // (TestLookAheadDirSwappedForSymlink).
 type LookAhead struct {
 	taken atomic.Bool // by a plan: only the first plan may take it
@@ -59,6 +61,13 @@ func (a *LookAhead) Look(paths []string) {
 		l.take(a.paths, paths[i])
 	}
 }
+
+// Stat is the look at p (a slash path below the root): what lstat says
+// of it (nil: it or a directory on its path is missing), or why it may
+// not be written. It is the look the plan takes of a kept file, so the
+// gen cache vouches for a file from the very look the writer checks its
+// stat in: one lstat per file, and none taken between the two.
+func (a *LookAhead) Stat(p string) (fs.FileInfo, error) { return a.check(p) }
 
 // check is pathChecker.check of p from the look taken ahead, or taken
 // now when none is (or one is being taken: a second lstat then, rather
