@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -142,14 +143,24 @@ func genCmd(args []string, stdout, stderr io.Writer) int {
 		// Its stores are written while Apply writes out/.
 		defer cache.StoreAhead()()
 	}
+	// The diagnostics are final once planned, unless Apply fails: their
+	// text is made while Apply writes (a thousand warnings of an op-heavy
+	// package take milliseconds), and printed once it is done.
+	text := make(chan []byte, 1)
+	go func() {
+		var b bytes.Buffer
+		_ = l.WriteText(&b)
+		text <- b.Bytes()
+	}()
 	st, err := writer.Apply(plan)
 	o.Clock.Mark("apply")
+	planned := <-text // and l is the plan's alone again
 	if err != nil {
 		writer.Report(o.Out, err, &l)
 		report(&l, "text", stdout, stderr)
 		return 1
 	}
-	report(&l, "text", stdout, stderr)
+	_, _ = stderr.Write(planned)
 	o.Clock.Mark("report")
 	if storing {
 		_ = cache.Store(plan) // a failed store only costs the next no-op its speed
