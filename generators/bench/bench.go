@@ -231,7 +231,7 @@ func (o Options) print(s Step) {
 	floor, ratio := "", ""
 	if s.CopyFloor > 0 {
 		floor = ms(s.CopyFloor)
-		ratio = fmt.Sprintf("%.1fx", float64(s.Wall)/float64(s.CopyFloor))
+		ratio = Ratio(s.Wall, s.CopyFloor)
 	}
 	fmt.Fprintf(o.Out, "| %s | %d | %s | %s | %s / %s | %d | %d | %.1f MiB | %s | %s |\n", s.Name, s.Ops, s.Targets, ms(s.Wall), ms(s.User), ms(s.Sys), s.FilesWritten, s.BytesWritten, float64(s.PeakRSS)/(1<<20), floor, ratio)
 }
@@ -339,7 +339,17 @@ const ComparisonHeader = "| opforge / yardstick | step | opforge | yardstick |\n
 
 // PrintComparison prints c with the ratio first.
 func (o Options) PrintComparison(c Comparison) {
-	fmt.Fprintf(o.Out, "| %.1fx | %s | %s | %s: %s |\n", float64(c.OpForge)/float64(c.Yardstick), c.Name, ms(c.OpForge), c.YardstickName, ms(c.Yardstick))
+	fmt.Fprintf(o.Out, "| %s | %s | %s | %s: %s |\n", Ratio(c.OpForge, c.Yardstick), c.Name, ms(c.OpForge), c.YardstickName, ms(c.Yardstick))
+}
+
+// Ratio is a/b to two significant digits ("2.3x", "0.21x"): a goal such as
+// 0.15x of a cold gen cannot be read from one decimal.
+func Ratio(a, b time.Duration) string {
+	r := float64(a) / float64(b)
+	if r < 1 {
+		return fmt.Sprintf("%.2fx", r)
+	}
+	return fmt.Sprintf("%.1fx", r)
 }
 
 // NinjaNoop measures ninja's no-op over a build.ninja that has one edge

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRunSmall runs the whole bench on tiny packages with a freshly built
@@ -126,5 +127,24 @@ func testNinjaNoop(t *testing.T, o Options) {
 	out, err := exec.Command("ninja", "-C", filepath.Dir(file)).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "no work to do") {
 		t.Errorf("ninja after the bench: %v\n%s", err, out)
+	}
+}
+
+// TestRatio: two significant digits either side of 1, so that a ratio
+// near issue 30's 0.15x goal reads as itself.
+func TestRatio(t *testing.T) {
+	for _, c := range []struct {
+		a, b time.Duration
+		want string
+	}{
+		{122, 598, "0.20x"},
+		{15, 100, "0.15x"},
+		{1, 1, "1.0x"},
+		{74, 33, "2.2x"},
+		{6, 1, "6.0x"},
+	} {
+		if got := Ratio(c.a, c.b); got != c.want {
+			t.Errorf("Ratio(%d, %d) = %s, want %s", c.a, c.b, got, c.want)
+		}
 	}
 }
