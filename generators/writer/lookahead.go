@@ -2,6 +2,7 @@ package writer
 
 import (
 	"io/fs"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -64,10 +65,23 @@ func (a *LookAhead) Look(paths []string) {
 
 // Stat is the look at p (a slash path below the root): what lstat says
 // of it (nil: it or a directory on its path is missing), or why it may
-// not be written. It is the look the plan takes of a kept file, so the
-// gen cache vouches for a file from the very look the writer checks its
-// stat in: one lstat per file, and none taken between the two.
-func (a *LookAhead) Stat(p string) (fs.FileInfo, error) { return a.check(p) }
+// not be written. It takes the look, or waits for the caller taking it
+// (one lstat), so the look is published: the plan then keeps a file by
+// the very look the gen cache vouched for it by, one lstat per file and
+// none taken between the two.
+func (a *LookAhead) Stat(p string) (fs.FileInfo, error) {
+	a.mu.Lock()
+	l := a.looks[p]
+	if l == nil {
+		l = &look{}
+		a.looks[p] = l
+	}
+	a.mu.Unlock()
+	for !l.take(a.paths, p) {
+		runtime.Gosched() // the walk is taking it
+	}
+	return l.fi, l.err
+}
 
 // check is pathChecker.check of p from the look taken ahead, or taken
 // now when none is (or one is being taken: a second lstat then, rather
