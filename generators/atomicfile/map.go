@@ -2,8 +2,9 @@ package atomicfile
 
 // MapMin is the size from which MapRegular maps a file instead of reading
 // it. Below it a read's fresh pages cost little, and a test process that
-// runs thousands of small gens keeps no mapping of each.
-const MapMin = 1 << 20
+// runs thousands of small gens keeps no mapping of each. A variable only
+// so that a test can map small files; nothing else changes it.
+var MapMin int64 = 1 << 20
 
 // MapRegular is the regular file at path (OpenRegular), read-only: mapped
 // into memory where the platform can and the file holds at least MapMin

@@ -15,7 +15,7 @@ import (
 // mapped.
 func TestMapRegular(t *testing.T) {
 	dir := t.TempDir()
-	for _, size := range []int{0, 1, MapMin - 1, MapMin, 3*MapMin + 17} {
+	for _, size := range []int{0, 1, int(MapMin) - 1, int(MapMin), 3*int(MapMin) + 17} {
 		data := bytes.Repeat([]byte("opforge\n"), size/8+1)[:size]
 		path := filepath.Join(dir, "store")
 		if err := os.WriteFile(path, data, 0o644); err != nil {

@@ -342,8 +342,9 @@ func (o Options) PrintComparison(c Comparison) {
 	fmt.Fprintf(o.Out, "| %s | %s | %s | %s: %s |\n", Ratio(c.OpForge, c.Yardstick), c.Name, ms(c.OpForge), c.YardstickName, ms(c.Yardstick))
 }
 
-// Ratio is a/b to two significant digits ("2.3x", "0.21x"): a goal such as
-// 0.15x of a cold gen cannot be read from one decimal.
+// Ratio is a/b to two decimals below 1 ("0.21x") and one from 1 up
+// ("2.3x"): a goal such as 0.15x of a cold gen cannot be read from one
+// decimal.
 func Ratio(a, b time.Duration) string {
 	r := float64(a) / float64(b)
 	if r < 1 {

@@ -130,8 +130,8 @@ func testNinjaNoop(t *testing.T, o Options) {
 	}
 }
 
-// TestRatio: two significant digits either side of 1, so that a ratio
-// near issue 30's 0.15x goal reads as itself.
+// TestRatio: two decimals below 1, so that a ratio near issue 30's 0.15x
+// goal reads as itself, and one from 1 up.
 func TestRatio(t *testing.T) {
 	for _, c := range []struct {
 		a, b time.Duration

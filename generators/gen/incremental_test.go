@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"github.com/opforge/opforge/generators/atomicfile"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -29,16 +30,32 @@ import (
 // fresh folder, byte for byte. Seeds vary from run to run;
 // OPFORGE_INCR_SEED=<seed> replays a failure.
 func TestIncrementalMatchesCold(t *testing.T) {
+	steps := 24
+	if testing.Short() {
+		steps = 8
+	}
+	incrementalMatchesCold(t, steps)
+}
+
+// TestIncrementalMatchesColdMapped is TestIncrementalMatchesCold with the
+// gen cache's stores mapped (atomicfile.MapRegular), as a large package's
+// are, where the tests' small stores are otherwise read.
+func TestIncrementalMatchesColdMapped(t *testing.T) {
+	old := atomicfile.MapMin
+	atomicfile.MapMin = 1
+	t.Cleanup(func() { atomicfile.MapMin = old })
+	incrementalMatchesCold(t, 8)
+}
+
+// incrementalMatchesCold is TestIncrementalMatchesCold's session of steps
+// random edits.
+func incrementalMatchesCold(t *testing.T, steps int) {
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("OPFORGE_INCR_SEED"); s != "" {
 		var err error
 		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
 			t.Fatalf("OPFORGE_INCR_SEED=%q: %v", s, err)
 		}
-	}
-	steps := 24
-	if testing.Short() {
-		steps = 8
 	}
 	t.Logf("seed %d (replay: OPFORGE_INCR_SEED=%d go test ./generators/gen -run TestIncrementalMatchesCold)", seed, seed)
 	s := newIncrSession(t, seed)
@@ -423,5 +440,35 @@ func TestSharedFileKeptWhileItsSectionsAre(t *testing.T) {
 	s.ops[0].description = "Described anew."
 	if plan := s.gen("a description changed"); kept(plan, "_qdp.py") {
 		t.Error("a description changed: the Python module, which prints it, was kept")
+	}
+	// Gone from disk, the module is not kept by the cache's word: it is
+	// rendered while the other files stay kept (the writer's refusal of a
+	// kept file would have rendered everything).
+	s.ops[0].scale = "3.5"
+	s.gen("a default changed again")
+	qdp := ""
+	for path := range treeBytes(t, filepath.Join(s.dir, "out")) {
+		if strings.HasSuffix(path, "_qdp.py") {
+			qdp = path
+		}
+	}
+	if err := os.Remove(filepath.Join(s.dir, "out", filepath.FromSlash(qdp))); err != nil {
+		t.Fatal(err)
+	}
+	s.ops[0].scale = "4.5"
+	plan = s.gen("the module deleted, a default changed")
+	others := 0
+	for _, f := range plan.Files.Files() {
+		if f.Kept {
+			others++
+		}
+	}
+	if kept(plan, "_qdp.py") || others == 0 {
+		t.Errorf("the module deleted: kept %v (want false), %d other files kept (want some)", kept(plan, "_qdp.py"), others)
+	}
+	// A new generator (its code makes the bytes too) keeps nothing.
+	s.generator = "gen-2"
+	if plan := s.gen("a new generator"); kept(plan, "_qdp.py") {
+		t.Error("a new generator: the Python module was kept")
 	}
 }

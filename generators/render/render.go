@@ -183,7 +183,10 @@ func (s *Set) Package(pkg *ir.Package, files []File, d *diag.TargetList) *filese
 		i := render[j]
 		head := fileset.HeaderLine(paths[i], fileset.Header(pkg.Source, files[i].Owned))
 		var keep func(string) bool
-		if shared != nil && len(files[i].Moved) == 0 { // a file carrying moved code is not the last one
+		// A file with moved regions (Moved) is kept too: its key is its
+		// skeleton's, so the file on disk, untouched since the last gen
+		// merged it, holds none of the regions that moved.
+		if shared != nil {
 			keep = func(key string) bool { return shared(paths[i], key) }
 		}
 		outs[i], kept[i], errs[i] = s.executeKeeping(buf, files[i].Tmpl, files[i].Data, head, keep)

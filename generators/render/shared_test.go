@@ -29,8 +29,8 @@ func (s *sharedAsks) shared(path, key string) bool {
 // about with a key that follows its bytes, not its ops' keys. An op whose
 // key changed but whose section did not leaves the key as it was, and a
 // vouched key leaves the file unrendered; a changed section, frame or
-// header changes the key. A file with a section that has no key (no
-// op, unkeyed sections) or one carrying moved code is never asked about.
+// header changes the key, moved regions do not. A file with a section
+// that has no key (no op, unkeyed sections) is never asked about.
 func TestPackageKeepsSharedFiles(t *testing.T) {
 	fsys := fstest.MapFS{
 		"t/f.tmpl":    {Data: []byte("frame {{ .Frame }}\n{{ .A }}end\n")},
@@ -87,6 +87,11 @@ func TestPackageKeepsSharedFiles(t *testing.T) {
 	if key, data, kept := render("k0-changed", "k1", []string{"a", "b"}, "F", "opdefs/p.yaml", true, false, false); key != first || !kept || data != nil {
 		t.Errorf("an op's key changed, its section not: key %q (want %q), kept %v, data %q", key, first, kept, data)
 	}
+	// Moved regions do not reach the key: the file on disk is the one the
+	// last gen merged, which holds none of them.
+	if key, _, kept := render("k0", "k1", []string{"a", "b"}, "F", "opdefs/p.yaml", true, false, true); key != first || !kept {
+		t.Errorf("a file with moved regions: key %q (want %q), kept %v", key, first, kept)
+	}
 	for _, c := range []struct {
 		name                string
 		k0                  string
@@ -100,7 +105,6 @@ func TestPackageKeepsSharedFiles(t *testing.T) {
 		{"the header changed", "k0", []string{"a", "b"}, "F", "opdefs/q.yaml", true, false, false, true},
 		{"sections not keyed", "k0", []string{"a", "b"}, "F", "opdefs/p.yaml", false, false, false, false},
 		{"a section with no op", "k0", []string{"a", "b"}, "F", "opdefs/p.yaml", true, true, false, false},
-		{"moved code", "k0", []string{"a", "b"}, "F", "opdefs/p.yaml", true, false, true, false},
 	} {
 		key, data, kept := render(c.k0, "k1", c.items, c.frame, c.source, c.keyed, c.noKey, c.moved)
 		switch {
