@@ -216,7 +216,9 @@ func (c *Cache) Unchanged(rel string, fresh []byte) bool {
 	framed := c.framed[rel]
 	c.mu.Unlock()
 	if framed {
-		return false // Shared recorded its key, and found it changed
+		// Shared recorded its key and found it not reusable (another
+		// key, or a file touched since): the writer reads it.
+		return false
 	}
 	sum := sha256.Sum256(fresh)
 	hash := hex.EncodeToString(sum[:16])
