@@ -85,8 +85,13 @@ func (k *opKeys) key(t string, pkg *ir.Package, op *ir.Op) string {
 	if pkg.Digest == "" || op.Digest == "" {
 		return ""
 	}
+	return keyOf(k.generator, t, pkg.Source, pkg.Digest, op.Digest)
+}
+
+// keyOf hashes parts, each ended by a NUL, into a key.
+func keyOf(parts ...string) string {
 	h := sha256.New()
-	for _, s := range []string{k.generator, t, pkg.Source, pkg.Digest, op.Digest} {
+	for _, s := range parts {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -100,12 +105,7 @@ func (k *opKeys) key(t string, pkg *ir.Package, op *ir.Op) string {
 // makes a file's bytes.
 func (k *opKeys) shared(t string) func(path, key string) bool {
 	return func(path, key string) bool {
-		h := sha256.New()
-		for _, s := range []string{k.generator, t, path, key} {
-			h.Write([]byte(s))
-			h.Write([]byte{0})
-		}
-		return k.reuser.Shared(t+"/"+path, hex.EncodeToString(h.Sum(nil)[:16]))
+		return k.reuser.Shared(t+"/"+path, keyOf(k.generator, t, path, key))
 	}
 }
 
