@@ -94,7 +94,14 @@ var tempRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^
 
 // IsTemp reports whether a base name is one of this package's temporary
 // files or staging directories: what a killed writer leaves behind.
-func IsTemp(base string) bool { return tempRE().MatchString(base) }
+func IsTemp(base string) bool {
+	// Most names a walk of out/ meets are not: they are told so without
+	// the expression.
+	if len(base) < 2 || base[0] != '.' || !strings.Contains(base, ".tmp-") {
+		return false
+	}
+	return tempRE().MatchString(base)
+}
 
 // Owner is what this process puts in its temporaries' names: its pid and
 // start time, which no other process, one reusing the pid included, has.

@@ -126,7 +126,11 @@ func (s *sectionStore) read() {
 	if err != nil || !bytes.HasPrefix(data, []byte(sectionsMagic)) {
 		return
 	}
-	s.stored = map[string]int32{}
+	// Sized by a first pass over the records' lengths: the thousands of
+	// a package's records grew the map through a dozen rehashes.
+	n := countRecords(data[len(sectionsMagic):])
+	s.stored = make(map[string]int32, n)
+	s.texts = make([]string, 0, n)
 	defer func() { s.took = make([]atomic.Bool, len(s.texts)) }()
 	rest := data[len(sectionsMagic):]
 	for len(rest) > 0 {
@@ -156,6 +160,24 @@ func (s *sectionStore) read() {
 	s.intact = true
 }
 
+// countRecords is how many records b holds by their lengths alone, up to
+// the first that does not fit (read checks each record's sum).
+func countRecords(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		_, r, ok := chunk(b)
+		if !ok {
+			break
+		}
+		if _, r, ok = chunk(r); !ok || len(r) < 4 {
+			break
+		}
+		b = r[4:]
+		n++
+	}
+	return n
+}
+
 // chunk splits a length-prefixed chunk off b.
 func chunk(b []byte) (chunk, rest []byte, ok bool) {
 	n, w := binary.Uvarint(b)
@@ -171,14 +193,26 @@ func (s *sectionStore) store() error {
 	s.load.Do(s.read)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	used := s.used()
+	// What the append needs is counted, not collected: the records this
+	// gen rendered that the file lacks, and how many of the file's it
+	// used. The map of every record used is made only for a rewrite.
 	var added []string
-	for k := range used {
-		if _, ok := s.stored[k]; !ok {
-			added = append(added, k)
+	usedStored := 0
+	for i := range s.took {
+		if s.took[i].Load() {
+			usedStored++
 		}
 	}
-	unused := len(s.stored) - (len(used) - len(added))
+	for k := range s.remembered {
+		i, ok := s.stored[k]
+		switch {
+		case !ok:
+			added = append(added, k)
+		case !s.took[i].Load():
+			usedStored++ // rendered again, not taken: used all the same
+		}
+	}
+	unused := len(s.stored) - usedStored
 	sort.Strings(added)
 	if s.intact && unused*4 <= len(s.stored) {
 		if len(added) == 0 {
@@ -190,7 +224,7 @@ func (s *sectionStore) store() error {
 		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0)
 		if err == nil {
 			if fi, serr := f.Stat(); serr == nil && fi.Mode().IsRegular() {
-				_, err = f.Write(records(nil, added, used))
+				_, err = f.Write(records(nil, added, s.remembered))
 				if cerr := f.Close(); err == nil {
 					err = cerr
 				}
@@ -199,6 +233,7 @@ func (s *sectionStore) store() error {
 			f.Close()
 		}
 	}
+	used := s.used()
 	keys := make([]string, 0, len(used))
 	for k := range used {
 		keys = append(keys, k)

@@ -87,3 +87,78 @@ func TestSectionStore(t *testing.T) {
 		t.Fatalf("rewrite lost a used record: %q", got)
 	}
 }
+
+// TestSectionStoreCountsWhatItUsed: a record counts as used whether a gen
+// took it or rendered it again, and the file is rewritten only once more
+// than a quarter of its records went unused, the quarter itself kept.
+func TestSectionStoreCountsWhatItUsed(t *testing.T) {
+	const records = 8
+	cases := []struct {
+		name              string
+		took, rendered    int // of the eight, the first took, the next rendered again
+		rewritten, newRec bool
+	}{
+		{"every record taken", 8, 0, false, false},
+		{"every record rendered again", 0, 8, false, false},
+		{"half each", 4, 4, false, false},
+		{"a quarter unused", 3, 3, false, false},
+		{"a quarter unused and one new", 3, 3, false, true},
+		{"over a quarter unused", 2, 3, true, false},
+		{"over a quarter unused and one new", 5, 0, true, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cache := filepath.Join(t.TempDir(), "cache")
+			s := newSectionStore(cache)
+			for i := 0; i < records; i++ {
+				s.Remember(fmt.Sprint("k", i), fmt.Sprint("section ", i))
+			}
+			if err := s.store(); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.ReadFile(s.path)
+			beforeInfo, err := os.Stat(s.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			s = newSectionStore(cache)
+			for i := 0; i < c.took; i++ {
+				if _, ok := s.Section(fmt.Sprint("k", i)); !ok {
+					t.Fatalf("k%d not stored", i)
+				}
+			}
+			for i := c.took; i < c.took+c.rendered; i++ {
+				s.Remember(fmt.Sprint("k", i), fmt.Sprint("section ", i))
+			}
+			if c.newRec {
+				s.Remember("new", "fresh")
+			}
+			if err := s.store(); err != nil {
+				t.Fatal(err)
+			}
+			after, _ := os.ReadFile(s.path)
+			afterInfo, err := os.Stat(s.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A rewrite replaces the file (a rename); an append keeps it.
+			kept := os.SameFile(beforeInfo, afterInfo) && len(after) >= len(before) && string(after[:len(before)]) == string(before)
+			if kept == c.rewritten {
+				t.Fatalf("rewritten: %v, want %v (%d -> %d bytes)", !kept, c.rewritten, len(before), len(after))
+			}
+			if !c.rewritten && !c.newRec && len(after) != len(before) {
+				t.Fatalf("nothing new, yet the file grew %d -> %d bytes", len(before), len(after))
+			}
+			s = newSectionStore(cache)
+			for i := 0; i < c.took+c.rendered; i++ {
+				if v, ok := s.Section(fmt.Sprint("k", i)); !ok || v != fmt.Sprint("section ", i) {
+					t.Errorf("used record k%d lost: %q %v", i, v, ok)
+				}
+			}
+			if v, ok := s.Section("new"); c.newRec && (!ok || v != "fresh") {
+				t.Errorf("new record: %q %v", v, ok)
+			}
+		})
+	}
+}

@@ -2,9 +2,9 @@ package writer
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/opforge/opforge/generators/atomicfile"
 	"github.com/opforge/opforge/generators/filelock"
@@ -81,19 +81,11 @@ func HasLeftovers(root string) bool {
 		return true // the journal of an unfinished Apply, which the next one finishes
 	}
 	live := newLiveness(root)
-	found := errors.New("found")
-	err := filepath.WalkDir(root, func(full string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil || full == root:
-			return nil
-		case atomicfile.IsTemp(d.Name()) && !live.live(d.Name()):
-			return found
-		case d.IsDir() && (d.Name() == "build" || d.Name() == "__pycache__"):
-			return filepath.SkipDir
-		}
-		return nil
+	return anyNameBelow(root, func(name string) bool {
+		// A view of the walk's buffer: the liveness check keeps the
+		// owner it reads from the name, so it gets a copy.
+		return atomicfile.IsTemp(name) && !live.live(strings.Clone(name))
 	})
-	return err == found
 }
 
 // Unsettled reports whether anything below root is not as a finished
@@ -107,19 +99,7 @@ func Unsettled(root string) bool {
 	if _, err := os.Lstat(filepath.Join(root, PendingName)); err == nil {
 		return true
 	}
-	found := errors.New("found")
-	err := filepath.WalkDir(root, func(full string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil || full == root:
-			return nil
-		case atomicfile.IsTemp(d.Name()):
-			return found
-		case d.IsDir() && (d.Name() == "build" || d.Name() == "__pycache__"):
-			return filepath.SkipDir
-		}
-		return nil
-	})
-	return err == found
+	return anyNameBelow(root, atomicfile.IsTemp)
 }
 
 // isKilled reports whether err is a simulated kill (tests).

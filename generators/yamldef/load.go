@@ -47,7 +47,13 @@ func LoadWith(file string, data []byte, chunks Chunks, l *diag.List) *ir.Package
 	if !ok {
 		return nil
 	}
-	b := &builder{file: file, l: l, lines: strings.Split(string(data), "\n")}
+	var lines []string
+	if f != nil {
+		lines = f.lines // the same split (sliceOps), made once
+	} else {
+		lines = strings.Split(string(data), "\n")
+	}
+	b := &builder{file: file, l: l, lines: lines}
 	pkg := b.pkg(doc.Content[0])
 	setDigests(doc.Content[0], pkg, vet.known())
 	if clean {

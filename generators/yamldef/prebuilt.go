@@ -3,7 +3,6 @@ package yamldef
 import (
 	"encoding/binary"
 	"slices"
-	"strings"
 
 	"github.com/opforge/opforge/generators/diag"
 	"github.com/opforge/opforge/generators/ir"
@@ -227,7 +226,8 @@ func loadPrebuilt(file string, data []byte, f *slicedFile, keys []string, chunks
 	if ok, clean := checkStructure(file, doc, vet, left, &quiet); !ok || !clean {
 		return nil
 	}
-	b := &builder{file: file, l: &quiet, lines: strings.Split(string(data), "\n")}
+	// f's lines are data's (sliceOps split them once).
+	b := &builder{file: file, l: &quiet, lines: f.lines}
 	pkg := b.pkg(doc.Content[0])
 	if quiet.Len() > 0 || len(pkg.Ops) != len(cut.keys) {
 		return nil
