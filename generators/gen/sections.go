@@ -131,7 +131,13 @@ func (s *sectionStore) read() {
 	n := countRecords(data[len(sectionsMagic):])
 	s.stored = make(map[string]int32, n)
 	s.texts = make([]string, 0, n)
-	defer func() { s.took = make([]atomic.Bool, len(s.texts)) }()
+	defer func() {
+		s.took = make([]atomic.Bool, len(s.texts))
+		// Written once: Section reads a flag before it sets it, and a
+		// fresh page read first is the zero page, which the write then
+		// copies while the other core's TLB is flushed.
+		clear(s.took)
+	}()
 	rest := data[len(sectionsMagic):]
 	for len(rest) > 0 {
 		key, r, ok := chunk(rest)
