@@ -426,6 +426,9 @@ func (a *applier) journal(m Manifest) []byte {
 	if m.Move != nil || f == nil {
 		return marshalJournal(ms, nil)
 	}
+	if j := a.p.journalBuf; len(a.p.pending) == 0 && len(f.Data) > 0 && len(j) == len(f.Data)+3 && &j[1] == &f.Data[0] {
+		return j // the plan's manifest, framed as a list when it was encoded
+	}
 	return marshalJournal(ms[:len(ms)-1], bytes.TrimSuffix(f.Data, []byte{'\n'}))
 }
 

@@ -20,12 +20,17 @@ func marshalManifest(m *Manifest) []byte { return marshalManifestWith(m, nil) }
 // marshalManifestWith is marshalManifest taking entry i's bytes from
 // raw(i) where it gives them ("": write them).
 func marshalManifestWith(m *Manifest, raw func(i int) string) []byte {
+	return appendManifest(nil, m, raw)
+}
+
+// appendManifest is marshalManifestWith appending to b.
+func appendManifest(b []byte, m *Manifest, raw func(i int) string) []byte {
 	if m.Move != nil {
 		c := *m
 		c.Files = slices.Clone(m.Files)
 		c.decodeRegions()
 		data, _ := json.MarshalIndent(&c, "", "  ")
-		return data
+		return append(b, data...)
 	}
 	size := 64
 	for i := range m.Files {
@@ -35,7 +40,7 @@ func marshalManifestWith(m *Manifest, raw func(i int) string) []byte {
 			size += 16 + len(k) + len(v)
 		}
 	}
-	b := make([]byte, 0, size)
+	b = slices.Grow(b, size)
 	b = append(b, "{\n  \"version\": "...)
 	b = strconv.AppendInt(b, int64(m.Version), 10)
 	b = append(b, ",\n  \"files\": "...)

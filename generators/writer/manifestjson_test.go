@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/opforge/opforge/generators/diag"
 )
 
 // TestMarshalManifest: the hand-written encoder writes what
@@ -173,5 +175,41 @@ func TestRawEntries(t *testing.T) {
 			t.Errorf("%q: copied %v, want %v (second entry %q)", c.body, copied, c.copied, raws[1])
 		}
 		checkRawEntries(t, data)
+	}
+}
+
+// TestJournalFramesThePlansManifest: with no other journal pending, the
+// journal Apply writes is the plan's manifest encoded once, framed as a
+// list ("[" + the manifest file's bytes + "]\n", sharing them), and reads
+// back as that manifest; with one pending it lists both.
+func TestJournalFramesThePlansManifest(t *testing.T) {
+	root := t.TempDir()
+	apply(t, root, set(plain("a.txt", "a\n")))
+	for _, pending := range []bool{false, true} {
+		var l diag.List
+		p := PrepareWith(root, set(plain("a.txt", "changed\n"), plain("b.txt", "b\n")), Options{}, &l)
+		if l.HasErrors() {
+			t.Fatal(l.Sorted())
+		}
+		if pending {
+			p.pending = []Manifest{{Version: manifestVersion}}
+		}
+		f := p.Files.Get(ManifestName)
+		data := (&applier{p: p}).journal(*p.manifest)
+		var got []Manifest
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatalf("pending=%v: the journal does not read back: %v\n%s", pending, err, data)
+		}
+		var want Manifest
+		if err := json.Unmarshal(f.Data, &want); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(got); n != 1+len(p.pending) || !reflect.DeepEqual(got[n-1], want) {
+			t.Fatalf("pending=%v: the journal lists %d manifests, the last %+v, not the plan's %+v", pending, n, got[n-1], want)
+		}
+		framed := string(data) == "["+string(f.Data)+"]\n"
+		if shares := &data[1] == &f.Data[0]; framed != shares || framed == pending {
+			t.Errorf("pending=%v: framed %v, shares the manifest's bytes %v", pending, framed, shares)
+		}
 	}
 }
