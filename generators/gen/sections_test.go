@@ -96,15 +96,18 @@ func TestSectionStoreCountsWhatItUsed(t *testing.T) {
 	cases := []struct {
 		name              string
 		took, rendered    int // of the eight, the first took, the next rendered again
+		again             int // of those taken, the first rendered again too (counted once)
 		rewritten, newRec bool
 	}{
-		{"every record taken", 8, 0, false, false},
-		{"every record rendered again", 0, 8, false, false},
-		{"half each", 4, 4, false, false},
-		{"a quarter unused", 3, 3, false, false},
-		{"a quarter unused and one new", 3, 3, false, true},
-		{"over a quarter unused", 2, 3, true, false},
-		{"over a quarter unused and one new", 5, 0, true, true},
+		{"taken and rendered again, over a quarter unused", 3, 0, 3, true, false},
+		{"taken and rendered again, a quarter unused", 6, 0, 6, false, false},
+		{"every record taken", 8, 0, 0, false, false},
+		{"every record rendered again", 0, 8, 0, false, false},
+		{"half each", 4, 4, 0, false, false},
+		{"a quarter unused", 3, 3, 0, false, false},
+		{"a quarter unused and one new", 3, 3, 0, false, true},
+		{"over a quarter unused", 2, 3, 0, true, false},
+		{"over a quarter unused and one new", 5, 0, 0, true, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -129,6 +132,9 @@ func TestSectionStoreCountsWhatItUsed(t *testing.T) {
 				}
 			}
 			for i := c.took; i < c.took+c.rendered; i++ {
+				s.Remember(fmt.Sprint("k", i), fmt.Sprint("section ", i))
+			}
+			for i := 0; i < c.again; i++ {
 				s.Remember(fmt.Sprint("k", i), fmt.Sprint("section ", i))
 			}
 			if c.newRec {
