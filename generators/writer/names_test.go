@@ -2,31 +2,12 @@ package writer
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 )
-
-// walkNames is anyNameBelow as filepath.WalkDir gives it: the walk the
-// leftovers' checks made before, which the faster one must answer alike.
-func walkNames(root string, match func(string) bool) bool {
-	errFound := fs.ErrExist
-	err := filepath.WalkDir(root, func(full string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil || full == root:
-			return nil
-		case d.IsDir() && (d.Name() == "build" || d.Name() == "__pycache__"):
-			return filepath.SkipDir
-		case match(d.Name()):
-			return errFound
-		}
-		return nil
-	})
-	return err == errFound
-}
 
 func TestAnyNameBelowAnswersAsWalkDir(t *testing.T) {
 	// Each tree holds one name the match looks for (".hit"), or none.
@@ -80,7 +61,7 @@ func TestAnyNameBelowAnswersAsWalkDir(t *testing.T) {
 				root = filepath.Join(base, "tree")
 			}
 			match := func(name string) bool { return name == ".hit" }
-			if got, want := anyNameBelow(root, match), walkNames(root, match); got != want || got != c.want {
+			if got, want := anyNameBelow(root, match), walkDirNames(root, match); got != want || got != c.want {
 				t.Errorf("anyNameBelow = %v, WalkDir = %v, want %v", got, want, c.want)
 			}
 		})
@@ -128,7 +109,7 @@ func TestAnyNameBelowOfNoTree(t *testing.T) {
 	}
 	all := func(string) bool { return true }
 	for _, root := range []string{filepath.Join(base, "missing"), file} {
-		if anyNameBelow(root, all) != walkNames(root, all) {
+		if anyNameBelow(root, all) != walkDirNames(root, all) {
 			t.Errorf("%s: the walks disagree", root)
 		}
 	}
@@ -137,7 +118,7 @@ func TestAnyNameBelowOfNoTree(t *testing.T) {
 		if err := os.Symlink(base, link); err != nil {
 			t.Fatal(err)
 		}
-		if anyNameBelow(link, all) || walkNames(link, all) {
+		if anyNameBelow(link, all) || walkDirNames(link, all) {
 			t.Error("a link given as the root was followed")
 		}
 	}
