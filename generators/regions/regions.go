@@ -302,7 +302,9 @@ type Orphan struct {
 // The result is fresh with the body of each region that keeps old code
 // swapped in, copied span by span: shared files of thousands of regions
 // (a package's Python module) are merged on every gen, and a line-by-line
-// copy was most of the writer's time for them.
+// copy was most of the writer's time for them. Where old holds no user
+// code the result is fresh itself, not a copy: callers must not write to
+// it.
 func Merge(fresh, old []byte, oldDefaults map[string]string) ([]byte, []Orphan, error) {
 	freshRegions, freshSpans, err := parse(view(fresh))
 	if err != nil {
@@ -315,21 +317,31 @@ func Merge(fresh, old []byte, oldDefaults map[string]string) ([]byte, []Orphan, 
 	// A region still holding the default it was generated with is not user
 	// code: it takes the new skeleton's default, so template improvements
 	// reach regions nobody edited.
+	// Each body hashed once (a package's module holds a thousand).
 	kept := make(map[string]string, len(oldRegions))
-	for _, r := range oldRegions {
+	var edited []int // the old regions holding user code
+	for i, r := range oldRegions {
 		if !Pristine(r, oldDefaults) {
 			kept[r.Key] = r.Body
+			edited = append(edited, i)
 		}
 	}
 	var orphans []Orphan
-	inFresh := make(map[string]bool, len(freshRegions))
-	for _, r := range freshRegions {
-		inFresh[r.Key] = true
-	}
-	for _, r := range oldRegions {
-		if !inFresh[r.Key] && !Pristine(r, oldDefaults) {
-			orphans = append(orphans, Orphan{strings.Clone(r.Key), r.Line})
+	if len(edited) > 0 {
+		inFresh := make(map[string]bool, len(freshRegions))
+		for _, r := range freshRegions {
+			inFresh[r.Key] = true
 		}
+		for _, i := range edited {
+			if r := oldRegions[i]; !inFresh[r.Key] {
+				orphans = append(orphans, Orphan{strings.Clone(r.Key), r.Line})
+			}
+		}
+	}
+	if len(kept) == 0 {
+		// No user code: the merge is the skeleton, which is not copied
+		// (its megabytes, for a package's module).
+		return fresh, nil, nil
 	}
 	size := len(fresh)
 	for _, body := range kept {

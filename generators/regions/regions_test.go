@@ -252,3 +252,27 @@ func FuzzMerge(f *testing.F) {
 		}
 	})
 }
+
+// TestMergeWithoutUserCodeIsTheSkeleton: old holding only defaults (its
+// recorded ones, or vanished regions still at theirs) merges to fresh
+// itself, not a copy of it; old holding user code merges to a new buffer
+// and leaves fresh as it was.
+func TestMergeWithoutUserCodeIsTheSkeleton(t *testing.T) {
+	fresh := []byte("// opforge:begin a\nnew default\n// opforge:end a\n// opforge:begin b\nnew default\n// opforge:end b\n")
+	pristine := []byte("// opforge:begin a\nold default\n// opforge:end a\n// opforge:begin gone\nold default\n// opforge:end gone\n")
+	edited := []byte("// opforge:begin a\nmine\n// opforge:end a\n")
+	defaults := map[string]string{"a": Hash("old default\n"), "gone": Hash("old default\n")}
+	before := string(fresh)
+
+	got, orphans, err := Merge(fresh, pristine, defaults)
+	if err != nil || len(orphans) != 0 || string(got) != before || &got[0] != &fresh[0] {
+		t.Fatalf("no user code: %q, orphans %v, err %v, the skeleton itself: %v", got, orphans, err, err == nil && len(got) > 0 && &got[0] == &fresh[0])
+	}
+	got, orphans, err = Merge(fresh, edited, defaults)
+	if err != nil || len(orphans) != 0 || &got[0] == &fresh[0] || string(fresh) != before {
+		t.Fatalf("user code: %q, orphans %v, err %v; fresh now %q", got, orphans, err, fresh)
+	}
+	if want := strings.Replace(before, "new default", "mine", 1); string(got) != want {
+		t.Errorf("user code merged as\n%s\nnot\n%s", got, want)
+	}
+}
