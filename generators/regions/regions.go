@@ -317,25 +317,23 @@ func Merge(fresh, old []byte, oldDefaults map[string]string) ([]byte, []Orphan, 
 	// A region still holding the default it was generated with is not user
 	// code: it takes the new skeleton's default, so template improvements
 	// reach regions nobody edited.
-	// Each body hashed once (a package's module holds a thousand).
-	kept := make(map[string]string, len(oldRegions))
-	var edited []int // the old regions holding user code
-	for i, r := range oldRegions {
-		if !Pristine(r, oldDefaults) {
-			kept[r.Key] = r.Body
-			edited = append(edited, i)
-		}
+	// A body hashed only when it can matter, and once: one the skeleton
+	// holds byte for byte merges to the same bytes whether it is user code
+	// or a default (most of a package's module's thousand, an op changed).
+	freshBody := make(map[string]string, len(freshRegions))
+	for _, r := range freshRegions {
+		freshBody[r.Key] = r.Body
 	}
+	kept := make(map[string]string, len(oldRegions))
 	var orphans []Orphan
-	if len(edited) > 0 {
-		inFresh := make(map[string]bool, len(freshRegions))
-		for _, r := range freshRegions {
-			inFresh[r.Key] = true
+	for _, r := range oldRegions {
+		body, inFresh := freshBody[r.Key]
+		if inFresh && body == r.Body || Pristine(r, oldDefaults) {
+			continue
 		}
-		for _, i := range edited {
-			if r := oldRegions[i]; !inFresh[r.Key] {
-				orphans = append(orphans, Orphan{strings.Clone(r.Key), r.Line})
-			}
+		kept[r.Key] = r.Body
+		if !inFresh {
+			orphans = append(orphans, Orphan{strings.Clone(r.Key), r.Line})
 		}
 	}
 	if len(kept) == 0 {

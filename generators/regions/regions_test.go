@@ -275,4 +275,11 @@ func TestMergeWithoutUserCodeIsTheSkeleton(t *testing.T) {
 	if want := strings.Replace(before, "new default", "mine", 1); string(got) != want {
 		t.Errorf("user code merged as\n%s\nnot\n%s", got, want)
 	}
+	// Bodies the skeleton holds byte for byte merge to the same bytes
+	// whether they are user code or defaults: no copy either, and no
+	// defaults needed to tell.
+	got, orphans, err = Merge(fresh, fresh, nil)
+	if err != nil || len(orphans) != 0 || &got[0] != &fresh[0] {
+		t.Fatalf("the skeleton merged with itself: %q, orphans %v, err %v", got, orphans, err)
+	}
 }
