@@ -52,7 +52,17 @@ func ReadFile(path string, l *diag.List) ([]byte, bool) {
 		return nil, false
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	// Read into a buffer of the file's size: growing one by doubling made
+	// twice a large opdef's bytes in fresh memory, every gen.
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() <= MaxFileSize {
+		buf.Grow(int(fi.Size()) + bytes.MinRead)
+	}
+	_, err = buf.ReadFrom(io.LimitReader(f, MaxFileSize+1))
+	data := buf.Bytes()
+	if data == nil {
+		data = []byte{} // empty, as io.ReadAll gave it: not nil
+	}
 	if err != nil {
 		l.Errorf(diag.Pos{File: path}, "read", "cannot read: %v", unwrapPath(err))
 		return nil, false
