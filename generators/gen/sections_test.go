@@ -119,11 +119,20 @@ func TestSectionStoreCountsWhatItUsed(t *testing.T) {
 			if err := s.store(); err != nil {
 				t.Fatal(err)
 			}
-			before, _ := os.ReadFile(s.path)
-			beforeInfo, err := os.Stat(s.path)
-			if err != nil {
-				t.Fatal(err)
+			// The file's bytes and identity (a rewrite replaces it by a
+			// rename; an append keeps it).
+			read := func() ([]byte, os.FileInfo) {
+				data, err := os.ReadFile(s.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fi, err := os.Stat(s.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return data, fi
 			}
+			before, beforeInfo := read()
 
 			s = newSectionStore(cache)
 			for i := 0; i < c.took; i++ {
@@ -143,12 +152,7 @@ func TestSectionStoreCountsWhatItUsed(t *testing.T) {
 			if err := s.store(); err != nil {
 				t.Fatal(err)
 			}
-			after, _ := os.ReadFile(s.path)
-			afterInfo, err := os.Stat(s.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// A rewrite replaces the file (a rename); an append keeps it.
+			after, afterInfo := read()
 			kept := os.SameFile(beforeInfo, afterInfo) && len(after) >= len(before) && string(after[:len(before)]) == string(before)
 			if kept == c.rewritten {
 				t.Fatalf("rewritten: %v, want %v (%d -> %d bytes)", !kept, c.rewritten, len(before), len(after))

@@ -50,12 +50,7 @@ func (a *LookAhead) Look(paths []string) {
 	ls := make([]*look, len(paths))
 	a.mu.Lock()
 	for i, p := range paths {
-		l := a.looks[p]
-		if l == nil {
-			l = &look{}
-			a.looks[p] = l
-		}
-		ls[i] = l
+		ls[i] = a.lookLocked(p)
 	}
 	a.mu.Unlock()
 	for i, l := range ls {
@@ -71,16 +66,22 @@ func (a *LookAhead) Look(paths []string) {
 // none taken between the two.
 func (a *LookAhead) Stat(p string) (fs.FileInfo, error) {
 	a.mu.Lock()
-	l := a.looks[p]
-	if l == nil {
-		l = &look{}
-		a.looks[p] = l
-	}
+	l := a.lookLocked(p)
 	a.mu.Unlock()
 	for !l.take(a.paths, p) {
 		runtime.Gosched() // the walk is taking it
 	}
 	return l.fi, l.err
+}
+
+// lookLocked is p's look, made when p has none; a.mu is held.
+func (a *LookAhead) lookLocked(p string) *look {
+	l := a.looks[p]
+	if l == nil {
+		l = &look{}
+		a.looks[p] = l
+	}
+	return l
 }
 
 // check is pathChecker.check of p from the look taken ahead, or taken

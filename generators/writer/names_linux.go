@@ -68,15 +68,14 @@ func scanDir(dir string, buf []byte, match func(string) bool) (found bool, sub [
 				continue
 			}
 			view := unsafe.String(unsafe.SliceData(name), len(name))
-			if view == "build" || view == "__pycache__" {
-				if typ == syscall.DT_DIR || typ == syscall.DT_UNKNOWN && isDir(dir, view) {
-					continue
-				}
+			entryIsDir := typ == syscall.DT_DIR || typ == syscall.DT_UNKNOWN && isDir(dir, view)
+			if entryIsDir && (view == "build" || view == "__pycache__") {
+				continue
 			}
 			if match(view) {
 				return true, nil
 			}
-			if typ == syscall.DT_DIR || typ == syscall.DT_UNKNOWN && isDir(dir, view) {
+			if entryIsDir {
 				sub = append(sub, filepath.Join(dir, string(name)))
 			}
 		}

@@ -770,7 +770,7 @@ func (p *Plan) addManifest(manifest *Manifest, oldData []byte, manifestInfo fs.F
 	sort.Slice(manifest.Files, func(i, j int) bool { return manifest.Files[i].Path < manifest.Files[j].Path })
 	// Encoded once, inside the journal Apply writes first when no other
 	// is pending: "[" + the manifest + "\n]\n", whose middle is the
-	// manifest's own bytes (journalOf). Copying a 4,000-file manifest into
+	// manifest's own bytes (applier.journal). Copying a 4,000-file manifest into
 	// the journal was a megabyte of fresh memory per gen.
 	buf := appendManifest([]byte{'['}, manifest, func(i int) string {
 		f := &manifest.Files[i]
